@@ -1,0 +1,120 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import sesServer from 'aws-ses-v2-local';
+import { SqsEmulator } from './sqs-emulator';
+import { resetClients, sqsClient } from '../../shared/aws/clients';
+import { createTables } from '../../shared/store/create-tables';
+
+/**
+ * The stand-ins that let fleetwatch run on one machine: dynalite for DynamoDB, aws-ses-v2-local for SES and
+ * the loopback SQS emulator. Starting them points the AWS SDK at them through the standard
+ * AWS_ENDPOINT_URL_<SERVICE> variables, creates the tables and queues, and exports their names and URLs the
+ * way the CDK stack does for deployed functions. The handlers themselves take no local-only code path.
+ */
+export interface EmulatorOptions {
+  /** Folder for dynalite's data; in memory when omitted. */
+  dataDir?: string;
+  dynamoPort?: number;
+  sesPort?: number;
+  sqsPort?: number;
+  /** Prefix of table and queue names, so that parallel test files do not share state. */
+  prefix?: string;
+}
+
+export interface Emulators {
+  dynamoEndpoint: string;
+  sesEndpoint: string;
+  sqsEndpoint: string;
+  sqs: SqsEmulator;
+  queues: { input: string; inputDlq: string; deliveries: string; deliveriesDlq: string };
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+async function listen(server: Server, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections?.();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
+  const prefix = options.prefix ?? 'fleetwatch';
+  const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
+  const dynamoPort = await listen(dynamo, options.dynamoPort ?? 0);
+  const ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
+  if (!ses.listening) await new Promise((resolve) => ses.once('listening', resolve));
+  const sesPort = (ses.address() as AddressInfo).port;
+  const sqs = new SqsEmulator();
+  const sqsEndpoint = await sqs.start(options.sqsPort ?? 0);
+
+  const endpoints = {
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${dynamoPort}`,
+    AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
+    AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+  };
+  const tables = {
+    RULES_TABLE: `${prefix}-rules`,
+    VEHICLE_STATE_TABLE: `${prefix}-vehicle-state`,
+    ALERTS_TABLE: `${prefix}-alerts`,
+    DIRECTORY_TABLE: `${prefix}-directory`,
+    GEOZONES_TABLE: `${prefix}-geozones`,
+  };
+  Object.assign(process.env, endpoints, tables);
+  delete process.env.AWS_PROFILE;
+  resetClients();
+
+  await createTables(new DynamoDBClient({}));
+  const queues = await createQueues(prefix);
+  const env = {
+    ...endpoints,
+    ...tables,
+    DELIVERIES_QUEUE_URL: queues.deliveries,
+    INPUT_DLQ_URL: queues.inputDlq,
+    DELIVERIES_DLQ_URL: queues.deliveriesDlq,
+  };
+  Object.assign(process.env, env);
+
+  return {
+    dynamoEndpoint: endpoints.AWS_ENDPOINT_URL_DYNAMODB,
+    sesEndpoint: endpoints.AWS_ENDPOINT_URL_SESV2,
+    sqsEndpoint,
+    sqs,
+    queues,
+    env,
+    async stop() {
+      await Promise.all([close(dynamo), close(ses), sqs.stop()]);
+      resetClients();
+    },
+  };
+}
+
+async function createQueues(prefix: string): Promise<Emulators['queues']> {
+  const client = sqsClient();
+  const create = async (name: string, attributes: Record<string, string> = {}) =>
+    (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl!;
+  const arnOf = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;
+  const inputDlq = await create(`${prefix}-messages-dlq.fifo`, { FifoQueue: 'true' });
+  const input = await create(`${prefix}-messages.fifo`, {
+    FifoQueue: 'true',
+    ContentBasedDeduplication: 'true',
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf(`${prefix}-messages-dlq.fifo`), maxReceiveCount: 5 }),
+  });
+  const deliveriesDlq = await create(`${prefix}-deliveries-dlq`);
+  const deliveries = await create(`${prefix}-deliveries`, {
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf(`${prefix}-deliveries-dlq`), maxReceiveCount: 5 }),
+  });
+  return { input, inputDlq, deliveries, deliveriesDlq };
+}

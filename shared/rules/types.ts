@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import type { RuleEvent } from '../schemas/alert';
+import type { RuleType, StoredRule } from '../schemas/notification';
+import type { TerminalMessage } from '../schemas/terminal-message';
+
+/**
+ * The contract between the pure rule evaluators and the I/O shell (evaluate and sweep functions).
+ * Evaluators do no I/O and read no clock: time arrives as `now` (epoch ms) and message times.
+ * Every state an evaluator returns must be plain JSON (it is stored in the vehicle's DynamoDB item).
+ */
+
+/** Geometry questions an evaluator may ask; answered by the compiled geozone index. */
+export interface ZoneLookup {
+  /** Whether the zone contains the point, its border moved outward by `marginMeters` (inward when negative). */
+  contains(zoneId: number, latitude: number, longitude: number, marginMeters?: number): boolean;
+  /** Ids of zones among `candidateIds` (all zones when omitted) that contain the point. */
+  zonesContaining(latitude: number, longitude: number, candidateIds?: readonly number[]): number[];
+  zoneName(zoneId: number): string | undefined;
+}
+
+export interface EvaluationContext {
+  /** Wall-clock time of the evaluation, epoch ms. */
+  now: number;
+  zones: ZoneLookup;
+}
+
+/** A rule whose `settings` map has been parsed by its evaluator's schema. */
+export interface CompiledRule<Settings = unknown> {
+  rule: StoredRule;
+  settings: Settings;
+}
+
+export interface Evaluation<State> {
+  /** The rule's new state for this vehicle; undefined drops it. */
+  state: State | undefined;
+  events: RuleEvent[];
+}
+
+export interface RuleEvaluator<Settings = unknown, State = unknown> {
+  type: RuleType;
+  /** Parses the rule's `settings` (string map) into typed settings, with documented keys and defaults. */
+  settingsSchema: z.ZodType<Settings, Record<string, string>>;
+  /** Feeds one message, in device-time order, for one vehicle. */
+  evaluate(rule: CompiledRule<Settings>, state: State | undefined, message: TerminalMessage, context: EvaluationContext): Evaluation<State>;
+  /**
+   * A message older than the vehicle's last processed device time never changes state. When defined, this
+   * returns the events such a message may still raise on its own (instantaneous events).
+   */
+  evaluateStale?(rule: CompiledRule<Settings>, state: State | undefined, message: TerminalMessage, context: EvaluationContext): RuleEvent[];
+  /** Time passing with no message (connection loss): called by the scheduled sweep with the vehicle's state. */
+  tick?(rule: CompiledRule<Settings>, state: State | undefined, vehicle: VehicleClock, context: EvaluationContext): Evaluation<State>;
+}
+
+/** What the sweep knows of a vehicle without a message: when it was last heard from. */
+export interface VehicleClock {
+  vehicleId: number;
+  /** Device time of the last processed message, ISO; null if never seen. */
+  lastDeviceTime: string | null;
+  /** Server receive time of the last message, epoch ms; null if never seen. */
+  lastSeenAt: number | null;
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/** Values an evaluator attaches to an event for templates: speed, limit, zone name, fuel volume ... */
+export const eventValuesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+/** What an evaluator raises. `time` is the device time of the message (or the sweep time) that caused it. */
+export const ruleEventSchema = z.object({
+  /** Stable name of what happened, e.g. speeding, zoneEntry, zoneExit, drain, connectionLost. */
+  kind: z.string().min(1),
+  time: z.iso.datetime({ offset: true }),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  speed: z.number().nullable(),
+  values: eventValuesSchema.default({}),
+});
+
+export type RuleEvent = z.infer<typeof ruleEventSchema>;
+
+export const deliveryStatusSchema = z.object({
+  status: z.enum(['sent', 'failed', 'skipped']),
+  at: z.iso.datetime({ offset: true }),
+  attempts: z.number().int().min(0),
+  error: z.string().optional(),
+});
+
+export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
+
+/**
+ * An alert: one event of one rule for one vehicle. Its id is derived from (rule, vehicle, kind, time),
+ * so a redelivered message can only ever write the same alert again.
+ */
+export const alertSchema = z.object({
+  alertId: z.string().min(1),
+  ruleId: z.number().int(),
+  ruleType: z.number().int(),
+  ruleName: z.string(),
+  vehicleId: z.number().int(),
+  parentId: z.string(),
+  event: ruleEventSchema,
+  createdAt: z.iso.datetime({ offset: true }),
+  /** pending until the deliver function has dealt with every channel. */
+  status: z.enum(['pending', 'delivered', 'failed']),
+  /** Per channel and recipient, e.g. `email:ops@example.com`, `telegram:12345`. */
+  deliveries: z.record(z.string(), deliveryStatusSchema).default({}),
+  stored: z.boolean(),
+});
+
+export type Alert = z.infer<typeof alertSchema>;
+
+/** Body of a message on the deliveries queue. */
+export const deliveryRequestSchema = z.object({ alertId: z.string().min(1) });
+export type DeliveryRequest = z.infer<typeof deliveryRequestSchema>;

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { guidSchema } from './notification';
+
+const position = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
+const linearRing = z
+  .array(position)
+  .min(4)
+  .max(10_000)
+  .refine((ring) => ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1], {
+    message: 'a linear ring must be closed (first position equals last)',
+  });
+
+/** GeoJSON geometries a geozone may have. A circle is a Point centre with the geozone's `radius` in metres. */
+export const polygonGeometrySchema = z.object({ type: z.literal('Polygon'), coordinates: z.array(linearRing).min(1).max(100) });
+export const multiPolygonGeometrySchema = z.object({
+  type: z.literal('MultiPolygon'),
+  coordinates: z.array(z.array(linearRing).min(1).max(100)).min(1).max(100),
+});
+export const pointGeometrySchema = z.object({ type: z.literal('Point'), coordinates: position });
+
+export const geozoneGeometrySchema = z.discriminatedUnion('type', [
+  polygonGeometrySchema,
+  multiPolygonGeometrySchema,
+  pointGeometrySchema,
+]);
+
+export type GeozoneGeometry = z.infer<typeof geozoneGeometrySchema>;
+
+/** Geozone as the API takes it on create/replace: area and perimeter are computed, never taken from input. */
+export const geozoneBodySchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    type: z.enum(['polygon', 'circle']),
+    parentId: guidSchema,
+    radius: z.number().positive().max(1_000_000).nullable().default(null),
+    description: z.string().max(2_000).default(''),
+    geometry: geozoneGeometrySchema,
+  })
+  .superRefine((zone, ctx) => {
+    if (zone.type === 'circle' && (zone.geometry.type !== 'Point' || zone.radius === null)) {
+      ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a circle needs a Point centre and a radius in metres' });
+    }
+    if (zone.type === 'polygon' && zone.geometry.type === 'Point') {
+      ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a polygon needs a Polygon or MultiPolygon geometry' });
+    }
+  });
+
+export const geozoneSchema = z.object({
+  id: z.number().int().min(1),
+  name: z.string(),
+  type: z.enum(['polygon', 'circle']),
+  parentId: z.string(),
+  radius: z.number().nullable(),
+  description: z.string(),
+  geometry: geozoneGeometrySchema,
+  /** Square metres, computed. */
+  area: z.number(),
+  /** Metres, computed; the platform's field name. */
+  perimetr: z.number(),
+  createDate: z.iso.datetime({ offset: true }),
+});
+
+export type GeozoneBody = z.infer<typeof geozoneBodySchema>;
+export type Geozone = z.infer<typeof geozoneSchema>;

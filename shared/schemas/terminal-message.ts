@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** Limits that keep one noisy terminal from costing the whole pipeline. */
+export const MESSAGE_LIMITS = {
+  maxParameters: 200,
+  maxParameterKeyLength: 64,
+  maxParameterValueLength: 512,
+  /** A device clock may run ahead of the server; beyond this the message is rejected as from the future. */
+  futureToleranceMs: 5 * 60_000,
+} as const;
+
+const isoTime = z.iso.datetime({ offset: true });
+
+/** Terminals report parameters as strings; numbers and booleans are accepted and kept in string form. */
+const parameterValue = z
+  .union([z.string(), z.number(), z.boolean()])
+  .transform((value) => String(value))
+  .pipe(z.string().max(MESSAGE_LIMITS.maxParameterValueLength));
+
+export const terminalMessageSchema = z.object({
+  vehicleId: z.number().int().min(1).max(2_147_483_647),
+  deviceTime: isoTime,
+  serverTime: isoTime.optional(),
+  latitude: z.number().min(-90).max(90),
+  longitude: z.number().min(-180).max(180),
+  speed: z.number().min(0).max(1_000),
+  course: z.number().min(0).max(360).optional(),
+  altitude: z.number().min(-1_000).max(100_000).optional(),
+  satellites: z.number().int().min(0).max(255).optional(),
+  voltage: z.number().min(-1_000).max(1_000).optional(),
+  parameters: z
+    .record(z.string().min(1).max(MESSAGE_LIMITS.maxParameterKeyLength), parameterValue)
+    .refine((map) => Object.keys(map).length <= MESSAGE_LIMITS.maxParameters, {
+      message: `at most ${MESSAGE_LIMITS.maxParameters} parameters`,
+    })
+    .default({}),
+  photoCount: z.number().int().min(0).optional(),
+  lbsCorrectedCoords: z.boolean().optional(),
+  protocolType: z.union([z.number().int(), z.string().max(64)]).optional(),
+});
+
+export type TerminalMessage = z.infer<typeof terminalMessageSchema>;
+/** What a producer sends: parameters may be numbers or booleans and may be left out. */
+export type TerminalMessageInput = z.input<typeof terminalMessageSchema>;
+
+export type MessageParseResult =
+  | { ok: true; message: TerminalMessage }
+  | { ok: false; reason: string };
+
+/**
+ * Parses a raw queue body. The reason names every problem so that it can travel with the message to the DLQ.
+ * `now` is passed in rather than read so that the check is deterministic.
+ */
+export function parseTerminalMessage(body: string, now: number): MessageParseResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(body);
+  } catch (error) {
+    return { ok: false, reason: `malformed JSON: ${(error as Error).message}` };
+  }
+  const parsed = terminalMessageSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, reason: formatIssues(parsed.error.issues) };
+  }
+  const deviceTime = Date.parse(parsed.data.deviceTime);
+  if (deviceTime > now + MESSAGE_LIMITS.futureToleranceMs) {
+    return { ok: false, reason: `deviceTime: ${parsed.data.deviceTime} is in the future beyond the tolerance` };
+  }
+  return { ok: true, message: parsed.data };
+}
+
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+    .join('; ');
+}

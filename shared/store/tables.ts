@@ -1,0 +1,68 @@
+/**
+ * The DynamoDB tables, described once. The CDK stack and the local/test table creation both read this,
+ * so keys and indexes cannot drift between AWS and the emulators.
+ */
+export type AttributeType = 'S' | 'N';
+
+export interface KeyAttribute {
+  name: string;
+  type: AttributeType;
+}
+
+export interface IndexDefinition {
+  indexName: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+}
+
+export interface TableDefinition {
+  /** Environment variable that carries the deployed table's name. */
+  envName: 'RULES_TABLE' | 'VEHICLE_STATE_TABLE' | 'ALERTS_TABLE' | 'DIRECTORY_TABLE' | 'GEOZONES_TABLE';
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  indexes: IndexDefinition[];
+  /** Attribute holding an epoch-seconds expiry, when items expire. */
+  timeToLiveAttribute?: string;
+}
+
+export const TABLES = {
+  /** Notification rules (key `id`); item id 0 holds the id counter and the rules version. */
+  rules: {
+    envName: 'RULES_TABLE',
+    partitionKey: { name: 'id', type: 'N' },
+    indexes: [{ indexName: 'byParent', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'id', type: 'N' } }],
+  },
+  /** One item per vehicle: last seen, last device time, per-rule state, version. */
+  vehicleState: {
+    envName: 'VEHICLE_STATE_TABLE',
+    partitionKey: { name: 'vehicleId', type: 'N' },
+    indexes: [],
+  },
+  /** Alerts; `outbox` is set only while an alert is pending, which keeps that index sparse. */
+  alerts: {
+    envName: 'ALERTS_TABLE',
+    partitionKey: { name: 'alertId', type: 'S' },
+    indexes: [
+      { indexName: 'byParentTime', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'timeKey', type: 'S' } },
+      { indexName: 'byVehicleTime', partitionKey: { name: 'vehicleId', type: 'N' }, sortKey: { name: 'timeKey', type: 'S' } },
+      { indexName: 'outbox', partitionKey: { name: 'outbox', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+    ],
+    timeToLiveAttribute: 'expiresAt',
+  },
+  /** Clients, users, sessions, Telegram link codes, rate-limit counters: single-table design on pk/sk. */
+  directory: {
+    envName: 'DIRECTORY_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [{ indexName: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+    timeToLiveAttribute: 'ttl',
+  },
+  /** Geozones (key `id`); item id 0 holds the id counter. */
+  geozones: {
+    envName: 'GEOZONES_TABLE',
+    partitionKey: { name: 'id', type: 'N' },
+    indexes: [{ indexName: 'byParent', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'id', type: 'N' } }],
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+export type TableKey = keyof typeof TABLES;

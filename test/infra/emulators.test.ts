@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { documentClient, sesClient, sqsClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { pollOnce } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { sentEmails, startTestEmulators } from '../support/emulators';
+
+describe('local emulators through the real AWS SDK clients', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('emulators');
+  });
+  afterAll(async () => emulators.stop());
+
+  it('stores and reads a DynamoDB item in dynalite', async () => {
+    const { VEHICLE_STATE_TABLE } = resourcesConfig();
+    await documentClient().send(new PutCommand({ TableName: VEHICLE_STATE_TABLE, Item: { vehicleId: 7, version: 1 } }));
+    const { Item } = await documentClient().send(new GetCommand({ TableName: VEHICLE_STATE_TABLE, Key: { vehicleId: 7 } }));
+    expect(Item).toEqual({ vehicleId: 7, version: 1 });
+  });
+
+  it('sends an e-mail that the SES inbox shows', async () => {
+    await sesClient().send(
+      new SendEmailCommand({
+        FromEmailAddress: 'alerts@fleetwatch.test',
+        Destination: { ToAddresses: ['ops@example.com'] },
+        Content: { Simple: { Subject: { Data: 'hello' }, Body: { Text: { Data: 'body' } } } },
+      }),
+    );
+    const emails = await sentEmails(emulators);
+    expect(emails.map((email) => email.subject)).toContain('hello');
+  });
+
+  it('keeps FIFO order per vehicle, deduplicates, and honours reported failures', async () => {
+    const queueUrl = emulators.queues.input;
+    for (const [index, group] of ['1', '2', '1', '1'].entries()) {
+      await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `m${index}`, MessageGroupId: group }));
+    }
+    // same body within the deduplication window: dropped by content-based deduplication
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'm0', MessageGroupId: '1' }));
+    const seen: string[][] = [];
+    let failOnce = true;
+    for (let round = 0; round < 10; round++) {
+      const received = await pollOnce({
+        queueUrl,
+        functionName: 'test',
+        batchSize: 10,
+        visibilityTimeoutSeconds: 0,
+        handler: async (event) => {
+          seen.push(event.Records.map((record) => record.body));
+          const m2 = event.Records.find((record) => record.body === 'm2');
+          if (m2 && failOnce) {
+            failOnce = false;
+            return { batchItemFailures: [{ itemIdentifier: m2.messageId }] };
+          }
+          return { batchItemFailures: [] };
+        },
+      });
+      if (received === 0) break;
+    }
+    expect(seen[0]).toEqual(['m0', 'm1', 'm2', 'm3']);
+    expect(seen.flat().filter((body) => body === 'm0')).toHaveLength(1);
+    expect(seen.flat().filter((body) => body === 'm2')).toHaveLength(2);
+  });
+});
