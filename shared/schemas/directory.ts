@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { guidSchema } from './notification';
+
+/**
+ * Records of the directory table (single-table design on pk/sk). Key layout:
+ *   AGENT#<agentId>  / PROFILE        client (agent)
+ *   AGENT#<parentId> / CHILD#<agentId> parent → child link, for the hierarchy walk
+ *   USER#<userId>    / PROFILE        user, with gsi1pk = LOGIN#<login lower-case>, gsi1sk = USER
+ *   VEHICLE#<id>     / PROFILE        vehicle name and owner, for notification texts and tenancy
+ *   SESSION#<sha256(token)> / SESSION session, ttl = expiry (epoch s)
+ *   TGCODE#<code>    / TGCODE         single-use Telegram link code, ttl
+ */
+export const directoryKeys = {
+  agent: (agentId: string) => ({ pk: `AGENT#${agentId}`, sk: 'PROFILE' }),
+  childLink: (parentId: string, agentId: string) => ({ pk: `AGENT#${parentId}`, sk: `CHILD#${agentId}` }),
+  user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
+  loginIndex: (login: string) => ({ gsi1pk: `LOGIN#${login.toLowerCase()}`, gsi1sk: 'USER' }),
+  vehicle: (vehicleId: number) => ({ pk: `VEHICLE#${vehicleId}`, sk: 'PROFILE' }),
+  session: (tokenHash: string) => ({ pk: `SESSION#${tokenHash}`, sk: 'SESSION' }),
+  telegramCode: (code: string) => ({ pk: `TGCODE#${code}`, sk: 'TGCODE' }),
+} as const;
+
+export const LANGUAGES = { ru: 1, en: 2, az: 3 } as const;
+export const languageSchema = z.union([z.literal(1), z.literal(2), z.literal(3)]);
+export type Language = z.infer<typeof languageSchema>;
+
+export const agentSchema = z.object({
+  agentId: guidSchema,
+  parentId: guidSchema.nullable(),
+  name: z.string().min(1).max(200),
+  fullName: z.string().max(500).default(''),
+  agentInfoType: z.number().int().min(0).max(5).default(0),
+  status: z.union([z.literal(0), z.literal(1)]).default(1),
+});
+export type Agent = z.infer<typeof agentSchema>;
+
+export const telegramChatSchema = z.object({
+  chatId: z.string().min(1),
+  username: z.string().default(''),
+  /** false once the chat blocked the bot (403): no further sends. */
+  active: z.boolean().default(true),
+  linkedAt: z.iso.datetime({ offset: true }),
+});
+export type TelegramChat = z.infer<typeof telegramChatSchema>;
+
+export const pushDeviceSchema = z.object({
+  platform: z.enum(['fcm', 'apns']),
+  /** SNS platform endpoint ARN. */
+  endpointArn: z.string().min(1),
+  registeredAt: z.iso.datetime({ offset: true }),
+});
+export type PushDevice = z.infer<typeof pushDeviceSchema>;
+
+/** A user as stored. `passwordHash` never leaves the store layer. */
+export const storedUserSchema = z.object({
+  id: guidSchema,
+  login: z.string().min(1).max(100),
+  email: z.email(),
+  parentId: guidSchema,
+  firstName: z.string().default(''),
+  lastName: z.string().default(''),
+  language: languageSchema.default(2),
+  isReadOnly: z.boolean().default(false),
+  isEnabled: z.boolean().default(true),
+  /** Minutes; null means the platform default of 30. */
+  sessionDuration: z.number().int().min(1).max(7 * 24 * 60).nullable().default(null),
+  /** scrypt, encoded as `scrypt$N$r$p$salt$hash` (base64). */
+  passwordHash: z.string().min(1),
+  telegramChats: z.array(telegramChatSchema).default([]),
+  pushDevices: z.array(pushDeviceSchema).default([]),
+});
+export type StoredUser = z.infer<typeof storedUserSchema>;
+
+export const vehicleProfileSchema = z.object({
+  vehicleId: z.number().int().min(1),
+  name: z.string().min(1).max(200),
+  parentId: guidSchema,
+});
+export type VehicleProfile = z.infer<typeof vehicleProfileSchema>;
