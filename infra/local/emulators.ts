@@ -3,10 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import sesServer from 'aws-ses-v2-local';
+import sesServerModule from 'aws-ses-v2-local';
 import { SqsEmulator } from './sqs-emulator';
+import { startTransactionFront } from './dynamo-transactions';
 import { resetClients, sqsClient } from '../../shared/aws/clients';
 import { createTables } from '../../shared/store/create-tables';
+
+// Node's own ESM loader (tsx, npm start) hands over this CommonJS package's module.exports, whose `default`
+// is the function; vitest unwraps it already.
+const sesServer =
+  (sesServerModule as unknown as { default?: typeof sesServerModule }).default ?? sesServerModule;
 
 /**
  * The stand-ins that let fleetwatch run on one machine: dynalite for DynamoDB, aws-ses-v2-local for SES and
@@ -50,7 +56,9 @@ async function close(server: Server): Promise<void> {
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
   const prefix = options.prefix ?? 'fleetwatch';
   const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
-  const dynamoPort = await listen(dynamo, options.dynamoPort ?? 0);
+  const dynalitePort = await listen(dynamo, 0);
+  // dynalite lacks TransactWriteItems/TransactGetItems; the front adds them and forwards everything else
+  const transactions = await startTransactionFront(`http://127.0.0.1:${dynalitePort}`, options.dynamoPort ?? 0);
   const ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
   if (!ses.listening) await new Promise((resolve) => ses.once('listening', resolve));
   const sesPort = (ses.address() as AddressInfo).port;
@@ -61,7 +69,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${dynamoPort}`,
+    AWS_ENDPOINT_URL_DYNAMODB: transactions.endpoint,
     AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
     AWS_ENDPOINT_URL_SQS: sqsEndpoint,
   };
@@ -95,6 +103,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     queues,
     env,
     async stop() {
+      await close(transactions.server);
       await Promise.all([close(dynamo), close(ses), sqs.stop()]);
       resetClients();
     },

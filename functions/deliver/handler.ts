@@ -1,0 +1,90 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { logger } from '../../shared/observability/logger';
+import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
+import { deliveryRequestSchema } from '../../shared/schemas/alert';
+import { sendToDeliveriesDlq } from '../../shared/delivery/dead-letter';
+import { deliverAlert } from '../../shared/delivery/deliver-alert';
+import { DeliveryStats } from '../../shared/delivery/delivery-stats';
+import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
+
+/**
+ * Delivers alerts named on the deliveries queue (`{"alertId": "..."}`) by e-mail, Telegram and mobile push.
+ * Each record succeeds or fails on its own (ReportBatchItemFailures); a malformed body goes to the
+ * deliveries DLQ with its reason and does not fail the batch.
+ */
+export interface DeliverDependencies {
+  senders: ChannelSenders;
+  /** Epoch ms. */
+  clock: () => number;
+  /** The deliveries queue's maxReceiveCount (`DELIVERIES_MAX_RECEIVE_COUNT`, default 5). */
+  maxReceiveCount: number;
+}
+
+/** A record to be handed out again by the queue later; its reason is already recorded on the alert. */
+class DeliveryNotFinishedError extends Error {
+  override name = 'DeliveryNotFinishedError';
+}
+
+function parseRequest(record: SQSRecord): { alertId: string } | { error: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(record.body);
+  } catch {
+    return { error: 'body is not JSON' };
+  }
+  const parsed = deliveryRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    return { error: `body is not {"alertId": "..."}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}` };
+  }
+  return parsed.data;
+}
+
+export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {}) {
+  const dependencies: DeliverDependencies = {
+    senders: channelSenders,
+    clock: Date.now,
+    maxReceiveCount: Number(process.env.DELIVERIES_MAX_RECEIVE_COUNT) || 5,
+    ...overrides,
+  };
+  const processor = new BatchProcessor(EventType.SQS);
+  const stats = new DeliveryStats();
+
+  const handleRecord = async (record: SQSRecord): Promise<void> => {
+    const request = parseRequest(record);
+    if ('error' in request) {
+      logger.warn('malformed delivery request sent to the DLQ', { messageId: record.messageId, reason: request.error });
+      await sendToDeliveriesDlq(record.body, request.error);
+      metrics.addMetric(MetricName.MessagesRejected, MetricUnit.Count, 1);
+      return;
+    }
+    const outcome = await deliverAlert(request.alertId, {
+      senders: dependencies.senders,
+      stats,
+      receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+      maxReceiveCount: dependencies.maxReceiveCount,
+      now: dependencies.clock,
+    });
+    if (outcome.result === 'retry') {
+      logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason });
+      throw new DeliveryNotFinishedError(outcome.reason);
+    }
+  };
+
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(metrics))
+    .handler(async (event, context) => {
+      metrics.addMetric(MetricName.BatchSize, MetricUnit.Count, event.Records.length);
+      try {
+        return await processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+      } finally {
+        stats.publish();
+      }
+    });
+}
+
+export const handler = createDeliverHandler();

@@ -1,0 +1,39 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { ScheduledEvent } from 'aws-lambda';
+import { logger } from '../../shared/observability/logger';
+import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
+import { compileRuleIndex } from '../../shared/rules/rule-index';
+import { RULE_EVALUATORS } from '../../shared/rules/registry';
+import { loadRuleSnapshot } from '../../shared/store/rule-snapshot';
+import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
+import { runSweep, type SweepReport } from '../../shared/pipeline/sweep/run-sweep';
+
+/** Runs every minute (EventBridge schedule): rule expiry, connection loss, outbox. */
+export interface SweepDependencies {
+  clock: () => number;
+  evaluatorFor: EvaluatorLookup;
+  /** Minimum age (ms) of a pending alert before the outbox enqueues it again. */
+  outboxAgeMs?: number;
+}
+
+export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
+  const dependencies: SweepDependencies = { clock: Date.now, evaluatorFor: (type) => RULE_EVALUATORS[type], ...overrides };
+  return middy<ScheduledEvent | Record<string, never>, SweepReport>()
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(metrics))
+    .handler(async () => {
+      const report = await runSweep({
+        now: dependencies.clock(),
+        loadSnapshot: loadRuleSnapshot,
+        compile: compileRuleIndex,
+        evaluatorFor: dependencies.evaluatorFor,
+        outboxAgeMs: dependencies.outboxAgeMs,
+      });
+      metrics.addMetric(MetricName.AlertsRaised, MetricUnit.Count, report.alertsRaised);
+      return report;
+    });
+}
+
+export const handler = createSweepHandler();

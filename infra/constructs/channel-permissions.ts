@@ -1,0 +1,72 @@
+import { Aws, Fn, Validations, type CfnCondition } from 'aws-cdk-lib';
+import { Policy, PolicyStatement, type CfnPolicy, type IRole } from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+
+function arn(service: string, resource: string): string {
+  return `arn:${Aws.PARTITION}:${service}:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
+}
+
+/** A policy that exists only when `condition` holds (an optional deploy parameter is set). */
+function conditionalPolicy(scope: Construct, id: string, role: IRole, condition: CfnCondition, statement: PolicyStatement): Policy {
+  const policy = new Policy(scope, id, { roles: [role], statements: [statement] });
+  (policy.node.defaultChild as CfnPolicy).cfnOptions.condition = condition;
+  return policy;
+}
+
+/**
+ * ses:SendEmail from the sender address only. SES authorizes a send against the identity that is verified:
+ * the address itself or its domain, so both identity ARNs are granted, nothing else; plus the configuration
+ * set when one is configured.
+ */
+export function grantSendEmail(
+  scope: Construct,
+  role: IRole,
+  sender: { address: string; configurationSet: string; hasConfigurationSet: CfnCondition },
+): void {
+  const domain = Fn.select(1, Fn.split('@', sender.address));
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['ses:SendEmail'],
+      resources: [arn('ses', `identity/${sender.address}`), arn('ses', `identity/${domain}`)],
+    }),
+  );
+  conditionalPolicy(
+    scope,
+    'SesConfigurationSetAccess',
+    role,
+    sender.hasConfigurationSet,
+    new PolicyStatement({ actions: ['ses:SendEmail'], resources: [arn('ses', `configuration-set/${sender.configurationSet}`)] }),
+  );
+}
+
+/**
+ * Publishing to, and deleting, SNS mobile push endpoints. Endpoints are created at run time, one per
+ * registered device, so their ARNs are known only as a pattern under this account and region.
+ */
+export function grantPushEndpoints(role: IRole, actions: ('sns:Publish' | 'sns:DeleteEndpoint')[]): void {
+  const statement = new PolicyStatement({ actions, resources: [arn('sns', 'endpoint/*')] });
+  role.addToPrincipalPolicy(statement);
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:endpoint/*]',
+    reason:
+      'SNS mobile push endpoints are created at run time for each registered device; their ARNs exist only under ' +
+      'endpoint/<platform>/<application>/<uuid> of this account and region, which is all this grants.',
+  });
+}
+
+/** sns:CreatePlatformEndpoint on each configured platform application (FCM, APNs), and only those. */
+export function grantCreatePlatformEndpoint(
+  scope: Construct,
+  role: IRole,
+  applications: { id: string; arn: string; condition: CfnCondition }[],
+): void {
+  for (const application of applications) {
+    conditionalPolicy(
+      scope,
+      `${application.id}EndpointRegistration`,
+      role,
+      application.condition,
+      new PolicyStatement({ actions: ['sns:CreatePlatformEndpoint'], resources: [application.arn] }),
+    );
+  }
+}

@@ -1,0 +1,65 @@
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { TABLES, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
+
+function attribute(key: KeyAttribute): { name: string; type: AttributeType } {
+  return { name: key.name, type: key.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING };
+}
+
+/**
+ * The DynamoDB tables, built from the same definitions the emulators use (`shared/store/tables.ts`).
+ * Every table holds data that cannot be rebuilt (rules, alerts history, users), so all are retained
+ * on stack deletion and protected against accidental deletion.
+ */
+export class DataTables extends Construct {
+  readonly tables: Record<TableKey, Table>;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const entries = (Object.entries(TABLES) as [TableKey, TableDefinition][]).map(([key, definition]) => {
+      const table = new Table(this, `${key[0]!.toUpperCase()}${key.slice(1)}Table`, {
+        partitionKey: attribute(definition.partitionKey),
+        ...(definition.sortKey ? { sortKey: attribute(definition.sortKey) } : {}),
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        encryption: TableEncryption.AWS_MANAGED,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+        ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
+      });
+      for (const index of definition.indexes) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.indexName,
+          partitionKey: attribute(index.partitionKey),
+          ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+        });
+      }
+      return [key, table] as const;
+    });
+    this.tables = Object.fromEntries(entries) as Record<TableKey, Table>;
+  }
+
+  /**
+   * Grants a function's role access to one table. Grants cover `<table>/index/*` so queries can use the
+   * table's global secondary indexes; that wildcard is acknowledged here, for exactly this table.
+   */
+  grant(role: IRole, key: TableKey, access: 'read' | 'readWrite'): void {
+    const table = this.tables[key];
+    if (access === 'read') table.grantReadData(role);
+    else table.grantReadWriteData(role);
+    if (TABLES[key].indexes.length > 0) {
+      const logicalId = Stack.of(this).resolve((table.node.defaultChild as CfnTable).logicalId) as string;
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/index/*]`,
+        reason: `Queries use the global secondary indexes of the ${key} table; the wildcard covers only that table's indexes.`,
+      });
+    }
+  }
+
+  /** Environment entry carrying one table's deployed name, under the variable `shared/config.ts` reads. */
+  environmentFor(...keys: TableKey[]): Record<string, string> {
+    return Object.fromEntries(keys.map((key) => [TABLES[key].envName, this.tables[key].tableName]));
+  }
+}

@@ -1,0 +1,104 @@
+import { join } from 'node:path';
+import { Validations, type Duration } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The Lambda entry points, each at `functions/<name>/handler.ts` exporting `handler`. */
+export type FunctionName = 'evaluate' | 'sweep' | 'deliver' | 'api' | 'telegram';
+
+export const METRICS_NAMESPACE = 'fleetwatch';
+
+/** Where the deliver function finds its notification templates inside the deployment package. */
+export const BUNDLED_TEMPLATES_DIR = '/var/task/templates';
+
+export interface FleetwatchFunctionProps {
+  name: FunctionName;
+  description: string;
+  /** Repository root: holds `functions/`, `shared/` and `package-lock.json`. */
+  projectRoot: string;
+  timeout: Duration;
+  memorySize: number;
+  environment?: Record<string, string>;
+  /** Copy `shared/templates` next to the bundle and point `TEMPLATES_DIR` at it. */
+  withTemplates?: boolean;
+  /** Retries of asynchronous invocations (the schedule); Lambda's default is 2. */
+  asyncRetryAttempts?: number;
+}
+
+// esbuild's ESM output has no `require`; CommonJS dependencies bundled into it need one.
+const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+function copyTemplatesHooks(): ICommandHooks {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      `cp -R "${join(inputDir, 'shared', 'templates')}" "${join(outputDir, 'templates')}"`,
+    ],
+  };
+}
+
+/**
+ * A fleetwatch Lambda: Node.js 22 on arm64, bundled locally by esbuild as ESM with source maps,
+ * logging to its own log group with bounded retention, and running under its own role that starts
+ * with nothing but the right to write to that log group (grants are added per function).
+ */
+export class FleetwatchFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: FleetwatchFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `fleetwatch ${props.name} function`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      description: props.description,
+      entry: join(props.projectRoot, 'functions', props.name, 'handler.ts'),
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      ...(props.asyncRetryAttempts === undefined ? {} : { retryAttempts: props.asyncRetryAttempts }),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: `fleetwatch-${props.name}`,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        NODE_OPTIONS: '--enable-source-maps',
+        ...(props.withTemplates ? { TEMPLATES_DIR: BUNDLED_TEMPLATES_DIR } : {}),
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        keepNames: true,
+        sourceMap: true,
+        sourcesContent: false,
+        ...(props.withTemplates ? { commandHooks: copyTemplatesHooks() } : {}),
+      },
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Pinned to nodejs22.x on purpose: fleetwatch is built and tested on Node.js 22 (package.json engines, the node@22 toolchain), ' +
+        'so the runtime moves only together with the toolchain and its test run.',
+    });
+    // The role's policy must exist before the function is created, or the first invocations could be denied.
+    this.function.node.addDependency(this.role);
+  }
+}

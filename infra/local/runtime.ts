@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { alertSchema, type Alert } from '../../shared/schemas/alert';
+import { startEmulators, type Emulators } from './emulators';
+import { startHttpServer, type HttpHandler, type HttpRoute, type RunningHttpServer } from './http-adapter';
+import { seedDemoData, type DemoData } from './seed';
+import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
+import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
+
+/**
+ * The whole of fleetwatch on one machine: the emulators, the demo data, the same Lambda handlers that run
+ * on AWS (fed by a poller playing the SQS event source mapping, a timer playing the EventBridge schedule
+ * and an HTTP server playing API Gateway) and the fleet simulator.
+ */
+
+export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+
+export interface LocalHandlers {
+  evaluate: SqsHandler;
+  deliver: SqsHandler;
+  sweep: ScheduledHandler;
+  api: HttpHandler;
+  /** Absent when the Telegram webhook cannot run locally. */
+  telegram?: HttpHandler;
+}
+
+export interface LocalRuntimeOptions {
+  /** dynalite's data folder; in memory when omitted. */
+  dataDir?: string;
+  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number };
+  /** Table and queue name prefix (default `fleetwatch`). */
+  prefix?: string;
+  /** Vehicles of the demo fleet (seeded, and driven when the simulator runs). */
+  fleet?: SimulatedVehicle[];
+  /** Runs the fleet simulator; `now` replaces the simulation clock. */
+  simulator?: false | { now?: () => number };
+  sweepIntervalMs?: number;
+  /** Replaces handlers, e.g. fakes in tests; the rest come from functions/<name>/handler.ts. */
+  handlers?: Partial<LocalHandlers>;
+  /** Console lines: alerts raised and delivered, failures. */
+  log?: (line: string) => void;
+  verbose?: boolean;
+}
+
+export interface LocalRuntime {
+  emulators: Emulators;
+  apiUrl: string;
+  demo: DemoData;
+  fleet: SimulatedVehicle[];
+  simulator: RunningSimulator | undefined;
+  stop(): Promise<void>;
+}
+
+/** Settings the deployed stack gives every function, with local values; variables already set win. */
+export function localFunctionEnvironment(verbose: boolean): Record<string, string> {
+  return {
+    POWERTOOLS_SERVICE_NAME: 'fleetwatch',
+    POWERTOOLS_METRICS_NAMESPACE: 'fleetwatch',
+    // the console stays readable: Powertools logs warnings only, and EMF metric lines are not printed
+    POWERTOOLS_LOG_LEVEL: verbose ? 'INFO' : 'WARN',
+    POWERTOOLS_METRICS_DISABLED: verbose ? 'false' : 'true',
+    SES_FROM_ADDRESS: 'alerts@fleetwatch.local',
+    TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot',
+  };
+}
+
+function applyDefaults(values: Record<string, string>): void {
+  for (const [name, value] of Object.entries(values)) process.env[name] ??= value;
+}
+
+type HandlerModule = { handler?: unknown };
+
+async function importHandler(name: string): Promise<HandlerModule | undefined> {
+  if (!existsSync(new URL(`../../functions/${name}/handler.ts`, import.meta.url))) return undefined;
+  return (await import(`../../functions/${name}/handler.ts`)) as HandlerModule;
+}
+
+/**
+ * Loads the Lambda handlers from functions/<name>/handler.ts. They are imported only now, after the
+ * environment is set, because modules read it when they load (logger level, table names).
+ */
+export async function loadHandlers(names: ReadonlyArray<keyof LocalHandlers> = ['evaluate', 'deliver', 'sweep', 'api', 'telegram']): Promise<{
+  handlers: Partial<LocalHandlers>;
+  missing: string[];
+}> {
+  const handlers: Partial<LocalHandlers> = {};
+  const missing: string[] = [];
+  for (const name of names) {
+    const module = await importHandler(name);
+    if (typeof module?.handler !== 'function') {
+      missing.push(name);
+      continue;
+    }
+    Object.assign(handlers, { [name]: module.handler });
+  }
+  return { handlers, missing };
+}
+
+function scheduledEvent(now: number): ScheduledEvent {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    resources: ['arn:aws:events:us-east-1:000000000000:rule/fleetwatch-sweep'],
+    detail: {},
+  };
+}
+
+async function readAlerts(alertIds: readonly string[]): Promise<Alert[]> {
+  if (alertIds.length === 0) return [];
+  const { ALERTS_TABLE } = resourcesConfig();
+  const alerts: Alert[] = [];
+  for (let start = 0; start < alertIds.length; start += 100) {
+    const { Responses } = await documentClient().send(
+      new BatchGetCommand({ RequestItems: { [ALERTS_TABLE]: { Keys: alertIds.slice(start, start + 100).map((alertId) => ({ alertId })) } } }),
+    );
+    for (const item of Responses?.[ALERTS_TABLE] ?? []) {
+      const parsed = alertSchema.safeParse(item);
+      if (parsed.success) alerts.push(parsed.data);
+    }
+  }
+  return alerts;
+}
+
+function alertIdsOf(event: SQSEvent): string[] {
+  const ids: string[] = [];
+  for (const record of event.Records) {
+    try {
+      const body = JSON.parse(record.body) as { alertId?: unknown };
+      if (typeof body.alertId === 'string') ids.push(body.alertId);
+    } catch {
+      // a malformed delivery request is the deliver function's to reject
+    }
+  }
+  return ids;
+}
+
+function clock(): string {
+  return new Date().toISOString().slice(11, 19);
+}
+
+export function describeAlert(alert: Alert, vehicleName: string): string {
+  const values = alert.event.values;
+  const detail = [
+    alert.event.speed !== null ? `${alert.event.speed} km/h` : undefined,
+    typeof values.zoneName === 'string' ? `zone ${values.zoneName}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return `${alert.event.kind} · ${vehicleName} · rule ${alert.ruleId} "${alert.ruleName}"${detail ? ` · ${detail}` : ''} · at ${alert.event.time}`;
+}
+
+export function describeDeliveries(alert: Alert): string {
+  const entries = Object.entries(alert.deliveries);
+  if (entries.length === 0) return 'no recipients';
+  return entries.map(([target, status]) => `${target} ${status.status}${status.error ? ` (${status.error})` : ''}`).join(', ');
+}
+
+/**
+ * Wraps the deliver handler so that the console shows one line per alert raised and one per alert
+ * delivered, read back from the alerts table around the real handler.
+ */
+function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, string>, log: (line: string) => void): SqsHandler {
+  const announced = new Set<string>();
+  const settled = new Set<string>();
+  const nameOf = (vehicleId: number) => names.get(vehicleId) ?? `vehicle ${vehicleId}`;
+  return async (event, context) => {
+    const ids = alertIdsOf(event);
+    try {
+      for (const alert of await readAlerts(ids.filter((id) => !announced.has(id)))) {
+        announced.add(alert.alertId);
+        log(`${clock()}  ALERT      ${describeAlert(alert, nameOf(alert.vehicleId))}`);
+      }
+    } catch (error) {
+      log(`${clock()}  (could not read alerts for the console: ${(error as Error).message})`);
+    }
+    const result = await deliver(event, context);
+    try {
+      for (const alert of await readAlerts(ids.filter((id) => !settled.has(id)))) {
+        if (alert.status === 'pending') continue;
+        settled.add(alert.alertId);
+        const label = alert.status === 'delivered' ? 'DELIVERED ' : 'FAILED    ';
+        log(`${clock()}  ${label} ${alert.event.kind} · ${nameOf(alert.vehicleId)} → ${describeDeliveries(alert)}`);
+      }
+    } catch (error) {
+      log(`${clock()}  (could not read alerts for the console: ${(error as Error).message})`);
+    }
+    return result;
+  };
+}
+
+function startSchedule(run: () => Promise<void>, intervalMs: number): { stop: () => Promise<void> } {
+  let current: Promise<void> | undefined;
+  const tick = () => {
+    // one run at a time: a tick that finds the previous run still busy is skipped
+    if (current) return;
+    current = run().finally(() => {
+      current = undefined;
+    });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await current;
+    },
+  };
+}
+
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
+  applyDefaults(localFunctionEnvironment(options.verbose ?? false));
+
+  const emulators = await startEmulators({
+    dataDir: options.dataDir,
+    dynamoPort: options.ports?.dynamo,
+    sesPort: options.ports?.ses,
+    sqsPort: options.ports?.sqs,
+    prefix: options.prefix,
+  });
+  const stoppers: Array<() => Promise<void>> = [() => emulators.stop()];
+  const stopAll = async () => {
+    for (const stop of stoppers.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        report('stopping')(error);
+      }
+    }
+  };
+
+  try {
+    const fleet = options.fleet ?? demoFleet();
+    const demo = await seedDemoData(fleet);
+    const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
+
+    const wanted = (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const).filter((name) => !options.handlers?.[name]);
+    const loaded = await loadHandlers(wanted);
+    const handlers: Partial<LocalHandlers> = { ...loaded.handlers, ...options.handlers };
+    for (const name of loaded.missing) log(`${clock()}  functions/${name}/handler.ts not found: ${name} does not run`);
+
+    if (handlers.evaluate) {
+      const poller = startPolling({ queueUrl: emulators.queues.input, handler: handlers.evaluate, functionName: 'fleetwatch-evaluate', onError: report('evaluate') });
+      stoppers.push(() => poller.stop());
+    }
+    if (handlers.deliver) {
+      const poller = startPolling({
+        queueUrl: emulators.queues.deliveries,
+        handler: narrateDeliveries(handlers.deliver, names, log),
+        functionName: 'fleetwatch-deliver',
+        onError: report('deliver'),
+      });
+      stoppers.push(() => poller.stop());
+    }
+    if (handlers.sweep) {
+      const sweep = handlers.sweep;
+      const schedule = startSchedule(async () => {
+        try {
+          await sweep(scheduledEvent(Date.now()), lambdaContext('fleetwatch-sweep'));
+        } catch (error) {
+          report('sweep')(error);
+        }
+      }, options.sweepIntervalMs ?? 60_000);
+      stoppers.push(() => schedule.stop());
+    }
+
+    const routes: HttpRoute[] = [];
+    if (handlers.api) {
+      routes.push({ routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler: handlers.api });
+    }
+    if (handlers.telegram) {
+      routes.push({ routeKey: 'POST /telegram/webhook', path: '/telegram/webhook', method: 'POST', functionName: 'fleetwatch-telegram', handler: handlers.telegram });
+    }
+    const http: RunningHttpServer = await startHttpServer({ routes, port: options.ports?.api ?? 0, onError: report('HTTP request') });
+    stoppers.push(() => http.stop());
+
+    let simulator: RunningSimulator | undefined;
+    if (options.simulator !== false) {
+      simulator = startSimulator({ queueUrl: emulators.queues.input, fleet, now: options.simulator?.now, onError: report('simulator') });
+      const running = simulator;
+      stoppers.push(() => running.stop());
+    }
+
+    return { emulators, apiUrl: `${http.url}/api/v3`, demo, fleet, simulator, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

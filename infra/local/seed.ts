@@ -1,0 +1,153 @@
+import { initialValidity } from '../../shared/rules/lifecycle';
+import { geozoneMeasures } from '../../shared/api/geozone-measures';
+import { createAgent, createUser, findUserByLogin, getAgent, putVehicle } from '../../shared/store/directory-store';
+import { createGeozone, listGeozonesOfClient } from '../../shared/store/geozones-store';
+import { createRule, listRulesOfClient } from '../../shared/store/rules-store';
+import { geozoneBodySchema } from '../../shared/schemas/geozone';
+import { notificationBodySchema, RULE_TYPES, type NotificationBody } from '../../shared/schemas/notification';
+import { depotYardRing, type SimulatedVehicle } from './simulator';
+
+/**
+ * Demo data for the local runtime: a client, a user who can log in, the simulated vehicles, the depot yard
+ * and a few rules that the simulated fleet trips. It goes through the same stores as the API and the admin
+ * CLI. Seeding is idempotent: the demo user is found by login and its client reused, geozones and rules are
+ * matched by name within that client, so restarts keep whatever was changed through the API.
+ */
+
+export const DEMO = {
+  clientName: 'Demo Logistics',
+  login: 'demo',
+  /** Local demo only; printed on start-up. */
+  password: 'demo',
+  email: 'demo@fleetwatch.local',
+  opsEmail: 'ops@fleetwatch.local',
+  geozoneName: 'Depot yard',
+  speedLimitKmh: 90,
+} as const;
+
+export interface DemoData {
+  agentId: string;
+  userId: string;
+  login: string;
+  password: string;
+  vehicleIds: number[];
+  geozoneId: number;
+  rules: Array<{ id: number; name: string; type: number }>;
+  /** What this run created; empty when everything was already there. */
+  created: string[];
+}
+
+async function seedClientAndUser(created: string[]): Promise<{ agentId: string; agentName: string; userId: string }> {
+  const existing = await findUserByLogin(DEMO.login);
+  if (existing) {
+    const agent = await getAgent(existing.parentId);
+    return { agentId: existing.parentId, agentName: agent?.name ?? DEMO.clientName, userId: existing.id };
+  }
+  const agent = await createAgent({ name: DEMO.clientName, fullName: 'Demo Logistics LLC' });
+  created.push(`client ${agent.name}`);
+  const user = await createUser({
+    parentId: agent.agentId,
+    login: DEMO.login,
+    password: DEMO.password,
+    email: DEMO.email,
+    firstName: 'Demo',
+    lastName: 'Operator',
+    language: 2,
+  });
+  created.push(`user ${user.login}`);
+  return { agentId: agent.agentId, agentName: agent.name, userId: user.id };
+}
+
+async function seedGeozone(agentId: string, now: number, created: string[]): Promise<number> {
+  const existing = (await listGeozonesOfClient(agentId)).find((zone) => zone.name === DEMO.geozoneName);
+  if (existing) return existing.id;
+  const body = geozoneBodySchema.parse({
+    name: DEMO.geozoneName,
+    type: 'polygon',
+    parentId: agentId,
+    description: 'Yard of the simulated depot; the courier truck leaves it on every round.',
+    geometry: { type: 'Polygon', coordinates: [depotYardRing()] },
+  });
+  const zone = await createGeozone({ ...body, ...geozoneMeasures(body.geometry, body.radius), createDate: new Date(now).toISOString() });
+  created.push(`geozone ${zone.name}`);
+  return zone.id;
+}
+
+/** The demo rules. Settings keys follow the evaluators in shared/rules. */
+export function demoRules(owner: { agentId: string; userId: string }, vehicleIds: number[], geozoneId: number): NotificationBody[] {
+  const common = {
+    parentId: owner.agentId,
+    userId: owner.userId,
+    active: true,
+    vehicleIds,
+    stored: true,
+    toClient: true,
+    timezone: 'Asia/Baku',
+    validity: 90,
+    autoProlongation: true,
+  };
+  return [
+    notificationBodySchema.parse({
+      ...common,
+      type: RULE_TYPES.speeding,
+      name: `Speeding over ${DEMO.speedLimitKmh} km/h`,
+      // the simulated speeder slows down for ~18 s between episodes: endDuration 10 lets each episode end
+      settings: { limit: String(DEMO.speedLimitKmh), minDuration: '10', endDuration: '10' },
+      enableSideEmails: true,
+      sideEmails: [DEMO.opsEmail],
+    }),
+    notificationBodySchema.parse({
+      ...common,
+      type: RULE_TYPES.geozone,
+      name: 'Left the depot yard',
+      geoids: [geozoneId],
+      settings: { mode: 'exit' },
+      toEmail: true,
+      recipientIds: [owner.userId],
+    }),
+    notificationBodySchema.parse({
+      ...common,
+      type: RULE_TYPES.idle,
+      name: 'Idling over 3 minutes',
+      settings: { minDuration: '180' },
+      toEmail: true,
+      recipientIds: [owner.userId],
+    }),
+  ];
+}
+
+async function seedRules(
+  owner: { agentId: string; agentName: string; userId: string },
+  vehicleIds: number[],
+  geozoneId: number,
+  now: number,
+  created: string[],
+): Promise<DemoData['rules']> {
+  const existing = new Map((await listRulesOfClient(owner.agentId)).map((rule) => [rule.name, rule]));
+  const rules: DemoData['rules'] = [];
+  for (const body of demoRules(owner, vehicleIds, geozoneId)) {
+    const known = existing.get(body.name);
+    if (known) {
+      rules.push({ id: known.id, name: known.name, type: known.type });
+      continue;
+    }
+    const stamp = new Date(now).toISOString();
+    const rule = await createRule({ ...body, parentName: owner.agentName, version: 1, createdAt: stamp, updatedAt: stamp, ...initialValidity(body, now) });
+    created.push(`rule ${rule.name}`);
+    rules.push({ id: rule.id, name: rule.name, type: rule.type });
+  }
+  return rules;
+}
+
+/** Seeds the demo client, user, vehicles, depot geozone and rules; safe to run on every start. */
+export async function seedDemoData(fleet: readonly SimulatedVehicle[], now: number = Date.now()): Promise<DemoData> {
+  const created: string[] = [];
+  const owner = await seedClientAndUser(created);
+  for (const vehicle of fleet) {
+    await putVehicle({ vehicleId: vehicle.vehicleId, name: vehicle.name, parentId: owner.agentId });
+  }
+  const geozoneId = await seedGeozone(owner.agentId, now, created);
+  const vehicleIds = fleet.map((vehicle) => vehicle.vehicleId);
+  const rules = await seedRules(owner, vehicleIds, geozoneId, now, created);
+  return { agentId: owner.agentId, userId: owner.userId, login: DEMO.login, password: DEMO.password, vehicleIds, geozoneId, rules, created };
+}

@@ -1,0 +1,227 @@
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startLocalRuntime, type LocalRuntime } from './runtime';
+import { demoFleet, simulatedMessage } from './simulator';
+
+/**
+ * `npm start`: fleetwatch on this machine, with no AWS account. Options on the command line
+ * (`npm start -- --help`), ports and switches also through FLEETWATCH_* environment variables.
+ */
+
+const USAGE = `Usage: npm start -- [options]
+
+  --reset             wipe the local data (.local/) before starting     env FLEETWATCH_RESET=1
+  --no-simulator      do not drive the demo fleet                       env FLEETWATCH_SIMULATOR=0
+  --vehicles <n>      vehicles in the demo fleet (default 3)            env FLEETWATCH_VEHICLES
+                      (the demo rules get the fleet when first seeded; --reset re-seeds)
+  --verbose           show the functions' Powertools logs and metrics   env FLEETWATCH_VERBOSE=1
+  --help              this text
+
+Ports (127.0.0.1):
+  FLEETWATCH_API_PORT       HTTP API and Telegram webhook  (default 3000)
+  FLEETWATCH_SES_PORT       SES and its web inbox          (default 8005)
+  FLEETWATCH_DYNAMODB_PORT  DynamoDB (dynalite)            (default 8000)
+  FLEETWATCH_SQS_PORT       SQS                            (default 9324)
+`;
+
+export interface StartSettings {
+  reset: boolean;
+  simulator: boolean;
+  vehicles: number;
+  verbose: boolean;
+  help: boolean;
+  ports: { api: number; ses: number; dynamo: number; sqs: number };
+}
+
+const PORTS = [
+  { key: 'api', env: 'FLEETWATCH_API_PORT', fallback: 3000, what: 'the HTTP API' },
+  { key: 'ses', env: 'FLEETWATCH_SES_PORT', fallback: 8005, what: 'SES' },
+  { key: 'dynamo', env: 'FLEETWATCH_DYNAMODB_PORT', fallback: 8000, what: 'DynamoDB' },
+  { key: 'sqs', env: 'FLEETWATCH_SQS_PORT', fallback: 9324, what: 'SQS' },
+] as const;
+
+class UsageError extends Error {}
+
+function flag(value: string | undefined): boolean {
+  return value !== undefined && ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
+}
+
+function whole(value: string, name: string, min: number, max: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min || number > max) throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  return number;
+}
+
+/** Reads the command line and FLEETWATCH_* variables; the command line wins. */
+export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSettings {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        reset: { type: 'boolean' },
+        simulator: { type: 'boolean' },
+        'no-simulator': { type: 'boolean' },
+        vehicles: { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const ports = Object.fromEntries(
+    PORTS.map(({ key, env: name, fallback }) => [key, env[name] ? whole(env[name], name, 1, 65_535) : fallback]),
+  ) as StartSettings['ports'];
+  return {
+    reset: parsed.reset ?? flag(env.FLEETWATCH_RESET),
+    simulator: parsed['no-simulator'] ? false : (parsed.simulator ?? (env.FLEETWATCH_SIMULATOR === undefined || flag(env.FLEETWATCH_SIMULATOR))),
+    vehicles: whole(parsed.vehicles ?? env.FLEETWATCH_VEHICLES ?? '3', '--vehicles', 1, 500),
+    verbose: parsed.verbose ?? flag(env.FLEETWATCH_VERBOSE),
+    help: parsed.help ?? false,
+    ports,
+  };
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Names every port that is already taken, with the variable that moves it. */
+export async function checkPorts(ports: StartSettings['ports']): Promise<string[]> {
+  const problems: string[] = [];
+  for (const { key, env, what } of PORTS) {
+    if (!(await portIsFree(ports[key]))) {
+      problems.push(`port ${ports[key]} (${what}) is already in use: stop what uses it, or choose another port with ${env}=<port>`);
+    }
+  }
+  return problems;
+}
+
+/** A copy-paste curl that sends one message of the first demo vehicle, at 130 km/h, stamped with the current time. */
+function sendByHandCommand(runtime: LocalRuntime): string {
+  const vehicle = runtime.fleet[0]!;
+  const sample = simulatedMessage(vehicle, Date.now(), 0);
+  const timePlaceholder = '@DEVICE_TIME@';
+  const body = JSON.stringify({
+    vehicleId: vehicle.vehicleId,
+    deviceTime: timePlaceholder,
+    latitude: sample.latitude,
+    longitude: sample.longitude,
+    speed: 130,
+    course: sample.course,
+    satellites: 11,
+    parameters: { ignition: 1 },
+  });
+  const request = JSON.stringify({ QueueUrl: runtime.emulators.queues.input, MessageGroupId: String(vehicle.vehicleId), MessageBody: body });
+  // the shell closes the single quotes around $(date ...) so that the time is the moment of sending
+  const payload = `'${request.replace(timePlaceholder, `'$(date -u +%Y-%m-%dT%H:%M:%SZ)'`)}'`;
+  return [
+    `curl -s ${runtime.emulators.sqsEndpoint} -H 'X-Amz-Target: AmazonSQS.SendMessage' -H 'Content-Type: application/x-amz-json-1.0' \\`,
+    `    -d ${payload}`,
+  ].join('\n');
+}
+
+function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string): string {
+  const { emulators, apiUrl, demo } = runtime;
+  const base = apiUrl;
+  const handCommand = sendByHandCommand(runtime);
+  const lines = [
+    '',
+    'fleetwatch is running locally — no AWS account involved.',
+    '',
+    `  Alert e-mails (SES web inbox)  ${emulators.sesEndpoint}`,
+    `  HTTP API                       ${base}    login ${demo.login} / password ${demo.password} (local demo only)`,
+    `  OpenAPI document               ${base}/openapi.json`,
+    `  Telegram webhook               ${apiUrl.replace(/\/api\/v3$/, '')}/telegram/webhook`,
+    `  Input queue (SQS FIFO)         ${emulators.queues.input}`,
+    `  DynamoDB (dynalite)            ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
+    '',
+    settings.simulator
+      ? `Simulator: ${runtime.fleet.length} vehicles send one message a second; ${runtime.fleet[0]!.name} goes over 90 km/h for ~20 s every 40 s,\nso the first speeding e-mail (to ops@fleetwatch.local) reaches the inbox within a minute.`
+      : 'Simulator off (--no-simulator): send messages yourself, see below.',
+    '',
+    'Log in and list the demo rules (requests on one session must be at least a second apart):',
+    `  TOKEN=$(curl -s -X POST ${base}/auth/login -H 'content-type: application/json' -d '{"login":"${demo.login}","password":"${demo.password}"}' | sed -E 's/.*"AuthId":"([^"]+)".*/\\1/')`,
+    `  curl -s -X POST ${base}/notifications/find -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '{"parentId":"${demo.agentId}"}'`,
+    '',
+    'Send a terminal message by hand (plain curl to the local SQS; deviceTime is taken from your clock):',
+    `  ${handCommand}`,
+    settings.simulator
+      ? '  (the simulator drives this vehicle too; with --no-simulator, such messages 10 s apart raise a speeding alert)'
+      : '  (send it twice, 10 s apart, and the speeding rule raises an alert; a malformed body goes to the DLQ)',
+    '',
+    'Alerts raised and delivered are listed below. Ctrl-C stops everything.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings(process.argv.slice(2), process.env);
+  if (settings.help) {
+    console.log(USAGE);
+    return;
+  }
+  const dataDir = fileURLToPath(new URL('../../.local/dynamodb', import.meta.url));
+  const problems = await checkPorts(settings.ports);
+  if (problems.length > 0) {
+    console.error(`fleetwatch cannot start:\n  ${problems.join('\n  ')}`);
+    process.exitCode = 1;
+    return;
+  }
+  if (settings.reset) {
+    await rm(dataDir, { recursive: true, force: true });
+    console.log(`Local data wiped (${dataDir}).`);
+  }
+
+  const runtime = await startLocalRuntime({
+    dataDir,
+    ports: settings.ports,
+    fleet: demoFleet(settings.vehicles),
+    simulator: settings.simulator ? {} : false,
+    verbose: settings.verbose,
+  });
+  if (runtime.demo.created.length > 0) console.log(`Seeded demo data: ${runtime.demo.created.join(', ')}.`);
+  console.log(banner(runtime, settings, dataDir));
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      console.log('Stopping now.');
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`\n${signal}: stopping (Ctrl-C again to force)…`);
+    runtime.stop().then(
+      () => {
+        console.log('Stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error('Stopping failed:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+    } else {
+      console.error('fleetwatch could not start:', error);
+    }
+    process.exit(1);
+  });
+}

@@ -1,0 +1,232 @@
+import { resolve } from 'node:path';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { grantCreatePlatformEndpoint, grantPushEndpoints, grantSendEmail } from './constructs/channel-permissions';
+import { DataTables } from './constructs/data-tables';
+import { DeployParameters } from './constructs/deploy-parameters';
+import { FleetwatchFunction, type FunctionName } from './constructs/fleetwatch-function';
+import { MAX_RECEIVE_COUNT, MessageQueues } from './constructs/message-queues';
+import { Monitoring } from './constructs/monitoring';
+import { PublicHttpApi } from './constructs/public-http-api';
+import { TelegramSecret } from './constructs/telegram-secret';
+
+/** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+
+/** Per-function timeouts; the queues' visibility timeouts derive from them. */
+export const FUNCTION_TIMEOUTS: Record<FunctionName, Duration> = {
+  evaluate: Duration.seconds(30),
+  // Telegram may ask to retry after a few seconds (429 retry_after); SES and push are retried by the SDK.
+  deliver: Duration.seconds(60),
+  // Shorter than the schedule's period, so two sweeps never overlap.
+  sweep: Duration.seconds(50),
+  // API Gateway HTTP APIs give up after 30 seconds.
+  api: Duration.seconds(25),
+  telegram: Duration.seconds(15),
+};
+
+/** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
+const RATE_LIMIT_INTERVAL_MS = '1000';
+
+export interface FleetwatchStackProps extends StackProps {
+  /** Repository root to bundle the functions from; defaults to this repository. */
+  projectRoot?: string;
+}
+
+/**
+ * fleetwatch on AWS: terminal messages arrive on a FIFO queue and are evaluated against the notification
+ * rules; alerts are stored once and delivered by e-mail, Telegram and push; an HTTP API manages rules.
+ */
+export class FleetwatchStack extends Stack {
+  readonly tables: DataTables;
+  readonly queues: MessageQueues;
+  readonly functions: Record<FunctionName, FleetwatchFunction>;
+  readonly httpApi: PublicHttpApi;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: FleetwatchStackProps = {}) {
+    super(scope, id, {
+      description: 'fleetwatch: notifications and event processing for vehicle fleets',
+      ...props,
+    });
+    const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+    const parameters = new DeployParameters(this);
+    const data = new DataTables(this, 'DataTables');
+    const queues = new MessageQueues(this, 'Queues', {
+      evaluateTimeout: FUNCTION_TIMEOUTS.evaluate,
+      deliverTimeout: FUNCTION_TIMEOUTS.deliver,
+    });
+    const telegram = new TelegramSecret(this, 'Telegram');
+    const pushEnvironment = {
+      PUSH_FCM_APPLICATION_ARN: parameters.fcmPlatformApplicationArn.valueAsString,
+      PUSH_APNS_APPLICATION_ARN: parameters.apnsPlatformApplicationArn.valueAsString,
+    };
+
+    const evaluate = new FleetwatchFunction(this, 'Evaluate', {
+      name: 'evaluate',
+      description: 'Evaluates terminal messages against the notification rules and raises alerts',
+      projectRoot,
+      timeout: FUNCTION_TIMEOUTS.evaluate,
+      // Geometry and rule evaluation are CPU-bound; Lambda's CPU share grows with memory.
+      memorySize: 1024,
+      environment: {
+        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
+        DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
+        INPUT_DLQ_URL: queues.inputDeadLetters.queueUrl,
+      },
+    });
+    data.grant(evaluate.role, 'rules', 'read');
+    data.grant(evaluate.role, 'geozones', 'read');
+    data.grant(evaluate.role, 'vehicleState', 'readWrite');
+    data.grant(evaluate.role, 'alerts', 'readWrite');
+    queues.deliveries.grantSendMessages(evaluate.role);
+    queues.inputDeadLetters.grantSendMessages(evaluate.role);
+    evaluate.function.addEventSource(
+      new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+
+    const sweep = new FleetwatchFunction(this, 'Sweep', {
+      name: 'sweep',
+      description: 'Every minute: rule activation, expiry and auto-prolongation, connection loss, pending-alert outbox',
+      projectRoot,
+      timeout: FUNCTION_TIMEOUTS.sweep,
+      memorySize: 1024,
+      // The next run is a minute away and does the same work; retrying a failed run only makes runs overlap.
+      asyncRetryAttempts: 0,
+      environment: {
+        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
+        DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
+      },
+    });
+    data.grant(sweep.role, 'rules', 'readWrite');
+    // Connection-loss rules are compiled with the geozones, exactly as evaluate compiles them.
+    data.grant(sweep.role, 'geozones', 'read');
+    data.grant(sweep.role, 'vehicleState', 'readWrite');
+    data.grant(sweep.role, 'alerts', 'readWrite');
+    queues.deliveries.grantSendMessages(sweep.role);
+    new Rule(this, 'SweepSchedule', {
+      description: 'Runs the fleetwatch sweep every minute',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(sweep.function, { retryAttempts: 2, maxEventAge: Duration.minutes(1) })],
+    });
+
+    const deliver = new FleetwatchFunction(this, 'Deliver', {
+      name: 'deliver',
+      description: 'Sends alert notifications by e-mail (SES), Telegram and mobile push (SNS)',
+      projectRoot,
+      timeout: FUNCTION_TIMEOUTS.deliver,
+      memorySize: 512,
+      withTemplates: true,
+      environment: {
+        ...data.environmentFor('rules', 'directory', 'alerts'),
+        DELIVERIES_DLQ_URL: queues.deliveryDeadLetters.queueUrl,
+        DELIVERIES_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
+        SES_FROM_ADDRESS: parameters.senderAddress.valueAsString,
+        SES_CONFIGURATION_SET: parameters.sesConfigurationSet.valueAsString,
+        TELEGRAM_SECRET_ID: telegram.secret.secretArn,
+        TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
+        ...pushEnvironment,
+      },
+    });
+    data.grant(deliver.role, 'rules', 'read');
+    data.grant(deliver.role, 'directory', 'readWrite');
+    data.grant(deliver.role, 'alerts', 'readWrite');
+    queues.deliveryDeadLetters.grantSendMessages(deliver.role);
+    telegram.secret.grantRead(deliver.role);
+    grantSendEmail(deliver, deliver.role, {
+      address: parameters.senderAddress.valueAsString,
+      configurationSet: parameters.sesConfigurationSet.valueAsString,
+      hasConfigurationSet: parameters.hasSesConfigurationSet,
+    });
+    // Publish to devices; delete an endpoint SNS reports as disabled (uninstalled app, expired token).
+    grantPushEndpoints(deliver.role, ['sns:Publish', 'sns:DeleteEndpoint']);
+    deliver.function.addEventSource(
+      new SqsEventSource(queues.deliveries, {
+        batchSize: 10,
+        // Short: a few alerts raised together go out in one invocation, without making anyone wait.
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    const api = new FleetwatchFunction(this, 'Api', {
+      name: 'api',
+      description: 'fleetwatch HTTP API v3: sessions, notification rules, geozones, alert history, channels',
+      projectRoot,
+      timeout: FUNCTION_TIMEOUTS.api,
+      // scrypt password hashing at login is CPU-bound.
+      memorySize: 1024,
+      environment: {
+        ...data.environmentFor('rules', 'geozones', 'directory', 'alerts'),
+        RATE_LIMIT_INTERVAL_MS,
+        TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
+        ...pushEnvironment,
+      },
+    });
+    data.grant(api.role, 'rules', 'readWrite');
+    data.grant(api.role, 'geozones', 'readWrite');
+    data.grant(api.role, 'directory', 'readWrite');
+    data.grant(api.role, 'alerts', 'read');
+    grantCreatePlatformEndpoint(api, api.role, [
+      { id: 'Fcm', arn: parameters.fcmPlatformApplicationArn.valueAsString, condition: parameters.hasFcmPlatformApplication },
+      { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },
+    ]);
+
+    const telegramWebhook = new FleetwatchFunction(this, 'TelegramWebhook', {
+      name: 'telegram',
+      description: 'Telegram bot webhook: links a chat to a fleetwatch user (/start <code>)',
+      projectRoot,
+      timeout: FUNCTION_TIMEOUTS.telegram,
+      memorySize: 256,
+      environment: {
+        ...data.environmentFor('directory'),
+        TELEGRAM_SECRET_ID: telegram.secret.secretArn,
+        TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
+      },
+    });
+    data.grant(telegramWebhook.role, 'directory', 'readWrite');
+    telegram.secret.grantRead(telegramWebhook.role);
+
+    this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook };
+
+    const httpApi = new PublicHttpApi(this, 'PublicApi', { api: api.function, telegram: telegramWebhook.function });
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      functions: {
+        evaluate: evaluate.function,
+        sweep: sweep.function,
+        deliver: deliver.function,
+        api: api.function,
+        telegram: telegramWebhook.function,
+      },
+      queues,
+      apiStage: httpApi.stage,
+      alarmEmail: { address: parameters.alarmEmail.valueAsString, condition: parameters.hasAlarmEmail },
+    });
+
+    this.tables = data;
+    this.queues = queues;
+    this.httpApi = httpApi;
+    this.monitoring = monitoring;
+
+    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the fleetwatch API v3', value: httpApi.apiUrl });
+    new CfnOutput(this, 'InputQueueUrl', {
+      description: 'FIFO queue for terminal messages (MessageGroupId = vehicle id, body = terminal message JSON)',
+      value: queues.input.queueUrl,
+    });
+    new CfnOutput(this, 'TelegramWebhookUrl', {
+      description: 'Register with Telegram setWebhook, passing the secret\'s webhookSecret as secret_token',
+      value: httpApi.telegramWebhookUrl,
+    });
+    new CfnOutput(this, 'TelegramSecretName', {
+      description:
+        'Secrets Manager secret {"botToken","webhookSecret"}: put the BotFather token with ' +
+        '`aws secretsmanager put-secret-value`, keeping the generated webhookSecret',
+      value: telegram.secretName,
+    });
+    new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: monitoring.dashboard.dashboardName });
+    new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: monitoring.topic.topicArn });
+  }
+}

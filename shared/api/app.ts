@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpRouterHandler, { type Route } from '@middy/http-router';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { logger } from '../observability/logger';
+import { MetricName, MetricUnit, metrics } from '../observability/metrics';
+import { touchSession } from '../auth/sessions';
+import { getUser } from '../store/directory-store';
+import { ApiError, forbidden, issuesOf, tooManyRequests, unauthorized, validationError } from './errors';
+import { TenantScope } from './scope';
+import type { ApiEvent, ApiLambdaContext, ApiRoute } from './route';
+import { apiRoutes } from './routes';
+
+export interface ApiOptions {
+  /** Clock of the API, epoch ms. */
+  now?: () => number;
+  /** Minimum time between two requests on one token; default RATE_LIMIT_INTERVAL_MS or 1000. */
+  rateLimitIntervalMs?: number;
+  routes?: ApiRoute[];
+}
+
+type Request = middy.Request<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>;
+
+export function rateLimitIntervalFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.RATE_LIMIT_INTERVAL_MS ?? 1000);
+  return Number.isFinite(value) && value >= 0 ? value : 1000;
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResultV2 {
+  return { statusCode: status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+function correlationId(request: Request): string {
+  return request.event.requestContext?.requestId ?? request.context.awsRequestId ?? randomUUID();
+}
+
+/** Turns every failure into a JSON answer; anything unexpected becomes a 500 that shows only a correlation id. */
+function apiErrors(): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext> {
+  return {
+    onError: (request) => {
+      const error = request.error as (Error & { statusCode?: number; expose?: boolean }) | null;
+      const id = correlationId(request);
+      if (error instanceof ApiError) {
+        request.response = json(error.status, error.body(), { ...error.headers, 'X-Correlation-Id': id });
+        return;
+      }
+      const status = error?.statusCode;
+      if (status === 415 || status === 422) {
+        // from the JSON body parser: missing, malformed or prototype-polluting JSON
+        const issue = { path: '', message: error?.message === 'Forbidden key in JSON body' ? 'the body contains a forbidden key' : 'the body must be valid JSON' };
+        request.response = json(400, validationError([issue]).body(), { 'X-Correlation-Id': id });
+        return;
+      }
+      if (status === 404) {
+        request.response = json(404, { error: 'NotFound', message: 'no such endpoint' }, { 'X-Correlation-Id': id });
+        return;
+      }
+      logger.error('unexpected error in the API', { correlationId: id, error: error as Error });
+      request.response = json(
+        500,
+        { error: 'InternalError', message: 'an unexpected error occurred; quote the correlation id when reporting it', correlationId: id },
+        { 'X-Correlation-Id': id },
+      );
+    },
+  };
+}
+
+function countRequests(): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext> {
+  return {
+    before: () => {
+      metrics.addMetric(MetricName.ApiRequests, MetricUnit.Count, 1);
+    },
+  };
+}
+
+function authenticate(route: ApiRoute, options: Required<Omit<ApiOptions, 'routes'>>): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext> {
+  return {
+    before: async (request) => {
+      const token = request.event.headers?.['x-auth'];
+      if (!token) throw unauthorized('missing X-Auth header: log in with POST /api/v3/auth/login');
+      const now = options.now();
+      const check = await touchSession(token, now, options.rateLimitIntervalMs);
+      if (!check.ok) {
+        if (check.reason === 'tooSoon') {
+          throw tooManyRequests(check.retryAfterMs, `request rate exceeded: at most one request per ${options.rateLimitIntervalMs} ms on a session`);
+        }
+        throw unauthorized('the session has ended: log in again');
+      }
+      const user = await getUser(check.session.userId);
+      if (!user || !user.isEnabled) throw unauthorized('the session has ended: log in again');
+      if (route.writes && user.isReadOnly) throw forbidden('this user has read-only rights and cannot change data');
+      request.context.caller = { user, session: check.session, scope: new TenantScope(user.parentId) };
+    },
+  };
+}
+
+function routeHandler(route: ApiRoute, options: Required<Omit<ApiOptions, 'routes'>>) {
+  const chain = middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>();
+  if (route.auth) chain.use(authenticate(route, options));
+  if (route.body) chain.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
+  return chain.handler(async (event, context) => {
+    const params = route.params ? route.params.safeParse(event.pathParameters ?? {}) : { success: true as const, data: undefined };
+    if (!params.success) throw validationError(issuesOf(params.error.issues));
+    const body = route.body ? route.body.safeParse(event.body) : { success: true as const, data: undefined };
+    if (!body.success) throw validationError(issuesOf(body.error.issues));
+    const reply = await route.handle({
+      body: body.data,
+      params: params.data,
+      headers: event.headers ?? {},
+      caller: context.caller!,
+      now: options.now(),
+    });
+    return json(reply.status ?? 200, reply.body, reply.headers);
+  });
+}
+
+/** The API Lambda: one middy handler routing API Gateway HTTP API (payload v2) events to the route modules. */
+export function createApiHandler(options: ApiOptions = {}) {
+  const settings = { now: options.now ?? Date.now, rateLimitIntervalMs: options.rateLimitIntervalMs ?? rateLimitIntervalFromEnv() };
+  const routes = (options.routes ?? apiRoutes).map(
+    (route): Route<ApiEvent, APIGatewayProxyResultV2> => ({ method: route.method, path: route.path, handler: routeHandler(route, settings) }),
+  );
+  return middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>()
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(metrics))
+    .use(httpHeaderNormalizer())
+    .use(countRequests())
+    .use(apiErrors())
+    .handler(httpRouterHandler(routes));
+}

@@ -1,0 +1,64 @@
+import type { Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import type { StoredUser } from '../schemas/directory';
+import type { Session } from '../auth/sessions';
+import type { TenantScope } from './scope';
+
+/** The logged-in user behind a request. */
+export interface Caller {
+  user: StoredUser;
+  session: Session;
+  scope: TenantScope;
+}
+
+export interface RequestContext<Body, Params> {
+  body: Body;
+  params: Params;
+  headers: Record<string, string | undefined>;
+  /** Present on every route with `auth: true`. */
+  caller: Caller;
+  /** Epoch ms of the request, from the API's clock. */
+  now: number;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** One endpoint: how the router finds it, how its input is checked, and how OpenAPI describes it. */
+export interface RouteDefinition<Body, Params> {
+  method: Method;
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** false only for login, the OpenAPI document and the session check (which authenticates itself). */
+  auth: boolean;
+  /** Changes data: refused (403) to read-only users. */
+  writes: boolean;
+  params?: z.ZodType<Params>;
+  body?: z.ZodType<Body>;
+  response: z.ZodType;
+  /** Error statuses the endpoint can answer besides 400/401/429/500, for the OpenAPI document. */
+  errors?: number[];
+  handle(request: RequestContext<Body, Params>): Promise<Reply>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- routes of different body/params types share one list
+export type ApiRoute = RouteDefinition<any, any>;
+
+export function defineRoute<Body = undefined, Params = undefined>(route: RouteDefinition<Body, Params>): ApiRoute {
+  return route;
+}
+
+/** Lambda context as the API's middlewares extend it. */
+export interface ApiLambdaContext extends Context {
+  caller?: Caller;
+}
+
+export type ApiEvent = APIGatewayProxyEventV2;

@@ -1,0 +1,53 @@
+import { decoyHash, verifyPassword } from '../../auth/password';
+import { clearLoginFailures, loginWaitMs, recordLoginFailure } from '../../auth/login-throttle';
+import { startSession } from '../../auth/sessions';
+import { findUserByLogin } from '../../store/directory-store';
+import { tooManyRequests, unauthorized } from '../errors';
+import { defineRoute } from '../route';
+import { loginBodySchema, loginResponseSchema, sessionCheckResponseSchema } from '../schemas';
+
+export const authRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/auth/login',
+    tag: 'auth',
+    summary: 'Log in and obtain a session token',
+    description:
+      "The session lasts the user's sessionDuration (default 30 minutes) and every request prolongs it. A user holds at most 50 " +
+      'active sessions: a further login ends the oldest. After 5 failed attempts on a login each further attempt must wait ' +
+      '(1 s, doubling, at most 15 minutes): 429 with Retry-After.',
+    auth: false,
+    writes: false,
+    body: loginBodySchema,
+    response: loginResponseSchema,
+    errors: [],
+    async handle({ body, now }) {
+      const wait = await loginWaitMs(body.login, now);
+      if (wait > 0) throw tooManyRequests(wait, 'too many failed logins: wait before trying again');
+      const user = await findUserByLogin(body.login);
+      // an unknown login still costs one scrypt comparison, so timing does not tell which logins exist
+      const passwordMatches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
+      if (!user || !passwordMatches || !user.isEnabled) {
+        await recordLoginFailure(body.login, now);
+        throw unauthorized('wrong login or password');
+      }
+      await clearLoginFailures(body.login);
+      const session = await startSession(user, now);
+      return { body: { AuthId: session.token, User: user.login } };
+    },
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/api/v3/auth/check',
+    tag: 'auth',
+    summary: 'Check that the session is active',
+    description: '200 while the session of X-Auth is active (the request prolongs it), 401 when it has ended.',
+    auth: true,
+    writes: false,
+    response: sessionCheckResponseSchema,
+    async handle({ caller }) {
+      return { body: { expiresAt: new Date(caller.session.expiresAt).toISOString() } };
+    },
+  }),
+];

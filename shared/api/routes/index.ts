@@ -1,0 +1,17 @@
+import type { ApiRoute } from '../route';
+import { authRoutes } from './auth';
+import { channelRoutes } from './channels';
+import { geozoneRoutes } from './geozones';
+import { historyRoutes } from './history';
+import { notificationRoutes } from './notifications';
+import { openApiRoute } from './openapi';
+
+/** Every endpoint of the API, in one list that both the router and the OpenAPI document read. */
+export const apiRoutes: ApiRoute[] = [
+  ...authRoutes,
+  ...notificationRoutes,
+  ...historyRoutes,
+  ...geozoneRoutes,
+  ...channelRoutes,
+  openApiRoute(() => apiRoutes),
+];

@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { notificationBodySchema, type NotificationBody, type StoredRule } from '../../schemas/notification';
+import { initialValidity, prolong, replacedValidity } from '../../rules/lifecycle';
+import { getAgent } from '../../store/directory-store';
+import { geozonesExist } from '../../store/geozones-store';
+import {
+  StaleRuleError,
+  createRule,
+  deleteRule,
+  getRule,
+  listRulesOfClient,
+  replaceRule,
+  setRuleExpiries,
+} from '../../store/rules-store';
+import { conflict, notFound } from '../errors';
+import { defineRoute, type Caller } from '../route';
+import { checkRuleReferences } from '../rule-references';
+import {
+  idParamsSchema,
+  notificationRecordSchema,
+  notificationReplaceBodySchema,
+  notificationSummarySchema,
+  parentIdBodySchema,
+  prolongationBodySchema,
+  prolongationResponseSchema,
+  successSchema,
+} from '../schemas';
+
+/** Transactions hold at most 100 items: the rule, the rules version, and this many geozone existence checks. */
+const MAX_GEOZONE_CHECKS = 98;
+
+type NotificationRecord = z.infer<typeof notificationRecordSchema>;
+
+export function toRecord(rule: StoredRule): NotificationRecord {
+  const { createdAt: _c, updatedAt: _u, validFrom: _v, ...record } = rule;
+  return record;
+}
+
+const etag = (version: number) => ({ ETag: `"${version}"` });
+
+/** The version an If-Match header names (`"3"`, `W/"3"` or `3`); undefined when absent, NaN when unreadable. */
+function ifMatchVersion(headers: Record<string, string | undefined>): number | undefined {
+  const value = headers['if-match'];
+  if (value === undefined || value.trim() === '*') return undefined;
+  const match = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(value);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+function requireVersion(rule: StoredRule, ...expected: (number | undefined)[]): void {
+  for (const version of expected) {
+    if (version !== undefined && version !== rule.version) {
+      throw conflict(`notification ${rule.id} is at version ${rule.version}, not ${version}; read it again`);
+    }
+  }
+}
+
+/** The rule, when it exists and the caller may see it; otherwise 404. */
+async function visibleRule(id: number, caller: Caller): Promise<StoredRule> {
+  const rule = await getRule(id);
+  if (!rule || !(await caller.scope.includes(rule.parentId))) throw notFound(`notification ${id}`);
+  return rule;
+}
+
+async function parentNameOf(parentId: string): Promise<string> {
+  return (await getAgent(parentId))?.name ?? '';
+}
+
+function staleAsConflict(error: unknown): never {
+  if (error instanceof StaleRuleError) throw conflict(error.message);
+  throw error;
+}
+
+const existenceChecks = (body: NotificationBody) => (body.geoids.length <= MAX_GEOZONE_CHECKS ? geozonesExist(body.geoids) : []);
+
+export const notificationRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/notifications/find',
+    tag: 'notifications',
+    summary: 'List notification rules of a client and of the clients below it',
+    auth: true,
+    writes: false,
+    body: parentIdBodySchema,
+    response: z.array(notificationSummarySchema),
+    errors: [404],
+    async handle({ body, caller }) {
+      const clients = await caller.scope.subtree(body.parentId);
+      const rules = (await Promise.all(clients.map(listRulesOfClient))).flat().sort((a, b) => a.id - b.id);
+      return {
+        body: rules.map(({ id, name, active, type, userId, parentId, parentName }) => ({ id, name, active, type, userId, parentId, parentName })),
+      };
+    },
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/api/v3/notifications/{id}',
+    tag: 'notifications',
+    summary: 'Read one notification rule',
+    auth: true,
+    writes: false,
+    params: idParamsSchema,
+    response: notificationRecordSchema,
+    errors: [404],
+    async handle({ params, caller }) {
+      const rule = await visibleRule(params.id, caller);
+      return { body: toRecord(rule), headers: etag(rule.version) };
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/notifications',
+    tag: 'notifications',
+    summary: 'Create a notification rule',
+    description: 'Returns the stored record with its new id. A null userId makes the caller the owner.',
+    auth: true,
+    writes: true,
+    body: notificationBodySchema,
+    response: notificationRecordSchema,
+    errors: [403, 404, 409],
+    async handle({ body, caller, now }) {
+      await caller.scope.require(body.parentId, `client ${body.parentId}`);
+      const owned = { ...body, userId: body.userId ?? caller.user.id };
+      await checkRuleReferences(owned, caller.scope);
+      const at = new Date(now).toISOString();
+      const rule = await createRule(
+        { ...owned, parentName: await parentNameOf(body.parentId), version: 1, createdAt: at, updatedAt: at, ...initialValidity(owned, now) },
+        existenceChecks(owned),
+      ).catch((error: unknown) => {
+        // only a geozone deleted between the check and the write can fail the creation
+        if (error instanceof StaleRuleError) throw conflict('a referenced geozone was deleted meanwhile; check geoids and try again');
+        throw error;
+      });
+      return { body: toRecord(rule), headers: etag(rule.version) };
+    },
+  }),
+
+  defineRoute({
+    method: 'PUT',
+    path: '/api/v3/notifications',
+    tag: 'notifications',
+    summary: 'Replace a notification rule',
+    description:
+      'Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). ' +
+      'A version in the body or an If-Match header must equal the stored version, otherwise 409.',
+    auth: true,
+    writes: true,
+    body: notificationReplaceBodySchema,
+    response: successSchema,
+    errors: [403, 404, 409],
+    async handle({ body, caller, headers, now }) {
+      const previous = await visibleRule(body.id, caller);
+      await caller.scope.require(body.parentId, `client ${body.parentId}`);
+      requireVersion(previous, body.version, ifMatchVersion(headers));
+      const { id, version: _version, parentName: _parentName, ...fields } = body;
+      const owned: NotificationBody = { ...notificationBodySchema.parse(fields), userId: fields.userId ?? caller.user.id };
+      await checkRuleReferences(owned, caller.scope);
+      const next: StoredRule = {
+        ...owned,
+        id,
+        parentName: previous.parentId === owned.parentId ? previous.parentName : await parentNameOf(owned.parentId),
+        version: previous.version + 1,
+        createdAt: previous.createdAt,
+        updatedAt: new Date(now).toISOString(),
+        ...replacedValidity(previous, owned, now),
+      };
+      await replaceRule(next, previous.version, existenceChecks(owned)).catch(staleAsConflict);
+      return { body: 'Success', headers: etag(next.version) };
+    },
+  }),
+
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v3/notifications/{id}',
+    tag: 'notifications',
+    summary: 'Delete a notification rule',
+    description: 'An If-Match header, when sent, must equal the stored version, otherwise 409.',
+    auth: true,
+    writes: true,
+    params: idParamsSchema,
+    response: successSchema,
+    errors: [403, 404, 409],
+    async handle({ params, caller, headers }) {
+      const rule = await visibleRule(params.id, caller);
+      const expected = ifMatchVersion(headers);
+      requireVersion(rule, expected);
+      await deleteRule(rule.id, rule.version).catch(staleAsConflict);
+      return { body: 'Success' };
+    },
+  }),
+
+  defineRoute({
+    method: 'PUT',
+    path: '/api/v3/notifications/prolongation',
+    tag: 'notifications',
+    summary: 'Prolong notification rules',
+    description:
+      "Body { ids, days? }: adds `days` (default: each rule's validity) to each rule's expiry, counted from now for an expired rule, " +
+      'and never beyond 90 days ahead. All rules are prolonged or none. Answers [{ id, expiresAt }].',
+    auth: true,
+    writes: true,
+    body: prolongationBodySchema,
+    response: prolongationResponseSchema,
+    errors: [403, 404, 409],
+    async handle({ body, caller, now }) {
+      const rules = [];
+      for (const id of body.ids) rules.push(await visibleRule(id, caller));
+      const updatedAt = new Date(now).toISOString();
+      const changes = rules.map((rule) => ({
+        id: rule.id,
+        expectedVersion: rule.version,
+        expiresAt: prolong(rule, body.days ?? rule.validity, now),
+        updatedAt,
+      }));
+      await setRuleExpiries(changes).catch(staleAsConflict);
+      return { body: changes.map(({ id, expiresAt }) => ({ id, expiresAt })) };
+    },
+  }),
+];

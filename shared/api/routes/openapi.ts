@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { buildOpenApiDocument } from '../openapi';
+import { defineRoute, type ApiRoute } from '../route';
+
+/** GET /api/v3/openapi.json, describing `routes()` (which includes this route). */
+export function openApiRoute(routes: () => readonly ApiRoute[]): ApiRoute {
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  return defineRoute({
+    method: 'GET',
+    path: '/api/v3/openapi.json',
+    tag: 'meta',
+    summary: 'This OpenAPI 3.1 document',
+    auth: false,
+    writes: false,
+    response: z.object({ openapi: z.string() }).loose(),
+    async handle() {
+      document ??= buildOpenApiDocument(routes());
+      return { body: document };
+    },
+  });
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { guidSchema, notificationSchema, ruleTypeSchema } from '../schemas/notification';
+import { alertSchema } from '../schemas/alert';
+import { geozoneSchema } from '../schemas/geozone';
+import { pushDeviceSchema } from '../schemas/directory';
+
+/** Request and response shapes of the API that the shared record schemas do not already describe. */
+
+export const loginBodySchema = z.object({
+  login: z.string().trim().min(1).max(100),
+  password: z.string().min(1).max(1_000),
+});
+
+export const loginResponseSchema = z.object({
+  AuthId: z.string().describe('session token; send it as header X-Auth'),
+  User: z.string().describe('the login'),
+});
+
+export const sessionCheckResponseSchema = z.object({ expiresAt: z.iso.datetime() });
+
+export const successSchema = z.literal('Success');
+
+export const parentIdBodySchema = z.object({ parentId: guidSchema });
+
+const int32 = z.coerce.number().int().min(1).max(2_147_483_647);
+export const idParamsSchema = z.object({ id: int32 });
+
+export const notificationRecordSchema = notificationSchema.extend({
+  version: z.number().int().min(1).describe('read-only; send it back (or as If-Match) to guard against concurrent edits'),
+  expiresAt: z.iso.datetime().describe('read-only; end of the current validity period'),
+});
+
+export const notificationReplaceBodySchema = notificationSchema.extend({
+  version: z.number().int().min(1).optional().describe('when given, the write fails with 409 unless it is the stored version'),
+});
+
+export const notificationSummarySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  active: z.boolean(),
+  type: ruleTypeSchema,
+  userId: guidSchema.nullable(),
+  parentId: guidSchema,
+  parentName: z.string(),
+});
+
+export const MAX_PROLONGATION_IDS = 50;
+
+export const prolongationBodySchema = z.object({
+  ids: z
+    .array(z.number().int().min(1))
+    .min(1)
+    .max(MAX_PROLONGATION_IDS)
+    .refine((ids) => new Set(ids).size === ids.length, { message: 'ids must not repeat' }),
+  days: z.number().int().min(1).max(90).optional().describe("days to add; default each rule's validity"),
+});
+
+export const prolongationResponseSchema = z.array(z.object({ id: z.number().int(), expiresAt: z.iso.datetime() }));
+
+export const historyBodySchema = z
+  .object({
+    parentId: guidSchema.optional(),
+    ruleId: z.number().int().min(1).optional(),
+    vehicleId: z.number().int().min(1).max(2_147_483_647).optional(),
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
+    limit: z.number().int().min(1).max(1_000).default(100),
+    nextToken: z.string().min(1).max(2_000).optional(),
+  })
+  .refine((query) => Date.parse(query.from) <= Date.parse(query.to), { path: ['to'], message: 'to must not be before from' });
+
+export const historyResponseSchema = z.object({ items: z.array(alertSchema), nextToken: z.string().nullable() });
+
+export const geozoneSummarySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  type: z.enum(['polygon', 'circle']),
+  fname: z.null(),
+  parentId: guidSchema,
+  radius: z.number().nullable(),
+  beginCalc: z.null(),
+  endCalc: z.null(),
+  description: z.string(),
+  area: z.number().describe('square metres'),
+  perimetr: z.number().describe('metres'),
+  createDate: z.iso.datetime({ offset: true }),
+});
+
+export const geozoneRecordSchema = geozoneSchema;
+
+export const telegramLinkResponseSchema = z.object({
+  code: z.string(),
+  link: z.string().nullable().describe('https://t.me/<bot>?start=<code>; null when no bot username is configured'),
+  expiresAt: z.iso.datetime(),
+});
+
+export const pushDeviceBodySchema = z.object({
+  platform: z.enum(['fcm', 'apns']),
+  token: z.string().min(1).max(4_096),
+});
+
+export const pushDeviceResponseSchema = pushDeviceSchema;
+
+export const errorResponseSchema = z.object({
+  error: z.string(),
+  message: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  correlationId: z.string().optional(),
+});

@@ -1,0 +1,42 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/**
+ * Password hashes in the directory's format `scrypt$N$r$p$salt$hash` (salt and hash base64).
+ * Parameters are stored with each hash, so they can be raised later without breaking existing users.
+ */
+const DEFAULT_PARAMS = { N: 16_384, r: 8, p: 1 } as const;
+const KEY_LENGTH = 32;
+
+function derive(password: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, keyLength, { ...options, maxmem: 64 * 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const { N, r, p } = DEFAULT_PARAMS;
+  const hash = await derive(password, salt, { N, r, p }, KEY_LENGTH);
+  return ['scrypt', N, r, p, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+/** A well-formed hash of a random password: compared against when the login is unknown, so timing does not tell. */
+let decoy: Promise<string> | undefined;
+export function decoyHash(): Promise<string> {
+  decoy ??= hashPassword(randomBytes(16).toString('base64'));
+  return decoy;
+}
+
+export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+  const parts = encoded.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  if (![N, r, p].every((value) => Number.isInteger(value) && value > 0)) return false;
+  const salt = Buffer.from(parts[4]!, 'base64');
+  const expected = Buffer.from(parts[5]!, 'base64');
+  if (expected.length === 0) return false;
+  const actual = await derive(password, salt, { N, r, p }, expected.length);
+  return timingSafeEqual(actual, expected);
+}

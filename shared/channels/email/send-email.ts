@@ -1,0 +1,53 @@
+import { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { sesClient } from '../../aws/clients';
+import { describeError, httpStatusOf, type SendOutcome } from '../outcome';
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export const DEFAULT_FROM_ADDRESS = 'alerts@fleetwatch.local';
+
+/** SES answers that no retry can change. */
+const PERMANENT_ERRORS = new Set([
+  'MessageRejected',
+  'BadRequestException',
+  'MailFromDomainNotVerifiedException',
+  'NotFoundException',
+  'ValidationException',
+]);
+
+/**
+ * Sends one e-mail through SES v2. Throttling (TooManyRequestsException, LimitExceededException) is already
+ * retried with backoff by the SDK's standard retry strategy; what still fails after that is reported as
+ * `retry`, so the delivery is attempted again later.
+ */
+export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
+  try {
+    await sesClient().send(
+      new SendEmailCommand({
+        FromEmailAddress: process.env.SES_FROM_ADDRESS || DEFAULT_FROM_ADDRESS,
+        Destination: { ToAddresses: [message.to] },
+        ConfigurationSetName: process.env.SES_CONFIGURATION_SET || undefined,
+        Content: {
+          Simple: {
+            Subject: { Data: message.subject, Charset: 'UTF-8' },
+            Body: {
+              Text: { Data: message.text, Charset: 'UTF-8' },
+              Html: { Data: message.html, Charset: 'UTF-8' },
+            },
+          },
+        },
+      }),
+    );
+    return { status: 'sent' };
+  } catch (error) {
+    const name = (error as Error).name;
+    const status = httpStatusOf(error);
+    const permanent = PERMANENT_ERRORS.has(name) || (status !== undefined && status >= 400 && status < 500 && status !== 429 && !/throttl|toomany|limitexceeded|paused|suspended/i.test(name));
+    return permanent ? { status: 'failed', error: describeError(error) } : { status: 'retry', error: describeError(error) };
+  }
+}

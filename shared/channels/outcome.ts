@@ -1,0 +1,24 @@
+/**
+ * What one attempt to send to one target came to.
+ * - sent: it went out.
+ * - failed: it can never go out (bad address, blocked bot, disabled endpoint); not retried.
+ *   `gone` says the target itself is dead and should be forgotten (a blocked chat, a disabled push endpoint).
+ * - retry: a passing problem (throttling, an outage) that outlasted the in-process retries; try again later.
+ */
+export type SendOutcome =
+  | { status: 'sent' }
+  | { status: 'failed'; error: string; gone?: boolean }
+  | { status: 'retry'; error: string };
+
+export type Channel = 'email' | 'telegram' | 'push';
+
+/** Error text safe to record and log: name and message, shortened, never request data. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 500);
+  return String(error).slice(0, 500);
+}
+
+/** HTTP status of an AWS SDK error, when the service answered. */
+export function httpStatusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+}

@@ -1,0 +1,52 @@
+import { PublishCommand } from '@aws-sdk/client-sns';
+import { snsClient } from '../../aws/clients';
+import type { PushDevice } from '../../schemas/directory';
+import { describeError, type SendOutcome } from '../outcome';
+
+export interface PushMessage {
+  title: string;
+  body: string;
+  /** Small string map the app receives with the notification (alert id, vehicle id). */
+  data: Record<string, string>;
+}
+
+const MAX_BODY_LENGTH = 1000;
+
+/**
+ * The JSON message structure SNS expects for platform endpoints: one payload per platform, each itself a JSON
+ * string. FCM gets the HTTP v1 shape, APNs the `aps` dictionary plus the data fields.
+ */
+export function pushPayload(message: PushMessage): string {
+  const body = message.body.length > MAX_BODY_LENGTH ? `${message.body.slice(0, MAX_BODY_LENGTH - 1)}…` : message.body;
+  const apns = JSON.stringify({ aps: { alert: { title: message.title, body }, sound: 'default' }, ...message.data });
+  return JSON.stringify({
+    default: `${message.title}\n${body}`,
+    GCM: JSON.stringify({
+      fcmV1Message: { message: { notification: { title: message.title, body }, data: message.data } },
+    }),
+    APNS: apns,
+    APNS_SANDBOX: apns,
+  });
+}
+
+/** SNS answers meaning the endpoint is dead: the app was uninstalled or the token expired. */
+function endpointIsGone(error: unknown): boolean {
+  const name = (error as Error).name;
+  if (name === 'EndpointDisabledException' || name === 'EndpointDisabled' || name === 'NotFoundException') return true;
+  return (name === 'InvalidParameterException' || name === 'InvalidParameter') && /endpoint/i.test((error as Error).message);
+}
+
+const PERMANENT_ERRORS = new Set(['InvalidParameterException', 'InvalidParameter', 'AuthorizationErrorException', 'PlatformApplicationDisabledException']);
+
+export async function sendPush(device: PushDevice, message: PushMessage): Promise<SendOutcome> {
+  try {
+    await snsClient().send(
+      new PublishCommand({ TargetArn: device.endpointArn, MessageStructure: 'json', Message: pushPayload(message) }),
+    );
+    return { status: 'sent' };
+  } catch (error) {
+    if (endpointIsGone(error)) return { status: 'failed', error: describeError(error), gone: true };
+    if (PERMANENT_ERRORS.has((error as Error).name)) return { status: 'failed', error: describeError(error) };
+    return { status: 'retry', error: describeError(error) };
+  }
+}

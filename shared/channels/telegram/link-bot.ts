@@ -1,0 +1,63 @@
+import { Bot, type Context } from 'grammy';
+import { escapeHtml } from '../../delivery/render';
+import { redeemLinkCode, unlinkTelegramChat } from '../../store/telegram-links';
+import { telegramClientOptions } from './bot-api';
+
+/**
+ * The bot behind the webhook: `/start <code>` links the chat to the fleetwatch user who asked for the code,
+ * `/stop` unlinks it. Answers follow the Telegram user's language (ru, az, else English).
+ */
+type Phrase = 'linked' | 'invalidCode' | 'missingCode' | 'unlinked' | 'notLinked';
+
+const PHRASES: Record<'en' | 'ru' | 'az', Record<Phrase, (login: string) => string>> = {
+  en: {
+    linked: (login) => `This chat is now linked to <b>${login}</b>. fleetwatch alerts will arrive here. Send /stop to unlink it.`,
+    invalidCode: () => 'This link code is invalid, already used or expired. Ask fleetwatch for a new code and send /start with it.',
+    missingCode: () => 'To receive fleetwatch alerts here, send /start followed by the link code from fleetwatch.',
+    unlinked: () => 'This chat is unlinked. No more fleetwatch alerts will arrive here.',
+    notLinked: () => 'This chat is not linked to any fleetwatch user.',
+  },
+  ru: {
+    linked: (login) => `Чат привязан к пользователю <b>${login}</b>. Уведомления fleetwatch будут приходить сюда. Чтобы отвязать чат, отправьте /stop.`,
+    invalidCode: () => 'Код привязки неверен, уже использован или истёк. Получите новый код в fleetwatch и отправьте /start с ним.',
+    missingCode: () => 'Чтобы получать уведомления fleetwatch здесь, отправьте /start и код привязки из fleetwatch.',
+    unlinked: () => 'Чат отвязан. Уведомления fleetwatch сюда больше не придут.',
+    notLinked: () => 'Этот чат не привязан ни к одному пользователю fleetwatch.',
+  },
+  az: {
+    linked: (login) => `Bu söhbət <b>${login}</b> istifadəçisinə bağlandı. fleetwatch bildirişləri bura gələcək. Ayırmaq üçün /stop göndərin.`,
+    invalidCode: () => 'Bağlama kodu yanlışdır, artıq istifadə olunub və ya vaxtı bitib. fleetwatch-da yeni kod alın və onu /start ilə göndərin.',
+    missingCode: () => 'fleetwatch bildirişlərini burada almaq üçün /start və fleetwatch-dan aldığınız bağlama kodunu göndərin.',
+    unlinked: () => 'Söhbət ayrıldı. fleetwatch bildirişləri artıq bura gəlməyəcək.',
+    notLinked: () => 'Bu söhbət heç bir fleetwatch istifadəçisinə bağlı deyil.',
+  },
+};
+
+function phrase(ctx: Context, name: Phrase, login = ''): string {
+  const code = ctx.from?.language_code?.slice(0, 2);
+  const language = code === 'ru' || code === 'az' ? code : 'en';
+  return PHRASES[language][name](escapeHtml(login));
+}
+
+export function createLinkBot(botToken: string, options: { now?: () => number } = {}): Bot {
+  const now = options.now ?? Date.now;
+  const bot = new Bot(botToken, { client: telegramClientOptions() });
+
+  bot.command('start', async (ctx) => {
+    const code = ctx.match.trim();
+    if (!code) {
+      await ctx.reply(phrase(ctx, 'missingCode'), { parse_mode: 'HTML' });
+      return;
+    }
+    const chat = { chatId: String(ctx.chat.id), username: ctx.from?.username ?? ('username' in ctx.chat ? (ctx.chat.username ?? '') : '') };
+    const linked = await redeemLinkCode(code, chat, now());
+    await ctx.reply(linked ? phrase(ctx, 'linked', linked.login) : phrase(ctx, 'invalidCode'), { parse_mode: 'HTML' });
+  });
+
+  bot.command('stop', async (ctx) => {
+    const unlinked = await unlinkTelegramChat(String(ctx.chat.id));
+    await ctx.reply(phrase(ctx, unlinked ? 'unlinked' : 'notLinked'), { parse_mode: 'HTML' });
+  });
+
+  return bot;
+}

@@ -1,0 +1,205 @@
+import type { Channel, SendOutcome } from '../channels/outcome';
+import { describeError } from '../channels/outcome';
+import { removePushDevice } from '../channels/push/register';
+import { logger } from '../observability/logger';
+import type { Alert, DeliveryStatus } from '../schemas/alert';
+import type { Language } from '../schemas/directory';
+import type { StoredRule } from '../schemas/notification';
+import { markTelegramChatInactive } from '../store/telegram-links';
+import { claimAlert, finishAlert, recordDelivery, recordRetry, releaseAlert, type RetryRecord } from './alert-store';
+import type { DeliveryStats } from './delivery-stats';
+import { loadRule, loadUsers, loadVehicleName } from './recipients';
+import { renderNotification, type RenderedNotification } from './render';
+import type { ChannelSenders } from './senders';
+import { planDelivery, type DeliveryTarget } from './targets';
+import { buildTemplateData } from './template-data';
+
+/** How long one invocation holds an alert; longer than the deliver function's timeout. */
+export const DELIVERY_LEASE_MS = 5 * 60_000;
+/** Targets sent to at the same time, within one alert. */
+const PARALLEL_SENDS = 4;
+
+export interface DeliverOptions {
+  senders: ChannelSenders;
+  stats: DeliveryStats;
+  /** How many times the queue has handed out this message (ApproximateReceiveCount). */
+  receiveCount: number;
+  /** The queue's maxReceiveCount: on the last receive, passing problems are given up on and recorded. */
+  maxReceiveCount: number;
+  now?: () => number;
+}
+
+/**
+ * - done: the alert is settled (or there is nothing to do: missing, already finished);
+ * - retry: some target hit a passing problem, or another invocation holds the alert; try again later.
+ */
+export type DeliverResult = { result: 'done' } | { result: 'retry'; reason: string };
+
+/** Settled entries of the `deliveries` map are never sent again. */
+function isSettled(status: DeliveryStatus | undefined): boolean {
+  return status !== undefined;
+}
+
+export async function deliverAlert(alertId: string, options: DeliverOptions): Promise<DeliverResult> {
+  const now = options.now ?? Date.now;
+  const claim = await claimAlert(alertId, now(), DELIVERY_LEASE_MS);
+  switch (claim.outcome) {
+    case 'missing':
+      logger.warn('alert not found; nothing to deliver', { alertId });
+      return { result: 'done' };
+    case 'finished':
+      return { result: 'done' };
+    case 'busy':
+      return { result: 'retry', reason: 'another invocation is delivering this alert' };
+    case 'invalid':
+      logger.error('alert item does not match its schema', { alertId, error: claim.error });
+      await finishAlert(alertId, 'failed', now(), `invalid alert item: ${claim.error}`);
+      return { result: 'done' };
+  }
+  const { alert, retries } = claim.claimed;
+  try {
+    return await deliverClaimed(alert, retries, options, now);
+  } catch (error) {
+    await releaseAlert(alertId).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function deliverClaimed(
+  alert: Alert,
+  retries: Record<string, RetryRecord>,
+  options: DeliverOptions,
+  now: () => number,
+): Promise<DeliverResult> {
+  const rule = await loadRule(alert.ruleId);
+  if (!rule) {
+    await finishAlert(alert.alertId, 'failed', now(), `rule ${alert.ruleId} no longer exists`);
+    return { result: 'done' };
+  }
+  const users = await loadUsers(rule.userId ? [...rule.recipientIds, rule.userId] : rule.recipientIds);
+  const ownerLanguage = users.find((user) => user.id === rule.userId)?.language;
+  const plan = planDelivery(rule, users, ownerLanguage);
+  const statuses: Record<string, DeliveryStatus> = { ...alert.deliveries };
+
+  for (const skipped of plan.skipped) {
+    if (isSettled(statuses[skipped.key])) continue;
+    const status: DeliveryStatus = { status: 'skipped', at: new Date(now()).toISOString(), attempts: 0, error: skipped.reason };
+    await recordDelivery(alert.alertId, skipped.key, status);
+    statuses[skipped.key] = status;
+  }
+
+  const open = plan.targets.filter((target) => !isSettled(statuses[target.key]));
+  const renderer = open.length ? await notificationRenderer(alert, rule) : undefined;
+  const retryReasons: string[] = [];
+  await forEachLimited(open, PARALLEL_SENDS, async (target) => {
+    const notification = renderer!(target.language);
+    const outcome = await send(target, notification, alert, options.senders);
+    const attempts = (retries[target.key]?.attempts ?? 0) + 1;
+    const at = new Date(now()).toISOString();
+    let status: DeliveryStatus | undefined;
+    if (outcome.status === 'sent') {
+      status = { status: 'sent', at, attempts };
+      options.stats.countSent(target.channel);
+    } else if (outcome.status === 'failed') {
+      status = { status: 'failed', at, attempts, error: outcome.error };
+      options.stats.countFailed(target.channel);
+      logger.warn('delivery failed permanently', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
+      if (outcome.gone) await forgetTarget(target);
+    } else if (options.receiveCount >= options.maxReceiveCount) {
+      status = { status: 'failed', at, attempts, error: `gave up after ${attempts} attempts: ${outcome.error}` };
+      options.stats.countFailed(target.channel);
+      logger.error('delivery still failing on the last attempt; giving up', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
+    } else {
+      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
+      retryReasons.push(`${target.channel}: ${outcome.error}`);
+      return;
+    }
+    // recorded at once: a retry after a later failure must not send this one again
+    await recordDelivery(alert.alertId, target.key, status);
+    statuses[target.key] = status;
+  });
+
+  if (retryReasons.length) {
+    await releaseAlert(alert.alertId);
+    return { result: 'retry', reason: retryReasons.join('; ') };
+  }
+  await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now());
+  return { result: 'done' };
+}
+
+/** `failed` when something had to go out and nothing did; otherwise `delivered`. */
+export function finalStatus(statuses: readonly DeliveryStatus[]): 'delivered' | 'failed' {
+  const anySent = statuses.some((status) => status.status === 'sent');
+  const anyFailed = statuses.some((status) => status.status === 'failed');
+  return !anySent && anyFailed ? 'failed' : 'delivered';
+}
+
+async function notificationRenderer(alert: Alert, rule: StoredRule): Promise<(language: Language) => RenderedNotification> {
+  const vehicleName = await loadVehicleName(alert.vehicleId);
+  const override = {
+    subject: rule.settings.messageSubject?.trim() || undefined,
+    body: rule.settings.messageTemplate?.trim() || undefined,
+  };
+  const rendered = new Map<Language, RenderedNotification>();
+  return (language) => {
+    let notification = rendered.get(language);
+    if (!notification) {
+      const data = buildTemplateData({ alert, vehicleName, timezone: rule.timezone, language });
+      notification = renderNotification({ kind: alert.event.kind, language, data, override });
+      rendered.set(language, notification);
+    }
+    return notification;
+  };
+}
+
+async function send(
+  target: DeliveryTarget,
+  notification: RenderedNotification,
+  alert: Alert,
+  senders: ChannelSenders,
+): Promise<SendOutcome> {
+  try {
+    switch (target.channel) {
+      case 'email':
+        return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html });
+      case 'telegram':
+        return await senders.telegram(target.chatId, notification.telegram);
+      case 'push':
+        return await senders.push(target.device, {
+          title: notification.subject,
+          body: notification.text,
+          data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
+        });
+    }
+  } catch (error) {
+    return { status: 'retry', error: describeError(error) };
+  }
+}
+
+/** A chat that blocked the bot is marked inactive; a disabled push endpoint is removed from its user. */
+async function forgetTarget(target: DeliveryTarget): Promise<void> {
+  if (!target.userId) return;
+  try {
+    if (target.channel === 'telegram') await markTelegramChatInactive(target.userId, target.chatId);
+    if (target.channel === 'push') await removePushDevice(target.userId, target.device.endpointArn);
+  } catch (error) {
+    logger.warn('could not forget a dead target', { channel: target.channel as Channel, error: describeError(error) });
+  }
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (errors.length) throw errors[0];
+}

@@ -1,0 +1,51 @@
+import { BatchGetCommand, GetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../aws/clients';
+import { resourcesConfig } from '../config';
+import { directoryKeys, storedUserSchema, vehicleProfileSchema, type StoredUser } from '../schemas/directory';
+import { storedRuleSchema, type StoredRule } from '../schemas/notification';
+import { logger } from '../observability/logger';
+
+/** Reads of the rules and directory tables the deliver function needs. */
+
+export async function loadRule(ruleId: number): Promise<StoredRule | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: resourcesConfig().RULES_TABLE, Key: { id: ruleId } }));
+  if (!Item) return null;
+  const parsed = storedRuleSchema.safeParse(Item);
+  if (!parsed.success) {
+    logger.error('stored rule does not match its schema', { ruleId, issues: parsed.error.issues.map((issue) => issue.path.join('.')) });
+    return null;
+  }
+  return parsed.data;
+}
+
+/** Users by id; ids without a (valid) user are left out. */
+export async function loadUsers(userIds: readonly string[]): Promise<StoredUser[]> {
+  const table = resourcesConfig().DIRECTORY_TABLE;
+  const unique = [...new Set(userIds)];
+  const items: Record<string, unknown>[] = [];
+  for (let start = 0; start < unique.length; start += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map((id) => directoryKeys.user(id));
+    for (let round = 0; keys?.length && round < 10; round++) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
+      const response: BatchGetCommandOutput = await documentClient().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }));
+      items.push(...(response.Responses?.[table] ?? []));
+      keys = response.UnprocessedKeys?.[table]?.Keys;
+    }
+    if (keys?.length) throw new Error(`could not read ${keys.length} recipient users`);
+  }
+  const users: StoredUser[] = [];
+  for (const item of items) {
+    const parsed = storedUserSchema.safeParse(item);
+    if (parsed.success) users.push(parsed.data);
+    else logger.error('stored user does not match its schema', { userId: item.id, issues: parsed.error.issues.map((issue) => issue.path.join('.')) });
+  }
+  return users;
+}
+
+export async function loadVehicleName(vehicleId: number): Promise<string> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.vehicle(vehicleId) }),
+  );
+  const parsed = vehicleProfileSchema.safeParse(Item);
+  return parsed.success ? parsed.data.name : `Vehicle ${vehicleId}`;
+}

@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import type { Language } from '../schemas/directory';
+import type { TemplateData } from './template-data';
+
+/**
+ * Renders notifications from the eta templates in `TEMPLATES_DIR` (default: the source folder shared/templates).
+ *
+ * Layout of that folder: `<lang>/<event kind>.eta` per language (ru, en, az), with `<lang>/generic.eta` for a
+ * kind without its own template, and `layout.eta` around the HTML e-mail. In a template the first line is the
+ * subject and the rest the body. One template serves every format: `<%= %>` escapes for the format being
+ * rendered (nothing for text, HTML entities for e-mail and Telegram's HTML mode), and the helpers
+ * `it.b(text)` and `it.link(url, label)` write bold text and links in that format's markup.
+ */
+export type Format = 'text' | 'html' | 'telegram';
+
+export interface RenderedNotification {
+  subject: string;
+  text: string;
+  /** Complete HTML document for the e-mail. */
+  html: string;
+  /** Message for Telegram's parse_mode HTML. */
+  telegram: string;
+}
+
+/** A rule's own wording (`settings.messageTemplate`, `settings.messageSubject`), with `{{placeholder}}` fields. */
+export interface TemplateOverride {
+  subject?: string;
+  body?: string;
+}
+
+export const LANGUAGE_FOLDERS: Record<Language, string> = { 1: 'ru', 2: 'en', 3: 'az' };
+
+export function templatesDir(): string {
+  return process.env.TEMPLATES_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../templates');
+}
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const escapers: Record<Format, (value: unknown) => string> = {
+  text: (value) => String(value ?? ''),
+  html: escapeHtml,
+  telegram: escapeHtml,
+};
+
+function isSafeUrl(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
+
+const markup: Record<Format, { b(text: string): string; link(url: string, label: string): string }> = {
+  text: {
+    b: (text) => text,
+    link: (url, label) => (label && label !== url ? `${label} (${url})` : url),
+  },
+  html: {
+    b: (text) => `<b>${escapeHtml(text)}</b>`,
+    link: (url, label) =>
+      isSafeUrl(url) ? `<a href="${escapeHtml(url)}">${escapeHtml(label || url)}</a>` : escapeHtml(label || url),
+  },
+  telegram: {
+    b: (text) => `<b>${escapeHtml(text)}</b>`,
+    link: (url, label) =>
+      isSafeUrl(url) ? `<a href="${escapeHtml(url)}">${escapeHtml(label || url)}</a>` : escapeHtml(label || url),
+  },
+};
+
+const engines = new Map<string, Eta>();
+
+function engine(format: Format): Eta {
+  const dir = templatesDir();
+  const key = `${format}:${dir}`;
+  let eta = engines.get(key);
+  if (!eta) {
+    eta = new Eta({ views: dir, autoEscape: true, escapeFunction: escapers[format], cache: true, autoTrim: false });
+    engines.set(key, eta);
+  }
+  return eta;
+}
+
+/** Template name for a kind in a language: the kind's own, else the generic one. */
+export function templateName(kind: string, language: Language): string {
+  const folder = LANGUAGE_FOLDERS[language];
+  const own = /^[A-Za-z0-9]+$/.test(kind) && existsSync(path.join(templatesDir(), folder, `${kind}.eta`));
+  return `./${folder}/${own ? kind : 'generic'}`;
+}
+
+function tidy(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function splitSubject(rendered: string): { subject: string; body: string } {
+  const newline = rendered.indexOf('\n');
+  if (newline < 0) return { subject: rendered.trim(), body: '' };
+  return { subject: rendered.slice(0, newline).trim(), body: tidy(rendered.slice(newline + 1)) };
+}
+
+function renderFile(name: string, format: Format, data: TemplateData): { subject: string; body: string } {
+  return splitSubject(engine(format).render(name, { ...data, ...markup[format] }));
+}
+
+/** `{{name}}` and `{{values.name}}` placeholders, escaped for the format; unknown names render empty. */
+export function fillPlaceholders(template: string, data: TemplateData, format: Format): string {
+  return template.replace(/\{\{\s*([A-Za-z]+)(?:\.([A-Za-z0-9_]+))?\s*\}\}/g, (_match, name: string, member?: string) => {
+    let value = '';
+    if (member !== undefined) {
+      value = name === 'values' ? (data.values[member] ?? '') : '';
+    } else if (name !== 'values' && Object.hasOwn(data, name)) {
+      value = String(data[name as keyof TemplateData] ?? '');
+    }
+    return escapers[format](value);
+  });
+}
+
+function htmlDocument(subject: string, bodyHtml: string, language: Language): string {
+  return tidy(
+    engine('html').render('./layout', {
+      lang: LANGUAGE_FOLDERS[language],
+      subject,
+      body: bodyHtml.replace(/\n/g, '<br>\n'),
+    }),
+  );
+}
+
+export function renderNotification(input: {
+  kind: string;
+  language: Language;
+  data: TemplateData;
+  override?: TemplateOverride;
+}): RenderedNotification {
+  const { language, data, override } = input;
+  const name = templateName(input.kind, language);
+  const text = renderFile(name, 'text', data);
+  const subject = override?.subject ? tidy(fillPlaceholders(override.subject, data, 'text')).split('\n')[0]! : text.subject;
+  if (override?.body) {
+    const body = (format: Format) => tidy(fillPlaceholders(override.body!, data, format));
+    return {
+      subject,
+      text: body('text'),
+      html: htmlDocument(subject, body('html'), language),
+      telegram: body('telegram'),
+    };
+  }
+  return {
+    subject,
+    text: text.body,
+    html: htmlDocument(subject, renderFile(name, 'html', data).body, language),
+    telegram: renderFile(name, 'telegram', data).body,
+  };
+}

@@ -1,0 +1,48 @@
+import type { Api } from 'grammy';
+import { sendEmail, type EmailMessage } from '../channels/email/send-email';
+import { describeError, type SendOutcome } from '../channels/outcome';
+import { sendPush, type PushMessage } from '../channels/push/send-push';
+import { createTelegramApi } from '../channels/telegram/bot-api';
+import { telegramCredentials } from '../channels/telegram/credentials';
+import { sendTelegramMessage } from '../channels/telegram/send-telegram';
+import type { PushDevice } from '../schemas/directory';
+
+/** The three ways out, as the delivery logic sees them. */
+export interface ChannelSenders {
+  email(message: EmailMessage): Promise<SendOutcome>;
+  telegram(chatId: string, html: string): Promise<SendOutcome>;
+  push(device: PushDevice, message: PushMessage): Promise<SendOutcome>;
+}
+
+let telegramApi: Promise<Api> | undefined;
+
+/** The Bot API client, created on first use so that functions without Telegram targets never read the secret. */
+function botApi(): Promise<Api> {
+  telegramApi ??= telegramCredentials()
+    .then((secret) => createTelegramApi(secret.botToken))
+    .catch((error: unknown) => {
+      telegramApi = undefined;
+      throw error;
+    });
+  return telegramApi;
+}
+
+/** Forgets the Bot API client (after the secret or the API root changed). */
+export function resetTelegramSender(): void {
+  telegramApi = undefined;
+}
+
+export const channelSenders: ChannelSenders = {
+  email: sendEmail,
+  async telegram(chatId, html) {
+    if (!process.env.TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
+    let api: Api;
+    try {
+      api = await botApi();
+    } catch (error) {
+      return { status: 'retry', error: `Telegram credentials: ${describeError(error)}` };
+    }
+    return sendTelegramMessage(api, chatId, html);
+  },
+  push: sendPush,
+};

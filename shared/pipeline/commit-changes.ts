@@ -1,0 +1,160 @@
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../aws/clients';
+import { alertPut, type AlertItem } from '../store/alerts-store';
+import { vehicleStateTable, type VehicleState } from '../store/vehicle-state-store';
+import { logger } from '../observability/logger';
+
+/**
+ * Commits what evaluation decided, with exactly-once effect: a vehicle's new state and the alerts it raised
+ * are written in one transaction, the state conditional on the version it was computed from and each alert
+ * conditional on not existing yet. Several vehicles share a transaction (up to 100 items) to keep the
+ * request count per batch low; when such a transaction fails, each of its vehicles is retried alone.
+ */
+export const TRANSACTION_ITEM_LIMIT = 100;
+
+export interface VehicleChange {
+  vehicleId: number;
+  /** Version the state was computed from; 0 when the vehicle had no item. */
+  expectedVersion: number;
+  /** State to store (its version is set here), or undefined when only alerts are written. */
+  state: VehicleState | undefined;
+  alerts: AlertItem[];
+}
+
+/** Recomputes a vehicle's change against its current stored state, after its version moved under us. */
+export type Reevaluate = (vehicleId: number) => Promise<VehicleChange | undefined>;
+
+export interface CommitResult {
+  /** Alerts written by this commit (not those found to exist already). */
+  created: AlertItem[];
+  /** Vehicles whose change could not be committed; their messages must be retried. */
+  failedVehicles: Map<number, unknown>;
+}
+
+type TransactionItem = ReturnType<typeof alertPut> | ReturnType<typeof statePut>;
+
+function statePut(change: VehicleChange & { state: VehicleState }) {
+  const isNew = change.expectedVersion === 0;
+  return {
+    Put: {
+      TableName: vehicleStateTable(),
+      Item: { ...change.state, version: change.expectedVersion + 1 },
+      ConditionExpression: isNew ? 'attribute_not_exists(vehicleId)' : 'version = :expected',
+      ...(isNew ? {} : { ExpressionAttributeValues: { ':expected': change.expectedVersion } }),
+    },
+  };
+}
+
+function itemsOf(change: VehicleChange): TransactionItem[] {
+  const items: TransactionItem[] = [];
+  if (change.state) items.push(statePut(change as VehicleChange & { state: VehicleState }));
+  for (const alert of change.alerts) items.push(alertPut(alert));
+  return items;
+}
+
+async function transact(items: TransactionItem[]): Promise<void> {
+  await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+}
+
+function cancellationReasons(error: unknown): CancellationReason[] | undefined {
+  if (error instanceof TransactionCanceledException || (error as Error | undefined)?.name === 'TransactionCanceledException') {
+    return (error as TransactionCanceledException).CancellationReasons ?? [];
+  }
+  return undefined;
+}
+
+export async function commitChanges(changes: readonly VehicleChange[], reevaluate: Reevaluate): Promise<CommitResult> {
+  const result: CommitResult = { created: [], failedVehicles: new Map() };
+  const packs: VehicleChange[][] = [];
+  const alone: VehicleChange[] = [];
+  let pack: VehicleChange[] = [];
+  let packSize = 0;
+  for (const change of changes) {
+    const size = itemsOf(change).length;
+    if (size === 0) continue;
+    if (size > TRANSACTION_ITEM_LIMIT) {
+      alone.push(change);
+      continue;
+    }
+    if (packSize + size > TRANSACTION_ITEM_LIMIT) {
+      packs.push(pack);
+      pack = [];
+      packSize = 0;
+    }
+    pack.push(change);
+    packSize += size;
+  }
+  if (pack.length > 0) packs.push(pack);
+
+  const commitAlone = async (change: VehicleChange) => {
+    try {
+      result.created.push(...(await commitVehicle(change, reevaluate)));
+    } catch (error) {
+      logger.error('vehicle change not committed', { vehicleId: change.vehicleId, error });
+      result.failedVehicles.set(change.vehicleId, error);
+    }
+  };
+
+  await Promise.all(
+    packs.map(async (members) => {
+      try {
+        await transact(members.flatMap(itemsOf));
+        for (const member of members) result.created.push(...member.alerts);
+      } catch (error) {
+        // cancelled by one member's condition, or refused for one member's item: each is retried alone, so
+        // that one vehicle never holds back the others
+        logger.info('shared transaction not committed, committing its vehicles one by one', {
+          vehicles: members.length,
+          cancelled: cancellationReasons(error) !== undefined,
+          error: cancellationReasons(error) ? undefined : error,
+        });
+        for (const member of members) await commitAlone(member);
+      }
+    }),
+  );
+  for (const change of alone) await commitAlone(change);
+  return result;
+}
+
+/**
+ * One vehicle's change, retried until it commits: alerts that already exist are duplicates and are dropped;
+ * a state whose version moved (another invocation got there first) is recomputed from the stored state.
+ */
+async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate): Promise<AlertItem[]> {
+  const duplicates = new Set<string>();
+  const created: AlertItem[] = [];
+  let change: VehicleChange | undefined = initial;
+  const maxAttempts = initial.alerts.length + 5;
+  for (let attempt = 0; change && attempt < maxAttempts; attempt++) {
+    const alerts: AlertItem[] = change.alerts.filter((alert) => !duplicates.has(alert.alertId));
+    const first = { ...change, alerts: alerts.slice(0, TRANSACTION_ITEM_LIMIT - (change.state ? 1 : 0)) };
+    const items = itemsOf(first);
+    if (items.length === 0) return created;
+    try {
+      await transact(items);
+      created.push(...first.alerts);
+      const rest = alerts.slice(first.alerts.length);
+      change = rest.length > 0 ? { ...change, state: undefined, alerts: rest } : undefined;
+      continue;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      const offset = first.state ? 1 : 0;
+      const stateMoved = first.state !== undefined && reasons[0]?.Code === 'ConditionalCheckFailed';
+      const conflict = reasons.length === 0 || reasons.some((reason) => reason.Code && !['None', 'ConditionalCheckFailed'].includes(reason.Code));
+      for (const [index, alert] of first.alerts.entries()) {
+        if (reasons[index + offset]?.Code === 'ConditionalCheckFailed') {
+          duplicates.add(alert.alertId);
+          logger.info('alert already exists, dropped as duplicate', { vehicleId: first.vehicleId, alertId: alert.alertId, ruleId: alert.ruleId });
+        }
+      }
+      if (stateMoved || conflict) {
+        logger.info('vehicle state changed concurrently, re-evaluating', { vehicleId: first.vehicleId, stateMoved });
+        if (first.state) change = await reevaluate(first.vehicleId);
+      }
+    }
+  }
+  if (change) throw new Error(`vehicle ${initial.vehicleId}: change not committed after ${maxAttempts} attempts`);
+  return created;
+}

@@ -1,0 +1,39 @@
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { sqsClient } from '../aws/clients';
+import { resourcesConfig } from '../config';
+import type { DeliveryRequest } from '../schemas/alert';
+import { logger } from '../observability/logger';
+
+/**
+ * Asks the deliver function to deliver alerts, ten per SendMessageBatch. An alert that could not be enqueued
+ * stays `pending` in the alerts table and the sweep's outbox pass enqueues it later, so a failure here is
+ * logged, never thrown: the alert is already safely committed.
+ * Returns the ids that were enqueued.
+ */
+export async function enqueueDeliveries(alertIds: readonly string[]): Promise<Set<string>> {
+  const enqueued = new Set<string>();
+  if (alertIds.length === 0) return enqueued;
+  const queueUrl = resourcesConfig().DELIVERIES_QUEUE_URL;
+  for (let start = 0; start < alertIds.length; start += 10) {
+    const chunk = alertIds.slice(start, start + 10);
+    try {
+      const output = await sqsClient().send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: chunk.map((alertId, index) => ({
+            Id: String(index),
+            MessageBody: JSON.stringify({ alertId } satisfies DeliveryRequest),
+          })),
+        }),
+      );
+      const failedIds = new Set((output.Failed ?? []).map((entry) => Number(entry.Id)));
+      for (const [index, alertId] of chunk.entries()) {
+        if (failedIds.has(index)) logger.warn('delivery request not enqueued; the outbox will retry', { alertId });
+        else enqueued.add(alertId);
+      }
+    } catch (error) {
+      logger.warn('delivery requests not enqueued; the outbox will retry', { alertIds: chunk, error });
+    }
+  }
+  return enqueued;
+}

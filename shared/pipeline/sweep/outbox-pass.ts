@@ -1,0 +1,47 @@
+import { abandonPending, claimForReenqueue, pendingAlertsOlderThan } from '../../store/alerts-store';
+import { logger } from '../../observability/logger';
+import { enqueueDeliveries } from '../enqueue-deliveries';
+
+/**
+ * The outbox: an alert is committed before its delivery request is sent, so a crash in between leaves it
+ * `pending` with nobody to deliver it. Alerts pending for longer than `minAgeMs` are enqueued again, each at
+ * most once per `minAgeMs` (claimed with a conditional update, so overlapping sweeps do not both send it).
+ * After `maxAttempts` re-enqueues the alert is given up on (marked failed, logged as an error): a delivery
+ * that keeps failing that long is no longer news to the operator it was meant for.
+ */
+export const DEFAULT_OUTBOX_AGE_MS = 120_000;
+export const DEFAULT_OUTBOX_MAX_ATTEMPTS = 10;
+
+export function outboxAgeMs(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.OUTBOX_AGE_MS);
+  return env.OUTBOX_AGE_MS && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_OUTBOX_AGE_MS;
+}
+
+export interface OutboxResult {
+  reenqueued: string[];
+  abandoned: string[];
+}
+
+export async function runOutboxPass(
+  now: number,
+  minAgeMs: number = outboxAgeMs(),
+  maxAttempts: number = DEFAULT_OUTBOX_MAX_ATTEMPTS,
+): Promise<OutboxResult> {
+  const claimed: string[] = [];
+  const abandoned: string[] = [];
+  for await (const alert of pendingAlertsOlderThan(now - minAgeMs)) {
+    if (alert.outboxEnqueuedAt !== null && now - alert.outboxEnqueuedAt < minAgeMs) continue;
+    if (alert.outboxAttempts >= maxAttempts) {
+      const reason = `not delivered after ${alert.outboxAttempts} re-enqueues by the outbox`;
+      if (await abandonPending(alert, now, reason)) {
+        abandoned.push(alert.alertId);
+        logger.error('pending alert given up', { alertId: alert.alertId, createdAt: alert.createdAt, attempts: alert.outboxAttempts });
+      }
+      continue;
+    }
+    if (await claimForReenqueue(alert, now)) claimed.push(alert.alertId);
+  }
+  const enqueued = await enqueueDeliveries(claimed);
+  for (const alertId of enqueued) logger.info('pending alert enqueued again', { alertId });
+  return { reenqueued: [...enqueued], abandoned };
+}

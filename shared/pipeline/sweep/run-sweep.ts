@@ -1,0 +1,70 @@
+import type { Geozone } from '../../schemas/geozone';
+import type { StoredRule } from '../../schemas/notification';
+import type { RuleSnapshot } from '../../store/rule-snapshot';
+import { logger } from '../../observability/logger';
+import type { EvaluatorLookup } from '../evaluate-vehicle';
+import { runConnectionLossPass, type TickRuleSource } from './connection-loss-pass';
+import { runLifecyclePass } from './lifecycle-pass';
+import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
+
+/**
+ * One sweep: rule expiry first (so that connection loss is checked against the rules in force now), then
+ * connection loss, then the outbox. A pass that fails does not keep the others from running; the sweep then
+ * fails as a whole so that the failure is visible, and the next run (a minute later) repeats the work, every
+ * pass being safe to repeat.
+ */
+export interface SweepOptions {
+  now: number;
+  loadSnapshot: () => Promise<RuleSnapshot>;
+  compile: (rules: StoredRule[], geozones: Geozone[]) => TickRuleSource;
+  evaluatorFor: EvaluatorLookup;
+  outboxAgeMs?: number;
+}
+
+export interface SweepReport {
+  deactivated: number[];
+  prolonged: number[];
+  connectionLossVehicles: number;
+  alertsRaised: number;
+  reenqueued: string[];
+  /** Pending alerts the outbox gave up on. */
+  abandoned: string[];
+  failedPasses: string[];
+}
+
+export async function runSweep(options: SweepOptions): Promise<SweepReport> {
+  const { now } = options;
+  const report: SweepReport = { deactivated: [], prolonged: [], connectionLossVehicles: 0, alertsRaised: 0, reenqueued: [], abandoned: [], failedPasses: [] };
+  const failures: unknown[] = [];
+  const attempt = async (pass: string, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (error) {
+      logger.error('sweep pass failed', { pass, error });
+      report.failedPasses.push(pass);
+      failures.push(error);
+    }
+  };
+
+  await attempt('rules', async () => {
+    const snapshot = await options.loadSnapshot();
+    const lifecycle = await runLifecyclePass(snapshot.rules, now);
+    report.deactivated = lifecycle.deactivated;
+    report.prolonged = lifecycle.prolonged;
+    await attempt('connectionLoss', async () => {
+      const index = options.compile(lifecycle.rules, snapshot.geozones);
+      const connectionLoss = await runConnectionLossPass(index, options.evaluatorFor, now);
+      report.connectionLossVehicles = connectionLoss.vehicles;
+      report.alertsRaised = connectionLoss.alertsCreated.length;
+    });
+  });
+  await attempt('outbox', async () => {
+    const outbox = await runOutboxPass(now, options.outboxAgeMs ?? configuredOutboxAge());
+    report.reenqueued = outbox.reenqueued;
+    report.abandoned = outbox.abandoned;
+  });
+
+  logger.info('sweep finished', { ...report, reenqueued: report.reenqueued.length, abandoned: report.abandoned.length });
+  if (failures.length > 0) throw new AggregateError(failures, `sweep passes failed: ${report.failedPasses.join(', ')}`);
+  return report;
+}

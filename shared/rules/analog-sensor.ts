@@ -1,0 +1,72 @@
+import type { z } from 'zod';
+import { RULE_TYPES } from '../schemas/notification';
+import { deviceMs, messageEvent, numericParameter } from './message-values';
+import { enumSetting, numberSetting, optionalNumberSetting, parameterKeySetting, settingsMap } from './settings';
+import type { RuleEvaluator } from './types';
+
+export const analogSensorSettingsSchema = settingsMap({
+  /** Numeric parameter to watch. */
+  parameter: parameterKeySetting('ain1'),
+  /** The range, inclusive; either bound may be left out (open range), not both. */
+  min: optionalNumberSetting(),
+  max: optionalNumberSetting(),
+  /** Alert when the value is outside the range (default) or inside it. */
+  mode: enumSetting(['outside', 'inside'], 'outside'),
+  /** Seconds the condition must hold before the alert; 0 alerts on the first reading. */
+  minDuration: numberSetting(0, { min: 0, max: 86_400 }),
+  /** The condition ends only once the value is this far (parameter units) back on the other side, against flapping. */
+  hysteresis: numberSetting(0, { min: 0 }),
+})
+  .refine((settings) => settings.min !== undefined || settings.max !== undefined, { message: 'min or max is required' })
+  .refine((settings) => settings.min === undefined || settings.max === undefined || settings.min <= settings.max, {
+    message: 'min must not exceed max',
+  });
+
+export type AnalogSensorSettings = z.infer<typeof analogSensorSettingsSchema>;
+
+/** Present while the condition holds: since when (epoch ms) and whether it was reported. */
+export interface AnalogSensorState {
+  since: number;
+  alerted: boolean;
+}
+
+function inRange(value: number, min: number | undefined, max: number | undefined, widen: number): boolean {
+  return (min === undefined || value >= min - widen) && (max === undefined || value <= max + widen);
+}
+
+/**
+ * One alert per episode: `sensorOutOfRange` (mode outside) or `sensorInRange` (mode inside) once the condition
+ * has held for `minDuration`. An episode ends when the value is back beyond the hysteresis band; a reading
+ * without the parameter changes nothing.
+ */
+export const analogSensorEvaluator: RuleEvaluator<AnalogSensorSettings, AnalogSensorState> = {
+  type: RULE_TYPES.analogSensor,
+  settingsSchema: analogSensorSettingsSchema,
+
+  evaluate({ settings }, state, message) {
+    const value = numericParameter(message, settings.parameter);
+    if (value === undefined) return { state, events: [] };
+    const { min, max, hysteresis } = settings;
+    // While an episode runs, the band that ends it is narrowed (mode outside) or widened (mode inside).
+    const band = state === undefined ? 0 : settings.mode === 'outside' ? -hysteresis : hysteresis;
+    const holds = settings.mode === 'outside' ? !inRange(value, min, max, band) : inRange(value, min, max, band);
+    if (!holds) return { state: undefined, events: [] };
+    const time = deviceMs(message);
+    const since = state?.since ?? time;
+    if (state?.alerted || time - since < settings.minDuration * 1000) {
+      return { state: state ?? { since, alerted: false }, events: [] };
+    }
+    return {
+      state: { since, alerted: true },
+      events: [
+        messageEvent(settings.mode === 'outside' ? 'sensorOutOfRange' : 'sensorInRange', message, {
+          parameter: settings.parameter,
+          value,
+          min: min ?? null,
+          max: max ?? null,
+          since: new Date(since).toISOString(),
+        }),
+      ],
+    };
+  },
+};

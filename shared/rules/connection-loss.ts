@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import { RULE_TYPES } from '../schemas/notification';
+import { messageEvent } from './message-values';
+import { booleanSetting, numberSetting, settingsMap } from './settings';
+import type { RuleEvaluator } from './types';
+
+export const connectionLossSettingsSchema = settingsMap({
+  /** Minutes without any message after which the connection counts as lost. */
+  minutes: numberSetting(30, { min: 1, max: 43_200 }),
+  /** Also alert when a message arrives after a reported loss. */
+  notifyRestored: booleanSetting(false),
+});
+
+export type ConnectionLossSettings = z.infer<typeof connectionLossSettingsSchema>;
+
+/** Present only after a loss was reported: the last-seen time (epoch ms) the silence started from. */
+export interface ConnectionLossState {
+  silentSince: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The sweep's `tick` raises `connectionLost` once per silence, timed at last seen + `minutes` whenever the
+ * sweep happens to notice it, so a repeated sweep yields the same alert. A vehicle never heard from raises nothing.
+ */
+export const connectionLossEvaluator: RuleEvaluator<ConnectionLossSettings, ConnectionLossState> = {
+  type: RULE_TYPES.connectionLoss,
+  settingsSchema: connectionLossSettingsSchema,
+
+  evaluate({ settings }, state, message) {
+    if (state === undefined) return { state, events: [] };
+    if (!settings.notifyRestored) return { state: undefined, events: [] };
+    const silentMinutes = Math.max(0, Math.round((Date.parse(message.deviceTime) - state.silentSince) / 60_000));
+    return {
+      state: undefined,
+      events: [messageEvent('connectionRestored', message, { silentSince: iso(state.silentSince), silentMinutes })],
+    };
+  },
+
+  tick({ settings }, state, vehicle, context) {
+    const lastSeen = vehicle.lastSeenAt ?? (vehicle.lastDeviceTime === null ? null : Date.parse(vehicle.lastDeviceTime));
+    if (lastSeen === null) return { state, events: [] };
+    if (state !== undefined && state.silentSince === lastSeen) return { state, events: [] };
+    const lostAt = lastSeen + settings.minutes * 60_000;
+    // Not (yet) silent long enough; a loss reported for an earlier silence is over.
+    if (context.now < lostAt) return { state: undefined, events: [] };
+    return {
+      state: { silentSince: lastSeen },
+      events: [
+        {
+          kind: 'connectionLost',
+          time: iso(lostAt),
+          latitude: null,
+          longitude: null,
+          speed: null,
+          values: { minutes: settings.minutes, lastSeenAt: iso(lastSeen), lastDeviceTime: vehicle.lastDeviceTime },
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * Every event kind an evaluator raises. Notification templates are keyed by these names,
+ * so a kind is never renamed once released.
+ */
+export const EVENT_KINDS = [
+  'zoneEntry',
+  'zoneExit',
+  'speeding',
+  'drain',
+  'fuelling',
+  'panic',
+  'connectionLost',
+  'connectionRestored',
+  'sensorOn',
+  'sensorOff',
+  'sensorOutOfRange',
+  'sensorInRange',
+  'idle',
+  'maintenanceDue',
+] as const;
+
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export function isEventKind(kind: string): kind is EventKind {
+  return (EVENT_KINDS as readonly string[]).includes(kind);
+}

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import { RULE_TYPES } from '../schemas/notification';
+import { deviceMs, messageEvent, switchParameter } from './message-values';
+import { numberSetting, parameterKeySetting, settingsMap } from './settings';
+import type { RuleEvaluator } from './types';
+
+export const idleSettingsSchema = settingsMap({
+  /** Digital parameter of the ignition. */
+  ignition: parameterKeySetting('ignition'),
+  /** Below this speed, km/h, the vehicle is standing. */
+  maxSpeed: numberSetting(5, { min: 0, max: 200 }),
+  /** Minutes of standing with the ignition on before the alert. */
+  minutes: numberSetting(10, { min: 1, max: 10_080 }),
+  /** A silence longer than this (seconds) ends the episode: idling is not assumed across unobserved time. */
+  maxGap: numberSetting(1_800, { min: 60, max: 86_400 }),
+});
+
+export type IdleSettings = z.infer<typeof idleSettingsSchema>;
+
+/** Present while idling: since when, the last idle reading (epoch ms), and whether it was reported. */
+export interface IdleState {
+  since: number;
+  last: number;
+  alerted: boolean;
+}
+
+/** One `idle` alert per episode of ignition on and standing still for longer than `minutes`. */
+export const idleEvaluator: RuleEvaluator<IdleSettings, IdleState> = {
+  type: RULE_TYPES.idle,
+  settingsSchema: idleSettingsSchema,
+
+  evaluate({ settings }, previous, message) {
+    const ignition = switchParameter(message, settings.ignition);
+    if (ignition === undefined && message.speed < settings.maxSpeed) return { state: previous, events: [] };
+    if (ignition !== true || message.speed >= settings.maxSpeed) return { state: undefined, events: [] };
+    const time = deviceMs(message);
+    const state = previous !== undefined && time - previous.last <= settings.maxGap * 1000 ? previous : undefined;
+    const since = state?.since ?? time;
+    if (state?.alerted || time - since < settings.minutes * 60_000) {
+      return { state: { since, last: time, alerted: state?.alerted ?? false }, events: [] };
+    }
+    return {
+      state: { since, last: time, alerted: true },
+      events: [
+        messageEvent('idle', message, {
+          idleMinutes: Math.floor((time - since) / 60_000),
+          since: new Date(since).toISOString(),
+          minutes: settings.minutes,
+        }),
+      ],
+    };
+  },
+};

@@ -1,0 +1,53 @@
+import type { RuleEvent } from '../schemas/alert';
+import type { TerminalMessage } from '../schemas/terminal-message';
+
+/** Hot-path readers of message parameters: no allocation, no schema parsing. */
+
+/** A parameter as a finite number, or undefined when absent, empty or not numeric. */
+export function numericParameter(message: TerminalMessage, key: string): number | undefined {
+  const text = message.parameters[key];
+  if (text === undefined || text === '') return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** A digital parameter: 1/true/on (or any non-zero number) is on; 0/false/off is off; anything else unknown. */
+export function switchParameter(message: TerminalMessage, key: string): boolean | undefined {
+  const text = message.parameters[key];
+  if (text === undefined || text === '') return undefined;
+  switch (text.toLowerCase()) {
+    case 'true':
+    case 'on':
+      return true;
+    case 'false':
+    case 'off':
+      return false;
+  }
+  const value = Number(text);
+  return Number.isFinite(value) ? value !== 0 : undefined;
+}
+
+let lastMessage: TerminalMessage | undefined;
+let lastMs = 0;
+
+/**
+ * The message's device time in epoch ms. Every rule of a vehicle reads it from the same message in turn,
+ * so one remembered answer saves re-parsing the ISO string per rule.
+ */
+export function deviceMs(message: TerminalMessage): number {
+  if (message !== lastMessage || lastMessage.deviceTime !== message.deviceTime) {
+    lastMessage = message;
+    lastMs = Date.parse(message.deviceTime);
+  }
+  return lastMs;
+}
+
+/** An event at the message's device time and position. */
+export function messageEvent(kind: string, message: TerminalMessage, values: RuleEvent['values']): RuleEvent {
+  return { kind, time: message.deviceTime, latitude: message.latitude, longitude: message.longitude, speed: message.speed, values };
+}
+
+export function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,42 @@
+import type { RuleType } from '../schemas/notification';
+import { analogSensorEvaluator } from './analog-sensor';
+import { connectionLossEvaluator } from './connection-loss';
+import { discreteSensorEvaluator } from './discrete-sensor';
+import { drainEvaluator, fuellingEvaluator } from './fuel-change';
+import { geozoneEvaluator } from './geozone';
+import { idleEvaluator } from './idle';
+import { maintenanceEvaluator } from './maintenance';
+import { panicEvaluator } from './panic';
+import { speedingEvaluator } from './speeding';
+import type { RuleEvaluator } from './types';
+
+const evaluators = [
+  geozoneEvaluator,
+  speedingEvaluator,
+  drainEvaluator,
+  fuellingEvaluator,
+  panicEvaluator,
+  connectionLossEvaluator,
+  discreteSensorEvaluator,
+  analogSensorEvaluator,
+  idleEvaluator,
+  maintenanceEvaluator,
+] as RuleEvaluator[];
+
+/** The evaluator of every supported rule type (type 10, address, is not supported). */
+export const RULE_EVALUATORS: Readonly<Record<RuleType, RuleEvaluator>> = Object.fromEntries(
+  evaluators.map((evaluator) => [evaluator.type, evaluator]),
+) as Record<RuleType, RuleEvaluator>;
+
+export class UnsupportedRuleTypeError extends Error {
+  constructor(type: number) {
+    super(`rule type ${type} is not supported`);
+    this.name = 'UnsupportedRuleTypeError';
+  }
+}
+
+export function evaluatorFor(type: RuleType): RuleEvaluator {
+  const evaluator = RULE_EVALUATORS[type] as RuleEvaluator | undefined;
+  if (evaluator === undefined) throw new UnsupportedRuleTypeError(type);
+  return evaluator;
+}

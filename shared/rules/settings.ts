@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's
+ * `settings` field); each evaluator turns it into typed settings once, when the rule index is compiled.
+ * Unknown keys are ignored, since the platform's own clients may store keys of their own there.
+ */
+
+const numberText = z
+  .string()
+  .trim()
+  .regex(/^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/, { message: 'must be a number' })
+  .transform(Number);
+
+interface NumberOptions {
+  min?: number;
+  max?: number;
+  int?: boolean;
+}
+
+function bounded(options: NumberOptions) {
+  let number = z.number();
+  if (options.int) number = number.int();
+  if (options.min !== undefined) number = number.min(options.min);
+  if (options.max !== undefined) number = number.max(options.max);
+  return number;
+}
+
+/** A numeric setting with a default. */
+export function numberSetting(fallback: number, options: NumberOptions = {}) {
+  return z.string().default(String(fallback)).pipe(numberText).pipe(bounded(options));
+}
+
+/** A numeric setting that must be present. */
+export function requiredNumberSetting(options: NumberOptions = {}) {
+  return z.string({ error: 'is required' }).pipe(numberText).pipe(bounded(options));
+}
+
+/** A numeric setting that may be left out (undefined). */
+export function optionalNumberSetting(options: NumberOptions = {}) {
+  return z
+    .string()
+    .optional()
+    .transform((text) => (text === undefined || text.trim() === '' ? undefined : text))
+    .pipe(numberText.pipe(bounded(options)).optional());
+}
+
+/** true/false, 1/0, yes/no, on/off (any case). */
+export function booleanSetting(fallback: boolean) {
+  return z
+    .string()
+    .default(String(fallback))
+    .transform((text) => text.trim().toLowerCase())
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false' }))
+    .transform((text) => text === 'true' || text === '1' || text === 'yes' || text === 'on');
+}
+
+/** One of a fixed set of words (case-insensitive). */
+export function enumSetting<const Values extends readonly [string, ...string[]]>(values: Values, fallback: Values[number]) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((text) => text.trim().toLowerCase())
+    .pipe(z.enum(values, { message: `must be one of ${values.join(', ')}` }));
+}
+
+/** Name of a terminal message parameter. */
+export function parameterKeySetting(fallback: string) {
+  return z.string().default(fallback).pipe(z.string().trim().min(1, { message: 'must name a parameter' }).max(64));
+}
+
+/**
+ * Wraps an object schema so that its input is the platform's string map.
+ * The result satisfies `RuleEvaluator['settingsSchema']`.
+ */
+export function settingsMap<Shape extends z.ZodRawShape>(shape: Shape) {
+  const object = z.object(shape);
+  // Every field reads a string (or its absence), which the record check before it guarantees.
+  return z.record(z.string(), z.string()).pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { RULE_TYPES } from '../schemas/notification';
+import { deviceMs, messageEvent, round } from './message-values';
+import { numberSetting, settingsMap } from './settings';
+import type { EvaluationContext, RuleEvaluator } from './types';
+import type { TerminalMessage } from '../schemas/terminal-message';
+
+/** `zoneLimits`: "zoneId:limit" pairs separated by commas, e.g. "12:50,14:30". */
+const zoneLimitsSetting = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const limits: { zoneId: number; limit: number }[] = [];
+    for (const pair of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+      const match = /^(\d+)\s*:\s*(\d+(?:\.\d+)?)$/.exec(pair);
+      if (match === null || Number(match[1]) < 1 || Number(match[2]) <= 0) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not zoneId:limit (e.g. 12:50)` });
+        return z.NEVER;
+      }
+      limits.push({ zoneId: Number(match[1]), limit: Number(match[2]) });
+    }
+    return limits;
+  });
+
+export const speedingSettingsSchema = settingsMap({
+  /** Speed limit, km/h. */
+  limit: numberSetting(90, { min: 1, max: 1_000 }),
+  /** Seconds the speed must stay above the limit before the alert. 0 alerts on the first message above it. */
+  minDuration: numberSetting(10, { min: 0, max: 86_400 }),
+  /** Limits inside geozones, "zoneId:limit,...". Inside several of them the lowest applies. */
+  zoneLimits: zoneLimitsSetting,
+  /** The episode ends once the speed has stayed at or below (limit − endMargin) km/h for endDuration seconds. */
+  endMargin: numberSetting(5, { min: 0, max: 100 }),
+  endDuration: numberSetting(30, { min: 0, max: 3_600 }),
+  /** A silence longer than this (seconds) ends an episode: speeding is not assumed across unobserved time. */
+  maxGap: numberSetting(300, { min: 1, max: 86_400 }),
+}).transform((settings) => ({ ...settings, zoneIds: settings.zoneLimits.map((entry) => entry.zoneId) }));
+
+export type SpeedingSettings = z.infer<typeof speedingSettingsSchema>;
+
+/** An episode above the limit. Times are epoch ms of device time. */
+export interface SpeedingState {
+  start: number;
+  last: number;
+  maxSpeed: number;
+  alerted: boolean;
+  /** Since when the speed has been below limit − endMargin (alerted episodes only). */
+  slowSince: number | null;
+}
+
+function limitAt(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): { limit: number; zoneId: number | null } {
+  let limit = settings.limit;
+  let zoneId: number | null = null;
+  if (settings.zoneIds.length > 0) {
+    const inside = context.zones.zonesContaining(message.latitude, message.longitude, settings.zoneIds);
+    for (const entry of settings.zoneLimits) {
+      if (inside.includes(entry.zoneId) && (zoneId === null || entry.limit < limit)) {
+        limit = entry.limit;
+        zoneId = entry.zoneId;
+      }
+    }
+  }
+  return { limit, zoneId };
+}
+
+export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> = {
+  type: RULE_TYPES.speeding,
+  settingsSchema: speedingSettingsSchema,
+
+  evaluate({ settings }, previous, message, context) {
+    const time = deviceMs(message);
+    const speed = message.speed;
+    const state = previous !== undefined && time - previous.last <= settings.maxGap * 1000 ? previous : undefined;
+    const { limit, zoneId } = limitAt(settings, message, context);
+
+    if (state === undefined || !state.alerted) {
+      if (speed <= limit) return { state: undefined, events: [] };
+      const next: SpeedingState = state
+        ? { ...state, last: time, maxSpeed: Math.max(state.maxSpeed, speed) }
+        : { start: time, last: time, maxSpeed: speed, alerted: false, slowSince: null };
+      if (time - next.start < settings.minDuration * 1000) return { state: next, events: [] };
+      next.alerted = true;
+      const values: Record<string, number | string | null> = {
+        limit,
+        maxSpeed: round(next.maxSpeed),
+        since: new Date(next.start).toISOString(),
+        durationSeconds: Math.round((time - next.start) / 1000),
+        zoneId,
+        zoneName: zoneId === null ? null : (context.zones.zoneName(zoneId) ?? null),
+      };
+      return { state: next, events: [messageEvent('speeding', message, values)] };
+    }
+
+    if (speed > limit - settings.endMargin) {
+      return { state: { ...state, last: time, maxSpeed: Math.max(state.maxSpeed, speed), slowSince: null }, events: [] };
+    }
+    const slowSince = state.slowSince ?? time;
+    if (time - slowSince >= settings.endDuration * 1000) return { state: undefined, events: [] };
+    return { state: { ...state, last: time, slowSince }, events: [] };
+  },
+};

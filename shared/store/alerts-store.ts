@@ -1,0 +1,155 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Alert, RuleEvent } from '../schemas/alert';
+import type { StoredRule } from '../schemas/notification';
+import { documentClient } from '../aws/clients';
+import { resourcesConfig } from '../config';
+import { alertIdFor } from '../pipeline/alert-id';
+
+/**
+ * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
+ * visible through the sparse `outbox` index until the deliver function settles them).
+ */
+export const ALERT_RETENTION_DAYS = 90;
+export const OUTBOX_PENDING = 'pending';
+
+export interface AlertItem extends Alert {
+  timeKey: string;
+  /** Epoch seconds; the table's time to live. */
+  expiresAt: number;
+  outbox?: typeof OUTBOX_PENDING;
+  /** Epoch ms of the last re-enqueue by the outbox pass. */
+  outboxEnqueuedAt?: number;
+  outboxAttempts?: number;
+}
+
+export function alertsTable(): string {
+  return resourcesConfig().ALERTS_TABLE;
+}
+
+/** The pending alert an evaluator's event becomes. */
+export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, now: number): AlertItem {
+  const alertId = alertIdFor(rule.id, vehicleId, event.kind, event.time);
+  return {
+    alertId,
+    ruleId: rule.id,
+    ruleType: rule.type,
+    ruleName: rule.name,
+    vehicleId,
+    parentId: rule.parentId,
+    event,
+    createdAt: new Date(now).toISOString(),
+    status: 'pending',
+    deliveries: {},
+    stored: rule.stored,
+    timeKey: `${event.time}#${alertId}`,
+    expiresAt: Math.floor(now / 1000) + ALERT_RETENTION_DAYS * 86_400,
+    outbox: OUTBOX_PENDING,
+  };
+}
+
+/** The transaction entry that creates an alert once: a second put of the same id is cancelled. */
+export function alertPut(alert: AlertItem) {
+  return {
+    Put: {
+      TableName: alertsTable(),
+      Item: alert,
+      ConditionExpression: 'attribute_not_exists(alertId)',
+    },
+  };
+}
+
+export interface PendingAlert {
+  alertId: string;
+  createdAt: string;
+  outboxEnqueuedAt: number | null;
+  /** Times the outbox has enqueued it again. */
+  outboxAttempts: number;
+}
+
+/** Alerts still pending that were created before `createdBefore` (epoch ms), oldest first. */
+export async function* pendingAlertsOlderThan(createdBefore: number): AsyncGenerator<PendingAlert> {
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const output = await documentClient().send(
+      new QueryCommand({
+        TableName: alertsTable(),
+        IndexName: 'outbox',
+        KeyConditionExpression: '#outbox = :pending AND createdAt < :before',
+        ExpressionAttributeNames: { '#outbox': 'outbox' },
+        ExpressionAttributeValues: { ':pending': OUTBOX_PENDING, ':before': new Date(createdBefore).toISOString() },
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    );
+    for (const item of output.Items ?? []) {
+      yield {
+        alertId: String(item.alertId),
+        createdAt: String(item.createdAt),
+        outboxEnqueuedAt: typeof item.outboxEnqueuedAt === 'number' ? item.outboxEnqueuedAt : null,
+        outboxAttempts: typeof item.outboxAttempts === 'number' ? item.outboxAttempts : 0,
+      };
+    }
+    exclusiveStartKey = output.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+}
+
+/**
+ * Claims a pending alert for re-enqueueing: succeeds only if it is still pending and nobody re-enqueued it
+ * since `previous` was read, so two overlapping sweeps enqueue it once.
+ */
+export async function claimForReenqueue(alert: PendingAlert, now: number): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: alertsTable(),
+        Key: { alertId: alert.alertId },
+        UpdateExpression: 'SET outboxEnqueuedAt = :now ADD outboxAttempts :one',
+        ConditionExpression:
+          alert.outboxEnqueuedAt === null
+            ? '#outbox = :pending AND attribute_not_exists(outboxEnqueuedAt)'
+            : '#outbox = :pending AND outboxEnqueuedAt = :previous',
+        ExpressionAttributeNames: { '#outbox': 'outbox' },
+        ExpressionAttributeValues: {
+          ':now': now,
+          ':one': 1,
+          ':pending': OUTBOX_PENDING,
+          ...(alert.outboxEnqueuedAt === null ? {} : { ':previous': alert.outboxEnqueuedAt }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Gives up on an alert the outbox has enqueued `outboxAttempts` times without the deliver function settling
+ * it: marked failed and taken out of the outbox, unless a delivery holds it right now (its lease).
+ */
+export async function abandonPending(alert: PendingAlert, now: number, reason: string): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: alertsTable(),
+        Key: { alertId: alert.alertId },
+        UpdateExpression: 'SET #status = :failed, outboxAbandonedAt = :now, outboxError = :reason REMOVE #outbox',
+        ConditionExpression:
+          '#outbox = :pending AND outboxAttempts = :attempts AND (attribute_not_exists(deliveryLease) OR deliveryLease < :now)',
+        ExpressionAttributeNames: { '#outbox': 'outbox', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':now': now,
+          ':reason': reason,
+          ':pending': OUTBOX_PENDING,
+          ':attempts': alert.outboxAttempts,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}

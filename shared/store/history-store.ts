@@ -1,0 +1,90 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../aws/clients';
+import { resourcesConfig } from '../config';
+import { alertSchema, type Alert } from '../schemas/alert';
+
+/**
+ * Read side of the alerts table for the history endpoint: stored alerts, newest first, through the
+ * `byParentTime` (one partition per client) or `byVehicleTime` index, sort key `timeKey = <event time>#<alertId>`.
+ * Several partitions are merged by timeKey; the page cursor is the last timeKey returned (exclusive).
+ */
+export type HistorySource = { kind: 'clients'; parentIds: readonly string[] } | { kind: 'vehicle'; vehicleId: number };
+
+export interface HistoryQuery {
+  source: HistorySource;
+  /** ISO times, inclusive, compared with the event time. */
+  from: string;
+  to: string;
+  limit: number;
+  /** Only alerts with a smaller timeKey (the previous page's cursor). */
+  before?: string;
+  ruleId?: number;
+  /** When given, alerts of other clients are left out (used with the vehicle index). */
+  parentIds?: ReadonlySet<string>;
+}
+
+export interface HistoryPage {
+  items: Alert[];
+  /** timeKey of the last item when more items follow. */
+  cursor: string | null;
+}
+
+interface Found {
+  timeKey: string;
+  alert: Alert;
+}
+
+export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
+  const partitions =
+    query.source.kind === 'vehicle'
+      ? [{ index: 'byVehicleTime', name: 'vehicleId', value: query.source.vehicleId as string | number }]
+      : query.source.parentIds.map((parentId) => ({ index: 'byParentTime', name: 'parentId', value: parentId as string | number }));
+  const found = (await Promise.all(partitions.map((partition) => queryPartition(partition, query)))).flat();
+  found.sort((a, b) => (a.timeKey < b.timeKey ? 1 : a.timeKey > b.timeKey ? -1 : 0));
+  const page = found.slice(0, query.limit);
+  return {
+    items: page.map((entry) => entry.alert),
+    cursor: found.length > query.limit ? page.at(-1)!.timeKey : null,
+  };
+}
+
+/** Up to limit + 1 matching alerts of one partition, newest first (one more tells whether a next page exists). */
+async function queryPartition(
+  partition: { index: string; name: string; value: string | number },
+  query: HistoryQuery,
+): Promise<Found[]> {
+  const upper = query.before ?? `${query.to}#\uffff`;
+  const found: Found[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: resourcesConfig().ALERTS_TABLE,
+        IndexName: partition.index,
+        KeyConditionExpression: '#partition = :value AND timeKey BETWEEN :from AND :upper',
+        FilterExpression: query.ruleId === undefined ? '#stored = :stored' : '#stored = :stored AND ruleId = :rule',
+        ExpressionAttributeNames: { '#partition': partition.name, '#stored': 'stored' },
+        ExpressionAttributeValues: {
+          ':value': partition.value,
+          ':from': query.from,
+          ':upper': upper,
+          ':stored': true,
+          ...(query.ruleId === undefined ? {} : { ':rule': query.ruleId }),
+        },
+        ScanIndexForward: false,
+        Limit: query.limit + 1,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const timeKey = String(item.timeKey);
+      if (query.before !== undefined && timeKey >= query.before) continue;
+      const parsed = alertSchema.safeParse(item);
+      if (!parsed.success) continue;
+      if (query.parentIds && !query.parentIds.has(parsed.data.parentId)) continue;
+      found.push({ timeKey, alert: parsed.data });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && found.length <= query.limit);
+  return found.slice(0, query.limit + 1);
+}

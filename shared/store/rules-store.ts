@@ -1,0 +1,191 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../aws/clients';
+import { resourcesConfig } from '../config';
+import { storedRuleSchema, type StoredRule } from '../schemas/notification';
+
+/**
+ * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId, rulesVersion }`:
+ * every write here bumps `rulesVersion` in the same transaction as the change, so evaluators reload.
+ * Writes are optimistic on the rule's `version`: a stale expected version cancels the whole transaction.
+ */
+export const RULES_META_ID = 0;
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+const table = () => resourcesConfig().RULES_TABLE;
+
+/** The rule changed (or vanished) since it was read. */
+export class StaleRuleError extends Error {
+  constructor(readonly ruleId: number) {
+    super(`notification ${ruleId} was changed by someone else; read it again`);
+  }
+}
+
+/** Transaction item bumping the rules version, optionally only if it still is `expected`. */
+export function rulesVersionBump(expected?: number): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: { id: RULES_META_ID },
+      UpdateExpression: 'ADD rulesVersion :one',
+      ExpressionAttributeValues: { ':one': 1, ...(expected === undefined ? {} : { ':expected': expected }) },
+      ...(expected === undefined
+        ? {}
+        : { ConditionExpression: expected === 0 ? 'attribute_not_exists(rulesVersion) OR rulesVersion = :expected' : 'rulesVersion = :expected' }),
+    },
+  };
+}
+
+export async function currentRulesVersion(): Promise<number> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: { id: RULES_META_ID }, ConsistentRead: true }));
+  return Number(Item?.rulesVersion ?? 0);
+}
+
+async function nextRuleId(): Promise<number> {
+  const { Attributes } = await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { id: RULES_META_ID },
+      UpdateExpression: 'ADD lastRuleId :one',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(Attributes?.lastRuleId);
+}
+
+async function transact(items: TransactItem[], ruleIds: number[]): Promise<void> {
+  try {
+    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      throw new StaleRuleError(ruleIds[index] ?? ruleIds[0] ?? 0);
+    }
+    throw error;
+  }
+}
+
+/** Stores a new rule under a fresh id from the meta counter. `extraChecks` join the transaction (e.g. geozones exist). */
+export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = []): Promise<StoredRule> {
+  const stored = storedRuleSchema.parse({ ...rule, id: await nextRuleId() });
+  await transact(
+    [{ Put: { TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' } }, rulesVersionBump(), ...extraChecks],
+    [stored.id],
+  );
+  return stored;
+}
+
+export async function getRule(id: number): Promise<StoredRule | null> {
+  if (id === RULES_META_ID) return null;
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: { id }, ConsistentRead: true }));
+  if (!Item) return null;
+  const parsed = storedRuleSchema.safeParse(Item);
+  return parsed.success ? parsed.data : null;
+}
+
+/** Replaces a rule whose stored version is `expectedVersion`; the new record must carry version + 1. */
+export async function replaceRule(rule: StoredRule, expectedVersion: number, extraChecks: TransactItem[] = []): Promise<StoredRule> {
+  const stored = storedRuleSchema.parse(rule);
+  await transact(
+    [
+      { Put: { TableName: table(), Item: stored, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } },
+      rulesVersionBump(),
+      ...extraChecks,
+    ],
+    [stored.id],
+  );
+  return stored;
+}
+
+export async function deleteRule(id: number, expectedVersion: number): Promise<void> {
+  await transact(
+    [
+      { Delete: { TableName: table(), Key: { id }, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } },
+      rulesVersionBump(),
+    ],
+    [id],
+  );
+}
+
+export interface ExpiryChange {
+  id: number;
+  expectedVersion: number;
+  expiresAt: string;
+  updatedAt: string;
+}
+
+/** Sets new expiry times on several rules at once (all or none), at most 99 per call. */
+export async function setRuleExpiries(changes: readonly ExpiryChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  if (changes.length > 99) throw new RangeError('at most 99 rules per expiry change');
+  await transact(
+    [
+      ...changes.map(
+        (change): TransactItem => ({
+          Update: {
+            TableName: table(),
+            Key: { id: change.id },
+            UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt, version = :next',
+            ConditionExpression: 'version = :expected',
+            ExpressionAttributeValues: {
+              ':expiresAt': change.expiresAt,
+              ':updatedAt': change.updatedAt,
+              ':expected': change.expectedVersion,
+              ':next': change.expectedVersion + 1,
+            },
+          },
+        }),
+      ),
+      rulesVersionBump(),
+    ],
+    changes.map((change) => change.id),
+  );
+}
+
+function parseRules(items: Record<string, unknown>[] | undefined): StoredRule[] {
+  return (items ?? []).flatMap((item) => {
+    const parsed = storedRuleSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+export async function listRulesOfClient(parentId: string): Promise<StoredRule[]> {
+  const rules: StoredRule[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'byParent',
+        KeyConditionExpression: 'parentId = :parent',
+        ExpressionAttributeValues: { ':parent': parentId },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    rules.push(...parseRules(page.Items));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return rules;
+}
+
+/** Rules whose `geoids` name the geozone. A scan: geozone deletions are rare and rule counts small. */
+export async function rulesReferencingGeozone(geozoneId: number): Promise<StoredRule[]> {
+  const rules: StoredRule[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new ScanCommand({
+        TableName: table(),
+        FilterExpression: 'contains(geoids, :zone)',
+        ExpressionAttributeValues: { ':zone': geozoneId },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    rules.push(...parseRules(page.Items));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return rules;
+}

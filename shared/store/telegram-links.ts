@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../aws/clients';
+import { resourcesConfig } from '../config';
+import { directoryKeys, storedUserSchema, telegramChatSchema, type StoredUser, type TelegramChat } from '../schemas/directory';
+
+/**
+ * Linking Telegram chats to users. A user asks the API for a single-use code, opens the bot with
+ * `/start <code>`, and the webhook redeems the code for the chat it came from.
+ *
+ * Besides the code items (`TGCODE#<code>`), every linked chat has a small item `TGCHAT#<chatId>` naming its
+ * user, so that `/stop` (which only knows the chat) can find the user, and a chat is linked to one user only.
+ */
+export const LINK_CODE_TTL_SECONDS = 15 * 60;
+
+const chatKey = (chatId: string) => ({ pk: `TGCHAT#${chatId}`, sk: 'TGCHAT' });
+
+function table(): string {
+  return resourcesConfig().DIRECTORY_TABLE;
+}
+
+/** Deep link that opens the bot with the code, when the bot's username is configured. */
+export function telegramStartLink(code: string): string | null {
+  const username = process.env.TELEGRAM_BOT_USERNAME;
+  return username ? `https://t.me/${username}?start=${code}` : null;
+}
+
+/** Creates a random single-use code for `userId`, valid for 15 minutes. */
+export async function issueLinkCode(
+  userId: string,
+  now: number,
+): Promise<{ code: string; expiresAt: string; link: string | null }> {
+  // 80 random bits as hex: within what Telegram accepts as a /start parameter ([A-Za-z0-9_-], at most 64)
+  const code = randomBytes(10).toString('hex');
+  const expiresAtMs = now + LINK_CODE_TTL_SECONDS * 1000;
+  const expiresAt = new Date(expiresAtMs).toISOString();
+  await documentClient().send(
+    new PutCommand({
+      TableName: table(),
+      Item: { ...directoryKeys.telegramCode(code), userId, expiresAt, ttl: Math.ceil(expiresAtMs / 1000) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { code, expiresAt, link: telegramStartLink(code) };
+}
+
+async function loadUser(userId: string): Promise<StoredUser | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: directoryKeys.user(userId), ConsistentRead: true }));
+  if (!Item) return null;
+  const parsed = storedUserSchema.safeParse(Item);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Redeems a code for a chat. The code is claimed first by a conditional delete, so it works exactly once even
+ * when Telegram delivers the same update twice; then the chat is added to the user's `telegramChats` (or
+ * re-activated). Returns null for an unknown, used or expired code, or when the user no longer exists.
+ */
+export async function redeemLinkCode(
+  code: string,
+  chat: { chatId: string; username: string },
+  now: number,
+): Promise<{ userId: string; login: string } | null> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(code)) return null;
+  let claimed: Record<string, unknown> | undefined;
+  try {
+    ({ Attributes: claimed } = await documentClient().send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: directoryKeys.telegramCode(code),
+        ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
+        ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
+        ReturnValues: 'ALL_OLD',
+      }),
+    ));
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
+  const userId = claimed?.userId;
+  if (typeof userId !== 'string') return null;
+
+  try {
+    const user = await addChatToUser(userId, chat, now);
+    if (!user) return null;
+    const previousOwner = await chatOwner(chat.chatId);
+    await documentClient().send(new PutCommand({ TableName: table(), Item: { ...chatKey(chat.chatId), userId } }));
+    if (previousOwner && previousOwner !== userId) await removeChatFromUser(previousOwner, chat.chatId);
+    return { userId, login: user.login };
+  } catch (error) {
+    // give the code back, so that the person can simply send it again
+    await documentClient().send(new PutCommand({ TableName: table(), Item: claimed }));
+    throw error;
+  }
+}
+
+async function addChatToUser(
+  userId: string,
+  chat: { chatId: string; username: string },
+  now: number,
+): Promise<StoredUser | null> {
+  const linked = telegramChatSchema.parse({
+    chatId: chat.chatId,
+    username: chat.username,
+    active: true,
+    linkedAt: new Date(now).toISOString(),
+  });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const user = await loadUser(userId);
+    if (!user) return null;
+    const index = user.telegramChats.findIndex((existing) => existing.chatId === chat.chatId);
+    const update =
+      index >= 0
+        ? {
+            UpdateExpression: `SET telegramChats[${index}] = :chat`,
+            ConditionExpression: `telegramChats[${index}].chatId = :chatId`,
+            ExpressionAttributeValues: { ':chat': linked, ':chatId': chat.chatId },
+          }
+        : {
+            UpdateExpression: 'SET telegramChats = list_append(if_not_exists(telegramChats, :empty), :chats)',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':empty': [], ':chats': [linked] },
+          };
+    try {
+      await documentClient().send(new UpdateCommand({ TableName: table(), Key: directoryKeys.user(userId), ...update }));
+      return user;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+  throw new Error('could not link the Telegram chat: the user record kept changing');
+}
+
+async function chatOwner(chatId: string): Promise<string | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: chatKey(chatId) }));
+  return typeof Item?.userId === 'string' ? Item.userId : null;
+}
+
+/** Removes one chat from a user's list; the condition on the element keeps a concurrent change from being lost. */
+async function removeChatFromUser(userId: string, chatId: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const user = await loadUser(userId);
+    const index = user?.telegramChats.findIndex((chat) => chat.chatId === chatId) ?? -1;
+    if (index < 0) return false;
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: directoryKeys.user(userId),
+          UpdateExpression: `REMOVE telegramChats[${index}]`,
+          ConditionExpression: `telegramChats[${index}].chatId = :chatId`,
+          ExpressionAttributeValues: { ':chatId': chatId },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+  return false;
+}
+
+/** `/stop`: unlinks a chat from whichever user it belongs to. Returns that user's id, or null if it was not linked. */
+export async function unlinkTelegramChat(chatId: string): Promise<{ userId: string } | null> {
+  const userId = await chatOwner(chatId);
+  if (!userId) return null;
+  await removeChatFromUser(userId, chatId);
+  await documentClient().send(new DeleteCommand({ TableName: table(), Key: chatKey(chatId) }));
+  return { userId };
+}
+
+/** A chat that blocked the bot: kept on the user for the record, but no further sends. */
+export async function markTelegramChatInactive(userId: string, chatId: string): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const user = await loadUser(userId);
+    const index = user?.telegramChats.findIndex((chat) => chat.chatId === chatId) ?? -1;
+    if (index < 0) return;
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: directoryKeys.user(userId),
+          UpdateExpression: `SET telegramChats[${index}].active = :false`,
+          ConditionExpression: `telegramChats[${index}].chatId = :chatId`,
+          ExpressionAttributeValues: { ':chatId': chatId, ':false': false },
+        }),
+      );
+      return;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+}
+
+export type { TelegramChat };

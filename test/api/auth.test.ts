@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { MAX_SESSIONS_PER_USER } from '../../shared/auth/sessions';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, login, seedTenants, type Api } from './support';
+
+describe('authentication', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const clock = new TestClock();
+  let api: Api;
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-auth');
+    tenants = await seedTenants('auth');
+    api = apiClient({ now: clock.now });
+  });
+  afterAll(async () => emulators.stop());
+
+  it('logs in with login and password and answers the token and the login', async () => {
+    const response = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenants.root.login, password: tenants.root.password } });
+    expect(response.status).toBe(200);
+    expect(response.body.User).toBe(tenants.root.login);
+    expect(response.body.AuthId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const check = await api({ method: 'GET', path: '/api/v3/auth/check', token: response.body.AuthId });
+    expect(check.status).toBe(200);
+  });
+
+  it('accepts the login in any letter case', async () => {
+    const response = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenants.child.login.toUpperCase(), password: tenants.child.password } });
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses a wrong password and an unknown login alike', async () => {
+    const wrong = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenants.child.login, password: 'nope' } });
+    const unknown = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: 'nobody-at-all', password: 'nope' } });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual(unknown.body);
+  });
+
+  it('answers 400 with each problem for a bad login body, and for malformed JSON', async () => {
+    const bad = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: '', password: 5 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('ValidationError');
+    expect(bad.body.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(['login', 'password']);
+    const malformed = await api({ method: 'POST', path: '/api/v3/auth/login', body: '{"login": ' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.issues).toEqual([{ path: '', message: 'the body must be valid JSON' }]);
+    const empty = await api({ method: 'POST', path: '/api/v3/auth/login' });
+    expect(empty.status).toBe(400);
+  });
+
+  it('answers 401 without a token and with an unknown token', async () => {
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check' })).status).toBe(401);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token: 'not-a-session' })).status).toBe(401);
+    expect((await api({ method: 'POST', path: '/api/v3/notifications/find', body: { parentId: tenants.root.agentId } })).status).toBe(401);
+  });
+
+  it('slides the session: each request prolongs it by the session duration (30 minutes by default)', async () => {
+    const token = await login(api, tenants.root);
+    clock.advance(29 * 60_000);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(200);
+    clock.advance(29 * 60_000);
+    const check = await api({ method: 'GET', path: '/api/v3/auth/check', token });
+    expect(check.status).toBe(200);
+    expect(Date.parse(check.body.expiresAt)).toBe(clock.value + 30 * 60_000);
+    clock.advance(30 * 60_000 + 1);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(401);
+  });
+
+  it(`keeps at most ${MAX_SESSIONS_PER_USER} sessions per user: a further login ends the oldest`, async () => {
+    const tokens: string[] = [];
+    for (let index = 0; index <= MAX_SESSIONS_PER_USER; index++) {
+      tokens.push(await login(api, tenants.child));
+      clock.advance(10);
+    }
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token: tokens[0] })).status).toBe(401);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token: tokens[1] })).status).toBe(200);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token: tokens.at(-1) })).status).toBe(200);
+  });
+
+  it('slows down repeated failed logins with 429 and Retry-After, then lets the right password in', async () => {
+    const attempt = (password: string) => api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenants.readOnly.login, password } });
+    for (let index = 0; index < 5; index++) expect((await attempt('guess')).status).toBe(401);
+    const throttled = await attempt(tenants.readOnly.password);
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers['Retry-After']).toBe('1');
+    clock.advance(1_000);
+    expect((await attempt('guess')).status).toBe(401);
+    const longer = await attempt(tenants.readOnly.password);
+    expect(longer.status).toBe(429);
+    expect(longer.headers['Retry-After']).toBe('2');
+    clock.advance(2_000);
+    expect((await attempt(tenants.readOnly.password)).status).toBe(200);
+    // a success clears the count
+    expect((await attempt('guess')).status).toBe(401);
+    expect((await attempt(tenants.readOnly.password)).status).toBe(200);
+  });
+
+  it('stores neither passwords nor tokens, only their hashes', async () => {
+    const token = await login(api, tenants.sibling);
+    const { Items = [] } = await documentClient().send(new ScanCommand({ TableName: resourcesConfig().DIRECTORY_TABLE }));
+    const everything = JSON.stringify(Items);
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain(tenants.sibling.password);
+    const user = Items.find((item) => item.id === tenants.sibling.userId);
+    expect(user?.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
+  });
+});
+
+describe('request rate per session', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const clock = new TestClock();
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-rate');
+    tenants = await seedTenants('rate');
+  });
+  afterAll(async () => emulators.stop());
+
+  it('rejects a request less than the interval after the previous one with 429 and Retry-After', async () => {
+    const api = apiClient({ now: clock.now, rateLimitIntervalMs: 1_000 });
+    const token = await login(api, tenants.root);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(200);
+    clock.advance(400);
+    const tooSoon = await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } });
+    expect(tooSoon.status).toBe(429);
+    expect(tooSoon.headers['Retry-After']).toBe('1');
+    clock.advance(600);
+    expect((await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } })).status).toBe(200);
+    // another session of the same user has its own pace
+    const other = await login(api, tenants.root);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token: other })).status).toBe(200);
+  });
+});

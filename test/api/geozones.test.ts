@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
+
+describe('geozones', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const clock = new TestClock();
+  let api: Api;
+  const tokens = { root: '', child: '', sibling: '', readOnly: '' };
+  const rulesVersion = async () =>
+    Number((await documentClient().send(new GetCommand({ TableName: resourcesConfig().RULES_TABLE, Key: { id: 0 } }))).Item?.rulesVersion ?? 0);
+  const createZone = (token: string, body: Record<string, unknown>) => api({ method: 'POST', path: '/api/v3/gis', token, body });
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-geozones');
+    tenants = await seedTenants('zones');
+    api = apiClient({ now: clock.now });
+    for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
+  });
+  afterAll(async () => emulators.stop());
+
+  it('creates a polygon with computed area and perimeter, whatever the input says, and bumps the rules version', async () => {
+    const before = await rulesVersion();
+    const response = await createZone(tokens.root, { ...squareZone(tenants.root.agentId), area: 1, perimetr: 1 });
+    expect(response.status).toBe(200);
+    // 0.01° × 0.01° at 55.7° N: about 627 m × 1112 m
+    expect(response.body.area).toBeGreaterThan(690_000);
+    expect(response.body.area).toBeLessThan(710_000);
+    expect(response.body.perimetr).toBeGreaterThan(3_450);
+    expect(response.body.perimetr).toBeLessThan(3_500);
+    expect(response.body).toMatchObject({ id: expect.any(Number), name: 'Depot', type: 'polygon', radius: null, createDate: new Date(clock.value).toISOString() });
+    expect(await rulesVersion()).toBe(before + 1);
+  });
+
+  it('creates a circle: area πr², perimeter 2πr', async () => {
+    const response = await createZone(tokens.root, {
+      name: 'Yard',
+      type: 'circle',
+      parentId: tenants.root.agentId,
+      radius: 100,
+      geometry: { type: 'Point', coordinates: [37.6, 55.7] },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.area).toBeCloseTo(Math.PI * 100 * 100, 1);
+    expect(response.body.perimetr).toBeCloseTo(2 * Math.PI * 100, 1);
+  });
+
+  it('answers 400 for invalid geometry, 404 for a foreign client, 403 for read-only users', async () => {
+    const open = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1]]] } }));
+    expect(open.status).toBe(400);
+    expect(open.body.issues[0].path).toMatch(/^geometry/);
+    const circleWithoutRadius = await createZone(tokens.root, squareZone(tenants.root.agentId, { type: 'circle' }));
+    expect(circleWithoutRadius.status).toBe(400);
+    expect((await createZone(tokens.root, squareZone(tenants.sibling.agentId))).status).toBe(404);
+    expect((await createZone(tokens.readOnly, squareZone(tenants.root.agentId))).status).toBe(403);
+  });
+
+  it('lists the zones of a client and below with the platform fields', async () => {
+    const childZone = (await createZone(tokens.child, squareZone(tenants.child.agentId, { name: 'Child yard' }))).body;
+    const list = await api({ method: 'POST', path: '/api/v3/gis/find', token: tokens.root, body: { parentId: tenants.root.agentId } });
+    expect(list.status).toBe(200);
+    const entry = list.body.find((zone: { id: number }) => zone.id === childZone.id);
+    expect(entry).toEqual({
+      id: childZone.id,
+      name: 'Child yard',
+      type: 'polygon',
+      fname: null,
+      parentId: tenants.child.agentId,
+      radius: null,
+      beginCalc: null,
+      endCalc: null,
+      description: 'main depot',
+      area: childZone.area,
+      perimetr: childZone.perimetr,
+      createDate: childZone.createDate,
+    });
+    const fromChild = await api({ method: 'POST', path: '/api/v3/gis/find', token: tokens.child, body: { parentId: tenants.child.agentId } });
+    expect(fromChild.body.every((zone: { parentId: string }) => zone.parentId === tenants.child.agentId)).toBe(true);
+    expect((await api({ method: 'POST', path: '/api/v3/gis/find', token: tokens.child, body: { parentId: tenants.root.agentId } })).status).toBe(404);
+  });
+
+  it('reads a zone with its geometry; 404 for unknown ids', async () => {
+    const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).body;
+    const read = await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.readOnly });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(zone);
+    expect((await api({ method: 'GET', path: '/api/v3/gis/987654', token: tokens.root })).status).toBe(404);
+    expect((await api({ method: 'GET', path: '/api/v3/gis/0', token: tokens.root })).status).toBe(400);
+  });
+
+  it('replaces a zone, recomputing its measures and keeping its creation date', async () => {
+    const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).body;
+    clock.advance(60_000);
+    const before = await rulesVersion();
+    const replaced = await api({
+      method: 'PUT',
+      path: '/api/v3/gis',
+      token: tokens.root,
+      body: { id: zone.id, name: 'Big yard', type: 'circle', parentId: tenants.root.agentId, radius: 50, geometry: { type: 'Point', coordinates: [37.6, 55.7] } },
+    });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ id: zone.id, name: 'Big yard', description: '', createDate: zone.createDate });
+    expect(replaced.body.area).toBeCloseTo(Math.PI * 2_500, 1);
+    expect(await rulesVersion()).toBe(before + 1);
+    expect((await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.root })).body).toEqual(replaced.body);
+    expect((await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...squareZone(tenants.root.agentId), id: 987654 } })).status).toBe(404);
+    expect((await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...squareZone(tenants.sibling.agentId), id: zone.id } })).status).toBe(404);
+    expect((await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.readOnly, body: { ...squareZone(tenants.root.agentId), id: zone.id } })).status).toBe(403);
+  });
+
+  it('refuses to delete a zone a rule refers to (409), deletes it once the rule lets go', async () => {
+    const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).body;
+    const rule = (await api({ method: 'POST', path: '/api/v3/notifications', token: tokens.root, body: ruleBody(tenants.root.agentId, { type: 0, geoids: [zone.id] }) })).body;
+    const refused = await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain(`ids ${rule.id}`);
+    expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...rule, geoids: [] } })).status).toBe(200);
+    const before = await rulesVersion();
+    const deleted = await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toBe('Success');
+    expect(await rulesVersion()).toBe(before + 1);
+    expect((await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.root })).status).toBe(404);
+    expect((await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root })).status).toBe(404);
+  });
+
+  it('answers 404 on every endpoint to a user of a sibling client, and 403 to read-only users on changes', async () => {
+    const zone = (await createZone(tokens.child, squareZone(tenants.child.agentId))).body;
+    const attempts = [
+      await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.sibling }),
+      await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.sibling, body: { ...squareZone(tenants.sibling.agentId), id: zone.id } }),
+      await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.sibling }),
+      await api({ method: 'POST', path: '/api/v3/gis/find', token: tokens.sibling, body: { parentId: tenants.child.agentId } }),
+    ];
+    expect(attempts.map((attempt) => attempt.status)).toEqual([404, 404, 404, 404]);
+    expect((await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.readOnly })).status).toBe(403);
+    expect((await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.child })).status).toBe(200);
+  });
+});

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { buildAlertItem } from '../../shared/store/alerts-store';
+import { getRule } from '../../shared/store/rules-store';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from './support';
+
+describe('alert history', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const clock = new TestClock();
+  let api: Api;
+  const tokens = { root: '', child: '', sibling: '', readOnly: '' };
+  const rules = { root: 0, rootUnstored: 0, child: 0, sibling: 0 };
+  const at = (minute: number) => new Date(Date.parse('2026-02-10T10:00:00.000Z') + minute * 60_000).toISOString();
+
+  async function writeAlert(ruleId: number, vehicleId: number, minute: number) {
+    const rule = await getRule(ruleId);
+    const event = { kind: 'speeding', time: at(minute), latitude: 55.7, longitude: 37.6, speed: 120, values: { limit: 90 } };
+    const item = buildAlertItem(rule!, vehicleId, event, Date.parse(at(minute)));
+    await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
+    return item.alertId;
+  }
+
+  const history = (token: string, body: Record<string, unknown>) =>
+    api({ method: 'POST', path: '/api/v3/notifications/history', token, body: { from: at(-60), to: at(60), ...body } });
+  const ids = (response: { body: { items: { alertId: string }[] } }) => response.body.items.map((item) => item.alertId);
+
+  const expected = { root: [] as string[], child: [] as string[], unstored: [] as string[], sibling: [] as string[] };
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-history');
+    tenants = await seedTenants('history');
+    api = apiClient({ now: clock.now });
+    for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
+    const create = async (token: string, body: Record<string, unknown>) =>
+      (await api({ method: 'POST', path: '/api/v3/notifications', token, body })).body.id as number;
+    rules.root = await create(tokens.root, ruleBody(tenants.root.agentId));
+    rules.rootUnstored = await create(tokens.root, ruleBody(tenants.root.agentId, { stored: false }));
+    rules.child = await create(tokens.child, ruleBody(tenants.child.agentId, { vehicleIds: [303] }));
+    rules.sibling = await create(tokens.sibling, ruleBody(tenants.sibling.agentId, { vehicleIds: [202] }));
+    for (const minute of [1, 2, 3, 4, 5]) expected.root.push(await writeAlert(rules.root, 101, minute));
+    for (const minute of [2.5, 6]) expected.child.push(await writeAlert(rules.child, 303, minute));
+    expected.unstored.push(await writeAlert(rules.rootUnstored, 101, 7));
+    // a sibling's rule that watches vehicle 101 too: its alerts stay the sibling's
+    expected.sibling.push(await writeAlert(rules.sibling, 101, 8));
+  });
+  afterAll(async () => emulators.stop());
+
+  it('answers stored alerts of the own client and the clients below, newest first', async () => {
+    const response = await history(tokens.root, {});
+    expect(response.status).toBe(200);
+    expect(ids(response)).toEqual([expected.child[1], expected.root[4], expected.root[3], expected.root[2], expected.child[0], expected.root[1], expected.root[0]]);
+    expect(response.body.nextToken).toBeNull();
+    expect(response.body.items[0]).toMatchObject({ ruleId: rules.child, vehicleId: 303, parentId: tenants.child.agentId, stored: true, event: { kind: 'speeding', time: at(6) } });
+    expect(response.body.items[0].timeKey).toBeUndefined();
+    expect(response.body.items[0].outbox).toBeUndefined();
+  });
+
+  it('pages with nextToken without losing or repeating an alert', async () => {
+    const seen: string[] = [];
+    let nextToken: string | undefined;
+    let pages = 0;
+    do {
+      const response = await history(tokens.root, { limit: 2, ...(nextToken ? { nextToken } : {}) });
+      expect(response.status).toBe(200);
+      expect(response.body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...ids(response));
+      nextToken = response.body.nextToken ?? undefined;
+      pages++;
+    } while (nextToken && pages < 10);
+    expect(pages).toBe(4);
+    expect(seen).toEqual(ids(await history(tokens.root, {})));
+  });
+
+  it('narrows to a client, a rule, a vehicle and a time window', async () => {
+    expect(ids(await history(tokens.root, { parentId: tenants.child.agentId }))).toEqual([...expected.child].reverse());
+    expect(ids(await history(tokens.root, { ruleId: rules.root }))).toEqual([...expected.root].reverse());
+    expect(ids(await history(tokens.readOnly, { vehicleId: 101 }))).toEqual([...expected.root].reverse());
+    expect(ids(await history(tokens.sibling, { vehicleId: 101 }))).toEqual(expected.sibling);
+    expect(ids(await history(tokens.root, { from: at(2), to: at(4) }))).toEqual([expected.root[3], expected.root[2], expected.child[0], expected.root[1]]);
+    expect(ids(await history(tokens.child, {}))).toEqual([...expected.child].reverse());
+  });
+
+  it('answers 404 for a client or rule outside the scope', async () => {
+    expect((await history(tokens.sibling, { parentId: tenants.root.agentId })).status).toBe(404);
+    expect((await history(tokens.child, { parentId: tenants.root.agentId })).status).toBe(404);
+    expect((await history(tokens.sibling, { ruleId: rules.root })).status).toBe(404);
+    expect((await history(tokens.child, { ruleId: rules.root })).status).toBe(404);
+  });
+
+  it('answers 400 for a reversed window, a limit over 1000 and a token it did not issue', async () => {
+    const reversed = await history(tokens.root, { from: at(10), to: at(0) });
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.issues[0].path).toBe('to');
+    expect((await history(tokens.root, { limit: 1001 })).status).toBe(400);
+    const token = await history(tokens.root, { nextToken: 'garbage' });
+    expect(token.status).toBe(400);
+    expect(token.body.issues[0].path).toBe('nextToken');
+    expect((await api({ method: 'POST', path: '/api/v3/notifications/history', token: tokens.root, body: {} })).status).toBe(400);
+  });
+});

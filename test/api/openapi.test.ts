@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { apiRoutes } from '../../shared/api/routes';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { apiClient, type Api } from './support';
+
+describe('OpenAPI document', () => {
+  let emulators: Emulators;
+  let api: Api;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-openapi');
+    api = apiClient();
+  });
+  afterAll(async () => emulators.stop());
+
+  it('is served without a session and is a valid OpenAPI 3.1 document', async () => {
+    const response = await api({ method: 'GET', path: '/api/v3/openapi.json' });
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(response.body));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+  });
+
+  it('describes exactly the routes the router serves, with their bodies and errors', async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(apiRoutes.map((route) => `${route.method} ${route.path}`).sort());
+    const create = document.paths['/api/v3/notifications'].post;
+    expect(create.requestBody.content['application/json'].schema.properties).toHaveProperty('vehicleIds');
+    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429', '500']);
+    expect(document.paths['/api/v3/notifications/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
+    expect(document.paths['/api/v3/auth/login'].post.security).toBeUndefined();
+    expect(document.paths['/api/v3/gis/find'].post.security).toEqual([{ XAuth: [] }]);
+  });
+
+  it('answers 404 for an endpoint that does not exist', async () => {
+    const response = await api({ method: 'GET', path: '/api/v3/vehicles' });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: 'NotFound', message: 'no such endpoint' });
+  });
+});

@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { snsClient, sqsClient } from '../../shared/aws/clients';
+import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { createDeliverHandler } from '../../functions/deliver/handler';
+import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
+import { resetTelegramSender } from '../../shared/delivery/senders';
+import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { FakeSecretsManager } from './support/fake-secrets-manager';
+import { FakeTelegram } from './support/fake-telegram';
+import { SnsStub } from './support/sns-stub';
+import { getAlertItem, getUser, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
+
+const BOT_TOKEN = '123456:test-bot-token';
+
+describe('deliver function', () => {
+  let emulators: Emulators;
+  const telegram = new FakeTelegram();
+  const secrets = new FakeSecretsManager();
+  // SNS has no local emulator: Publish and CreatePlatformEndpoint are answered by a stub in the client's middleware
+  const sns = new SnsStub();
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('deliver');
+    process.env.TELEGRAM_API_ROOT = await telegram.start();
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
+    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
+    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: 'hook-secret' }));
+    forgetTelegramCredentials();
+    resetTelegramSender();
+    sns.install(snsClient());
+  });
+  afterAll(async () => {
+    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
+  });
+  beforeEach(async () => {
+    telegram.reset();
+    sns.calls.length = 0;
+    await clearSentEmails(emulators);
+  });
+
+  async function enqueue(body: string): Promise<void> {
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: body }));
+  }
+
+  /** One batch, as Lambda's event source mapping would hand it over; failed records come back at once. */
+  async function deliverOnce(handler: SqsHandler = createDeliverHandler() as unknown as SqsHandler): Promise<number> {
+    return pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
+  }
+
+  async function drain(handler?: SqsHandler): Promise<void> {
+    for (let round = 0; round < 10; round++) if ((await deliverOnce(handler)) === 0) return;
+  }
+
+  it('e-mails each recipient user and side address once, each in its language, then settles the alert', async () => {
+    const owner = await putUser({ login: 'owner-ru', email: 'owner@example.com', language: 1 });
+    const colleague = await putUser({ login: 'colleague', email: 'Colleague@Example.com', language: 2 });
+    const rule = await putRule({
+      userId: owner.id,
+      toEmail: true,
+      recipientIds: [owner.id, colleague.id],
+      enableSideEmails: true,
+      sideEmails: ['fleet@example.com', 'colleague@example.com'],
+      timezone: 'Europe/Moscow',
+    });
+    await putVehicle(12, 'Truck <A&B>');
+    const alert = await putAlert(rule, 12);
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+
+    const emails = await sentEmails(emulators);
+    const to = (address: string) => emails.filter((email) => email.destination.to.includes(address));
+    expect(emails).toHaveLength(3);
+    expect(to('owner@example.com')[0]?.subject).toBe('Truck <A&B>: превышение скорости, 104 км/ч');
+    expect(to('Colleague@Example.com')[0]?.subject).toBe('Truck <A&B>: speeding, 104 km/h');
+    // side addresses are written in the rule owner's language
+    expect(to('fleet@example.com')[0]?.subject).toBe('Truck <A&B>: превышение скорости, 104 км/ч');
+    const english = to('Colleague@Example.com')[0]!;
+    expect(english.body.text).toContain('Time: 2026-03-01 13:00 (Europe/Moscow)');
+    expect(english.body.html).toContain('<b>Truck &lt;A&amp;B&gt;</b>');
+    expect(english.body.html).toContain('https://www.openstreetmap.org/?mlat=55.75580&amp;mlon=37.61730');
+
+    const item = await getAlertItem(alert.alertId);
+    expect(item.status).toBe('delivered');
+    expect(item.outbox).toBeUndefined();
+    expect(item.deliveryLease).toBeUndefined();
+    expect(Object.keys(item.deliveries as object).sort()).toEqual([
+      'email:colleague@example.com',
+      'email:fleet@example.com',
+      'email:owner@example.com',
+    ]);
+    expect(Object.values(item.deliveries as Record<string, { status: string }>).map((entry) => entry.status)).toEqual([
+      'sent',
+      'sent',
+      'sent',
+    ]);
+  });
+
+  it('sends Telegram messages in HTML, waiting out a 429, and marks a chat that blocked the bot inactive', async () => {
+    const user = await putUser({
+      login: 'dispatcher',
+      email: 'dispatcher@example.com',
+      telegramChats: [
+        { chatId: '4242', username: 'disp', active: true, linkedAt: '2026-01-01T00:00:00.000Z' },
+        { chatId: '666', username: 'gone', active: true, linkedAt: '2026-01-01T00:00:00.000Z' },
+        { chatId: '777', username: 'old', active: false, linkedAt: '2026-01-01T00:00:00.000Z' },
+      ],
+    });
+    const rule = await putRule({ userId: user.id, recipientIds: [user.id], toTelegram: true, telegrams: [{ id: '-100500', info: 'night shift' }] });
+    await putVehicle(13, 'Tanker "Q" <1>');
+    telegram.script('4242', { code: 429, retryAfter: 1 });
+    telegram.block('666');
+    const alert = await putAlert(rule, 13);
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+
+    const delivered = telegram.delivered();
+    expect(delivered.map((message) => message.chatId).sort()).toEqual(['-100500', '4242']);
+    expect(delivered[0]?.parseMode).toBe('HTML');
+    expect(delivered[0]?.text).toContain('<b>Tanker &quot;Q&quot; &lt;1&gt;</b> is speeding: 104 km/h (limit 90 km/h).');
+    expect(telegram.calls.every((call) => call.token === BOT_TOKEN)).toBe(true);
+    // the blocked chat was tried once and not again; the inactive one not at all
+    expect(telegram.calls.filter((call) => call.payload.chat_id === '666')).toHaveLength(1);
+    expect(telegram.calls.filter((call) => call.payload.chat_id === '777')).toHaveLength(0);
+
+    const chats = (await getUser(user.id)).telegramChats;
+    expect(chats.find((chat) => chat.chatId === '666')?.active).toBe(false);
+    expect(chats.find((chat) => chat.chatId === '4242')?.active).toBe(true);
+    const item = await getAlertItem(alert.alertId);
+    const deliveries = item.deliveries as Record<string, { status: string; error?: string }>;
+    expect(deliveries['telegram:4242']?.status).toBe('sent');
+    expect(deliveries['telegram:-100500']?.status).toBe('sent');
+    expect(deliveries['telegram:666']).toMatchObject({ status: 'failed', error: expect.stringContaining('403') });
+    expect(deliveries['telegram:777']?.status).toBe('skipped');
+    expect(item.status).toBe('delivered');
+  });
+
+  it('retries a delivery whose Telegram send failed after the e-mail went out, without e-mailing twice', async () => {
+    const user = await putUser({
+      login: 'retry-user',
+      email: 'retry@example.com',
+      telegramChats: [{ chatId: '5151', username: '', active: true, linkedAt: '2026-01-01T00:00:00.000Z' }],
+    });
+    const rule = await putRule({ userId: user.id, recipientIds: [user.id], toEmail: true, toTelegram: true });
+    // a retry_after longer than the function may wait: the send is left to a later attempt
+    telegram.script('5151', { code: 429, retryAfter: 600 });
+    const alert = await putAlert(rule, 14);
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+
+    expect(await deliverOnce()).toBe(1);
+    const afterFirst = await getAlertItem(alert.alertId);
+    expect(afterFirst.status).toBe('pending');
+    expect(afterFirst.outbox).toBe('pending');
+    expect((afterFirst.deliveries as Record<string, unknown>)['email:retry@example.com']).toMatchObject({ status: 'sent' });
+    expect((afterFirst.deliveryRetries as Record<string, unknown>)['telegram:5151']).toMatchObject({
+      attempts: 1,
+      error: expect.stringContaining('429'),
+    });
+
+    expect(await deliverOnce()).toBe(1); // the failed record came back
+    expect(await deliverOnce()).toBe(0);
+    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes('retry@example.com'))).toHaveLength(1);
+    expect(telegram.delivered().map((message) => message.chatId)).toEqual(['5151']);
+    const settled = await getAlertItem(alert.alertId);
+    expect(settled.status).toBe('delivered');
+    expect(settled.outbox).toBeUndefined();
+    expect((settled.deliveries as Record<string, unknown>)['telegram:5151']).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+
+  it('gives up on the last receive, records why, and takes the alert out of the outbox', async () => {
+    const rule = await putRule({ toTelegram: true, telegrams: [{ id: '8080', info: '' }] });
+    telegram.script('8080', { code: 429, retryAfter: 600 }, { code: 429, retryAfter: 600 });
+    const alert = await putAlert(rule, 15);
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    const handler = createDeliverHandler({ maxReceiveCount: 2 }) as unknown as SqsHandler;
+    await drain(handler);
+
+    const item = await getAlertItem(alert.alertId);
+    expect(item.status).toBe('failed');
+    expect(item.outbox).toBeUndefined();
+    expect((item.deliveries as Record<string, unknown>)['telegram:8080']).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      error: expect.stringMatching(/^gave up after 2 attempts: .*429/),
+    });
+    expect(telegram.delivered()).toEqual([]);
+  });
+
+  it('pushes to the users devices through SNS and removes a disabled endpoint', async () => {
+    const good = 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/good';
+    const dead = 'arn:aws:sns:us-east-1:000000000000:endpoint/APNS/fleetwatch/dead';
+    const user = await putUser({
+      login: 'mobile',
+      email: 'mobile@example.com',
+      pushDevices: [
+        { platform: 'fcm', endpointArn: good, registeredAt: '2026-01-01T00:00:00.000Z' },
+        { platform: 'apns', endpointArn: dead, registeredAt: '2026-01-01T00:00:00.000Z' },
+      ],
+    });
+    sns.failFor(dead, 'EndpointDisabledException', 'Endpoint is disabled');
+    const rule = await putRule({ userId: user.id, recipientIds: [user.id], toMobile: true, type: 6, name: 'Panic' });
+    const alert = await putAlert(rule, 16, { kind: 'panic', values: {} });
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+
+    const publishes = sns.calls.filter((call) => call.command === 'Publish');
+    expect(publishes.map((call) => call.input.TargetArn).sort()).toEqual([dead, good].sort());
+    const sent = publishes.find((call) => call.input.TargetArn === good)!;
+    expect(sent.input.MessageStructure).toBe('json');
+    const message = JSON.parse(String(sent.input.Message)) as Record<string, string>;
+    const fcm = JSON.parse(message.GCM!) as { fcmV1Message: { message: { notification: { title: string }; data: Record<string, string> } } };
+    expect(fcm.fcmV1Message.message.notification.title).toBe('PANIC: Vehicle 16');
+    expect(fcm.fcmV1Message.message.data).toMatchObject({ alertId: alert.alertId, vehicleId: '16' });
+    const apns = JSON.parse(message.APNS!) as { aps: { alert: { title: string } } };
+    expect(apns.aps.alert.title).toBe('PANIC: Vehicle 16');
+
+    expect((await getUser(user.id)).pushDevices.map((device) => device.endpointArn)).toEqual([good]);
+    const deliveries = (await getAlertItem(alert.alertId)).deliveries as Record<string, { status: string }>;
+    expect(deliveries[`push:${good}`]?.status).toBe('sent');
+    expect(deliveries[`push:${dead}`]?.status).toBe('failed');
+  });
+
+  it('sends a duplicated queue message only once', async () => {
+    const user = await putUser({ login: 'dup', email: 'dup@example.com' });
+    const rule = await putRule({ userId: user.id, recipientIds: [user.id], toEmail: true });
+    const alert = await putAlert(rule, 17);
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+    // and a late third copy, e.g. re-enqueued by the outbox sweep
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes('dup@example.com'))).toHaveLength(1);
+    expect((await getAlertItem(alert.alertId)).status).toBe('delivered');
+  });
+
+  it("renders a rule's own message template with escaped placeholders", async () => {
+    const rule = await putRule({
+      toTelegram: true,
+      telegrams: [{ id: '9090', info: '' }],
+      settings: { messageTemplate: 'Alarm: {{vehicle}} at {{speed}} km/h <i>{{unknown}}</i>' },
+    });
+    await putVehicle(18, '<script>&');
+    const alert = await putAlert(rule, 18);
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+    expect(telegram.delivered()[0]?.text).toBe('Alarm: &lt;script&gt;&amp; at 104 km/h <i></i>');
+  });
+
+  it('parks malformed requests on the DLQ with the reason, without failing the batch', async () => {
+    await enqueue('not json');
+    await enqueue(JSON.stringify({ alert: 'x' }));
+    expect(await deliverOnce()).toBe(2);
+    expect(await deliverOnce()).toBe(0);
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
+    );
+    const reasons = Object.fromEntries(Messages.map((message) => [message.Body, message.MessageAttributes?.reason?.StringValue]));
+    expect(reasons['not json']).toBe('body is not JSON');
+    expect(reasons['{"alert":"x"}']).toMatch(/^body is not \{"alertId": "..."\}: alertId/);
+  });
+
+  it('acknowledges a request for an alert that no longer exists', async () => {
+    await enqueue(JSON.stringify({ alertId: 'expired-alert' }));
+    expect(await deliverOnce()).toBe(1);
+    expect(await deliverOnce()).toBe(0);
+  });
+});

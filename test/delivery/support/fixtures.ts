@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../../shared/aws/clients';
+import { resourcesConfig } from '../../../shared/config';
+import { alertSchema, type Alert } from '../../../shared/schemas/alert';
+import { directoryKeys, storedUserSchema, type StoredUser } from '../../../shared/schemas/directory';
+import { storedRuleSchema, type StoredRule } from '../../../shared/schemas/notification';
+
+export const PARENT_ID = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
+
+export async function putUser(fields: Partial<StoredUser> & { login: string; email: string }): Promise<StoredUser> {
+  const user = storedUserSchema.parse({
+    id: randomUUID(),
+    parentId: PARENT_ID,
+    passwordHash: 'scrypt$16384$8$1$c2FsdA==$aGFzaA==',
+    ...fields,
+  });
+  await documentClient().send(
+    new PutCommand({
+      TableName: resourcesConfig().DIRECTORY_TABLE,
+      Item: { ...directoryKeys.user(user.id), ...directoryKeys.loginIndex(user.login), ...user },
+    }),
+  );
+  return user;
+}
+
+export async function getUser(userId: string): Promise<StoredUser> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.user(userId), ConsistentRead: true }),
+  );
+  return storedUserSchema.parse(Item);
+}
+
+let nextRuleId = 100;
+
+export async function putRule(fields: Partial<StoredRule>): Promise<StoredRule> {
+  const rule = storedRuleSchema.parse({
+    id: nextRuleId++,
+    type: 2,
+    parentId: PARENT_ID,
+    name: 'Speed limit',
+    active: true,
+    version: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    validFrom: '2026-01-01T00:00:00.000Z',
+    expiresAt: '2026-12-01T00:00:00.000Z',
+    ...fields,
+  });
+  await documentClient().send(new PutCommand({ TableName: resourcesConfig().RULES_TABLE, Item: rule }));
+  return rule;
+}
+
+export async function putVehicle(vehicleId: number, name: string): Promise<void> {
+  await documentClient().send(
+    new PutCommand({
+      TableName: resourcesConfig().DIRECTORY_TABLE,
+      Item: { ...directoryKeys.vehicle(vehicleId), vehicleId, name, parentId: PARENT_ID },
+    }),
+  );
+}
+
+let nextAlert = 1;
+
+/** A pending alert as the evaluate function writes it. */
+export async function putAlert(rule: StoredRule, vehicleId: number, event: Partial<Alert['event']> = {}): Promise<Alert> {
+  const time = new Date(Date.parse('2026-03-01T10:00:00.000Z') + nextAlert * 1000).toISOString();
+  const alert = alertSchema.parse({
+    alertId: `alert-${process.pid}-${nextAlert++}`,
+    ruleId: rule.id,
+    ruleType: rule.type,
+    ruleName: rule.name,
+    vehicleId,
+    parentId: rule.parentId,
+    event: { kind: 'speeding', time, latitude: 55.7558, longitude: 37.6173, speed: 104, values: { limit: 90 }, ...event },
+    createdAt: time,
+    status: 'pending',
+    deliveries: {},
+    stored: rule.stored,
+  });
+  await documentClient().send(
+    new PutCommand({
+      TableName: resourcesConfig().ALERTS_TABLE,
+      Item: { ...alert, timeKey: `${alert.event.time}#${alert.alertId}`, outbox: 'pending', expiresAt: 1_900_000_000 },
+    }),
+  );
+  return alert;
+}
+
+export async function getAlertItem(alertId: string): Promise<Record<string, unknown>> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: resourcesConfig().ALERTS_TABLE, Key: { alertId }, ConsistentRead: true }),
+  );
+  if (!Item) throw new Error(`alert ${alertId} not found`);
+  return Item;
+}

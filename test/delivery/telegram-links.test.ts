@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import {
+  issueLinkCode,
+  markTelegramChatInactive,
+  redeemLinkCode,
+  unlinkTelegramChat,
+} from '../../shared/store/telegram-links';
+import { getUser, putUser } from './support/fixtures';
+
+const NOW = Date.parse('2026-03-01T10:00:00Z');
+
+describe('Telegram link codes', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('tg-links');
+  });
+  afterAll(async () => emulators.stop());
+
+  it('links a chat once per code, and a second redemption fails', async () => {
+    const user = await putUser({ login: 'dispatcher', email: 'dispatcher@example.com' });
+    const { code, expiresAt } = await issueLinkCode(user.id, NOW);
+    expect(code).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
+    expect(Date.parse(expiresAt)).toBe(NOW + 15 * 60 * 1000);
+
+    const linked = await redeemLinkCode(code, { chatId: '4242', username: 'ops' }, NOW + 1000);
+    expect(linked).toEqual({ userId: user.id, login: 'dispatcher' });
+    expect((await getUser(user.id)).telegramChats).toEqual([
+      { chatId: '4242', username: 'ops', active: true, linkedAt: new Date(NOW + 1000).toISOString() },
+    ]);
+
+    expect(await redeemLinkCode(code, { chatId: '999', username: 'other' }, NOW + 2000)).toBeNull();
+    expect((await getUser(user.id)).telegramChats.map((chat) => chat.chatId)).toEqual(['4242']);
+  });
+
+  it('refuses an expired or unknown code', async () => {
+    const user = await putUser({ login: 'late', email: 'late@example.com' });
+    const { code } = await issueLinkCode(user.id, NOW);
+    expect(await redeemLinkCode(code, { chatId: '1', username: '' }, NOW + 16 * 60 * 1000)).toBeNull();
+    expect(await redeemLinkCode('nosuchcode', { chatId: '1', username: '' }, NOW)).toBeNull();
+    expect(await redeemLinkCode('bad code!', { chatId: '1', username: '' }, NOW)).toBeNull();
+    expect((await getUser(user.id)).telegramChats).toEqual([]);
+  });
+
+  it('re-linking a blocked chat re-activates it without duplicating it', async () => {
+    const user = await putUser({ login: 'relink', email: 'relink@example.com' });
+    await redeemLinkCode((await issueLinkCode(user.id, NOW)).code, { chatId: '77', username: 'a' }, NOW);
+    await markTelegramChatInactive(user.id, '77');
+    expect((await getUser(user.id)).telegramChats[0]?.active).toBe(false);
+    await redeemLinkCode((await issueLinkCode(user.id, NOW)).code, { chatId: '77', username: 'b' }, NOW);
+    const chats = (await getUser(user.id)).telegramChats;
+    expect(chats).toHaveLength(1);
+    expect(chats[0]).toMatchObject({ chatId: '77', username: 'b', active: true });
+  });
+
+  it('moves a chat linked by another user, and /stop unlinks it', async () => {
+    const first = await putUser({ login: 'first', email: 'first@example.com' });
+    const second = await putUser({ login: 'second', email: 'second@example.com' });
+    await redeemLinkCode((await issueLinkCode(first.id, NOW)).code, { chatId: '55', username: '' }, NOW);
+    await redeemLinkCode((await issueLinkCode(second.id, NOW)).code, { chatId: '55', username: '' }, NOW);
+    expect((await getUser(first.id)).telegramChats).toEqual([]);
+    expect((await getUser(second.id)).telegramChats.map((chat) => chat.chatId)).toEqual(['55']);
+
+    expect(await unlinkTelegramChat('55')).toEqual({ userId: second.id });
+    expect((await getUser(second.id)).telegramChats).toEqual([]);
+    expect(await unlinkTelegramChat('55')).toBeNull();
+  });
+});

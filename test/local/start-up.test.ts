@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
+import { seedDemoData } from '../../infra/local/seed';
+import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
+import { sentEmails, type SentEmail } from '../support/emulators';
+
+/**
+ * `npm start` in-process, with the real evaluate, deliver, sweep and API handlers on the emulators: a hand-fed
+ * stretch of the simulated speeder's trace must end as one speeding e-mail in the SES inbox.
+ */
+describe('local runtime end to end', () => {
+  let runtime: LocalRuntime;
+  const lines: string[] = [];
+  const fleet = demoFleet(3);
+  const speeder = fleet[0]!;
+
+  beforeAll(async () => {
+    runtime = await startLocalRuntime({
+      prefix: `t-local-e2e-${process.pid}`,
+      fleet,
+      simulator: false,
+      log: (line) => lines.push(line),
+    });
+  });
+  afterAll(async () => runtime?.stop());
+
+  async function waitFor<T>(read: () => Promise<T | undefined>, attempts = 150): Promise<T | undefined> {
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const value = await read();
+      if (value !== undefined) return value;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return undefined;
+  }
+
+  it('seeds the demo client, user, vehicles and rules, idempotently', async () => {
+    expect(runtime.demo.rules.map((rule) => rule.name)).toEqual(['Speeding over 90 km/h', 'Left the depot yard', 'Idling over 3 minutes']);
+    const again = await seedDemoData(fleet);
+    expect(again.created).toEqual([]);
+    expect(again.agentId).toBe(runtime.demo.agentId);
+    expect(again.rules).toEqual(runtime.demo.rules);
+    const { Item } = await documentClient().send(
+      new GetCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: { pk: `VEHICLE#${speeder.vehicleId}`, sk: 'PROFILE' } }),
+    );
+    expect(Item).toMatchObject({ name: speeder.name, parentId: runtime.demo.agentId });
+  });
+
+  it('turns a speeding stretch of the simulated trace into one speeding e-mail to the side address', async () => {
+    // 40 s of the demo fleet ending now: the speeder is above 90 km/h from about the 7th second
+    const start = Math.floor(Date.now() / 1000) * 1000 - 40_000;
+    await sendTerminalMessages(runtime.emulators.queues.input, simulatedSpan(fleet, start, 0, 40));
+
+    const speedingMail = (emails: SentEmail[]) =>
+      emails.filter((email) => email.destination.to.includes('ops@fleetwatch.local') && email.subject.includes(speeder.name));
+    const found = await waitFor(async () => {
+      const emails = speedingMail(await sentEmails(runtime.emulators));
+      return emails.length > 0 ? emails : undefined;
+    });
+    expect(found, 'no speeding e-mail reached the SES inbox').toBeDefined();
+    const [email] = found!;
+    expect(email!.from).toBe('alerts@fleetwatch.local');
+    expect(email!.subject.toLowerCase()).toContain('speeding');
+    expect(email!.body.text).toContain('90 km/h');
+    expect(email!.body.html).toContain(speeder.name);
+
+    // the console shows the alert and its delivery; the episode raised exactly one e-mail
+    const delivered = await waitFor(async () => lines.find((line) => line.includes('DELIVERED') && line.includes('speeding')));
+    expect(delivered).toContain('email:ops@fleetwatch.local sent');
+    expect(lines.filter((line) => line.includes('ALERT') && line.includes('speeding'))).toHaveLength(1);
+    expect(speedingMail(await sentEmails(runtime.emulators))).toHaveLength(1);
+  });
+
+  it('serves the API through the local HTTP API: demo login, then the demo rules', async () => {
+    const login = await fetch(`${runtime.apiUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'demo', password: 'demo' }),
+    });
+    expect(login.status).toBe(200);
+    const { AuthId } = (await login.json()) as { AuthId: string };
+    expect(AuthId).toEqual(expect.any(String));
+
+    const find = await fetch(`${runtime.apiUrl}/notifications/find`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth': AuthId },
+      body: JSON.stringify({ parentId: runtime.demo.agentId }),
+    });
+    expect(find.status).toBe(200);
+    const rules = (await find.json()) as Array<{ id: number; name: string; active: boolean }>;
+    expect(rules.map((rule) => rule.name).sort()).toEqual(['Idling over 3 minutes', 'Left the depot yard', 'Speeding over 90 km/h']);
+    expect(rules.every((rule) => rule.active)).toBe(true);
+  });
+});

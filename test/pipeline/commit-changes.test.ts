@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { commitChanges, type VehicleChange } from '../../shared/pipeline/commit-changes';
+import { buildAlertItem } from '../../shared/store/alerts-store';
+import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { countDynamoRequests } from '../support/count-requests';
+import { alertsInTable, storedRule, T0 } from './support';
+
+const rule = storedRule({ id: 7 });
+
+function state(vehicleId: number, version: number, marker: string): VehicleState {
+  return { vehicleId, version, lastDeviceTime: new Date(T0).toISOString(), lastSeenAt: T0, lastPosition: null, rules: { '7': { marker } } };
+}
+
+function alert(vehicleId: number, second: number) {
+  const time = new Date(T0 + second * 1000).toISOString();
+  return buildAlertItem(rule, vehicleId, { kind: 'speeding', time, latitude: 1, longitude: 2, speed: 100, values: {} }, T0);
+}
+
+async function storedState(vehicleId: number) {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId }, ConsistentRead: true }),
+  );
+  return Item;
+}
+
+describe('committing vehicle changes', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('pipeline-commit');
+  });
+  afterAll(async () => emulators.stop());
+
+  it('packs several vehicles into one transaction', async () => {
+    const counter = countDynamoRequests();
+    try {
+      const changes: VehicleChange[] = [1, 2, 3].map((vehicleId) => ({
+        vehicleId,
+        expectedVersion: 0,
+        state: state(vehicleId, 0, 'first'),
+        alerts: [alert(vehicleId, 1)],
+      }));
+      const result = await commitChanges(changes, async () => undefined);
+      expect(result.failedVehicles.size).toBe(0);
+      expect(result.created).toHaveLength(3);
+      expect(counter.byCommand()).toEqual({ TransactWriteItems: 1 });
+      expect(await storedState(2)).toMatchObject({ version: 1, rules: { '7': { marker: 'first' } } });
+    } finally {
+      counter.detach();
+    }
+  });
+
+  it('retries vehicles alone when their shared transaction is cancelled: duplicates dropped, moved states re-evaluated', async () => {
+    // vehicle 11 moved on since the change was computed; vehicle 12 raises an alert that already exists
+    await documentClient().send(new PutCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Item: state(11, 4, 'concurrent') }));
+    const existing = alert(12, 5);
+    await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: existing }));
+
+    const reevaluated: number[] = [];
+    const changes: VehicleChange[] = [
+      { vehicleId: 10, expectedVersion: 0, state: state(10, 0, 'ok'), alerts: [alert(10, 5)] },
+      { vehicleId: 11, expectedVersion: 3, state: state(11, 3, 'computed from version 3'), alerts: [alert(11, 5)] },
+      { vehicleId: 12, expectedVersion: 0, state: state(12, 0, 'ok'), alerts: [existing, alert(12, 6)] },
+    ];
+    const result = await commitChanges(changes, async (vehicleId) => {
+      reevaluated.push(vehicleId);
+      return { vehicleId, expectedVersion: 4, state: state(vehicleId, 4, 'recomputed from version 4'), alerts: [alert(vehicleId, 5)] };
+    });
+
+    expect(result.failedVehicles.size).toBe(0);
+    expect(reevaluated).toEqual([11]);
+    expect(result.created.map((created) => created.alertId).sort()).toEqual(
+      [alert(10, 5), alert(11, 5), alert(12, 6)].map((created) => created.alertId).sort(),
+    );
+    expect(await storedState(10)).toMatchObject({ version: 1 });
+    expect(await storedState(11)).toMatchObject({ version: 5, rules: { '7': { marker: 'recomputed from version 4' } } });
+    expect(await storedState(12)).toMatchObject({ version: 1 });
+    const stored = (await alertsInTable()).filter((item) => [10, 11, 12].includes(Number(item.vehicleId)));
+    expect(stored).toHaveLength(4);
+  });
+
+  it('reports a vehicle whose change cannot be committed, without holding back the others', async () => {
+    const oversized = 'x'.repeat(500_000);
+    const changes: VehicleChange[] = [
+      { vehicleId: 20, expectedVersion: 0, state: state(20, 0, oversized), alerts: [] },
+      { vehicleId: 21, expectedVersion: 0, state: state(21, 0, 'ok'), alerts: [] },
+    ];
+    const result = await commitChanges(changes, async () => undefined);
+    expect([...result.failedVehicles.keys()]).toEqual([20]);
+    expect(await storedState(21)).toMatchObject({ version: 1 });
+    expect(await storedState(20)).toBeUndefined();
+  });
+});

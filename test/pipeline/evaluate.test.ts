@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { MESSAGE_LIMITS } from '../../shared/schemas/terminal-message';
+import { createEvaluateHandler } from '../../functions/evaluate/handler';
+import { createSweepHandler } from '../../functions/sweep/handler';
+import { lambdaContext } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { countDynamoRequests } from '../support/count-requests';
+import { alertsInTable, drainQueue, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
+
+const SPEEDING_RULE = storedRule({
+  id: 1,
+  vehicleIds: Array.from({ length: 50 }, (_, index) => index + 1),
+  settings: { limit: '90', minDuration: '10', endMargin: '5', endDuration: '30' },
+});
+
+/** Two speeding episodes: 10 s–30 s and 90 s–100 s, separated by 40 s of slow driving. */
+const TWO_EPISODES: [number, number][] = [
+  [0, 50],
+  [10, 100],
+  [20, 110],
+  [30, 120],
+  [40, 50],
+  [80, 50],
+  [90, 100],
+  [100, 105],
+];
+
+async function stateOf(vehicleId: number) {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId }, ConsistentRead: true }),
+  );
+  return Item;
+}
+
+async function alertsOf(vehicleId: number) {
+  return (await alertsInTable()).filter((alert) => alert.vehicleId === vehicleId);
+}
+
+describe('evaluate function', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('pipeline-evaluate');
+    await putRule(SPEEDING_RULE);
+  });
+  afterAll(async () => emulators.stop());
+
+  it('raises exactly one alert per speeding episode, and nothing more when the batch is delivered again', async () => {
+    const now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    const records = TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(1, second, speed)));
+
+    expect(await invoke(handler, records)).toEqual({ batchItemFailures: [] });
+    const alerts = await alertsOf(1);
+    expect(alerts).toHaveLength(2);
+    expect(alerts.map((alert) => (alert.event as { time: string }).time).sort()).toEqual([
+      new Date(T0 + 20_000).toISOString(),
+      new Date(T0 + 100_000).toISOString(),
+    ]);
+    for (const alert of alerts) {
+      expect(alert).toMatchObject({ ruleId: 1, vehicleId: 1, status: 'pending', outbox: 'pending', ruleName: 'Speeding over 90' });
+      expect(alert.timeKey).toBe(`${(alert.event as { time: string }).time}#${String(alert.alertId)}`);
+    }
+    const requests = await drainQueue(emulators.queues.deliveries);
+    expect(requests.map((request) => JSON.parse(request.Body!).alertId).sort()).toEqual(alerts.map((alert) => alert.alertId).sort());
+
+    // the same batch again (a redelivery after a lost acknowledgement), even in another order
+    expect(await invoke(handler, [...records].reverse())).toEqual({ batchItemFailures: [] });
+    expect(await alertsOf(1)).toHaveLength(2);
+    expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(0);
+  });
+
+  it('processes messages of one vehicle in device-time order whatever the order in the batch', async () => {
+    const now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    const records = TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(2, second, speed))).reverse();
+    expect(await invoke(handler, records)).toEqual({ batchItemFailures: [] });
+    expect(await alertsOf(2)).toHaveLength(2);
+    expect(await stateOf(2)).toMatchObject({ lastDeviceTime: new Date(T0 + 100_000).toISOString() });
+    await drainQueue(emulators.queues.deliveries);
+  });
+
+  it('moves malformed messages to the input DLQ with their reason, and processes the rest', async () => {
+    const now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    const good = sqsRecord(terminalMessage(3, 10, 40));
+    const tooManyParameters = Object.fromEntries(
+      Array.from({ length: MESSAGE_LIMITS.maxParameters + 1 }, (_, index) => [`p${index}`, index]),
+    );
+    const bad = {
+      badJson: sqsRecord('{"vehicleId": 3, "deviceTime": '),
+      missingField: sqsRecord({ vehicleId: 3, deviceTime: new Date(T0).toISOString(), longitude: 37.6, speed: 10 }),
+      notANumber: sqsRecord(
+        `{"vehicleId":3,"deviceTime":"${new Date(T0).toISOString()}","latitude":NaN,"longitude":37.6,"speed":10}`,
+      ),
+      outOfRange: sqsRecord(terminalMessage(3, 5, 10, { latitude: 95 })),
+      future: sqsRecord(terminalMessage(3, 200 + 3_600, 10)),
+      oversized: sqsRecord(terminalMessage(3, 6, 10, { parameters: tooManyParameters })),
+    };
+
+    const response = await invoke(handler, [bad.badJson, good, bad.missingField, bad.notANumber, bad.outOfRange, bad.future, bad.oversized]);
+    expect(response).toEqual({ batchItemFailures: [] });
+
+    const rejected = await drainQueue(emulators.queues.inputDlq);
+    const reasonOf = (record: { messageId: string }) => {
+      const message = rejected.find((entry) => entry.MessageAttributes?.sourceMessageId?.StringValue === record.messageId);
+      return message?.MessageAttributes?.reason?.StringValue;
+    };
+    expect(rejected).toHaveLength(6);
+    expect(reasonOf(bad.badJson)).toMatch(/malformed JSON/);
+    expect(reasonOf(bad.missingField)).toMatch(/^latitude: /);
+    expect(reasonOf(bad.notANumber)).toMatch(/malformed JSON/);
+    expect(reasonOf(bad.outOfRange)).toMatch(/latitude/);
+    expect(reasonOf(bad.future)).toMatch(/future/);
+    expect(reasonOf(bad.oversized)).toMatch(/parameters/);
+    // the body travels unchanged, so the message can be repaired and replayed
+    expect(rejected.map((message) => message.Body)).toContain(bad.badJson.body);
+
+    expect(await stateOf(3)).toMatchObject({ vehicleId: 3, lastDeviceTime: new Date(T0 + 10_000).toISOString() });
+  });
+
+  it('reports only the rejected message as failed when the DLQ itself cannot take it', async () => {
+    const now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    const good = sqsRecord(terminalMessage(4, 10, 40));
+    const bad = sqsRecord('not json');
+    const dlq = process.env.INPUT_DLQ_URL!;
+    process.env.INPUT_DLQ_URL = `${dlq}-missing`;
+    try {
+      expect(await invoke(handler, [good, bad])).toEqual({ batchItemFailures: [{ itemIdentifier: bad.messageId }] });
+    } finally {
+      process.env.INPUT_DLQ_URL = dlq;
+    }
+    expect(await stateOf(4)).toMatchObject({ lastDeviceTime: new Date(T0 + 10_000).toISOString() });
+  });
+
+  it('never rolls state back for stale messages, and does not rewrite a state the batch did not change', async () => {
+    let now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    await invoke(handler, [sqsRecord(terminalMessage(5, 100, 50))]);
+    const before = await stateOf(5);
+    expect(before).toMatchObject({ version: 1, lastDeviceTime: new Date(T0 + 100_000).toISOString() });
+
+    const counter = countDynamoRequests();
+    const stateTable = resourcesConfig().VEHICLE_STATE_TABLE;
+    // the rules-version check (on the rules table) is the rule cache's business, not the state's
+    const stateRequests = () =>
+      Object.fromEntries(Object.entries(counter.byTable()).filter(([key]) => !key.endsWith(` ${resourcesConfig().RULES_TABLE}`)));
+    try {
+      // older than the state's last device time: fast enough to speed, but it cannot change anything
+      const stale = TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(5, second - 20, speed)));
+      expect(await invoke(handler, stale)).toEqual({ batchItemFailures: [] });
+      expect(await stateOf(5)).toEqual(before);
+      expect(await alertsOf(5)).toHaveLength(0);
+
+      // newer, but changes only last-seen and position: coalesced, no write within a minute
+      counter.reset();
+      now += 30_000;
+      expect(await invoke(handler, [sqsRecord(terminalMessage(5, 130, 40))])).toEqual({ batchItemFailures: [] });
+      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1 });
+      expect(await stateOf(5)).toEqual(before);
+
+      // a minute after the last write the heartbeat is stored
+      counter.reset();
+      now += 40_000;
+      await invoke(handler, [sqsRecord(terminalMessage(5, 170, 40))]);
+      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`TransactWriteItems ${stateTable}`]: 1 });
+      expect(await stateOf(5)).toMatchObject({ version: 2, lastDeviceTime: new Date(T0 + 170_000).toISOString() });
+    } finally {
+      counter.detach();
+    }
+  });
+
+  it('re-enqueues an alert committed before a crash, through the sweep outbox, exactly once', async () => {
+    const now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    const deliveries = process.env.DELIVERIES_QUEUE_URL!;
+    process.env.DELIVERIES_QUEUE_URL = `${deliveries}-unreachable`;
+    try {
+      const records = TWO_EPISODES.slice(0, 3).map(([second, speed]) => sqsRecord(terminalMessage(6, second, speed)));
+      expect(await invoke(handler, records)).toEqual({ batchItemFailures: [] });
+    } finally {
+      process.env.DELIVERIES_QUEUE_URL = deliveries;
+    }
+    const [alert] = await alertsOf(6);
+    expect(alert).toMatchObject({ status: 'pending', outbox: 'pending' });
+    expect(await drainQueue(deliveries)).toHaveLength(0);
+
+    const sweepAt = (at: number) => createSweepHandler({ clock: () => at })({}, lambdaContext('sweep'));
+    // too young for the outbox: the first delivery attempt may still be under way
+    await sweepAt(now + 60_000);
+    expect(await drainQueue(deliveries)).toHaveLength(0);
+
+    // (alerts of the other tests are pending too, since no deliver function runs here)
+    const requestsFor = async (alertId: string) =>
+      (await drainQueue(deliveries)).filter((request) => JSON.parse(request.Body!).alertId === alertId);
+    await sweepAt(now + 180_000);
+    expect(await requestsFor(String(alert!.alertId))).toHaveLength(1);
+
+    // the next sweeps, while the delivery is still pending, do not send it again straight away
+    await sweepAt(now + 200_000);
+    await sweepAt(now + 240_000);
+    expect(await drainQueue(deliveries)).toHaveLength(0);
+  });
+
+  it('gives up on an alert the deliver function never settles, after a bounded number of re-enqueues', async () => {
+    const now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    const records = TWO_EPISODES.slice(0, 3).map(([second, speed]) => sqsRecord(terminalMessage(7, second, speed)));
+    await invoke(handler, records);
+    const [alert] = await alertsOf(7);
+    const deliveries = process.env.DELIVERIES_QUEUE_URL!;
+    const timesEnqueued = async () =>
+      (await drainQueue(deliveries)).filter((request) => JSON.parse(request.Body!).alertId === alert!.alertId).length;
+    expect(await timesEnqueued()).toBe(1);
+
+    // nobody delivers: the outbox enqueues it again every 2 minutes, 10 times, then marks it failed
+    let enqueued = 0;
+    let abandoned: string[] = [];
+    for (let round = 1; round <= 12; round++) {
+      const report = await createSweepHandler({ clock: () => now + round * 150_000 })({}, lambdaContext('sweep'));
+      enqueued += await timesEnqueued();
+      abandoned = abandoned.concat(report.abandoned);
+    }
+    expect(enqueued).toBe(10);
+    expect(abandoned).toContain(alert!.alertId);
+    const [after] = await alertsOf(7);
+    expect(after).toMatchObject({ status: 'failed' });
+    expect(after!.outbox).toBeUndefined();
+  });
+});

@@ -1,0 +1,110 @@
+import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { documentClient, sqsClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { notificationBodySchema, type StoredRule } from '../../shared/schemas/notification';
+import type { TerminalMessageInput } from '../../shared/schemas/terminal-message';
+import { lambdaContext, toSqsRecord } from '../../infra/local/sqs-poller';
+
+/** Builders and probes shared by the pipeline tests: rules in the table, SQS events, queue contents. */
+export const PARENT_ID = '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e';
+export const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+export const DAY_MS = 86_400_000;
+
+export function storedRule(overrides: Partial<StoredRule> = {}): StoredRule {
+  const created = new Date(T0 - DAY_MS).toISOString();
+  return {
+    ...notificationBodySchema.parse({ type: 2, parentId: PARENT_ID, name: 'Speeding over 90', active: true, vehicleIds: [1] }),
+    id: 1,
+    parentName: '',
+    version: 1,
+    createdAt: created,
+    updatedAt: created,
+    validFrom: created,
+    expiresAt: new Date(T0 + 30 * DAY_MS).toISOString(),
+    ...overrides,
+  };
+}
+
+/** Stores a rule as the API would: the item, and a bump of the rules version on the meta item. */
+export async function putRule(rule: StoredRule): Promise<void> {
+  const TableName = resourcesConfig().RULES_TABLE;
+  await documentClient().send(new PutCommand({ TableName, Item: rule }));
+  await documentClient().send(
+    new UpdateCommand({
+      TableName,
+      Key: { id: 0 },
+      UpdateExpression: 'SET lastRuleId = if_not_exists(lastRuleId, :zero) ADD rulesVersion :one',
+      ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+    }),
+  );
+}
+
+export function terminalMessage(vehicleId: number, secondsAfterT0: number, speed: number, extra: Partial<TerminalMessageInput> = {}): TerminalMessageInput {
+  return {
+    vehicleId,
+    deviceTime: new Date(T0 + secondsAfterT0 * 1000).toISOString(),
+    latitude: 55.75,
+    longitude: 37.62,
+    speed,
+    ...extra,
+  };
+}
+
+let sequence = 0;
+
+/** An SQS record as Lambda delivers it from the FIFO input queue. */
+export function sqsRecord(body: unknown, messageId = `m-${++sequence}`): SQSRecord {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const group = typeof body === 'object' && body !== null && 'vehicleId' in body ? String(body.vehicleId) : 'unknown';
+  return toSqsRecord(
+    { MessageId: messageId, ReceiptHandle: `rh-${messageId}`, Body: text, Attributes: { MessageGroupId: group } },
+    'arn:aws:sqs:us-east-1:000000000000:input.fifo',
+  );
+}
+
+export type SqsHandler = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
+
+export async function invoke(handler: SqsHandler, records: SQSRecord[]): Promise<SQSBatchResponse> {
+  return handler({ Records: records }, lambdaContext('evaluate'));
+}
+
+/** Everything currently on a queue, received and deleted (a second call sees only what arrived since). */
+export async function drainQueue(queueUrl: string): Promise<Message[]> {
+  const all: Message[] = [];
+  for (;;) {
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 600,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    if (Messages.length === 0) return all;
+    all.push(...Messages);
+    await sqsClient().send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+      }),
+    );
+  }
+}
+
+export async function scanTable(tableName: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const output = await documentClient().send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
+    items.push(...(output.Items ?? []));
+    start = output.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+export async function alertsInTable(): Promise<Record<string, unknown>[]> {
+  return scanTable(resourcesConfig().ALERTS_TABLE);
+}

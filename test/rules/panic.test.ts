@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { panicEvaluator } from '../../shared/rules/panic';
+import { T0, message } from './fixtures';
+import { compile, context, run, times } from './harness';
+
+const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+const button = (s: number, value: string | undefined) => message(s, { parameters: value === undefined ? {} : { panic: value } });
+
+describe('panic', () => {
+  const rule = compile(panicEvaluator, {});
+
+  it('alerts on each press, not while held', () => {
+    const trace = [button(0, '0'), button(10, '1'), button(20, '1'), button(30, undefined), button(40, '0'), button(50, 'true')];
+    expect(times(run(panicEvaluator, rule, trace).events)).toEqual([at(10), at(50)]);
+  });
+
+  it('alerts on a press seen first', () => {
+    expect(times(run(panicEvaluator, rule, [button(0, '1')]).events)).toEqual([at(0)]);
+  });
+
+  it('reads a configured parameter', () => {
+    const custom = compile(panicEvaluator, { parameter: 'sos' });
+    expect(run(panicEvaluator, custom, [message(0, { parameters: { sos: '1' } })]).events).toHaveLength(1);
+    expect(run(panicEvaluator, custom, [button(0, '1')]).events).toEqual([]);
+  });
+
+  it('alerts for a late press that arrives after newer messages', () => {
+    const trace = [button(0, '0'), button(20, '0'), button(10, '1')];
+    const { events } = run(panicEvaluator, rule, trace);
+    expect(times(events)).toEqual([at(10)]);
+    expect(events[0]!.values.late).toBe(true);
+  });
+
+  it('does not alert again for a late copy within the press already reported', () => {
+    const trace = [button(10, '1'), button(20, '1'), button(10, '1'), button(15, '1')];
+    expect(times(run(panicEvaluator, rule, trace).events)).toEqual([at(10)]);
+  });
+
+  it('gives a redelivered press the same event, so its alert collapses', () => {
+    const state = panicEvaluator.evaluate(rule, undefined, button(0, '0'), context()).state;
+    const first = panicEvaluator.evaluate(rule, state, button(10, '1'), context()).events;
+    const afterRelease = panicEvaluator.evaluate(rule, undefined, button(30, '0'), context()).state;
+    const again = panicEvaluator.evaluateStale!(rule, afterRelease, button(10, '1'), context());
+    expect(again.map((e) => [e.kind, e.time])).toEqual(first.map((e) => [e.kind, e.time]));
+  });
+
+  it('ignores late messages without a press', () => {
+    expect(panicEvaluator.evaluateStale!(rule, undefined, button(0, '0'), context())).toEqual([]);
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { RULE_TYPES } from '../../shared/schemas/notification';
+import { EVENT_KINDS } from '../../shared/rules/event-kinds';
+import { RULE_EVALUATORS, UnsupportedRuleTypeError, evaluatorFor } from '../../shared/rules/registry';
+import type { RuleType } from '../../shared/schemas/notification';
+
+describe('registry', () => {
+  it('has an evaluator for every supported rule type, under its own type', () => {
+    for (const type of Object.values(RULE_TYPES)) expect(evaluatorFor(type).type).toBe(type);
+    expect(Object.keys(RULE_EVALUATORS).map(Number).sort((a, b) => a - b)).toEqual(Object.values(RULE_TYPES).sort((a, b) => a - b));
+  });
+
+  it('refuses the address type', () => {
+    expect(() => evaluatorFor(10 as RuleType)).toThrow(UnsupportedRuleTypeError);
+  });
+
+  it('accepts an empty settings map for every type that has defaults', () => {
+    const needBounds = new Set<number>([RULE_TYPES.analogSensor]);
+    for (const evaluator of Object.values(RULE_EVALUATORS)) {
+      expect(evaluator.settingsSchema.safeParse({}).success).toBe(!needBounds.has(evaluator.type));
+    }
+  });
+
+  it('lists unique event kinds', () => {
+    expect(new Set(EVENT_KINDS).size).toBe(EVENT_KINDS.length);
+  });
+});
