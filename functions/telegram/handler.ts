@@ -50,5 +50,11 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
       return { statusCode: 400, body: 'request body is not a JSON Telegram update' };
     }
     const callback = await webhookHandler();
-    return callback({ ...event, body, isBase64Encoded: false }, context);
+    try {
+      return await callback({ ...event, body, isBase64Encoded: false }, context);
+    } catch (error) {
+      // Telegram sends the update again after an error answer; the link code survives a failed redemption
+      logger.error('Telegram update failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      throw error;
+    }
   });

@@ -98,7 +98,5 @@ export class FleetwatchFunction extends Construct {
         'Pinned to nodejs22.x on purpose: fleetwatch is built and tested on Node.js 22 (package.json engines, the node@22 toolchain), ' +
         'so the runtime moves only together with the toolchain and its test run.',
     });
-    // The role's policy must exist before the function is created, or the first invocations could be denied.
-    this.function.node.addDependency(this.role);
   }
 }

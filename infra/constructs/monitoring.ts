@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, type CfnCondition } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack, type CfnCondition } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -11,7 +11,7 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnSubscription, Topic } from 'aws-cdk-lib/aws-sns';
@@ -65,6 +65,18 @@ export class Monitoring extends Construct {
     });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     this.topic = new Topic(this, 'AlarmTopic', { displayName: 'fleetwatch alarms', masterKey: key, enforceSSL: true });
+    // The topic policy replaces SNS's default one, so CloudWatch's right to publish is stated: this account's alarms only.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        },
+      }),
+    );
     const subscription = new CfnSubscription(this, 'AlarmEmailSubscription', {
       topicArn: this.topic.topicArn,
       protocol: 'email',

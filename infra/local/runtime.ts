@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../../shared/aws/clients';
@@ -7,6 +6,7 @@ import { resourcesConfig } from '../../shared/config';
 import { alertSchema, type Alert } from '../../shared/schemas/alert';
 import { startEmulators, type Emulators } from './emulators';
 import { startHttpServer, type HttpHandler, type HttpRoute, type RunningHttpServer } from './http-adapter';
+import { startSecretsEmulator } from './secrets-emulator';
 import { seedDemoData, type DemoData } from './seed';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
@@ -16,6 +16,9 @@ import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
  * on AWS (fed by a poller playing the SQS event source mapping, a timer playing the EventBridge schedule
  * and an HTTP server playing API Gateway) and the fleet simulator.
  */
+
+/** Name of the Telegram secret in the local Secrets Manager stand-in. */
+export const LOCAL_TELEGRAM_SECRET = 'fleetwatch-local/telegram';
 
 export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -41,6 +44,12 @@ export interface LocalRuntimeOptions {
   sweepIntervalMs?: number;
   /** Replaces handlers, e.g. fakes in tests; the rest come from functions/<name>/handler.ts. */
   handlers?: Partial<LocalHandlers>;
+  /**
+   * A real Telegram bot for local runs: its token reaches the functions through a local Secrets Manager
+   * stand-in, as on AWS. Without it the webhook route is not served and Telegram deliveries are recorded
+   * as not configured.
+   */
+  telegram?: { botToken: string; webhookSecret: string };
   /** Console lines: alerts raised and delivered, failures. */
   log?: (line: string) => void;
   verbose?: boolean;
@@ -49,6 +58,8 @@ export interface LocalRuntimeOptions {
 export interface LocalRuntime {
   emulators: Emulators;
   apiUrl: string;
+  /** Where Telegram posts updates; null when Telegram is off. */
+  telegramWebhookUrl: string | null;
   demo: DemoData;
   fleet: SimulatedVehicle[];
   simulator: RunningSimulator | undefined;
@@ -72,32 +83,22 @@ function applyDefaults(values: Record<string, string>): void {
   for (const [name, value] of Object.entries(values)) process.env[name] ??= value;
 }
 
-type HandlerModule = { handler?: unknown };
-
-async function importHandler(name: string): Promise<HandlerModule | undefined> {
-  if (!existsSync(new URL(`../../functions/${name}/handler.ts`, import.meta.url))) return undefined;
-  return (await import(`../../functions/${name}/handler.ts`)) as HandlerModule;
-}
-
 /**
- * Loads the Lambda handlers from functions/<name>/handler.ts. They are imported only now, after the
- * environment is set, because modules read it when they load (logger level, table names).
+ * The Lambda entry points, imported only when the runtime starts: modules read the environment when they load
+ * (logger level, table names), so the environment has to be set first.
  */
-export async function loadHandlers(names: ReadonlyArray<keyof LocalHandlers> = ['evaluate', 'deliver', 'sweep', 'api', 'telegram']): Promise<{
-  handlers: Partial<LocalHandlers>;
-  missing: string[];
-}> {
+const HANDLER_MODULES = {
+  evaluate: async (): Promise<SqsHandler> => (await import('../../functions/evaluate/handler')).handler,
+  deliver: async (): Promise<SqsHandler> => (await import('../../functions/deliver/handler')).handler,
+  sweep: async (): Promise<ScheduledHandler> => (await import('../../functions/sweep/handler')).handler,
+  api: async (): Promise<HttpHandler> => (await import('../../functions/api/handler')).handler,
+  telegram: async (): Promise<HttpHandler> => (await import('../../functions/telegram/handler')).handler,
+} satisfies { [Name in keyof LocalHandlers]-?: () => Promise<NonNullable<LocalHandlers[Name]>> };
+
+export async function loadHandlers(names: ReadonlyArray<keyof LocalHandlers>): Promise<Partial<LocalHandlers>> {
   const handlers: Partial<LocalHandlers> = {};
-  const missing: string[] = [];
-  for (const name of names) {
-    const module = await importHandler(name);
-    if (typeof module?.handler !== 'function') {
-      missing.push(name);
-      continue;
-    }
-    Object.assign(handlers, { [name]: module.handler });
-  }
-  return { handlers, missing };
+  for (const name of names) Object.assign(handlers, { [name]: await HANDLER_MODULES[name]() });
+  return handlers;
 }
 
 function scheduledEvent(now: number): ScheduledEvent {
@@ -216,6 +217,32 @@ function startSchedule(run: () => Promise<void>, intervalMs: number): { stop: ()
   };
 }
 
+/** Logs each message that lands in a dead-letter queue, with its reason, without taking it off the queue. */
+function watchDeadLetters(emulators: Emulators, log: (line: string) => void, intervalMs = 1000): { stop: () => Promise<void> } {
+  const seen = new Set<string>();
+  const queues = [
+    { label: 'input', url: emulators.queues.inputDlq },
+    { label: 'deliveries', url: emulators.queues.deliveriesDlq },
+  ];
+  const check = () => {
+    for (const queue of queues) {
+      for (const message of emulators.sqs.peek(queue.url.split('/').pop() ?? '')) {
+        if (seen.has(message.messageId)) continue;
+        seen.add(message.messageId);
+        const reason = message.attributes.reason?.StringValue ?? 'no reason given (retries exhausted)';
+        log(`${clock()}  DLQ        ${queue.label} message ${message.messageId}: ${reason}`);
+      }
+    }
+  };
+  const timer = setInterval(check, intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      check();
+    },
+  };
+}
+
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
   const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
@@ -240,14 +267,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   };
 
   try {
+    if (options.telegram) {
+      const secrets = await startSecretsEmulator({ [LOCAL_TELEGRAM_SECRET]: JSON.stringify(options.telegram) });
+      stoppers.push(() => secrets.stop());
+      Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
+    }
+
     const fleet = options.fleet ?? demoFleet();
     const demo = await seedDemoData(fleet);
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
 
-    const wanted = (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const).filter((name) => !options.handlers?.[name]);
-    const loaded = await loadHandlers(wanted);
-    const handlers: Partial<LocalHandlers> = { ...loaded.handlers, ...options.handlers };
-    for (const name of loaded.missing) log(`${clock()}  functions/${name}/handler.ts not found: ${name} does not run`);
+    const functionNames = options.telegram ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const) : (['evaluate', 'deliver', 'sweep', 'api'] as const);
+    const wanted = functionNames.filter((name) => !options.handlers?.[name]);
+    const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
+    if (!options.telegram) delete handlers.telegram;
 
     if (handlers.evaluate) {
       const poller = startPolling({ queueUrl: emulators.queues.input, handler: handlers.evaluate, functionName: 'fleetwatch-evaluate', onError: report('evaluate') });
@@ -274,6 +307,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       stoppers.push(() => schedule.stop());
     }
 
+    const deadLetters = watchDeadLetters(emulators, log);
+    stoppers.push(() => deadLetters.stop());
+
     const routes: HttpRoute[] = [];
     if (handlers.api) {
       routes.push({ routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler: handlers.api });
@@ -291,7 +327,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       stoppers.push(() => running.stop());
     }
 
-    return { emulators, apiUrl: `${http.url}/api/v3`, demo, fleet, simulator, stop: stopAll };
+    const telegramWebhookUrl = handlers.telegram ? `${http.url}/telegram/webhook` : null;
+    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, demo, fleet, simulator, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

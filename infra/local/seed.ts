@@ -109,7 +109,7 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
       ...common,
       type: RULE_TYPES.idle,
       name: 'Idling over 3 minutes',
-      settings: { minDuration: '180' },
+      settings: { minutes: '3' },
       toEmail: true,
       recipientIds: [owner.userId],
     }),

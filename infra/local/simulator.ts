@@ -258,11 +258,14 @@ export function simulatedMessage(vehicle: SimulatedVehicle, startTime: number, s
     altitude: round(12 + 3 * wobble(vehicle.vehicleId, seconds, 97), 1),
     satellites: 10 + Math.round(2 * wobble(vehicle.vehicleId, seconds, 23)),
     voltage: round(motion.ignition ? 27.9 + 0.2 * wobble(vehicle.vehicleId, seconds, 5) : 25.2, 2),
+    // parameter names are the rule evaluators' defaults, so rules created with default settings apply
     parameters: {
       ignition: motion.ignition ? 1 : 0,
-      fuel_level: round(fuel, 1),
+      fuel: round(fuel, 1),
       mileage: round(vehicle.odometerKm + km, 3),
-      engine_rpm: motion.ignition ? Math.round(moving ? 900 + motion.kmh * 12 : 650) : 0,
+      engineHours: round(vehicle.odometerKm / 45 + seconds / 3600, 2),
+      rpm: motion.ignition ? Math.round(moving ? 900 + motion.kmh * 12 : 650) : 0,
+      panic: 0,
     },
     protocolType: 'simulator',
   };

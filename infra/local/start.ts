@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,11 @@ const USAGE = `Usage: npm start -- [options]
   --verbose           show the functions' Powertools logs and metrics   env FLEETWATCH_VERBOSE=1
   --help              this text
 
+Telegram (optional; without a token, alerts are not sent to Telegram locally):
+  FLEETWATCH_TELEGRAM_BOT_TOKEN       bot token from @BotFather
+  FLEETWATCH_TELEGRAM_WEBHOOK_SECRET  secret token for the webhook (needed to register one)
+  TELEGRAM_BOT_USERNAME               the bot's username, for the link the API hands out
+
 Ports (127.0.0.1):
   FLEETWATCH_API_PORT       HTTP API and Telegram webhook  (default 3000)
   FLEETWATCH_SES_PORT       SES and its web inbox          (default 8005)
@@ -32,6 +38,8 @@ export interface StartSettings {
   vehicles: number;
   verbose: boolean;
   help: boolean;
+  /** A real bot for local runs; the webhook secret is generated (and never shown) when not given. */
+  telegram: { botToken: string; webhookSecret: string; webhookSecretGiven: boolean } | null;
   ports: { api: number; ses: number; dynamo: number; sqs: number };
 }
 
@@ -82,6 +90,13 @@ export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSetti
     vehicles: whole(parsed.vehicles ?? env.FLEETWATCH_VEHICLES ?? '3', '--vehicles', 1, 500),
     verbose: parsed.verbose ?? flag(env.FLEETWATCH_VERBOSE),
     help: parsed.help ?? false,
+    telegram: env.FLEETWATCH_TELEGRAM_BOT_TOKEN
+      ? {
+          botToken: env.FLEETWATCH_TELEGRAM_BOT_TOKEN,
+          webhookSecret: env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET || randomBytes(24).toString('base64url'),
+          webhookSecretGiven: Boolean(env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET),
+        }
+      : null,
     ports,
   };
 }
@@ -129,6 +144,22 @@ function sendByHandCommand(runtime: LocalRuntime): string {
   ].join('\n');
 }
 
+function telegramLines(runtime: LocalRuntime, settings: StartSettings): string[] {
+  if (!settings.telegram || !runtime.telegramWebhookUrl) {
+    return ['Telegram: off. Set FLEETWATCH_TELEGRAM_BOT_TOKEN (from @BotFather) to send alerts to Telegram chats.', ''];
+  }
+  const lines = [`Telegram: on. Webhook ${runtime.telegramWebhookUrl}`];
+  if (settings.telegram.webhookSecretGiven) {
+    lines.push(
+      '  To link chats, expose that port publicly (e.g. a tunnel) and register the webhook:',
+      '  curl "https://api.telegram.org/bot$FLEETWATCH_TELEGRAM_BOT_TOKEN/setWebhook" -d url=<public URL>/telegram/webhook -d "secret_token=$FLEETWATCH_TELEGRAM_WEBHOOK_SECRET"',
+    );
+  } else {
+    lines.push('  The webhook secret was generated for this run; set FLEETWATCH_TELEGRAM_WEBHOOK_SECRET to register a webhook.');
+  }
+  return [...lines, ''];
+}
+
 function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string): string {
   const { emulators, apiUrl, demo } = runtime;
   const base = apiUrl;
@@ -140,7 +171,6 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
     `  Alert e-mails (SES web inbox)  ${emulators.sesEndpoint}`,
     `  HTTP API                       ${base}    login ${demo.login} / password ${demo.password} (local demo only)`,
     `  OpenAPI document               ${base}/openapi.json`,
-    `  Telegram webhook               ${apiUrl.replace(/\/api\/v3$/, '')}/telegram/webhook`,
     `  Input queue (SQS FIFO)         ${emulators.queues.input}`,
     `  DynamoDB (dynalite)            ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
     '',
@@ -148,6 +178,7 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
       ? `Simulator: ${runtime.fleet.length} vehicles send one message a second; ${runtime.fleet[0]!.name} goes over 90 km/h for ~20 s every 40 s,\nso the first speeding e-mail (to ops@fleetwatch.local) reaches the inbox within a minute.`
       : 'Simulator off (--no-simulator): send messages yourself, see below.',
     '',
+    ...telegramLines(runtime, settings),
     'Log in and list the demo rules (requests on one session must be at least a second apart):',
     `  TOKEN=$(curl -s -X POST ${base}/auth/login -H 'content-type: application/json' -d '{"login":"${demo.login}","password":"${demo.password}"}' | sed -E 's/.*"AuthId":"([^"]+)".*/\\1/')`,
     `  curl -s -X POST ${base}/notifications/find -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '{"parentId":"${demo.agentId}"}'`,
@@ -188,6 +219,7 @@ async function main(): Promise<void> {
     fleet: demoFleet(settings.vehicles),
     simulator: settings.simulator ? {} : false,
     verbose: settings.verbose,
+    telegram: settings.telegram ? { botToken: settings.telegram.botToken, webhookSecret: settings.telegram.webhookSecret } : undefined,
   });
   if (runtime.demo.created.length > 0) console.log(`Seeded demo data: ${runtime.demo.created.join(', ')}.`);
   console.log(banner(runtime, settings, dataDir));

@@ -17,8 +17,3 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 500);
   return String(error).slice(0, 500);
 }
-
-/** HTTP status of an AWS SDK error, when the service answered. */
-export function httpStatusOf(error: unknown): number | undefined {
-  return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
-}

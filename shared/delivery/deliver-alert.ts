@@ -163,7 +163,7 @@ async function send(
       case 'email':
         return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html });
       case 'telegram':
-        return await senders.telegram(target.chatId, notification.telegram);
+        return await senders.telegram(target.chatId, { html: notification.telegram, text: notification.text });
       case 'push':
         return await senders.push(target.device, {
           title: notification.subject,
@@ -176,12 +176,15 @@ async function send(
   }
 }
 
-/** A chat that blocked the bot is marked inactive; a disabled push endpoint is removed from its user. */
+/**
+ * A chat that blocked the bot is marked inactive; a disabled push endpoint is removed from its user and
+ * deleted in SNS, so that the app registering its token again gets a fresh, enabled endpoint.
+ */
 async function forgetTarget(target: DeliveryTarget): Promise<void> {
   if (!target.userId) return;
   try {
     if (target.channel === 'telegram') await markTelegramChatInactive(target.userId, target.chatId);
-    if (target.channel === 'push') await removePushDevice(target.userId, target.device.endpointArn);
+    if (target.channel === 'push') await removePushDevice(target.userId, target.device.endpointArn, { deleteEndpoint: true });
   } catch (error) {
     logger.warn('could not forget a dead target', { channel: target.channel as Channel, error: describeError(error) });
   }

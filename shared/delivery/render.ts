@@ -112,17 +112,28 @@ function renderFile(name: string, format: Format, data: TemplateData): { subject
   return splitSubject(engine(format).render(name, { ...data, ...markup[format] }));
 }
 
-/** `{{name}}` and `{{values.name}}` placeholders, escaped for the format; unknown names render empty. */
+/**
+ * A rule's own text: plain text with `{{name}}` and `{{values.name}}` placeholders (unknown names render empty).
+ * All of it, the rule's words and the values, is escaped for the format, so a stray `<` cannot break
+ * Telegram's HTML parsing or inject markup into the e-mail; the text is never evaluated as a template.
+ */
 export function fillPlaceholders(template: string, data: TemplateData, format: Format): string {
-  return template.replace(/\{\{\s*([A-Za-z]+)(?:\.([A-Za-z0-9_]+))?\s*\}\}/g, (_match, name: string, member?: string) => {
+  const escape = escapers[format];
+  const pattern = /\{\{\s*([A-Za-z]+)(?:\.([A-Za-z0-9_]+))?\s*\}\}/g;
+  let result = '';
+  let last = 0;
+  for (const match of template.matchAll(pattern)) {
+    const [placeholder, name, member] = match as unknown as [string, string, string | undefined];
     let value = '';
     if (member !== undefined) {
       value = name === 'values' ? (data.values[member] ?? '') : '';
     } else if (name !== 'values' && Object.hasOwn(data, name)) {
       value = String(data[name as keyof TemplateData] ?? '');
     }
-    return escapers[format](value);
-  });
+    result += escape(template.slice(last, match.index)) + escape(value);
+    last = match.index + placeholder.length;
+  }
+  return result + escape(template.slice(last));
 }
 
 function htmlDocument(subject: string, bodyHtml: string, language: Language): string {

@@ -4,13 +4,13 @@ import { describeError, type SendOutcome } from '../channels/outcome';
 import { sendPush, type PushMessage } from '../channels/push/send-push';
 import { createTelegramApi } from '../channels/telegram/bot-api';
 import { telegramCredentials } from '../channels/telegram/credentials';
-import { sendTelegramMessage } from '../channels/telegram/send-telegram';
+import { sendTelegramMessage, type TelegramText } from '../channels/telegram/send-telegram';
 import type { PushDevice } from '../schemas/directory';
 
 /** The three ways out, as the delivery logic sees them. */
 export interface ChannelSenders {
   email(message: EmailMessage): Promise<SendOutcome>;
-  telegram(chatId: string, html: string): Promise<SendOutcome>;
+  telegram(chatId: string, message: TelegramText): Promise<SendOutcome>;
   push(device: PushDevice, message: PushMessage): Promise<SendOutcome>;
 }
 
@@ -34,7 +34,7 @@ export function resetTelegramSender(): void {
 
 export const channelSenders: ChannelSenders = {
   email: sendEmail,
-  async telegram(chatId, html) {
+  async telegram(chatId, message) {
     if (!process.env.TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
     let api: Api;
     try {
@@ -42,7 +42,7 @@ export const channelSenders: ChannelSenders = {
     } catch (error) {
       return { status: 'retry', error: `Telegram credentials: ${describeError(error)}` };
     }
-    return sendTelegramMessage(api, chatId, html);
+    return sendTelegramMessage(api, chatId, message);
   },
   push: sendPush,
 };

@@ -49,7 +49,7 @@ export class ZoneIndex implements ZoneLookup {
   zonesContaining(latitude: number, longitude: number, candidateIds?: readonly number[]): number[] {
     const found: number[] = [];
     if (candidateIds !== undefined && candidateIds.length <= DIRECT_SCAN_LIMIT) {
-      for (const id of candidateIds) if (this.contains(id, latitude, longitude)) found.push(id);
+      for (const id of candidateIds) if (this.contains(id, latitude, longitude) && !found.includes(id)) found.push(id);
       return found.length > 1 ? found.sort((a, b) => a - b) : found;
     }
     if (this.tree === undefined) return found;

@@ -12,6 +12,8 @@ import { logger } from '../observability/logger';
  * request count per batch low; when such a transaction fails, each of its vehicles is retried alone.
  */
 export const TRANSACTION_ITEM_LIMIT = 100;
+/** DynamoDB refuses transactions over 4 MB; packs stay well below, measured roughly as JSON. */
+export const TRANSACTION_BYTES_BUDGET = 3_000_000;
 
 export interface VehicleChange {
   vehicleId: number;
@@ -70,20 +72,25 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
   const alone: VehicleChange[] = [];
   let pack: VehicleChange[] = [];
   let packSize = 0;
+  let packBytes = 0;
   for (const change of changes) {
-    const size = itemsOf(change).length;
+    const items = itemsOf(change);
+    const size = items.length;
+    const bytes = Buffer.byteLength(JSON.stringify(items));
     if (size === 0) continue;
-    if (size > TRANSACTION_ITEM_LIMIT) {
+    if (size > TRANSACTION_ITEM_LIMIT || bytes > TRANSACTION_BYTES_BUDGET) {
       alone.push(change);
       continue;
     }
-    if (packSize + size > TRANSACTION_ITEM_LIMIT) {
+    if (packSize + size > TRANSACTION_ITEM_LIMIT || packBytes + bytes > TRANSACTION_BYTES_BUDGET) {
       packs.push(pack);
       pack = [];
       packSize = 0;
+      packBytes = 0;
     }
     pack.push(change);
     packSize += size;
+    packBytes += bytes;
   }
   if (pack.length > 0) packs.push(pack);
 

@@ -9,6 +9,11 @@ import type { VehicleState } from '../store/vehicle-state-store';
  * Runs one vehicle's messages (already in device-time order) through the rules that apply to it. Pure: the
  * outcome depends only on the arguments, so a redelivered batch evaluated against the state it already
  * produced changes nothing and raises nothing new.
+ *
+ * A message at or before the state's `lastDeviceTime` is stale: it never changes state, it can only raise
+ * what the evaluator's `evaluateStale` allows. Since heartbeat-only changes are coalesced, the stored
+ * `lastDeviceTime` may trail the newest message by up to a minute of messages that changed no rule state;
+ * a late message within that window is evaluated as a current reading.
  */
 export type EvaluatorLookup = (type: RuleType) => RuleEvaluator | undefined;
 
@@ -93,16 +98,17 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     lastPosition,
     rules: ruleStates,
   };
-  return { nextState: worthWriting(state, candidate, events.length > 0) ? candidate : undefined, events, staleMessages, failures };
+  return { nextState: worthWriting(state, candidate) ? candidate : undefined, events, staleMessages, failures };
 }
 
 /**
- * A change of any rule's state, or an event, is written at once. Last-seen, device time and position alone
- * are a heartbeat, written for a new vehicle and then at most once per HEARTBEAT_INTERVAL_MS.
+ * A change of any rule's state is written at once. Last-seen, device time and position alone are a
+ * heartbeat, written for a new vehicle and then at most once per HEARTBEAT_INTERVAL_MS. Events alone need
+ * no state write: their alerts are keyed by the event, so raising one again can only find it there.
  */
-function worthWriting(previous: VehicleState | undefined, next: VehicleState, raisedEvents: boolean): boolean {
+function worthWriting(previous: VehicleState | undefined, next: VehicleState): boolean {
   if (!previous) return next.lastDeviceTime !== null || Object.keys(next.rules).length > 0;
-  if (raisedEvents || !isDeepStrictEqual(previous.rules, next.rules)) return true;
+  if (!isDeepStrictEqual(previous.rules, next.rules)) return true;
   if (next.lastDeviceTime === previous.lastDeviceTime) return false;
   if (previous.lastSeenAt === null || next.lastSeenAt === null) return true;
   return next.lastSeenAt - previous.lastSeenAt >= HEARTBEAT_INTERVAL_MS;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
-import { deviceMs, messageEvent, numericParameter } from './message-values';
+import { NO_EVENTS, deviceMs, messageEvent, numericParameter } from './message-values';
 import { enumSetting, numberSetting, optionalNumberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
@@ -45,16 +45,16 @@ export const analogSensorEvaluator: RuleEvaluator<AnalogSensorSettings, AnalogSe
 
   evaluate({ settings }, state, message) {
     const value = numericParameter(message, settings.parameter);
-    if (value === undefined) return { state, events: [] };
+    if (value === undefined) return { state, events: NO_EVENTS };
     const { min, max, hysteresis } = settings;
     // While an episode runs, the band that ends it is narrowed (mode outside) or widened (mode inside).
     const band = state === undefined ? 0 : settings.mode === 'outside' ? -hysteresis : hysteresis;
     const holds = settings.mode === 'outside' ? !inRange(value, min, max, band) : inRange(value, min, max, band);
-    if (!holds) return { state: undefined, events: [] };
+    if (!holds) return { state: undefined, events: NO_EVENTS };
     const time = deviceMs(message);
     const since = state?.since ?? time;
     if (state?.alerted || time - since < settings.minDuration * 1000) {
-      return { state: state ?? { since, alerted: false }, events: [] };
+      return { state: state ?? { since, alerted: false }, events: NO_EVENTS };
     }
     return {
       state: { since, alerted: true },

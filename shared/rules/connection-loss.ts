@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
-import { messageEvent } from './message-values';
+import { NO_EVENTS, messageEvent } from './message-values';
 import { booleanSetting, numberSetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
@@ -29,8 +29,8 @@ export const connectionLossEvaluator: RuleEvaluator<ConnectionLossSettings, Conn
   settingsSchema: connectionLossSettingsSchema,
 
   evaluate({ settings }, state, message) {
-    if (state === undefined) return { state, events: [] };
-    if (!settings.notifyRestored) return { state: undefined, events: [] };
+    if (state === undefined) return { state, events: NO_EVENTS };
+    if (!settings.notifyRestored) return { state: undefined, events: NO_EVENTS };
     const silentMinutes = Math.max(0, Math.round((Date.parse(message.deviceTime) - state.silentSince) / 60_000));
     return {
       state: undefined,
@@ -40,11 +40,11 @@ export const connectionLossEvaluator: RuleEvaluator<ConnectionLossSettings, Conn
 
   tick({ settings }, state, vehicle, context) {
     const lastSeen = vehicle.lastSeenAt ?? (vehicle.lastDeviceTime === null ? null : Date.parse(vehicle.lastDeviceTime));
-    if (lastSeen === null) return { state, events: [] };
-    if (state !== undefined && state.silentSince === lastSeen) return { state, events: [] };
+    if (lastSeen === null) return { state, events: NO_EVENTS };
+    if (state !== undefined && state.silentSince === lastSeen) return { state, events: NO_EVENTS };
     const lostAt = lastSeen + settings.minutes * 60_000;
     // Not (yet) silent long enough; a loss reported for an earlier silence is over.
-    if (context.now < lostAt) return { state: undefined, events: [] };
+    if (context.now < lostAt) return { state: undefined, events: NO_EVENTS };
     return {
       state: { silentSince: lastSeen },
       events: [

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RuleEvent } from '../schemas/alert';
 import { RULE_TYPES } from '../schemas/notification';
-import { deviceMs, messageEvent, switchParameter } from './message-values';
+import { NO_EVENTS, deviceMs, messageEvent, switchParameter } from './message-values';
 import { enumSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
@@ -29,13 +29,13 @@ export const discreteSensorEvaluator: RuleEvaluator<DiscreteSensorSettings, Disc
 
   evaluate({ settings }, state, message) {
     const on = switchParameter(message, settings.parameter);
-    if (on === undefined) return { state, events: [] };
-    if (state === undefined) return { state: { on }, events: [] };
-    if (on === state.on) return { state: state.switchingSince === undefined ? state : { on }, events: [] };
+    if (on === undefined) return { state, events: NO_EVENTS };
+    if (state === undefined) return { state: { on }, events: NO_EVENTS };
+    if (on === state.on) return { state: state.switchingSince === undefined ? state : { on }, events: NO_EVENTS };
     const time = deviceMs(message);
     const since = state.switchingSince ?? time;
     if (time - since < settings.minDuration * 1000) {
-      return { state: state.switchingSince === undefined ? { on: state.on, switchingSince: since } : state, events: [] };
+      return { state: state.switchingSince === undefined ? { on: state.on, switchingSince: since } : state, events: NO_EVENTS };
     }
     const events: RuleEvent[] = [];
     if (settings.edge === 'both' || (settings.edge === 'on') === on) {

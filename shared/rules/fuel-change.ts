@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RuleEvent } from '../schemas/alert';
 import { RULE_TYPES } from '../schemas/notification';
-import { deviceMs, messageEvent, numericParameter, round } from './message-values';
+import { NO_EVENTS, deviceMs, messageEvent, numericParameter, round } from './message-values';
 import { booleanSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
@@ -61,11 +61,11 @@ function fuelChangeEvaluator(kind: 'drain' | 'fuelling'): RuleEvaluator<FuelChan
 
     evaluate({ settings }, state, message) {
       const reading = numericParameter(message, settings.parameter);
-      if (reading === undefined) return { state, events: [] };
+      if (reading === undefined) return { state, events: NO_EVENTS };
       const time = deviceMs(message);
       const samples = state ? state.samples.slice(Math.max(0, state.samples.length - settings.window + 1)) : [];
       samples.push(reading);
-      if (samples.length < settings.window) return { state: { samples, reference: null, referenceTime: time, change: null }, events: [] };
+      if (samples.length < settings.window) return { state: { samples, reference: null, referenceTime: time, change: null }, events: NO_EVENTS };
 
       const level = median(samples);
       const watching = !settings.onlyParked || message.speed < settings.parkedSpeed;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { RuleEvent } from '../schemas/alert';
 import { RULE_TYPES } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
-import { deviceMs, messageEvent } from './message-values';
+import { NO_EVENTS, deviceMs, messageEvent } from './message-values';
 import { enumSetting, numberSetting, settingsMap } from './settings';
 import type { EvaluationContext, RuleEvaluator } from './types';
 
@@ -43,6 +43,62 @@ function zoneEvent(kind: 'zoneEntry' | 'zoneExit', zoneIds: number[], since: num
   });
 }
 
+/** What one message does to the zones of one rule. */
+interface Step {
+  time: number;
+  changed: boolean;
+  next: Record<string, ZoneTrack>;
+  entered: number[];
+  enteredSince: number[];
+  exited: number[];
+  exitedSince: number[];
+}
+
+function newStep(): Step {
+  return { time: Number.NaN, changed: false, next: {}, entered: [], enteredSince: [], exited: [], exitedSince: [] };
+}
+
+/**
+ * Applies the hysteresis to one zone: from inside, the vehicle leaves only beyond `margin` outside the border;
+ * from outside, it enters only deeper than `margin` inside. A crossing is confirmed after `minDwell`.
+ */
+function consider(
+  step: Step,
+  id: number,
+  track: ZoneTrack | undefined,
+  inside: readonly number[],
+  settings: GeozoneSettings,
+  message: TerminalMessage,
+  context: EvaluationContext,
+): void {
+  const { latitude, longitude } = message;
+  const wasInside = track?.inside ?? false;
+  const isInside = wasInside
+    ? context.zones.contains(id, latitude, longitude, settings.margin)
+    : inside.includes(id) && context.zones.contains(id, latitude, longitude, -settings.margin);
+  if (isInside === wasInside) {
+    if (wasInside) step.next[id] = track!.crossingSince === undefined ? track! : { inside: true };
+    if (track?.crossingSince !== undefined) step.changed = true;
+    return;
+  }
+  if (Number.isNaN(step.time)) step.time = deviceMs(message);
+  const since = track?.crossingSince ?? step.time;
+  if (step.time - since < settings.minDwell * 1000) {
+    step.next[id] = { inside: wasInside, crossingSince: since };
+    if (track?.crossingSince === undefined) step.changed = true;
+    return;
+  }
+  step.changed = true;
+  if (isInside) {
+    step.next[id] = { inside: true };
+    step.entered.push(id);
+    step.enteredSince.push(since);
+  } else {
+    step.exited.push(id);
+    step.exitedSince.push(since);
+  }
+}
+
 /**
  * Entry and exit of the rule's geozones (`geoids`). The first message only records where the vehicle is.
  * Crossing several of the rule's zones with one message raises a single event per kind naming all of them,
@@ -58,59 +114,29 @@ export const geozoneEvaluator: RuleEvaluator<GeozoneSettings, GeozoneState> = {
     if (state === undefined) {
       const zones: Record<string, ZoneTrack> = {};
       for (const id of inside) zones[id] = { inside: true };
-      return { state: { zones }, events: [] };
+      return { state: { zones }, events: NO_EVENTS };
     }
-
-    const time = deviceMs(message);
-    const margin = settings.margin;
-    let changed = false;
-    const next: Record<string, ZoneTrack> = {};
-    const entered: number[] = [];
-    const enteredSince: number[] = [];
-    const exited: number[] = [];
-    const exitedSince: number[] = [];
-
-    const consider = (id: number, track: ZoneTrack | undefined) => {
-      const wasInside = track?.inside ?? false;
-      const isInside = wasInside
-        ? context.zones.contains(id, latitude, longitude, margin)
-        : inside.includes(id) && context.zones.contains(id, latitude, longitude, -margin);
-      if (isInside === wasInside) {
-        if (wasInside) next[id] = track!.crossingSince === undefined ? track! : { inside: true };
-        if (track?.crossingSince !== undefined) changed = true;
-        return;
-      }
-      const since = track?.crossingSince ?? time;
-      if (time - since < settings.minDwell * 1000) {
-        next[id] = { inside: wasInside, crossingSince: since };
-        if (track?.crossingSince === undefined) changed = true;
-        return;
-      }
-      changed = true;
-      if (isInside) {
-        next[id] = { inside: true };
-        entered.push(id);
-        enteredSince.push(since);
-      } else {
-        exited.push(id);
-        exitedSince.push(since);
-      }
-    };
-
-    for (const [key, track] of Object.entries(state.zones)) {
+    let step: Step | undefined;
+    for (const key in state.zones) {
       const id = Number(key);
+      step ??= newStep();
       // A zone taken out of the rule, or deleted, is forgotten without an exit alert.
       if (!rule.geoids.includes(id) || context.zones.zoneName(id) === undefined) {
-        changed = true;
+        step.changed = true;
         continue;
       }
-      consider(id, track);
+      consider(step, id, state.zones[key], inside, settings, message, context);
     }
-    for (const id of inside) if (state.zones[id] === undefined) consider(id, undefined);
+    for (const id of inside) {
+      if (state.zones[id] !== undefined) continue;
+      step ??= newStep();
+      consider(step, id, undefined, inside, settings, message, context);
+    }
+    if (step === undefined) return { state, events: NO_EVENTS };
 
     const events: RuleEvent[] = [];
-    if (entered.length > 0 && settings.mode !== 'exit') events.push(zoneEvent('zoneEntry', entered, enteredSince, message, context));
-    if (exited.length > 0 && settings.mode !== 'entry') events.push(zoneEvent('zoneExit', exited, exitedSince, message, context));
-    return { state: changed ? { zones: next } : state, events };
+    if (step.entered.length > 0 && settings.mode !== 'exit') events.push(zoneEvent('zoneEntry', step.entered, step.enteredSince, message, context));
+    if (step.exited.length > 0 && settings.mode !== 'entry') events.push(zoneEvent('zoneExit', step.exited, step.exitedSince, message, context));
+    return { state: step.changed ? { zones: step.next } : state, events };
   },
 };

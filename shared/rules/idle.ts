@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
-import { deviceMs, messageEvent, switchParameter } from './message-values';
+import { NO_EVENTS, deviceMs, messageEvent, switchParameter } from './message-values';
 import { numberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
@@ -31,13 +31,13 @@ export const idleEvaluator: RuleEvaluator<IdleSettings, IdleState> = {
 
   evaluate({ settings }, previous, message) {
     const ignition = switchParameter(message, settings.ignition);
-    if (ignition === undefined && message.speed < settings.maxSpeed) return { state: previous, events: [] };
-    if (ignition !== true || message.speed >= settings.maxSpeed) return { state: undefined, events: [] };
+    if (ignition === undefined && message.speed < settings.maxSpeed) return { state: previous, events: NO_EVENTS };
+    if (ignition !== true || message.speed >= settings.maxSpeed) return { state: undefined, events: NO_EVENTS };
     const time = deviceMs(message);
     const state = previous !== undefined && time - previous.last <= settings.maxGap * 1000 ? previous : undefined;
     const since = state?.since ?? time;
     if (state?.alerted || time - since < settings.minutes * 60_000) {
-      return { state: { since, last: time, alerted: state?.alerted ?? false }, events: [] };
+      return { state: { since, last: time, alerted: state?.alerted ?? false }, events: NO_EVENTS };
     }
     return {
       state: { since, last: time, alerted: true },

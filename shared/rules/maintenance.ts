@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
-import { messageEvent, numericParameter, round } from './message-values';
+import { NO_EVENTS, messageEvent, numericParameter, round } from './message-values';
 import { enumSetting, numberSetting, optionalNumberSetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
@@ -50,12 +50,12 @@ export const maintenanceEvaluator: RuleEvaluator<MaintenanceSettings, Maintenanc
 
   evaluate({ settings }, state, message) {
     const value = numericParameter(message, settings.parameter);
-    if (value === undefined) return { state, events: [] };
+    if (value === undefined) return { state, events: NO_EVENTS };
     const index = Math.max(0, Math.floor((value - settings.base) / settings.interval));
     const level = state?.level ?? null;
-    if (index === level) return { state: state!.candidate === null ? state! : { level, candidate: null }, events: [] };
-    if (state?.candidate !== index) return { state: { level, candidate: index }, events: [] };
-    if (level === null || index < level) return { state: { level: index, candidate: null }, events: [] };
+    if (index === level) return { state: state!.candidate === null ? state! : { level, candidate: null }, events: NO_EVENTS };
+    if (state?.candidate !== index) return { state: { level, candidate: index }, events: NO_EVENTS };
+    if (level === null || index < level) return { state: { level: index, candidate: null }, events: NO_EVENTS };
     return {
       state: { level: index, candidate: null },
       events: [

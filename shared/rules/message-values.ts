@@ -1,6 +1,12 @@
 import type { RuleEvent } from '../schemas/alert';
 import type { TerminalMessage } from '../schemas/terminal-message';
 
+/**
+ * The events of the common evaluation that raises none: one shared, frozen array instead of a new one per
+ * message and rule. Frozen, so that code appending to it fails loudly instead of corrupting other results.
+ */
+export const NO_EVENTS: RuleEvent[] = Object.freeze([]) as unknown as RuleEvent[];
+
 /** Hot-path readers of message parameters: no allocation, no schema parsing. */
 
 /** A parameter as a finite number, or undefined when absent, empty or not numeric. */

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
-import { deviceMs, messageEvent, switchParameter } from './message-values';
+import { NO_EVENTS, deviceMs, messageEvent, switchParameter } from './message-values';
 import { parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
@@ -28,9 +28,9 @@ export const panicEvaluator: RuleEvaluator<PanicSettings, PanicState> = {
 
   evaluate({ settings }, state, message) {
     const pressed = switchParameter(message, settings.parameter);
-    if (pressed === undefined) return { state, events: [] };
-    if (!pressed) return { state: undefined, events: [] };
-    if (state !== undefined) return { state, events: [] };
+    if (pressed === undefined) return { state, events: NO_EVENTS };
+    if (!pressed) return { state: undefined, events: NO_EVENTS };
+    if (state !== undefined) return { state, events: NO_EVENTS };
     return {
       state: { pressedSince: deviceMs(message) },
       events: [messageEvent('panic', message, { parameter: settings.parameter })],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
-import { deviceMs, messageEvent, round } from './message-values';
+import { NO_EVENTS, deviceMs, messageEvent, round } from './message-values';
 import { numberSetting, settingsMap } from './settings';
 import type { EvaluationContext, RuleEvaluator } from './types';
 import type { TerminalMessage } from '../schemas/terminal-message';
@@ -74,11 +74,11 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
     const { limit, zoneId } = limitAt(settings, message, context);
 
     if (state === undefined || !state.alerted) {
-      if (speed <= limit) return { state: undefined, events: [] };
+      if (speed <= limit) return { state: undefined, events: NO_EVENTS };
       const next: SpeedingState = state
         ? { ...state, last: time, maxSpeed: Math.max(state.maxSpeed, speed) }
         : { start: time, last: time, maxSpeed: speed, alerted: false, slowSince: null };
-      if (time - next.start < settings.minDuration * 1000) return { state: next, events: [] };
+      if (time - next.start < settings.minDuration * 1000) return { state: next, events: NO_EVENTS };
       next.alerted = true;
       const values: Record<string, number | string | null> = {
         limit,
@@ -92,10 +92,10 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
     }
 
     if (speed > limit - settings.endMargin) {
-      return { state: { ...state, last: time, maxSpeed: Math.max(state.maxSpeed, speed), slowSince: null }, events: [] };
+      return { state: { ...state, last: time, maxSpeed: Math.max(state.maxSpeed, speed), slowSince: null }, events: NO_EVENTS };
     }
     const slowSince = state.slowSince ?? time;
-    if (time - slowSince >= settings.endDuration * 1000) return { state: undefined, events: [] };
-    return { state: { ...state, last: time, slowSince }, events: [] };
+    if (time - slowSince >= settings.endDuration * 1000) return { state: undefined, events: NO_EVENTS };
+    return { state: { ...state, last: time, slowSince }, events: NO_EVENTS };
   },
 };

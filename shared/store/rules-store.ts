@@ -2,7 +2,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/clients';
 import { resourcesConfig } from '../config';
-import { storedRuleSchema, type StoredRule } from '../schemas/notification';
+import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
+import { initialValidity } from '../rules/lifecycle';
 
 /**
  * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId, rulesVersion }`:
@@ -20,6 +21,19 @@ export class StaleRuleError extends Error {
   constructor(readonly ruleId: number) {
     super(`notification ${ruleId} was changed by someone else; read it again`);
   }
+}
+
+/** A record it refers to (a geozone) vanished between the caller's check and the write. */
+export class RuleReferenceGoneError extends Error {
+  constructor() {
+    super('a geozone the rule refers to was deleted meanwhile; check geoids and try again');
+  }
+}
+
+/** The stored form of a new rule, before it has an id: version 1, validity started by the lifecycle rules. */
+export function newRuleRecord(body: NotificationBody, parentName: string, now: number): Omit<StoredRule, 'id'> {
+  const at = new Date(now).toISOString();
+  return { ...body, parentName, version: 1, createdAt: at, updatedAt: at, ...initialValidity(body, now) };
 }
 
 /** Transaction item bumping the rules version, optionally only if it still is `expected`. */
@@ -55,12 +69,17 @@ async function nextRuleId(): Promise<number> {
   return Number(Attributes?.lastRuleId);
 }
 
-async function transact(items: TransactItem[], ruleIds: number[]): Promise<void> {
+/**
+ * Runs the rule writes (one per id in `ruleIds`, in that order), the rules version bump, then `checks`.
+ * A failed rule condition is a StaleRuleError, a failed check a RuleReferenceGoneError.
+ */
+async function transact(writes: TransactItem[], ruleIds: number[], checks: TransactItem[] = []): Promise<void> {
   try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+    await documentClient().send(new TransactWriteCommand({ TransactItems: [...writes, rulesVersionBump(), ...checks] }));
   } catch (error) {
     if (error instanceof TransactionCanceledException) {
       const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (index > writes.length) throw new RuleReferenceGoneError();
       throw new StaleRuleError(ruleIds[index] ?? ruleIds[0] ?? 0);
     }
     throw error;
@@ -70,10 +89,7 @@ async function transact(items: TransactItem[], ruleIds: number[]): Promise<void>
 /** Stores a new rule under a fresh id from the meta counter. `extraChecks` join the transaction (e.g. geozones exist). */
 export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = []): Promise<StoredRule> {
   const stored = storedRuleSchema.parse({ ...rule, id: await nextRuleId() });
-  await transact(
-    [{ Put: { TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' } }, rulesVersionBump(), ...extraChecks],
-    [stored.id],
-  );
+  await transact([{ Put: { TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' } }], [stored.id], extraChecks);
   return stored;
 }
 
@@ -89,22 +105,16 @@ export async function getRule(id: number): Promise<StoredRule | null> {
 export async function replaceRule(rule: StoredRule, expectedVersion: number, extraChecks: TransactItem[] = []): Promise<StoredRule> {
   const stored = storedRuleSchema.parse(rule);
   await transact(
-    [
-      { Put: { TableName: table(), Item: stored, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } },
-      rulesVersionBump(),
-      ...extraChecks,
-    ],
+    [{ Put: { TableName: table(), Item: stored, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } }],
     [stored.id],
+    extraChecks,
   );
   return stored;
 }
 
 export async function deleteRule(id: number, expectedVersion: number): Promise<void> {
   await transact(
-    [
-      { Delete: { TableName: table(), Key: { id }, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } },
-      rulesVersionBump(),
-    ],
+    [{ Delete: { TableName: table(), Key: { id }, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } }],
     [id],
   );
 }
@@ -120,28 +130,23 @@ export interface ExpiryChange {
 export async function setRuleExpiries(changes: readonly ExpiryChange[]): Promise<void> {
   if (changes.length === 0) return;
   if (changes.length > 99) throw new RangeError('at most 99 rules per expiry change');
-  await transact(
-    [
-      ...changes.map(
-        (change): TransactItem => ({
-          Update: {
-            TableName: table(),
-            Key: { id: change.id },
-            UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt, version = :next',
-            ConditionExpression: 'version = :expected',
-            ExpressionAttributeValues: {
-              ':expiresAt': change.expiresAt,
-              ':updatedAt': change.updatedAt,
-              ':expected': change.expectedVersion,
-              ':next': change.expectedVersion + 1,
-            },
-          },
-        }),
-      ),
-      rulesVersionBump(),
-    ],
-    changes.map((change) => change.id),
+  const writes = changes.map(
+    (change): TransactItem => ({
+      Update: {
+        TableName: table(),
+        Key: { id: change.id },
+        UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt, version = :next',
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: {
+          ':expiresAt': change.expiresAt,
+          ':updatedAt': change.updatedAt,
+          ':expected': change.expectedVersion,
+          ':next': change.expectedVersion + 1,
+        },
+      },
+    }),
   );
+  await transact(writes, changes.map((change) => change.id));
 }
 
 function parseRules(items: Record<string, unknown>[] | undefined): StoredRule[] {

@@ -194,6 +194,17 @@ describe('notification rules', () => {
       expect(unconditional.status).toBe(200);
     });
 
+    it('lets exactly one of two concurrent replaces of the same version win', async () => {
+      const created = (await create(tokens.root, ruleBody(tenants.root.agentId))).body;
+      const [first, second] = await Promise.all([
+        api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...created, name: 'first' } }),
+        api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...created, name: 'second' } }),
+      ]);
+      expect([first.status, second.status].sort()).toEqual([200, 409]);
+      const winner = first.status === 200 ? 'first' : 'second';
+      expect((await api({ method: 'GET', path: `/api/v3/notifications/${created.id}`, token: tokens.root })).body).toMatchObject({ name: winner, version: 2 });
+    });
+
     it('restarts the validity from now when an expired rule is made active again', async () => {
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { validity: 1, active: false }))).body;
       clock.advance(3 * DAY_MS);

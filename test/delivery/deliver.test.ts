@@ -216,6 +216,7 @@ describe('deliver function', () => {
     expect(apns.aps.alert.title).toBe('PANIC: Vehicle 16');
 
     expect((await getUser(user.id)).pushDevices.map((device) => device.endpointArn)).toEqual([good]);
+    expect(sns.calls.filter((call) => call.command === 'DeleteEndpoint').map((call) => call.input.EndpointArn)).toEqual([dead]);
     const deliveries = (await getAlertItem(alert.alertId)).deliveries as Record<string, { status: string }>;
     expect(deliveries[`push:${good}`]?.status).toBe('sent');
     expect(deliveries[`push:${dead}`]?.status).toBe('failed');
@@ -245,7 +246,22 @@ describe('deliver function', () => {
     const alert = await putAlert(rule, 18);
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();
-    expect(telegram.delivered()[0]?.text).toBe('Alarm: &lt;script&gt;&amp; at 104 km/h <i></i>');
+    expect(telegram.delivered()[0]?.text).toBe('Alarm: &lt;script&gt;&amp; at 104 km/h &lt;i&gt;&lt;/i&gt;');
+  });
+
+  it('sends a message too long for Telegram HTML as shortened plain text rather than have it refused', async () => {
+    const rule = await putRule({ toTelegram: true, telegrams: [{ id: '9191', info: '' }], settings: { messageTemplate: `${'&'.repeat(1990)} {{speed}}` } });
+    const alert = await putAlert(rule, 19);
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+    const [message] = telegram.delivered();
+    expect(message?.parseMode).toBeUndefined();
+    expect(message?.text).toBe(`${'&'.repeat(1990)} 104`);
+    expect((await getAlertItem(alert.alertId)).status).toBe('delivered');
+  });
+
+  it('reads the Telegram secret once per process', () => {
+    expect(secrets.reads).toBe(1);
   });
 
   it('parks malformed requests on the DLQ with the reason, without failing the batch', async () => {

@@ -4,6 +4,7 @@ import type { Emulators } from '../../infra/local/emulators';
 import { lambdaContext } from '../../infra/local/sqs-poller';
 import { handler, resetTelegramWebhook } from '../../functions/telegram/handler';
 import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
+import { registerTelegramWebhook } from '../../shared/channels/telegram/register-webhook';
 import { issueLinkCode } from '../../shared/store/telegram-links';
 import { startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from './support/fake-secrets-manager';
@@ -129,5 +130,14 @@ describe('Telegram webhook', () => {
 
   it('answers 400 to a body that is not JSON', async () => {
     expect((await call(request('{not json'))).statusCode).toBe(400);
+  });
+
+  it('registers the webhook with Telegram together with its secret token', async () => {
+    await registerTelegramWebhook('https://api.fleetwatch.example/telegram/webhook');
+    expect(telegram.calls.find((entry) => entry.method === 'setWebhook')?.payload).toMatchObject({
+      url: 'https://api.fleetwatch.example/telegram/webhook',
+      secret_token: WEBHOOK_SECRET,
+      allowed_updates: ['message'],
+    });
   });
 });

@@ -35,6 +35,7 @@ describe('local runtime wiring', () => {
       fleet,
       simulator: { now: () => now },
       sweepIntervalMs: 40,
+      telegram: { botToken: '123:local', webhookSecret: 'local-secret' },
       log: () => undefined,
       handlers: {
         evaluate: async (event: SQSEvent) => {
@@ -75,7 +76,8 @@ describe('local runtime wiring', () => {
   it('routes /api/v3/* to the API handler and POST /telegram/webhook to the Telegram handler', async () => {
     const api = await fetch(`${runtime.apiUrl}/gis/find`, { method: 'POST', body: '{}' });
     expect(await api.json()).toEqual({ path: '/api/v3/gis/find', functionName: 'fleetwatch-api' });
-    const telegram = await fetch(runtime.apiUrl.replace('/api/v3', '/telegram/webhook'), { method: 'POST', body: '{"update_id":1}' });
+    expect(runtime.telegramWebhookUrl).toBe(runtime.apiUrl.replace('/api/v3', '/telegram/webhook'));
+    const telegram = await fetch(runtime.telegramWebhookUrl!, { method: 'POST', body: '{"update_id":1}' });
     expect(await telegram.json()).toEqual({ telegram: '{"update_id":1}' });
     expect((await fetch(runtime.apiUrl.replace('/api/v3', '/other'))).status).toBe(404);
   });
@@ -100,7 +102,19 @@ describe('npm start settings', () => {
       vehicles: 3,
       verbose: false,
       help: false,
+      telegram: null,
       ports: { api: 3000, ses: 8005, dynamo: 8000, sqs: 9324 },
+    });
+  });
+
+  it('turns Telegram on with a bot token, generating a webhook secret when none is given', () => {
+    const generated = readSettings([], { FLEETWATCH_TELEGRAM_BOT_TOKEN: '1:abc' }).telegram;
+    expect(generated).toMatchObject({ botToken: '1:abc', webhookSecretGiven: false });
+    expect(generated!.webhookSecret.length).toBeGreaterThanOrEqual(32);
+    expect(readSettings([], { FLEETWATCH_TELEGRAM_BOT_TOKEN: '1:abc', FLEETWATCH_TELEGRAM_WEBHOOK_SECRET: 'mine' }).telegram).toEqual({
+      botToken: '1:abc',
+      webhookSecret: 'mine',
+      webhookSecretGiven: true,
     });
   });
 

@@ -84,7 +84,8 @@ describe('fleet simulator', () => {
       expect(message.satellites).toBeGreaterThanOrEqual(4);
       expect(message.course).toBeGreaterThanOrEqual(0);
       expect(message.parameters).toHaveProperty('ignition');
-      expect(Number(message.parameters.fuel_level)).toBeGreaterThan(0);
+      expect(Number(message.parameters.fuel)).toBeGreaterThan(0);
+      expect(Number(message.parameters.mileage)).toBeGreaterThan(0);
     }
     expect(messages[0]!.deviceTime).toBe(new Date(START).toISOString());
     expect(messages.filter((message) => message.vehicleId === speeder!.vehicleId).map((message) => message.deviceTime)).toEqual(
@@ -136,6 +137,17 @@ describe('fleet simulator', () => {
     expect(first).toBeLessThan(30_000);
     expect(speeding[0]!.values).toMatchObject({ limit: 90 });
     expect(speeding[0]!.speed).toBeGreaterThan(90);
+  });
+
+  it('trips the demo geozone-exit rule for the courier and the idle rule for the van, and nothing else', () => {
+    const events = evaluateDemoRules(parsedSpan(0, 420));
+    const van = fleet[2]!;
+    const exits = events.filter((event) => event.kind === 'zoneExit');
+    expect(exits.map((event) => event.vehicleId)).toEqual([courier!.vehicleId]);
+    expect(Date.parse(exits[0]!.time) - START).toBeLessThan(60_000);
+    const idles = events.filter((event) => event.kind === 'idle');
+    expect(idles.map((event) => event.vehicleId)).toEqual([van.vehicleId]);
+    expect(new Set(events.map((event) => event.kind))).toEqual(new Set(['speeding', 'zoneExit', 'idle']));
   });
 
   it('drives the courier out of the depot yard and back in on every round', () => {

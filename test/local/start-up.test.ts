@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/aws/clients';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
 import { seedDemoData } from '../../infra/local/seed';
@@ -17,15 +20,34 @@ describe('local runtime end to end', () => {
   const fleet = demoFleet(3);
   const speeder = fleet[0]!;
 
+  // no Telegram emulator exists: a fake Bot API on loopback answers what the webhook bot asks at start
+  let botApi: Server;
+  const botApiCalls: string[] = [];
+
   beforeAll(async () => {
+    botApi = createServer((request, response) => {
+      botApiCalls.push(request.url?.split('/').pop() ?? '');
+      const result = request.url?.endsWith('/getMe')
+        ? { id: 4242, is_bot: true, first_name: 'fleetwatch', username: 'fleetwatch_local_bot', can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false }
+        : true;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ ok: true, result }));
+    });
+    await new Promise<void>((resolve) => botApi.listen(0, '127.0.0.1', resolve));
+    process.env.TELEGRAM_API_ROOT = `http://127.0.0.1:${(botApi.address() as AddressInfo).port}`;
     runtime = await startLocalRuntime({
       prefix: `t-local-e2e-${process.pid}`,
       fleet,
       simulator: false,
+      telegram: { botToken: '4242:local-test-token', webhookSecret: 'local-webhook-secret' },
       log: (line) => lines.push(line),
     });
   });
-  afterAll(async () => runtime?.stop());
+  afterAll(async () => {
+    await runtime?.stop();
+    botApi.closeAllConnections();
+    await new Promise<void>((resolve) => botApi.close(() => resolve()));
+  });
 
   async function waitFor<T>(read: () => Promise<T | undefined>, attempts = 150): Promise<T | undefined> {
     for (let attempt = 0; attempt < attempts; attempt++) {
@@ -73,6 +95,14 @@ describe('local runtime end to end', () => {
     expect(speedingMail(await sentEmails(runtime.emulators))).toHaveLength(1);
   });
 
+  it('shows a malformed message on the console as rejected to the DLQ, with its reason', async () => {
+    await sqsClient().send(
+      new SendMessageCommand({ QueueUrl: runtime.emulators.queues.input, MessageGroupId: '1002', MessageBody: '{"vehicleId":1002,"speed":"fast"}' }),
+    );
+    const rejected = await waitFor(async () => lines.find((line) => line.includes('DLQ') && line.includes('input message')));
+    expect(rejected).toMatch(/deviceTime/);
+  });
+
   it('serves the API through the local HTTP API: demo login, then the demo rules', async () => {
     const login = await fetch(`${runtime.apiUrl}/auth/login`, {
       method: 'POST',
@@ -92,5 +122,22 @@ describe('local runtime end to end', () => {
     const rules = (await find.json()) as Array<{ id: number; name: string; active: boolean }>;
     expect(rules.map((rule) => rule.name).sort()).toEqual(['Idling over 3 minutes', 'Left the depot yard', 'Speeding over 90 km/h']);
     expect(rules.every((rule) => rule.active)).toBe(true);
+  });
+
+  it('serves the Telegram webhook with the bot secret from the local Secrets Manager stand-in', async () => {
+    const update = JSON.stringify({ update_id: 1 });
+    const wrong = await fetch(runtime.telegramWebhookUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'not-the-secret' },
+      body: update,
+    });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(runtime.telegramWebhookUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'local-webhook-secret' },
+      body: update,
+    });
+    expect(right.status).toBe(200);
+    expect(botApiCalls).toContain('getMe');
   });
 });

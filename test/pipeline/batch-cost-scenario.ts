@@ -15,12 +15,14 @@ export interface BatchCost {
   label: string;
   total: number;
   byCommand: Record<string, number>;
-  /** Requests to the rules and geozones tables, by command and table. */
+  /** Requests to the rules and geozones tables, keyed `${command} rules|geozones`. */
   ruleReads: Record<string, number>;
   /** Scans of the rules and geozones tables (a full reload of the rule index reads both). */
   ruleTableScans: number;
   alertsRaised: number;
   failures: number;
+  /** Request attempts that failed (and were retried or thrown), by command and error. */
+  failedAttempts: Record<string, number>;
 }
 
 export async function measureBatchCost(): Promise<BatchCost[]> {
@@ -38,9 +40,12 @@ export async function measureBatchCost(): Promise<BatchCost[]> {
     counter.reset();
     const response = await invoke(handler, records);
     const byTable = counter.byTable();
-    const ruleReads = Object.fromEntries(
-      Object.entries(byTable).filter(([key]) => key.endsWith(` ${RULES_TABLE}`) || key.endsWith(` ${GEOZONES_TABLE}`)),
-    );
+    const ruleReads: Record<string, number> = {};
+    for (const [key, count] of Object.entries(byTable)) {
+      const [command, table] = key.split(' ');
+      const role = table === RULES_TABLE ? 'rules' : table === GEOZONES_TABLE ? 'geozones' : undefined;
+      if (role) ruleReads[`${command} ${role}`] = count;
+    }
     const raised = await drainQueue(DELIVERIES_QUEUE_URL);
     results.push({
       label,
@@ -50,6 +55,7 @@ export async function measureBatchCost(): Promise<BatchCost[]> {
       ruleTableScans: Object.entries(ruleReads).filter(([key]) => key.startsWith('Scan ')).reduce((sum, [, count]) => sum + count, 0),
       alertsRaised: raised.length,
       failures: response.batchItemFailures.length,
+      failedAttempts: counter.failures(),
     });
   };
 
@@ -70,5 +76,5 @@ export function formatBatchCost(cost: BatchCost): string {
   const commands = Object.entries(cost.byCommand)
     .map(([command, count]) => `${command} ${count}`)
     .join(', ');
-  return `${cost.label}: ${cost.total} DynamoDB requests (${commands}); rule/geozone table requests ${JSON.stringify(cost.ruleReads)}; alerts ${cost.alertsRaised}; failed records ${cost.failures}`;
+  return `${cost.label}: ${cost.total} DynamoDB requests (${commands}); rules/geozones table requests ${JSON.stringify(cost.ruleReads)}; alerts ${cost.alertsRaised}; failed records ${cost.failures}`;
 }

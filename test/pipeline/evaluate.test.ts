@@ -11,6 +11,8 @@ import { startTestEmulators } from '../support/emulators';
 import { countDynamoRequests } from '../support/count-requests';
 import { alertsInTable, drainQueue, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
 
+const PANIC_RULE = storedRule({ id: 2, type: 6, name: 'Panic button', vehicleIds: [60], settings: { parameter: 'panic' } });
+
 const SPEEDING_RULE = storedRule({
   id: 1,
   vehicleIds: Array.from({ length: 50 }, (_, index) => index + 1),
@@ -45,6 +47,7 @@ describe('evaluate function', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('pipeline-evaluate');
     await putRule(SPEEDING_RULE);
+    await putRule(PANIC_RULE);
   });
   afterAll(async () => emulators.stop());
 
@@ -230,5 +233,28 @@ describe('evaluate function', () => {
     const [after] = await alertsOf(7);
     expect(after).toMatchObject({ status: 'failed' });
     expect(after!.outbox).toBeUndefined();
+  });
+
+  it('alerts once on a late panic message, and not again when it is delivered again', async () => {
+    const now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    await invoke(handler, [sqsRecord(terminalMessage(60, 100, 0, { parameters: { panic: 0 } }))]);
+    const before = await stateOf(60);
+
+    // pressed at 50 s, arriving after the 100 s message: stale for state, but a press is never dropped
+    const late = sqsRecord(terminalMessage(60, 50, 0, { parameters: { panic: 1 } }));
+    expect(await invoke(handler, [late])).toEqual({ batchItemFailures: [] });
+    const alerts = await alertsOf(60);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ ruleId: 2, event: { kind: 'panic', time: new Date(T0 + 50_000).toISOString() } });
+    expect(await stateOf(60)).toEqual(before);
+    expect((await drainQueue(emulators.queues.deliveries)).map((request) => JSON.parse(request.Body!).alertId)).toEqual([
+      alerts[0]!.alertId,
+    ]);
+
+    expect(await invoke(handler, [late])).toEqual({ batchItemFailures: [] });
+    expect(await alertsOf(60)).toHaveLength(1);
+    expect(await stateOf(60)).toEqual(before);
+    expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(0);
   });
 });

@@ -48,6 +48,7 @@ describe('ZoneIndex', () => {
     expect(index.zonesContaining(p.lat, p.lon, [2])).toEqual([]);
     const c = at(0, 2000);
     expect(index.zonesContaining(c.lat, c.lon, [1, 2])).toEqual([2]);
+    expect(index.zonesContaining(c.lat, c.lon, [2, 2, 1])).toEqual([2]);
   });
 
   it('answers nothing for unknown zones', () => {

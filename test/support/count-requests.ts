@@ -3,14 +3,16 @@ import { documentClient } from '../../shared/aws/clients';
 
 /**
  * Counts the DynamoDB requests a piece of code makes, by command and by table, with a middleware on the
- * client's own stack. It sits in the deserialize step, inside the SDK's retry loop, so a retried request
- * counts once per attempt, as DynamoDB would bill it.
+ * client's own stack. It sits in the deserialize step, inside the SDK's retry loop, so every attempt that
+ * DynamoDB answered counts (a throttled and retried request counts twice, as it is billed).
  */
 export interface RequestCounter {
   /** Requests per command name, e.g. `{ BatchGetItem: 10, TransactWriteItems: 10 }`. */
   byCommand(): Record<string, number>;
   /** Requests per `${command} ${table}`; a request touching several tables counts for each of them. */
   byTable(): Record<string, number>;
+  /** Attempts that failed (retried by the SDK or thrown), per `${command} ${error name}`. */
+  failures(): Record<string, number>;
   /** Requests that touched this table. */
   forTable(tableName: string): number;
   total(): number;
@@ -24,21 +26,36 @@ export function countDynamoRequests(client: DynamoDBDocumentClient = documentCli
   const name = `fleetwatchRequestCounter${++counters}`;
   let commands: Record<string, number> = {};
   let tables: Record<string, number> = {};
+  let failures: Record<string, number> = {};
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
-      commands[command] = (commands[command] ?? 0) + 1;
-      for (const table of tablesOf(args.input as Record<string, unknown>)) {
-        const key = `${command} ${table}`;
-        tables[key] = (tables[key] ?? 0) + 1;
+      const count = () => {
+        commands[command] = (commands[command] ?? 0) + 1;
+        for (const table of tablesOf(args.input as Record<string, unknown>)) {
+          const key = `${command} ${table}`;
+          tables[key] = (tables[key] ?? 0) + 1;
+        }
+      };
+      try {
+        const result = await next(args);
+        count();
+        return result;
+      } catch (error) {
+        // an error with an HTTP status was answered by DynamoDB and counts; a connection dropped before any
+        // answer (the SDK retries it) never reached it and is only recorded as a failure
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== undefined) count();
+        const key = `${command} ${(error as Error).name}`;
+        failures[key] = (failures[key] ?? 0) + 1;
+        throw error;
       }
-      return next(args);
     },
     { step: 'deserialize', name },
   );
   return {
     byCommand: () => ({ ...commands }),
     byTable: () => ({ ...tables }),
+    failures: () => ({ ...failures }),
     forTable: (tableName) =>
       Object.entries(tables)
         .filter(([key]) => key.endsWith(` ${tableName}`))
@@ -47,6 +64,7 @@ export function countDynamoRequests(client: DynamoDBDocumentClient = documentCli
     reset: () => {
       commands = {};
       tables = {};
+      failures = {};
     },
     detach: () => {
       client.middlewareStack.remove(name);

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { notificationBodySchema, type NotificationBody, type StoredRule } from '../../schemas/notification';
-import { initialValidity, prolong, replacedValidity } from '../../rules/lifecycle';
+import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';
 import { geozonesExist } from '../../store/geozones-store';
 import {
+  RuleReferenceGoneError,
   StaleRuleError,
   createRule,
+  newRuleRecord,
   deleteRule,
   getRule,
   listRulesOfClient,
@@ -66,7 +68,7 @@ async function parentNameOf(parentId: string): Promise<string> {
 }
 
 function staleAsConflict(error: unknown): never {
-  if (error instanceof StaleRuleError) throw conflict(error.message);
+  if (error instanceof StaleRuleError || error instanceof RuleReferenceGoneError) throw conflict(error.message);
   throw error;
 }
 
@@ -113,7 +115,9 @@ export const notificationRoutes = [
     path: '/api/v3/notifications',
     tag: 'notifications',
     summary: 'Create a notification rule',
-    description: 'Returns the stored record with its new id. A null userId makes the caller the owner.',
+    description:
+      'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
+      'belong to your clients; vehicles the directory knows must too, while unknown vehicle ids are accepted (the platform owns the registry).',
     auth: true,
     writes: true,
     body: notificationBodySchema,
@@ -123,15 +127,7 @@ export const notificationRoutes = [
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       const owned = { ...body, userId: body.userId ?? caller.user.id };
       await checkRuleReferences(owned, caller.scope);
-      const at = new Date(now).toISOString();
-      const rule = await createRule(
-        { ...owned, parentName: await parentNameOf(body.parentId), version: 1, createdAt: at, updatedAt: at, ...initialValidity(owned, now) },
-        existenceChecks(owned),
-      ).catch((error: unknown) => {
-        // only a geozone deleted between the check and the write can fail the creation
-        if (error instanceof StaleRuleError) throw conflict('a referenced geozone was deleted meanwhile; check geoids and try again');
-        throw error;
-      });
+      const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
       return { body: toRecord(rule), headers: etag(rule.version) };
     },
   }),
@@ -154,7 +150,7 @@ export const notificationRoutes = [
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       requireVersion(previous, body.version, ifMatchVersion(headers));
       const { id, version: _version, parentName: _parentName, ...fields } = body;
-      const owned: NotificationBody = { ...notificationBodySchema.parse(fields), userId: fields.userId ?? caller.user.id };
+      const owned: NotificationBody = { ...fields, userId: fields.userId ?? caller.user.id };
       await checkRuleReferences(owned, caller.scope);
       const next: StoredRule = {
         ...owned,

@@ -1,6 +1,6 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { sesClient } from '../../aws/clients';
-import { describeError, httpStatusOf, type SendOutcome } from '../outcome';
+import { describeError, type SendOutcome } from '../outcome';
 
 export interface EmailMessage {
   to: string;
@@ -21,7 +21,8 @@ const PERMANENT_ERRORS = new Set([
 ]);
 
 /**
- * Sends one e-mail through SES v2. Throttling (TooManyRequestsException, LimitExceededException) is already
+ * Sends one e-mail through SES v2. Anything else (throttling, paused sending, an outage) is worth another try.
+ * Throttling (TooManyRequestsException, LimitExceededException) is already
  * retried with backoff by the SDK's standard retry strategy; what still fails after that is reported as
  * `retry`, so the delivery is attempted again later.
  */
@@ -45,9 +46,7 @@ export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
     );
     return { status: 'sent' };
   } catch (error) {
-    const name = (error as Error).name;
-    const status = httpStatusOf(error);
-    const permanent = PERMANENT_ERRORS.has(name) || (status !== undefined && status >= 400 && status < 500 && status !== 429 && !/throttl|toomany|limitexceeded|paused|suspended/i.test(name));
+    const permanent = PERMANENT_ERRORS.has((error as Error).name);
     return permanent ? { status: 'failed', error: describeError(error) } : { status: 'retry', error: describeError(error) };
   }
 }

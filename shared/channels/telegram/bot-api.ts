@@ -14,6 +14,6 @@ export function telegramClientOptions(): { apiRoot?: string } {
  */
 export function createTelegramApi(botToken: string): Api {
   const api = new Api(botToken, telegramClientOptions());
-  api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30, rethrowHttpErrors: false }));
+  api.config.use(autoRetry({ maxRetryAttempts: 2, maxDelaySeconds: 10, rethrowHttpErrors: false }));
   return api;
 }

@@ -4,13 +4,25 @@ import { describeError, type SendOutcome } from '../outcome';
 /** Telegram's limit on one message. */
 const MAX_MESSAGE_LENGTH = 4096;
 
-/** Sends one HTML message (parse_mode HTML; the text must already be escaped) to a chat. */
-export async function sendTelegramMessage(api: Api, chatId: string, html: string): Promise<SendOutcome> {
+export interface TelegramText {
+  /** For parse_mode HTML, already escaped. */
+  html: string;
+  /** The same message as plain text. */
+  text: string;
+}
+
+/**
+ * Sends one message to a chat, in HTML. A message too long for Telegram goes out as shortened plain text
+ * instead, since cutting HTML could split a tag or an entity and have the whole message refused.
+ */
+export async function sendTelegramMessage(api: Api, chatId: string, message: TelegramText): Promise<SendOutcome> {
   try {
-    await api.sendMessage(chatId, html.slice(0, MAX_MESSAGE_LENGTH), {
-      parse_mode: 'HTML',
-      link_preview_options: { is_disabled: true },
-    });
+    if (message.html.length <= MAX_MESSAGE_LENGTH) {
+      await api.sendMessage(chatId, message.html, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+    } else {
+      const text = message.text.length <= MAX_MESSAGE_LENGTH ? message.text : `${message.text.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+      await api.sendMessage(chatId, text, { link_preview_options: { is_disabled: true } });
+    }
     return { status: 'sent' };
   } catch (error) {
     if (error instanceof GrammyError) {

@@ -17,6 +17,11 @@ export function outboxAgeMs(env: NodeJS.ProcessEnv = process.env): number {
   return env.OUTBOX_AGE_MS && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_OUTBOX_AGE_MS;
 }
 
+export function outboxMaxAttempts(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.OUTBOX_MAX_ATTEMPTS);
+  return env.OUTBOX_MAX_ATTEMPTS && Number.isInteger(configured) && configured >= 1 ? configured : DEFAULT_OUTBOX_MAX_ATTEMPTS;
+}
+
 export interface OutboxResult {
   reenqueued: string[];
   abandoned: string[];
@@ -25,7 +30,7 @@ export interface OutboxResult {
 export async function runOutboxPass(
   now: number,
   minAgeMs: number = outboxAgeMs(),
-  maxAttempts: number = DEFAULT_OUTBOX_MAX_ATTEMPTS,
+  maxAttempts: number = outboxMaxAttempts(),
 ): Promise<OutboxResult> {
   const claimed: string[] = [];
   const abandoned: string[] = [];

@@ -1,0 +1,102 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { guidSchema } from '../../shared/schemas/notification';
+import { languageSchema } from '../../shared/schemas/directory';
+import { formatIssues } from '../../shared/schemas/terminal-message';
+import { DirectoryConflictError, createAgent, createUser, putVehicle } from '../../shared/store/directory-store';
+
+/**
+ * The admin commands behind `npm run admin -- <command> [options]`. They work on the tables named by the
+ * environment (RULES_TABLE, DIRECTORY_TABLE ...), on AWS with the usual credentials or locally through
+ * AWS_ENDPOINT_URL_DYNAMODB. Each prints the created record as JSON; a password is never printed.
+ */
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+  create-client  --name <name> [--full-name <text>] [--parent <agentId>]
+  create-user    --client <agentId> --login <login> --password <password> --email <address>
+                 [--first-name <text>] [--last-name <text>] [--language 1|2|3] [--read-only] [--session-duration <minutes>]
+  create-vehicle --client <agentId> --id <vehicleId> --name <name>
+`;
+
+export class UsageError extends Error {}
+
+const clientArgs = z.object({
+  name: z.string().trim().min(1).max(200),
+  'full-name': z.string().max(500).optional(),
+  parent: guidSchema.optional(),
+});
+
+const userArgs = z.object({
+  client: guidSchema,
+  login: z.string().trim().min(1).max(100),
+  password: z.string().min(8, 'use at least 8 characters').max(1_000),
+  email: z.email(),
+  'first-name': z.string().max(200).optional(),
+  'last-name': z.string().max(200).optional(),
+  language: z.coerce.number().pipe(languageSchema).optional(),
+  'read-only': z.boolean().optional(),
+  'session-duration': z.coerce.number().int().min(1).max(7 * 24 * 60).optional(),
+});
+
+const vehicleArgs = z.object({
+  client: guidSchema,
+  id: z.coerce.number().int().min(1).max(2_147_483_647),
+  name: z.string().trim().min(1).max(200),
+});
+
+const optionNames = ['name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id'];
+
+function parse<T>(schema: z.ZodType<T>, values: unknown): T {
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) throw new UsageError(formatIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+/** Runs one command; returns what it printed as an object (the CLI writes it as JSON). */
+export async function runAdmin(argv: readonly string[]): Promise<Record<string, unknown>> {
+  const [command, ...rest] = argv;
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { ...Object.fromEntries(optionNames.map((name) => [name, { type: 'string' as const }])), 'read-only': { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  try {
+    switch (command) {
+      case 'create-client': {
+        const args = parse(clientArgs, values);
+        const agent = await createAgent({ name: args.name, fullName: args['full-name'], parentId: args.parent ?? null });
+        return { agentId: agent.agentId, name: agent.name, parentId: agent.parentId };
+      }
+      case 'create-user': {
+        const args = parse(userArgs, values);
+        const user = await createUser({
+          parentId: args.client,
+          login: args.login,
+          password: args.password,
+          email: args.email,
+          firstName: args['first-name'],
+          lastName: args['last-name'],
+          language: args.language,
+          isReadOnly: args['read-only'],
+          sessionDuration: args['session-duration'] ?? null,
+        });
+        return { id: user.id, login: user.login, email: user.email, parentId: user.parentId, isReadOnly: user.isReadOnly, language: user.language };
+      }
+      case 'create-vehicle': {
+        const args = parse(vehicleArgs, values);
+        return { ...(await putVehicle({ vehicleId: args.id, name: args.name, parentId: args.client })) };
+      }
+      default:
+        throw new UsageError(command ? `unknown command ${command}` : 'no command given');
+    }
+  } catch (error) {
+    if (error instanceof DirectoryConflictError) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError, runAdmin } from '../../infra/admin/commands';
+import { subtreeAgentIds } from '../../shared/store/directory-store';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { apiClient, login } from './support';
+
+describe('admin CLI', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-admin');
+  });
+  afterAll(async () => emulators.stop());
+
+  it('creates a client hierarchy, a user who can log in, and a vehicle', async () => {
+    const parent = await runAdmin(['create-client', '--name', 'Acme Fleet']);
+    const child = await runAdmin(['create-client', '--name', 'Acme North', '--parent', String(parent.agentId)]);
+    expect(await subtreeAgentIds(String(parent.agentId))).toEqual([parent.agentId, child.agentId]);
+    const user = await runAdmin([
+      'create-user', '--client', String(child.agentId), '--login', 'north-ops', '--password', 'correct horse', '--email', 'ops@acme.test', '--language', '1', '--read-only',
+    ]);
+    expect(user).toMatchObject({ login: 'north-ops', parentId: child.agentId, isReadOnly: true, language: 1 });
+    expect(JSON.stringify(user)).not.toContain('correct horse');
+    const vehicle = await runAdmin(['create-vehicle', '--client', String(child.agentId), '--id', '7001', '--name', 'Truck 7001']);
+    expect(vehicle).toEqual({ vehicleId: 7001, name: 'Truck 7001', parentId: child.agentId });
+    const token = await login(apiClient(), { agentId: String(child.agentId), login: 'north-ops', password: 'correct horse', userId: String(user.id) });
+    expect(token).toBeTruthy();
+  });
+
+  it('explains bad input instead of failing obscurely', async () => {
+    await expect(runAdmin(['create-user', '--client', 'nope', '--login', 'x', '--password', 'short', '--email', 'bad'])).rejects.toThrow(UsageError);
+    await expect(runAdmin(['create-client', '--name', 'Orphan', '--parent', '9b2f4c1e-8f8a-4a57-9f57-2d6f0f7b2a11'])).rejects.toThrow(/does not exist/);
+    await expect(runAdmin(['create-client', '--nam', 'typo'])).rejects.toThrow(UsageError);
+    await expect(runAdmin(['drop-everything'])).rejects.toThrow(/unknown command/);
+    const client = await runAdmin(['create-client', '--name', 'Twice']);
+    const args = ['create-user', '--client', String(client.agentId), '--login', 'same', '--password', 'long enough', '--email', 'a@b.test'];
+    await runAdmin(args);
+    await expect(runAdmin(args)).rejects.toThrow(/login same is taken/);
+  });
+
+  it('runs as npm run admin, printing JSON and never the password', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'infra/admin/cli.ts', 'create-client', '--name', 'From the shell'], {
+      env: { ...process.env },
+      cwd: process.cwd(),
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ name: 'From the shell', agentId: expect.any(String) });
+    const failure = await promisify(execFile)('npx', ['tsx', 'infra/admin/cli.ts', 'create-user', '--client', 'x'], { env: { ...process.env } }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr).toContain('Usage: npm run admin');
+  });
+});

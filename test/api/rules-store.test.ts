@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notificationBodySchema } from '../../shared/schemas/notification';
+import { geozonesExist } from '../../shared/store/geozones-store';
+import {
+  RuleReferenceGoneError,
+  StaleRuleError,
+  createRule,
+  currentRulesVersion,
+  getRule,
+  newRuleRecord,
+  setRuleExpiries,
+} from '../../shared/store/rules-store';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+
+const parentId = '5d0c7f3e-1f0a-4c3b-9a43-2b1d1f8e9a10';
+const now = Date.parse('2026-04-01T00:00:00.000Z');
+const body = notificationBodySchema.parse({ type: 2, parentId, name: 'store rule' });
+
+describe('rules store', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-rules-store');
+  });
+  afterAll(async () => emulators.stop());
+
+  it('refuses to create a rule whose geozone vanished, and writes nothing', async () => {
+    const version = await currentRulesVersion();
+    await expect(createRule(newRuleRecord({ ...body, geoids: [77] }, 'Client', now), geozonesExist([77]))).rejects.toThrow(RuleReferenceGoneError);
+    expect(await currentRulesVersion()).toBe(version);
+  });
+
+  it('changes expiries all or none, against the versions read', async () => {
+    const a = await createRule(newRuleRecord(body, 'Client', now));
+    const b = await createRule(newRuleRecord(body, 'Client', now));
+    const version = await currentRulesVersion();
+    const attempt = setRuleExpiries([
+      { id: a.id, expectedVersion: 1, expiresAt: '2026-06-01T00:00:00.000Z', updatedAt: '2026-04-01T00:00:00.000Z' },
+      { id: b.id, expectedVersion: 5, expiresAt: '2026-06-01T00:00:00.000Z', updatedAt: '2026-04-01T00:00:00.000Z' },
+    ]);
+    await expect(attempt).rejects.toThrow(StaleRuleError);
+    await expect(attempt).rejects.toMatchObject({ ruleId: b.id });
+    expect((await getRule(a.id))?.expiresAt).toBe(a.expiresAt);
+    expect(await currentRulesVersion()).toBe(version);
+  });
+});

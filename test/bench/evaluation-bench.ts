@@ -1,0 +1,139 @@
+import { compileRuleIndex } from '../../shared/rules/rule-index';
+import type { EvaluationContext } from '../../shared/rules/types';
+import type { StoredRule, RuleType } from '../../shared/schemas/notification';
+import type { TerminalMessage } from '../../shared/schemas/terminal-message';
+import { REGION, syntheticZones } from './synthetic-zones';
+import { bestTime, formatTable, seededRandom } from './timing';
+
+const VEHICLES = 10_000;
+const ROUNDS = 20;
+const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+const DAY = 86_400_000;
+
+function rule(id: number, type: RuleType, vehicleIds: number[], settings: Record<string, string>, geoids: number[] = []): StoredRule {
+  const time = new Date(T0 - DAY).toISOString();
+  return {
+    id, type, vehicleIds, geoids, settings, name: `rule ${id}`, active: true,
+    userId: null, parentId: '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e', parentName: '', fieldids: [],
+    toEmail: false, recipientIds: [], enableSideEmails: false, sideEmails: [], toTelegram: false, telegrams: [],
+    toMobile: false, toClient: false, stored: false, kind: null, activationMode: 0, activationTime: null,
+    timezone: 3, validity: 90, autoProlongation: false, version: 1, createdAt: time, updatedAt: time,
+    validFrom: time, expiresAt: new Date(T0 + 30 * DAY).toISOString(),
+  };
+}
+
+/**
+ * A fleet of 10,000 vehicles and about four rules per vehicle: every vehicle has a speeding rule (some with zone
+ * limits) and a geozone rule over five of 1,000 zones; half a drain rule; a quarter each idle, panic, discrete and
+ * analog sensor, maintenance and connection-loss rules.
+ */
+function scenario() {
+  const random = seededRandom(42);
+  const zones = syntheticZones(1_000, random);
+  const rules: StoredRule[] = [];
+  let id = 1;
+  const groups = (size: number, share: number) => {
+    const out: number[][] = [];
+    const covered = Math.floor(VEHICLES * share);
+    for (let start = 1; start <= covered; start += size) out.push(Array.from({ length: Math.min(size, covered - start + 1) }, (_, i) => start + i));
+    return out;
+  };
+  for (const [g, vehicles] of groups(500, 1).entries()) rules.push(rule(id++, 2, vehicles, g % 2 ? { limit: '90' } : { limit: '80', zoneLimits: `${g + 1}:40,${g + 2}:60` }));
+  for (const [g, vehicles] of groups(100, 1).entries()) rules.push(rule(id++, 0, vehicles, { margin: '30' }, Array.from({ length: 5 }, (_, i) => ((g * 5 + i) % 1_000) + 1)));
+  for (const vehicles of groups(500, 0.5)) rules.push(rule(id++, 4, vehicles, {}));
+  for (const vehicles of groups(500, 0.25)) {
+    rules.push(rule(id++, 11, vehicles, {}), rule(id++, 6, vehicles, {}), rule(id++, 8, vehicles, { parameter: 'din1', edge: 'both' }));
+    rules.push(rule(id++, 9, vehicles, { parameter: 'ain1', min: '0', max: '30' }), rule(id++, 12, vehicles, {}), rule(id++, 7, vehicles, {}));
+  }
+
+  const home = Array.from({ length: VEHICLES + 1 }, () => ({
+    lat: REGION.minLat + random() * (REGION.maxLat - REGION.minLat),
+    lon: REGION.minLon + random() * (REGION.maxLon - REGION.minLon),
+    mileage: 5_000 + random() * 200_000,
+    fuel: 50 + random() * 300,
+  }));
+  const bodies: string[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let vehicleId = 1; vehicleId <= VEHICLES; vehicleId++) {
+      const v = home[vehicleId]!;
+      v.lat += (random() - 0.5) * 0.004;
+      v.lon += (random() - 0.5) * 0.006;
+      v.mileage += random() * 0.5;
+      v.fuel -= random() * 0.1;
+      const speed = Math.round(random() < 0.3 ? 0 : random() * 120);
+      bodies.push(
+        JSON.stringify({
+          vehicleId,
+          deviceTime: new Date(T0 + round * 30_000 + Math.floor(random() * 20_000)).toISOString(),
+          serverTime: new Date(T0 + round * 30_000 + 25_000).toISOString(),
+          latitude: v.lat,
+          longitude: v.lon,
+          speed,
+          course: Math.floor(random() * 360),
+          altitude: 150,
+          satellites: 11,
+          voltage: 27.4,
+          parameters: {
+            fuel: v.fuel.toFixed(1),
+            ignition: speed > 0 || random() < 0.5 ? '1' : '0',
+            panic: '0',
+            din1: random() < 0.05 ? '1' : '0',
+            ain1: (20 + random() * 12).toFixed(2),
+            mileage: v.mileage.toFixed(1),
+            gsm: '4',
+            hdop: '0.8',
+            pwr_ext: '27.41',
+            engine_temp: '88',
+          },
+        }),
+      );
+    }
+  }
+  return { zones, rules, bodies };
+}
+
+export function runEvaluationBench(): string[] {
+  const { zones, rules, bodies } = scenario();
+  const index = compileRuleIndex(rules, zones);
+  if (index.invalidRules.length > 0) throw new Error(`bench rules invalid: ${JSON.stringify(index.invalidRules)}`);
+  const messages = bodies.map((body) => JSON.parse(body) as TerminalMessage);
+  const now = T0 + ROUNDS * 30_000;
+  const context: EvaluationContext = { now, zones: index.zones };
+
+  let sink = 0;
+  const parseNs = bestTime(() => {
+    for (const body of bodies) sink += (JSON.parse(body) as { speed: number }).speed;
+  });
+  let events = 0;
+  let evaluations = 0;
+  const evaluateNs = bestTime(() => {
+    const states = new Map<number, unknown[]>();
+    events = 0;
+    evaluations = 0;
+    for (const message of messages) {
+      const compiled = index.rulesFor(message.vehicleId, now);
+      let vehicleStates = states.get(message.vehicleId);
+      if (vehicleStates === undefined) states.set(message.vehicleId, (vehicleStates = []));
+      for (let i = 0; i < compiled.length; i++) {
+        const entry = compiled[i]!;
+        const result = index.evaluatorOf(entry).evaluate(entry, vehicleStates[i], message, context);
+        vehicleStates[i] = result.state;
+        events += result.events.length;
+      }
+      evaluations += compiled.length;
+    }
+  });
+  if (sink < 0) throw new Error('unreachable');
+  const perMessage = (ns: number) => `${(ns / messages.length / 1000).toFixed(2)} µs`;
+  return [
+    `(a) evaluation per message: ${VEHICLES.toLocaleString('en')} vehicles, ${rules.length} rules, ${messages.length.toLocaleString('en')} messages, ` +
+      `${(evaluations / messages.length).toFixed(1)} rules per message, ${events} events (target ≤ 1.0×)`,
+    ...formatTable(
+      ['step', 'per message', 'ratio'],
+      [
+        ['JSON.parse (baseline)', perMessage(parseNs), '1.00×'],
+        ['rule evaluation', perMessage(evaluateNs), `${(evaluateNs / parseNs).toFixed(2)}×`],
+      ],
+    ),
+  ];
+}

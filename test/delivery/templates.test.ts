@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EVENT_KINDS, type EventKind } from '../../shared/rules/event-kinds';
+import type { Alert } from '../../shared/schemas/alert';
+import type { Language } from '../../shared/schemas/directory';
+import { formatEventTime } from '../../shared/delivery/format-time';
+import { LANGUAGE_FOLDERS, renderNotification, templatesDir } from '../../shared/delivery/render';
+import { buildTemplateData } from '../../shared/delivery/template-data';
+
+const position = { latitude: 40.40926, longitude: 49.86709 };
+
+/** One event per kind, with the values its evaluator attaches. */
+const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
+  zoneEntry: { ...position, speed: 35, values: { zoneId: 4, zoneName: 'Depot <North> & Yard', zoneIds: '4', zoneCount: 1 } },
+  zoneExit: { ...position, speed: 42, values: { zoneId: 4, zoneName: 'Depot <North> & Yard', zoneIds: '4', zoneCount: 1 } },
+  speeding: { ...position, speed: 104.4, values: { limit: 90, maxSpeed: 112.3, durationSeconds: 45, zoneId: null, zoneName: null } },
+  drain: { ...position, speed: 0, values: { before: 310.4, after: 262.1, volume: 48.3, parameter: 'fuel1' } },
+  fuelling: { ...position, speed: 0, values: { before: 120, after: 400.5, volume: 280.5, parameter: 'fuel1' } },
+  panic: { ...position, speed: 12, values: { parameter: 'in3' } },
+  connectionLost: { latitude: null, longitude: null, speed: null, values: { minutes: 30, lastSeenAt: '2026-03-01T09:30:00.000Z', lastDeviceTime: '2026-03-01T09:29:58.000Z' } },
+  connectionRestored: { ...position, speed: 20, values: { silentSince: '2026-03-01T08:10:00.000Z', silentMinutes: 110 } },
+  sensorOn: { ...position, speed: 0, values: { parameter: 'door<1>', value: 1 } },
+  sensorOff: { ...position, speed: 0, values: { parameter: 'door<1>', value: 0 } },
+  sensorOutOfRange: { ...position, speed: 60, values: { parameter: 'temp', value: 9.5, min: -20, max: 4 } },
+  sensorInRange: { ...position, speed: 60, values: { parameter: 'temp', value: 2.5, min: -20, max: 4 } },
+  idle: { ...position, speed: 0, values: { idleMinutes: 17, minutes: 15, since: '2026-03-01T09:43:00.000Z' } },
+  maintenanceDue: { ...position, speed: 0, values: { counter: 'mileage', parameter: 'mileage', value: 20012, threshold: 20000, interval: 10000, unit: 'km', thresholdsPassed: 1 } },
+};
+
+function render(kind: string, language: Language, event: Partial<Alert['event']>, options: { vehicleName?: string; ruleName?: string; timezone?: number | string; override?: { subject?: string; body?: string } } = {}) {
+  const alert = {
+    ruleName: options.ruleName ?? 'Night & <weekend> watch',
+    vehicleId: 12,
+    event: { kind, time: '2026-03-01T10:00:00.000Z', latitude: null, longitude: null, speed: null, values: {}, ...event },
+  };
+  const data = buildTemplateData({ alert, vehicleName: options.vehicleName ?? 'Truck "A&B" <7>', timezone: options.timezone ?? 4, language });
+  return renderNotification({ kind, language, data, override: options.override });
+}
+
+const languages: Language[] = [1, 2, 3];
+
+describe('notification templates', () => {
+  it.each(languages.flatMap((language) => EVENT_KINDS.map((kind) => [LANGUAGE_FOLDERS[language], kind, language] as const)))(
+    '%s/%s has its own template',
+    (folder, kind) => {
+      expect(existsSync(path.join(templatesDir(), folder, `${kind}.eta`))).toBe(true);
+    },
+  );
+
+  for (const language of languages) {
+    for (const kind of EVENT_KINDS) {
+      it(`renders ${kind} in ${LANGUAGE_FOLDERS[language]}`, () => {
+        expect(render(kind, language, EVENTS[kind])).toMatchSnapshot();
+      });
+    }
+    it(`falls back to the generic template for an unknown kind in ${LANGUAGE_FOLDERS[language]}`, () => {
+      expect(render('harshBraking', language, { ...position })).toMatchSnapshot();
+    });
+  }
+
+  it('escapes names for HTML e-mail and Telegram but keeps them plain in the subject and text', () => {
+    const rendered = render('zoneEntry', 2, EVENTS.zoneEntry, { vehicleName: '<b>Bus</b> & Co', ruleName: "O'Hare </a>" });
+    expect(rendered.subject).toBe('<b>Bus</b> & Co entered Depot <North> & Yard');
+    expect(rendered.text).toContain("Rule: O'Hare </a>");
+    expect(rendered.telegram).toContain('<b>&lt;b&gt;Bus&lt;/b&gt; &amp; Co</b> entered the geozone <b>Depot &lt;North&gt; &amp; Yard</b>.');
+    expect(rendered.telegram).toContain('Rule: O&#39;Hare &lt;/a&gt;');
+    expect(rendered.html).toContain('<title>&lt;b&gt;Bus&lt;/b&gt; &amp; Co entered Depot &lt;North&gt; &amp; Yard</title>');
+    expect(rendered.html).not.toContain('<b>Bus</b>');
+    // the only tags in the Telegram text are the ones Telegram's HTML mode knows
+    expect(rendered.telegram.match(/<\/?([a-z]+)/g)?.map((tag) => tag.replace(/[</]/g, ''))).toEqual(['b', 'b', 'b', 'b', 'a', 'a']);
+  });
+
+  it("renders a rule's own template with the same placeholders, never as code", () => {
+    const rendered = render('speeding', 2, EVENTS.speeding, {
+      override: { subject: '{{vehicle}} over {{limit}}', body: 'Speed {{speed}}/{{limit}} <%= process.exit() %> {{values.durationSeconds}}s {{constructor}}\n{{mapUrl}}' },
+    });
+    expect(rendered.subject).toBe('Truck "A&B" <7> over 90');
+    expect(rendered.text).toBe('Speed 104/90 <%= process.exit() %> 45s\nhttps://www.openstreetmap.org/?mlat=40.40926&mlon=49.86709#map=16/40.40926/49.86709');
+    expect(rendered.telegram).toBe('Speed 104/90 &lt;%= process.exit() %&gt; 45s\nhttps://www.openstreetmap.org/?mlat=40.40926&amp;mlon=49.86709#map=16/40.40926/49.86709');
+    expect(rendered.html).toContain('Speed 104/90 &lt;%= process.exit() %&gt; 45s<br>');
+  });
+
+  it('writes times in the rule timezone, as an offset or an IANA zone', () => {
+    expect(formatEventTime('2026-03-01T22:30:00Z', 3, 2)).toBe('2026-03-02 01:30 (UTC+3)');
+    expect(formatEventTime('2026-03-01T22:30:00Z', -3.5, 1)).toBe('01.03.2026 19:00 (UTC-3:30)');
+    expect(formatEventTime('2026-07-01T12:00:00Z', 'Europe/Berlin', 2)).toBe('2026-07-01 14:00 (Europe/Berlin)');
+    expect(formatEventTime('2026-01-01T12:00:00Z', 'Europe/Berlin', 3)).toBe('01.01.2026 13:00 (Europe/Berlin)');
+    expect(formatEventTime('2026-01-01T12:00:00Z', 0, 2)).toBe('2026-01-01 12:00 (UTC)');
+  });
+});

@@ -1,0 +1,536 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../../shared/store/tables';
+import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
+import type { FunctionName } from '../../infra/constructs/fleetwatch-function';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; Condition?: string; Metadata?: Record<string, unknown> };
+type PolicyStatement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+const FUNCTION_NAMES: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram'];
+
+/** A stack synthesized without bundling: the template is complete, the code assets are not built. */
+function unbundledStack(): { app: App; stack: FleetwatchStack } {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  return { app, stack: new FleetwatchStack(app, 'FleetwatchTest') };
+}
+
+function logicalId(construct: IConstruct): string {
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  return Stack.of(construct).resolve(element.logicalId) as string;
+}
+
+/** A template string built with Fn::Join, with each reference replaced by the logical id it names. */
+function flattenJoin(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const intrinsic = value as { 'Fn::Join'?: [string, unknown[]]; Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  if (intrinsic['Fn::Join']) return intrinsic['Fn::Join'][1].map(flattenJoin).join(intrinsic['Fn::Join'][0]);
+  return intrinsic.Ref ?? intrinsic['Fn::GetAtt']?.[0] ?? JSON.stringify(value);
+}
+
+function asArray<T>(value: T | T[]): T[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+describe('FleetwatchStack template', () => {
+  let stack: FleetwatchStack;
+  let template: Template;
+  let resources: Record<string, Resource>;
+
+  const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
+  const functionId = (name: FunctionName) => logicalId(stack.functions[name].function);
+  const roleStatements = (name: FunctionName): PolicyStatement[] => {
+    const roleId = logicalId(stack.functions[name].role);
+    return ofType('AWS::IAM::Policy')
+      .filter(([, policy]) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
+      .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: PolicyStatement[] }).Statement);
+  };
+  const actionsOf = (name: FunctionName) => roleStatements(name).flatMap((statement) => asArray(statement.Action));
+  const environmentOf = (name: FunctionName) =>
+    (resources[functionId(name)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+  beforeAll(() => {
+    ({ stack } = unbundledStack());
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources as Record<string, Resource>;
+  });
+
+  describe('tables', () => {
+    it('creates one on-demand, encrypted, point-in-time-recoverable, retained table per shared definition', () => {
+      const tables = ofType('AWS::DynamoDB::Table');
+      expect(tables).toHaveLength(Object.keys(TABLES).length);
+      for (const [key, definition] of Object.entries(TABLES)) {
+        const keySchema = [
+          { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+          ...('sortKey' in definition ? [{ AttributeName: definition.sortKey.name, KeyType: 'RANGE' }] : []),
+        ];
+        const matches = tables.filter(([id]) => id === logicalId(stack.tables.tables[key as keyof typeof TABLES]));
+        expect(matches, key).toHaveLength(1);
+        const [, table] = matches[0]!;
+        expect(table.DeletionPolicy, key).toBe('Retain');
+        expect(table.Properties, key).toMatchObject({
+          KeySchema: keySchema,
+          BillingMode: 'PAY_PER_REQUEST',
+          SSESpecification: { SSEEnabled: true },
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: true,
+        });
+        const indexes = (table.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: unknown }[];
+        expect(indexes.map((index) => index.IndexName).sort(), key).toEqual(definition.indexes.map((index) => index.indexName).sort());
+        for (const index of definition.indexes) {
+          expect(indexes.find((candidate) => candidate.IndexName === index.indexName)?.KeySchema, `${key}.${index.indexName}`).toEqual([
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+            ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' }] : []),
+          ]);
+        }
+        const ttl = 'timeToLiveAttribute' in definition ? { AttributeName: definition.timeToLiveAttribute, Enabled: true } : undefined;
+        expect(table.Properties.TimeToLiveSpecification, key).toEqual(ttl);
+      }
+    });
+
+    it('keeps the alerts table serving history and the outbox, with TTL on expiresAt', () => {
+      template.hasResource('AWS::DynamoDB::Table', {
+        Properties: Match.objectLike({
+          KeySchema: [{ AttributeName: 'alertId', KeyType: 'HASH' }],
+          TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+          GlobalSecondaryIndexes: Match.arrayWith([
+            Match.objectLike({ IndexName: 'byParentTime' }),
+            Match.objectLike({ IndexName: 'byVehicleTime' }),
+            Match.objectLike({ IndexName: 'outbox', KeySchema: [{ AttributeName: 'outbox', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }] }),
+          ]),
+        }),
+      });
+    });
+  });
+
+  describe('queues', () => {
+    const queueId = (queue: 'input' | 'inputDeadLetters' | 'deliveries' | 'deliveryDeadLetters') => logicalId(stack.queues[queue]);
+
+    it('receives terminal messages on a FIFO queue that moves a message to a FIFO DLQ after 5 receives', () => {
+      const input = resources[queueId('input')]!.Properties;
+      expect(input).toMatchObject({
+        FifoQueue: true,
+        ContentBasedDeduplication: true,
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [queueId('inputDeadLetters'), 'Arn'] }, maxReceiveCount: 5 },
+      });
+      expect(input.QueueName).toMatch(/-messages\.fifo$/);
+      expect(resources[queueId('inputDeadLetters')]!.Properties).toMatchObject({ FifoQueue: true, SqsManagedSseEnabled: true });
+    });
+
+    it('queues deliveries on a standard queue with its own DLQ', () => {
+      const deliveries = resources[queueId('deliveries')]!.Properties;
+      expect(deliveries.FifoQueue).toBeUndefined();
+      expect(deliveries).toMatchObject({
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [queueId('deliveryDeadLetters'), 'Arn'] }, maxReceiveCount: 5 },
+      });
+      expect(resources[queueId('deliveryDeadLetters')]!.Properties.FifoQueue).toBeUndefined();
+    });
+
+    it('gives each consumed queue a visibility timeout of at least six times its consumer timeout', () => {
+      const timeoutOf = (name: FunctionName) => resources[functionId(name)]!.Properties.Timeout as number;
+      expect(timeoutOf('evaluate')).toBe(FUNCTION_TIMEOUTS.evaluate.toSeconds());
+      expect(resources[queueId('input')]!.Properties.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * timeoutOf('evaluate'));
+      expect(resources[queueId('deliveries')]!.Properties.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * timeoutOf('deliver'));
+    });
+
+    it('denies every request to every queue that does not use TLS', () => {
+      const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
+      expect(queues).toHaveLength(4);
+      for (const queue of queues) {
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: queue }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ]),
+          },
+        });
+      }
+    });
+  });
+
+  describe('functions', () => {
+    it('runs five bundled ESM handlers on nodejs22.x, arm64, each with its own log group with retention', () => {
+      const functions = ofType('AWS::Lambda::Function');
+      expect(functions).toHaveLength(5);
+      for (const name of FUNCTION_NAMES) {
+        const fn = resources[functionId(name)]!.Properties;
+        expect(fn, name).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+        const logGroupId = logicalId(stack.functions[name].logGroup);
+        expect(fn.LoggingConfig, name).toEqual({ LogGroup: { Ref: logGroupId } });
+        expect(resources[logGroupId]!.Properties.RetentionInDays, name).toBeGreaterThan(0);
+        expect(environmentOf(name), name).toMatchObject({
+          POWERTOOLS_SERVICE_NAME: `fleetwatch-${name}`,
+          POWERTOOLS_METRICS_NAMESPACE: 'fleetwatch',
+        });
+      }
+    });
+
+    it('gives every function a role of its own with no managed policy', () => {
+      const roleIds = FUNCTION_NAMES.map((name) => logicalId(stack.functions[name].role));
+      expect(new Set(roleIds).size).toBe(5);
+      for (const [, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+
+    it('tells each function exactly the tables it uses, under the names shared/config.ts reads', () => {
+      const tableVariables = (name: FunctionName) => Object.keys(environmentOf(name)).filter((key) => key.endsWith('_TABLE')).sort();
+      expect(tableVariables('evaluate')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
+      expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
+      expect(tableVariables('deliver')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
+      expect(tableVariables('api')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE']);
+      expect(tableVariables('telegram')).toEqual(['DIRECTORY_TABLE']);
+      expect(environmentOf('evaluate')).toMatchObject({
+        DELIVERIES_QUEUE_URL: { Ref: logicalId(stack.queues.deliveries) },
+        INPUT_DLQ_URL: { Ref: logicalId(stack.queues.inputDeadLetters) },
+      });
+      expect(environmentOf('deliver')).toMatchObject({
+        DELIVERIES_DLQ_URL: { Ref: logicalId(stack.queues.deliveryDeadLetters) },
+        SES_FROM_ADDRESS: { Ref: 'SenderAddress' },
+        SES_CONFIGURATION_SET: { Ref: 'SesConfigurationSet' },
+        PUSH_FCM_APPLICATION_ARN: { Ref: 'FcmPlatformApplicationArn' },
+        PUSH_APNS_APPLICATION_ARN: { Ref: 'ApnsPlatformApplicationArn' },
+        TEMPLATES_DIR: '/var/task/templates',
+      });
+      expect(environmentOf('api')).toMatchObject({ RATE_LIMIT_INTERVAL_MS: '1000', TELEGRAM_BOT_USERNAME: { Ref: 'TelegramBotUsername' } });
+    });
+
+    it('never puts a secret in an environment variable: Telegram functions get only the secret ARN', () => {
+      const secrets = ofType('AWS::SecretsManager::Secret');
+      expect(secrets).toHaveLength(1);
+      const [secretId, secret] = secrets[0]!;
+      expect(secret.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'webhookSecret', ExcludePunctuation: true });
+      for (const name of FUNCTION_NAMES) {
+        for (const [variable, value] of Object.entries(environmentOf(name))) {
+          if (typeof value === 'string') expect(value, `${name} ${variable}`).not.toMatch(/token|password|secret/i);
+          expect(JSON.stringify(value), `${name} ${variable}`).not.toMatch(/botToken|webhookSecret/);
+        }
+      }
+      for (const name of ['deliver', 'telegram'] as const) {
+        expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toEqual({ Ref: secretId });
+      }
+      for (const name of ['evaluate', 'sweep', 'api'] as const) {
+        expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toBeUndefined();
+        expect(actionsOf(name).some((action) => action.startsWith('secretsmanager:')), name).toBe(false);
+      }
+    });
+  });
+
+  describe('least privilege', () => {
+    const tableId = (key: keyof typeof TABLES) => logicalId(stack.tables.tables[key]);
+    const touchesTable = (name: FunctionName, key: keyof typeof TABLES) =>
+      roleStatements(name).some((statement) => JSON.stringify(statement.Resource).includes(`"${tableId(key)}"`));
+    const writesTable = (name: FunctionName, key: keyof typeof TABLES) =>
+      roleStatements(name).some(
+        (statement) =>
+          JSON.stringify(statement.Resource).includes(`"${tableId(key)}"`) && asArray(statement.Action).includes('dynamodb:PutItem'),
+      );
+
+    it('grants no wildcard action and no wildcard resource', () => {
+      for (const name of FUNCTION_NAMES) {
+        for (const statement of roleStatements(name)) {
+          expect(asArray(statement.Action).filter((action) => action.includes('*')), name).toEqual([]);
+          expect(statement.Resource, name).not.toBe('*');
+        }
+      }
+    });
+
+    it('keeps evaluate away from e-mail, push, secrets and the directory, and read-only on rules and geozones', () => {
+      expect(actionsOf('evaluate').filter((action) => /^(ses|sns|secretsmanager):/.test(action))).toEqual([]);
+      expect(touchesTable('evaluate', 'directory')).toBe(false);
+      expect(touchesTable('evaluate', 'rules')).toBe(true);
+      expect(writesTable('evaluate', 'rules')).toBe(false);
+      expect(writesTable('evaluate', 'geozones')).toBe(false);
+      expect(writesTable('evaluate', 'vehicleState')).toBe(true);
+      expect(writesTable('evaluate', 'alerts')).toBe(true);
+    });
+
+    it('lets only deliver send e-mail, and only from the sender address or its domain', () => {
+      for (const name of ['evaluate', 'sweep', 'api', 'telegram'] as const) {
+        expect(actionsOf(name).filter((action) => action.startsWith('ses:')), name).toEqual([]);
+      }
+      const send = roleStatements('deliver').filter((statement) => asArray(statement.Action).includes('ses:SendEmail'));
+      const resourcesJson = JSON.stringify(send.map((statement) => statement.Resource));
+      expect(resourcesJson).toContain(':identity/');
+      expect(resourcesJson).toContain('{"Ref":"SenderAddress"}');
+      expect(resourcesJson).not.toMatch(/identity\/\*/);
+      const configurationSetPolicy = ofType('AWS::IAM::Policy').find(([, policy]) =>
+        JSON.stringify(policy.Properties.PolicyDocument).includes(':configuration-set/'),
+      );
+      expect(configurationSetPolicy?.[1].Condition).toBe('HasSesConfigurationSet');
+    });
+
+    it('grants endpoint registration to the api only for configured platform applications', () => {
+      const registration = ofType('AWS::IAM::Policy').filter(([, policy]) =>
+        JSON.stringify(policy.Properties.PolicyDocument).includes('sns:CreatePlatformEndpoint'),
+      );
+      expect(registration.map(([, policy]) => policy.Condition).sort()).toEqual(['HasApnsPlatformApplication', 'HasFcmPlatformApplication']);
+      for (const [, policy] of registration) expect(JSON.stringify(policy.Properties.Roles)).toContain(logicalId(stack.functions.api.role));
+      expect(actionsOf('deliver')).toEqual(expect.arrayContaining(['sns:Publish', 'sns:DeleteEndpoint']));
+      expect(actionsOf('evaluate').some((action) => action.startsWith('sns:'))).toBe(false);
+    });
+
+    it('keeps the api read-only on alerts and the Telegram webhook on the directory alone', () => {
+      expect(touchesTable('api', 'alerts')).toBe(true);
+      expect(writesTable('api', 'alerts')).toBe(false);
+      expect(writesTable('api', 'rules')).toBe(true);
+      for (const key of ['rules', 'geozones', 'alerts', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
+      expect(writesTable('telegram', 'directory')).toBe(true);
+      expect(touchesTable('deliver', 'vehicleState')).toBe(false);
+      expect(writesTable('deliver', 'rules')).toBe(false);
+    });
+  });
+
+  describe('event sources', () => {
+    it('feeds evaluate from the input queue and deliver from the deliveries queue, reporting batch item failures', () => {
+      const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
+      expect(mappings).toHaveLength(2);
+      const forFunction = (name: FunctionName) => mappings.find((mapping) => JSON.stringify(mapping.FunctionName).includes(functionId(name)));
+      expect(forFunction('evaluate')).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.queues.input), 'Arn'] },
+        BatchSize: 10,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      expect(forFunction('deliver')).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.queues.deliveries), 'Arn'] },
+        BatchSize: 10,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      expect(forFunction('deliver')!.MaximumBatchingWindowInSeconds).toBeGreaterThan(0);
+    });
+
+    it('runs the sweep every minute without stacking retries of a failed run', () => {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(1 minute)',
+        State: 'ENABLED',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId('sweep'), 'Arn'] } })],
+      });
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: functionId('sweep') },
+        MaximumRetryAttempts: 0,
+      });
+    });
+  });
+
+  describe('HTTP API', () => {
+    it('routes /api/v3 and openapi.json to the api function and the Telegram webhook to its function', () => {
+      const integrationTarget = Object.fromEntries(
+        ofType('AWS::ApiGatewayV2::Integration').map(([id, integration]) => [id, JSON.stringify(integration.Properties.IntegrationUri)]),
+      );
+      const routes = Object.fromEntries(
+        ofType('AWS::ApiGatewayV2::Route').map(([, route]) => {
+          const target = JSON.stringify(route.Properties.Target);
+          const integrationId = Object.keys(integrationTarget).find((id) => target.includes(`"${id}"`))!;
+          return [route.Properties.RouteKey as string, integrationTarget[integrationId]];
+        }),
+      );
+      expect(Object.keys(routes).sort()).toEqual(['ANY /api/v3/{proxy+}', 'GET /api/v3/openapi.json', 'POST /telegram/webhook']);
+      expect(routes['ANY /api/v3/{proxy+}']).toContain(functionId('api'));
+      expect(routes['GET /api/v3/openapi.json']).toContain(functionId('api'));
+      expect(routes['POST /telegram/webhook']).toContain(functionId('telegram'));
+    });
+
+    it('writes JSON access logs without headers or bodies, and throttles the stage', () => {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        StageName: '$default',
+        AutoDeploy: true,
+        AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [logicalId(stack.httpApi.accessLogs), 'Arn'] }, Format: Match.anyValue() },
+        DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() }),
+      });
+      const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
+      const format = JSON.parse((stage.Properties.AccessLogSettings as { Format: string }).Format) as Record<string, string>;
+      expect(format.requestId).toBe('$context.requestId');
+      expect(Object.values(format).some((variable) => /header|requestBody|authorizer/i.test(variable))).toBe(false);
+    });
+  });
+
+  describe('observability', () => {
+    const alarms = () => ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const alarmOn = (metricName: string, dimension?: string) =>
+      alarms().find(
+        (alarm) => alarm.MetricName === metricName && (dimension === undefined || JSON.stringify(alarm.Dimensions).includes(`"${dimension}"`)),
+      );
+
+    it('alarms on both DLQs, evaluate, deliver and sweep errors, input queue age and delivery failures', () => {
+      expect(alarms()).toHaveLength(7);
+      expect(alarmOn('ApproximateNumberOfMessagesVisible', logicalId(stack.queues.inputDeadLetters))).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      expect(alarmOn('ApproximateNumberOfMessagesVisible', logicalId(stack.queues.deliveryDeadLetters))).toMatchObject({ Threshold: 1 });
+      for (const name of ['evaluate', 'deliver', 'sweep'] as const) {
+        expect(alarmOn('Errors', functionId(name)), name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+      }
+      expect(alarmOn('ApproximateAgeOfOldestMessage', logicalId(stack.queues.input))).toMatchObject({ Namespace: 'AWS/SQS' });
+      const deliveryFailures = alarms().find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('DeliveryFailures'));
+      expect(JSON.stringify(deliveryFailures?.Metrics)).toContain('SELECT SUM(DeliveryFailures) FROM fleetwatch');
+    });
+
+    it('notifies an encrypted, TLS-only topic on alarm and on recovery, mailing AlarmEmail only when it is set', () => {
+      const topicId = logicalId(stack.monitoring.topic);
+      for (const alarm of alarms()) {
+        expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.TreatMissingData).toBe('notBreaching');
+      }
+      expect(resources[topicId]!.Properties.KmsMasterKeyId).toBeDefined();
+      template.hasResource('AWS::SNS::Subscription', {
+        Condition: 'HasAlarmEmail',
+        Properties: { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' }, TopicArn: { Ref: topicId } },
+      });
+      template.hasResourceProperties('AWS::KMS::Key', {
+        EnableKeyRotation: true,
+        KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } })]) },
+      });
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [{ Ref: topicId }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' } }),
+          ]),
+        },
+      });
+    });
+
+    it('draws a dashboard of messages, alerts, deliveries per channel, queues and functions', () => {
+      const dashboards = ofType('AWS::CloudWatch::Dashboard');
+      expect(dashboards).toHaveLength(1);
+      const body = JSON.parse(flattenJoin(dashboards[0]![1].Properties.DashboardBody)) as {
+        widgets: { properties: { metrics?: unknown[][] } }[];
+      };
+      const lines = body.widgets.flatMap((widget) => widget.properties.metrics ?? []);
+      const expressions = lines.map((line) => (line.at(-1) as { expression?: string }).expression).filter(Boolean);
+      expect(expressions).toEqual(
+        expect.arrayContaining([
+          'SELECT SUM(MessagesProcessed) FROM fleetwatch',
+          'SELECT SUM(MessagesRejected) FROM fleetwatch',
+          'SELECT SUM(AlertsRaised) FROM fleetwatch',
+          'SELECT SUM(DeliveriesSent) FROM fleetwatch GROUP BY channel',
+          'SELECT SUM(DeliveryFailures) FROM fleetwatch GROUP BY channel',
+        ]),
+      );
+      const plotted = (namespace: string, metric: string) =>
+        lines.filter((line) => line[0] === namespace && line[1] === metric).map((line) => line[3]);
+      const queueIds = (['input', 'deliveries', 'inputDeadLetters', 'deliveryDeadLetters'] as const).map((queue) => logicalId(stack.queues[queue]));
+      expect(plotted('AWS/SQS', 'ApproximateNumberOfMessagesVisible').sort()).toEqual([...queueIds].sort());
+      expect(plotted('AWS/SQS', 'ApproximateAgeOfOldestMessage')).toEqual(queueIds.slice(0, 2));
+      expect(plotted('AWS/Lambda', 'Errors')).toEqual(FUNCTION_NAMES.map(functionId));
+      expect(plotted('AWS/Lambda', 'Duration')).toEqual(FUNCTION_NAMES.map(functionId));
+      expect(plotted('AWS/ApiGateway', '5xx')).toHaveLength(1);
+    });
+  });
+
+  describe('deploy parameters and outputs', () => {
+    it('requires the sender address and documents every optional parameter', () => {
+      const parameters = template.toJSON().Parameters as Record<string, { Default?: string; Description?: string; AllowedPattern?: string }>;
+      expect(parameters.SenderAddress?.Default).toBeUndefined();
+      expect(parameters.SenderAddress?.Description).toMatch(/verified/i);
+      for (const name of ['SesConfigurationSet', 'TelegramBotUsername', 'FcmPlatformApplicationArn', 'ApnsPlatformApplicationArn', 'AlarmEmail']) {
+        expect(parameters[name]?.Default, name).toBe('');
+        expect(parameters[name]?.Description?.length ?? 0, name).toBeGreaterThan(40);
+        expect(new RegExp(parameters[name]!.AllowedPattern!).test(''), name).toBe(true);
+      }
+      expect(new RegExp(parameters.FcmPlatformApplicationArn!.AllowedPattern!).test('arn:aws:sns:eu-west-1:123456789012:app/GCM/fleet')).toBe(true);
+      expect(new RegExp(parameters.ApnsPlatformApplicationArn!.AllowedPattern!).test('arn:aws:sns:eu-west-1:123456789012:app/GCM/fleet')).toBe(false);
+      expect(new RegExp(parameters.SenderAddress!.AllowedPattern!).test('not-an-address')).toBe(false);
+    });
+
+    it('outputs what an operator needs after deploying', () => {
+      const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+      expect(Object.keys(outputs)).toEqual(
+        expect.arrayContaining(['ApiUrl', 'InputQueueUrl', 'TelegramWebhookUrl', 'TelegramSecretName', 'DashboardName']),
+      );
+      expect(JSON.stringify(outputs.ApiUrl!.Value)).toContain('api/v3/');
+      expect(JSON.stringify(outputs.TelegramWebhookUrl!.Value)).toContain('telegram/webhook');
+      expect(outputs.TelegramSecretName!.Value).toBe('FleetwatchTest/telegram');
+      expect(outputs.InputQueueUrl!.Value).toEqual({ Ref: logicalId(stack.queues.input) });
+    });
+  });
+});
+
+describe('cdk-nag AwsSolutions checks', () => {
+  it('reports no unacknowledged error or warning, and every acknowledgment gives its reason', () => {
+    const { app } = unbundledStack();
+    const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
+    const findings = report.violations.map(
+      (violation) => `${violation.severity} ${violation.ruleName} at ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+
+    const acknowledgments: [string, string][] = [];
+    const visit = (construct: IConstruct) => {
+      for (const entry of construct.node.metadata) {
+        if (entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY) {
+          acknowledgments.push(...Object.entries(entry.data as Record<string, string>));
+        }
+      }
+      construct.node.children.forEach(visit);
+    };
+    visit(app);
+    expect(acknowledgments.length).toBeGreaterThan(0);
+    for (const [id, reason] of acknowledgments) {
+      expect(id).toMatch(/AwsSolutions-/);
+      expect(reason.length, id).toBeGreaterThan(60);
+    }
+
+    // The same check as a synthesis plugin, the way `cdk synth` runs it through infra/app.ts.
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
+  });
+});
+
+describe('bundled deployment packages', () => {
+  const entries = FUNCTION_NAMES.map((name) => join('functions', name, 'handler.ts'));
+  const missing = [...entries, join('shared', 'templates')].filter((path) => !existsSync(join(PROJECT_ROOT, path)));
+  const title = missing.length
+    ? `bundles every function (skipped: ${missing.join(', ')} not written yet)`
+    : 'bundles every function with esbuild into an ESM package that loads and exports handler';
+  let outdir: string | undefined;
+
+  afterAll(() => {
+    if (outdir) rmSync(outdir, { recursive: true, force: true });
+  });
+
+  it.skipIf(missing.length > 0)(
+    title,
+    () => {
+      outdir = mkdtempSync(join(tmpdir(), 'fleetwatch-synth-'));
+      const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+      const stack = new FleetwatchStack(app, 'FleetwatchBundled');
+      const assembly = app.synth();
+      const template = assembly.getStackByName(stack.stackName).template as { Resources: Record<string, Resource> };
+
+      // Lambda supplies the AWS SDK at run time (it is left out of the bundles); here the repository's copy stands in.
+      symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(outdir, 'node_modules'), 'dir');
+      for (const name of FUNCTION_NAMES) {
+        const fn = template.Resources[logicalId(stack.functions[name].function)]!;
+        const assetDir = join(outdir, fn.Metadata!['aws:asset:path'] as string);
+        const files = readdirSync(assetDir);
+        expect(files, name).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map']));
+        const loaded = execFileSync(
+          process.execPath,
+          ['--input-type=module', '-e', `const m = await import(${JSON.stringify(join(assetDir, 'index.mjs'))}); console.log(typeof m.handler);`],
+          { env: { ...process.env, AWS_REGION: 'eu-west-1', NODE_OPTIONS: '' }, encoding: 'utf8' },
+        );
+        expect(loaded.trim(), name).toBe('function');
+      }
+
+      const deliver = template.Resources[logicalId(stack.functions.deliver.function)]!;
+      const bundledTemplates = readdirSync(join(outdir, deliver.Metadata!['aws:asset:path'] as string, 'templates'), { recursive: true });
+      const sourceTemplates = readdirSync(join(PROJECT_ROOT, 'shared', 'templates'), { recursive: true });
+      expect(sourceTemplates.length).toBeGreaterThan(0);
+      expect([...bundledTemplates].sort()).toEqual([...sourceTemplates].sort());
+    },
+    240_000,
+  );
+});

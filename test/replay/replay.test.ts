@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { replayAndCheck } from '../support/replay-check';
+import { SCENARIOS } from '../support/replay-scenarios';
+import { countByKind, generateTrace, SMALL_TRACE, type ExpectedAlert } from '../support/trace-generator';
+
+/**
+ * Replay proof, small version (40 vehicles, 4,000 messages): the trace's planted episodes through the real
+ * evaluate, deliver and sweep functions against the emulators, in order, duplicated, reordered and with
+ * crashes between commit and delivery enqueue. The full version (500 vehicles, 100,000 messages) is
+ * test/replay/full, run by `npm run test:replay`.
+ */
+const trace = generateTrace(SMALL_TRACE);
+
+describe('trace generator', () => {
+  it('is deterministic for a seed and differs between seeds', () => {
+    expect(generateTrace(SMALL_TRACE)).toEqual(trace);
+    expect(generateTrace({ ...SMALL_TRACE, seed: SMALL_TRACE.seed + 1 }).expected).not.toEqual(trace.expected);
+  });
+
+  it('has the requested size, messages about every 10 s in device-time order', () => {
+    expect(trace.vehicles).toHaveLength(SMALL_TRACE.vehicles);
+    for (const vehicle of trace.vehicles) {
+      expect(vehicle.messages).toHaveLength(SMALL_TRACE.messagesPerVehicle);
+      const times = vehicle.messages.map((message) => Date.parse(message.deviceTime));
+      for (let index = 1; index < times.length; index++) {
+        const interval = times[index]! - times[index - 1]!;
+        expect(interval).toBeGreaterThanOrEqual(9_000);
+        expect(interval).toBeLessThanOrEqual(11_000);
+      }
+    }
+  });
+
+  it('plants every kind of episode, with disjoint windows per vehicle, rule and kind', () => {
+    expect(Object.keys(countByKind(trace.expected)).sort()).toEqual(['idle', 'panic', 'speeding', 'zoneEntry', 'zoneExit']);
+    const byKey = new Map<string, ExpectedAlert[]>();
+    for (const episode of trace.expected) {
+      expect(episode.from).toBeLessThanOrEqual(episode.to);
+      const key = `${episode.ruleId}|${episode.vehicleId}|${episode.kind}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), episode]);
+    }
+    for (const episodes of byKey.values()) {
+      const sorted = [...episodes].sort((a, b) => a.from - b.from);
+      for (let index = 1; index < sorted.length; index++) expect(sorted[index]!.from).toBeGreaterThan(sorted[index - 1]!.to);
+    }
+    for (const lookAlike of ['speedBlip (no alert)', 'nearLimit (no alert)', 'shortStop (no alert)', 'parked (no alert)', 'borderHover (no alert)']) {
+      expect(trace.planted[lookAlike], lookAlike).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe.each(SCENARIOS)('replay of %s messages', (scenario) => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators(`replay-${scenario}`);
+  });
+  afterAll(async () => emulators.stop());
+
+  it('raises exactly one alert per planted episode, inside its window, and e-mails each alert once', async () => {
+    const summary = await replayAndCheck(trace, scenario, emulators, 100);
+    expect(summary.alerts).toBe(trace.expected.length);
+  }, 600_000);
+});

@@ -1,0 +1,407 @@
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
+import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
+import type { TerminalMessageInput } from '../../shared/schemas/terminal-message';
+
+/**
+ * A seeded, deterministic terminal-message trace for a fleet, with planted episodes and the alerts they must
+ * raise. The expected alerts are known by construction, from what was planted: they are never computed by
+ * running fleetwatch's evaluators.
+ *
+ * Every vehicle reports every ~10 s. Its day is a sequence of segments separated by ordinary driving:
+ * speeding episodes, trips out of and back into a depot geozone, idling with the ignition on, panic presses,
+ * and look-alikes that must raise nothing (a single message above the limit, driving just under it, short
+ * stops, parking with the ignition off, hovering at the depot border).
+ *
+ * Settings (REPLAY_SETTINGS) and planted magnitudes are chosen so that each episode is unambiguous even when
+ * messages arrive up to 30 s late and are then ignored for state (a message older than one already processed
+ * is stale): an episode outlasts its minimum duration by more than twice that delay plus a batch.
+ */
+
+/** 2026-03-02T06:00:00Z: device time of the first message of the trace (vehicles start within 10 s). */
+export const TRACE_START = Date.parse('2026-03-02T06:00:00.000Z');
+/** Average interval between two messages of one vehicle, and how far one may stray from it. */
+export const MESSAGE_INTERVAL_MS = 10_000;
+const INTERVAL_JITTER_MS = 1_000;
+/** Longest device-time reordering a replay scenario applies; the planted durations allow for it. */
+export const MAX_REORDER_MS = 30_000;
+
+/** The depot geozone: a square of 3 km side, in a flat local frame in metres (x east, y north of its centre). */
+export const DEPOT = {
+  id: 1,
+  name: 'Depot',
+  latitude: 55.75,
+  longitude: 37.62,
+  halfSideMeters: 1_500,
+} as const;
+
+/** Rule settings of the replay, as the platform's string map. Each rule watches every vehicle of the trace. */
+export const REPLAY_SETTINGS = {
+  /** Limit 90 km/h, alert after 20 s above it; the episode ends after 30 s at or below 85 km/h. */
+  speeding: { limit: '90', minDuration: '20', endMargin: '5', endDuration: '30' },
+  /** Entry and exit of the depot; 50 m hysteresis either side of the border; reported at once. */
+  geozone: { mode: 'both', margin: '50', minDwell: '0' },
+  /** Ignition on and below 5 km/h for 3 minutes. */
+  idle: { ignition: 'ignition', maxSpeed: '5', minutes: '3' },
+  /** Panic button on digital parameter `panic`. */
+  panic: { parameter: 'panic' },
+} as const;
+
+export const REPLAY_RULE_IDS = { speeding: 1, geozone: 2, idle: 3, panic: 4 } as const;
+export type ReplayRuleName = keyof typeof REPLAY_RULE_IDS;
+
+/** Values the planted episodes use, derived from REPLAY_SETTINGS with a wide berth around every threshold. */
+const SPEED_LIMIT = Number(REPLAY_SETTINGS.speeding.limit);
+const SPEEDING_MIN_MS = Number(REPLAY_SETTINGS.speeding.minDuration) * 1000;
+const ZONE_MARGIN_M = Number(REPLAY_SETTINGS.geozone.margin);
+const IDLE_MIN_MS = Number(REPLAY_SETTINGS.idle.minutes) * 60_000;
+
+/** Base positions: deep inside the depot and far outside it (1,200 m from its east border either way). */
+const X_INSIDE = 300;
+const X_OUTSIDE = 2_700;
+const BORDER_X = DEPOT.halfSideMeters;
+/** Planted positions keep at least this far from either hysteresis threshold (border ± margin). */
+const THRESHOLD_BERTH_M = 25;
+
+export type ExpectedKind = 'speeding' | 'zoneExit' | 'zoneEntry' | 'idle' | 'panic';
+
+/** One alert the trace must raise: its rule, vehicle, kind, and the device-time window its event must fall in. */
+export interface ExpectedAlert {
+  rule: ReplayRuleName;
+  ruleId: number;
+  vehicleId: number;
+  kind: ExpectedKind;
+  /** Epoch ms, inclusive. */
+  from: number;
+  to: number;
+}
+
+export interface TraceOptions {
+  seed: number;
+  vehicles: number;
+  messagesPerVehicle: number;
+  /** Id of the first vehicle; the others follow. */
+  firstVehicleId?: number;
+}
+
+export const SMALL_TRACE: TraceOptions = { seed: 20_260_302, vehicles: 40, messagesPerVehicle: 100 };
+export const FULL_TRACE: TraceOptions = { seed: 20_260_303, vehicles: 500, messagesPerVehicle: 200 };
+
+export interface VehicleTrace {
+  vehicleId: number;
+  /** In device-time order. */
+  messages: TerminalMessageInput[];
+}
+
+export interface Trace {
+  options: TraceOptions;
+  vehicles: VehicleTrace[];
+  expected: ExpectedAlert[];
+  /** Device time of the last message of the trace, epoch ms. */
+  end: number;
+  /** Planted segments by name, for the summary (negative ones included). */
+  planted: Record<string, number>;
+}
+
+/** A point of a vehicle's day before it gets a time: where it is, how fast, ignition and panic button. */
+interface Sample {
+  x: number;
+  y: number;
+  speed: number;
+  ignition: boolean;
+  panic: boolean;
+}
+
+/** What a segment plants, by sample index within the segment. */
+interface Segment {
+  name: string;
+  samples: Sample[];
+  /** Expected alerts of this segment whose windows depend only on its own samples. */
+  episodes: { rule: ReplayRuleName; kind: ExpectedKind; firstSample: number; lastSample: number; minDurationMs: number }[];
+}
+
+class Dice {
+  constructor(private readonly rng: RandomGenerator) {}
+  int(from: number, to: number): number {
+    return uniformInt(this.rng, from, to);
+  }
+  real(from: number, to: number): number {
+    return from + (to - from) * uniformFloat64(this.rng);
+  }
+  pick<T>(weighted: readonly (readonly [T, number])[]): T {
+    const total = weighted.reduce((sum, [, weight]) => sum + weight, 0);
+    let roll = this.real(0, total);
+    for (const [value, weight] of weighted) {
+      roll -= weight;
+      if (roll < 0) return value;
+    }
+    return weighted.at(-1)![0];
+  }
+}
+
+/** One random stream per (seed, vehicle), so a vehicle's day does not depend on the fleet size. */
+export function diceFor(seed: number, stream: number): Dice {
+  return new Dice(xoroshiro128plus((seed ^ Math.imul(stream, 0x9e3779b1)) | 0));
+}
+
+export type { Dice };
+
+const METERS_PER_DEGREE = 111_195;
+
+function toLatLon(x: number, y: number): { latitude: number; longitude: number } {
+  const latitude = DEPOT.latitude + y / METERS_PER_DEGREE;
+  const longitude = DEPOT.longitude + x / (METERS_PER_DEGREE * Math.cos((DEPOT.latitude * Math.PI) / 180));
+  return { latitude: Number(latitude.toFixed(7)), longitude: Number(longitude.toFixed(7)) };
+}
+
+/** The depot polygon in GeoJSON order ([lon, lat]), closed. */
+export function depotRing(): [number, number][] {
+  const h = DEPOT.halfSideMeters;
+  const corners: [number, number][] = [
+    [-h, -h],
+    [h, -h],
+    [h, h],
+    [-h, h],
+    [-h, -h],
+  ];
+  return corners.map(([x, y]) => {
+    const { latitude, longitude } = toLatLon(x, y);
+    return [longitude, latitude];
+  });
+}
+
+/** Which side of the depot border a position is on, clear of the hysteresis band; 'border' within it. */
+function sideOf(x: number): 'inside' | 'outside' | 'border' {
+  if (x < BORDER_X - ZONE_MARGIN_M) return 'inside';
+  if (x > BORDER_X + ZONE_MARGIN_M) return 'outside';
+  return 'border';
+}
+
+/** Moves a planted x away from the two hysteresis thresholds, so rounding can never decide a crossing. */
+function clearOfThresholds(x: number): number {
+  for (const threshold of [BORDER_X - ZONE_MARGIN_M, BORDER_X + ZONE_MARGIN_M]) {
+    if (Math.abs(x - threshold) < THRESHOLD_BERTH_M) return x < threshold ? threshold - THRESHOLD_BERTH_M : threshold + THRESHOLD_BERTH_M;
+  }
+  return x;
+}
+
+class DayPlanner {
+  private base: number;
+  readonly segments: Segment[] = [];
+  private used = 0;
+
+  constructor(
+    private readonly dice: Dice,
+    private readonly y: number,
+    startsInside: boolean,
+  ) {
+    this.base = startsInside ? X_INSIDE : X_OUTSIDE;
+  }
+
+  get count(): number {
+    return this.used;
+  }
+
+  add(segment: Segment): void {
+    this.segments.push(segment);
+    this.used += segment.samples.length;
+  }
+
+  private at(x: number, speed: number, ignition = true, panic = false): Sample {
+    return { x: clearOfThresholds(x), y: this.y + this.dice.real(-15, 15), speed: Math.round(speed * 10) / 10, ignition, panic };
+  }
+
+  /** Ordinary driving around the current base, well under the limit (≤ 70 km/h, limit − endMargin is 85). */
+  cruise(length: number): Segment {
+    const samples = Array.from({ length }, () => this.at(this.base + this.dice.real(-40, 40), this.dice.real(35, 70)));
+    return { name: 'cruise', samples, episodes: [] };
+  }
+
+  /** 14–18 messages at 110–130 km/h: at least 117 s above the limit of 90 km/h (20 s needed). */
+  speeding(): Segment {
+    const length = this.dice.int(14, 18);
+    const samples = Array.from({ length }, () => this.at(this.base + this.dice.real(-40, 40), this.dice.real(SPEED_LIMIT + 20, SPEED_LIMIT + 40)));
+    return { name: 'speeding', samples, episodes: [{ rule: 'speeding', kind: 'speeding', firstSample: 0, lastSample: length - 1, minDurationMs: SPEEDING_MIN_MS }] };
+  }
+
+  /** One message at 95–105 km/h between ordinary ones: above the limit for 0 s, never an alert. */
+  speedBlip(): Segment {
+    return { name: 'speedBlip (no alert)', samples: [this.at(this.base, this.dice.real(SPEED_LIMIT + 5, SPEED_LIMIT + 15))], episodes: [] };
+  }
+
+  /** 4–8 messages at 80–88 km/h: close to the limit, never above it. */
+  nearLimit(): Segment {
+    const samples = Array.from({ length: this.dice.int(4, 8) }, () => this.at(this.base, this.dice.real(SPEED_LIMIT - 10, SPEED_LIMIT - 2)));
+    return { name: 'nearLimit (no alert)', samples, episodes: [] };
+  }
+
+  /** 32–40 messages standing with the ignition on: at least 279 s (3 minutes needed). */
+  idle(): Segment {
+    const length = this.dice.int(32, 40);
+    const x = this.base + this.dice.real(-40, 40);
+    const samples = Array.from({ length }, () => this.at(x + this.dice.real(-3, 3), this.dice.real(0, 2)));
+    return { name: 'idle', samples, episodes: [{ rule: 'idle', kind: 'idle', firstSample: 0, lastSample: length - 1, minDurationMs: IDLE_MIN_MS }] };
+  }
+
+  /** 6–10 messages standing with the ignition on: at most 110 s, short of the 3 minutes. */
+  shortStop(): Segment {
+    const x = this.base;
+    const samples = Array.from({ length: this.dice.int(6, 10) }, () => this.at(x, 0));
+    return { name: 'shortStop (no alert)', samples, episodes: [] };
+  }
+
+  /** 10–30 messages standing with the ignition off: parking is not idling. */
+  parked(): Segment {
+    const x = this.base;
+    const samples = Array.from({ length: this.dice.int(10, 30) }, () => this.at(x, 0, false));
+    return { name: 'parked (no alert)', samples, episodes: [] };
+  }
+
+  /** One message with the panic button pressed during ordinary driving. */
+  panic(): Segment {
+    const sample = this.at(this.base + this.dice.real(-40, 40), this.dice.real(35, 70), true, true);
+    return { name: 'panic', samples: [sample], episodes: [{ rule: 'panic', kind: 'panic', firstSample: 0, lastSample: 0, minDurationMs: 0 }] };
+  }
+
+  /** 15 messages at 55–65 km/h from one base to the other, across the depot border. */
+  transit(): Segment {
+    const from = this.base;
+    const to = from === X_INSIDE ? X_OUTSIDE : X_INSIDE;
+    const length = 15;
+    const samples = Array.from({ length }, (_, index) => this.at(from + ((to - from) * (index + 1)) / length, this.dice.real(55, 65)));
+    this.base = to;
+    return { name: from === X_INSIDE ? 'trip out of the depot' : 'trip into the depot', samples, episodes: [] };
+  }
+
+  /** Drives to the border, lingers within ±20 m of it (inside the 50 m hysteresis), drives back: no crossing. */
+  borderHover(): Segment {
+    const from = this.base;
+    const approach = 7;
+    const samples: Sample[] = [];
+    for (let index = 1; index <= approach; index++) samples.push(this.at(from + ((BORDER_X - from) * index) / (approach + 1), this.dice.real(30, 50)));
+    for (let index = this.dice.int(4, 8); index > 0; index--) samples.push(this.at(BORDER_X + this.dice.real(-20, 20), this.dice.real(5, 20)));
+    for (let index = approach; index >= 1; index--) samples.push(this.at(from + ((BORDER_X - from) * index) / (approach + 1), this.dice.real(30, 50)));
+    return { name: 'borderHover (no alert)', samples, episodes: [] };
+  }
+}
+
+type Activity = 'speeding' | 'speedBlip' | 'nearLimit' | 'idle' | 'shortStop' | 'parked' | 'panic' | 'transit' | 'borderHover';
+
+const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
+  ['speeding', 4],
+  ['transit', 4],
+  ['idle', 2],
+  ['panic', 2],
+  ['speedBlip', 1],
+  ['nearLimit', 1],
+  ['shortStop', 1],
+  ['parked', 1],
+  ['borderHover', 1],
+];
+
+/** Ordinary driving between two segments: 12–18 messages (at least 99 s), longer than every end condition. */
+const GAP_MESSAGES: readonly [number, number] = [12, 18];
+
+function planVehicle(dice: Dice, messageCount: number): DayPlanner {
+  const planner = new DayPlanner(dice, dice.real(-800, 800), dice.int(0, 1) === 1);
+  planner.add(planner.cruise(dice.int(...GAP_MESSAGES)));
+  for (;;) {
+    const activity = dice.pick(ACTIVITY_WEIGHTS);
+    const segment = planner[activity]();
+    const gap = dice.int(...GAP_MESSAGES);
+    if (planner.count + segment.samples.length + gap > messageCount) break;
+    planner.add(segment);
+    planner.add(planner.cruise(gap));
+  }
+  const rest = messageCount - planner.count;
+  if (rest > 0) planner.add(planner.cruise(rest));
+  return planner;
+}
+
+export function generateTrace(options: TraceOptions): Trace {
+  const firstVehicleId = options.firstVehicleId ?? 1_001;
+  const vehicles: VehicleTrace[] = [];
+  const expected: ExpectedAlert[] = [];
+  const planted: Record<string, number> = {};
+  let end = 0;
+
+  for (let index = 0; index < options.vehicles; index++) {
+    const vehicleId = firstVehicleId + index;
+    const dice = diceFor(options.seed, vehicleId);
+    const planner = planVehicle(dice, options.messagesPerVehicle);
+    let time = TRACE_START + dice.int(0, MESSAGE_INTERVAL_MS - 1);
+    const messages: TerminalMessageInput[] = [];
+    const times: number[] = [];
+    const xs: number[] = [];
+
+    for (const segment of planner.segments) {
+      planted[segment.name] = (planted[segment.name] ?? 0) + 1;
+      const offset = messages.length;
+      for (const sample of segment.samples) {
+        const deviceTime = new Date(time).toISOString();
+        messages.push({
+          vehicleId,
+          deviceTime,
+          ...toLatLon(sample.x, sample.y),
+          speed: sample.speed,
+          course: 90,
+          satellites: 12,
+          parameters: { ignition: sample.ignition ? '1' : '0', panic: sample.panic ? '1' : '0' },
+        });
+        times.push(time);
+        xs.push(sample.x);
+        time += MESSAGE_INTERVAL_MS + dice.int(-INTERVAL_JITTER_MS, INTERVAL_JITTER_MS);
+      }
+      for (const episode of segment.episodes) {
+        expected.push({
+          rule: episode.rule,
+          ruleId: REPLAY_RULE_IDS[episode.rule],
+          vehicleId,
+          kind: episode.kind,
+          from: times[offset + episode.firstSample]! + episode.minDurationMs,
+          to: times[offset + episode.lastSample]!,
+        });
+      }
+    }
+    expected.push(...zoneCrossings(vehicleId, times, xs));
+    end = Math.max(end, times.at(-1)!);
+    vehicles.push({ vehicleId, messages });
+  }
+  return { options, vehicles, expected, end, planted };
+}
+
+/**
+ * Crossings of the depot border, read from the planted positions: the vehicle has crossed once it is clear of
+ * the hysteresis band on the other side. The alert must come while it stays on that side.
+ */
+function zoneCrossings(vehicleId: number, times: readonly number[], xs: readonly number[]): ExpectedAlert[] {
+  const crossings: ExpectedAlert[] = [];
+  let side: 'inside' | 'outside' | undefined;
+  let open: ExpectedAlert | undefined;
+  xs.forEach((x, index) => {
+    const now = sideOf(x);
+    if (now === 'border') return;
+    if (side !== undefined && now !== side) {
+      open = {
+        rule: 'geozone',
+        ruleId: REPLAY_RULE_IDS.geozone,
+        vehicleId,
+        kind: now === 'outside' ? 'zoneExit' : 'zoneEntry',
+        from: times[index]!,
+        to: times[index]!,
+      };
+      crossings.push(open);
+    }
+    side = now;
+    if (open) open.to = times[index]!;
+  });
+  return crossings;
+}
+
+/** Counts of expected alerts by kind, for summaries. */
+export function countByKind(expected: readonly ExpectedAlert[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const alert of expected) counts[alert.kind] = (counts[alert.kind] ?? 0) + 1;
+  return counts;
+}
