@@ -116,27 +116,31 @@ export async function startTransactionFront(dynaliteEndpoint: string, port = 0):
     }
     const images: (Item | undefined)[] = [];
     for (const target of targets) images.push(await readImage(target));
-    let applied = 0;
-    try {
-      for (const entry of entries) {
+    // Items are distinct, so each condition sees the state before the transaction whatever order they run
+    // in: every item is tried, so that all failed conditions are reported, as DynamoDB does.
+    const reasons: { Code: string; Message?: string; Item?: Item }[] = [];
+    const applied: number[] = [];
+    let unexpected: unknown;
+    for (const [index, entry] of entries.entries()) {
+      if (unexpected !== undefined) break;
+      try {
         await apply(entry);
-        applied++;
+        applied.push(index);
+        reasons.push({ Code: 'None' });
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) {
+          unexpected = error;
+          break;
+        }
+        const returnsItem = (entry.Put ?? entry.Update ?? entry.Delete ?? entry.ConditionCheck)?.ReturnValuesOnConditionCheckFailure === 'ALL_OLD';
+        const image = images[index];
+        reasons.push({ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', ...(returnsItem && image ? { Item: image } : {}) });
       }
-    } catch (error) {
-      for (let index = applied - 1; index >= 0; index--) await restore(targets[index]!, images[index]);
-      if (error instanceof ConditionalCheckFailedException) {
-        const failed = entries[applied]!;
-        const returnsItem = (failed.Put ?? failed.Update ?? failed.Delete ?? failed.ConditionCheck)
-          ?.ReturnValuesOnConditionCheckFailure === 'ALL_OLD';
-        throw new TransactionCanceled(
-          entries.map((_entry, index) =>
-            index === applied
-              ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', ...(returnsItem && images[index] ? { Item: images[index] } : {}) }
-              : { Code: 'None' },
-          ),
-        );
-      }
-      throw error;
+    }
+    if (unexpected !== undefined || reasons.some((reason) => reason.Code !== 'None')) {
+      for (const index of applied.reverse()) await restore(targets[index]!, images[index]);
+      if (unexpected !== undefined) throw unexpected;
+      throw new TransactionCanceled(reasons);
     }
     for (const [index, entry] of entries.entries()) {
       if (entry.ConditionCheck) await restore(targets[index]!, images[index]);

@@ -77,16 +77,22 @@ function countRequests(): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error
   };
 }
 
-function authenticate(route: ApiRoute, options: Required<Omit<ApiOptions, 'routes'>>): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext> {
+interface Settings {
+  now: () => number;
+  rateLimitIntervalMs: () => number;
+}
+
+function authenticate(route: ApiRoute, options: Settings): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext> {
   return {
     before: async (request) => {
       const token = request.event.headers?.['x-auth'];
       if (!token) throw unauthorized('missing X-Auth header: log in with POST /api/v3/auth/login');
       const now = options.now();
-      const check = await touchSession(token, now, options.rateLimitIntervalMs);
+      const interval = options.rateLimitIntervalMs();
+      const check = await touchSession(token, now, interval);
       if (!check.ok) {
         if (check.reason === 'tooSoon') {
-          throw tooManyRequests(check.retryAfterMs, `request rate exceeded: at most one request per ${options.rateLimitIntervalMs} ms on a session`);
+          throw tooManyRequests(check.retryAfterMs, `request rate exceeded: at most one request per ${interval} ms on a session`);
         }
         throw unauthorized('the session has ended: log in again');
       }
@@ -98,7 +104,7 @@ function authenticate(route: ApiRoute, options: Required<Omit<ApiOptions, 'route
   };
 }
 
-function routeHandler(route: ApiRoute, options: Required<Omit<ApiOptions, 'routes'>>) {
+function routeHandler(route: ApiRoute, options: Settings) {
   const chain = middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>();
   if (route.auth) chain.use(authenticate(route, options));
   if (route.body) chain.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
@@ -120,7 +126,11 @@ function routeHandler(route: ApiRoute, options: Required<Omit<ApiOptions, 'route
 
 /** The API Lambda: one middy handler routing API Gateway HTTP API (payload v2) events to the route modules. */
 export function createApiHandler(options: ApiOptions = {}) {
-  const settings = { now: options.now ?? Date.now, rateLimitIntervalMs: options.rateLimitIntervalMs ?? rateLimitIntervalFromEnv() };
+  // the environment is read per request, so a host that sets it after loading the handler is honoured
+  const settings: Settings = {
+    now: options.now ?? Date.now,
+    rateLimitIntervalMs: () => options.rateLimitIntervalMs ?? rateLimitIntervalFromEnv(),
+  };
   const routes = (options.routes ?? apiRoutes).map(
     (route): Route<ApiEvent, APIGatewayProxyResultV2> => ({ method: route.method, path: route.path, handler: routeHandler(route, settings) }),
   );

@@ -48,19 +48,25 @@ export interface SpeedingState {
   slowSince: number | null;
 }
 
-function limitAt(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): { limit: number; zoneId: number | null } {
-  let limit = settings.limit;
+/** The limit at the message's position, and the zone it comes from (null: the rule's general limit). */
+function limitAt(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): number {
+  if (settings.zoneIds.length === 0) return settings.limit;
+  const zoneId = limitingZone(settings, message, context);
+  return zoneId === null ? settings.limit : settings.zoneLimits.find((entry) => entry.zoneId === zoneId)!.limit;
+}
+
+function limitingZone(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): number | null {
+  if (settings.zoneIds.length === 0) return null;
+  const inside = context.zones.zonesContaining(message.latitude, message.longitude, settings.zoneIds);
   let zoneId: number | null = null;
-  if (settings.zoneIds.length > 0) {
-    const inside = context.zones.zonesContaining(message.latitude, message.longitude, settings.zoneIds);
-    for (const entry of settings.zoneLimits) {
-      if (inside.includes(entry.zoneId) && (zoneId === null || entry.limit < limit)) {
-        limit = entry.limit;
-        zoneId = entry.zoneId;
-      }
+  let limit = Infinity;
+  for (const entry of settings.zoneLimits) {
+    if (entry.limit < limit && inside.includes(entry.zoneId)) {
+      limit = entry.limit;
+      zoneId = entry.zoneId;
     }
   }
-  return { limit, zoneId };
+  return zoneId;
 }
 
 export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> = {
@@ -71,7 +77,7 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
     const time = deviceMs(message);
     const speed = message.speed;
     const state = previous !== undefined && time - previous.last <= settings.maxGap * 1000 ? previous : undefined;
-    const { limit, zoneId } = limitAt(settings, message, context);
+    const limit = limitAt(settings, message, context);
 
     if (state === undefined || !state.alerted) {
       if (speed <= limit) return { state: undefined, events: NO_EVENTS };
@@ -80,6 +86,7 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
         : { start: time, last: time, maxSpeed: speed, alerted: false, slowSince: null };
       if (time - next.start < settings.minDuration * 1000) return { state: next, events: NO_EVENTS };
       next.alerted = true;
+      const zoneId = limitingZone(settings, message, context);
       const values: Record<string, number | string | null> = {
         limit,
         maxSpeed: round(next.maxSpeed),

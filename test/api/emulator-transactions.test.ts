@@ -34,7 +34,7 @@ describe('DynamoDB transactions on the local emulator', () => {
     expect(await read(2)).toEqual({ id: 2, n: 2 });
   });
 
-  it('applies nothing and names the failed condition when one fails', async () => {
+  it('applies nothing and names every failed condition when one fails', async () => {
     await documentClient().send(new PutCommand({ TableName: table, Item: { id: 10, n: 1 } }));
     const attempt = documentClient().send(
       new TransactWriteCommand({
@@ -42,6 +42,8 @@ describe('DynamoDB transactions on the local emulator', () => {
           { Update: { TableName: table, Key: { id: 10 }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } },
           { Put: { TableName: table, Item: { id: 11 } } },
           { ConditionCheck: { TableName: table, Key: { id: 12 }, ConditionExpression: 'attribute_exists(id)' } },
+          { Put: { TableName: table, Item: { id: 10 + 3 } } },
+          { Put: { TableName: table, Item: { id: 1 }, ConditionExpression: 'attribute_not_exists(id)' } },
         ],
       }),
     );
@@ -51,10 +53,14 @@ describe('DynamoDB transactions on the local emulator', () => {
       'None',
       'None',
       'ConditionalCheckFailed',
+      'None',
+      'ConditionalCheckFailed',
     ]);
     expect(await read(10)).toEqual({ id: 10, n: 1 });
     expect(await read(11)).toBeUndefined();
     expect(await read(12)).toBeUndefined();
+    expect(await read(13)).toBeUndefined();
+    expect(await read(1)).toEqual({ id: 1, n: 2 });
   });
 
   it('rejects two operations on one item', async () => {

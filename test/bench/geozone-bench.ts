@@ -2,7 +2,7 @@ import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import { point, polygon } from '@turf/helpers';
 import { ZoneIndex } from '../../shared/geo/zone-index';
 import { REGION, syntheticZones } from './synthetic-zones';
-import { bestTime, formatTable, seededRandom } from './timing';
+import { bestTimes, formatTable, seededRandom } from './timing';
 
 /**
  * Which zones contain a point: the flatbush index (bounding-box prefilter, then the exact test) against
@@ -32,12 +32,19 @@ export function runGeozoneBench(): string[] {
     }
 
     let sink = 0;
-    const indexNs = bestTime(() => {
-      for (const [lat, lon] of queries) sink += index.zonesContaining(lat, lon).length;
-    }) / queries.length;
-    const naiveNs = bestTime(() => {
-      for (const [lat, lon] of naiveQueries) sink += naive(lat, lon).length;
-    }, 3) / naiveQueries.length;
+    const [indexTotal, naiveTotal] = bestTimes(
+      [
+        () => {
+          for (const [lat, lon] of queries) sink += index.zonesContaining(lat, lon).length;
+        },
+        () => {
+          for (const [lat, lon] of naiveQueries) sink += naive(lat, lon).length;
+        },
+      ],
+      3,
+    ) as [number, number];
+    const indexNs = indexTotal / queries.length;
+    const naiveNs = naiveTotal / naiveQueries.length;
     if (sink < 0) throw new Error('unreachable');
     rows.push([count.toLocaleString('en'), `${(naiveNs / 1000).toFixed(1)} µs`, `${(indexNs / 1000).toFixed(2)} µs`, `${(naiveNs / indexNs).toFixed(0)}×`]);
   }

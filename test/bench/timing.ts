@@ -1,11 +1,16 @@
-/** Best-of-N wall time of `work`, in nanoseconds, after one warm-up run. */
-export function bestTime(work: () => void, runs = 5): number {
-  work();
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    work();
-    best = Math.min(best, Number(process.hrtime.bigint() - start));
+/**
+ * Best-of-N wall times of several pieces of work measured in alternation, so that a baseline and the code
+ * compared with it see the same load on a shared machine. Nanoseconds, after one warm-up round.
+ */
+export function bestTimes(works: readonly (() => void)[], runs = 5): number[] {
+  const best = works.map(() => Infinity);
+  for (let round = -1; round < runs; round++) {
+    works.forEach((work, i) => {
+      const start = process.hrtime.bigint();
+      work();
+      const elapsed = Number(process.hrtime.bigint() - start);
+      if (round >= 0) best[i] = Math.min(best[i]!, elapsed);
+    });
   }
   return best;
 }

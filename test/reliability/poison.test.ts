@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { sqsClient } from '../../shared/aws/clients';
+import { createEvaluateHandler } from '../../functions/evaluate/handler';
+import { lambdaContext, toSqsRecord } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { MESSAGE_LIMITS, parseTerminalMessage, type TerminalMessageInput } from '../../shared/schemas/terminal-message';
+import { startTestEmulators } from '../support/emulators';
+import { captureOutput, metricSum } from '../support/replay-output';
+
+/**
+ * Poison input on the FIFO input queue: whatever a body holds, it fails only itself. It goes to the input DLQ
+ * with the reason in its message attributes and is counted in MessagesRejected; the batch it came in never
+ * fails and its valid neighbours are evaluated.
+ */
+const NOW = Date.parse('2026-03-02T12:00:00.000Z');
+let sequence = 0;
+
+function record(body: string, vehicleId = 0): SQSRecord {
+  const id = `poison-${++sequence}`;
+  return toSqsRecord(
+    { MessageId: id, ReceiptHandle: `rh-${id}`, Body: body, Attributes: { MessageGroupId: String(vehicleId), ApproximateReceiveCount: '1' } },
+    'arn:aws:sqs:us-east-1:000000000000:fleetwatch-messages.fifo',
+  );
+}
+
+function validMessage(vehicleId: number, secondsBeforeNow: number, extra: Partial<TerminalMessageInput> = {}): TerminalMessageInput {
+  return {
+    vehicleId,
+    deviceTime: new Date(NOW - secondsBeforeNow * 1000).toISOString(),
+    latitude: 55.75,
+    longitude: 37.62,
+    speed: 42,
+    parameters: { ignition: 1 },
+    ...extra,
+  };
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+/** Each case: a body and what its DLQ reason must mention. */
+const POISON: { name: string; body: string; reason: RegExp }[] = [
+  { name: 'truncated JSON', body: '{"vehicleId": 5, "deviceTime": ', reason: /malformed JSON/ },
+  { name: 'not JSON at all', body: 'lat=55.7;lon=37.6', reason: /malformed JSON/ },
+  { name: 'empty body', body: '', reason: /malformed JSON/ },
+  { name: 'JSON null', body: 'null', reason: /\(root\)/ },
+  { name: 'JSON array', body: json([validMessage(7, 1)]), reason: /\(root\)/ },
+  { name: 'missing deviceTime', body: json({ ...validMessage(7, 1), deviceTime: undefined }), reason: /deviceTime/ },
+  { name: 'missing vehicleId and coordinates', body: json({ deviceTime: new Date(NOW).toISOString(), speed: 1 }), reason: /vehicleId.*latitude.*longitude/s },
+  { name: 'vehicleId as text', body: json(validMessage(7, 1, { vehicleId: 'seven' as unknown as number })), reason: /vehicleId/ },
+  { name: 'fractional vehicleId', body: json(validMessage(7.5, 1)), reason: /vehicleId/ },
+  { name: 'speed as text', body: json(validMessage(7, 1, { speed: 'fast' as unknown as number })), reason: /speed/ },
+  { name: 'deviceTime not a date', body: json(validMessage(7, 1, { deviceTime: 'yesterday' })), reason: /deviceTime/ },
+  { name: 'NaN literal', body: '{"vehicleId": 7, "deviceTime": "2026-03-02T11:59:00Z", "latitude": NaN, "longitude": 37.6, "speed": 1}', reason: /malformed JSON/ },
+  { name: 'NaN as text', body: json(validMessage(7, 1, { latitude: 'NaN' as unknown as number })), reason: /latitude/ },
+  { name: 'infinite longitude (1e999)', body: '{"vehicleId": 7, "deviceTime": "2026-03-02T11:59:00Z", "latitude": 55.7, "longitude": 1e999, "speed": 1}', reason: /longitude/ },
+  { name: 'latitude out of range', body: json(validMessage(7, 1, { latitude: 90.0001 })), reason: /latitude/ },
+  { name: 'longitude out of range', body: json(validMessage(7, 1, { longitude: -180.5 })), reason: /longitude/ },
+  { name: 'negative speed', body: json(validMessage(7, 1, { speed: -3 })), reason: /speed/ },
+  {
+    name: 'device time beyond the future tolerance',
+    body: json(validMessage(7, -(MESSAGE_LIMITS.futureToleranceMs / 1000 + 60))),
+    reason: /deviceTime.*future/,
+  },
+  {
+    name: 'too many parameters',
+    body: json(validMessage(7, 1, { parameters: Object.fromEntries(Array.from({ length: MESSAGE_LIMITS.maxParameters + 1 }, (_, i) => [`p${i}`, i])) })),
+    reason: /parameters/,
+  },
+  {
+    name: 'parameter value too long',
+    body: json(validMessage(7, 1, { parameters: { can: 'x'.repeat(MESSAGE_LIMITS.maxParameterValueLength + 1) } })),
+    reason: /parameters\.can/,
+  },
+  {
+    name: 'parameter name too long',
+    body: json(validMessage(7, 1, { parameters: { ['k'.repeat(MESSAGE_LIMITS.maxParameterKeyLength + 1)]: 1 } })),
+    reason: /parameters/,
+  },
+  { name: 'parameter value an object', body: json(validMessage(7, 1, { parameters: { nested: { a: 1 } as unknown as string } })), reason: /parameters\.nested/ },
+  {
+    name: 'huge body (150 KB of parameters)',
+    body: json(validMessage(7, 1, { parameters: Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`blob${i}`, 'z'.repeat(1_000)])) })),
+    reason: /parameters/,
+  },
+  { name: 'huge body (200 KB of garbage)', body: '{'.repeat(200_000), reason: /malformed JSON/ },
+  { name: 'deeply nested JSON', body: `${'['.repeat(50_000)}${']'.repeat(50_000)}`, reason: /./ },
+];
+
+interface DeadLetter {
+  body: string;
+  reason: string;
+  sourceMessageId: string;
+}
+
+/** Everything on the input DLQ, received and deleted. */
+async function drainDeadLetters(queueUrl: string): Promise<DeadLetter[]> {
+  const letters: DeadLetter[] = [];
+  for (;;) {
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 600, MessageAttributeNames: ['All'] }),
+    );
+    if (Messages.length === 0) return letters;
+    letters.push(...Messages.map(toDeadLetter));
+    await sqsClient().send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+      }),
+    );
+  }
+}
+
+function toDeadLetter(message: Message): DeadLetter {
+  return {
+    body: message.Body ?? '',
+    reason: message.MessageAttributes?.reason?.StringValue ?? '',
+    sourceMessageId: message.MessageAttributes?.sourceMessageId?.StringValue ?? '',
+  };
+}
+
+describe('poison input on the input queue', () => {
+  let emulators: Emulators;
+  const evaluate = createEvaluateHandler({ clock: () => NOW });
+  const invoke = async (records: SQSRecord[]) => (await evaluate({ Records: records } satisfies SQSEvent, lambdaContext('evaluate'))) ?? { batchItemFailures: [] };
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('poison');
+  });
+  afterAll(async () => emulators.stop());
+  beforeEach(async () => {
+    await drainDeadLetters(emulators.queues.inputDlq);
+  });
+
+  it.each(POISON)('$name: fails only itself, lands in the DLQ with its reason, and is counted', async ({ body, reason }) => {
+    const before = record(json(validMessage(11, 20)), 11);
+    const poison = record(body);
+    const after = record(json(validMessage(11, 10)), 11);
+    const output = captureOutput({ silent: true });
+    let response;
+    try {
+      response = await invoke([before, poison, after]);
+    } finally {
+      output.restore();
+    }
+    expect(response.batchItemFailures).toEqual([]);
+    expect(metricSum(output.jsonLines(), 'MessagesRejected')).toBe(1);
+    expect(metricSum(output.jsonLines(), 'MessagesProcessed')).toBe(2);
+
+    const letters = await drainDeadLetters(emulators.queues.inputDlq);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]!.sourceMessageId).toBe(poison.messageId);
+    expect(letters[0]!.body).toBe(body === '' ? '(empty body)' : body);
+    expect(letters[0]!.reason).toMatch(reason);
+  });
+
+  it('accepts a device clock running ahead within the tolerance', async () => {
+    const ahead = record(json(validMessage(12, -(MESSAGE_LIMITS.futureToleranceMs / 1000 - 60))), 12);
+    const response = await invoke([ahead]);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await drainDeadLetters(emulators.queues.inputDlq)).toEqual([]);
+  });
+
+  it('moves several huge rejected bodies of one batch to the DLQ without failing it', async () => {
+    // SQS refuses a SendMessageBatch whose messages (bodies and attributes) add up to more than 256 KiB,
+    // which the loopback emulator does not check; this middleware refuses what SQS would refuse.
+    const limit = 262_144;
+    const client = sqsClient();
+    const middleware = client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = (args as { input?: { Entries?: { MessageBody?: string; MessageAttributes?: Record<string, { StringValue?: string }> }[] } }).input;
+        if (input?.Entries) {
+          const size = input.Entries.reduce(
+            (sum, entry) =>
+              sum +
+              Buffer.byteLength(entry.MessageBody ?? '') +
+              Object.entries(entry.MessageAttributes ?? {}).reduce((total, [name, value]) => total + Buffer.byteLength(name) + Buffer.byteLength(value.StringValue ?? '') + 6, 0),
+            0,
+          );
+          if (size > limit) throw Object.assign(new Error(`Batch requests cannot be longer than ${limit} bytes (${size})`), { name: 'BatchRequestTooLong' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'sqsBatchSizeLimit' },
+    );
+    try {
+      const huge = (vehicleId: number) =>
+        record(json(validMessage(vehicleId, 1, { parameters: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`blob${i}`, 'z'.repeat(1_000)])) })), vehicleId);
+      const records = [huge(21), huge(22), huge(23)];
+      const response = await invoke(records);
+      expect(response.batchItemFailures).toEqual([]);
+      const letters = await drainDeadLetters(emulators.queues.inputDlq);
+      expect(letters.map((letter) => letter.sourceMessageId).sort()).toEqual(records.map((r) => r.messageId).sort());
+    } finally {
+      client.middlewareStack.remove('sqsBatchSizeLimit');
+      void middleware;
+    }
+  });
+});
+
+describe('fuzzed batches on the input queue', () => {
+  let emulators: Emulators;
+  const evaluate = createEvaluateHandler({ clock: () => NOW });
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('poison-fuzz');
+  });
+  afterAll(async () => emulators.stop());
+
+  const validArbitrary = fc
+    .record({
+      vehicleId: fc.integer({ min: 1, max: 50 }),
+      secondsBeforeNow: fc.integer({ min: 0, max: 86_400 }),
+      latitude: fc.integer({min:-90,max:90}),
+      longitude: fc.integer({min:-180,max:180}),
+      speed: fc.integer({min:0,max:300}),
+      parameters: fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.boolean()), { maxKeys: 5 }),
+    })
+    .map(({ secondsBeforeNow, ...fields }) => ({ ...fields, deviceTime: new Date(NOW - secondsBeforeNow * 1000).toISOString() }));
+
+  /** A valid message with one field removed or replaced by arbitrary JSON. */
+  const mutatedArbitrary = fc
+    .tuple(validArbitrary, fc.constantFrom('vehicleId', 'deviceTime', 'latitude', 'longitude', 'speed', 'parameters', 'course'), fc.option(fc.jsonValue().filter(v => !JSON.stringify(v).match(/e-/)), { nil: undefined }))
+    .map(([message, field, value]) => JSON.stringify({ ...message, [field]: value }));
+
+  type Body = { body: string; kind: 'valid' | 'string' | 'json' | 'mutated' };
+  const bodyArbitrary: fc.Arbitrary<Body> = fc.oneof(
+    validArbitrary.map((message) => ({ body: JSON.stringify(message), kind: 'valid' as const })),
+    fc.string({ maxLength: 200 }).map((body) => ({ body, kind: 'string' as const })),
+    fc.json({ maxDepth: 3 }).map((body) => ({ body, kind: 'json' as const })),
+    mutatedArbitrary.map((body) => ({ body, kind: 'mutated' as const })),
+  );
+
+  it('never fails a batch, and puts exactly the invalid records on the DLQ (1,000 batches × 10 records)', async () => {
+    let records = 0;
+    let rejected = 0;
+    const output = captureOutput({ silent: true, keep: false });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(bodyArbitrary, { minLength: 10, maxLength: 10 }), async (bodies) => {
+          const batch = bodies.map(({ body }) => record(body));
+          const response = (await evaluate({ Records: batch }, lambdaContext('evaluate'))) ?? { batchItemFailures: [] };
+          expect(response.batchItemFailures).toEqual([]);
+          // which bodies are invalid is the schema's call; what is checked here is where each one ends up
+          const invalid = batch.filter((r) => !parseTerminalMessage(r.body, NOW).ok).map((r) => r.messageId);
+          for (const [index, { kind }] of bodies.entries()) {
+            if (kind === 'valid') expect(invalid).not.toContain(batch[index]!.messageId);
+          }
+          const letters = await drainDeadLetters(emulators.queues.inputDlq);
+          expect(letters.map((letter) => letter.sourceMessageId).sort()).toEqual([...invalid].sort());
+          for (const letter of letters) expect(letter.reason.length).toBeGreaterThan(0);
+          records += batch.length;
+          rejected += invalid.length;
+        }),
+        { numRuns: 1_000, seed: 4_242, endOnFailure: true },
+      );
+    } finally {
+      output.restore();
+    }
+    expect(records).toBe(10_000);
+    expect(rejected).toBeGreaterThan(1_000);
+  }, 600_000);
+});
