@@ -31,7 +31,7 @@ export class TelegramSecret extends Construct {
       },
     });
     Validations.of(this.secret).acknowledge({
-      id: 'AwsSolutions-SMG4-disabled',
+      id: 'AwsSolutions-SMG4',
       reason:
         'The bot token is issued by Telegram (BotFather) and cannot be rotated by a rotation Lambda; the operator revokes it in BotFather ' +
         'and stores the new one with put-secret-value. The webhook secret changes only together with a setWebhook call.',

@@ -42,14 +42,14 @@ function correlationId(request: Request): string {
 function apiErrors(): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext> {
   return {
     onError: (request) => {
-      const error = request.error as (Error & { statusCode?: number; expose?: boolean }) | null;
+      const error = request.error as (Error & { statusCode?: number }) | null;
       const id = correlationId(request);
       if (error instanceof ApiError) {
         request.response = json(error.status, error.body(), { ...error.headers, 'X-Correlation-Id': id });
         return;
       }
       const status = error?.statusCode;
-      if (status === 415 || status === 422) {
+      if (status === 422) {
         // from the JSON body parser: missing, malformed or prototype-polluting JSON
         const issue = { path: '', message: error?.message === 'Forbidden key in JSON body' ? 'the body contains a forbidden key' : 'the body must be valid JSON' };
         request.response = json(400, validationError([issue]).body(), { 'X-Correlation-Id': id });

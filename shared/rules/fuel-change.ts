@@ -38,9 +38,21 @@ export interface FuelChangeState {
   change: { from: number; extreme: number; extremeTime: number; detectedAt: number } | null;
 }
 
+const scratch = new Float64Array(31);
+
+/** Median (lower middle) of at most 31 readings, by insertion sort into a reused buffer: no allocation. */
 function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[(sorted.length - 1) >> 1]!;
+  const count = values.length;
+  for (let i = 0; i < count; i++) {
+    const value = values[i]!;
+    let j = i - 1;
+    while (j >= 0 && scratch[j]! > value) {
+      scratch[j + 1] = scratch[j]!;
+      j--;
+    }
+    scratch[j + 1] = value;
+  }
+  return scratch[(count - 1) >> 1]!;
 }
 
 /**

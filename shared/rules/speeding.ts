@@ -48,13 +48,14 @@ export interface SpeedingState {
   slowSince: number | null;
 }
 
-/** The limit at the message's position, and the zone it comes from (null: the rule's general limit). */
+/** The limit at the message's position: the lowest zone limit among the zones it is in, else the rule's limit. */
 function limitAt(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): number {
   if (settings.zoneIds.length === 0) return settings.limit;
   const zoneId = limitingZone(settings, message, context);
   return zoneId === null ? settings.limit : settings.zoneLimits.find((entry) => entry.zoneId === zoneId)!.limit;
 }
 
+/** The zone whose limit applies at the message's position; null where the rule's general limit applies. */
 function limitingZone(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): number | null {
   if (settings.zoneIds.length === 0) return null;
   const inside = context.zones.zonesContaining(message.latitude, message.longitude, settings.zoneIds);

@@ -3,6 +3,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { MAX_SESSIONS_PER_USER } from '../../shared/auth/sessions';
+import { createUser } from '../../shared/store/directory-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, apiClient, login, seedTenants, type Api } from './support';
@@ -69,6 +70,15 @@ describe('authentication', () => {
     expect(check.status).toBe(200);
     expect(Date.parse(check.body.expiresAt)).toBe(clock.value + 30 * 60_000);
     clock.advance(30 * 60_000 + 1);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(401);
+  });
+
+  it("follows the user's own session duration", async () => {
+    const brief = await createUser({ parentId: tenants.root.agentId, login: 'auth-brief', password: 'brief-password', email: 'brief@example.com', sessionDuration: 5 });
+    const token = await login(api, { agentId: tenants.root.agentId, login: brief.login, password: 'brief-password', userId: brief.id });
+    clock.advance(4 * 60_000);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(200);
+    clock.advance(5 * 60_000 + 1);
     expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(401);
   });
 

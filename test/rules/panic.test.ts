@@ -25,9 +25,9 @@ describe('panic', () => {
   });
 
   it('alerts for a late press that arrives after newer messages', () => {
-    const trace = [button(0, '0'), button(20, '0'), button(10, '1')];
+    const trace = [button(0, '0'), button(1000, '0'), button(500, '1')];
     const { events } = run(panicEvaluator, rule, trace);
-    expect(times(events)).toEqual([at(10)]);
+    expect(times(events)).toEqual([at(500)]);
     expect(events[0]!.values.late).toBe(true);
   });
 
@@ -36,12 +36,28 @@ describe('panic', () => {
     expect(times(run(panicEvaluator, rule, trace).events)).toEqual([at(10)]);
   });
 
-  it('gives a redelivered press the same event, so its alert collapses', () => {
-    const state = panicEvaluator.evaluate(rule, undefined, button(0, '0'), context()).state;
-    const first = panicEvaluator.evaluate(rule, state, button(10, '1'), context()).events;
-    const afterRelease = panicEvaluator.evaluate(rule, undefined, button(30, '0'), context()).state;
-    const again = panicEvaluator.evaluateStale!(rule, afterRelease, button(10, '1'), context());
+  it('does not alert again when messages of a press already reported arrive late', () => {
+    const trace = [button(0, '0'), button(10, '1'), button(20, '1'), button(30, '0'), button(40, '0')];
+    const redelivered = [...trace, button(20, '1'), button(10, '1'), button(25, '1')];
+    expect(times(run(panicEvaluator, rule, redelivered, { batches: [4, 2] }).events)).toEqual([at(10)]);
+  });
+
+  it('takes a late press just before a known one as the same press', () => {
+    const trace = [button(100, '1'), button(110, '0'), button(50, '1')];
+    expect(times(run(panicEvaluator, rule, trace).events)).toEqual([at(100)]);
+  });
+
+  it('gives a late copy of the press that alerted the same event, so its alert collapses', () => {
+    const first = panicEvaluator.evaluate(rule, undefined, button(10, '1'), context()).events;
+    const again = panicEvaluator.evaluateStale!(rule, undefined, button(10, '1'), context());
     expect(again.map((e) => [e.kind, e.time])).toEqual(first.map((e) => [e.kind, e.time]));
+  });
+
+  it('remembers only a few presses', () => {
+    const presses = Array.from({ length: 20 }, (_, i) => [button(1000 * i, '1'), button(1000 * i + 10, '0')]).flat();
+    const { state, events } = run(panicEvaluator, rule, presses);
+    expect(events).toHaveLength(20);
+    expect(state!.presses).toHaveLength(8);
   });
 
   it('ignores late messages without a press', () => {
