@@ -51,6 +51,28 @@ describe('ZoneIndex', () => {
     expect(index.zonesContaining(c.lat, c.lon, [2, 2, 1])).toEqual([2]);
   });
 
+  it('tests every part of a multipolygon', () => {
+    const west = squareZone(0, 100, { center: at(0, -5000) }).geometry;
+    const east = squareZone(0, 100, { center: at(0, 5000) }).geometry;
+    if (west.type !== 'Polygon' || east.type !== 'Polygon') throw new Error('fixture');
+    const multi = new ZoneIndex([{ ...squareZone(5, 1), geometry: { type: 'MultiPolygon', coordinates: [west.coordinates, east.coordinates] } }]);
+    for (const [north, east_, expected] of [[0, -5000, true], [0, 5000, true], [0, 0, false], [150, 5000, false]] as const) {
+      const p = at(north, east_);
+      expect(multi.zonesContaining(p.lat, p.lon)).toEqual(expected ? [5] : []);
+    }
+    const nearEast = at(0, 5120); // 20 m beyond the eastern part's border
+    expect(multi.contains(5, nearEast.lat, nearEast.lon, 30)).toBe(true);
+  });
+
+  it('never moves a border inward by more than small zones allow', () => {
+    const small = new ZoneIndex([circleZone(1, 20), squareZone(2, 40, { center: at(0, 1000) })]);
+    expect(small.contains(1, CENTER.lat, CENTER.lon, -30)).toBe(true);
+    const middle = at(0, 1000);
+    expect(small.contains(2, middle.lat, middle.lon, -30)).toBe(true);
+    const edge = at(0, 1035);
+    expect(small.contains(2, edge.lat, edge.lon, -30)).toBe(false);
+  });
+
   it('answers nothing for unknown zones', () => {
     expect(index.contains(99, CENTER.lat, CENTER.lon)).toBe(false);
     expect(index.zoneName(99)).toBeUndefined();

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvaluateHandler } from '../../functions/evaluate/handler';
+import { createDeliverHandler } from '../../functions/deliver/handler';
+import { lambdaContext, pollOnce, toSqsRecord, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { logger } from '../../shared/observability/logger';
+import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
+import { resetTelegramSender } from '../../shared/delivery/senders';
+import { notificationBodySchema } from '../../shared/schemas/notification';
+import { createRule } from '../../shared/store/rules-store';
+import { startTestEmulators } from '../support/emulators';
+import { captureOutput, type CapturedOutput } from '../support/replay-output';
+import { apiClient, seedTenants, type Api, type Tenant } from '../api/support';
+import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
+import { FakeTelegram } from '../delivery/support/fake-telegram';
+
+/**
+ * Secrets never reach the logs: a login (right and wrong password), API calls with the session token, an
+ * evaluate batch and Telegram deliveries (accepted, refused, and with the Bot API unreachable) run with the
+ * logger at DEBUG while everything written to stdout, stderr and the console is captured. Neither the
+ * password, nor the session token, nor the bot token or webhook secret may appear in it.
+ * Telegram and Secrets Manager have no emulator: D's loopback stand-ins answer for them.
+ */
+const BOT_TOKEN = '987654:SECRETbotTOKENpart-xyz';
+const BOT_TOKEN_SECRET_PART = 'SECRETbotTOKENpart-xyz';
+const WEBHOOK_SECRET = 'whsec-NEVER-LOG-ME-42';
+const NOW = Date.parse('2026-03-02T12:00:00.000Z');
+const VEHICLE = 101;
+
+describe('secrets in logs', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  let api: Api;
+  const telegram = new FakeTelegram();
+  const secrets = new FakeSecretsManager();
+  let output: CapturedOutput;
+  let level: string;
+  const sessionTokens: string[] = [];
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('secrets-in-logs');
+    process.env.TELEGRAM_API_ROOT = await telegram.start();
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
+    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram-secrets-test';
+    secrets.secrets.set('fleetwatch/telegram-secrets-test', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET }));
+    forgetTelegramCredentials();
+    resetTelegramSender();
+    tenants = await seedTenants('secrets');
+    api = apiClient({ now: () => NOW });
+    const created = new Date(NOW - 86_400_000).toISOString();
+    await createRule({
+      ...notificationBodySchema.parse({
+        type: 2,
+        parentId: tenants.root.agentId,
+        name: 'Speeding, Telegram',
+        active: true,
+        vehicleIds: [VEHICLE],
+        settings: { limit: '90', minDuration: '0' },
+        toTelegram: true,
+        telegrams: [{ id: '4242', info: 'dispatch' }, { id: '5151', info: 'night shift' }],
+      }),
+      parentName: '',
+      version: 1,
+      createdAt: created,
+      updatedAt: created,
+      validFrom: created,
+      expiresAt: new Date(NOW + 30 * 86_400_000).toISOString(),
+    });
+    level = logger.getLevelName();
+    logger.setLogLevel('DEBUG');
+    output = captureOutput({ silent: true });
+  });
+
+  afterAll(async () => {
+    output.restore();
+    logger.setLogLevel(level as Parameters<typeof logger.setLogLevel>[0]);
+    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
+  });
+
+  const loginAs = async (tenant: Tenant, password: string) =>
+    api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenant.login, password } });
+
+  it('logs in, fails a login, and uses the session token', async () => {
+    const wrong = await loginAs(tenants.root, `${tenants.root.password}-typo`);
+    expect(wrong.status).toBe(401);
+    const malformed = await api({ method: 'POST', path: '/api/v3/auth/login', body: `{"login": "${tenants.root.login}", "password": "${tenants.root.password}"` });
+    expect(malformed.status).toBe(400);
+    const ok = await loginAs(tenants.root, tenants.root.password);
+    expect(ok.status).toBe(200);
+    const token = ok.body.AuthId as string;
+    sessionTokens.push(token);
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(200);
+    expect((await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } })).status).toBe(200);
+    // a request the API refuses, carrying the token
+    expect((await api({ method: 'PUT', path: '/api/v3/notifications', token, body: { type: 'nonsense' } })).status).toBeGreaterThanOrEqual(400);
+    // a token one character off is unknown
+    const forged = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token: forged })).status).toBe(401);
+  });
+
+  it('evaluates a batch that raises an alert, and delivers it to Telegram', async () => {
+    const evaluate = createEvaluateHandler({ clock: () => NOW });
+    const body = (seconds: number, speed: number) =>
+      JSON.stringify({ vehicleId: VEHICLE, deviceTime: new Date(NOW - seconds * 1000).toISOString(), latitude: 55.75, longitude: 37.62, speed });
+    const records = [body(20, 60), body(10, 130), 'not json'].map((text, index) =>
+      toSqsRecord({ MessageId: `secrets-${index}`, ReceiptHandle: `rh-${index}`, Body: text, Attributes: { MessageGroupId: String(VEHICLE) } }, 'arn:aws:sqs:us-east-1:000000000000:in.fifo'),
+    );
+    const response = await evaluate({ Records: records }, lambdaContext('evaluate'));
+    expect(response?.batchItemFailures).toEqual([]);
+
+    telegram.script('5151', { code: 500 });
+    const deliver = createDeliverHandler() as unknown as SqsHandler;
+    for (let round = 0; round < 5; round++) {
+      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
+    }
+    expect(telegram.delivered().map((message) => message.chatId).sort()).toEqual(['4242', '5151']);
+    expect(telegram.calls.every((call) => call.token === BOT_TOKEN)).toBe(true);
+  });
+
+  it('delivers with the Bot API unreachable', async () => {
+    const apiRoot = process.env.TELEGRAM_API_ROOT;
+    // nothing listens on the discard port: every Bot API call fails at the connection
+    process.env.TELEGRAM_API_ROOT = 'http://127.0.0.1:9';
+    resetTelegramSender();
+    try {
+      const evaluate = createEvaluateHandler({ clock: () => NOW + 600_000 });
+      const text = JSON.stringify({ vehicleId: VEHICLE, deviceTime: new Date(NOW + 590_000).toISOString(), latitude: 55.75, longitude: 37.62, speed: 140 });
+      const record = toSqsRecord({ MessageId: 'secrets-late', ReceiptHandle: 'rh-late', Body: text, Attributes: { MessageGroupId: String(VEHICLE) } }, 'arn:aws:sqs:us-east-1:000000000000:in.fifo');
+      expect((await evaluate({ Records: [record] }, lambdaContext('evaluate')))?.batchItemFailures).toEqual([]);
+      const before = telegram.calls.length;
+      // the last receive: the deliver function gives up and records why
+      const deliver = createDeliverHandler({ maxReceiveCount: 1 }) as unknown as SqsHandler;
+      expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
+      expect(telegram.calls.length).toBe(before);
+    } finally {
+      process.env.TELEGRAM_API_ROOT = apiRoot;
+      resetTelegramSender();
+    }
+    expect(output.text()).toMatch(/giving up|gave up/);
+  });
+
+  it('wrote logs, and none of them holds a password, a session token, the bot token or the webhook secret', () => {
+    const text = output.text();
+    // the capture did see the work above
+    expect(text).toContain('alert raised');
+    expect(text).toContain(tenants.root.login);
+    expect(sessionTokens).toHaveLength(1);
+
+    const forbidden: [string, string][] = [
+      ['password', tenants.root.password],
+      ['mistyped password', `${tenants.root.password}-typo`],
+      ['session token', sessionTokens[0]!],
+      ['bot token', BOT_TOKEN],
+      ['bot token (secret part)', BOT_TOKEN_SECRET_PART],
+      ['bot token (URL-encoded)', encodeURIComponent(BOT_TOKEN)],
+      ['webhook secret', WEBHOOK_SECRET],
+    ];
+    const leaks = forbidden.filter(([, secret]) => text.includes(secret)).map(([name]) => name);
+    const context = (secret: string) => {
+      const at = text.indexOf(secret);
+      return at < 0 ? '' : text.slice(Math.max(0, at - 200), at + 50);
+    };
+    expect(leaks, leaks.map((name) => `${name}: …${context(forbidden.find(([n]) => n === name)![1])}`).join('\n')).toEqual([]);
+  });
+});
