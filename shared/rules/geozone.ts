@@ -43,6 +43,20 @@ function zoneEvent(kind: 'zoneEntry' | 'zoneExit', zoneIds: number[], since: num
   });
 }
 
+/** Candidate lists up to this long are tested zone by zone; longer ones through the spatial index. */
+const DIRECT_TEST_LIMIT = 16;
+const NO_ZONES: readonly number[] = Object.freeze([]);
+
+/** The rule's zones that contain the point (border not moved). */
+function zonesAround(geoids: readonly number[], latitude: number, longitude: number, context: EvaluationContext): readonly number[] {
+  if (geoids.length > DIRECT_TEST_LIMIT) return context.zones.zonesContaining(latitude, longitude, geoids);
+  let found: number[] | undefined;
+  for (const id of geoids) {
+    if (context.zones.contains(id, latitude, longitude) && !found?.includes(id)) (found ??= []).push(id);
+  }
+  return found ?? NO_ZONES;
+}
+
 /** What one message does to the zones of one rule. */
 interface Step {
   time: number;
@@ -110,7 +124,7 @@ export const geozoneEvaluator: RuleEvaluator<GeozoneSettings, GeozoneState> = {
 
   evaluate({ rule, settings }, state, message, context) {
     const { latitude, longitude } = message;
-    const inside = context.zones.zonesContaining(latitude, longitude, rule.geoids);
+    const inside = zonesAround(rule.geoids, latitude, longitude, context);
     if (state === undefined) {
       const zones: Record<string, ZoneTrack> = {};
       for (const id of inside) zones[id] = { inside: true };

@@ -33,6 +33,25 @@ export function switchParameter(message: TerminalMessage, key: string): boolean 
   return Number.isFinite(value) ? value !== 0 : undefined;
 }
 
+const digit = (text: string, index: number) => text.charCodeAt(index) - 48;
+
+/**
+ * Epoch ms of an ISO time. Terminal times are almost always `YYYY-MM-DDTHH:MM:SS.sssZ`, which is read digit by
+ * digit (about twice as fast as Date.parse); any other form (offsets, no milliseconds) goes to Date.parse.
+ */
+export function isoToMs(text: string): number {
+  if (text.length !== 24 || text.charCodeAt(23) !== 90 /* Z */ || text.charCodeAt(19) !== 46 /* . */) return Date.parse(text);
+  return Date.UTC(
+    digit(text, 0) * 1000 + digit(text, 1) * 100 + digit(text, 2) * 10 + digit(text, 3),
+    digit(text, 5) * 10 + digit(text, 6) - 1,
+    digit(text, 8) * 10 + digit(text, 9),
+    digit(text, 11) * 10 + digit(text, 12),
+    digit(text, 14) * 10 + digit(text, 15),
+    digit(text, 17) * 10 + digit(text, 18),
+    digit(text, 20) * 100 + digit(text, 21) * 10 + digit(text, 22),
+  );
+}
+
 let lastMessage: TerminalMessage | undefined;
 let lastMs = 0;
 
@@ -43,7 +62,7 @@ let lastMs = 0;
 export function deviceMs(message: TerminalMessage): number {
   if (message !== lastMessage || lastMessage.deviceTime !== message.deviceTime) {
     lastMessage = message;
-    lastMs = Date.parse(message.deviceTime);
+    lastMs = isoToMs(message.deviceTime);
   }
   return lastMs;
 }

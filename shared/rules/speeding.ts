@@ -34,7 +34,7 @@ export const speedingSettingsSchema = settingsMap({
   endDuration: numberSetting(30, { min: 0, max: 3_600 }),
   /** A silence longer than this (seconds) ends an episode: speeding is not assumed across unobserved time. */
   maxGap: numberSetting(300, { min: 1, max: 86_400 }),
-}).transform((settings) => ({ ...settings, zoneIds: settings.zoneLimits.map((entry) => entry.zoneId) }));
+});
 
 export type SpeedingSettings = z.infer<typeof speedingSettingsSchema>;
 
@@ -50,19 +50,17 @@ export interface SpeedingState {
 
 /** The limit at the message's position: the lowest zone limit among the zones it is in, else the rule's limit. */
 function limitAt(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): number {
-  if (settings.zoneIds.length === 0) return settings.limit;
+  if (settings.zoneLimits.length === 0) return settings.limit;
   const zoneId = limitingZone(settings, message, context);
   return zoneId === null ? settings.limit : settings.zoneLimits.find((entry) => entry.zoneId === zoneId)!.limit;
 }
 
 /** The zone whose limit applies at the message's position; null where the rule's general limit applies. */
 function limitingZone(settings: SpeedingSettings, message: TerminalMessage, context: EvaluationContext): number | null {
-  if (settings.zoneIds.length === 0) return null;
-  const inside = context.zones.zonesContaining(message.latitude, message.longitude, settings.zoneIds);
   let zoneId: number | null = null;
   let limit = Infinity;
   for (const entry of settings.zoneLimits) {
-    if (entry.limit < limit && inside.includes(entry.zoneId)) {
+    if (entry.limit < limit && context.zones.contains(entry.zoneId, message.latitude, message.longitude)) {
       limit = entry.limit;
       zoneId = entry.zoneId;
     }
@@ -75,10 +73,12 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
   settingsSchema: speedingSettingsSchema,
 
   evaluate({ settings }, previous, message, context) {
-    const time = deviceMs(message);
     const speed = message.speed;
-    const state = previous !== undefined && time - previous.last <= settings.maxGap * 1000 ? previous : undefined;
     const limit = limitAt(settings, message, context);
+    // The common case, no episode and within the limit, needs not even the message time.
+    if (previous === undefined && speed <= limit) return { state: undefined, events: NO_EVENTS };
+    const time = deviceMs(message);
+    const state = previous !== undefined && time - previous.last <= settings.maxGap * 1000 ? previous : undefined;
 
     if (state === undefined || !state.alerted) {
       if (speed <= limit) return { state: undefined, events: NO_EVENTS };

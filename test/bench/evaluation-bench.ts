@@ -25,7 +25,8 @@ function rule(id: number, type: RuleType, vehicleIds: number[], settings: Record
 /**
  * A fleet of 10,000 vehicles and about four rules per vehicle: every vehicle has a speeding rule (some with zone
  * limits) and a geozone rule over five of 1,000 zones; half a drain rule; a quarter each idle, panic, discrete and
- * analog sensor, maintenance and connection-loss rules.
+ * analog sensor, maintenance and connection-loss rules. Each vehicle reports every 30 s; its speed wanders smoothly
+ * between standstill and 125 km/h, so episodes of speeding and idling start and end along the run.
  */
 export function benchScenario() {
   const random = seededRandom(42);
@@ -51,16 +52,21 @@ export function benchScenario() {
     lon: REGION.minLon + random() * (REGION.maxLon - REGION.minLon),
     mileage: 5_000 + random() * 200_000,
     fuel: 50 + random() * 300,
+    speed: random() * 100,
+    door: false,
   }));
   const bodies: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (let vehicleId = 1; vehicleId <= VEHICLES; vehicleId++) {
       const v = home[vehicleId]!;
-      v.lat += (random() - 0.5) * 0.004;
-      v.lon += (random() - 0.5) * 0.006;
-      v.mileage += random() * 0.5;
-      v.fuel -= random() * 0.1;
-      const speed = Math.round(random() < 0.3 ? 0 : random() * 120);
+      // speed wanders smoothly (some vehicles stop, a few exceed the limits); doors open now and then
+      v.speed = Math.min(125, Math.max(0, v.speed + (random() - 0.5) * 30));
+      const speed = v.speed < 4 ? 0 : Math.round(v.speed);
+      v.lat += (speed / 3_600) * 30 * (random() - 0.5) * 0.02;
+      v.lon += (speed / 3_600) * 30 * (random() - 0.5) * 0.03;
+      v.mileage += (speed / 3_600) * 30;
+      v.fuel -= (speed / 3_600) * 30 * 0.3 + (random() - 0.5) * 0.8;
+      if (random() < 0.02) v.door = !v.door;
       bodies.push(
         JSON.stringify({
           vehicleId,
@@ -75,9 +81,9 @@ export function benchScenario() {
           voltage: 27.4,
           parameters: {
             fuel: v.fuel.toFixed(1),
-            ignition: speed > 0 || random() < 0.5 ? '1' : '0',
+            ignition: speed > 0 || vehicleId % 3 !== 0 ? '1' : '0',
             panic: '0',
-            din1: random() < 0.05 ? '1' : '0',
+            din1: v.door ? '1' : '0',
             ain1: (20 + random() * 12).toFixed(2),
             mileage: v.mileage.toFixed(1),
             gsm: '4',

@@ -117,7 +117,7 @@ describe('secrets in logs', () => {
     expect(telegram.calls.every((call) => call.token === BOT_TOKEN)).toBe(true);
   });
 
-  it('delivers with the Bot API unreachable', async () => {
+  it('gives up on an unreachable Bot API without hanging the deliver function', async () => {
     const apiRoot = process.env.TELEGRAM_API_ROOT;
     // nothing listens on the discard port: every Bot API call fails at the connection
     process.env.TELEGRAM_API_ROOT = 'http://127.0.0.1:9';
@@ -137,13 +137,13 @@ describe('secrets in logs', () => {
       resetTelegramSender();
     }
     expect(output.text()).toMatch(/giving up|gave up/);
-  });
+  }, 20_000);
 
   it('wrote logs, and none of them holds a password, a session token, the bot token or the webhook secret', () => {
     const text = output.text();
     // the capture did see the work above
     expect(text).toContain('alert raised');
-    expect(text).toContain(tenants.root.login);
+    expect(text).toContain('"ApiRequests"');
     expect(sessionTokens).toHaveLength(1);
 
     const forbidden: [string, string][] = [

@@ -56,8 +56,8 @@ describe('ZoneIndex', () => {
     const east = squareZone(0, 100, { center: at(0, 5000) }).geometry;
     if (west.type !== 'Polygon' || east.type !== 'Polygon') throw new Error('fixture');
     const multi = new ZoneIndex([{ ...squareZone(5, 1), geometry: { type: 'MultiPolygon', coordinates: [west.coordinates, east.coordinates] } }]);
-    for (const [north, east_, expected] of [[0, -5000, true], [0, 5000, true], [0, 0, false], [150, 5000, false]] as const) {
-      const p = at(north, east_);
+    for (const [north, eastward, expected] of [[0, -5000, true], [0, 5000, true], [0, 0, false], [150, 5000, false]] as const) {
+      const p = at(north, eastward);
       expect(multi.zonesContaining(p.lat, p.lon)).toEqual(expected ? [5] : []);
     }
     const nearEast = at(0, 5120); // 20 m beyond the eastern part's border

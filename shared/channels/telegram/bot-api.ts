@@ -14,6 +14,7 @@ export function telegramClientOptions(): { apiRoot?: string } {
  */
 export function createTelegramApi(botToken: string): Api {
   const api = new Api(botToken, telegramClientOptions());
-  api.config.use(autoRetry({ maxRetryAttempts: 2, maxDelaySeconds: 10, rethrowHttpErrors: false }));
+  // network failures are rethrown at once (the transformer would otherwise retry them forever) and retried through the queue
+  api.config.use(autoRetry({ maxRetryAttempts: 2, maxDelaySeconds: 10, rethrowHttpErrors: true }));
   return api;
 }

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** `npm run test:replay`: the full replay proof (500 vehicles, 100,000 messages per scenario). */
+export default defineConfig({
+  test: {
+    include: ['test/replay/full/**/*.test.ts'],
+    testTimeout: 3_600_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
