@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { guidSchema } from '../../shared/schemas/notification';
 import { languageSchema } from '../../shared/schemas/directory';
 import { formatIssues } from '../../shared/schemas/terminal-message';
+import { registerTelegramWebhook } from '../../shared/channels/telegram/register-webhook';
 import { DirectoryConflictError, createAgent, createUser, putVehicle } from '../../shared/store/directory-store';
 
 /**
@@ -16,6 +17,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   create-user    --client <agentId> --login <login> --password <password> --email <address>
                  [--first-name <text>] [--last-name <text>] [--language 1|2|3] [--read-only] [--session-duration <minutes>]
   create-vehicle --client <agentId> --id <vehicleId> --name <name>
+  register-telegram-webhook --url <https://…/telegram/webhook>
+                 (reads the bot token and webhook secret from the secret named by TELEGRAM_SECRET_ID)
 `;
 
 export class UsageError extends Error {}
@@ -44,7 +47,11 @@ const vehicleArgs = z.object({
   name: z.string().trim().min(1).max(200),
 });
 
-const optionNames = ['name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id'];
+const webhookArgs = z.object({
+  url: z.url({ protocol: /^https$/, error: 'the webhook URL must be https (the stack output TelegramWebhookUrl)' }),
+});
+
+const optionNames = ['url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id'];
 
 function parse<T>(schema: z.ZodType<T>, values: unknown): T {
   const parsed = schema.safeParse(values);
@@ -91,6 +98,11 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
       case 'create-vehicle': {
         const args = parse(vehicleArgs, values);
         return { ...(await putVehicle({ vehicleId: args.id, name: args.name, parentId: args.client })) };
+      }
+      case 'register-telegram-webhook': {
+        const args = parse(webhookArgs, values);
+        await registerTelegramWebhook(args.url);
+        return { webhook: args.url, registered: true };
       }
       default:
         throw new UsageError(command ? `unknown command ${command}` : 'no command given');

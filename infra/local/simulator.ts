@@ -31,6 +31,8 @@ export interface SimulatedVehicle {
   cycle: SpeedPhase[];
   /** Seconds into the cycle at which the simulation starts. */
   cycleOffset: number;
+  /** Metres along the route at which the vehicle starts (default: its first waypoint). */
+  startMetres?: number;
   /** Odometer at the start, km. */
   odometerKm: number;
 }
@@ -131,6 +133,7 @@ export function demoFleet(count = 3): SimulatedVehicle[] {
         { seconds: 90, fromKmh: cruise + 8, toKmh: cruise - 8 },
       ],
       cycleOffset: (index * 37) % 180,
+      startMetres: index * 650,
       odometerKm: 10_000 * index,
     });
   }
@@ -240,7 +243,7 @@ const LITRES_PER_KM = 0.32;
 /** The message the vehicle's terminal sends `seconds` after `startTime` (epoch ms). */
 export function simulatedMessage(vehicle: SimulatedVehicle, startTime: number, seconds: number): TerminalMessageInput {
   const motion = motionAt(vehicle, seconds);
-  const position = positionAlong(vehicle.route, motion.metres);
+  const position = positionAlong(vehicle.route, motion.metres + (vehicle.startMetres ?? 0));
   const km = motion.metres / 1000;
   const moving = motion.kmh > 0.5;
   const speed = moving ? round(Math.max(0, motion.kmh + 1.2 * wobble(vehicle.vehicleId, seconds, 7)), 1) : 0;

@@ -13,9 +13,9 @@ import { demoFleet, simulatedMessage } from './simulator';
 
 const USAGE = `Usage: npm start -- [options]
 
-  --reset             wipe the local data (.local/) before starting     env FLEETWATCH_RESET=1
+  --reset             wipe the local data (.local/dynamodb) first       env FLEETWATCH_RESET=1
   --no-simulator      do not drive the demo fleet                       env FLEETWATCH_SIMULATOR=0
-  --vehicles <n>      vehicles in the demo fleet (default 3)            env FLEETWATCH_VEHICLES
+  --vehicles <n>      vehicles in the demo fleet, 1-100 (default 3)     env FLEETWATCH_VEHICLES
                       (the demo rules get the fleet when first seeded; --reset re-seeds)
   --verbose           show the functions' Powertools logs and metrics   env FLEETWATCH_VERBOSE=1
   --help              this text
@@ -87,7 +87,7 @@ export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSetti
   return {
     reset: parsed.reset ?? flag(env.FLEETWATCH_RESET),
     simulator: parsed['no-simulator'] ? false : (parsed.simulator ?? (env.FLEETWATCH_SIMULATOR === undefined || flag(env.FLEETWATCH_SIMULATOR))),
-    vehicles: whole(parsed.vehicles ?? env.FLEETWATCH_VEHICLES ?? '3', '--vehicles', 1, 500),
+    vehicles: whole(parsed.vehicles ?? env.FLEETWATCH_VEHICLES ?? '3', '--vehicles', 1, 100),
     verbose: parsed.verbose ?? flag(env.FLEETWATCH_VERBOSE),
     help: parsed.help ?? false,
     telegram: env.FLEETWATCH_TELEGRAM_BOT_TOKEN
@@ -224,13 +224,16 @@ async function main(): Promise<void> {
   if (runtime.demo.created.length > 0) console.log(`Seeded demo data: ${runtime.demo.created.join(', ')}.`);
   console.log(banner(runtime, settings, dataDir));
 
-  let stopping = false;
+  // npm and tsx pass Ctrl-C on to this process besides the terminal's own signal, so one key press can arrive
+  // two or three times at once: only a signal a moment after the first forces the exit
+  let stoppingSince: number | undefined;
   const shutdown = (signal: string) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince < 1000) return;
       console.log('Stopping now.');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     console.log(`\n${signal}: stopping (Ctrl-C again to force)…`);
     runtime.stop().then(
       () => {

@@ -34,6 +34,7 @@ describe('admin CLI', () => {
     await expect(runAdmin(['create-client', '--name', 'Orphan', '--parent', '9b2f4c1e-8f8a-4a57-9f57-2d6f0f7b2a11'])).rejects.toThrow(/does not exist/);
     await expect(runAdmin(['create-client', '--nam', 'typo'])).rejects.toThrow(UsageError);
     await expect(runAdmin(['drop-everything'])).rejects.toThrow(/unknown command/);
+    await expect(runAdmin(['register-telegram-webhook', '--url', 'http://api.example/telegram/webhook'])).rejects.toThrow(/must be https/);
     const client = await runAdmin(['create-client', '--name', 'Twice']);
     const args = ['create-user', '--client', String(client.agentId), '--login', 'same', '--password', 'long enough', '--email', 'a@b.test'];
     await runAdmin(args);

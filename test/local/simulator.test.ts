@@ -93,6 +93,17 @@ describe('fleet simulator', () => {
     );
   });
 
+  it('adds ordinary vehicles beyond the first three: unique ids, spread along their loop, within the limit', () => {
+    const large = demoFleet(8);
+    expect(new Set(large.map((vehicle) => vehicle.vehicleId)).size).toBe(8);
+    const extras = large.slice(3);
+    const starts = extras.map((vehicle) => simulatedMessage(vehicle, START, 0));
+    expect(new Set(starts.map((message) => `${message.latitude},${message.longitude}`)).size).toBe(extras.length);
+    for (const vehicle of extras) {
+      for (let second = 0; second < 600; second += 7) expect(simulatedMessage(vehicle, START, second).speed).toBeLessThan(90);
+    }
+  });
+
   it('is deterministic: the same second always gives the same message', () => {
     expect(simulatedMessage(courier!, START, 1234)).toEqual(simulatedMessage(courier!, START, 1234));
     expect(simulatedMessage(courier!, START, 1234)).not.toEqual(simulatedMessage(courier!, START, 1235));

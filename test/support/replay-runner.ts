@@ -30,6 +30,8 @@ const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   geozone: RULE_TYPES.geozone,
   idle: RULE_TYPES.idle,
   panic: RULE_TYPES.panic,
+  drain: RULE_TYPES.drain,
+  fuelling: RULE_TYPES.fuelling,
 };
 
 /** The depot geozone and the four rules of the replay, created through the stores the API uses. */

@@ -11,8 +11,9 @@ import type { TerminalMessageInput } from '../../shared/schemas/terminal-message
  *
  * Every vehicle reports every ~10 s. Its day is a sequence of segments separated by ordinary driving:
  * speeding episodes, trips out of and back into a depot geozone, idling with the ignition on, panic presses,
- * and look-alikes that must raise nothing (a single message above the limit, driving just under it, short
- * stops, parking with the ignition off, hovering at the depot border).
+ * fuel drained or filled while parked, and look-alikes that must raise nothing (a single message above the
+ * limit, driving just under it, short stops, parking with the ignition off, hovering at the depot border, a
+ * single fuel reading far off while parked).
  *
  * Settings (REPLAY_SETTINGS) and planted magnitudes are chosen so that each episode is unambiguous even when
  * messages arrive up to 30 s late and are then ignored for state (a message older than one already processed
@@ -46,9 +47,13 @@ export const REPLAY_SETTINGS = {
   idle: { ignition: 'ignition', maxSpeed: '5', minutes: '3' },
   /** Panic button on digital parameter `panic`. */
   panic: { parameter: 'panic' },
+  /** Fuel level in litres on parameter `fuel`: a fall of 15 L while parked, median of 5 readings, settled for 2 min. */
+  drain: { parameter: 'fuel', threshold: '15', window: '5', parkedSpeed: '5', settle: '120' },
+  /** The same for a rise of 15 L. */
+  fuelling: { parameter: 'fuel', threshold: '15', window: '5', parkedSpeed: '5', settle: '120' },
 } as const;
 
-export const REPLAY_RULE_IDS = { speeding: 1, geozone: 2, idle: 3, panic: 4 } as const;
+export const REPLAY_RULE_IDS = { speeding: 1, geozone: 2, idle: 3, panic: 4, drain: 5, fuelling: 6 } as const;
 export type ReplayRuleName = keyof typeof REPLAY_RULE_IDS;
 
 /** Values the planted episodes use, derived from REPLAY_SETTINGS with a wide berth around every threshold. */
@@ -56,6 +61,9 @@ const SPEED_LIMIT = Number(REPLAY_SETTINGS.speeding.limit);
 const SPEEDING_MIN_MS = Number(REPLAY_SETTINGS.speeding.minDuration) * 1000;
 const ZONE_MARGIN_M = Number(REPLAY_SETTINGS.geozone.margin);
 const IDLE_MIN_MS = Number(REPLAY_SETTINGS.idle.minutes) * 60_000;
+const FUEL_THRESHOLD_L = Number(REPLAY_SETTINGS.drain.threshold);
+/** Litres burnt per message while moving: far too little to add up to the threshold within a reference window. */
+const CONSUMPTION_PER_MESSAGE_L = 0.03;
 
 /** Base positions: deep inside the depot and far outside it (1,200 m from its east border either way). */
 const X_INSIDE = 300;
@@ -64,7 +72,7 @@ const BORDER_X = DEPOT.halfSideMeters;
 /** Planted positions keep at least this far from either hysteresis threshold (border ± margin). */
 const THRESHOLD_BERTH_M = 25;
 
-export type ExpectedKind = 'speeding' | 'zoneExit' | 'zoneEntry' | 'idle' | 'panic';
+export type ExpectedKind = 'speeding' | 'zoneExit' | 'zoneEntry' | 'idle' | 'panic' | 'drain' | 'fuelling';
 
 /** One alert the trace must raise: its rule, vehicle, kind, and the device-time window its event must fall in. */
 export interface ExpectedAlert {
@@ -111,13 +119,18 @@ interface Sample {
   speed: number;
   ignition: boolean;
   panic: boolean;
+  /** Fuel level reading, litres. */
+  fuel: number;
 }
 
 /** What a segment plants, by sample index within the segment. */
 interface Segment {
   name: string;
   samples: Sample[];
-  /** Expected alerts of this segment whose windows depend only on its own samples. */
+  /**
+   * Expected alerts of this segment: the window runs from `firstSample`'s time plus `minDurationMs` to
+   * `lastSample`'s time. `lastSample` may be the segment's length, i.e. the first message after it.
+   */
   episodes: { rule: ReplayRuleName; kind: ExpectedKind; firstSample: number; lastSample: number; minDurationMs: number }[];
 }
 
@@ -188,6 +201,7 @@ function clearOfThresholds(x: number): number {
 
 class DayPlanner {
   private base: number;
+  private fuel: number;
   readonly segments: Segment[] = [];
   private used = 0;
 
@@ -197,10 +211,21 @@ class DayPlanner {
     startsInside: boolean,
   ) {
     this.base = startsInside ? X_INSIDE : X_OUTSIDE;
+    this.fuel = dice.real(250, 400);
   }
 
   get count(): number {
     return this.used;
+  }
+
+  /** Where the vehicle is and what is in its tank: taken before trying a segment that may not fit. */
+  snapshot(): { base: number; fuel: number } {
+    return { base: this.base, fuel: this.fuel };
+  }
+
+  restore(snapshot: { base: number; fuel: number }): void {
+    this.base = snapshot.base;
+    this.fuel = snapshot.fuel;
   }
 
   add(segment: Segment): void {
@@ -208,8 +233,11 @@ class DayPlanner {
     this.used += segment.samples.length;
   }
 
-  private at(x: number, speed: number, ignition = true, panic = false): Sample {
-    return { x: clearOfThresholds(x), y: this.y + this.dice.real(-15, 15), speed: Math.round(speed * 10) / 10, ignition, panic };
+  private at(x: number, speed: number, ignition = true, panic = false, fuelOffset = 0): Sample {
+    if (speed >= 5) this.fuel -= CONSUMPTION_PER_MESSAGE_L;
+    // sensor noise of ±0.2 L, in the 0.1 L steps terminals report
+    const fuel = Math.round((this.fuel + fuelOffset + this.dice.real(-0.2, 0.2)) * 10) / 10;
+    return { x: clearOfThresholds(x), y: this.y + this.dice.real(-15, 15), speed: Math.round(speed * 10) / 10, ignition, panic, fuel };
   }
 
   /** Ordinary driving around the current base, well under the limit (≤ 70 km/h, limit − endMargin is 85). */
@@ -264,6 +292,44 @@ class DayPlanner {
     return { name: 'panic', samples: [sample], episodes: [{ rule: 'panic', kind: 'panic', firstSample: 0, lastSample: 0, minDurationMs: 0 }] };
   }
 
+  /**
+   * Parked with the ignition off: 6 steady readings, the level moving by `change` litres over 6 more, then
+   * steady for 20–26 readings (at least 171 s; the change settles after 120 s). The alert may also come with
+   * the first message of the drive after it, which ends the watch while parked.
+   */
+  private fuelChange(rule: 'drain' | 'fuelling', change: number): Segment {
+    const x = this.base + this.dice.real(-40, 40);
+    const samples: Sample[] = [];
+    for (let index = 0; index < 6; index++) samples.push(this.at(x, 0, false));
+    const start = this.fuel;
+    for (let index = 1; index <= 6; index++) {
+      this.fuel = start + (change * index) / 6;
+      samples.push(this.at(x, 0, false));
+    }
+    for (let index = this.dice.int(20, 26); index > 0; index--) samples.push(this.at(x, 0, false));
+    return { name: rule, samples, episodes: [{ rule, kind: rule, firstSample: 6, lastSample: samples.length, minDurationMs: 0 }] };
+  }
+
+  /** 40–60 L taken from the tank while parked (never below 40 L left). */
+  drain(): Segment {
+    if (this.fuel < 120) return this.fuelling();
+    return this.fuelChange('drain', -this.dice.real(FUEL_THRESHOLD_L + 25, FUEL_THRESHOLD_L + 45));
+  }
+
+  /** 80–120 L filled while parked (never above 600 L). */
+  fuelling(): Segment {
+    if (this.fuel > 480) return this.drain();
+    return this.fuelChange('fuelling', this.dice.real(80, 120));
+  }
+
+  /** Parked with the ignition off, one reading 30 L off in the middle: the median filter ignores it. */
+  fuelSpike(): Segment {
+    const length = this.dice.int(10, 14);
+    const spikeAt = Math.floor(length / 2);
+    const samples = Array.from({ length }, (_, index) => this.at(this.base, 0, false, false, index === spikeAt ? -30 : 0));
+    return { name: 'fuelSpike (no alert)', samples, episodes: [] };
+  }
+
   /** 15 messages at 55–65 km/h from one base to the other, across the depot border. */
   transit(): Segment {
     const from = this.base;
@@ -286,13 +352,28 @@ class DayPlanner {
   }
 }
 
-type Activity = 'speeding' | 'speedBlip' | 'nearLimit' | 'idle' | 'shortStop' | 'parked' | 'panic' | 'transit' | 'borderHover';
+type Activity =
+  | 'speeding'
+  | 'speedBlip'
+  | 'nearLimit'
+  | 'idle'
+  | 'shortStop'
+  | 'parked'
+  | 'panic'
+  | 'transit'
+  | 'borderHover'
+  | 'drain'
+  | 'fuelling'
+  | 'fuelSpike';
 
 const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
   ['speeding', 4],
   ['transit', 4],
   ['idle', 2],
   ['panic', 2],
+  ['drain', 1],
+  ['fuelling', 1],
+  ['fuelSpike', 1],
   ['speedBlip', 1],
   ['nearLimit', 1],
   ['shortStop', 1],
@@ -308,9 +389,13 @@ function planVehicle(dice: Dice, messageCount: number): DayPlanner {
   planner.add(planner.cruise(dice.int(...GAP_MESSAGES)));
   for (;;) {
     const activity = dice.pick(ACTIVITY_WEIGHTS);
+    const before = planner.snapshot();
     const segment = planner[activity]();
     const gap = dice.int(...GAP_MESSAGES);
-    if (planner.count + segment.samples.length + gap > messageCount) break;
+    if (planner.count + segment.samples.length + gap > messageCount) {
+      planner.restore(before);
+      break;
+    }
     planner.add(segment);
     planner.add(planner.cruise(gap));
   }
@@ -335,6 +420,7 @@ export function generateTrace(options: TraceOptions): Trace {
     const times: number[] = [];
     const xs: number[] = [];
 
+    const episodes: { episode: Segment['episodes'][number]; offset: number }[] = [];
     for (const segment of planner.segments) {
       planted[segment.name] = (planted[segment.name] ?? 0) + 1;
       const offset = messages.length;
@@ -347,22 +433,25 @@ export function generateTrace(options: TraceOptions): Trace {
           speed: sample.speed,
           course: 90,
           satellites: 12,
-          parameters: { ignition: sample.ignition ? '1' : '0', panic: sample.panic ? '1' : '0' },
+          parameters: { ignition: sample.ignition ? '1' : '0', panic: sample.panic ? '1' : '0', fuel: sample.fuel.toFixed(1) },
         });
         times.push(time);
         xs.push(sample.x);
         time += MESSAGE_INTERVAL_MS + dice.int(-INTERVAL_JITTER_MS, INTERVAL_JITTER_MS);
       }
-      for (const episode of segment.episodes) {
-        expected.push({
-          rule: episode.rule,
-          ruleId: REPLAY_RULE_IDS[episode.rule],
-          vehicleId,
-          kind: episode.kind,
-          from: times[offset + episode.firstSample]! + episode.minDurationMs,
-          to: times[offset + episode.lastSample]!,
-        });
-      }
+      for (const episode of segment.episodes) episodes.push({ episode, offset });
+    }
+    for (const { episode, offset } of episodes) {
+      const last = times[offset + episode.lastSample];
+      if (last === undefined) throw new Error(`vehicle ${vehicleId}: ${episode.kind} episode runs past the end of the trace`);
+      expected.push({
+        rule: episode.rule,
+        ruleId: REPLAY_RULE_IDS[episode.rule],
+        vehicleId,
+        kind: episode.kind,
+        from: times[offset + episode.firstSample]! + episode.minDurationMs,
+        to: last,
+      });
     }
     expected.push(...zoneCrossings(vehicleId, times, xs));
     end = Math.max(end, times.at(-1)!);
