@@ -43,6 +43,8 @@ interface Queue {
 }
 
 const DEDUPLICATION_WINDOW_MS = 5 * 60_000;
+/** SQS's limit for one message and for one SendMessageBatch request. */
+const MAX_MESSAGE_BYTES = 262_144;
 const ACCOUNT = '000000000000';
 const REGION = 'us-east-1';
 
@@ -193,7 +195,7 @@ export class SqsEmulator {
   private send(queue: Queue, input: Record<string, unknown>): Record<string, string> {
     const body = String(input.MessageBody ?? '');
     if (!body) throw new SqsError('MissingParameter', 'MessageBody is required');
-    if (Buffer.byteLength(body) > 256 * 1024) throw new SqsError('InvalidParameterValue', 'message longer than 256 KiB');
+    if (messageBytes(input) > MAX_MESSAGE_BYTES) throw new SqsError('InvalidParameterValue', 'message (body and attributes) longer than 256 KiB');
     const groupId = input.MessageGroupId === undefined ? undefined : String(input.MessageGroupId);
     let deduplicationId = input.MessageDeduplicationId === undefined ? undefined : String(input.MessageDeduplicationId);
     if (queue.fifo) {
@@ -226,6 +228,10 @@ export class SqsEmulator {
   private sendBatch(queue: Queue, input: Record<string, unknown>): unknown {
     const entries = (input.Entries ?? []) as Array<Record<string, unknown>>;
     if (entries.length === 0 || entries.length > 10) throw new SqsError('TooManyEntriesInBatchRequest', 'a batch holds 1 to 10 entries');
+    const batchBytes = entries.reduce((sum, entry) => sum + messageBytes(entry), 0);
+    if (batchBytes > MAX_MESSAGE_BYTES) {
+      throw new SqsError('BatchRequestTooLong', `Batch requests cannot be longer than ${MAX_MESSAGE_BYTES} bytes (${batchBytes})`);
+    }
     const Successful: unknown[] = [];
     const Failed: unknown[] = [];
     for (const entry of entries) {
@@ -330,6 +336,16 @@ export class SqsEmulator {
     if (!message) throw new SqsError('ReceiptHandleIsInvalid', 'unknown receipt handle');
     message.invisibleUntil = Date.now() + seconds * 1000;
   }
+}
+
+/** Body plus attribute names, types and values, as SQS counts a message's size. */
+function messageBytes(input: Record<string, unknown>): number {
+  const attributes = (input.MessageAttributes ?? {}) as Record<string, MessageAttribute>;
+  let bytes = Buffer.byteLength(String(input.MessageBody ?? ''));
+  for (const [name, value] of Object.entries(attributes)) {
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? value.BinaryValue ?? '');
+  }
+  return bytes;
 }
 
 function md5Hex(text: string): string {

@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../aws/clients';
 import { resourcesConfig } from '../config';
@@ -10,46 +10,98 @@ import { logger } from '../observability/logger';
  * reported as batch item failures (SQS then redelivers them and, after maxReceiveCount, redrives them).
  */
 export const REJECTED_GROUP_ID = 'rejected';
-/** SQS limits a message attribute value, together with the body, to 256 KiB; reasons are kept short. */
+/** SQS limits one message (body and attributes) and one SendMessageBatch request to 256 KiB. */
+export const SQS_MAX_BYTES = 262_144;
 const MAX_REASON_LENGTH = 4_000;
+/** Bytes counted for each attribute beyond its name and value (data type), with room to spare. */
+const ATTRIBUTE_OVERHEAD = 16;
 
 export interface Rejection {
   record: SQSRecord;
   reason: string;
 }
 
+interface SizedEntry {
+  entry: SendMessageBatchRequestEntry;
+  record: SQSRecord;
+  bytes: number;
+}
+
 export async function sendToDeadLetter(rejections: readonly Rejection[]): Promise<Set<string>> {
   const failed = new Set<string>();
   if (rejections.length === 0) return failed;
   const queueUrl = resourcesConfig().INPUT_DLQ_URL;
-  for (let start = 0; start < rejections.length; start += 10) {
-    const chunk = rejections.slice(start, start + 10);
+  const entries = rejections.map(deadLetterEntry);
+  for (const batch of packBatches(entries)) {
     try {
       const output = await sqsClient().send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: chunk.map(({ record, reason }, index) => ({
-            Id: String(index),
-            MessageBody: record.body.length > 0 ? record.body : '(empty body)',
-            MessageGroupId: REJECTED_GROUP_ID,
-            MessageDeduplicationId: record.messageId,
-            MessageAttributes: {
-              reason: { DataType: 'String', StringValue: reason.slice(0, MAX_REASON_LENGTH) },
-              sourceMessageId: { DataType: 'String', StringValue: record.messageId },
-            },
-          })),
-        }),
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ entry }, index) => ({ ...entry, Id: String(index) })) }),
       );
-      for (const entry of output.Failed ?? []) {
-        const record = chunk[Number(entry.Id)]?.record;
+      for (const result of output.Failed ?? []) {
+        const record = batch[Number(result.Id)]?.record;
         if (!record) continue;
         failed.add(record.messageId);
-        logger.error('rejected message not moved to the DLQ', { messageId: record.messageId, code: entry.Code, error: entry.Message });
+        logger.error('rejected message not moved to the DLQ', { messageId: record.messageId, code: result.Code, error: result.Message });
       }
     } catch (error) {
-      for (const { record } of chunk) failed.add(record.messageId);
-      logger.error('rejected messages not moved to the DLQ', { messageIds: chunk.map(({ record }) => record.messageId), error });
+      for (const { record } of batch) failed.add(record.messageId);
+      logger.error('rejected messages not moved to the DLQ', { messageIds: batch.map(({ record }) => record.messageId), error });
     }
   }
   return failed;
+}
+
+function deadLetterEntry({ record, reason }: Rejection): SizedEntry {
+  const body = record.body.length > 0 ? record.body : '(empty body)';
+  const bodyBytes = Buffer.byteLength(body);
+  const fixedBytes = bodyBytes + attributeBytes('sourceMessageId', record.messageId) + attributeBytes('reason', '');
+  // the body came through SQS, so it fits; the reason is shortened when a near-limit body leaves it little room
+  const room = Math.max(0, SQS_MAX_BYTES - fixedBytes);
+  const shortReason = truncateToBytes(reason.slice(0, MAX_REASON_LENGTH), room) || 'see the evaluate function log';
+  if (shortReason.length < reason.length) {
+    logger.warn('rejection reason shortened for the DLQ', { messageId: record.messageId, reason: reason.slice(0, MAX_REASON_LENGTH) });
+  }
+  return {
+    record,
+    bytes: fixedBytes + Buffer.byteLength(shortReason),
+    entry: {
+      Id: record.messageId,
+      MessageBody: body,
+      MessageGroupId: REJECTED_GROUP_ID,
+      MessageDeduplicationId: record.messageId,
+      MessageAttributes: {
+        reason: { DataType: 'String', StringValue: shortReason },
+        sourceMessageId: { DataType: 'String', StringValue: record.messageId },
+      },
+    },
+  };
+}
+
+/** Groups entries into SendMessageBatch requests of at most 10 entries and 256 KiB, in order. */
+export function packBatches<T extends { bytes: number }>(entries: readonly T[], maxBytes = SQS_MAX_BYTES, maxEntries = 10): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let currentBytes = 0;
+  for (const entry of entries) {
+    if (current.length > 0 && (current.length === maxEntries || currentBytes + entry.bytes > maxBytes)) {
+      batches.push(current);
+      current = [];
+      currentBytes = 0;
+    }
+    current.push(entry);
+    currentBytes += entry.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+function attributeBytes(name: string, value: string): number {
+  return Buffer.byteLength(name) + Buffer.byteLength(value) + ATTRIBUTE_OVERHEAD;
+}
+
+function truncateToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let end = Math.min(text.length, maxBytes);
+  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > maxBytes) end -= 1;
+  return text.slice(0, end);
 }

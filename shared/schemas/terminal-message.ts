@@ -11,6 +11,19 @@ export const MESSAGE_LIMITS = {
 
 const isoTime = z.iso.datetime({ offset: true });
 
+/**
+ * Rounds a reading to a fixed number of decimals. Beyond the precision terminals have, digits are noise; and
+ * DynamoDB cannot store numbers closer to zero than 1e-130, so an unrounded 1e-200 would fail its whole write.
+ */
+function rounded(decimals: number) {
+  const factor = 10 ** decimals;
+  return (value: number) => Math.round(value * factor) / factor || 0;
+}
+
+/** 7 decimals of a degree is about 1 cm. */
+const coordinate = (limit: number) => z.number().min(-limit).max(limit).transform(rounded(7));
+const measurement = (min: number, max: number) => z.number().min(min).max(max).transform(rounded(3));
+
 /** Terminals report parameters as strings; numbers and booleans are accepted and kept in string form. */
 const parameterValue = z
   .union([z.string(), z.number(), z.boolean()])
@@ -21,13 +34,13 @@ export const terminalMessageSchema = z.object({
   vehicleId: z.number().int().min(1).max(2_147_483_647),
   deviceTime: isoTime,
   serverTime: isoTime.optional(),
-  latitude: z.number().min(-90).max(90),
-  longitude: z.number().min(-180).max(180),
-  speed: z.number().min(0).max(1_000),
-  course: z.number().min(0).max(360).optional(),
-  altitude: z.number().min(-1_000).max(100_000).optional(),
+  latitude: coordinate(90),
+  longitude: coordinate(180),
+  speed: measurement(0, 1_000),
+  course: measurement(0, 360).optional(),
+  altitude: measurement(-1_000, 100_000).optional(),
   satellites: z.number().int().min(0).max(255).optional(),
-  voltage: z.number().min(-1_000).max(1_000).optional(),
+  voltage: measurement(-1_000, 1_000).optional(),
   parameters: z
     .record(z.string().min(1).max(MESSAGE_LIMITS.maxParameterKeyLength), parameterValue)
     .refine((map) => Object.keys(map).length <= MESSAGE_LIMITS.maxParameters, {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { documentClient, sesClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { pollOnce } from '../../infra/local/sqs-poller';
@@ -64,5 +64,23 @@ describe('local emulators through the real AWS SDK clients', () => {
     expect(seen[0]).toEqual(['m0', 'm1', 'm2', 'm3']);
     expect(seen.flat().filter((body) => body === 'm0')).toHaveLength(1);
     expect(seen.flat().filter((body) => body === 'm2')).toHaveLength(2);
+  });
+});
+
+describe('the SQS emulator refuses what SQS refuses', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('emulator-limits');
+  });
+  afterAll(async () => emulators.stop());
+
+  it('rejects a SendMessageBatch over 256 KiB in total, though each message fits', async () => {
+    const body = 'x'.repeat(100_000);
+    const entries = [0, 1, 2].map((index) => ({ Id: String(index), MessageBody: `${index}${body}` }));
+    await expect(sqsClient().send(new SendMessageBatchCommand({ QueueUrl: emulators.queues.deliveries, Entries: entries }))).rejects.toThrow(
+      /cannot be longer than 262144 bytes/,
+    );
+    const fits = await sqsClient().send(new SendMessageBatchCommand({ QueueUrl: emulators.queues.deliveries, Entries: entries.slice(0, 2) }));
+    expect(fits.Successful).toHaveLength(2);
   });
 });
