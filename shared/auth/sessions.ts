@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/clients';
 import { resourcesConfig } from '../config';
 import { directoryKeys, type StoredUser } from '../schemas/directory';
@@ -68,22 +68,16 @@ export async function startSession(user: StoredUser, now: number): Promise<{ tok
 /** Ends the oldest active sessions of a user so that at most `keep` remain. */
 async function endOldestSessions(userId: string, now: number, keep: number): Promise<void> {
   const active: { pk: string; sk: string }[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :user',
-        FilterExpression: 'expiresAt > :now',
-        ExpressionAttributeValues: { ':user': userSessionsKey(userId), ':now': now },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of paginateQuery({ client: documentClient() }, {
+    TableName: table(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :user',
+    FilterExpression: 'expiresAt > :now',
+    ExpressionAttributeValues: { ':user': userSessionsKey(userId), ':now': now },
+    ProjectionExpression: 'pk, sk',
+  })) {
     for (const item of page.Items ?? []) active.push({ pk: String(item.pk), sk: String(item.sk) });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   // the index is sorted by creation time, oldest first
   const ending = active.slice(0, Math.max(0, active.length - keep));
   for (let start = 0; start < ending.length; start += 25) {

@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Alert, RuleEvent } from '../schemas/alert';
 import type { StoredRule } from '../schemas/notification';
@@ -69,18 +69,13 @@ export interface PendingAlert {
 
 /** Alerts still pending that were created before `createdBefore` (epoch ms), oldest first. */
 export async function* pendingAlertsOlderThan(createdBefore: number): AsyncGenerator<PendingAlert> {
-  let exclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const output = await documentClient().send(
-      new QueryCommand({
-        TableName: alertsTable(),
-        IndexName: 'outbox',
-        KeyConditionExpression: '#outbox = :pending AND createdAt < :before',
-        ExpressionAttributeNames: { '#outbox': 'outbox' },
-        ExpressionAttributeValues: { ':pending': OUTBOX_PENDING, ':before': new Date(createdBefore).toISOString() },
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
+  for await (const output of paginateQuery({ client: documentClient() }, {
+    TableName: alertsTable(),
+    IndexName: 'outbox',
+    KeyConditionExpression: '#outbox = :pending AND createdAt < :before',
+    ExpressionAttributeNames: { '#outbox': 'outbox' },
+    ExpressionAttributeValues: { ':pending': OUTBOX_PENDING, ':before': new Date(createdBefore).toISOString() },
+  })) {
     for (const item of output.Items ?? []) {
       yield {
         alertId: String(item.alertId),
@@ -89,8 +84,7 @@ export async function* pendingAlertsOlderThan(createdBefore: number): AsyncGener
         outboxAttempts: typeof item.outboxAttempts === 'number' ? item.outboxAttempts : 0,
       };
     }
-    exclusiveStartKey = output.LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, TransactWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/clients';
 import { resourcesConfig } from '../config';
@@ -59,20 +59,14 @@ export async function getAgent(agentId: string): Promise<Agent | null> {
 
 export async function childAgentIds(agentId: string): Promise<string[]> {
   const ids: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :child)',
-        ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':child': 'CHILD#' },
-        ProjectionExpression: 'agentId',
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of paginateQuery({ client: documentClient() }, {
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :child)',
+    ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':child': 'CHILD#' },
+    ProjectionExpression: 'agentId',
+  })) {
     for (const item of page.Items ?? []) ids.push(String(item.agentId));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return ids;
 }
 

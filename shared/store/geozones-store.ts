@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/clients';
 import { resourcesConfig } from '../config';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
@@ -111,23 +111,17 @@ export async function deleteGeozone(id: number, seenRulesVersion: number): Promi
 
 export async function listGeozonesOfClient(parentId: string): Promise<Geozone[]> {
   const zones: Geozone[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'byParent',
-        KeyConditionExpression: 'parentId = :parent',
-        ExpressionAttributeValues: { ':parent': parentId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of paginateQuery({ client: documentClient() }, {
+    TableName: table(),
+    IndexName: 'byParent',
+    KeyConditionExpression: 'parentId = :parent',
+    ExpressionAttributeValues: { ':parent': parentId },
+  })) {
     for (const item of page.Items ?? []) {
       const zone = parseZone(item);
       if (zone) zones.push(zone);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return zones;
 }
 

@@ -1,4 +1,4 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { documentClient } from '../aws/clients';
 import { resourcesConfig } from '../config';
@@ -34,19 +34,14 @@ export async function readRulesVersion(): Promise<number> {
 
 async function scanAll<T>(tableName: string, schema: z.ZodType<T>, what: string): Promise<T[]> {
   const items: T[] = [];
-  let exclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const output = await documentClient().send(
-      new ScanCommand({ TableName: tableName, ExclusiveStartKey: exclusiveStartKey, ConsistentRead: true }),
-    );
+  for await (const output of paginateScan({ client: documentClient() }, { TableName: tableName, ConsistentRead: true })) {
     for (const raw of output.Items ?? []) {
       if (raw.id === META_ITEM_ID) continue;
       const parsed = schema.safeParse(raw);
       if (parsed.success) items.push(parsed.data);
       else logger.error(`unreadable ${what} skipped`, { id: raw.id, issues: parsed.error.issues.slice(0, 5) });
     }
-    exclusiveStartKey = output.LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  }
   return items;
 }
 

@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/clients';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
@@ -158,39 +158,27 @@ function parseRules(items: Record<string, unknown>[] | undefined): StoredRule[] 
 
 export async function listRulesOfClient(parentId: string): Promise<StoredRule[]> {
   const rules: StoredRule[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'byParent',
-        KeyConditionExpression: 'parentId = :parent',
-        ExpressionAttributeValues: { ':parent': parentId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of paginateQuery({ client: documentClient() }, {
+    TableName: table(),
+    IndexName: 'byParent',
+    KeyConditionExpression: 'parentId = :parent',
+    ExpressionAttributeValues: { ':parent': parentId },
+  })) {
     rules.push(...parseRules(page.Items));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return rules;
 }
 
 /** Rules whose `geoids` name the geozone. A scan: geozone deletions are rare and rule counts small. */
 export async function rulesReferencingGeozone(geozoneId: number): Promise<StoredRule[]> {
   const rules: StoredRule[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new ScanCommand({
-        TableName: table(),
-        FilterExpression: 'contains(geoids, :zone)',
-        ExpressionAttributeValues: { ':zone': geozoneId },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of paginateScan({ client: documentClient() }, {
+    TableName: table(),
+    FilterExpression: 'contains(geoids, :zone)',
+    ExpressionAttributeValues: { ':zone': geozoneId },
+    ConsistentRead: true,
+  })) {
     rules.push(...parseRules(page.Items));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return rules;
 }
