@@ -9,12 +9,17 @@ export const NO_EVENTS: RuleEvent[] = Object.freeze([]) as unknown as RuleEvent[
 
 /** Hot-path readers of message parameters: no allocation, no schema parsing. */
 
-/** A parameter as a finite number, or undefined when absent, empty or not numeric. */
+/**
+ * A parameter as a finite number, or undefined when absent, empty, not numeric or beyond what DynamoDB can
+ * store (magnitude 1e126 and more); magnitudes below 1e-130, which DynamoDB cannot store either, read as 0.
+ * Readings end up in stored rule states and alerts, so one such value must not make them unwritable.
+ */
 export function numericParameter(message: TerminalMessage, key: string): number | undefined {
   const text = message.parameters[key];
   if (text === undefined || text === '') return undefined;
   const value = Number(text);
-  return Number.isFinite(value) ? value : undefined;
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e126) return undefined;
+  return Math.abs(value) < 1e-130 ? 0 : value;
 }
 
 /** A digital parameter: 1/true/on (or any non-zero number) is on; 0/false/off is off; anything else unknown. */

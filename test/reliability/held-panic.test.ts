@@ -21,14 +21,14 @@ const PRESS_START = Date.parse('2026-03-02T10:00:00.000Z');
 const NOW = PRESS_START + 10 * 60_000;
 let sequence = 0;
 
-function message(vehicleId: number, secondsAfterPress: number, pressed: boolean): SQSRecord {
+function message(vehicleId: number, secondsAfterPress: number, pressed: boolean, speed = 0): SQSRecord {
   const id = `held-panic-${++sequence}`;
   const body = JSON.stringify({
     vehicleId,
     deviceTime: new Date(PRESS_START + secondsAfterPress * 1000).toISOString(),
     latitude: 55.75,
     longitude: 37.62,
-    speed: 0,
+    speed,
     parameters: { panic: pressed ? 1 : 0 },
   });
   return toSqsRecord({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: body, Attributes: { MessageGroupId: String(vehicleId) } }, 'arn:aws:sqs:us-east-1:000000000000:fleetwatch-messages.fifo');
@@ -57,7 +57,18 @@ describe('a panic button held across several messages', () => {
     emulators = await startTestEmulators('held-panic');
     const created = new Date(PRESS_START - 86_400_000).toISOString();
     await createRule({
-      ...notificationBodySchema.parse({ type: 6, parentId: PARENT_ID, name: 'Panic', active: true, vehicleIds: [501, 502, 503], settings: { parameter: 'panic' } }),
+      ...notificationBodySchema.parse({ type: 6, parentId: PARENT_ID, name: 'Panic', active: true, vehicleIds: [501, 502, 503, 504, 505], settings: { parameter: 'panic' } }),
+      parentName: '',
+      version: 1,
+      createdAt: created,
+      updatedAt: created,
+      validFrom: created,
+      expiresAt: new Date(PRESS_START + 30 * 86_400_000).toISOString(),
+    });
+    // a rule whose state changes with every message above 90 km/h (and that never alerts within the test),
+    // so that every message is stored at once and a late one is stale for sure
+    await createRule({
+      ...notificationBodySchema.parse({ type: 2, parentId: PARENT_ID, name: 'Slow speeding', active: true, vehicleIds: [504, 505], settings: { limit: '90', minDuration: '3600' } }),
       parentName: '',
       version: 1,
       createdAt: created,
@@ -85,6 +96,21 @@ describe('a panic button held across several messages', () => {
     // a producer retry of the middle message: same body, new message id
     await batch({ ...middle, messageId: `${middle.messageId}-again` });
     expect(await panicAlerts(502)).toHaveLength(1);
+  });
+
+  it('raises one alert when the whole press arrives late, after the release, in one batch', async () => {
+    await batch(message(504, 0, false, 100));
+    await batch(message(504, 40, false, 100));
+    await batch(message(504, 10, true, 100), message(504, 20, true, 100), message(504, 30, true, 100));
+    expect(await panicAlerts(504)).toHaveLength(1);
+  });
+
+  it('raises one alert when the whole press arrives late, after the release, one message per batch', async () => {
+    await batch(message(505, 0, false, 100));
+    await batch(message(505, 40, false, 100));
+    await batch(message(505, 10, true, 100));
+    await batch(message(505, 20, true, 100));
+    expect(await panicAlerts(505)).toHaveLength(1);
   });
 
   it('raises one alert when the second message of the press arrives before the first', async () => {

@@ -19,21 +19,29 @@ describe('trace generator', () => {
     expect(generateTrace({ ...SMALL_TRACE, seed: SMALL_TRACE.seed + 1 }).expected).not.toEqual(trace.expected);
   });
 
-  it('has the requested size, messages about every 10 s in device-time order', () => {
+  it('has the requested size, messages about every 10 s in device-time order, apart from planted silences', () => {
     expect(trace.vehicles).toHaveLength(SMALL_TRACE.vehicles);
+    let silences = 0;
     for (const vehicle of trace.vehicles) {
       expect(vehicle.messages).toHaveLength(SMALL_TRACE.messagesPerVehicle);
       const times = vehicle.messages.map((message) => Date.parse(message.deviceTime));
       for (let index = 1; index < times.length; index++) {
         const interval = times[index]! - times[index - 1]!;
+        if (interval > 60_000) {
+          silences++;
+          expect(interval).toBeGreaterThanOrEqual(14 * 60_000);
+          expect(interval).toBeLessThanOrEqual(18 * 60_000);
+          continue;
+        }
         expect(interval).toBeGreaterThanOrEqual(9_000);
         expect(interval).toBeLessThanOrEqual(11_000);
       }
     }
+    expect(silences).toBe(trace.planted.silence);
   });
 
   it('plants every kind of episode, with disjoint windows per vehicle, rule and kind', () => {
-    expect(Object.keys(countByKind(trace.expected)).sort()).toEqual(['drain', 'fuelling', 'idle', 'panic', 'speeding', 'zoneEntry', 'zoneExit']);
+    expect(Object.keys(countByKind(trace.expected)).sort()).toEqual(['connectionLost', 'connectionRestored', 'drain', 'fuelling', 'idle', 'panic', 'speeding', 'zoneEntry', 'zoneExit']);
     const byKey = new Map<string, ExpectedAlert[]>();
     for (const episode of trace.expected) {
       expect(episode.from).toBeLessThanOrEqual(episode.to);

@@ -16,12 +16,16 @@ export interface ScenarioSummary {
   scenario: Scenario;
   records: number;
   batches: number;
+  duplicatesInSameBatch: number;
+  duplicatesInLaterBatch: number;
+  outOfOrder: number;
   expected: number;
   alerts: number;
   emails: number;
   redeliveries: number;
   crashes: ReplayRun['crashes'];
   sweeps: number;
+  outboxReenqueued: number;
 }
 
 export async function replayAndCheck(trace: Trace, scenario: Scenario, emulators: Emulators, batchSize: number): Promise<ScenarioSummary> {
@@ -51,18 +55,37 @@ export async function replayAndCheck(trace: Trace, scenario: Scenario, emulators
   const emails = judgeEmails(run.alerts, run.emails, SIDE_EMAIL);
   expect(run.emails).toHaveLength(run.alerts.length);
   expect(emails).toEqual({ vehiclesWithWrongCount: [], misaddressed: 0, identical: 0, unattributed: 0 });
-  if (scenario === 'crashing') expect(run.crashes.beforeEnqueue).toBeGreaterThan(0);
+  // each scenario did what it says
+  if (scenario === 'duplicated') {
+    expect(plan.duplicatesInSameBatch).toBeGreaterThan(0);
+    expect(plan.duplicatesInLaterBatch).toBeGreaterThan(0);
+  } else {
+    expect(plan.duplicatesInSameBatch + plan.duplicatesInLaterBatch).toBe(0);
+  }
+  if (scenario === 'reordered') expect(plan.outOfOrder).toBeGreaterThan(plan.records / 20);
+  if (scenario === 'crashing') {
+    expect(run.crashes.beforeEnqueue).toBeGreaterThan(0);
+    expect(run.crashes.afterEnqueue).toBeGreaterThan(0);
+    // alerts whose delivery request was lost reached their e-mail through the outbox
+    expect(run.outboxReenqueued).toBeGreaterThan(0);
+  } else {
+    expect(run.outboxReenqueued).toBe(0);
+  }
 
   return {
     scenario,
     records: plan.records,
     batches: plan.batches.length,
+    duplicatesInSameBatch: plan.duplicatesInSameBatch,
+    duplicatesInLaterBatch: plan.duplicatesInLaterBatch,
+    outOfOrder: plan.outOfOrder,
     expected: trace.expected.length,
     alerts: run.alerts.length,
     emails: run.emails.length,
     redeliveries: run.redeliveries,
     crashes: run.crashes,
     sweeps: run.sweeps,
+    outboxReenqueued: run.outboxReenqueued,
   };
 }
 

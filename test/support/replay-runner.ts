@@ -18,9 +18,10 @@ import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type R
 
 /**
  * Replays a planned trace through the deployed handlers against the emulators: evaluate on each batch (its
- * clock set to the batch's arrival time), deliver on whatever reaches the deliveries queue, and the sweep once
- * per simulated minute, then once more well after the end so that its outbox pass picks up any alert left
- * pending. Returns what a person could observe: the alerts table and the SES inbox.
+ * clock set to the batch's arrival time), deliver on whatever reaches the deliveries queue, and the sweep on
+ * its schedule, every simulated minute whether or not messages arrive, then once more well after the end so
+ * that its outbox pass picks up any alert left pending. Returns what a person could observe: the alerts table
+ * and the SES inbox.
  */
 export const REPLAY_PARENT_ID = '3f6c2a10-8d4e-4b7a-9c1d-5e2f7a8b9c0d';
 export const SIDE_EMAIL = 'dispatch@fleet.example.com';
@@ -32,9 +33,10 @@ const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   panic: RULE_TYPES.panic,
   drain: RULE_TYPES.drain,
   fuelling: RULE_TYPES.fuelling,
+  connectionLoss: RULE_TYPES.connectionLoss,
 };
 
-/** The depot geozone and the four rules of the replay, created through the stores the API uses. */
+/** The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry), created through the stores the API uses. */
 export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
   const created = new Date(TRACE_START - 86_400_000).toISOString();
   const geometry: GeozoneGeometry = { type: 'Polygon', coordinates: [depotRing()] };
@@ -102,6 +104,8 @@ export interface ReplayRun {
   /** Records the evaluate function reported as failed (each was handed out again). */
   itemFailures: number;
   sweeps: number;
+  /** Pending alerts the sweep's outbox pass asked to deliver again. */
+  outboxReenqueued: number;
   deliverInvocations: number;
 }
 
@@ -126,6 +130,7 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
     crashes: { beforeEnqueue: 0, afterEnqueue: 0 },
     itemFailures: 0,
     sweeps: 0,
+    outboxReenqueued: 0,
     deliverInvocations: 0,
   };
 
@@ -144,14 +149,20 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
     throw new Error('deliveries queue not drained');
   };
 
-  const runSweep = async () => {
+  const runSweep = async (at: number) => {
+    now = at;
     run.sweeps++;
-    await sweep({}, lambdaContext('sweep'));
+    const report = await sweep({}, lambdaContext('sweep'));
+    run.outboxReenqueued += report.reenqueued.length;
   };
 
   let nextSweep = now + SWEEP_EVERY_MS;
   let carried: SQSRecord[] = [];
   for (const batch of plan.batches) {
+    for (; nextSweep <= batch.now; nextSweep += SWEEP_EVERY_MS) {
+      await runSweep(nextSweep);
+      await drainDeliveries();
+    }
     now = batch.now;
     // FIFO: records reported failed come back before anything later of their group
     let records = [...carried, ...batch.records];
@@ -185,11 +196,6 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
       crash = 'none';
     }
     await drainDeliveries();
-    if (now >= nextSweep) {
-      await runSweep();
-      await drainDeliveries();
-      nextSweep = now + SWEEP_EVERY_MS;
-    }
   }
   if (carried.length > 0) {
     run.redeliveries++;
@@ -198,9 +204,8 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
   }
 
   for (const delay of [FINAL_SWEEP_DELAY_MS, 2 * FINAL_SWEEP_DELAY_MS]) {
-    now = trace.end + delay;
     await drainDeliveries();
-    await runSweep();
+    await runSweep(trace.end + delay);
     await drainDeliveries();
   }
 

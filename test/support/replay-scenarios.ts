@@ -33,9 +33,16 @@ export interface ReplayPlan {
   batches: PlannedBatch[];
   /** Records handed to the function, duplicates included (redeliveries of crashed batches not included). */
   records: number;
+  /** Second copies in the same batch as their first, and in a later batch. */
+  duplicatesInSameBatch: number;
+  duplicatesInLaterBatch: number;
+  /** Records arriving after a record of the same vehicle with a later device time. */
+  outOfOrder: number;
 }
 
 const TRANSMISSION_DELAY_MS = 2_000;
+/** Like an event source mapping's batching window: a batch is handed over once it is full or this old. */
+export const BATCH_WINDOW_MS = 10_000;
 const INPUT_QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:fleetwatch-messages.fifo';
 /** Share of crashing-scenario invocations that die before the delivery enqueue, and after it. */
 const CRASH_BEFORE_ENQUEUE = 0.15;
@@ -50,6 +57,7 @@ interface Arrival {
 }
 
 export interface PlanOptions {
+  /** Most records in a batch; a batch also never gathers arrivals over more than BATCH_WINDOW_MS. */
   batchSize: number;
   /** Seed of the scenario's randomness (delays, duplicates, crashes). */
   seed: number;
@@ -76,8 +84,35 @@ export function planReplay(trace: Trace, scenario: Scenario, options: PlanOption
 
   const crashDice = diceFor(options.seed, 0);
   const batches: PlannedBatch[] = [];
-  for (let start = 0; start < arrivals.length; start += options.batchSize) {
-    const chunk = arrivals.slice(start, start + options.batchSize);
+  const firstCopyBatch = new Map<string, number>();
+  const latestDeviceTime = new Map<number, number>();
+  let duplicatesInSameBatch = 0;
+  let duplicatesInLaterBatch = 0;
+  let outOfOrder = 0;
+  const batchOf: number[] = [];
+  let batchStart = 0;
+  let batchIndex = 0;
+  arrivals.forEach((arrival, index) => {
+    if (index - batchStart >= options.batchSize || arrival.at - arrivals[batchStart]!.at > BATCH_WINDOW_MS) {
+      batchStart = index;
+      batchIndex++;
+    }
+    batchOf.push(batchIndex);
+  });
+  arrivals.forEach((arrival, index) => {
+    const batch = batchOf[index]!;
+    const first = firstCopyBatch.get(arrival.body);
+    if (first === undefined) firstCopyBatch.set(arrival.body, batch);
+    else if (first === batch) duplicatesInSameBatch++;
+    else duplicatesInLaterBatch++;
+    const deviceMs = Date.parse((JSON.parse(arrival.body) as { deviceTime: string }).deviceTime);
+    if (deviceMs < (latestDeviceTime.get(arrival.vehicleId) ?? -Infinity)) outOfOrder++;
+    latestDeviceTime.set(arrival.vehicleId, Math.max(deviceMs, latestDeviceTime.get(arrival.vehicleId) ?? -Infinity));
+  });
+  for (let start = 0; start < arrivals.length; ) {
+    let end = start + 1;
+    while (end < arrivals.length && batchOf[end] === batchOf[start]) end++;
+    const chunk = arrivals.slice(start, end);
     const records = chunk.map((arrival, index) =>
       toSqsRecord(
         {
@@ -95,8 +130,9 @@ export function planReplay(trace: Trace, scenario: Scenario, options: PlanOption
       crash = roll < CRASH_BEFORE_ENQUEUE ? 'beforeEnqueue' : roll < CRASH_BEFORE_ENQUEUE + CRASH_AFTER_ENQUEUE ? 'afterEnqueue' : 'none';
     }
     batches.push({ records, now: chunk.at(-1)!.at + 1_000, crash });
+    start = end;
   }
-  return { scenario, batches, records: arrivals.length };
+  return { scenario, batches, records: arrivals.length, duplicatesInSameBatch, duplicatesInLaterBatch, outOfOrder };
 }
 
 /** The same records handed out again by the queue (their receive count goes up). */

@@ -11,7 +11,8 @@ import type { TerminalMessageInput } from '../../shared/schemas/terminal-message
  *
  * Every vehicle reports every ~10 s. Its day is a sequence of segments separated by ordinary driving:
  * speeding episodes, trips out of and back into a depot geozone, idling with the ignition on, panic presses,
- * fuel drained or filled while parked, and look-alikes that must raise nothing (a single message above the
+ * fuel drained or filled while parked, silences (the terminal stops reporting for a while; every vehicle also
+ * falls silent at the end of the trace), and look-alikes that must raise nothing (a single message above the
  * limit, driving just under it, short stops, parking with the ignition off, hovering at the depot border, a
  * single fuel reading far off while parked).
  *
@@ -51,9 +52,11 @@ export const REPLAY_SETTINGS = {
   drain: { parameter: 'fuel', threshold: '15', window: '5', parkedSpeed: '5', settle: '120' },
   /** The same for a rise of 15 L. */
   fuelling: { parameter: 'fuel', threshold: '15', window: '5', parkedSpeed: '5', settle: '120' },
+  /** No message for 10 minutes; the first message after such a silence is reported too. */
+  connectionLoss: { minutes: '10', notifyRestored: 'true' },
 } as const;
 
-export const REPLAY_RULE_IDS = { speeding: 1, geozone: 2, idle: 3, panic: 4, drain: 5, fuelling: 6 } as const;
+export const REPLAY_RULE_IDS = { speeding: 1, geozone: 2, idle: 3, panic: 4, drain: 5, fuelling: 6, connectionLoss: 7 } as const;
 export type ReplayRuleName = keyof typeof REPLAY_RULE_IDS;
 
 /** Values the planted episodes use, derived from REPLAY_SETTINGS with a wide berth around every threshold. */
@@ -64,6 +67,17 @@ const IDLE_MIN_MS = Number(REPLAY_SETTINGS.idle.minutes) * 60_000;
 const FUEL_THRESHOLD_L = Number(REPLAY_SETTINGS.drain.threshold);
 /** Litres burnt per message while moving: far too little to add up to the threshold within a reference window. */
 const CONSUMPTION_PER_MESSAGE_L = 0.03;
+const SILENCE_LIMIT_MS = Number(REPLAY_SETTINGS.connectionLoss.minutes) * 60_000;
+/**
+ * The loss is timed at the last time the vehicle was seen (the arrival of its last message, as stored, which
+ * may trail it by one heartbeat interval of 60 s) plus the limit. Around the last message's device time that
+ * is from 100 s before (heartbeat, and a last message reordered behind earlier ones) to 32 s after (the
+ * longest arrival delay of any scenario).
+ */
+const LAST_SEEN_BEFORE_MS = 100_000;
+const LAST_SEEN_AFTER_MS = MAX_REORDER_MS + 2_000;
+/** The first message after a silence is reported when it is processed: within a minute of its device time. */
+const RESTORED_WITHIN_MS = 60_000;
 
 /** Base positions: deep inside the depot and far outside it (1,200 m from its east border either way). */
 const X_INSIDE = 300;
@@ -72,7 +86,7 @@ const BORDER_X = DEPOT.halfSideMeters;
 /** Planted positions keep at least this far from either hysteresis threshold (border ± margin). */
 const THRESHOLD_BERTH_M = 25;
 
-export type ExpectedKind = 'speeding' | 'zoneExit' | 'zoneEntry' | 'idle' | 'panic' | 'drain' | 'fuelling';
+export type ExpectedKind = 'speeding' | 'zoneExit' | 'zoneEntry' | 'idle' | 'panic' | 'drain' | 'fuelling' | 'connectionLost' | 'connectionRestored';
 
 /** One alert the trace must raise: its rule, vehicle, kind, and the device-time window its event must fall in. */
 export interface ExpectedAlert {
@@ -127,11 +141,13 @@ interface Sample {
 interface Segment {
   name: string;
   samples: Sample[];
+  /** A silence: no samples, this much device time passes before the next segment. */
+  silenceMs?: number;
   /**
    * Expected alerts of this segment: the window runs from `firstSample`'s time plus `minDurationMs` to
-   * `lastSample`'s time. `lastSample` may be the segment's length, i.e. the first message after it.
+   * `lastSample`'s time plus `lateMs`. `lastSample` may be the segment's length, i.e. the first message after it.
    */
-  episodes: { rule: ReplayRuleName; kind: ExpectedKind; firstSample: number; lastSample: number; minDurationMs: number }[];
+  episodes: { rule: ReplayRuleName; kind: ExpectedKind; firstSample: number; lastSample: number; minDurationMs: number; lateMs?: number }[];
 }
 
 class Dice {
@@ -286,16 +302,21 @@ class DayPlanner {
     return { name: 'parked (no alert)', samples, episodes: [] };
   }
 
-  /** One message with the panic button pressed during ordinary driving. */
+  /**
+   * The panic button pressed during ordinary driving and held for 1–3 messages: one press, one alert, at a
+   * message showing it pressed (the first one, unless that one arrives late).
+   */
   panic(): Segment {
-    const sample = this.at(this.base + this.dice.real(-40, 40), this.dice.real(35, 70), true, true);
-    return { name: 'panic', samples: [sample], episodes: [{ rule: 'panic', kind: 'panic', firstSample: 0, lastSample: 0, minDurationMs: 0 }] };
+    const length = this.dice.int(1, 3);
+    const samples = Array.from({ length }, () => this.at(this.base + this.dice.real(-40, 40), this.dice.real(35, 70), true, true));
+    return { name: 'panic', samples, episodes: [{ rule: 'panic', kind: 'panic', firstSample: 0, lastSample: length - 1, minDurationMs: 0 }] };
   }
 
   /**
    * Parked with the ignition off: 6 steady readings, the level moving by `change` litres over 6 more, then
-   * steady for 20–26 readings (at least 171 s; the change settles after 120 s). The alert may also come with
-   * the first message of the drive after it, which ends the watch while parked.
+   * steady for 20–26 readings (at least 171 s; the change settles after 120 s unless sensor noise keeps
+   * setting new extremes). The alert may also come with the first message of the drive after it, which ends
+   * the watch while parked; when that message arrives late, with the first one processed, at most 30 s later.
    */
   private fuelChange(rule: 'drain' | 'fuelling', change: number): Segment {
     const x = this.base + this.dice.real(-40, 40);
@@ -307,7 +328,7 @@ class DayPlanner {
       samples.push(this.at(x, 0, false));
     }
     for (let index = this.dice.int(20, 26); index > 0; index--) samples.push(this.at(x, 0, false));
-    return { name: rule, samples, episodes: [{ rule, kind: rule, firstSample: 6, lastSample: samples.length, minDurationMs: 0 }] };
+    return { name: rule, samples, episodes: [{ rule, kind: rule, firstSample: 6, lastSample: samples.length, minDurationMs: 0, lateMs: MAX_REORDER_MS }] };
   }
 
   /** 40–60 L taken from the tank while parked (never below 40 L left). */
@@ -320,6 +341,14 @@ class DayPlanner {
   fuelling(): Segment {
     if (this.fuel > 480) return this.drain();
     return this.fuelChange('fuelling', this.dice.real(80, 120));
+  }
+
+  /**
+   * The terminal stops reporting for 14–18 minutes while driving (a 10-minute limit; the sweep, every minute,
+   * judges last-seen as of a minute ago): one loss, then one restoration with the next message.
+   */
+  silence(): Segment {
+    return { name: 'silence', samples: [], silenceMs: this.dice.int(14 * 60_000, 18 * 60_000), episodes: [] };
   }
 
   /** Parked with the ignition off, one reading 30 L off in the middle: the median filter ignores it. */
@@ -364,7 +393,8 @@ type Activity =
   | 'borderHover'
   | 'drain'
   | 'fuelling'
-  | 'fuelSpike';
+  | 'fuelSpike'
+  | 'silence';
 
 const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
   ['speeding', 4],
@@ -374,6 +404,7 @@ const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
   ['drain', 1],
   ['fuelling', 1],
   ['fuelSpike', 1],
+  ['silence', 1],
   ['speedBlip', 1],
   ['nearLimit', 1],
   ['shortStop', 1],
@@ -440,7 +471,21 @@ export function generateTrace(options: TraceOptions): Trace {
         time += MESSAGE_INTERVAL_MS + dice.int(-INTERVAL_JITTER_MS, INTERVAL_JITTER_MS);
       }
       for (const episode of segment.episodes) episodes.push({ episode, offset });
+      if (segment.silenceMs !== undefined) {
+        const lastMessage = times[offset - 1]!;
+        time = lastMessage + segment.silenceMs;
+        expected.push(connectionLost(vehicleId, lastMessage), {
+          rule: 'connectionLoss',
+          ruleId: REPLAY_RULE_IDS.connectionLoss,
+          vehicleId,
+          kind: 'connectionRestored',
+          from: time,
+          to: time + RESTORED_WITHIN_MS,
+        });
+      }
     }
+    // the trace ends: every vehicle falls silent for good
+    expected.push(connectionLost(vehicleId, times.at(-1)!));
     for (const { episode, offset } of episodes) {
       const last = times[offset + episode.lastSample];
       if (last === undefined) throw new Error(`vehicle ${vehicleId}: ${episode.kind} episode runs past the end of the trace`);
@@ -450,7 +495,7 @@ export function generateTrace(options: TraceOptions): Trace {
         vehicleId,
         kind: episode.kind,
         from: times[offset + episode.firstSample]! + episode.minDurationMs,
-        to: last,
+        to: last + (episode.lateMs ?? 0),
       });
     }
     expected.push(...zoneCrossings(vehicleId, times, xs));
@@ -458,6 +503,17 @@ export function generateTrace(options: TraceOptions): Trace {
     vehicles.push({ vehicleId, messages });
   }
   return { options, vehicles, expected, end, planted };
+}
+
+function connectionLost(vehicleId: number, lastMessage: number): ExpectedAlert {
+  return {
+    rule: 'connectionLoss',
+    ruleId: REPLAY_RULE_IDS.connectionLoss,
+    vehicleId,
+    kind: 'connectionLost',
+    from: lastMessage - LAST_SEEN_BEFORE_MS + SILENCE_LIMIT_MS,
+    to: lastMessage + LAST_SEEN_AFTER_MS + SILENCE_LIMIT_MS,
+  };
 }
 
 /**
