@@ -10,10 +10,11 @@ import type { VehicleState } from '../store/vehicle-state-store';
  * outcome depends only on the arguments, so a redelivered batch evaluated against the state it already
  * produced changes nothing and raises nothing new.
  *
- * A message at or before the state's `lastDeviceTime` is stale: it never changes state, it can only raise
- * what the evaluator's `evaluateStale` allows. Since heartbeat-only changes are coalesced, the stored
- * `lastDeviceTime` may trail the newest message by up to a minute of messages that changed no rule state;
- * a late message within that window is evaluated as a current reading.
+ * A message at or before the state's `lastDeviceTime` is stale: it never moves the vehicle's clock or rolls
+ * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. Since
+ * heartbeat-only changes are coalesced, the stored `lastDeviceTime` may trail the newest message by up to a
+ * minute of messages that changed no rule state; a late message within that window is evaluated as a
+ * current reading.
  */
 export type EvaluatorLookup = (type: RuleType) => RuleEvaluator | undefined;
 
@@ -68,13 +69,9 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
       if (!evaluator) continue;
       const key = String(compiled.rule.id);
       try {
-        if (stale) {
-          for (const event of evaluator.evaluateStale?.(compiled, ruleStates[key], message, context) ?? []) {
-            events.push({ rule: compiled, event });
-          }
-          continue;
-        }
-        const result = evaluator.evaluate(compiled, ruleStates[key], message, context);
+        const step = stale ? evaluator.evaluateStale : evaluator.evaluate;
+        if (!step) continue;
+        const result = step.call(evaluator, compiled, ruleStates[key], message, context);
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
         for (const event of result.events) events.push({ rule: compiled, event });

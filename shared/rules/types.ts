@@ -43,10 +43,12 @@ export interface RuleEvaluator<Settings = unknown, State = unknown> {
   /** Feeds one message, in device-time order, for one vehicle. */
   evaluate(rule: CompiledRule<Settings>, state: State | undefined, message: TerminalMessage, context: EvaluationContext): Evaluation<State>;
   /**
-   * A message older than the vehicle's last processed device time never changes state. When defined, this
-   * returns the events such a message may still raise on its own (instantaneous events).
+   * A message older than the vehicle's last processed device time never rolls state back. When defined, this
+   * returns the events such a message may still raise on its own (instantaneous events), and the state with,
+   * at most, a memory of what it raised added, so that the other late messages of the same occurrence (which
+   * may arrive in later batches) are recognised and raise nothing more.
    */
-  evaluateStale?(rule: CompiledRule<Settings>, state: State | undefined, message: TerminalMessage, context: EvaluationContext): RuleEvent[];
+  evaluateStale?(rule: CompiledRule<Settings>, state: State | undefined, message: TerminalMessage, context: EvaluationContext): Evaluation<State>;
   /** Time passing with no message (connection loss): called by the scheduled sweep with the vehicle's state. */
   tick?(rule: CompiledRule<Settings>, state: State | undefined, vehicle: VehicleClock, context: EvaluationContext): Evaluation<State>;
 }

@@ -247,14 +247,17 @@ describe('evaluate function', () => {
     const alerts = await alertsOf(60);
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ ruleId: 2, event: { kind: 'panic', time: new Date(T0 + 50_000).toISOString() } });
-    expect(await stateOf(60)).toEqual(before);
+    // the vehicle's clock and position stay where the newer message put them; the rule remembers the late press
+    const remembered = await stateOf(60);
+    expect(remembered).toMatchObject({ lastDeviceTime: before!.lastDeviceTime, lastPosition: before!.lastPosition });
+    expect(remembered!.rules['2']).toEqual({ pressedSince: null, presses: [], latePresses: [[T0 + 50_000, T0 + 50_000]] });
     expect((await drainQueue(emulators.queues.deliveries)).map((request) => JSON.parse(request.Body!).alertId)).toEqual([
       alerts[0]!.alertId,
     ]);
 
     expect(await invoke(handler, [late])).toEqual({ batchItemFailures: [] });
     expect(await alertsOf(60)).toHaveLength(1);
-    expect(await stateOf(60)).toEqual(before);
+    expect(await stateOf(60)).toEqual(remembered);
     expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(0);
   });
 });

@@ -42,7 +42,10 @@ export function run<S, St>(
     if (cuts.has(i)) state = state === undefined ? undefined : (JSON.parse(JSON.stringify(state)) as St);
     const time = Date.parse(message.deviceTime);
     if (time <= last) {
-      events.push(...(evaluator.evaluateStale?.(rule, state, message, ctx) ?? []));
+      if (!evaluator.evaluateStale) return;
+      const late = evaluator.evaluateStale(rule, state, message, ctx);
+      state = late.state;
+      events.push(...late.events);
       return;
     }
     last = time;

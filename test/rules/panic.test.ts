@@ -42,6 +42,25 @@ describe('panic', () => {
     expect(times(run(panicEvaluator, rule, redelivered, { batches: [4, 2] }).events)).toEqual([at(10)]);
   });
 
+  it('raises one alert for a held press whose messages all arrive after the release, in any batches', () => {
+    const trace = [button(0, '0'), button(400, '0'), button(30, '1'), button(10, '1'), button(20, '1'), button(200, '1')];
+    for (const batches of [[], [3, 1, 1, 1], [2, 2, 2], [1, 1, 1, 1, 1, 1]]) {
+      expect(times(run(panicEvaluator, rule, trace, { batches }).events)).toEqual([at(30)]);
+    }
+  });
+
+  it('alerts again for a late press well apart from the late press already reported', () => {
+    const trace = [button(0, '0'), button(2000, '0'), button(100, '1'), button(110, '1'), button(1000, '1')];
+    expect(times(run(panicEvaluator, rule, trace).events)).toEqual([at(100), at(1000)]);
+  });
+
+  it('remembers only a few late presses', () => {
+    const late = Array.from({ length: 20 }, (_, i) => button(1000 * (i + 1), '1'));
+    const { state, events } = run(panicEvaluator, rule, [button(0, '0'), button(100_000, '0'), ...late]);
+    expect(events).toHaveLength(20);
+    expect(state!.latePresses).toHaveLength(8);
+  });
+
   it('takes a late press just before a known one as the same press', () => {
     const trace = [button(100, '1'), button(110, '0'), button(50, '1')];
     expect(times(run(panicEvaluator, rule, trace).events)).toEqual([at(100)]);
@@ -49,7 +68,7 @@ describe('panic', () => {
 
   it('gives a late copy of the press that alerted the same event, so its alert collapses', () => {
     const first = panicEvaluator.evaluate(rule, undefined, button(10, '1'), context()).events;
-    const again = panicEvaluator.evaluateStale!(rule, undefined, button(10, '1'), context());
+    const again = panicEvaluator.evaluateStale!(rule, undefined, button(10, '1'), context()).events;
     expect(again.map((e) => [e.kind, e.time])).toEqual(first.map((e) => [e.kind, e.time]));
   });
 
@@ -61,6 +80,6 @@ describe('panic', () => {
   });
 
   it('ignores late messages without a press', () => {
-    expect(panicEvaluator.evaluateStale!(rule, undefined, button(0, '0'), context())).toEqual([]);
+    expect(panicEvaluator.evaluateStale!(rule, undefined, button(0, '0'), context())).toEqual({ state: undefined, events: [] });
   });
 });
