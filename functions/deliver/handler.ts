@@ -1,9 +1,8 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from '../../shared/observability/logger';
+import { logger, loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
 import { deliveryRequestSchema } from '../../shared/schemas/alert';
 import { sendToDeliveriesDlq } from '../../shared/delivery/dead-letter';
@@ -75,7 +74,7 @@ export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {
   };
 
   return middy<SQSEvent, SQSBatchResponse>()
-    .use(injectLambdaContext(logger))
+    .use(loggerContext())
     .use(logMetrics(metrics))
     .handler(async (event, context) => {
       metrics.addMetric(MetricName.BatchSize, MetricUnit.Count, event.Records.length);

@@ -1,8 +1,7 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { logger } from '../../shared/observability/logger';
+import { logger, loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
 import { compileRuleIndex, type RuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -30,7 +29,7 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
     ...overrides,
   };
   return middy<SQSEvent, SQSBatchResponse>()
-    .use(injectLambdaContext(logger))
+    .use(loggerContext())
     .use(logMetrics(metrics))
     .handler(async (event) => {
       const now = dependencies.clock();

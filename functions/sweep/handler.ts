@@ -1,8 +1,7 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { ScheduledEvent } from 'aws-lambda';
-import { logger } from '../../shared/observability/logger';
+import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
 import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -21,7 +20,7 @@ export interface SweepDependencies {
 export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
   const dependencies: SweepDependencies = { clock: Date.now, evaluatorFor: (type) => RULE_EVALUATORS[type], ...overrides };
   return middy<ScheduledEvent | Record<string, never>, SweepReport>()
-    .use(injectLambdaContext(logger))
+    .use(loggerContext())
     .use(logMetrics(metrics))
     .handler(async () => {
       const report = await runSweep({

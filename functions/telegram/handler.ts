@@ -1,8 +1,7 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { webhookCallback } from 'grammy';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { logger } from '../../shared/observability/logger';
+import { logger, loggerContext } from '../../shared/observability/logger';
 import { telegramCredentials } from '../../shared/channels/telegram/credentials';
 import { createLinkBot } from '../../shared/channels/telegram/link-bot';
 
@@ -41,7 +40,7 @@ function bodyOf(event: APIGatewayProxyEventV2): string {
 }
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
-  .use(injectLambdaContext(logger))
+  .use(loggerContext())
   .handler(async (event, context) => {
     const body = bodyOf(event);
     try {

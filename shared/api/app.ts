@@ -4,9 +4,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Route } from '@middy/http-router';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { logger } from '../observability/logger';
+import { logger, loggerContext } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
 import { touchSession } from '../auth/sessions';
 import { getUser } from '../store/directory-store';
@@ -135,7 +134,7 @@ export function createApiHandler(options: ApiOptions = {}) {
     (route): Route<ApiEvent, APIGatewayProxyResultV2> => ({ method: route.method, path: route.path, handler: routeHandler(route, settings) }),
   );
   return middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>()
-    .use(injectLambdaContext(logger))
+    .use(loggerContext())
     .use(logMetrics(metrics))
     .use(httpHeaderNormalizer())
     .use(countRequests())
