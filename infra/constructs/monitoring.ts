@@ -29,6 +29,8 @@ export interface MonitoringProps {
 
 /** A message older than this on the input queue means alerts are late. */
 export const INPUT_AGE_THRESHOLD = Duration.minutes(2);
+/** API server errors in five minutes before anyone is woken: bad input answers 4xx, so any 5xx is a fault. */
+export const API_SERVER_ERRORS_THRESHOLD = 5;
 /** Failed channel sends in five minutes before anyone is woken: a single blocked bot or bounced address is not an outage. */
 export const DELIVERY_FAILURES_THRESHOLD = 5;
 
@@ -143,6 +145,12 @@ export class Monitoring extends Construct {
       `${DELIVERY_FAILURES_THRESHOLD} or more notification sends failed in 5 minutes (any channel): check SES, Telegram and push.`,
       appMetric('DeliveryFailures', 'Delivery failures', FIVE_MINUTES),
       DELIVERY_FAILURES_THRESHOLD,
+    );
+    alarm(
+      'ApiServerErrorsAlarm',
+      `The HTTP API answered ${API_SERVER_ERRORS_THRESHOLD} or more 5xx in 5 minutes: integrators or the Telegram webhook are failing. Check the api and telegram function logs.`,
+      props.apiStage.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      API_SERVER_ERRORS_THRESHOLD,
     );
 
     this.dashboard = new Dashboard(this, 'Dashboard', {

@@ -359,8 +359,8 @@ describe('FleetwatchStack template', () => {
         (alarm) => alarm.MetricName === metricName && (dimension === undefined || JSON.stringify(alarm.Dimensions).includes(`"${dimension}"`)),
       );
 
-    it('alarms on both DLQs, evaluate, deliver and sweep errors, input queue age and delivery failures', () => {
-      expect(alarms()).toHaveLength(7);
+    it('alarms on both DLQs, evaluate, deliver and sweep errors, input queue age, delivery failures and API 5xx', () => {
+      expect(alarms()).toHaveLength(8);
       expect(alarmOn('ApproximateNumberOfMessagesVisible', logicalId(stack.queues.inputDeadLetters))).toMatchObject({
         Namespace: 'AWS/SQS',
         Threshold: 1,
@@ -373,6 +373,7 @@ describe('FleetwatchStack template', () => {
       expect(alarmOn('ApproximateAgeOfOldestMessage', logicalId(stack.queues.input))).toMatchObject({ Namespace: 'AWS/SQS' });
       const deliveryFailures = alarms().find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('DeliveryFailures'));
       expect(JSON.stringify(deliveryFailures?.Metrics)).toContain('SELECT SUM(DeliveryFailures) FROM fleetwatch');
+      expect(alarmOn('5xx', logicalId(stack.httpApi.httpApi))).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 5 });
     });
 
     it('notifies an encrypted, TLS-only topic on alarm and on recovery, mailing AlarmEmail only when it is set', () => {
