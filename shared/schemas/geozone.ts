@@ -58,6 +58,8 @@ export const geozoneSchema = z.object({
   /** Metres, computed; the platform's field name. */
   perimetr: z.number(),
   createDate: z.iso.datetime({ offset: true }),
+  /** Bumped by every replace; PUT and DELETE may name it (body `version` or If-Match) to refuse a stale write. */
+  version: z.number().int().min(1).default(1),
 });
 
 export type GeozoneBody = z.infer<typeof geozoneBodySchema>;

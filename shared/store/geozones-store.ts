@@ -15,8 +15,16 @@ type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteComman
 
 const table = () => resourcesConfig().GEOZONES_TABLE;
 
-/** A rule changed while the deletion checked references, or the zone vanished: the deletion did not happen. */
+/** The zone changed (or a rule did, during a deletion) since the caller read it: the write did not happen. */
 export class GeozoneConflictError extends Error {}
+
+/** The zone exists at `expected` version; zones stored before versioning count as version 1. */
+function atVersion(expected: number) {
+  return {
+    ConditionExpression: expected === 1 ? 'attribute_exists(id) AND (attribute_not_exists(version) OR version = :expected)' : 'version = :expected',
+    ExpressionAttributeValues: { ':expected': expected },
+  };
+}
 
 function parseZone(item: Record<string, unknown> | undefined): Geozone | null {
   if (!item) return null;
@@ -24,7 +32,8 @@ function parseZone(item: Record<string, unknown> | undefined): Geozone | null {
   return parsed.success ? parsed.data : null;
 }
 
-export async function createGeozone(zone: Omit<Geozone, 'id'>): Promise<Geozone> {
+/** Stores a new zone under the next id, at version 1. */
+export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>): Promise<Geozone> {
   const { Attributes } = await documentClient().send(
     new UpdateCommand({
       TableName: table(),
@@ -34,7 +43,7 @@ export async function createGeozone(zone: Omit<Geozone, 'id'>): Promise<Geozone>
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  const stored = geozoneSchema.parse({ ...zone, id: Number(Attributes?.lastGeozoneId) });
+  const stored = geozoneSchema.parse({ ...zone, id: Number(Attributes?.lastGeozoneId), version: 1 });
   await documentClient().send(
     new TransactWriteCommand({
       TransactItems: [
@@ -70,37 +79,36 @@ export async function getGeozones(ids: readonly number[]): Promise<Geozone[]> {
   return zones;
 }
 
-/** Replaces an existing zone (same id); false when it no longer exists. */
-export async function replaceGeozone(zone: Geozone): Promise<boolean> {
+/**
+ * Replaces a zone stored at `expectedVersion` with `zone` (same id, version `expectedVersion + 1`). False when
+ * the zone no longer exists; GeozoneConflictError when it was changed meanwhile.
+ */
+export async function replaceGeozone(zone: Geozone, expectedVersion: number): Promise<boolean> {
   const stored = geozoneSchema.parse(zone);
   try {
     await documentClient().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table(), Item: stored, ConditionExpression: 'attribute_exists(id)' } },
-          rulesVersionBump(),
-        ],
+        TransactItems: [{ Put: { TableName: table(), Item: stored, ...atVersion(expectedVersion) } }, rulesVersionBump()],
       }),
     );
     return true;
   } catch (error) {
-    if (error instanceof TransactionCanceledException) return false;
-    throw error;
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    if ((await getGeozone(zone.id)) === null) return false;
+    throw new GeozoneConflictError(`geozone ${zone.id} was changed by someone else; read it again`);
   }
 }
 
 /**
- * Deletes a zone, provided the rules version is still `seenRulesVersion`: the caller read it before checking
- * that no rule references the zone, so a rule written in between cancels the deletion.
+ * Deletes a zone stored at `expectedVersion`, provided the rules version is still `seenRulesVersion`: the
+ * caller read it before checking that no rule references the zone, so a rule written in between cancels the
+ * deletion.
  */
-export async function deleteGeozone(id: number, seenRulesVersion: number): Promise<void> {
+export async function deleteGeozone(id: number, expectedVersion: number, seenRulesVersion: number): Promise<void> {
   try {
     await documentClient().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: table(), Key: { id }, ConditionExpression: 'attribute_exists(id)' } },
-          rulesVersionBump(seenRulesVersion),
-        ],
+        TransactItems: [{ Delete: { TableName: table(), Key: { id }, ...atVersion(expectedVersion) } }, rulesVersionBump(seenRulesVersion)],
       }),
     );
   } catch (error) {

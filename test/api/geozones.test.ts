@@ -113,6 +113,37 @@ describe('geozones', () => {
     expect((await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.readOnly, body: { ...squareZone(tenants.root.agentId), id: zone.id } })).status).toBe(403);
   });
 
+  it('versions zones: ETag on read and write, 409 for a stale version in the body or If-Match, one winner of two concurrent replaces', async () => {
+    const created = await createZone(tokens.root, squareZone(tenants.root.agentId));
+    expect(created.body.version).toBe(1);
+    expect(created.headers.ETag).toBe('"1"');
+    const zone = created.body;
+    const { createDate: _createDate, area: _area, perimetr: _perimetr, ...body } = zone;
+    const first = await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...body, name: 'one' } });
+    expect(first.status).toBe(200);
+    expect(first.body.version).toBe(2);
+    expect(first.headers.ETag).toBe('"2"');
+    expect((await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.root })).headers.ETag).toBe('"2"');
+
+    const stale = await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...body, name: 'two' } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.message).toContain('version 2, not 1');
+    const { version: _version, ...unversioned } = body;
+    const staleHeader = await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, headers: { 'If-Match': '"1"' }, body: unversioned });
+    expect(staleHeader.status).toBe(409);
+    expect((await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.root })).body.name).toBe('one');
+
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map((name) => api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...unversioned, name, version: 2 } })),
+    );
+    expect([a!.status, b!.status].sort()).toEqual([200, 409]);
+    const winner = a!.status === 200 ? 'a' : 'b';
+    expect((await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.root })).body).toMatchObject({ name: winner, version: 3 });
+
+    expect((await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root, headers: { 'If-Match': '"2"' } })).status).toBe(409);
+    expect((await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root, headers: { 'If-Match': '"3"' } })).status).toBe(200);
+  });
+
   it('refuses to delete a zone a rule refers to (409), deletes it once the rule lets go', async () => {
     const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).body;
     const rule = (await api({ method: 'POST', path: '/api/v3/notifications', token: tokens.root, body: ruleBody(tenants.root.agentId, { type: 0, geoids: [zone.id] }) })).body;

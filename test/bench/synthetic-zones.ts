@@ -35,6 +35,7 @@ export function syntheticZones(count: number, random: () => number, firstId = 1)
       area: 0,
       perimetr: 0,
       createDate: '2026-01-01T00:00:00.000Z',
+      version: 1,
     });
   }
   return zones;

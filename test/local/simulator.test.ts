@@ -49,6 +49,7 @@ function evaluateDemoRules(messages: TerminalMessage[]): Array<RuleEvent & { veh
     geometry,
     ...geozoneMeasures(geometry, null),
     createDate: new Date(START).toISOString(),
+    version: 1,
   };
   const owner = { agentId: zone.parentId, userId: '7b1d2e34-5a6f-4c70-8e91-a2b3c4d5e6f7' };
   const stamp = new Date(START - 60_000).toISOString();

@@ -54,7 +54,7 @@ function squareRing(lat: number, lon: number, half: number): [number, number][] 
   return [...corners, corners[0]!].map((p) => [p.lon, p.lat]);
 }
 
-const zoneBase = { parentId: PARENT_ID, description: '', area: 0, perimetr: 0, createDate: new Date(T0).toISOString() };
+const zoneBase = { parentId: PARENT_ID, description: '', area: 0, perimetr: 0, createDate: new Date(T0).toISOString(), version: 1 };
 
 /** A square polygon zone `2 × half` metres wide, optionally with a square hole `2 × holeHalf` wide. */
 export function squareZone(id: number, half: number, options: { center?: { lat: number; lon: number }; holeHalf?: number; name?: string } = {}): Geozone {

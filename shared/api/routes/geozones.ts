@@ -10,11 +10,20 @@ import {
 } from '../../store/geozones-store';
 import { currentRulesVersion, rulesReferencingGeozone } from '../../store/rules-store';
 import { conflict, notFound } from '../errors';
+import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import { geozoneMeasures } from '../geozone-measures';
 import { defineRoute, type Caller } from '../route';
 import { geozoneRecordSchema, geozoneSummarySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
 
-const geozoneReplaceBodySchema = geozoneBodySchema.safeExtend({ id: z.number().int().min(1) });
+const geozoneReplaceBodySchema = geozoneBodySchema.safeExtend({
+  id: z.number().int().min(1),
+  version: z.number().int().min(1).optional().describe('The version read; a different stored version answers 409'),
+});
+
+function conflictAsHttp(error: unknown): never {
+  if (error instanceof GeozoneConflictError) throw conflict(error.message);
+  throw error;
+}
 
 async function visibleZone(id: number, caller: Caller): Promise<Geozone> {
   const zone = await getGeozone(id);
@@ -24,7 +33,7 @@ async function visibleZone(id: number, caller: Caller): Promise<Geozone> {
 
 /** The platform's geo-object list entry: file name and calculation window are not used by fleetwatch. */
 function toSummary(zone: Geozone): z.infer<typeof geozoneSummarySchema> {
-  const { geometry: _geometry, ...fields } = zone;
+  const { geometry: _geometry, version: _version, ...fields } = zone;
   return { ...fields, fname: null, beginCalc: null, endCalc: null };
 }
 
@@ -57,7 +66,8 @@ export const geozoneRoutes = [
     response: geozoneRecordSchema,
     errors: [404],
     async handle({ params, caller }) {
-      return { body: await visibleZone(params.id, caller) };
+      const zone = await visibleZone(params.id, caller);
+      return { body: zone, headers: etag(zone.version) };
     },
   }),
 
@@ -74,8 +84,9 @@ export const geozoneRoutes = [
     errors: [403, 404],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      const zone = await createGeozone({ ...body, ...geozoneMeasures(body.geometry, body.radius), createDate: new Date(now).toISOString() });
-      return { body: zone };
+      const measures = geozoneMeasures(body.geometry, body.radius);
+      const zone = await createGeozone({ ...body, ...measures, createDate: new Date(now).toISOString() });
+      return { body: zone, headers: etag(zone.version) };
     },
   }),
 
@@ -84,18 +95,27 @@ export const geozoneRoutes = [
     path: '/api/v3/gis',
     tag: 'geozones',
     summary: 'Replace a geozone',
-    description: 'Replaces the whole record (a field not sent is reset to its default) and answers the stored record.',
+    description:
+      'Replaces the whole record (a field not sent is reset to its default) and answers the stored record, its new version in the ETag header. ' +
+      'A version in the body or an If-Match header must equal the stored version, otherwise 409.',
     auth: true,
     writes: true,
     body: geozoneReplaceBodySchema,
     response: geozoneRecordSchema,
-    errors: [403, 404],
-    async handle({ body, caller }) {
+    errors: [403, 404, 409],
+    async handle({ body, caller, headers }) {
       const previous = await visibleZone(body.id, caller);
+      requireVersion(previous, 'geozone', body.version, ifMatchVersion(headers));
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      const zone: Geozone = { ...body, ...geozoneMeasures(body.geometry, body.radius), createDate: previous.createDate };
-      if (!(await replaceGeozone(zone))) throw notFound(`geozone ${body.id}`);
-      return { body: zone };
+      const { version: _version, ...fields } = body;
+      const zone: Geozone = {
+        ...fields,
+        ...geozoneMeasures(body.geometry, body.radius),
+        createDate: previous.createDate,
+        version: previous.version + 1,
+      };
+      if (!(await replaceGeozone(zone, previous.version).catch(conflictAsHttp))) throw notFound(`geozone ${body.id}`);
+      return { body: zone, headers: etag(zone.version) };
     },
   }),
 
@@ -104,14 +124,16 @@ export const geozoneRoutes = [
     path: '/api/v3/gis/{id}',
     tag: 'geozones',
     summary: 'Delete a geozone',
-    description: 'Refused with 409 while a notification rule refers to the geozone in its geoids.',
+    description:
+      'Refused with 409 while a notification rule refers to the geozone in its geoids. An If-Match header, when sent, must equal the stored version, otherwise 409.',
     auth: true,
     writes: true,
     params: idParamsSchema,
     response: successSchema,
     errors: [403, 404, 409],
-    async handle({ params, caller }) {
+    async handle({ params, caller, headers }) {
       const zone = await visibleZone(params.id, caller);
+      requireVersion(zone, 'geozone', ifMatchVersion(headers));
       const seenVersion = await currentRulesVersion();
       const users = await rulesReferencingGeozone(zone.id);
       if (users.length > 0) {
@@ -121,10 +143,7 @@ export const geozoneRoutes = [
           `geozone ${zone.id} is used by ${users.length} notification rule(s)` + (visible.length ? ` (ids ${visible.join(', ')})` : '') + '; remove it from their geoids first',
         );
       }
-      await deleteGeozone(zone.id, seenVersion).catch((error: unknown) => {
-        if (error instanceof GeozoneConflictError) throw conflict(error.message);
-        throw error;
-      });
+      await deleteGeozone(zone.id, zone.version, seenVersion).catch(conflictAsHttp);
       return { body: 'Success' };
     },
   }),

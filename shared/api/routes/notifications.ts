@@ -17,6 +17,7 @@ import {
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { checkRuleReferences } from '../rule-references';
+import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
   idParamsSchema,
   notificationRecordSchema,
@@ -36,24 +37,6 @@ type NotificationRecord = z.infer<typeof notificationRecordSchema>;
 export function toRecord(rule: StoredRule): NotificationRecord {
   const { createdAt: _c, updatedAt: _u, validFrom: _v, ...record } = rule;
   return record;
-}
-
-const etag = (version: number) => ({ ETag: `"${version}"` });
-
-/** The version an If-Match header names (`"3"`, `W/"3"` or `3`); undefined when absent, NaN when unreadable. */
-function ifMatchVersion(headers: Record<string, string | undefined>): number | undefined {
-  const value = headers['if-match'];
-  if (value === undefined || value.trim() === '*') return undefined;
-  const match = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(value);
-  return match ? Number(match[1]) : Number.NaN;
-}
-
-function requireVersion(rule: StoredRule, ...expected: (number | undefined)[]): void {
-  for (const version of expected) {
-    if (version !== undefined && version !== rule.version) {
-      throw conflict(`notification ${rule.id} is at version ${rule.version}, not ${version}; read it again`);
-    }
-  }
 }
 
 /** The rule, when it exists and the caller may see it; otherwise 404. */
@@ -148,7 +131,7 @@ export const notificationRoutes = [
     async handle({ body, caller, headers, now }) {
       const previous = await visibleRule(body.id, caller);
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      requireVersion(previous, body.version, ifMatchVersion(headers));
+      requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
       const { id, version: _version, parentName: _parentName, ...fields } = body;
       const owned: NotificationBody = { ...fields, userId: fields.userId ?? caller.user.id };
       await checkRuleReferences(owned, caller.scope);
@@ -180,7 +163,7 @@ export const notificationRoutes = [
     async handle({ params, caller, headers }) {
       const rule = await visibleRule(params.id, caller);
       const expected = ifMatchVersion(headers);
-      requireVersion(rule, expected);
+      requireVersion(rule, 'notification', expected);
       await deleteRule(rule.id, rule.version).catch(staleAsConflict);
       return { body: 'Success' };
     },
