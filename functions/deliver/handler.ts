@@ -67,6 +67,12 @@ export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {
       maxReceiveCount: dependencies.maxReceiveCount,
       now: dependencies.clock,
     });
+    if (outcome.result === 'dead-letter') {
+      logger.error('delivery request sent to the DLQ', { alertId: request.alertId, reason: outcome.reason });
+      await sendToDeliveriesDlq(record.body, outcome.reason);
+      metrics.addMetric(MetricName.DeliveriesDeadLettered, MetricUnit.Count, 1);
+      return;
+    }
     if (outcome.result === 'retry') {
       logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason });
       throw new DeliveryNotFinishedError(outcome.reason);

@@ -111,7 +111,7 @@ export class Monitoring extends Construct {
     );
     alarm(
       'DeliveryDeadLettersAlarm',
-      'Delivery requests reached the deliveries dead-letter queue: some alerts were not sent to every channel.',
+      'Delivery requests reached the deliveries dead-letter queue (reason in the message attributes): some alerts were not sent to every channel. Redrive them once the channel works again: only what was not sent goes out.',
       queues.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ period: ONE_MINUTE, statistic: 'Maximum' }),
       1,
     );

@@ -105,7 +105,7 @@ export async function finishAlert(
       new UpdateCommand({
         TableName: table(),
         Key: { alertId },
-        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''} REMOVE outbox, deliveryLease`,
+        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''} REMOVE outbox, deliveryLease, parkedAt${error ? '' : ', deliveryError'}`,
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -120,6 +120,24 @@ export async function finishAlert(
     // already finished by another invocation: nothing left to do
     if ((failure as Error).name !== 'ConditionalCheckFailedException') throw failure;
   }
+}
+
+/**
+ * Takes an alert whose delivery request goes to the DLQ out of the outbox, so the sweep stops re-sending it,
+ * and records why. It stays `pending` with its unsent targets open: redriving the request from the DLQ sends
+ * exactly what has not gone out yet.
+ */
+export async function parkAlert(alertId: string, now: number, reason: string): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { alertId },
+      UpdateExpression: 'SET deliveryError = :reason, parkedAt = :at REMOVE outbox, deliveryLease',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':reason': reason, ':at': new Date(now).toISOString(), ':pending': 'pending' },
+    }),
+  );
 }
 
 /** Lets the next attempt take the alert at once. */

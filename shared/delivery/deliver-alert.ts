@@ -6,7 +6,7 @@ import type { Alert, DeliveryStatus } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
 import { markTelegramChatInactive } from '../store/telegram-links';
-import { claimAlert, finishAlert, recordDelivery, recordRetry, releaseAlert, type RetryRecord } from './alert-store';
+import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, type RetryRecord } from './alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { loadRule, loadUsers, loadVehicleName } from './recipients';
 import { renderNotification, type RenderedNotification } from './render';
@@ -24,16 +24,21 @@ export interface DeliverOptions {
   stats: DeliveryStats;
   /** How many times the queue has handed out this message (ApproximateReceiveCount). */
   receiveCount: number;
-  /** The queue's maxReceiveCount: on the last receive, passing problems are given up on and recorded. */
+  /**
+   * The queue's maxReceiveCount: on the last receive, a target still failing for a passing reason is given up
+   * on for now: the alert is parked and its request goes to the DLQ with the reason.
+   */
   maxReceiveCount: number;
   now?: () => number;
 }
 
 /**
  * - done: the alert is settled (or there is nothing to do: missing, already finished);
- * - retry: some target hit a passing problem, or another invocation holds the alert; try again later.
+ * - retry: some target hit a passing problem, or another invocation holds the alert; try again later;
+ * - dead-letter: the last receive, and some target still hits a passing problem: the alert is parked (out of
+ *   the outbox, unsent targets open) and the request belongs on the DLQ with `reason`, to be redriven.
  */
-export type DeliverResult = { result: 'done' } | { result: 'retry'; reason: string };
+export type DeliverResult = { result: 'done' } | { result: 'retry' | 'dead-letter'; reason: string };
 
 /** Settled entries of the `deliveries` map are never sent again. */
 function isSettled(status: DeliveryStatus | undefined): boolean {
@@ -91,6 +96,7 @@ async function deliverClaimed(
   const open = plan.targets.filter((target) => !isSettled(statuses[target.key]));
   const renderer = open.length ? await notificationRenderer(alert, rule) : undefined;
   const retryReasons: string[] = [];
+  const givenUp: string[] = [];
   await forEachLimited(open, PARALLEL_SENDS, async (target) => {
     const notification = renderer!(target.language);
     const outcome = await send(target, notification, alert, options.senders);
@@ -106,9 +112,11 @@ async function deliverClaimed(
       logger.warn('delivery failed permanently', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
       if (outcome.gone) await forgetTarget(target);
     } else if (options.receiveCount >= options.maxReceiveCount) {
-      status = { status: 'failed', at, attempts, error: `gave up after ${attempts} attempts: ${outcome.error}` };
+      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
       options.stats.countFailed(target.channel);
-      logger.error('delivery still failing on the last attempt; giving up', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
+      logger.error('delivery still failing on the last attempt; giving up for now', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
+      givenUp.push(`${target.key}: ${outcome.error}`);
+      return;
     } else {
       await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
       retryReasons.push(`${target.channel}: ${outcome.error}`);
@@ -122,6 +130,11 @@ async function deliverClaimed(
   if (retryReasons.length) {
     await releaseAlert(alert.alertId);
     return { result: 'retry', reason: retryReasons.join('; ') };
+  }
+  if (givenUp.length) {
+    const reason = `not sent after ${options.receiveCount} receives: ${givenUp.join('; ')}`;
+    await parkAlert(alert.alertId, now(), reason);
+    return { result: 'dead-letter', reason };
   }
   await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now());
   return { result: 'done' };

@@ -13,6 +13,8 @@ export const metrics = new Metrics({
 export const MetricName = {
   MessagesProcessed: 'MessagesProcessed',
   MessagesRejected: 'MessagesRejected',
+  /** Delivery requests parked on the deliveries DLQ after their last receive, still being throttled. */
+  DeliveriesDeadLettered: 'DeliveriesDeadLettered',
   BatchSize: 'BatchSize',
   AlertsRaised: 'AlertsRaised',
   DeliveriesSent: 'DeliveriesSent',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { snsClient, sqsClient } from '../../shared/aws/clients';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
@@ -168,23 +168,38 @@ describe('deliver function', () => {
     expect((settled.deliveries as Record<string, unknown>)['telegram:5151']).toMatchObject({ status: 'sent', attempts: 2 });
   });
 
-  it('gives up on the last receive, records why, and takes the alert out of the outbox', async () => {
-    const rule = await putRule({ toTelegram: true, telegrams: [{ id: '8080', info: '' }] });
+  it('parks a delivery still throttled on its last receive on the DLQ with the reason; a redrive sends only what had not gone out', async () => {
+    const rule = await putRule({ toTelegram: true, telegrams: [{ id: '8080', info: '' }], enableSideEmails: true, sideEmails: ['parked@example.com'] });
     telegram.script('8080', { code: 429, retryAfter: 600 }, { code: 429, retryAfter: 600 });
     const alert = await putAlert(rule, 15);
-    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    const request = JSON.stringify({ alertId: alert.alertId });
+    await enqueue(request);
     const handler = createDeliverHandler({ maxReceiveCount: 2 }) as unknown as SqsHandler;
     await drain(handler);
 
-    const item = await getAlertItem(alert.alertId);
-    expect(item.status).toBe('failed');
-    expect(item.outbox).toBeUndefined();
-    expect((item.deliveries as Record<string, unknown>)['telegram:8080']).toMatchObject({
-      status: 'failed',
-      attempts: 2,
-      error: expect.stringMatching(/^gave up after 2 attempts: .*429/),
-    });
-    expect(telegram.delivered()).toEqual([]);
+    const parked = await getAlertItem(alert.alertId);
+    expect(parked.status).toBe('pending');
+    expect(parked.outbox).toBeUndefined(); // the sweep leaves it alone: the DLQ holds it now
+    expect(parked.deliveryError).toMatch(/^not sent after 2 receives: telegram:8080: .*429/);
+    expect((parked.deliveries as Record<string, unknown>)['email:parked@example.com']).toMatchObject({ status: 'sent' });
+    expect((parked.deliveries as Record<string, unknown>)['telegram:8080']).toBeUndefined();
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
+    );
+    const deadLettered = Messages.filter((message) => message.Body === request);
+    expect(deadLettered).toHaveLength(1);
+    expect(deadLettered[0]!.MessageAttributes?.reason?.StringValue).toBe(parked.deliveryError);
+    await sqsClient().send(new DeleteMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, ReceiptHandle: deadLettered[0]!.ReceiptHandle! }));
+
+    // Telegram works again; an operator redrives the DLQ message
+    await enqueue(deadLettered[0]!.Body!);
+    await drain(handler);
+    const settled = await getAlertItem(alert.alertId);
+    expect(settled.status).toBe('delivered');
+    expect(settled.deliveryError).toBeUndefined();
+    expect((settled.deliveries as Record<string, unknown>)['telegram:8080']).toMatchObject({ status: 'sent', attempts: 3 });
+    expect(telegram.delivered().map((message) => message.chatId)).toEqual(['8080']);
+    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes('parked@example.com'))).toHaveLength(1);
   });
 
   it('pushes to the users devices through SNS and removes a disabled endpoint', async () => {
