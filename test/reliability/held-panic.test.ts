@@ -56,26 +56,20 @@ describe('a panic button held across several messages', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('held-panic');
     const created = new Date(PRESS_START - 86_400_000).toISOString();
-    await createRule({
-      ...notificationBodySchema.parse({ type: 6, parentId: PARENT_ID, name: 'Panic', active: true, vehicleIds: [501, 502, 503, 504, 505], settings: { parameter: 'panic' } }),
-      parentName: '',
-      version: 1,
-      createdAt: created,
-      updatedAt: created,
-      validFrom: created,
-      expiresAt: new Date(PRESS_START + 30 * 86_400_000).toISOString(),
-    });
+    const store = (body: Record<string, unknown>) =>
+      createRule({
+        ...notificationBodySchema.parse({ parentId: PARENT_ID, active: true, ...body }),
+        parentName: '',
+        version: 1,
+        createdAt: created,
+        updatedAt: created,
+        validFrom: created,
+        expiresAt: new Date(PRESS_START + 30 * 86_400_000).toISOString(),
+      });
+    await store({ type: 6, name: 'Panic', vehicleIds: [501, 502, 503, 504, 505], settings: { parameter: 'panic' } });
     // a rule whose state changes with every message above 90 km/h (and that never alerts within the test),
     // so that every message is stored at once and a late one is stale for sure
-    await createRule({
-      ...notificationBodySchema.parse({ type: 2, parentId: PARENT_ID, name: 'Slow speeding', active: true, vehicleIds: [504, 505], settings: { limit: '90', minDuration: '3600' } }),
-      parentName: '',
-      version: 1,
-      createdAt: created,
-      updatedAt: created,
-      validFrom: created,
-      expiresAt: new Date(PRESS_START + 30 * 86_400_000).toISOString(),
-    });
+    await store({ type: 2, name: 'Slow speeding', vehicleIds: [504, 505], settings: { limit: '90', minDuration: '3600' } });
   });
   afterAll(async () => emulators.stop());
   beforeEach(async () => {
