@@ -111,15 +111,16 @@ async function deliverClaimed(
       options.stats.countFailed(target.channel);
       logger.warn('delivery failed permanently', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
       if (outcome.gone) await forgetTarget(target);
-    } else if (options.receiveCount >= options.maxReceiveCount) {
-      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
-      options.stats.countFailed(target.channel);
-      logger.error('delivery still failing on the last attempt; giving up for now', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
-      givenUp.push(`${target.key}: ${outcome.error}`);
-      return;
     } else {
+      // a passing problem: the target stays open for the next receive, or for a redrive from the DLQ
       await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
-      retryReasons.push(`${target.channel}: ${outcome.error}`);
+      if (options.receiveCount < options.maxReceiveCount) {
+        retryReasons.push(`${target.channel}: ${outcome.error}`);
+        return;
+      }
+      options.stats.countFailed(target.channel);
+      logger.error('delivery still failing on the last receive; to the DLQ', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
+      givenUp.push(`${target.key}: ${outcome.error}`);
       return;
     }
     // recorded at once: a retry after a later failure must not send this one again
