@@ -32,9 +32,9 @@ export interface PanicState {
 
 function knownPress(state: PanicState | undefined, time: number): boolean {
   if (state === undefined) return false;
-  const before = (from: number, to: number) => time >= from - SAME_PRESS_MS && time < to;
-  if (state.pressedSince !== null && before(state.pressedSince, Infinity)) return true;
-  return state.presses.some(([from, to]) => before(from, to));
+  const covers = (from: number, to: number) => time >= from - SAME_PRESS_MS && time < to;
+  if (state.pressedSince !== null && covers(state.pressedSince, Infinity)) return true;
+  return state.presses.some(([from, to]) => covers(from, to));
 }
 
 function latePressIndex(state: PanicState | undefined, time: number): number {
@@ -76,18 +76,18 @@ export const panicEvaluator: RuleEvaluator<PanicSettings, PanicState> = {
     if (switchParameter(message, settings.parameter) !== true) return { state, events: NO_EVENTS };
     const time = deviceMs(message);
     if (knownPress(state, time)) return { state, events: NO_EVENTS };
-    const latePresses = [...(state?.latePresses ?? [])];
+    const latePresses = state?.latePresses ?? [];
     const known = latePressIndex(state, time);
-    if (known >= 0) {
-      const [first, last] = latePresses[known]!;
-      if (time >= first && time <= last) return { state, events: NO_EVENTS };
-      latePresses[known] = [Math.min(first, time), Math.max(last, time)];
-      return { state: { pressedSince: null, presses: [], ...state, latePresses }, events: NO_EVENTS };
+    if (known < 0) {
+      const learnt = [...latePresses, [time, time] as Span].slice(-REMEMBERED_PRESSES);
+      return {
+        state: { pressedSince: null, presses: [], ...state, latePresses: learnt },
+        events: [messageEvent('panic', message, { parameter: settings.parameter, late: true })],
+      };
     }
-    latePresses.push([time, time]);
-    return {
-      state: { pressedSince: null, presses: [], ...state, latePresses: latePresses.slice(-REMEMBERED_PRESSES) },
-      events: [messageEvent('panic', message, { parameter: settings.parameter, late: true })],
-    };
+    const [first, last] = latePresses[known]!;
+    if (time >= first && time <= last) return { state, events: NO_EVENTS };
+    const widened = latePresses.map((span, i): Span => (i === known ? [Math.min(first, time), Math.max(last, time)] : span));
+    return { state: { pressedSince: null, presses: [], ...state, latePresses: widened }, events: NO_EVENTS };
   },
 };
