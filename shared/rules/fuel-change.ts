@@ -25,7 +25,10 @@ const fuelSettings = {
   settle: numberSetting(120, { min: 0, max: 86_400 }),
 };
 
-export const fuelChangeSettingsSchema = settingsMap(fuelSettings);
+export const fuelChangeSettingsSchema = settingsMap(fuelSettings).refine((settings) => !settings.onlyParked || settings.parkedSpeed > 0, {
+  path: ['parkedSpeed'],
+  message: 'must be above 0 while onlyParked is true: no reported speed is below 0',
+});
 export type FuelChangeSettings = z.infer<typeof fuelChangeSettingsSchema>;
 
 export interface FuelChangeState {

@@ -1,8 +1,8 @@
 import type { Geozone } from '../schemas/geozone';
 import type { RuleType, StoredRule } from '../schemas/notification';
-import { formatIssues } from '../schemas/terminal-message';
 import { ZoneIndex } from '../geo/zone-index';
 import { RULE_EVALUATORS } from './registry';
+import { formatProblems, isUnusable, ruleProblems } from './rule-validation';
 import type { CompiledRule, RuleEvaluator, ZoneLookup } from './types';
 
 export interface InvalidRule {
@@ -54,16 +54,12 @@ export function compileRuleIndex(rules: readonly StoredRule[], geozones: readonl
       invalidRules.push({ ruleId: rule.id, reason: `rule type ${rule.type} is not supported` });
       continue;
     }
-    const parsed = evaluator.settingsSchema.safeParse(rule.settings);
-    if (!parsed.success) {
-      invalidRules.push({ ruleId: rule.id, reason: `settings: ${formatIssues(parsed.error.issues)}` });
+    const problems = ruleProblems(rule, (id) => zones.has(id));
+    if (isUnusable(problems)) {
+      invalidRules.push({ ruleId: rule.id, reason: formatProblems(problems) });
       continue;
     }
-    if (rule.type === 0 && !rule.geoids.some((id) => zones.has(id))) {
-      invalidRules.push({ ruleId: rule.id, reason: 'geoids: none of the rule\'s geozones exists' });
-      continue;
-    }
-    const compiled: CompiledRule = { rule, settings: parsed.data };
+    const compiled: CompiledRule = { rule, settings: evaluator.settingsSchema.parse(rule.settings) };
     const indexed: IndexedRule = {
       compiled,
       active: rule.active,

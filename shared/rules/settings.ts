@@ -3,7 +3,8 @@ import { z } from 'zod';
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's
  * `settings` field); each evaluator turns it into typed settings once, when the rule index is compiled.
- * Unknown keys are ignored, since the platform's own clients may store keys of their own there.
+ * A key the evaluator does not know is refused: a misspelt key would otherwise be saved and silently replaced
+ * by its default, so the rule would not do what its author wrote.
  */
 
 const numberText = z
@@ -70,11 +71,11 @@ export function parameterKeySetting(fallback: string) {
 }
 
 /**
- * Wraps an object schema so that its input is the platform's string map.
+ * Wraps an object schema so that its input is the platform's string map; unknown keys are refused.
  * The result satisfies `RuleEvaluator['settingsSchema']`.
  */
 export function settingsMap<Shape extends z.ZodRawShape>(shape: Shape) {
-  const object = z.object(shape);
+  const object = z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown setting (known: ${Object.keys(shape).join(', ')})` : undefined) });
   // Every field reads a string (or its absence), which the record check before it guarantees.
   return z.record(z.string(), z.string()).pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

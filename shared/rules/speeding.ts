@@ -34,6 +34,9 @@ export const speedingSettingsSchema = settingsMap({
   endDuration: numberSetting(30, { min: 0, max: 3_600 }),
   /** A silence longer than this (seconds) ends an episode: speeding is not assumed across unobserved time. */
   maxGap: numberSetting(300, { min: 1, max: 86_400 }),
+}).refine((settings) => settings.endMargin < settings.limit, {
+  path: ['endMargin'],
+  message: 'must be less than limit, or an episode could never end by slowing down',
 });
 
 export type SpeedingSettings = z.infer<typeof speedingSettingsSchema>;

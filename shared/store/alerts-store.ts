@@ -27,6 +27,15 @@ export function alertsTable(): string {
   return resourcesConfig().ALERTS_TABLE;
 }
 
+/**
+ * Sort key of the history indexes: the event time in UTC (`YYYY-MM-DDTHH:MM:SS.sssZ`, which sorts as text in
+ * time order), then the id. An event time written with an offset would otherwise sort, and be filtered, by its
+ * local wall-clock time.
+ */
+export function alertTimeKey(eventTime: string, alertId: string): string {
+  return `${new Date(eventTime).toISOString()}#${alertId}`;
+}
+
 /** The pending alert an evaluator's event becomes. */
 export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, now: number): AlertItem {
   const alertId = alertIdFor(rule.id, vehicleId, event.kind, event.time);
@@ -42,7 +51,7 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
     status: 'pending',
     deliveries: {},
     stored: rule.stored,
-    timeKey: `${event.time}#${alertId}`,
+    timeKey: alertTimeKey(event.time, alertId),
     expiresAt: Math.floor(now / 1000) + ALERT_RETENTION_DAYS * 86_400,
     outbox: OUTBOX_PENDING,
   };

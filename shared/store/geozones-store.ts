@@ -139,3 +139,21 @@ export function geozonesExist(ids: readonly number[]): TransactItem[] {
     ConditionCheck: { TableName: table(), Key: { id }, ConditionExpression: 'attribute_exists(id)' },
   }));
 }
+
+/** Which of these zone ids exist (keys only, so a check costs what the ids cost, not what the polygons weigh). */
+export async function existingGeozoneIds(ids: readonly number[]): Promise<Set<number>> {
+  const unique = [...new Set(ids)].filter((id) => id !== GEOZONES_META_ID);
+  const found = new Set<number>();
+  for (let start = 0; start < unique.length; start += 100) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map((id) => ({ id }));
+    for (let attempt = 0; pending && pending.length > 0 && attempt < 8; attempt++) {
+      const result: BatchGetCommandOutput = await documentClient().send(
+        new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ProjectionExpression: 'id' } } }),
+      );
+      for (const item of result.Responses?.[table()] ?? []) found.add(Number(item.id));
+      pending = result.UnprocessedKeys?.[table()]?.Keys;
+    }
+    if (pending && pending.length > 0) throw new Error('the geozones table did not answer every key of a batch read');
+  }
+  return found;
+}

@@ -146,11 +146,11 @@ describe('geozones', () => {
 
   it('refuses to delete a zone a rule refers to (409), deletes it once the rule lets go', async () => {
     const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).body;
-    const rule = (await api({ method: 'POST', path: '/api/v3/notifications', token: tokens.root, body: ruleBody(tenants.root.agentId, { type: 0, geoids: [zone.id] }) })).body;
+    const rule = (await api({ method: 'POST', path: '/api/v3/notifications', token: tokens.root, body: ruleBody(tenants.root.agentId, { type: 0, geoids: [zone.id], settings: {} }) })).body;
     const refused = await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain(`ids ${rule.id}`);
-    expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...rule, geoids: [] } })).status).toBe(200);
+    expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...rule, type: 2, geoids: [], settings: { limit: '90' } } })).status).toBe(200);
     const before = await rulesVersion();
     const deleted = await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root });
     expect(deleted.status).toBe(200);

@@ -89,15 +89,22 @@ describe('notification rules', () => {
         'geoids.1',
         'recipientIds.0',
         'vehicleIds.1',
+        'vehicleIds.2',
       ]);
       expect(response.body.issues.find((issue: { path: string }) => issue.path === 'geoids.0').message).toBe(
         response.body.issues.find((issue: { path: string }) => issue.path === 'geoids.1').message.replace('424242', String(siblingZone.body.id)),
       );
     });
 
-    it('accepts vehicles the directory does not know and geozones of the scope', async () => {
+    it('refuses vehicles the directory does not know, with the message a foreign vehicle gets; accepts geozones of the scope', async () => {
       const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.child, body: squareZone(tenants.child.agentId) });
-      const response = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, vehicleIds: [101, 999], geoids: [zone.body.id] }));
+      const refused = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 999, 202], geoids: [zone.body.id] }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([
+        { path: 'vehicleIds.1', message: 'no vehicle 999 in your scope' },
+        { path: 'vehicleIds.2', message: 'no vehicle 202 in your scope' },
+      ]);
+      const response = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 303], geoids: [zone.body.id] }));
       expect(response.status).toBe(200);
       expect(response.body.geoids).toEqual([zone.body.id]);
     });
@@ -116,7 +123,7 @@ describe('notification rules', () => {
     let childRule: number;
     beforeAll(async () => {
       rootRule = (await create(tokens.root, ruleBody(tenants.root.agentId, { name: 'root rule' }))).body.id;
-      childRule = (await create(tokens.child, ruleBody(tenants.child.agentId, { name: 'child rule', vehicleIds: [] }))).body.id;
+      childRule = (await create(tokens.child, ruleBody(tenants.child.agentId, { name: 'child rule', vehicleIds: [303] }))).body.id;
     });
 
     it('reads a rule with every field', async () => {
@@ -253,12 +260,12 @@ describe('notification rules', () => {
       const before = await rulesVersion();
       const explicit = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id], days: 5 } });
       expect(explicit.status).toBe(200);
-      expect(explicit.body).toEqual([{ id: a.id, expiresAt: new Date(clock.value + 15 * DAY_MS).toISOString() }]);
+      expect(explicit.body).toEqual([{ id: a.id, expiresAt: new Date(clock.value + 15 * DAY_MS).toISOString(), clamped: false }]);
       expect(await rulesVersion()).toBe(before + 1);
       const byDefault = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id, b.id] } });
       expect(byDefault.body).toEqual([
-        { id: a.id, expiresAt: new Date(clock.value + 25 * DAY_MS).toISOString() },
-        { id: b.id, expiresAt: new Date(clock.value + 90 * DAY_MS).toISOString() },
+        { id: a.id, expiresAt: new Date(clock.value + 25 * DAY_MS).toISOString(), clamped: false },
+        { id: b.id, expiresAt: new Date(clock.value + 90 * DAY_MS).toISOString(), clamped: true },
       ]);
       const read = await api({ method: 'GET', path: `/api/v3/notifications/${a.id}`, token: tokens.root });
       expect(read.body).toMatchObject({ expiresAt: byDefault.body[0].expiresAt, version: 3 });
