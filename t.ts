@@ -1,3 +1,8 @@
-import { z } from 'zod';
-const s = z.iso.datetime({ offset: true });
-for (const t of ['2026-02-30T00:00:00Z','2026-02-31T25:00:00Z','2026-13-01T00:00:00Z','2026-04-31T00:00:00+03:00','0000-01-01T00:00:00Z','2026-01-01T00:00:00-14:00']) console.log(t, s.safeParse(t).success, Date.parse(t));
+import { buildOpenApiDocument } from './shared/api/openapi';
+import { apiRoutes as routes } from './shared/api/routes/index';
+const doc = buildOpenApiDocument(routes) as any;
+for (const [m,p] of [['post','/api/v3/notifications'],['put','/api/v3/notifications']]) {
+const s = doc.paths[p][m].requestBody.content['application/json'].schema;
+console.log(m, s.required, Object.entries(s.properties).filter(([k,v]:any)=>!v.description).map(([k])=>k));
+}
+console.log(JSON.stringify(doc.paths['/api/v3/notifications'].post.requestBody.content['application/json'].schema.properties.activationMode));

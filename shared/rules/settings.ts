@@ -27,6 +27,12 @@ function bounded(options: NumberOptions) {
   return number;
 }
 
+/**
+ * Options for a rule between settings: judged only once every setting read well, so that a malformed value
+ * is reported as itself rather than as a broken constraint it happens to take part in.
+ */
+export const onceReadable = { when: (payload: z.core.ParsePayload) => payload.issues.length === 0 } as const;
+
 /** A numeric setting with a default. */
 export function numberSetting(fallback: number, options: NumberOptions = {}) {
   return z.string().default(String(fallback)).pipe(numberText).pipe(bounded(options));

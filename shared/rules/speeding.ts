@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, round } from './message-values';
-import { numberSetting, settingsMap } from './settings';
+import { numberSetting, onceReadable, settingsMap } from './settings';
 import type { EvaluationContext, RuleEvaluator } from './types';
 import type { TerminalMessage } from '../schemas/terminal-message';
 
@@ -37,6 +37,7 @@ export const speedingSettingsSchema = settingsMap({
 }).refine((settings) => settings.endMargin < settings.limit, {
   path: ['endMargin'],
   message: 'must be less than limit, or an episode could never end by slowing down',
+  ...onceReadable,
 });
 
 export type SpeedingSettings = z.infer<typeof speedingSettingsSchema>;

@@ -118,8 +118,8 @@ export const notificationBodySchema = z.object({
 });
 
 export const notificationSchema = notificationBodySchema.extend({
-  id: z.number().int().min(1),
-  parentName: z.string().default(''),
+  id: z.number().int().min(1).describe('the rule; required to replace it'),
+  parentName: z.string().default('').describe("read-only: the client's name, answered by the API whatever is sent; default ''"),
 });
 
 export type NotificationBody = z.infer<typeof notificationBodySchema>;
