@@ -50,7 +50,7 @@ export const notificationRecordSchema = notificationSchema.extend({
 
 export const notificationReplaceBodySchema = notificationSchema
   .extend({
-    version: z.number().int().min(1).optional().describe('when given, the write fails with 409 unless it is the stored version'),
+    version: z.number().int().min(1).optional().describe('no default (no check): when given, the write fails with 409 unless it is the stored version'),
   })
   .superRefine(refuseUnworkableRule);
 
