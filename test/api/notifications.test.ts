@@ -285,6 +285,63 @@ describe('notification rules', () => {
     });
   });
 
+  describe('values mean one thing', () => {
+    const read = async (id: number) => (await api({ method: 'GET', path: `/api/v3/notifications/${id}`, token: tokens.root })).body;
+
+    it('makes a rule created without `active` active', async () => {
+      const { active: _active, ...withoutActive } = ruleBody(tenants.root.agentId);
+      const created = await create(tokens.root, withoutActive);
+      expect(created.status).toBe(200);
+      expect(created.body.active).toBe(true);
+      expect((await read(created.body.id)).active).toBe(true);
+    });
+
+    it('stores and answers an activationTime sent with an offset in UTC', async () => {
+      const local = '2026-03-05T11:30:00+03:00';
+      const created = await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime: local }));
+      expect(created.status).toBe(200);
+      expect(created.body.activationTime).toBe('2026-03-05T08:30:00.000Z');
+      expect((await read(created.body.id)).activationTime).toBe('2026-03-05T08:30:00.000Z');
+    });
+
+    it('answers a Telegram chat id in the JSON type it was sent in', async () => {
+      const created = await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops' }] }));
+      expect(created.status).toBe(200);
+      const expected = [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops', info: '' }];
+      expect(created.body.telegrams).toEqual(expected);
+      expect((await read(created.body.id)).telegrams).toEqual(expected);
+      const { version: _version, expiresAt: _expiresAt, ...record } = await read(created.body.id);
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: record })).status).toBe(200);
+      expect((await read(created.body.id)).telegrams).toEqual(expected);
+    });
+
+    it('cannot bring a far-deferred rule into force beyond 90 days by switching it to immediate activation', async () => {
+      const activationTime = new Date(clock.value + 730 * DAY_MS).toISOString();
+      const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime, validity: 90 }))).body;
+      expect(created.expiresAt).toBe(new Date(clock.value + 820 * DAY_MS).toISOString());
+      const { expiresAt: _expiresAt, ...record } = created;
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, activationMode: 0 } })).status).toBe(200);
+      expect((await read(created.id)).expiresAt).toBe(new Date(clock.value + 90 * DAY_MS).toISOString());
+    });
+
+    it('never moves an expiry earlier by prolongation, and says when the cap clamped it', async () => {
+      const activationTime = new Date(clock.value + 30 * DAY_MS).toISOString();
+      const deferred = (await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime, validity: 90 }))).body;
+      const response = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [deferred.id], days: 5 } });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual([{ id: deferred.id, expiresAt: deferred.expiresAt, clamped: true }]);
+      expect((await read(deferred.id)).expiresAt).toBe(deferred.expiresAt);
+    });
+
+    it('keeps a prolongation when the rule is replaced without changing its period', async () => {
+      const rule = (await create(tokens.root, ruleBody(tenants.root.agentId, { validity: 10 }))).body;
+      const prolonged = (await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [rule.id], days: 20 } })).body[0];
+      const { expiresAt: _expiresAt, version: _version, ...record } = await read(rule.id);
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, name: 'renamed' } })).status).toBe(200);
+      expect((await read(rule.id)).expiresAt).toBe(prolonged.expiresAt);
+    });
+  });
+
   it('answers 404 on every endpoint to a user of a sibling client', async () => {
     const rule = (await create(tokens.root, ruleBody(tenants.root.agentId))).body;
     const childRule = (await create(tokens.child, ruleBody(tenants.child.agentId, { vehicleIds: [] }))).body;
