@@ -65,8 +65,12 @@ describe('evaluate function', () => {
     ]);
     for (const alert of alerts) {
       expect(alert).toMatchObject({ ruleId: 1, vehicleId: 1, status: 'pending', outbox: 'pending', ruleName: 'Speeding over 90' });
-      expect(alert.timeKey).toBe(`${(alert.event as { time: string }).time}#${String(alert.alertId)}`);
     }
+    expect(alerts.map((alert) => alert.timeKey).sort()).toEqual(
+      [...alerts]
+        .sort((a, b) => String(a.timeKey).localeCompare(String(b.timeKey)))
+        .map((alert, index) => `${new Date(T0 + [20_000, 100_000][index]!).toISOString()}#${String(alert.alertId)}`),
+    );
     const requests = await drainQueue(emulators.queues.deliveries);
     expect(requests.map((request) => JSON.parse(request.Body!).alertId).sort()).toEqual(alerts.map((alert) => alert.alertId).sort());
 
@@ -259,5 +263,21 @@ describe('evaluate function', () => {
     expect(await alertsOf(60)).toHaveLength(1);
     expect(await stateOf(60)).toEqual(remembered);
     expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(0);
+  });
+
+  it('keys an alert by its UTC time, whatever offset the device time carries', async () => {
+    const handler = createEvaluateHandler({ clock: () => T0 + 200_000 });
+    /** The device time of T0 + seconds, written as Moscow time (+03:00). */
+    const moscow = (seconds: number) => new Date(T0 + seconds * 1000 + 3 * 3_600_000).toISOString().replace('.000Z', '+03:00');
+    expect(moscow(20)).toBe('2026-03-01T03:00:20+03:00');
+    const records = TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(7, second, speed, { deviceTime: moscow(second) })));
+    expect(await invoke(handler, records)).toEqual({ batchItemFailures: [] });
+    const alerts = (await alertsOf(7)).sort((a, b) => String(a.timeKey).localeCompare(String(b.timeKey)));
+    expect(alerts.map((alert) => alert.timeKey)).toEqual([
+      `2026-03-01T00:00:20.000Z#${String(alerts[0]!.alertId)}`,
+      `2026-03-01T00:01:40.000Z#${String(alerts[1]!.alertId)}`,
+    ]);
+    expect(alerts.map((alert) => (alert.event as { time: string }).time)).toEqual(['2026-03-01T00:00:20.000Z', '2026-03-01T00:01:40.000Z']);
+    expect((await stateOf(7))?.lastDeviceTime).toBe('2026-03-01T00:01:40.000Z');
   });
 });
