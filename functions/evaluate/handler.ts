@@ -3,7 +3,8 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger, loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
-import { compileRuleIndex, type RuleIndex } from '../../shared/rules/rule-index';
+import type { RuleIndex } from '../../shared/rules/rule-index';
+import { compileRuleIndexReporting } from '../../shared/pipeline/report-unusable-rules';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { RuleIndexCache } from '../../shared/store/rule-snapshot';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
@@ -24,7 +25,7 @@ export interface EvaluateDependencies {
 export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> = {}) {
   const dependencies: EvaluateDependencies = {
     clock: Date.now,
-    rules: new RuleIndexCache(compileRuleIndex),
+    rules: new RuleIndexCache(compileRuleIndexReporting),
     evaluatorFor: (type) => RULE_EVALUATORS[type],
     ...overrides,
   };

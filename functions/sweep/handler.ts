@@ -3,7 +3,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { ScheduledEvent } from 'aws-lambda';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
-import { compileRuleIndex } from '../../shared/rules/rule-index';
+import { compileRuleIndexReporting } from '../../shared/pipeline/report-unusable-rules';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { loadRuleSnapshot } from '../../shared/store/rule-snapshot';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
@@ -26,7 +26,7 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
       const report = await runSweep({
         now: dependencies.clock(),
         loadSnapshot: loadRuleSnapshot,
-        compile: compileRuleIndex,
+        compile: compileRuleIndexReporting,
         evaluatorFor: dependencies.evaluatorFor,
         outboxAgeMs: dependencies.outboxAgeMs,
       });
