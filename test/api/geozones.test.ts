@@ -60,6 +60,28 @@ describe('geozones', () => {
     expect((await createZone(tokens.readOnly, squareZone(tenants.root.agentId))).status).toBe(403);
   });
 
+  it('answers 400 for a polygon across the antimeridian and for a circle across it or over a pole', async () => {
+    const ring = [[179.5, 10], [-179.5, 10], [-179.5, 11], [179.5, 11], [179.5, 10]];
+    const across = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [ring] } }));
+    expect(across.status).toBe(400);
+    expect(across.body.issues).toEqual([{ path: 'geometry.coordinates.0', message: expect.stringMatching(/antimeridian/) }]);
+    const multi = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[ring]] } }));
+    expect(multi.body.issues).toEqual([{ path: 'geometry.coordinates.0.0', message: expect.stringMatching(/antimeridian/) }]);
+    const circle = (lon: number, lat: number, radius: number) =>
+      createZone(tokens.root, squareZone(tenants.root.agentId, { type: 'circle', radius, geometry: { type: 'Point', coordinates: [lon, lat] } }));
+    const dateLine = await circle(179.99, 0, 5_000);
+    expect(dateLine.status).toBe(400);
+    expect(dateLine.body.issues).toEqual([{ path: 'radius', message: expect.stringMatching(/antimeridian/) }]);
+    const pole = await circle(0, 89.99, 5_000);
+    expect(pole.body.issues).toEqual([{ path: 'radius', message: expect.stringMatching(/pole/) }]);
+    // the same shapes clear of the line and the pole are fine
+    expect((await circle(179.9, 0, 5_000)).status).toBe(200);
+    expect((await circle(0, 89.9, 5_000)).status).toBe(200);
+    const east = [[179, 10], [180, 10], [180, 11], [179, 11], [179, 10]];
+    const west = [[-180, 10], [-179, 10], [-179, 11], [-180, 11], [-180, 10]];
+    expect((await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[east], [west]] } }))).status).toBe(200);
+  });
+
   it('lists the zones of a client and below with the platform fields', async () => {
     const childZone = (await createZone(tokens.child, squareZone(tenants.child.agentId, { name: 'Child yard' }))).body;
     const list = await api({ method: 'POST', path: '/api/v3/gis/find', token: tokens.root, body: { parentId: tenants.root.agentId } });
