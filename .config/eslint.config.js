@@ -12,4 +12,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    // a function's bundle must load only the SDK clients it uses: one module per service, never the barrel
+    files: ['functions/**/*.ts', 'shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)aws/clients$', message: 'Import the client of one service (aws/dynamodb, aws/sqs, aws/ses, aws/sns).' }] },
+      ],
+    },
+  },
 );

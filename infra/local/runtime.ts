@@ -32,9 +32,11 @@ export interface LocalHandlers {
 }
 
 export interface LocalRuntimeOptions {
-  /** dynalite's data folder; in memory when omitted. */
+  /** Folder for local data (DynamoDB Local's database, fauxqs's queues); in memory when omitted. */
   dataDir?: string;
   ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number };
+  /** A DynamoDB Local already running (tests share one); started with the runtime when omitted. */
+  dynamoEndpoint?: string;
   /** Table and queue name prefix (default `fleetwatch`). */
   prefix?: string;
   /** Vehicles of the demo fleet (seeded, and driven when the simulator runs). */
@@ -226,10 +228,13 @@ function watchDeadLetters(emulators: Emulators, log: (line: string) => void, int
   ];
   const check = () => {
     for (const queue of queues) {
-      for (const message of emulators.sqs.peek(queue.url.split('/').pop() ?? '')) {
+      const state = emulators.sqs.inspectQueue(queue.url.split('/').pop() ?? '');
+      if (!state) continue;
+      const messages = [...state.messages.ready, ...state.messages.delayed, ...state.messages.inflight.map((entry) => entry.message)];
+      for (const message of messages) {
         if (seen.has(message.messageId)) continue;
         seen.add(message.messageId);
-        const reason = message.attributes.reason?.StringValue ?? 'no reason given (retries exhausted)';
+        const reason = message.messageAttributes.reason?.StringValue ?? 'no reason given (retries exhausted)';
         log(`${clock()}  DLQ        ${queue.label} message ${message.messageId}: ${reason}`);
       }
     }
@@ -250,6 +255,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
   const emulators = await startEmulators({
     dataDir: options.dataDir,
+    dynamoEndpoint: options.dynamoEndpoint,
     dynamoPort: options.ports?.dynamo,
     sesPort: options.ports?.ses,
     sqsPort: options.ports?.sqs,

@@ -13,7 +13,7 @@ import { demoFleet, simulatedMessage } from './simulator';
 
 const USAGE = `Usage: npm start -- [options]
 
-  --reset             wipe the local data (.local/dynamodb) first       env FLEETWATCH_RESET=1
+  --reset             wipe the local data (.local/) first               env FLEETWATCH_RESET=1
   --no-simulator      do not drive the demo fleet                       env FLEETWATCH_SIMULATOR=0
   --vehicles <n>      vehicles in the demo fleet, 1-100 (default 3)     env FLEETWATCH_VEHICLES
                       (the demo rules get the fleet when first seeded; --reset re-seeds)
@@ -28,8 +28,8 @@ Telegram (optional; without a token, alerts are not sent to Telegram locally):
 Ports (127.0.0.1):
   FLEETWATCH_API_PORT       HTTP API and Telegram webhook  (default 3000)
   FLEETWATCH_SES_PORT       SES and its web inbox          (default 8005)
-  FLEETWATCH_DYNAMODB_PORT  DynamoDB (dynalite)            (default 8000)
-  FLEETWATCH_SQS_PORT       SQS                            (default 9324)
+  FLEETWATCH_DYNAMODB_PORT  DynamoDB (DynamoDB Local)      (default 8000)
+  FLEETWATCH_SQS_PORT       SQS (fauxqs)                   (default 9324)
 `;
 
 export interface StartSettings {
@@ -172,7 +172,8 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
     `  HTTP API                       ${base}    login ${demo.login} / password ${demo.password} (local demo only)`,
     `  OpenAPI document               ${base}/openapi.json`,
     `  Input queue (SQS FIFO)         ${emulators.queues.input}`,
-    `  DynamoDB (dynalite)            ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
+    `  DynamoDB (DynamoDB Local)      ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
+    `  SQS (fauxqs)                   ${emulators.sqsEndpoint}    queues at ${emulators.sqsEndpoint}/_fauxqs/queues`,
     '',
     settings.simulator
       ? `Simulator: ${runtime.fleet.length} vehicles send one message a second; ${runtime.fleet[0]!.name} goes over 90 km/h for ~20 s every 40 s,\nso the first speeding e-mail (to ops@fleetwatch.local) reaches the inbox within a minute.`
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const dataDir = fileURLToPath(new URL('../../.local/dynamodb', import.meta.url));
+  const dataDir = fileURLToPath(new URL('../../.local', import.meta.url));
   const problems = await checkPorts(settings.ports);
   if (problems.length > 0) {
     console.error(`fleetwatch cannot start:\n  ${problems.join('\n  ')}`);

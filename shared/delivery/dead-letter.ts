@@ -1,5 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../aws/clients';
+import { sqsClient } from '../aws/sqs';
 import { resourcesConfig } from '../config';
 
 /**

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../aws/clients';
+import { sqsClient } from '../aws/sqs';
 import { resourcesConfig } from '../config';
 import type { DeliveryRequest } from '../schemas/alert';
 import { logger } from '../observability/logger';

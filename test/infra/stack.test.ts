@@ -159,12 +159,12 @@ describe('FleetwatchStack template', () => {
   });
 
   describe('functions', () => {
-    it('runs five bundled ESM handlers on nodejs22.x, arm64, each with its own log group with retention', () => {
+    it('runs five bundled ESM handlers on nodejs24.x, arm64, each with its own log group with retention', () => {
       const functions = ofType('AWS::Lambda::Function');
       expect(functions).toHaveLength(5);
       for (const name of FUNCTION_NAMES) {
         const fn = resources[functionId(name)]!.Properties;
-        expect(fn, name).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+        expect(fn, name).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
         const logGroupId = logicalId(stack.functions[name].logGroup);
         expect(fn.LoggingConfig, name).toEqual({ LogGroup: { Ref: logGroupId } });
         expect(resources[logGroupId]!.Properties.RetentionInDays, name).toBeGreaterThan(0);
