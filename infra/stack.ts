@@ -4,7 +4,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { grantCreatePlatformEndpoint, grantPushEndpoints, grantSendEmail } from './constructs/channel-permissions';
+import { grantCreatePlatformEndpoint, grantPushEndpoints, grantReadQueueAge, grantSendEmail } from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
 import { DeployParameters } from './constructs/deploy-parameters';
 import { FleetwatchFunction, type FunctionName } from './constructs/fleetwatch-function';
@@ -99,8 +99,10 @@ export class FleetwatchStack extends Stack {
       environment: {
         ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
+        INPUT_QUEUE_NAME: queues.input.queueName,
       },
     });
+    grantReadQueueAge(sweep.role);
     data.grant(sweep.role, 'rules', 'readWrite');
     // Connection-loss rules are compiled with the geozones, exactly as evaluate compiles them.
     data.grant(sweep.role, 'geozones', 'read');

@@ -8,6 +8,7 @@ import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { loadRuleSnapshot } from '../../shared/store/rule-snapshot';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { runSweep, type SweepReport } from '../../shared/pipeline/sweep/run-sweep';
+import { readInputBacklog, type InputBacklog } from '../../shared/pipeline/sweep/backlog-hold';
 
 /** Runs every minute (EventBridge schedule): rule expiry, connection loss, outbox. */
 export interface SweepDependencies {
@@ -15,10 +16,17 @@ export interface SweepDependencies {
   evaluatorFor: EvaluatorLookup;
   /** Minimum age (ms) of a pending alert before the outbox enqueues it again. */
   outboxAgeMs?: number;
+  /** How far behind evaluate is (default: the input queue's ApproximateAgeOfOldestMessage from CloudWatch). */
+  readBacklog: (now: number) => Promise<InputBacklog>;
 }
 
 export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
-  const dependencies: SweepDependencies = { clock: Date.now, evaluatorFor: (type) => RULE_EVALUATORS[type], ...overrides };
+  const dependencies: SweepDependencies = {
+    clock: Date.now,
+    evaluatorFor: (type) => RULE_EVALUATORS[type],
+    readBacklog: (now) => readInputBacklog(now),
+    ...overrides,
+  };
   return middy<ScheduledEvent | Record<string, never>, SweepReport>()
     .use(loggerContext())
     .use(logMetrics(metrics))
@@ -29,6 +37,7 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
         compile: compileRuleIndexReporting,
         evaluatorFor: dependencies.evaluatorFor,
         outboxAgeMs: dependencies.outboxAgeMs,
+        readBacklog: dependencies.readBacklog,
       });
       metrics.addMetric(MetricName.AlertsRaised, MetricUnit.Count, report.alertsRaised);
       return report;

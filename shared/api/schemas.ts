@@ -1,8 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { guidSchema, notificationBodySchema, notificationSchema, ruleTypeSchema, type NotificationBody } from '../schemas/notification';
 import { ruleProblems } from '../rules/rule-validation';
+import { settingsReferenceMarkdown } from '../rules/settings-reference';
 import { alertSchema } from '../schemas/alert';
-import { geozoneSchema } from '../schemas/geozone';
+import { geozoneBodySchema, geozoneSchema } from '../schemas/geozone';
+import { unsupportedGeometryIssues } from '../geo/supported-geometry';
 import { pushDeviceSchema } from '../schemas/directory';
 
 /** Request and response shapes of the API that the shared record schemas do not already describe. */
@@ -35,7 +37,10 @@ function refuseUnworkableRule(body: Pick<NotificationBody, 'type' | 'settings' |
   for (const problem of ruleProblems(body)) ctx.addIssue({ code: 'custom', path: problem.path.split('.'), message: problem.message });
 }
 
-export const notificationCreateBodySchema = notificationBodySchema.superRefine(refuseUnworkableRule);
+/** `settings` as the API documents it: with the reference of every rule type's keys, defaults and meaning. */
+const documentedSettings = { settings: notificationBodySchema.shape.settings.describe(`${notificationBodySchema.shape.settings.description ?? ''}\n\n${settingsReferenceMarkdown()}`) };
+
+export const notificationCreateBodySchema = notificationBodySchema.extend(documentedSettings).superRefine(refuseUnworkableRule);
 
 export const ruleProblemSchema = z.object({ path: z.string(), message: z.string() });
 
@@ -50,6 +55,7 @@ export const notificationRecordSchema = notificationSchema.extend({
 
 export const notificationReplaceBodySchema = notificationSchema
   .extend({
+    ...documentedSettings,
     version: z.number().int().min(1).optional().describe('no default (no check): when given, the write fails with 409 unless it is the stored version'),
   })
   .superRefine(refuseUnworkableRule);
@@ -114,6 +120,11 @@ export const geozoneSummarySchema = z.object({
 });
 
 export const geozoneRecordSchema = geozoneSchema;
+
+/** A geozone body the zone index can answer for: see `unsupportedGeometryIssues`. */
+export const geozoneWriteBodySchema = geozoneBodySchema.superRefine((zone, ctx) => {
+  for (const issue of unsupportedGeometryIssues(zone)) ctx.addIssue({ code: 'custom', ...issue });
+});
 
 export const telegramLinkResponseSchema = z.object({
   code: z.string(),

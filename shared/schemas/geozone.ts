@@ -1,6 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { guidSchema } from './notification';
-import { circleBounds, ringCrossesAntimeridian } from '../geo/measure';
 
 const position = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
 const linearRing = z
@@ -44,26 +43,6 @@ export const geozoneBodySchema = z
     if (zone.type === 'polygon' && zone.geometry.type === 'Point') {
       ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a polygon needs a Polygon or MultiPolygon geometry' });
     }
-    if (zone.geometry.type === 'Point' && zone.radius !== null) {
-      const [lon, lat] = zone.geometry.coordinates;
-      const { crossesAntimeridian, coversPole } = circleBounds(lat, lon, zone.radius);
-      if (coversPole) ctx.addIssue({ code: 'custom', path: ['radius'], message: 'a circle may not reach a pole: use a polygon' });
-      else if (crossesAntimeridian) {
-        ctx.addIssue({ code: 'custom', path: ['radius'], message: 'a circle may not cross the antimeridian (±180° longitude): use a MultiPolygon with one part on each side' });
-      }
-    }
-    const polygons = zone.geometry.type === 'Polygon' ? [zone.geometry.coordinates] : zone.geometry.type === 'MultiPolygon' ? zone.geometry.coordinates : [];
-    polygons.forEach((polygon, p) =>
-      polygon.forEach((ring, r) => {
-        if (!ringCrossesAntimeridian(ring)) return;
-        const path = zone.geometry.type === 'Polygon' ? ['geometry', 'coordinates', r] : ['geometry', 'coordinates', p, r];
-        ctx.addIssue({
-          code: 'custom',
-          path,
-          message: 'a ring may not cross the antimeridian (an edge spanning more than 180° of longitude): split it into a MultiPolygon with one part on each side',
-        });
-      }),
-    );
   });
 
 export const geozoneSchema = z.object({

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { settingsReferenceMarkdown } from '../rules/settings-reference';
+import * as z from 'zod';
 
 /** Event templates of the platform that fleetwatch evaluates. Type 10 (address) is not supported. */
 export const RULE_TYPES = {
@@ -85,8 +84,7 @@ export const notificationBodySchema = z.object({
     .describe(
       'settings of the rule type, as a map of strings; default {} (every key at its default). Numbers are decimal strings, booleans ' +
         'true/false, 1/0, yes/no or on/off, words are case-insensitive. An unknown key, a malformed value or a broken constraint is ' +
-        'answered 400 naming the key (settings.<key>).\n\n' +
-        settingsReferenceMarkdown(),
+        'answered 400 naming the key (settings.<key>).',
     ),
   toEmail: z.boolean().default(false).describe('e-mail the users in recipientIds; default false'),
   recipientIds: z.array(guidSchema).max(100).default([]).describe('users (of your clients) who receive alerts; default []'),

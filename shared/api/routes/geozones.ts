@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { geozoneBodySchema, type Geozone } from '../../schemas/geozone';
+import * as z from 'zod';
+import type { Geozone } from '../../schemas/geozone';
 import {
   GeozoneConflictError,
   createGeozone,
@@ -13,9 +13,9 @@ import { conflict, notFound } from '../errors';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import { geozoneMeasures } from '../geozone-measures';
 import { defineRoute, type Caller } from '../route';
-import { geozoneRecordSchema, geozoneSummarySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
+import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
 
-const geozoneReplaceBodySchema = geozoneBodySchema.safeExtend({
+const geozoneReplaceBodySchema = geozoneWriteBodySchema.safeExtend({
   id: z.number().int().min(1),
   version: z.number().int().min(1).optional().describe('The version read; a different stored version answers 409'),
 });
@@ -79,7 +79,7 @@ export const geozoneRoutes = [
     description: 'Area (m²) and perimeter (m) are computed from the geometry; a circle is a Point centre with a radius in metres.',
     auth: true,
     writes: true,
-    body: geozoneBodySchema,
+    body: geozoneWriteBodySchema,
     response: geozoneRecordSchema,
     errors: [403, 404],
     async handle({ body, caller, now }) {

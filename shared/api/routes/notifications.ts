@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { notificationBodySchema, type NotificationBody, type StoredRule } from '../../schemas/notification';
+import * as z from 'zod';
+import type { NotificationBody, StoredRule } from '../../schemas/notification';
 import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';
 import { existingGeozoneIds, geozonesExist } from '../../store/geozones-store';

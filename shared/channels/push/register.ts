@@ -1,6 +1,7 @@
 import { CreatePlatformEndpointCommand, DeleteEndpointCommand } from '@aws-sdk/client-sns';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, snsClient } from '../../aws/clients';
+import { documentClient } from '../../aws/dynamodb';
+import { snsClient } from '../../aws/sns';
 import { resourcesConfig } from '../../config';
 import { directoryKeys, pushDeviceSchema, storedUserSchema, type PushDevice } from '../../schemas/directory';
 

@@ -25,7 +25,13 @@ export interface ConnectionLossResult {
   failedVehicles: number[];
 }
 
-export async function runConnectionLossPass(index: TickRuleSource, evaluatorFor: EvaluatorLookup, now: number): Promise<ConnectionLossResult> {
+/** `certainAsOf`: silences are judged as of this moment at the latest (see backlog-hold.ts). */
+export async function runConnectionLossPass(
+  index: TickRuleSource,
+  evaluatorFor: EvaluatorLookup,
+  now: number,
+  certainAsOf: number = now,
+): Promise<ConnectionLossResult> {
   const rules = index.rulesOfType(RULE_TYPES.connectionLoss).filter((compiled) => isEffective(compiled.rule, now));
   const rulesByVehicle = new Map<number, CompiledRule[]>();
   for (const compiled of rules) {
@@ -40,7 +46,7 @@ export async function runConnectionLossPass(index: TickRuleSource, evaluatorFor:
   // A stored last-seen may trail the truth by up to one heartbeat interval (heartbeats are coalesced), so the
   // vehicle is judged as of that long ago: a loss is raised only once the silence is certain, never for a
   // vehicle that is still reporting.
-  const context = { now: now - HEARTBEAT_INTERVAL_MS, zones: index.zones };
+  const context = { now: Math.min(now - HEARTBEAT_INTERVAL_MS, certainAsOf), zones: index.zones };
   const changeFor = (vehicleId: number, loaded: LoadedState): VehicleChange | undefined =>
     toVehicleChange(
       vehicleId,

@@ -4,6 +4,7 @@ import type { RuleSnapshot } from '../../store/rule-snapshot';
 import { logger } from '../../observability/logger';
 import type { EvaluatorLookup } from '../evaluate-vehicle';
 import { runConnectionLossPass, type TickRuleSource } from './connection-loss-pass';
+import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
@@ -19,12 +20,16 @@ export interface SweepOptions {
   compile: (rules: StoredRule[], geozones: Geozone[]) => TickRuleSource;
   evaluatorFor: EvaluatorLookup;
   outboxAgeMs?: number;
+  /** How far behind evaluate is; connection loss is held accordingly. Default: not monitored. */
+  readBacklog?: (now: number) => Promise<InputBacklog>;
 }
 
 export interface SweepReport {
   deactivated: number[];
   prolonged: number[];
   connectionLossVehicles: number;
+  /** Silences were judged as of this time (ISO), earlier than now while the input queue lags; null: all held. */
+  connectionLossAsOf: string | null;
   alertsRaised: number;
   reenqueued: string[];
   /** Pending alerts the outbox gave up on. */
@@ -34,7 +39,16 @@ export interface SweepReport {
 
 export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   const { now } = options;
-  const report: SweepReport = { deactivated: [], prolonged: [], connectionLossVehicles: 0, alertsRaised: 0, reenqueued: [], abandoned: [], failedPasses: [] };
+  const report: SweepReport = {
+    deactivated: [],
+    prolonged: [],
+    connectionLossVehicles: 0,
+    connectionLossAsOf: null,
+    alertsRaised: 0,
+    reenqueued: [],
+    abandoned: [],
+    failedPasses: [],
+  };
   const failures: unknown[] = [];
   const attempt = async (pass: string, work: () => Promise<void>) => {
     try {
@@ -52,8 +66,16 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     report.deactivated = lifecycle.deactivated;
     report.prolonged = lifecycle.prolonged;
     await attempt('connectionLoss', async () => {
+      const backlog = options.readBacklog ? await options.readBacklog(now) : ({ kind: 'unmonitored' } as const);
+      const certainAsOf = silenceCertainAsOf(now, backlog);
+      if (certainAsOf === null) {
+        logger.warn('connection loss held: how far behind evaluate is, is unknown', { backlog });
+        return;
+      }
+      if (certainAsOf < now) logger.info('connection loss judged as of the oldest waiting input message', { backlog, asOf: new Date(certainAsOf).toISOString() });
+      report.connectionLossAsOf = new Date(certainAsOf).toISOString();
       const index = options.compile(lifecycle.rules, snapshot.geozones);
-      const connectionLoss = await runConnectionLossPass(index, options.evaluatorFor, now);
+      const connectionLoss = await runConnectionLossPass(index, options.evaluatorFor, now, certainAsOf);
       report.connectionLossVehicles = connectionLoss.vehicles;
       report.alertsRaised = connectionLoss.alertsCreated.length;
     });
