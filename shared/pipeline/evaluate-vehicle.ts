@@ -11,10 +11,11 @@ import type { VehicleState } from '../store/vehicle-state-store';
  * produced changes nothing and raises nothing new.
  *
  * A message at or before the state's `lastDeviceTime` is stale: it never moves the vehicle's clock or rolls
- * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. Since
- * heartbeat-only changes are coalesced, the stored `lastDeviceTime` may trail the newest message by up to a
- * minute of messages that changed no rule state; a late message within that window is evaluated as a
- * current reading.
+ * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. For a
+ * vehicle that rules watch, `lastDeviceTime` is therefore stored whenever it moves, even when no rule state
+ * changed: a late message is then judged against the newest message processed, never against an older one
+ * that happened to be written. Only a vehicle no rule watches has its clock and position coalesced into
+ * heartbeats.
  */
 export type EvaluatorLookup = (type: RuleType) => RuleEvaluator | undefined;
 
@@ -95,18 +96,20 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     lastPosition,
     rules: ruleStates,
   };
-  return { nextState: worthWriting(state, candidate) ? candidate : undefined, events, staleMessages, failures };
+  return { nextState: worthWriting(state, candidate, rules.length > 0) ? candidate : undefined, events, staleMessages, failures };
 }
 
 /**
- * A change of any rule's state is written at once. Last-seen, device time and position alone are a
+ * A change of any rule's state is written at once, and so is a device clock that moved on a vehicle rules
+ * watch (late messages are judged against it). Otherwise last-seen, device time and position are a
  * heartbeat, written for a new vehicle and then at most once per HEARTBEAT_INTERVAL_MS. Events alone need
  * no state write: their alerts are keyed by the event, so raising one again can only find it there.
  */
-function worthWriting(previous: VehicleState | undefined, next: VehicleState): boolean {
+function worthWriting(previous: VehicleState | undefined, next: VehicleState, watched: boolean): boolean {
   if (!previous) return next.lastDeviceTime !== null || Object.keys(next.rules).length > 0;
   if (!isDeepStrictEqual(previous.rules, next.rules)) return true;
   if (next.lastDeviceTime === previous.lastDeviceTime) return false;
+  if (watched) return true;
   if (previous.lastSeenAt === null || next.lastSeenAt === null) return true;
   return next.lastSeenAt - previous.lastSeenAt >= HEARTBEAT_INTERVAL_MS;
 }

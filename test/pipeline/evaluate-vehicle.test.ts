@@ -20,12 +20,12 @@ function message(second: number, speed: number): TerminalMessage {
   return terminalMessageSchema.parse(terminalMessage(1, second, speed));
 }
 
-function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number) {
+function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number, vehicleId = 1) {
   return evaluateVehicle({
-    vehicleId: 1,
+    vehicleId,
     state,
     messages,
-    rules: index.rulesFor(1, now),
+    rules: index.rulesFor(vehicleId, now),
     context: { now, zones: index.zones },
     evaluatorFor,
   });
@@ -54,11 +54,20 @@ describe('evaluating one vehicle', () => {
     });
   });
 
-  it('coalesces heartbeat-only changes to one write per interval', () => {
-    const within = run(stored(), [message(130, 50)], T0 + 100_000 + HEARTBEAT_INTERVAL_MS - 1);
+  it('coalesces heartbeat-only changes to one write per interval for a vehicle no rule watches', () => {
+    const unwatched = stored({ vehicleId: 2 });
+    const within = run(unwatched, [message(130, 50)], T0 + 100_000 + HEARTBEAT_INTERVAL_MS - 1, 2);
     expect(within.nextState).toBeUndefined();
-    const due = run(stored(), [message(170, 50)], T0 + 100_000 + HEARTBEAT_INTERVAL_MS);
+    const due = run(unwatched, [message(170, 50)], T0 + 100_000 + HEARTBEAT_INTERVAL_MS, 2);
     expect(due.nextState).toMatchObject({ lastDeviceTime: new Date(T0 + 170_000).toISOString() });
+  });
+
+  it('stores the device clock of a watched vehicle whenever it moves, so a late message is judged against the newest one', () => {
+    const moved = run(stored(), [message(130, 50)], T0 + 131_000);
+    expect(moved.nextState).toMatchObject({ lastDeviceTime: new Date(T0 + 130_000).toISOString(), rules: {} });
+    // a message from between the stored clock and the one just processed is late, written or not
+    const late = run(moved.nextState, [message(120, 150)], T0 + 140_000);
+    expect(late).toMatchObject({ nextState: undefined, events: [], staleMessages: 1 });
   });
 
   it('writes a rule state change at once, whatever the heartbeat interval', () => {
@@ -97,7 +106,7 @@ describe('evaluating one vehicle', () => {
       evaluatorFor: throwing,
     });
     expect(outcome.failures.map((failure) => failure.ruleId)).toEqual([1]);
-    expect(outcome.nextState).toBeUndefined();
+    expect(outcome.nextState?.rules).toEqual(before.rules);
   });
 
   it('lets time pass for connection-loss rules only, keeping the other rules\' states', () => {

@@ -144,7 +144,7 @@ describe('evaluate function', () => {
     expect(await stateOf(4)).toMatchObject({ lastDeviceTime: new Date(T0 + 10_000).toISOString() });
   });
 
-  it('never rolls state back for stale messages, and does not rewrite a state the batch did not change', async () => {
+  it('never rolls state back for stale messages, and stores a watched vehicle\'s clock whenever it moves', async () => {
     let now = T0 + 200_000;
     const handler = createEvaluateHandler({ clock: () => now });
     await invoke(handler, [sqsRecord(terminalMessage(5, 100, 50))]);
@@ -163,19 +163,18 @@ describe('evaluate function', () => {
       expect(await stateOf(5)).toEqual(before);
       expect(await alertsOf(5)).toHaveLength(0);
 
-      // newer, but changes only last-seen and position: coalesced, no write within a minute
+      // newer, changing no rule state: the clock moved, so it is stored (a later message is judged against it)
       counter.reset();
       now += 30_000;
       expect(await invoke(handler, [sqsRecord(terminalMessage(5, 130, 40))])).toEqual({ batchItemFailures: [] });
-      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1 });
-      expect(await stateOf(5)).toEqual(before);
-
-      // a minute after the last write the heartbeat is stored
-      counter.reset();
-      now += 40_000;
-      await invoke(handler, [sqsRecord(terminalMessage(5, 170, 40))]);
       expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`TransactWriteItems ${stateTable}`]: 1 });
-      expect(await stateOf(5)).toMatchObject({ version: 2, lastDeviceTime: new Date(T0 + 170_000).toISOString() });
+      expect(await stateOf(5)).toMatchObject({ version: 2, lastDeviceTime: new Date(T0 + 130_000).toISOString(), rules: before!.rules });
+
+      // the same message again (a redelivery) moves nothing and writes nothing
+      counter.reset();
+      await invoke(handler, [sqsRecord(terminalMessage(5, 130, 40))]);
+      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1 });
+      expect(await stateOf(5)).toMatchObject({ version: 2 });
     } finally {
       counter.detach();
     }
