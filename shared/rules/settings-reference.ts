@@ -138,13 +138,22 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
   },
 };
 
+/** Keys every type takes besides its own. */
+export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
+  { key: 'messageSubject', default: null, meaning: "the rule's own subject line for its notifications, with {{placeholder}} fields (at most 200 characters); default: the template's" },
+  { key: 'messageTemplate', default: null, meaning: "the rule's own notification text, with {{placeholder}} fields, plain text (at most 2000 characters); default: the template's" },
+];
+
+const row = (setting: SettingReference) => `| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`;
+
 /** The settings reference as Markdown, one section per type, for the OpenAPI document. */
 export function settingsReferenceMarkdown(): string {
-  return Object.entries(SETTINGS_REFERENCE)
+  const common = `**every type** also takes\n\n| key | default | meaning |\n|---|---|---|\n${COMMON_SETTINGS_REFERENCE.map(row).join('\n')}`;
+  return `${Object.entries(SETTINGS_REFERENCE)
     .map(([type, reference]) => {
-      const rows = reference.settings.map((setting) => `| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`);
+      const rows = reference.settings.map(row);
       const constraints = reference.constraints.length > 0 ? `\n\nAlso: ${reference.constraints.join('; ')}.` : '';
       return `**type ${type}: ${reference.name}** (events ${reference.events})\n\n| key | default | meaning |\n|---|---|---|\n${rows.join('\n')}${constraints}`;
     })
-    .join('\n\n');
+    .join('\n\n')}\n\n${common}`;
 }

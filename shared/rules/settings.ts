@@ -76,11 +76,18 @@ export function parameterKeySetting(fallback: string) {
   return z.string().default(fallback).pipe(z.string().trim().min(1, { message: 'must name a parameter' }).max(64));
 }
 
+/** Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text). */
+export const COMMON_SETTINGS = {
+  messageSubject: z.string().max(200).optional(),
+  messageTemplate: z.string().max(2_000).optional(),
+};
+
 /**
  * Wraps an object schema so that its input is the platform's string map; unknown keys are refused.
- * The result satisfies `RuleEvaluator['settingsSchema']`.
+ * The common keys (COMMON_SETTINGS) are added to every type's. The result satisfies `RuleEvaluator['settingsSchema']`.
  */
-export function settingsMap<Shape extends z.ZodRawShape>(shape: Shape) {
+export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
+  const shape = { ...typeShape, ...COMMON_SETTINGS };
   const object = z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown setting (known: ${Object.keys(shape).join(', ')})` : undefined) });
   // Every field reads a string (or its absence), which the record check before it guarantees.
   return z.record(z.string(), z.string()).pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);

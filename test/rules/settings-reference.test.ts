@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
-import { SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
+import { COMMON_SETTINGS_REFERENCE, SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
 import { settingsProblems } from '../../shared/rules/rule-validation';
 import type { RuleType } from '../../shared/schemas/notification';
 
@@ -19,6 +19,11 @@ describe('settings reference', () => {
       const problems = settingsProblems(type, { ...reference.example, [setting.key]: setting.default ?? '1' });
       expect(problems.filter((problem) => /unknown setting/.test(problem.message))).toEqual([]);
     }
+  });
+
+  it.each(types)('type %i: takes the common keys too', (type) => {
+    const common = Object.fromEntries(COMMON_SETTINGS_REFERENCE.map((setting) => [setting.key, 'Vehicle {{vehicleName}}']));
+    expect(settingsProblems(type, { ...SETTINGS_REFERENCE[type].example, ...common })).toEqual([]);
   });
 
   it.each(types)('type %i: a key the reference does not list is refused', (type) => {
