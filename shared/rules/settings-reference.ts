@@ -61,7 +61,11 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
       { key: 'endDuration', default: '30', meaning: 'seconds at or below limit − endMargin that end an episode (0–3600)' },
       { key: 'maxGap', default: '300', meaning: 'seconds of silence that end an episode (1–86400)' },
     ],
-    constraints: ['endMargin must be less than limit', 'every zone of zoneLimits must also be listed in geoids'],
+    constraints: [
+      'endMargin must be less than limit and every zone limit',
+      'a zone has at most one limit in zoneLimits (1–1000 km/h)',
+      'every zone of zoneLimits must also be listed in geoids',
+    ],
     example: {},
   },
   4: fuel('drain'),
