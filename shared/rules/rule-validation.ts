@@ -67,13 +67,6 @@ export function ruleProblems(rule: RuleShape, zoneExists: ZoneExists = everyZone
   return problems;
 }
 
-/** What GET and find show: the rule's problems against what exists now, and a rule that watches no vehicle. */
-export function storedRuleProblems(rule: RuleShape & Pick<NotificationBody, 'vehicleIds'>, zoneExists: ZoneExists): RuleProblem[] {
-  const problems = ruleProblems(rule, zoneExists);
-  if (rule.vehicleIds.length === 0) problems.push({ path: 'vehicleIds', message: 'no vehicles: the rule watches nothing', partial: true });
-  return problems;
-}
-
 /** Problems that make the rule unusable as a whole (it is left out of evaluation), as opposed to a lost zone among several. */
 export function isUnusable(problems: readonly RuleProblem[]): boolean {
   return problems.some((problem) => problem.partial !== true);

@@ -75,7 +75,7 @@ export const notificationBodySchema = z.object({
     .array(z.number().int().min(1).max(2_147_483_647))
     .max(10_000)
     .default([])
-    .describe('vehicles the rule watches; default [] (a rule without vehicles watches nothing and says so in problems)'),
+    .describe('vehicles the rule watches, registered to your clients; default []'),
   geoids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('geozones of the rule (type 0, and zones named in zoneLimits of type 2); default []'),
   fieldids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('field ids of the platform, kept as sent; default []'),
   settings: z

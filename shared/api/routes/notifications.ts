@@ -3,7 +3,7 @@ import type { NotificationBody, StoredRule } from '../../schemas/notification';
 import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';
 import { existingGeozoneIds, geozonesExist } from '../../store/geozones-store';
-import { storedRuleProblems } from '../../rules/rule-validation';
+import { ruleProblems } from '../../rules/rule-validation';
 import {
   RuleReferenceGoneError,
   StaleRuleError,
@@ -49,7 +49,7 @@ async function problemsOf(rules: readonly StoredRule[]): Promise<Map<number, { p
   const existing = await existingGeozoneIds(rules.flatMap((rule) => rule.geoids));
   return new Map(
     rules.map((rule) => {
-      const problems = storedRuleProblems(rule, (id) => existing.has(id)).map(({ path, message }) => ({ path, message }));
+      const problems = ruleProblems(rule, (id) => existing.has(id)).map(({ path, message }) => ({ path, message }));
       return [rule.id, problems.length > 0 ? { problems } : {}];
     }),
   );
