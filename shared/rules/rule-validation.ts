@@ -58,7 +58,8 @@ export function ruleProblems(rule: RuleShape, zoneExists: ZoneExists = everyZone
   if (rule.type === 2) {
     for (const zoneId of zoneLimitIds(rule.settings)) {
       if (!rule.geoids.includes(zoneId)) {
-        problems.push({ path: 'settings.zoneLimits', message: `zone ${zoneId} must also be listed in geoids` });
+        // refused on write; a rule stored before still works (its zone limits too), so it is not left out
+        problems.push({ path: 'settings.zoneLimits', message: `zone ${zoneId} must also be listed in geoids`, partial: true });
       } else if (!zoneExists(zoneId)) {
         problems.push({ path: 'settings.zoneLimits', message: `geozone ${zoneId} does not exist any more`, partial: true });
       }
