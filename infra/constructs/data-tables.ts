@@ -1,5 +1,5 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
@@ -28,6 +28,7 @@ export class DataTables extends Construct {
         deletionProtection: true,
         removalPolicy: RemovalPolicy.RETAIN,
         ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
+        ...(definition.stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       });
       for (const index of definition.indexes) {
         table.addGlobalSecondaryIndex({

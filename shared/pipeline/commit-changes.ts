@@ -2,7 +2,7 @@ import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertPut, type AlertItem } from '../store/alerts-store';
-import { vehicleStateTable, type VehicleState } from '../store/vehicle-state-store';
+import { vehicleItem, vehicleStateTable, type VehicleProjection, type VehicleState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 
 /**
@@ -21,6 +21,10 @@ export interface VehicleChange {
   expectedVersion: number;
   /** State to store (its version is set here), or undefined when only alerts are written. */
   state: VehicleState | undefined;
+  /** Owners and refs as read with the state; written back unchanged (the version guards them). */
+  projection?: VehicleProjection;
+  /** The silence deadline to index with the state (epoch ms), or null for none. */
+  silentAt?: number | null;
   alerts: AlertItem[];
 }
 
@@ -41,7 +45,11 @@ function statePut(change: VehicleChange & { state: VehicleState }) {
   return {
     Put: {
       TableName: vehicleStateTable(),
-      Item: { ...change.state, version: change.expectedVersion + 1 },
+      Item: vehicleItem(
+        { ...change.state, version: change.expectedVersion + 1 },
+        change.projection ?? { owners: [], ruleRefs: {}, zoneRefs: {} },
+        change.silentAt ?? null,
+      ),
       ConditionExpression: isNew ? 'attribute_not_exists(vehicleId)' : 'version = :expected',
       ...(isNew ? {} : { ExpressionAttributeValues: { ':expected': change.expectedVersion } }),
     },

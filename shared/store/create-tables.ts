@@ -39,6 +39,7 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
           (key): AttributeDefinition => ({ AttributeName: key.name, AttributeType: key.type }),
         ),
         KeySchema: keySchema(definition.partitionKey, definition.sortKey),
+        ...(definition.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } } : {}),
         ...(definition.indexes.length
           ? {
               GlobalSecondaryIndexes: definition.indexes.map((index) => ({
