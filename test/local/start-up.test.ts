@@ -7,6 +7,8 @@ import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
 import { seedDemoData } from '../../infra/local/seed';
+import { startLocalProjector } from '../../infra/local/projector';
+import type { StreamProjector } from '../../infra/local/stream-projector';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
 import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emulators';
 
@@ -16,6 +18,7 @@ import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emu
  */
 describe('local runtime end to end', () => {
   let runtime: LocalRuntime;
+  let projector: StreamProjector | undefined;
   const lines: string[] = [];
   const fleet = demoFleet(3);
   const speeder = fleet[0]!;
@@ -43,8 +46,11 @@ describe('local runtime end to end', () => {
       telegram: { botToken: '4242:local-test-token', webhookSecret: 'local-webhook-secret' },
       log: (line) => lines.push(line),
     });
+    // the projector's stand-in for the rules and geozones streams, as `npm start` runs it
+    projector = await startLocalProjector();
   });
   afterAll(async () => {
+    await projector?.stop();
     await runtime?.stop();
     botApi.closeAllConnections();
     await new Promise<void>((resolve) => botApi.close(() => resolve()));
