@@ -175,7 +175,7 @@ describe('evaluate function', () => {
       counter.reset();
       now += 40_000;
       await invoke(handler, [sqsRecord(terminalMessage(5, 710, 40))]);
-      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`TransactWriteItems ${stateTable}`]: 1 });
+      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`PutItem ${stateTable}`]: 1 });
       expect(await stateOf(5)).toMatchObject({ version: version + 1, lastDeviceTime: new Date(T0 + 710_000).toISOString() });
     } finally {
       counter.detach();
