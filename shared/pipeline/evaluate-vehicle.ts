@@ -47,6 +47,28 @@ export function heartbeatIntervalMs(rules: readonly CompiledRule[]): number {
  * heartbeat interval, since the stored last-seen may trail the truth by that much.
  */
 export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[]): number | null {
+  return silenceWindow(state, rules)?.deadline ?? null;
+}
+
+/**
+ * The deadline, and how much earlier a stored deadline may stay: half the smallest limit. A vehicle that keeps
+ * reporting moves its deadline (an index write) only once it has drifted that far, not with every heartbeat;
+ * one that falls silent is looked at by the sweep at most that much early, and its deadline moved then.
+ */
+export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[]): { deadline: number; slack: number } | null {
+  const deadline = earliestSilence(state, rules);
+  if (deadline === null) return null;
+  return { deadline, slack: Math.min(...silenceLimitsMs(rules)) / 2 };
+}
+
+/** The deadline to store: the one stored while it is due no later than the new one, and not too early. */
+export function deadlineToStore(stored: number | null, window: { deadline: number; slack: number } | null, now: number): number | null {
+  if (window === null) return null;
+  const keep = stored !== null && stored > now && stored <= window.deadline && stored >= window.deadline - window.slack;
+  return keep ? stored : window.deadline;
+}
+
+function earliestSilence(state: VehicleState, rules: readonly CompiledRule[]): number | null {
   const lastSeen = state.lastSeenAt ?? (state.lastDeviceTime === null ? null : Date.parse(state.lastDeviceTime));
   if (lastSeen === null) return null;
   let earliest = Number.POSITIVE_INFINITY;

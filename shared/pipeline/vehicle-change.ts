@@ -3,7 +3,7 @@ import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 import type { VehicleChange } from './commit-changes';
 import type { CompiledRule } from '../rules/types';
-import { silenceDeadline, type VehicleOutcome } from './evaluate-vehicle';
+import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
 
 /** What an evaluation outcome asks to write: the state (if worth it) and one pending alert per distinct event. */
 export function toVehicleChange(
@@ -19,9 +19,11 @@ export function toVehicleChange(
     const alert = buildAlertItem(rule.rule, vehicleId, event, now);
     if (!alerts.has(alert.alertId)) alerts.set(alert.alertId, alert);
   }
-  // a deadline that no longer matches the rules (a connection-loss rule added, changed or gone) is moved
-  // with a write of the state as it is, so that the sweep neither misses the vehicle nor keeps finding it
-  const stale = !outcome.nextState && loaded.state !== undefined && silenceDeadline(loaded.state, rules) !== loaded.silentAt;
+  // a deadline that no longer fits (passed while the vehicle reports, or a connection-loss rule added, changed
+  // or gone) is moved with a write of the state as it is, so that the sweep neither misses the vehicle nor
+  // keeps finding it
+  const stale =
+    !outcome.nextState && loaded.state !== undefined && deadlineToStore(loaded.silentAt, silenceWindow(loaded.state, rules), now) !== loaded.silentAt;
   const state = outcome.nextState ?? (stale ? loaded.state : undefined);
   if (!state && alerts.size === 0) return undefined;
   return {
@@ -29,7 +31,7 @@ export function toVehicleChange(
     expectedVersion: loaded.version,
     state,
     projection: loaded.projection,
-    silentAt: state ? silenceDeadline(state, rules) : null,
+    silentAt: state ? deadlineToStore(loaded.silentAt, silenceWindow(state, rules), now) : null,
     alerts: [...alerts.values()],
   };
 }

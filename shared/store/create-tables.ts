@@ -45,7 +45,7 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
               GlobalSecondaryIndexes: definition.indexes.map((index) => ({
                 IndexName: index.indexName,
                 KeySchema: keySchema(index.partitionKey, index.sortKey),
-                Projection: { ProjectionType: 'ALL' as const },
+                Projection: { ProjectionType: index.projection ?? ('ALL' as const) },
               })),
             }
           : {}),

@@ -13,6 +13,8 @@ export interface IndexDefinition {
   indexName: string;
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
+  /** Attributes copied into the index; ALL unless told. KEYS_ONLY keeps writes that leave the keys alone off the index. */
+  projection?: 'ALL' | 'KEYS_ONLY';
 }
 
 export interface TableDefinition {
@@ -48,7 +50,9 @@ export const TABLES = {
   vehicleState: {
     envName: 'VEHICLE_STATE_TABLE',
     partitionKey: { name: 'vehicleId', type: 'N' },
-    indexes: [{ indexName: 'bySilence', partitionKey: { name: 'silenceShard', type: 'S' }, sortKey: { name: 'silentAt', type: 'N' } }],
+    indexes: [
+      { indexName: 'bySilence', partitionKey: { name: 'silenceShard', type: 'S' }, sortKey: { name: 'silentAt', type: 'N' }, projection: 'KEYS_ONLY' },
+    ],
   },
   /** Alerts; `outbox` (`pending#0..15`) is set only while an alert is pending, which keeps that index sparse. */
   alerts: {
