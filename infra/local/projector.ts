@@ -1,11 +1,12 @@
-import { startStreamProjector, type StreamProjector } from './stream-projector';
+import { startStreamProjector } from './stream-projector';
 
 /**
  * The project function on one machine: fed from the rules and geozones tables' streams in DynamoDB Local, as
- * the event source mapping feeds it on AWS. Errors are printed and the records retried on the next poll.
+ * the event source mapping feeds it on AWS (from the streams' oldest records, so that rules written before it
+ * started are projected too). A failed poll is reported and retried on the next one.
+ * Resolves to the function that stops it.
  */
-export async function startLocalProjector(log: (line: string) => void = (line) => console.error(line)): Promise<StreamProjector> {
-  return startStreamProjector({
-    onError: (error) => log(`projector: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
-  });
+export async function startLocalProjector(onError: (error: unknown) => void): Promise<() => Promise<void>> {
+  const projector = await startStreamProjector({ onError });
+  return () => projector.stop();
 }

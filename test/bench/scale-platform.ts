@@ -6,7 +6,7 @@ import type { Geozone } from '../../shared/schemas/geozone';
 import { ruleItem } from '../../shared/store/rules-store';
 import { silenceShardOf } from '../../shared/store/vehicle-state-store';
 import { seededRandom } from './timing';
-import { syntheticZones } from './synthetic-zones';
+import { REGION } from './synthetic-zones';
 
 /**
  * A platform of the size fleetwatch is designed for, written straight into the tables with BatchWriteItem:
@@ -45,7 +45,23 @@ const clientOf = (vehicleId: number) => vehicleId % CLIENTS;
 export function buildPlatform(vehicles: number): Platform {
   const random = seededRandom(7);
   const clients = Array.from({ length: CLIENTS }, () => randomUUIDFrom(random));
-  const zones = syntheticZones(CLIENTS * ZONES_PER_CLIENT, random).map((zone, index) => ({ ...zone, parentId: clients[Math.floor(index / ZONES_PER_CLIENT)]! }));
+  // depots and yards: circles of 100 m to 1 km, small items, so that seeding stays quick
+  const zones: Geozone[] = Array.from({ length: CLIENTS * ZONES_PER_CLIENT }, (_, index) => {
+    const radius = 100 + Math.floor(random() * 900);
+    return {
+      id: index + 1,
+      name: `yard ${index + 1}`,
+      type: 'circle',
+      parentId: clients[Math.floor(index / ZONES_PER_CLIENT)]!,
+      radius,
+      description: '',
+      geometry: { type: 'Point', coordinates: [REGION.minLon + random() * (REGION.maxLon - REGION.minLon), REGION.minLat + random() * (REGION.maxLat - REGION.minLat)] },
+      area: Math.PI * radius * radius,
+      perimetr: 2 * Math.PI * radius,
+      createDate: new Date(T0 - 30 * DAY).toISOString(),
+      version: 1,
+    };
+  });
   const created = new Date(T0 - DAY).toISOString();
   const rules: StoredRule[] = [];
   for (let client = 0; client < CLIENTS; client++) {

@@ -8,7 +8,6 @@ import { resourcesConfig } from '../../shared/config';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
 import { seedDemoData } from '../../infra/local/seed';
 import { startLocalProjector } from '../../infra/local/projector';
-import type { StreamProjector } from '../../infra/local/stream-projector';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
 import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emulators';
 
@@ -18,7 +17,7 @@ import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emu
  */
 describe('local runtime end to end', () => {
   let runtime: LocalRuntime;
-  let projector: StreamProjector | undefined;
+  let stopProjector: (() => Promise<void>) | undefined;
   const lines: string[] = [];
   const fleet = demoFleet(3);
   const speeder = fleet[0]!;
@@ -47,10 +46,10 @@ describe('local runtime end to end', () => {
       log: (line) => lines.push(line),
     });
     // the projector's stand-in for the rules and geozones streams, as `npm start` runs it
-    projector = await startLocalProjector();
+    stopProjector = await startLocalProjector((error) => lines.push(`projector failed: ${String(error)}`));
   });
   afterAll(async () => {
-    await projector?.stop();
+    await stopProjector?.();
     await runtime?.stop();
     botApi.closeAllConnections();
     await new Promise<void>((resolve) => botApi.close(() => resolve()));

@@ -23,13 +23,15 @@ async function vehicleItem(vehicleId: number) {
 describe('projector on the rules and geozones streams', () => {
   let emulators: Emulators;
   let projector: StreamProjector;
+  const errors: unknown[] = [];
   beforeAll(async () => {
     emulators = await startTestEmulators('projector');
-    projector = await startStreamProjector({ pollIntervalMs: 50, onError: (error) => console.error('projector', error) });
+    projector = await startStreamProjector({ pollIntervalMs: 50, onError: (error) => errors.push(error) });
   });
   afterAll(async () => {
     await projector.stop();
     await emulators.stop();
+    expect(errors).toEqual([]);
   });
 
   it('names a rule and its version on the items of the vehicles it lists, and only there', async () => {
