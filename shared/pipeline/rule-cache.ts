@@ -3,7 +3,7 @@ import { compileZone, zoneContains, type CompiledZone } from '../geo/compiled-zo
 import { logger } from '../observability/logger';
 import { geozoneSchema } from '../schemas/geozone';
 import { storedRuleSchema } from '../schemas/notification';
-import { compileRule, NO_ZONE_REASON, ruleAppliesTo, zoneIdsOf } from '../rules/rule-index';
+import { compileRule, NO_ZONE_REASON, ruleOwnedAndInForce, zoneIdsOf } from '../rules/rule-index';
 import type { CompiledRule, ZoneLookup } from '../rules/types';
 import { batchGetItems } from '../store/batch-get';
 import type { LoadedState } from '../store/vehicle-state-store';
@@ -32,6 +32,8 @@ interface Entry<T> {
 interface RuleValue {
   compiled: CompiledRule;
   zoneIds: number[];
+  /** The rule's vehicles, for the membership test of every evaluation. */
+  vehicles: ReadonlySet<number>;
 }
 
 export function ruleCacheBytes(env: NodeJS.ProcessEnv = process.env): number {
@@ -138,7 +140,11 @@ export class RuleCache {
           logger.warn('rule left out', { ruleId: parsed.data.id, reason: compilation.reason });
           return null;
         }
-        return { compiled: compilation.compiled, zoneIds: zoneIdsOf(parsed.data, compilation.compiled.settings) };
+        return {
+          compiled: compilation.compiled,
+          zoneIds: zoneIdsOf(parsed.data, compilation.compiled.settings),
+          vehicles: new Set(parsed.data.vehicleIds),
+        };
       },
     );
 
@@ -149,7 +155,8 @@ export class RuleCache {
       const list: RuleValue[] = [];
       for (const id of Object.keys(ruleRefs)) {
         const value = this.rules.get(id)?.value;
-        if (!value || !ruleAppliesTo(value.compiled.rule, vehicleId, owners, now)) continue;
+        // ruleAppliesTo, with the rule's vehicle list as a set
+        if (!value || !value.vehicles.has(vehicleId) || !ruleOwnedAndInForce(value.compiled.rule, owners, now)) continue;
         list.push(value);
         for (const zoneId of value.zoneIds) zoneWants.push([String(zoneId), zoneRefs[String(zoneId)] ?? 0]);
       }

@@ -70,7 +70,12 @@ export function zoneIdsOf(rule: StoredRule, settings?: unknown): number[] {
  * A vehicle without an owner is unknown, and no rule applies to it.
  */
 export function ruleAppliesTo(rule: StoredRule, vehicleId: number, owners: readonly string[], now: number): boolean {
-  return owners.includes(rule.parentId) && rule.vehicleIds.includes(vehicleId) && isEffective(rule, now);
+  return rule.vehicleIds.includes(vehicleId) && ruleOwnedAndInForce(rule, owners, now);
+}
+
+/** The part of ruleAppliesTo that does not depend on the vehicle list (for callers that keep it as a set). */
+export function ruleOwnedAndInForce(rule: StoredRule, owners: readonly string[], now: number): boolean {
+  return owners.includes(rule.parentId) && isEffective(rule, now);
 }
 
 export function compileRuleIndex(rules: readonly StoredRule[], geozones: readonly Geozone[]): RuleIndex {

@@ -119,13 +119,16 @@ export function vehicleItem(state: VehicleState, projection: VehicleProjection, 
   };
 }
 
-/** Records who owns the vehicle now (owner first, then the clients above it); an empty list forgets the owner. */
+/**
+ * Records who owns the vehicle now (owner first, then the clients above it). An empty list forgets the owner,
+ * and takes the vehicle out of the silence index: nobody's rules apply to it any more.
+ */
 export async function setVehicleOwners(vehicleId: number, owners: readonly string[]): Promise<void> {
   await documentClient().send(
     new UpdateCommand({
       TableName: vehicleStateTable(),
       Key: { vehicleId },
-      UpdateExpression: owners.length > 0 ? 'SET owners = :owners ADD version :one' : 'REMOVE owners ADD version :one',
+      UpdateExpression: owners.length > 0 ? 'SET owners = :owners ADD version :one' : 'REMOVE owners, silenceShard, silentAt ADD version :one',
       ExpressionAttributeValues: { ':one': 1, ...(owners.length > 0 ? { ':owners': [...owners] } : {}) },
     }),
   );
