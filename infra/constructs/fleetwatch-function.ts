@@ -11,6 +11,9 @@ export type FunctionName = 'evaluate' | 'sweep' | 'deliver' | 'api' | 'telegram'
 
 export const METRICS_NAMESPACE = 'fleetwatch';
 
+/** Largest bundle a function may have: every byte is parsed at each cold start. */
+export const BUNDLE_BUDGET_BYTES = 1_000_000;
+
 /** Where the deliver function finds its notification templates inside the deployment package. */
 export const BUNDLED_TEMPLATES_DIR = '/var/task/templates';
 

@@ -69,7 +69,7 @@ export interface LocalRuntime {
 }
 
 /** Settings the deployed stack gives every function, with local values; variables already set win. */
-export function localFunctionEnvironment(verbose: boolean): Record<string, string> {
+export function localFunctionEnvironment(verbose: boolean, telegram: boolean): Record<string, string> {
   return {
     POWERTOOLS_SERVICE_NAME: 'fleetwatch',
     POWERTOOLS_METRICS_NAMESPACE: 'fleetwatch',
@@ -77,7 +77,8 @@ export function localFunctionEnvironment(verbose: boolean): Record<string, strin
     POWERTOOLS_LOG_LEVEL: verbose ? 'INFO' : 'WARN',
     POWERTOOLS_METRICS_DISABLED: verbose ? 'false' : 'true',
     SES_FROM_ADDRESS: 'alerts@fleetwatch.local',
-    TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot',
+    // without a bot the API says so instead of handing out links to a bot that does not exist
+    ...(telegram ? { TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot' } : {}),
   };
 }
 
@@ -251,7 +252,7 @@ function watchDeadLetters(emulators: Emulators, log: (line: string) => void, int
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
   const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
-  applyDefaults(localFunctionEnvironment(options.verbose ?? false));
+  applyDefaults(localFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined));
 
   const emulators = await startEmulators({
     dataDir: options.dataDir,

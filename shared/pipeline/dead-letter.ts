@@ -1,6 +1,6 @@
-import { SendMessageBatchCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { sqsClient } from '../aws/sqs';
+import { sendMessageBatch } from '../aws/sqs';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 
@@ -34,9 +34,7 @@ export async function sendToDeadLetter(rejections: readonly Rejection[]): Promis
   const entries = rejections.map(deadLetterEntry);
   for (const batch of packBatches(entries)) {
     try {
-      const output = await sqsClient().send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ entry }, index) => ({ ...entry, Id: String(index) })) }),
-      );
+      const output = await sendMessageBatch({ QueueUrl: queueUrl, Entries: batch.map(({ entry }, index) => ({ ...entry, Id: String(index) })) });
       for (const result of output.Failed ?? []) {
         const record = batch[Number(result.Id)]?.record;
         if (!record) continue;

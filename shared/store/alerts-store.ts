@@ -4,7 +4,7 @@ import type { Alert, RuleEvent } from '../schemas/alert';
 import type { StoredRule } from '../schemas/notification';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { alertIdFor } from '../pipeline/alert-id';
+import { alertIdFor } from './alert-id';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,

@@ -1,7 +1,7 @@
 import { startEmulators } from '../../infra/local/emulators';
 import { monthlyCost, VEHICLES } from './cost-model';
 import { PRICES } from './prices';
-import type { BenchResult } from './bench-result';
+import type { BenchSection } from './section';
 
 /**
  * DynamoDB units per message in the deployed shape (FIFO batches of 10), and what 1,000 vehicles cost a month,
@@ -12,7 +12,7 @@ const EVALUATE_MEMORY_MB = 1024;
 const SWEEP_MEMORY_MB = 1024;
 const usd = (value: number) => `$${value.toFixed(2)}`;
 
-export async function runMessageCostBench(): Promise<BenchResult> {
+export async function runMessageCostBench(): Promise<BenchSection> {
   // the deployed functions log at INFO and publish EMF metrics: both are measured, then swallowed
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   const { measureMessageCost } = await import('../pipeline/message-cost-scenario');

@@ -1,22 +1,21 @@
+import { runBundleBench } from './bundle-bench';
 import { runEvaluationBench } from './evaluation-bench';
 import { runGeozoneBench } from './geozone-bench';
 import { runMessageCostBench } from './message-cost-bench';
-import type { BenchResult } from './bench-result';
+import type { BenchSection } from './section';
 
 /**
  * `npm run bench`: every measurement and its baseline in one run, printed as compact tables;
- * `npm run bench -- --json` prints the figures alone, under stable names, as one JSON object.
+ * `npm run bench -- --json`: the same figures as one JSON object with stable names.
  */
-
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
-  // the handlers' logs and EMF metrics are measured by the cost bench and must not reach the console
-  const results: BenchResult[] = [runEvaluationBench(), runGeozoneBench(), await runMessageCostBench()];
+  const sections: BenchSection[] = [runEvaluationBench(), runGeozoneBench(), await runMessageCostBench(), runBundleBench()];
   if (json) {
-    console.log(JSON.stringify(Object.assign({}, ...results.map((result) => result.figures)), null, 2));
-    return;
+    console.log(JSON.stringify(Object.assign({}, ...sections.map((section) => section.figures))));
+  } else {
+    console.log(sections.map((section) => section.lines.join('\n')).join('\n\n'));
   }
-  console.log(results.map((result) => result.lines.join('\n')).join('\n\n'));
 }
 
 await main();
