@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateVehicle, heartbeatIntervalMs, MAX_HEARTBEAT_INTERVAL_MS, MIN_HEARTBEAT_INTERVAL_MS, silenceDeadline, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
+import { deadlineToStore, evaluateVehicle, heartbeatIntervalMs, MAX_HEARTBEAT_INTERVAL_MS, MIN_HEARTBEAT_INTERVAL_MS, silenceDeadline, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
@@ -81,6 +81,18 @@ describe('evaluating one vehicle', () => {
     // a loss already reported for this silence waits for nothing more
     expect(silenceDeadline(stored({ rules: { '2': { silentSince: T0 + 100_000 } } }), rules)).toBeNull();
     expect(silenceDeadline(stored(), [])).toBeNull();
+  });
+
+  it('keeps a stored deadline while it is due no later than the new one and at most the slack earlier', () => {
+    const window = { deadline: T0 + 40 * 60_000, slack: 15 * 60_000 };
+    // a heartbeat moved the deadline by 3 minutes: the index entry stays
+    expect(deadlineToStore(T0 + 37 * 60_000, window, T0)).toBe(T0 + 37 * 60_000);
+    // drifted by more than the slack, later than the new deadline, or already passed: moved
+    expect(deadlineToStore(T0 + 20 * 60_000, window, T0)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 45 * 60_000, window, T0)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 37 * 60_000, window, T0 + 38 * 60_000)).toBe(window.deadline);
+    expect(deadlineToStore(null, window, T0)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 37 * 60_000, null, T0)).toBeNull();
   });
 
   it('writes a rule state change at once, whatever the heartbeat interval', () => {
