@@ -3,9 +3,8 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { ScheduledEvent } from 'aws-lambda';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
-import { compileRuleIndexReporting } from '../../shared/pipeline/report-unusable-rules';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
-import { loadRuleSnapshot } from '../../shared/store/rule-snapshot';
+import { RuleCache } from '../../shared/pipeline/rule-cache';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { runSweep, type SweepReport } from '../../shared/pipeline/sweep/run-sweep';
 import { readInputBacklog, type InputBacklog } from '../../shared/pipeline/sweep/backlog-hold';
@@ -13,6 +12,8 @@ import { readInputBacklog, type InputBacklog } from '../../shared/pipeline/sweep
 /** Runs every minute (EventBridge schedule): rule expiry, connection loss, outbox. */
 export interface SweepDependencies {
   clock: () => number;
+  /** Rules and geozones met so far, kept across invocations of a warm function. */
+  rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
   /** Minimum age (ms) of a pending alert before the outbox enqueues it again. */
   outboxAgeMs?: number;
@@ -23,6 +24,7 @@ export interface SweepDependencies {
 export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
   const dependencies: SweepDependencies = {
     clock: Date.now,
+    rules: new RuleCache(),
     evaluatorFor: (type) => RULE_EVALUATORS[type],
     readBacklog: (now) => readInputBacklog(now),
     ...overrides,
@@ -33,8 +35,7 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
     .handler(async () => {
       const report = await runSweep({
         now: dependencies.clock(),
-        loadSnapshot: loadRuleSnapshot,
-        compile: compileRuleIndexReporting,
+        rules: dependencies.rules,
         evaluatorFor: dependencies.evaluatorFor,
         outboxAgeMs: dependencies.outboxAgeMs,
         readBacklog: dependencies.readBacklog,

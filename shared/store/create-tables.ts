@@ -44,12 +44,13 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
           (key): AttributeDefinition => ({ AttributeName: key.name, AttributeType: key.type }),
         ),
         KeySchema: keySchema(definition.partitionKey, definition.sortKey),
+        ...(definition.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } } : {}),
         ...(definition.indexes.length
           ? {
               GlobalSecondaryIndexes: definition.indexes.map((index) => ({
                 IndexName: index.indexName,
                 KeySchema: keySchema(index.partitionKey, index.sortKey),
-                Projection: { ProjectionType: 'ALL' as const },
+                Projection: { ProjectionType: index.projection ?? ('ALL' as const) },
               })),
             }
           : {}),

@@ -12,6 +12,7 @@ import { notificationBodySchema, RULE_TYPES, type StoredRule } from '../../share
 import type { GeozoneGeometry } from '../../shared/schemas/geozone';
 import { createGeozone } from '../../shared/store/geozones-store';
 import { createRule } from '../../shared/store/rules-store';
+import { projectRules } from './project-rules';
 import { sentEmails, type SentEmail } from './emulators';
 import { redelivered, type ReplayPlan } from './replay-scenarios';
 import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type ReplayRuleName, type Trace } from './trace-generator';
@@ -80,6 +81,7 @@ export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
     if (rule.id !== REPLAY_RULE_IDS[name]) throw new Error(`rule ${name} got id ${rule.id}, expected ${REPLAY_RULE_IDS[name]}`);
     rules.push(rule);
   }
+  await projectRules(rules);
   return rules;
 }
 

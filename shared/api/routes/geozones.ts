@@ -4,11 +4,12 @@ import {
   GeozoneConflictError,
   createGeozone,
   deleteGeozone,
+  geozoneRefStamp,
   getGeozone,
   listGeozonesOfClient,
   replaceGeozone,
 } from '../../store/geozones-store';
-import { currentRulesVersion, rulesReferencingGeozone } from '../../store/rules-store';
+import { rulesReferencingGeozone } from '../../store/rules-store';
 import { conflict, notFound } from '../errors';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import { geozoneMeasures } from '../geozone-measures';
@@ -134,7 +135,7 @@ export const geozoneRoutes = [
     async handle({ params, caller, headers }) {
       const zone = await visibleZone(params.id, caller);
       requireVersion(zone, 'geozone', ifMatchVersion(headers));
-      const seenVersion = await currentRulesVersion();
+      const seenVersion = await geozoneRefStamp(zone.id);
       const users = await rulesReferencingGeozone(zone.id);
       if (users.length > 0) {
         const scope = await caller.scope.agentIds();
