@@ -89,15 +89,16 @@ describe('notification rules', () => {
         'geoids.1',
         'recipientIds.0',
         'vehicleIds.1',
+        'vehicleIds.2',
       ]);
       expect(response.body.issues.find((issue: { path: string }) => issue.path === 'geoids.0').message).toBe(
         response.body.issues.find((issue: { path: string }) => issue.path === 'geoids.1').message.replace('424242', String(siblingZone.body.id)),
       );
     });
 
-    it('accepts vehicles the directory does not know and geozones of the scope', async () => {
+    it('accepts vehicles and geozones of the scope', async () => {
       const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.child, body: squareZone(tenants.child.agentId) });
-      const response = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, vehicleIds: [101, 999], geoids: [zone.body.id] }));
+      const response = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, vehicleIds: [101], geoids: [zone.body.id] }));
       expect(response.status).toBe(200);
       expect(response.body.geoids).toEqual([zone.body.id]);
     });

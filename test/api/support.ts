@@ -103,7 +103,7 @@ export interface Tenant {
 /**
  * A small hierarchy: `root` with a child client `child`, and a `sibling` client with no relation to them.
  * Each has a user with write rights; `readOnly` is a read-only user of root. Vehicle 101 belongs to root,
- * 202 to sibling.
+ * 202 to sibling, 303 to child.
  */
 export async function seedTenants(prefix: string) {
   const rootAgent = await createAgent({ name: `${prefix} Root Logistics` });
@@ -123,6 +123,7 @@ export async function seedTenants(prefix: string) {
   };
   await putVehicle({ vehicleId: 101, name: 'Truck 101', parentId: rootAgent.agentId });
   await putVehicle({ vehicleId: 202, name: 'Truck 202', parentId: siblingAgent.agentId });
+  await putVehicle({ vehicleId: 303, name: 'Van 303', parentId: childAgent.agentId });
   return tenants;
 }
 

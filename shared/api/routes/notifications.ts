@@ -100,7 +100,7 @@ export const notificationRoutes = [
     summary: 'Create a notification rule',
     description:
       'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
-      'belong to your clients; vehicles the directory knows must too, while unknown vehicle ids are accepted (the platform owns the registry).',
+      'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one.',
     auth: true,
     writes: true,
     body: notificationBodySchema,
