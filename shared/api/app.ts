@@ -118,6 +118,7 @@ function routeHandler(route: ApiRoute, options: Settings) {
       headers: event.headers ?? {},
       caller: context.caller!,
       now: options.now(),
+      sourceIp: event.requestContext?.http?.sourceIp ?? 'unknown',
     });
     return json(reply.status ?? 200, reply.body, reply.headers);
   });

@@ -20,6 +20,8 @@ export interface RequestContext<Body, Params> {
   caller: Caller;
   /** Epoch ms of the request, from the API's clock. */
   now: number;
+  /** The caller's address as API Gateway saw it. */
+  sourceIp: string;
 }
 
 export interface Reply {

@@ -1,5 +1,5 @@
 import { decoyHash, verifyPassword } from '../../auth/password';
-import { clearLoginFailures, loginWaitMs, recordLoginFailure } from '../../auth/login-throttle';
+import { clearLoginFailures, reserveLoginAttempt } from '../../auth/login-throttle';
 import { startSession } from '../../auth/sessions';
 import { findUserByLogin } from '../../store/directory-store';
 import { tooManyRequests, unauthorized } from '../errors';
@@ -15,23 +15,21 @@ export const authRoutes = [
     description:
       "The session lasts the user's sessionDuration (default 30 minutes) and every request prolongs it. A user holds at most 50 " +
       'active sessions: a further login ends the oldest. After 5 failed attempts on a login each further attempt must wait ' +
-      '(1 s, doubling, at most 15 minutes): 429 with Retry-After.',
+      '(1 s, doubling, at most 15 minutes): 429 with Retry-After. Attempts are counted per login and source address, and per ' +
+      'source address over all logins.',
     auth: false,
     writes: false,
     body: loginBodySchema,
     response: loginResponseSchema,
     errors: [],
-    async handle({ body, now }) {
-      const wait = await loginWaitMs(body.login, now);
+    async handle({ body, now, sourceIp }) {
+      const wait = await reserveLoginAttempt(body.login, sourceIp, now);
       if (wait > 0) throw tooManyRequests(wait, 'too many failed logins: wait before trying again');
       const user = await findUserByLogin(body.login);
       // an unknown login still costs one scrypt comparison, so timing does not tell which logins exist
       const passwordMatches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
-      if (!user || !passwordMatches || !user.isEnabled) {
-        await recordLoginFailure(body.login, now);
-        throw unauthorized('wrong login or password');
-      }
-      await clearLoginFailures(body.login);
+      if (!user || !passwordMatches || !user.isEnabled) throw unauthorized('wrong login or password');
+      await clearLoginFailures(body.login, sourceIp);
       const session = await startSession(user, now);
       return { body: { AuthId: session.token, User: user.login } };
     },
