@@ -118,7 +118,9 @@ describe('authentication', () => {
     expect(everything).not.toContain(token);
     expect(everything).not.toContain(tenants.sibling.password);
     const user = Items.find((item) => item.id === tenants.sibling.userId);
-    expect(user?.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(user?.passwordHash).toBeUndefined();
+    const credential = Items.find((item) => item.pk === `LOGIN#${tenants.sibling.login.toLowerCase()}`);
+    expect(credential?.passwordHash).toMatch(/^scrypt\$131072\$8\$1\$/);
   });
 });
 

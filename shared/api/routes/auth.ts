@@ -1,7 +1,7 @@
-import { decoyHash, verifyPassword } from '../../auth/password';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../../auth/password';
 import { clearLoginFailures, reserveLoginAttempt } from '../../auth/login-throttle';
 import { startSession } from '../../auth/sessions';
-import { findUserByLogin } from '../../store/directory-store';
+import { findCredential, getUser, replacePasswordHash } from '../../store/directory-store';
 import { tooManyRequests, unauthorized } from '../errors';
 import { defineRoute } from '../route';
 import { loginBodySchema, loginResponseSchema, sessionCheckResponseSchema } from '../schemas';
@@ -25,10 +25,14 @@ export const authRoutes = [
     async handle({ body, now, sourceIp }) {
       const wait = await reserveLoginAttempt(body.login, sourceIp, now);
       if (wait > 0) throw tooManyRequests(wait, 'too many failed logins: wait before trying again');
-      const user = await findUserByLogin(body.login);
+      const credential = await findCredential(body.login);
       // an unknown login still costs one scrypt comparison, so timing does not tell which logins exist
-      const passwordMatches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
-      if (!user || !passwordMatches || !user.isEnabled) throw unauthorized('wrong login or password');
+      const passwordMatches = await verifyPassword(body.password, credential?.passwordHash ?? (await decoyHash()));
+      const user = credential && passwordMatches ? await getUser(credential.userId) : null;
+      if (!user || !user.isEnabled) throw unauthorized('wrong login or password');
+      if (needsRehash(credential!.passwordHash)) {
+        await replacePasswordHash(body.login, credential!.passwordHash, await hashPassword(body.password));
+      }
       await clearLoginFailures(body.login, sourceIp);
       const session = await startSession(user, now);
       return { body: { AuthId: session.token, User: user.login } };
