@@ -17,6 +17,7 @@ import {
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { checkRuleReferences } from '../rule-references';
+import { checkRuleSize, requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
   idParamsSchema,
@@ -109,7 +110,9 @@ export const notificationRoutes = [
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       const owned = { ...body, userId: body.userId ?? caller.user.id };
+      checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
+      await requireRuleRoom(owned.parentId);
       const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
       return { body: toRecord(rule), headers: etag(rule.version) };
     },
@@ -134,7 +137,9 @@ export const notificationRoutes = [
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
       const { id, version: _version, parentName: _parentName, ...fields } = body;
       const owned: NotificationBody = { ...fields, userId: fields.userId ?? caller.user.id };
+      checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
+      if (owned.parentId !== previous.parentId) await requireRuleRoom(owned.parentId);
       const next: StoredRule = {
         ...owned,
         id,
