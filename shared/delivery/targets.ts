@@ -73,14 +73,14 @@ export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[]
     }
     if (rule.toEmail) add({ key: targetKeys.email(user.email), channel: 'email', address: user.email, language: user.language, userId: user.id });
     if (rule.toTelegram) {
-      for (const chat of user.telegramChats) {
+      for (const chat of Object.values(user.telegramChats)) {
         const key = targetKeys.telegram(chat.chatId);
         if (chat.active) add({ key, channel: 'telegram', chatId: chat.chatId, language: user.language, userId: user.id });
         else skip({ key, channel: 'telegram', reason: 'the chat has blocked the bot' });
       }
     }
     if (rule.toMobile) {
-      for (const device of user.pushDevices) {
+      for (const device of Object.values(user.pushDevices)) {
         add({ key: targetKeys.push(device.endpointArn), channel: 'push', device, language: user.language, userId: user.id });
       }
     }

@@ -124,7 +124,7 @@ describe('deliver function', () => {
     expect(telegram.calls.filter((call) => call.payload.chat_id === '666')).toHaveLength(1);
     expect(telegram.calls.filter((call) => call.payload.chat_id === '777')).toHaveLength(0);
 
-    const chats = (await getUser(user.id)).telegramChats;
+    const chats = Object.values((await getUser(user.id)).telegramChats ?? {});
     expect(chats.find((chat) => chat.chatId === '666')?.active).toBe(false);
     expect(chats.find((chat) => chat.chatId === '4242')?.active).toBe(true);
     const item = await getAlertItem(alert.alertId);
@@ -230,7 +230,7 @@ describe('deliver function', () => {
     const apns = JSON.parse(message.APNS!) as { aps: { alert: { title: string } } };
     expect(apns.aps.alert.title).toBe('PANIC: Vehicle 16');
 
-    expect((await getUser(user.id)).pushDevices.map((device) => device.endpointArn)).toEqual([good]);
+    expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((device) => device.endpointArn)).toEqual([good]);
     expect(sns.calls.filter((call) => call.command === 'DeleteEndpoint').map((call) => call.input.EndpointArn)).toEqual([dead]);
     const deliveries = (await getAlertItem(alert.alertId)).deliveries as Record<string, { status: string }>;
     expect(deliveries[`push:${good}`]?.status).toBe('sent');

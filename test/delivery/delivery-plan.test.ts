@@ -7,8 +7,9 @@ import { storedRuleSchema, type StoredRule } from '../../shared/schemas/notifica
 const PARENT = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
 const ids = ['0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0001', '0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0002', '0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0003'] as const;
 
-function user(index: 0 | 1 | 2, fields: Partial<StoredUser> = {}): StoredUser {
-  return storedUserSchema.parse({ id: ids[index], login: `u${index}`, email: `u${index}@example.com`, parentId: PARENT, passwordHash: 'x', ...fields });
+/** Chats and devices are given as lists; the schema keys them by id. */
+function user(index: 0 | 1 | 2, fields: Record<string, unknown> = {}): StoredUser {
+  return storedUserSchema.parse({ id: ids[index], login: `u${index}`, email: `u${index}@example.com`, parentId: PARENT, ...fields });
 }
 
 function rule(fields: Partial<StoredRule>): StoredRule {

@@ -22,7 +22,7 @@ describe('security: per-client limits', () => {
   let emulators: Emulators;
   let api: Api;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  const tokens: Record<string, string> = {};
+  const tokens = { root: '', child: '', sibling: '', readOnly: '' };
   const clock = new TestClock();
   const saved = { ...process.env };
 

@@ -3,16 +3,23 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../../shared/aws/clients';
 import { resourcesConfig } from '../../../shared/config';
 import { alertSchema, type Alert } from '../../../shared/schemas/alert';
-import { directoryKeys, storedUserSchema, type StoredUser } from '../../../shared/schemas/directory';
+import { directoryKeys, storedUserSchema, type PushDevice, type StoredUser, type TelegramChat } from '../../../shared/schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../../../shared/schemas/notification';
 
 export const PARENT_ID = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
 
-export async function putUser(fields: Partial<StoredUser> & { login: string; email: string }): Promise<StoredUser> {
+/** Chats and devices may be given as lists; they are stored as maps keyed by id. */
+type UserFields = Omit<Partial<StoredUser>, 'telegramChats' | 'pushDevices'> & {
+  login: string;
+  email: string;
+  telegramChats?: TelegramChat[];
+  pushDevices?: PushDevice[];
+};
+
+export async function putUser(fields: UserFields): Promise<StoredUser> {
   const user = storedUserSchema.parse({
     id: randomUUID(),
     parentId: PARENT_ID,
-    passwordHash: 'scrypt$16384$8$1$c2FsdA==$aGFzaA==',
     ...fields,
   });
   await documentClient().send(
