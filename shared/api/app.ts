@@ -127,6 +127,9 @@ function routeHandler(route: ApiRoute, options: Settings) {
       now: options.now(),
       sourceIp: event.requestContext?.http?.sourceIp ?? 'unknown',
     });
+    if (reply.html !== undefined) {
+      return { statusCode: reply.status ?? 200, headers: { 'Content-Type': 'text/html; charset=utf-8', ...reply.headers }, body: reply.html };
+    }
     return json(reply.status ?? 200, reply.body, reply.headers);
   });
 }

@@ -28,6 +28,8 @@ export interface Reply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A page for people (a link opened from an e-mail) instead of JSON. */
+  html?: string;
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

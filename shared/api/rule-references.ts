@@ -1,6 +1,7 @@
 import type { NotificationBody } from '../schemas/notification';
 import { getUsers, getVehicles } from '../store/directory-store';
 import { getGeozones } from '../store/geozones-store';
+import { linkedChatOwners } from '../store/telegram-links';
 import { validationError, type Issue } from './errors';
 import type { TenantScope } from './scope';
 
@@ -11,6 +12,8 @@ import type { TenantScope } from './scope';
  * - vehicles must be in the directory and belong to the scope: a rule over an unregistered id could otherwise
  *   watch a vehicle before its owner registers it (vehicles reach the directory through the admin CLI and the
  *   bulk import of the platform's vehicle records).
+ * - Telegram chats named on the rule must be linked (deep link) by a user of the scope, and still take alerts;
+ *   the official bot must not message strangers.
  * Unknown and foreign references get the same message, so the answer reveals nothing of other tenants.
  */
 export async function checkRuleReferences(body: NotificationBody, scope: TenantScope): Promise<void> {
@@ -38,6 +41,16 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
   body.vehicleIds.forEach((id, index) => {
     if (!visibleVehicles.has(id)) issues.push({ path: `vehicleIds.${index}`, message: `no vehicle ${id} in your scope` });
   });
+
+  if (body.telegrams.length > 0) {
+    const owners = await linkedChatOwners(body.telegrams.map((chat) => chat.id));
+    const chatUsers = new Map((await getUsers([...new Set(owners.values())])).map((user) => [user.id, user]));
+    body.telegrams.forEach((chat, index) => {
+      const user = chatUsers.get(owners.get(chat.id) ?? '');
+      const linked = user && inScope.has(user.parentId) && user.telegramChats[chat.id]?.active;
+      if (!linked) issues.push({ path: `telegrams.${index}.id`, message: `no chat ${chat.id} linked by a user in your scope` });
+    });
+  }
 
   if (issues.length > 0) throw validationError(issues);
 }

@@ -1,3 +1,4 @@
+import { issueLinkCode, redeemLinkCode } from '../../shared/store/telegram-links';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
@@ -167,6 +168,7 @@ describe('notification rules', () => {
 
   describe('replace', () => {
     it('replaces the whole record: a field not sent is reset, the version moves on, the rules version is bumped', async () => {
+      await redeemLinkCode((await issueLinkCode(tenants.root.userId, clock.value)).code, { chatId: '5', username: 'ops' }, clock.value);
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: 5, info: 'ops chat' }] }))).body;
       const before = await rulesVersion();
       const { telegrams: _telegrams, toTelegram: _toTelegram, ...rest } = created;
