@@ -31,7 +31,7 @@ export async function importVehicles(path: string): Promise<ImportReport> {
   try {
     json = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    throw new Error(`cannot read ${path} as JSON: ${(error as Error).message}`);
+    throw new Error(`cannot read ${path} as JSON: ${(error as Error).message}`, { cause: error });
   }
   const records = fileSchema.safeParse(json);
   if (!records.success) throw new Error(`${path} is neither a list of vehicle records nor { "vehicles": [...] }`);

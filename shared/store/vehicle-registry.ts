@@ -90,7 +90,7 @@ export async function registerVehicle(input: VehicleProfile, options: { allowMov
       }),
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new Error(`vehicle ${vehicle.vehicleId} changed meanwhile; run the command again`);
+    if (error instanceof ConditionalCheckFailedException) throw new Error(`vehicle ${vehicle.vehicleId} changed meanwhile; run the command again`, { cause: error });
     throw error;
   }
   if (!previous) return { outcome: 'created', vehicle };
