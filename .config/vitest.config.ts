@@ -9,5 +9,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 3_600_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
     fileParallelism: false,
   },
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Names of the DynamoDB tables and SQS queues, read from the environment.

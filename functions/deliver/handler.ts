@@ -3,12 +3,10 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SNSEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { handleSesEvents, isSnsEvent } from '../../shared/channels/email/ses-events';
-import { logger, loggerContext } from '../../shared/observability/logger';
+import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
-import { deliveryRequestSchema } from '../../shared/schemas/alert';
-import { sendToDeliveriesDlq } from '../../shared/delivery/dead-letter';
-import { deliverAlert } from '../../shared/delivery/deliver-alert';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
+import { handleDeliveryRequest } from '../../shared/delivery/handle-request';
 import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
 
 /**
@@ -24,25 +22,6 @@ export interface DeliverDependencies {
   maxReceiveCount: number;
 }
 
-/** A record to be handed out again by the queue later; its reason is already recorded on the alert. */
-class DeliveryNotFinishedError extends Error {
-  override name = 'DeliveryNotFinishedError';
-}
-
-function parseRequest(record: SQSRecord): { alertId: string } | { error: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(record.body);
-  } catch {
-    return { error: 'body is not JSON' };
-  }
-  const parsed = deliveryRequestSchema.safeParse(json);
-  if (!parsed.success) {
-    return { error: `body is not {"alertId": "..."}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}` };
-  }
-  return parsed.data;
-}
-
 export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {}) {
   const dependencies: DeliverDependencies = {
     senders: channelSenders,
@@ -53,40 +32,16 @@ export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {
   const processor = new BatchProcessor(EventType.SQS);
   const stats = new DeliveryStats();
 
-  const handleRecord = async (record: SQSRecord): Promise<void> => {
-    const request = parseRequest(record);
-    if ('error' in request) {
-      logger.warn('malformed delivery request sent to the DLQ', { messageId: record.messageId, reason: request.error });
-      await sendToDeliveriesDlq(record.body, request.error);
-      metrics.addMetric(MetricName.MessagesRejected, MetricUnit.Count, 1);
-      return;
-    }
-    const outcome = await deliverAlert(request.alertId, {
-      senders: dependencies.senders,
-      stats,
-      receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
-      maxReceiveCount: dependencies.maxReceiveCount,
-      now: dependencies.clock,
-    });
-    if (outcome.result === 'dead-letter') {
-      logger.error('delivery request sent to the DLQ', { alertId: request.alertId, reason: outcome.reason });
-      await sendToDeliveriesDlq(record.body, outcome.reason);
-      metrics.addMetric(MetricName.DeliveriesDeadLettered, MetricUnit.Count, 1);
-      return;
-    }
-    if (outcome.result === 'retry') {
-      logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason });
-      throw new DeliveryNotFinishedError(outcome.reason);
-    }
-  };
-
   return middy<SQSEvent, SQSBatchResponse>()
     .use(loggerContext())
     .use(logMetrics(metrics))
     .handler(async (event, context) => {
       metrics.addMetric(MetricName.BatchSize, MetricUnit.Count, event.Records.length);
       try {
-        return await processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+        return await processPartialResponse(event, (record: SQSRecord) => handleDeliveryRequest(record, { ...dependencies, stats }), processor, {
+          context,
+          throwOnFullBatchFailure: false,
+        });
       } finally {
         stats.publish();
       }

@@ -7,6 +7,7 @@ import { registerTelegramWebhook } from '../../shared/channels/telegram/register
 import { DirectoryConflictError, createAgent, createUser } from '../../shared/store/directory-store';
 import { UnknownClientError, VehicleMoveRefusedError, registerVehicle } from '../../shared/store/vehicle-registry';
 import { importVehicles } from './import-vehicles';
+import { redrive } from './redrive';
 
 /**
  * The admin commands behind `npm run admin -- <command> [options]`. They work on the tables named by the
@@ -24,6 +25,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                  (the platform's vehicle records, as POST /api/v3/vehicles/find answers them; idempotent, reports moves)
   register-telegram-webhook --url <https://…/telegram/webhook>
                  (reads the bot token and webhook secret from the secret named by TELEGRAM_SECRET_ID)
+  redrive input|deliveries [--max <n>]
+                 moves dead letters back to their queue (queue URLs from INPUT_QUEUE_URL, INPUT_DLQ_URL,
+                 DELIVERIES_QUEUE_URL, DELIVERIES_DLQ_URL; locally the npm start queues are found by name)
   --help         this text
 
 Tables: RULES_TABLE, DIRECTORY_TABLE … (defaults fleetwatch-…). Against a local endpoint
@@ -66,7 +70,11 @@ const webhookArgs = z.object({
   url: z.url({ protocol: /^https$/, error: 'the webhook URL must be https (the stack output TelegramWebhookUrl)' }),
 });
 
-const optionNames = ['url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id', 'file'];
+const redriveArgs = z.object({
+  max: z.coerce.number().int().min(1).optional(),
+});
+
+const optionNames = ['max', 'url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id', 'file'];
 const flagNames = ['read-only', 'move', 'help'];
 
 function parse<T>(schema: z.ZodType<T>, values: unknown): T {
@@ -78,7 +86,9 @@ function parse<T>(schema: z.ZodType<T>, values: unknown): T {
 /** Runs one command; returns what it printed as an object (the CLI writes it as JSON). */
 export async function runAdmin(argv: readonly string[]): Promise<Record<string, unknown>> {
   if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') throw new HelpRequested(USAGE);
-  const [command, ...rest] = argv;
+  const [command, ...afterCommand] = argv;
+  const target = command === 'redrive' ? afterCommand[0] : undefined;
+  const rest = command === 'redrive' ? afterCommand.slice(1) : afterCommand;
   let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({
@@ -137,6 +147,11 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
         const args = parse(webhookArgs, values);
         await registerTelegramWebhook(args.url);
         return { webhook: args.url, registered: true };
+      }
+      case 'redrive': {
+        if (target !== 'input' && target !== 'deliveries') throw new UsageError('redrive needs the queue: input or deliveries');
+        const args = parse(redriveArgs, values);
+        return { ...(await redrive(target, args.max)) };
       }
       default:
         throw new UsageError(command ? `unknown command ${command}` : 'no command given');

@@ -1,11 +1,11 @@
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import sesServerModule from 'aws-ses-v2-local';
-import { SqsEmulator } from './sqs-emulator';
-import { startTransactionFront } from './dynamo-transactions';
+import { startFauxqs, type FauxqsServer } from 'fauxqs';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { resetClients, sqsClient } from '../../shared/aws/clients';
 import { createTables } from '../../shared/store/create-tables';
 
@@ -15,14 +15,16 @@ const sesServer =
   (sesServerModule as unknown as { default?: typeof sesServerModule }).default ?? sesServerModule;
 
 /**
- * The stand-ins that let fleetwatch run on one machine: dynalite for DynamoDB, aws-ses-v2-local for SES and
- * the loopback SQS emulator. Starting them points the AWS SDK at them through the standard
+ * The stand-ins that let fleetwatch run on one machine: Amazon's DynamoDB Local, fauxqs for SQS and
+ * aws-ses-v2-local for SES. Starting them points the AWS SDK at them through the standard
  * AWS_ENDPOINT_URL_<SERVICE> variables, creates the tables and queues, and exports their names and URLs the
  * way the CDK stack does for deployed functions. The handlers themselves take no local-only code path.
  */
 export interface EmulatorOptions {
-  /** Folder for dynalite's data; in memory when omitted. */
+  /** Folder for local data (DynamoDB in `dynamodb/`, SQS in `sqs/`); everything in memory when omitted. */
   dataDir?: string;
+  /** A DynamoDB Local already running (shared by several test files); started here when omitted. */
+  dynamoEndpoint?: string;
   dynamoPort?: number;
   sesPort?: number;
   sqsPort?: number;
@@ -34,18 +36,11 @@ export interface Emulators {
   dynamoEndpoint: string;
   sesEndpoint: string;
   sqsEndpoint: string;
-  sqs: SqsEmulator;
+  /** The fauxqs server: queue inspection without receiving, for the console and tests. */
+  sqs: FauxqsServer;
   queues: { input: string; inputDlq: string; deliveries: string; deliveriesDlq: string };
   env: Record<string, string>;
   stop(): Promise<void>;
-}
-
-async function listen(server: Server, port: number): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  return (server.address() as AddressInfo).port;
 }
 
 async function close(server: Server): Promise<void> {
@@ -55,59 +50,77 @@ async function close(server: Server): Promise<void> {
 
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
   const prefix = options.prefix ?? 'fleetwatch';
-  const dynamo = dynalite({ path: options.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
-  const dynalitePort = await listen(dynamo, 0);
-  // dynalite lacks TransactWriteItems/TransactGetItems; the front adds them and forwards everything else
-  const transactions = await startTransactionFront(`http://127.0.0.1:${dynalitePort}`, options.dynamoPort ?? 0);
-  const ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
-  if (!ses.listening) await new Promise((resolve) => ses.once('listening', resolve));
-  const sesPort = (ses.address() as AddressInfo).port;
-  const sqs = new SqsEmulator();
-  const sqsEndpoint = await sqs.start(options.sqsPort ?? 0);
+  const started: Array<() => Promise<void>> = [];
+  const stopStarted = async () => {
+    for (const stop of started.splice(0).reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    let dynamoEndpoint = options.dynamoEndpoint;
+    if (!dynamoEndpoint) {
+      const dynamo: DynamoDbLocal = await startDynamoDbLocal({
+        port: options.dynamoPort,
+        dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
+      });
+      started.push(() => dynamo.stop());
+      dynamoEndpoint = dynamo.endpoint;
+    }
+    const ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
+    if (!ses.listening) await new Promise((resolve) => ses.once('listening', resolve));
+    started.push(() => close(ses));
+    const sesPort = (ses.address() as AddressInfo).port;
+    const sqs = await startFauxqs({
+      port: options.sqsPort ?? 0,
+      logger: false,
+      ...(options.dataDir ? { dataDir: join(options.dataDir, 'sqs') } : {}),
+    });
+    started.push(() => sqs.stop());
 
-  const endpoints = {
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: transactions.endpoint,
-    AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
-    AWS_ENDPOINT_URL_SQS: sqsEndpoint,
-  };
-  const tables = {
-    RULES_TABLE: `${prefix}-rules`,
-    VEHICLE_STATE_TABLE: `${prefix}-vehicle-state`,
-    ALERTS_TABLE: `${prefix}-alerts`,
-    DIRECTORY_TABLE: `${prefix}-directory`,
-    GEOZONES_TABLE: `${prefix}-geozones`,
-  };
-  Object.assign(process.env, endpoints, tables);
-  delete process.env.AWS_PROFILE;
-  resetClients();
+    const endpoints = {
+      AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+      AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
+      AWS_ENDPOINT_URL_SQS: sqs.address,
+    };
+    const tables = {
+      RULES_TABLE: `${prefix}-rules`,
+      VEHICLE_STATE_TABLE: `${prefix}-vehicle-state`,
+      ALERTS_TABLE: `${prefix}-alerts`,
+      DIRECTORY_TABLE: `${prefix}-directory`,
+      GEOZONES_TABLE: `${prefix}-geozones`,
+    };
+    Object.assign(process.env, endpoints, tables);
+    delete process.env.AWS_PROFILE;
+    resetClients();
 
-  await createTables(new DynamoDBClient({}));
-  const queues = await createQueues(prefix);
-  const env = {
-    ...endpoints,
-    ...tables,
-    DELIVERIES_QUEUE_URL: queues.deliveries,
-    INPUT_DLQ_URL: queues.inputDlq,
-    DELIVERIES_DLQ_URL: queues.deliveriesDlq,
-  };
-  Object.assign(process.env, env);
+    await createTables(new DynamoDBClient({}));
+    const queues = await createQueues(prefix);
+    const env = {
+      ...endpoints,
+      ...tables,
+      DELIVERIES_QUEUE_URL: queues.deliveries,
+      INPUT_DLQ_URL: queues.inputDlq,
+      DELIVERIES_DLQ_URL: queues.deliveriesDlq,
+    };
+    Object.assign(process.env, env);
 
-  return {
-    dynamoEndpoint: endpoints.AWS_ENDPOINT_URL_DYNAMODB,
-    sesEndpoint: endpoints.AWS_ENDPOINT_URL_SESV2,
-    sqsEndpoint,
-    sqs,
-    queues,
-    env,
-    async stop() {
-      await close(transactions.server);
-      await Promise.all([close(dynamo), close(ses), sqs.stop()]);
-      resetClients();
-    },
-  };
+    return {
+      dynamoEndpoint,
+      sesEndpoint: endpoints.AWS_ENDPOINT_URL_SESV2,
+      sqsEndpoint: sqs.address,
+      sqs,
+      queues,
+      env,
+      async stop() {
+        await stopStarted();
+        resetClients();
+      },
+    };
+  } catch (error) {
+    await stopStarted();
+    throw error;
+  }
 }
 
 async function createQueues(prefix: string): Promise<Emulators['queues']> {

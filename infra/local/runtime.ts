@@ -32,9 +32,11 @@ export interface LocalHandlers {
 }
 
 export interface LocalRuntimeOptions {
-  /** dynalite's data folder; in memory when omitted. */
+  /** Folder for local data (DynamoDB Local's database, fauxqs's queues); in memory when omitted. */
   dataDir?: string;
   ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number };
+  /** A DynamoDB Local already running (tests share one); started with the runtime when omitted. */
+  dynamoEndpoint?: string;
   /** Table and queue name prefix (default `fleetwatch`). */
   prefix?: string;
   /** Vehicles of the demo fleet (seeded, and driven when the simulator runs). */
@@ -67,7 +69,7 @@ export interface LocalRuntime {
 }
 
 /** Settings the deployed stack gives every function, with local values; variables already set win. */
-export function localFunctionEnvironment(verbose: boolean): Record<string, string> {
+export function localFunctionEnvironment(verbose: boolean, telegram: boolean): Record<string, string> {
   return {
     POWERTOOLS_SERVICE_NAME: 'fleetwatch',
     POWERTOOLS_METRICS_NAMESPACE: 'fleetwatch',
@@ -75,7 +77,8 @@ export function localFunctionEnvironment(verbose: boolean): Record<string, strin
     POWERTOOLS_LOG_LEVEL: verbose ? 'INFO' : 'WARN',
     POWERTOOLS_METRICS_DISABLED: verbose ? 'false' : 'true',
     SES_FROM_ADDRESS: 'alerts@fleetwatch.local',
-    TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot',
+    // without a bot the API says so instead of handing out links to a bot that does not exist
+    ...(telegram ? { TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot' } : {}),
   };
 }
 
@@ -226,10 +229,13 @@ function watchDeadLetters(emulators: Emulators, log: (line: string) => void, int
   ];
   const check = () => {
     for (const queue of queues) {
-      for (const message of emulators.sqs.peek(queue.url.split('/').pop() ?? '')) {
+      const state = emulators.sqs.inspectQueue(queue.url.split('/').pop() ?? '');
+      if (!state) continue;
+      const messages = [...state.messages.ready, ...state.messages.delayed, ...state.messages.inflight.map((entry) => entry.message)];
+      for (const message of messages) {
         if (seen.has(message.messageId)) continue;
         seen.add(message.messageId);
-        const reason = message.attributes.reason?.StringValue ?? 'no reason given (retries exhausted)';
+        const reason = message.messageAttributes.reason?.StringValue ?? 'no reason given (retries exhausted)';
         log(`${clock()}  DLQ        ${queue.label} message ${message.messageId}: ${reason}`);
       }
     }
@@ -246,10 +252,11 @@ function watchDeadLetters(emulators: Emulators, log: (line: string) => void, int
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
   const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
-  applyDefaults(localFunctionEnvironment(options.verbose ?? false));
+  applyDefaults(localFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined));
 
   const emulators = await startEmulators({
     dataDir: options.dataDir,
+    dynamoEndpoint: options.dynamoEndpoint,
     dynamoPort: options.ports?.dynamo,
     sesPort: options.ports?.ses,
     sqsPort: options.ports?.sqs,

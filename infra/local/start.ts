@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { lock } from 'proper-lockfile';
 import { startLocalRuntime, type LocalRuntime } from './runtime';
 import { demoFleet, simulatedMessage } from './simulator';
 
@@ -13,11 +15,13 @@ import { demoFleet, simulatedMessage } from './simulator';
 
 const USAGE = `Usage: npm start -- [options]
 
-  --reset             wipe the local data (.local/dynamodb) first       env FLEETWATCH_RESET=1
+  --reset             wipe the local data (.local/) first               env FLEETWATCH_RESET=1
   --no-simulator      do not drive the demo fleet                       env FLEETWATCH_SIMULATOR=0
   --vehicles <n>      vehicles in the demo fleet, 1-100 (default 3)     env FLEETWATCH_VEHICLES
                       (the demo rules get the fleet when first seeded; --reset re-seeds)
   --verbose           show the functions' Powertools logs and metrics   env FLEETWATCH_VERBOSE=1
+                      local data lives in .local/ (env FLEETWATCH_DATA_DIR moves it); one
+                      instance at a time may use a data folder
   --help              this text
 
 Telegram (optional; without a token, alerts are not sent to Telegram locally):
@@ -28,8 +32,8 @@ Telegram (optional; without a token, alerts are not sent to Telegram locally):
 Ports (127.0.0.1):
   FLEETWATCH_API_PORT       HTTP API and Telegram webhook  (default 3000)
   FLEETWATCH_SES_PORT       SES and its web inbox          (default 8005)
-  FLEETWATCH_DYNAMODB_PORT  DynamoDB (dynalite)            (default 8000)
-  FLEETWATCH_SQS_PORT       SQS                            (default 9324)
+  FLEETWATCH_DYNAMODB_PORT  DynamoDB (DynamoDB Local)      (default 8000)
+  FLEETWATCH_SQS_PORT       SQS (fauxqs)                   (default 9324)
 `;
 
 export interface StartSettings {
@@ -99,6 +103,29 @@ export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSetti
       : null,
     ports,
   };
+}
+
+const LOCK_NAME = 'instance.lock';
+
+/**
+ * Takes the local data folder for this process, so that a second `npm start` can neither share nor wipe it.
+ * Returns the release function, or undefined when another live process holds the folder.
+ */
+export async function lockDataDir(dataDir: string): Promise<(() => Promise<void>) | undefined> {
+  await mkdir(dataDir, { recursive: true });
+  try {
+    return await lock(dataDir, { lockfilePath: join(dataDir, LOCK_NAME), stale: 10_000, update: 2_000 });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ELOCKED') return undefined;
+    throw error;
+  }
+}
+
+/** Removes the emulators' data, keeping the folder and its lock. */
+async function wipeLocalData(dataDir: string): Promise<void> {
+  for (const entry of await readdir(dataDir)) {
+    if (entry !== LOCK_NAME) await rm(join(dataDir, entry), { recursive: true, force: true });
+  }
 }
 
 async function portIsFree(port: number): Promise<boolean> {
@@ -172,7 +199,8 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
     `  HTTP API                       ${base}    login ${demo.login} / password ${demo.password} (local demo only)`,
     `  OpenAPI document               ${base}/openapi.json`,
     `  Input queue (SQS FIFO)         ${emulators.queues.input}`,
-    `  DynamoDB (dynalite)            ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
+    `  DynamoDB (DynamoDB Local)      ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
+    `  SQS (fauxqs)                   ${emulators.sqsEndpoint}    queues at ${emulators.sqsEndpoint}/_fauxqs/queues`,
     '',
     settings.simulator
       ? `Simulator: ${runtime.fleet.length} vehicles send one message a second; ${runtime.fleet[0]!.name} goes over 90 km/h for ~20 s every 40 s,\nso the first speeding e-mail (to ops@fleetwatch.local) reaches the inbox within a minute.`
@@ -201,15 +229,21 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const dataDir = fileURLToPath(new URL('../../.local/dynamodb', import.meta.url));
+  const dataDir = process.env.FLEETWATCH_DATA_DIR || fileURLToPath(new URL('../../.local', import.meta.url));
   const problems = await checkPorts(settings.ports);
   if (problems.length > 0) {
     console.error(`fleetwatch cannot start:\n  ${problems.join('\n  ')}`);
     process.exitCode = 1;
     return;
   }
+  const release = await lockDataDir(dataDir);
+  if (!release) {
+    console.error(`fleetwatch cannot start: another \`npm start\` is using ${dataDir}. Stop it first (Ctrl-C in its terminal).`);
+    process.exitCode = 1;
+    return;
+  }
   if (settings.reset) {
-    await rm(dataDir, { recursive: true, force: true });
+    await wipeLocalData(dataDir);
     console.log(`Local data wiped (${dataDir}).`);
   }
 
@@ -236,7 +270,8 @@ async function main(): Promise<void> {
     stoppingSince = Date.now();
     console.log(`\n${signal}: stopping (Ctrl-C again to force)…`);
     runtime.stop().then(
-      () => {
+      async () => {
+        await release();
         console.log('Stopped.');
         process.exit(0);
       },

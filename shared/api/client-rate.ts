@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { guidSchema, notificationSchema, ruleTypeSchema } from '../schemas/notification';
 import { alertSchema } from '../schemas/alert';
 import { geozoneSchema } from '../schemas/geozone';

@@ -1,8 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { limits } from '../api/limits';
 
 /**
  * Slows down password guessing, counted atomically in two places:
@@ -22,13 +21,20 @@ const ipKey = (ip: string) => ({ pk: `IPFAIL#${ip}`, sk: 'IPFAIL' });
 /** Concurrent attempts that keep losing the race are asked to come back after this long. */
 const CONTENDED_RETRY_MS = 1000;
 
-export function delayAfter(failures: number, freeAttempts: number, maxDelayMs = limits().loginMaxDelayMs): number {
+/** How many attempts are free, and the longest wait after them (the API passes its configured limits). */
+export interface LoginThresholds {
+  freePerAddress: number;
+  freePerIp: number;
+  maxDelayMs: number;
+}
+
+export function delayAfter(failures: number, freeAttempts: number, maxDelayMs: number): number {
   if (failures < freeAttempts) return 0;
   return Math.min(1000 * 2 ** Math.min(failures - freeAttempts, 30), maxDelayMs);
 }
 
 /** Reserves one attempt on a counter; returns 0 when the attempt may go ahead, else how long it must wait. */
-async function reserve(key: { pk: string; sk: string }, freeAttempts: number, now: number): Promise<number> {
+async function reserve(key: { pk: string; sk: string }, freeAttempts: number, maxDelayMs: number, now: number): Promise<number> {
   for (let race = 0; race < 8; race++) {
     const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
     const failures = Number(Item?.failures ?? 0);
@@ -44,7 +50,7 @@ async function reserve(key: { pk: string; sk: string }, freeAttempts: number, no
           ExpressionAttributeNames: { '#ttl': 'ttl' },
           ExpressionAttributeValues: {
             ':next': failures + 1,
-            ':nextAttemptAt': now + delayAfter(failures + 1, freeAttempts),
+            ':nextAttemptAt': now + delayAfter(failures + 1, freeAttempts, maxDelayMs),
             ':ttl': Math.ceil(now / 1000) + 86_400,
             ...(Item ? { ':seen': failures } : {}),
           },
@@ -62,11 +68,10 @@ async function reserve(key: { pk: string; sk: string }, freeAttempts: number, no
  * Reserves a login attempt for `login` from `ip`: 0 when the password may be compared now, otherwise the
  * milliseconds to wait (answered 429). The attempt counts as a failure until `clearLoginFailures`.
  */
-export async function reserveLoginAttempt(login: string, ip: string, now: number): Promise<number> {
-  const config = limits();
-  const perLogin = await reserve(pairKey(login, ip), config.loginFreeAttemptsPerAddress, now);
+export async function reserveLoginAttempt(login: string, ip: string, now: number, thresholds: LoginThresholds): Promise<number> {
+  const perLogin = await reserve(pairKey(login, ip), thresholds.freePerAddress, thresholds.maxDelayMs, now);
   if (perLogin > 0) return perLogin;
-  return reserve(ipKey(ip), config.loginFreeAttemptsPerIp, now);
+  return reserve(ipKey(ip), thresholds.freePerIp, thresholds.maxDelayMs, now);
 }
 
 /** A successful login: the login's count from this address is cleared, and the address gets its attempt back. */

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
-import { documentClient } from '../aws/clients';
+import * as z from 'zod';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertSchema, type Alert, type DeliveryStatus } from '../schemas/alert';
 

@@ -1,5 +1,4 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../aws/clients';
+import { sendMessage } from '../aws/sqs';
 import { resourcesConfig } from '../config';
 
 /**
@@ -9,11 +8,9 @@ import { resourcesConfig } from '../config';
 export async function sendToDeliveriesDlq(body: string, reason: string): Promise<void> {
   const queueUrl = resourcesConfig().DELIVERIES_DLQ_URL;
   if (!queueUrl) throw new Error('DELIVERIES_DLQ_URL is not set');
-  await sqsClient().send(
-    new SendMessageCommand({
-      QueueUrl: queueUrl,
-      MessageBody: body.length > 0 ? body : '(empty)',
-      MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
-    }),
-  );
+  await sendMessage({
+    QueueUrl: queueUrl,
+    MessageBody: body.length > 0 ? body : '(empty)',
+    MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
+  });
 }

@@ -1,5 +1,5 @@
 import { BatchGetCommand, GetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, storedUserSchema, vehicleProfileSchema, type StoredUser, type VehicleProfile } from '../schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../schemas/notification';

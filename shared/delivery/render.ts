@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { Language } from '../schemas/directory';
+import { escapeHtml } from '../channels/escape-html';
 import type { TemplateData } from './template-data';
 
 /**
@@ -35,15 +36,6 @@ export const LANGUAGE_FOLDERS: Record<Language, string> = { 1: 'ru', 2: 'en', 3:
 
 export function templatesDir(): string {
   return process.env.TEMPLATES_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../templates');
-}
-
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 const escapers: Record<Format, (value: unknown) => string> = {

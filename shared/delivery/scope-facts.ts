@@ -7,7 +7,7 @@ import { linkedChatOwners } from '../store/telegram-links';
 import type { ClientTree } from './client-tree';
 import { confirmEmailLink } from './links';
 import { loadUsers } from './recipients';
-import { escapeHtml } from './render';
+import { escapeHtml } from '../channels/escape-html';
 import type { ChannelSenders } from './senders';
 import type { ScopeFacts } from './targets';
 

@@ -1,6 +1,6 @@
 import Flatbush from 'flatbush';
 import type { Geozone } from '../schemas/geozone';
-import type { ZoneLookup } from '../rules/types';
+import type { ZoneLookup } from './zone-lookup';
 import { compileZone, zoneContains, type CompiledZone } from './compiled-zone';
 
 /** Candidate lists this short are tested directly; longer ones go through the spatial index. */

@@ -1,6 +1,6 @@
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { alertPut, type AlertItem } from '../store/alerts-store';
 import { vehicleStateTable, type VehicleState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';

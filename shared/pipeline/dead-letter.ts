@@ -1,6 +1,6 @@
-import { SendMessageBatchCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { sqsClient } from '../aws/clients';
+import { sendMessageBatch } from '../aws/sqs';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 
@@ -10,8 +10,8 @@ import { logger } from '../observability/logger';
  * reported as batch item failures (SQS then redelivers them and, after maxReceiveCount, redrives them).
  */
 export const REJECTED_GROUP_ID = 'rejected';
-/** SQS limits one message (body and attributes) and one SendMessageBatch request to 256 KiB. */
-export const SQS_MAX_BYTES = 262_144;
+/** SQS limits one message (body and attributes) and one SendMessageBatch request to 1 MiB. */
+export const SQS_MAX_BYTES = 1_048_576;
 const MAX_REASON_LENGTH = 4_000;
 /** Bytes counted for each attribute beyond its name and value (data type), with room to spare. */
 const ATTRIBUTE_OVERHEAD = 16;
@@ -34,9 +34,7 @@ export async function sendToDeadLetter(rejections: readonly Rejection[]): Promis
   const entries = rejections.map(deadLetterEntry);
   for (const batch of packBatches(entries)) {
     try {
-      const output = await sqsClient().send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ entry }, index) => ({ ...entry, Id: String(index) })) }),
-      );
+      const output = await sendMessageBatch({ QueueUrl: queueUrl, Entries: batch.map(({ entry }, index) => ({ ...entry, Id: String(index) })) });
       for (const result of output.Failed ?? []) {
         const record = batch[Number(result.Id)]?.record;
         if (!record) continue;
@@ -77,7 +75,7 @@ function deadLetterEntry({ record, reason }: Rejection): SizedEntry {
   };
 }
 
-/** Groups entries into SendMessageBatch requests of at most 10 entries and 256 KiB, in order. */
+/** Groups entries into SendMessageBatch requests of at most 10 entries and 1 MiB, in order. */
 export function packBatches<T extends { bytes: number }>(entries: readonly T[], maxBytes = SQS_MAX_BYTES, maxEntries = 10): T[][] {
   const batches: T[][] = [];
   let current: T[] = [];

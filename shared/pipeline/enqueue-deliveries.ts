@@ -1,5 +1,4 @@
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../aws/clients';
+import { sendMessageBatch } from '../aws/sqs';
 import { resourcesConfig } from '../config';
 import type { DeliveryRequest } from '../schemas/alert';
 import { logger } from '../observability/logger';
@@ -17,15 +16,13 @@ export async function enqueueDeliveries(alertIds: readonly string[]): Promise<Se
   for (let start = 0; start < alertIds.length; start += 10) {
     const chunk = alertIds.slice(start, start + 10);
     try {
-      const output = await sqsClient().send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: chunk.map((alertId, index) => ({
-            Id: String(index),
-            MessageBody: JSON.stringify({ alertId } satisfies DeliveryRequest),
-          })),
-        }),
-      );
+      const output = await sendMessageBatch({
+        QueueUrl: queueUrl,
+        Entries: chunk.map((alertId, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify({ alertId } satisfies DeliveryRequest),
+        })),
+      });
       const failedIds = new Set((output.Failed ?? []).map((entry) => Number(entry.Id)));
       for (const [index, alertId] of chunk.entries()) {
         if (failedIds.has(index)) logger.warn('delivery request not enqueued; the outbox will retry', { alertId });

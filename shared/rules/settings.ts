@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's

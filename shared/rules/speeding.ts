@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, round } from './message-values';
 import { numberSetting, settingsMap } from './settings';

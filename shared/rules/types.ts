@@ -2,21 +2,15 @@ import type { z } from 'zod';
 import type { RuleEvent } from '../schemas/alert';
 import type { RuleType, StoredRule } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
+import type { ZoneLookup } from '../geo/zone-lookup';
+
+export type { ZoneLookup } from '../geo/zone-lookup';
 
 /**
  * The contract between the pure rule evaluators and the I/O shell (evaluate and sweep functions).
  * Evaluators do no I/O and read no clock: time arrives as `now` (epoch ms) and message times.
  * Every state an evaluator returns must be plain JSON (it is stored in the vehicle's DynamoDB item).
  */
-
-/** Geometry questions an evaluator may ask; answered by the compiled geozone index. */
-export interface ZoneLookup {
-  /** Whether the zone contains the point, its border moved outward by `marginMeters` (inward when negative). */
-  contains(zoneId: number, latitude: number, longitude: number, marginMeters?: number): boolean;
-  /** Ids of zones among `candidateIds` (all zones when omitted) that contain the point. */
-  zonesContaining(latitude: number, longitude: number, candidateIds?: readonly number[]): number[];
-  zoneName(zoneId: number): string | undefined;
-}
 
 export interface EvaluationContext {
   /** Wall-clock time of the evaluation, epoch ms. */

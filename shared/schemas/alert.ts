@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Values an evaluator attaches to an event for templates: speed, limit, zone name, fuel volume ... */
 export const eventValuesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { guidSchema } from './notification';
 
 const position = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Event templates of the platform that fleetwatch evaluates. Type 10 (address) is not supported. */
 export const RULE_TYPES = {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Limits that keep one noisy terminal from costing the whole pipeline. */
 export const MESSAGE_LIMITS = {

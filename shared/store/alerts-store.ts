@@ -2,9 +2,9 @@ import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Alert, RuleEvent } from '../schemas/alert';
 import type { StoredRule } from '../schemas/notification';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { alertIdFor } from '../pipeline/alert-id';
+import { alertIdFor } from './alert-id';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,

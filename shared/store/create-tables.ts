@@ -64,7 +64,7 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
         }),
       );
     } catch (error) {
-      // dynalite does not implement time to live; expired items simply stay in a local store
+      // an emulator without time to live keeps expired items; nothing relies on their removal
       if ((error as Error).name !== 'UnknownOperationException') throw error;
     }
   }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 
 /**

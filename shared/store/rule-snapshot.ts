@@ -1,6 +1,6 @@
 import { GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { storedRuleSchema, type StoredRule } from '../schemas/notification';

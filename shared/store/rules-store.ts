@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
 import { initialValidity } from '../rules/lifecycle';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/clients';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, storedUserSchema, telegramChatSchema, type StoredUser, type TelegramChat } from '../schemas/directory';
 import { updateUserMapEntry } from './user-maps';

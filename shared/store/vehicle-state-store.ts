@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
-import { documentClient } from '../aws/clients';
+import * as z from 'zod';
+import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 

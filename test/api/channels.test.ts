@@ -37,6 +37,12 @@ describe('alert channels of the logged-in user', () => {
     expect(Object.values((await getUser(tenants.readOnly.userId))?.telegramChats ?? {}).map((chat) => chat.chatId)).toEqual(['4242']);
   });
 
+  it('says plainly that Telegram is not configured when there is no bot', async () => {
+    const response = await api({ method: 'POST', path: '/api/v3/telegram/link', token });
+    expect(response.status).toBe(400);
+    expect(response.body.issues[0].message).toMatch(/Telegram is not configured/);
+  });
+
   it('needs a session', async () => {
     expect((await api({ method: 'POST', path: '/api/v3/telegram/link' })).status).toBe(401);
     expect((await api({ method: 'POST', path: '/api/v3/push/devices', body: { platform: 'fcm', token: 'abc' } })).status).toBe(401);

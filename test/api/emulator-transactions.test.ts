@@ -6,7 +6,7 @@ import { resourcesConfig } from '../../shared/config';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 
-describe('DynamoDB transactions on the local emulator', () => {
+describe('DynamoDB transactions on DynamoDB Local', () => {
   let emulators: Emulators;
   let table: string;
   beforeAll(async () => {
@@ -81,5 +81,28 @@ describe('DynamoDB transactions on the local emulator', () => {
       new TransactGetCommand({ TransactItems: [{ Get: { TableName: table, Key: { id: 30 } } }, { Get: { TableName: table, Key: { id: 31 } } }] }),
     );
     expect(Responses?.map((response) => response.Item)).toEqual([{ id: 30, n: 3 }, undefined]);
+  });
+
+  // DynamoDB cancels a transaction with TransactionConflict when another transaction or write touches one of
+  // its items at the same moment. DynamoDB Local runs transactions one after another and never reports it:
+  // the commit's conflict branch (re-evaluate, then retry) is exercised on AWS only.
+  it.fails('cancels one of two concurrent transactions on one item with TransactionConflict (DynamoDB Local serialises them)', async () => {
+    await documentClient().send(new PutCommand({ TableName: table, Item: { id: 40, n: 0 } }));
+    const bump = (other: number) =>
+      documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: { TableName: table, Key: { id: 40 }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } },
+            { Put: { TableName: table, Item: { id: other } } },
+          ],
+        }),
+      );
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, index) => bump(41 + index)));
+    const conflicts = outcomes.filter(
+      (outcome) =>
+        outcome.status === 'rejected' &&
+        (outcome.reason as TransactionCanceledException).CancellationReasons?.some((reason) => reason.Code === 'TransactionConflict'),
+    );
+    expect(conflicts.length).toBeGreaterThan(0);
   });
 });

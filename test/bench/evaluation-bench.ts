@@ -3,6 +3,7 @@ import type { EvaluationContext } from '../../shared/rules/types';
 import type { StoredRule, RuleType } from '../../shared/schemas/notification';
 import type { TerminalMessage } from '../../shared/schemas/terminal-message';
 import { REGION, syntheticZones } from './synthetic-zones';
+import type { BenchSection } from './section';
 import { bestTimes, formatTable, seededRandom } from './timing';
 
 const VEHICLES = 10_000;
@@ -98,7 +99,7 @@ export function benchScenario() {
   return { zones, rules, bodies };
 }
 
-export function runEvaluationBench(): string[] {
+export function runEvaluationBench(): BenchSection {
   const { zones, rules, bodies } = benchScenario();
   const index = compileRuleIndex(rules, zones);
   if (index.invalidRules.length > 0) throw new Error(`bench rules invalid: ${JSON.stringify(index.invalidRules)}`);
@@ -132,7 +133,7 @@ export function runEvaluationBench(): string[] {
   const [parseNs, evaluateNs] = bestTimes([parse, evaluate]) as [number, number];
   if (sink < 0) throw new Error('unreachable');
   const perMessage = (ns: number) => `${(ns / messages.length / 1000).toFixed(2)} µs`;
-  return [
+  const lines = [
     `(a) evaluation per message: ${VEHICLES.toLocaleString('en')} vehicles, ${rules.length} rules, ${messages.length.toLocaleString('en')} messages, ` +
       `${(evaluations / messages.length).toFixed(1)} rules per message, ${events} events (target ≤ 1.0×)`,
     ...formatTable(
@@ -143,4 +144,8 @@ export function runEvaluationBench(): string[] {
       ],
     ),
   ];
+  return {
+    lines,
+    figures: { evaluationOverJsonParse: Number((evaluateNs / parseNs).toFixed(3)), evaluationNsPerMessage: Math.round(evaluateNs / messages.length) },
+  };
 }

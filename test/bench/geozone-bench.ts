@@ -2,14 +2,16 @@ import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import { point, polygon } from '@turf/helpers';
 import { ZoneIndex } from '../../shared/geo/zone-index';
 import { REGION, syntheticZones } from './synthetic-zones';
+import type { BenchSection } from './section';
 import { bestTimes, formatTable, seededRandom } from './timing';
 
 /**
  * Which zones contain a point: the flatbush index (bounding-box prefilter, then the exact test) against
  * a loop over every polygon with @turf/boolean-point-in-polygon. Both must give the same answers.
  */
-export function runGeozoneBench(): string[] {
+export function runGeozoneBench(): BenchSection {
   const rows: string[][] = [];
+  const geozoneLookupSpeedup: Record<string, number> = {};
   for (const count of [100, 1_000, 10_000]) {
     const random = seededRandom(count);
     const zones = syntheticZones(count, random);
@@ -46,7 +48,11 @@ export function runGeozoneBench(): string[] {
     const indexNs = indexTotal / queries.length;
     const naiveNs = naiveTotal / naiveQueries.length;
     if (sink < 0) throw new Error('unreachable');
+    geozoneLookupSpeedup[count] = Math.round(naiveNs / indexNs);
     rows.push([count.toLocaleString('en'), `${(naiveNs / 1000).toFixed(1)} µs`, `${(indexNs / 1000).toFixed(2)} µs`, `${(naiveNs / indexNs).toFixed(0)}×`]);
   }
-  return ['(b) geozone lookup: spatial index vs naive turf loop (target ≥ 50× at 10,000)', ...formatTable(['polygons', 'turf loop', 'index', 'speed-up'], rows)];
+  return {
+    lines: ['(b) geozone lookup: spatial index vs naive turf loop (target ≥ 50× at 10,000)', ...formatTable(['polygons', 'turf loop', 'index', 'speed-up'], rows)],
+    figures: { geozoneLookupSpeedup },
+  };
 }

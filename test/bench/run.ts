@@ -1,16 +1,21 @@
-import { existsSync } from 'node:fs';
+import { runBatchCostBench } from './batch-cost';
+import { runBundleBench } from './bundle-bench';
 import { runEvaluationBench } from './evaluation-bench';
 import { runGeozoneBench } from './geozone-bench';
+import type { BenchSection } from './section';
 
-/** `npm run bench`: every measurement and its baseline in one run, printed as compact tables. */
+/**
+ * `npm run bench`: every measurement and its baseline in one run, printed as compact tables;
+ * `npm run bench -- --json`: the same figures as one JSON object with stable names.
+ */
 async function main(): Promise<void> {
-  const lines = [...runEvaluationBench(), '', ...runGeozoneBench()];
-  const batchCost = new URL('./batch-cost.ts', import.meta.url);
-  if (existsSync(batchCost)) {
-    const module = (await import(batchCost.href)) as { runBatchCostBench?: () => Promise<string[]> };
-    if (typeof module.runBatchCostBench === 'function') lines.push('', ...(await module.runBatchCostBench()));
+  const json = process.argv.includes('--json');
+  const sections: BenchSection[] = [runEvaluationBench(), runGeozoneBench(), await runBatchCostBench(), runBundleBench()];
+  if (json) {
+    console.log(JSON.stringify(Object.assign({}, ...sections.map((section) => section.figures))));
+  } else {
+    console.log(sections.map((section) => section.lines.join('\n')).join('\n\n'));
   }
-  console.log(lines.join('\n'));
 }
 
 await main();

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
@@ -9,7 +9,8 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
-import type { FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
 import { ALLOWED_WILDCARDS, wildcardResources } from '../support/iam-wildcards';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; Condition?: string; Metadata?: Record<string, unknown> };
@@ -160,12 +161,12 @@ describe('FleetwatchStack template', () => {
   });
 
   describe('functions', () => {
-    it('runs five bundled ESM handlers on nodejs22.x, arm64, each with its own log group with retention', () => {
+    it('runs five bundled ESM handlers on nodejs24.x, arm64, each with its own log group with retention', () => {
       const functions = ofType('AWS::Lambda::Function');
       expect(functions).toHaveLength(5);
       for (const name of FUNCTION_NAMES) {
         const fn = resources[functionId(name)]!.Properties;
-        expect(fn, name).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+        expect(fn, name).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
         const logGroupId = logicalId(stack.functions[name].logGroup);
         expect(fn.LoggingConfig, name).toEqual({ LogGroup: { Ref: logGroupId } });
         expect(resources[logGroupId]!.Properties.RetentionInDays, name).toBeGreaterThan(0);
@@ -361,21 +362,50 @@ describe('FleetwatchStack template', () => {
         (alarm) => alarm.MetricName === metricName && (dimension === undefined || JSON.stringify(alarm.Dimensions).includes(`"${dimension}"`)),
       );
 
-    it('alarms on both DLQs, evaluate, deliver and sweep errors, input queue age, delivery failures and API 5xx', () => {
-      expect(alarms()).toHaveLength(8);
-      expect(alarmOn('ApproximateNumberOfMessagesVisible', logicalId(stack.queues.inputDeadLetters))).toMatchObject({
-        Namespace: 'AWS/SQS',
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      });
-      expect(alarmOn('ApproximateNumberOfMessagesVisible', logicalId(stack.queues.deliveryDeadLetters))).toMatchObject({ Threshold: 1 });
-      for (const name of ['evaluate', 'deliver', 'sweep'] as const) {
-        expect(alarmOn('Errors', functionId(name)), name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+    const alarmUsing = (text: string) => alarms().filter((alarm) => JSON.stringify(alarm).includes(text));
+
+    it('alarms when messages arrive on a DLQ, not while they wait there', () => {
+      for (const queue of [stack.queues.inputDeadLetters, stack.queues.deliveryDeadLetters]) {
+        const [arrivals, ...others] = alarmUsing(`"${logicalId(queue)}"`);
+        expect(others).toEqual([]);
+        const metrics = arrivals!.Metrics as Array<{ Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { MetricName: string } } }>;
+        expect(metrics.find((metric) => metric.Expression)?.Expression).toBe('IF(DIFF(visible) > 0, DIFF(visible), 0)');
+        expect(metrics.find((metric) => metric.MetricStat)?.MetricStat?.Metric.MetricName).toBe('ApproximateNumberOfMessagesVisible');
+        expect(arrivals).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
       }
+    });
+
+    it('alarms on errors and throttles of every function, and on throttled requests to every table', () => {
+      for (const name of Object.keys(stack.functions) as FunctionName[]) {
+        expect(alarmOn('Errors', functionId(name)), name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+        expect(alarmOn('Throttles', functionId(name)), name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+      }
+      for (const [name, table] of Object.entries(stack.tables.tables)) {
+        const [throttles] = alarmUsing(`"${logicalId(table)}"`).filter((alarm) => JSON.stringify(alarm).includes('ReadThrottleEvents'));
+        expect(JSON.stringify(throttles), name).toContain('WriteThrottleEvents');
+      }
+    });
+
+    it("alarms on SES bounce and complaint rates at SES's review thresholds, the input backlog, delivery failures and API 5xx", () => {
+      expect(alarmOn('Reputation.BounceRate')).toMatchObject({ Namespace: 'AWS/SES', Threshold: 0.05 });
+      expect(alarmOn('Reputation.ComplaintRate')).toMatchObject({ Namespace: 'AWS/SES', Threshold: 0.001 });
       expect(alarmOn('ApproximateAgeOfOldestMessage', logicalId(stack.queues.input))).toMatchObject({ Namespace: 'AWS/SQS' });
       const deliveryFailures = alarms().find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('DeliveryFailures'));
       expect(JSON.stringify(deliveryFailures?.Metrics)).toContain('SELECT SUM(DeliveryFailures) FROM fleetwatch');
       expect(alarmOn('5xx', logicalId(stack.httpApi.httpApi))).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 5 });
+    });
+
+    it('caps concurrent deliver functions and paces each, so that a burst of alerts stays under the SES send rate', () => {
+      const deliverSource = ofType('AWS::Lambda::EventSourceMapping').find(([, mapping]) => JSON.stringify(mapping.Properties.FunctionName).includes(functionId('deliver')));
+      const pacing = deliveryPacing(DEFAULT_SES_MAX_SEND_RATE);
+      expect(deliverSource![1].Properties.ScalingConfig).toEqual({ MaximumConcurrency: pacing.maxConcurrency });
+      expect(environmentOf('deliver').SES_SEND_RATE_PER_FUNCTION).toBe(String(pacing.perFunctionRate));
+      expect(pacing.maxConcurrency * pacing.perFunctionRate).toBeLessThanOrEqual(DEFAULT_SES_MAX_SEND_RATE);
+
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], sesMaxSendRate: '100' } });
+      const fast = Template.fromStack(new FleetwatchStack(app, 'FleetwatchFastSes'));
+      fast.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 20 } });
+      fast.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ SES_SEND_RATE_PER_FUNCTION: '5' }) } });
     });
 
     it('notifies an encrypted, TLS-only topic on alarm and on recovery, mailing AlarmEmail only when it is set', () => {
@@ -520,12 +550,15 @@ describe('bundled deployment packages', () => {
         const assetDir = join(outdir, fn.Metadata!['aws:asset:path'] as string);
         const files = readdirSync(assetDir);
         expect(files, name).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map']));
-        const loaded = execFileSync(
+        expect(statSync(join(assetDir, 'index.mjs')).size, `${name} bundle bytes`).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+        const loaded = spawnSync(
           process.execPath,
           ['--input-type=module', '-e', `const m = await import(${JSON.stringify(join(assetDir, 'index.mjs'))}); console.log(typeof m.handler);`],
           { env: { ...process.env, AWS_REGION: 'eu-west-1', NODE_OPTIONS: '' }, encoding: 'utf8' },
         );
-        expect(loaded.trim(), name).toBe('function');
+        expect(loaded.stdout.trim(), name).toBe('function');
+        // a cold start prints nothing: no deprecation warning (DEP0040 punycode came with grammy's node-fetch)
+        expect(loaded.stderr, name).toBe('');
       }
 
       const deliver = template.Resources[logicalId(stack.functions.deliver.function)]!;

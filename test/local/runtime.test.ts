@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
+import { sharedDynamoEndpoint } from '../support/emulators';
 import { checkPorts, readSettings } from '../../infra/local/start';
 import { demoFleet } from '../../infra/local/simulator';
 import { parseTerminalMessage, type TerminalMessage } from '../../shared/schemas/terminal-message';
@@ -31,6 +32,7 @@ describe('local runtime wiring', () => {
 
   beforeAll(async () => {
     runtime = await startLocalRuntime({
+      dynamoEndpoint: sharedDynamoEndpoint(),
       prefix: `t-local-wiring-${process.pid}`,
       fleet,
       simulator: { now: () => now },

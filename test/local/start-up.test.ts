@@ -8,7 +8,7 @@ import { resourcesConfig } from '../../shared/config';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
 import { seedDemoData } from '../../infra/local/seed';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
-import { sentEmails, type SentEmail } from '../support/emulators';
+import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emulators';
 
 /**
  * `npm start` in-process, with the real evaluate, deliver, sweep and API handlers on the emulators: a hand-fed
@@ -36,6 +36,7 @@ describe('local runtime end to end', () => {
     await new Promise<void>((resolve) => botApi.listen(0, '127.0.0.1', resolve));
     process.env.TELEGRAM_API_ROOT = `http://127.0.0.1:${(botApi.address() as AddressInfo).port}`;
     runtime = await startLocalRuntime({
+      dynamoEndpoint: sharedDynamoEndpoint(),
       prefix: `t-local-e2e-${process.pid}`,
       fleet,
       simulator: false,

@@ -54,6 +54,32 @@ describe('committing vehicle changes', () => {
     }
   });
 
+  it('two concurrent commits of one vehicle: one wins, the other is re-evaluated from the state it lost to', async () => {
+    const vehicleId = 30;
+    const reevaluatedFrom: number[] = [];
+    const reevaluate = async (id: number): Promise<VehicleChange> => {
+      const stored = (await storedState(id))!;
+      reevaluatedFrom.push(stored.version as number);
+      return { vehicleId: id, expectedVersion: stored.version as number, state: state(id, stored.version as number, `after ${stored.rules['7'].marker}`), alerts: [alert(id, 20)] };
+    };
+    const change = (marker: string, second: number): VehicleChange => ({
+      vehicleId,
+      expectedVersion: 0,
+      state: state(vehicleId, 0, marker),
+      alerts: [alert(vehicleId, second)],
+    });
+    const [first, second] = await Promise.all([commitChanges([change('a', 10)], reevaluate), commitChanges([change('b', 11)], reevaluate)]);
+
+    expect(first.failedVehicles.size + second.failedVehicles.size).toBe(0);
+    expect(reevaluatedFrom).toEqual([1]);
+    const stored = await storedState(vehicleId);
+    expect(stored).toMatchObject({ version: 2 });
+    expect(['after a', 'after b']).toContain(stored!.rules['7'].marker);
+    const created = [...first.created, ...second.created].map((item) => item.alertId).sort();
+    const winner = stored!.rules['7'].marker === 'after a' ? 10 : 11;
+    expect(created).toEqual([alert(vehicleId, winner), alert(vehicleId, 20)].map((item) => item.alertId).sort());
+  });
+
   it('retries vehicles alone when their shared transaction is cancelled: duplicates dropped, moved states re-evaluated', async () => {
     // vehicle 11 moved on since the change was computed; vehicle 12 raises an alert that already exists
     await documentClient().send(new PutCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Item: state(11, 4, 'concurrent') }));

@@ -204,9 +204,9 @@ describe('poison input on the input queue', () => {
   });
 
   it('moves several huge rejected bodies of one batch to the DLQ without failing it', async () => {
-    // together over the 256 KiB a SendMessageBatch may carry, which the emulator enforces as SQS does
+    // together over the 1 MiB a SendMessageBatch may carry, which the emulator enforces as SQS does
     const huge = (vehicleId: number) =>
-      record(json(validMessage(vehicleId, 1, { parameters: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`blob${i}`, 'z'.repeat(1_000)])) })), vehicleId);
+      record(json(validMessage(vehicleId, 1, { parameters: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`blob${i}`, 'z'.repeat(4_000)])) })), vehicleId);
     const records = [huge(21), huge(22), huge(23)];
     const output = captureOutput({ silent: true });
     let response;
@@ -223,7 +223,7 @@ describe('poison input on the input queue', () => {
   });
 
   it('moves a rejected body as large as SQS allows to the DLQ, with a reason, body intact', async () => {
-    const body = `x${'y'.repeat(262_144 - 200)}`;
+    const body = `x${'y'.repeat(1_048_576 - 200)}`;
     const poison = record(body);
     const output = captureOutput({ silent: true });
     let response;

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SNSEvent } from 'aws-lambda';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { sqsClient } from '../../shared/aws/clients';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { resourcesConfig } from '../../shared/config';
+import { directoryKeys } from '../../shared/schemas/directory';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { createDeliverHandler, handler as deliverFunction } from '../../functions/deliver/handler';
@@ -184,6 +188,8 @@ describe('security: the official bot and sender are not usable against strangers
     expect(foreignVehicle.status).toBe('failed');
     expect(await inbox()).toHaveLength(0);
     const unregistered = await putAlert(rule, 999_999);
+    // the fixture registers the vehicle of an alert; this one must be unknown to the directory
+    await documentClient().send(new DeleteCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.vehicle(999_999) }));
     await deliver(unregistered.alertId);
     expect((await getAlertItem(unregistered.alertId)).status).toBe('failed');
     expect(await inbox()).toHaveLength(0);

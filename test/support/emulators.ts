@@ -1,10 +1,18 @@
+import { inject } from 'vitest';
 import { startEmulators, type Emulators } from '../../infra/local/emulators';
 
-/** Starts the emulators for one test file with its own table and queue names. */
-export async function startTestEmulators(name: string): Promise<Emulators> {
-  return startEmulators({ prefix: `t-${name}-${process.pid}` });
+/** The DynamoDB Local that the test run's global setup started. */
+export function sharedDynamoEndpoint(): string {
+  return inject('dynamoEndpoint');
 }
 
+/**
+ * Starts the emulators for one test file with its own table and queue names: SES and SQS of its own, and its
+ * own tables in the run's shared DynamoDB Local.
+ */
+export async function startTestEmulators(name: string): Promise<Emulators> {
+  return startEmulators({ prefix: `t-${name}-${process.pid}`, dynamoEndpoint: sharedDynamoEndpoint() });
+}
 export interface SentEmail {
   messageId: string;
   from: string;

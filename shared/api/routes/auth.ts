@@ -4,6 +4,7 @@ import { startSession } from '../../auth/sessions';
 import { findCredential, getUser, replacePasswordHash } from '../../store/directory-store';
 import { tooManyRequests, unauthorized } from '../errors';
 import { defineRoute } from '../route';
+import { limits } from '../limits';
 import { loginBodySchema, loginResponseSchema, sessionCheckResponseSchema } from '../schemas';
 
 export const authRoutes = [
@@ -23,7 +24,9 @@ export const authRoutes = [
     response: loginResponseSchema,
     errors: [],
     async handle({ body, now, sourceIp }) {
-      const wait = await reserveLoginAttempt(body.login, sourceIp, now);
+      const { loginFreeAttemptsPerAddress, loginFreeAttemptsPerIp, loginMaxDelayMs } = limits();
+      const thresholds = { freePerAddress: loginFreeAttemptsPerAddress, freePerIp: loginFreeAttemptsPerIp, maxDelayMs: loginMaxDelayMs };
+      const wait = await reserveLoginAttempt(body.login, sourceIp, now, thresholds);
       if (wait > 0) throw tooManyRequests(wait, 'too many failed logins: wait before trying again');
       const credential = await findCredential(body.login);
       // an unknown login still costs one scrypt comparison, so timing does not tell which logins exist

@@ -16,6 +16,9 @@ export const channelRoutes = [
     writes: false,
     response: telegramLinkResponseSchema,
     async handle({ caller, now }) {
+      if (!process.env.TELEGRAM_BOT_USERNAME) {
+        throw validationError([{ path: '', message: 'Telegram is not configured on this installation: there is no bot to link a chat to.' }]);
+      }
       const { code, expiresAt, link } = await issueLinkCode(caller.user.id, now);
       return { body: { code, link, expiresAt } };
     },

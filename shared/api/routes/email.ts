@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { escapeHtml } from '../../delivery/render';
+import { escapeHtml } from '../../channels/escape-html';
 import { confirmSideEmail, unsubscribe } from '../../store/email-consent';
 import { notFound } from '../errors';
 import { defineRoute } from '../route';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { notificationBodySchema, type NotificationBody, type StoredRule } from '../../schemas/notification';
 import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildOpenApiDocument } from '../openapi';
 import { defineRoute, type ApiRoute } from '../route';
 

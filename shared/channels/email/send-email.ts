@@ -1,5 +1,5 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { sesClient } from '../../aws/clients';
+import { sesClient } from '../../aws/ses';
 import { describeError, type SendOutcome } from '../outcome';
 
 export interface EmailMessage {

@@ -1,7 +1,8 @@
 import { CreatePlatformEndpointCommand, DeleteEndpointCommand } from '@aws-sdk/client-sns';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { updateUserMapEntry } from '../../store/user-maps';
-import { documentClient, snsClient } from '../../aws/clients';
+import { documentClient } from '../../aws/dynamodb';
+import { snsClient } from '../../aws/sns';
 import { resourcesConfig } from '../../config';
 import { directoryKeys, pushDeviceSchema, storedUserSchema, type PushDevice } from '../../schemas/directory';
 

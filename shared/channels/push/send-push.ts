@@ -1,5 +1,5 @@
 import { PublishCommand } from '@aws-sdk/client-sns';
-import { snsClient } from '../../aws/clients';
+import { snsClient } from '../../aws/sns';
 import type { PushDevice } from '../../schemas/directory';
 import { describeError, type SendOutcome } from '../outcome';
 

@@ -1,5 +1,5 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The Telegram secret in Secrets Manager (`TELEGRAM_SECRET_ID`): the bot token and the webhook's secret token. */
 export const telegramSecretSchema = z.object({

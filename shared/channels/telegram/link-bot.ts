@@ -1,5 +1,5 @@
 import { Bot, type Context } from 'grammy';
-import { escapeHtml } from '../../delivery/render';
+import { escapeHtml } from '../escape-html';
 import { redeemLinkCode, unlinkTelegramChat } from '../../store/telegram-links';
 import { telegramClientOptions } from './bot-api';
 

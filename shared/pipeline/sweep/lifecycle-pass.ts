@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { documentClient } from '../../aws/clients';
+import { documentClient } from '../../aws/dynamodb';
 import { resourcesConfig } from '../../config';
 import type { StoredRule } from '../../schemas/notification';
 import { DAY_MS, sweepDecision } from '../../rules/lifecycle';

