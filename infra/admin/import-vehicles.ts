@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { guidSchema } from '../../shared/schemas/notification';
 import { registerVehicle, UnknownClientError, type RuleRef } from '../../shared/store/vehicle-registry';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Per-client and per-caller limits of the API, in one place. Each can be overridden by an environment

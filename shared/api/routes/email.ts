@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { escapeHtml } from '../../channels/escape-html';
 import { confirmSideEmail, unsubscribe } from '../../store/email-consent';
 import { notFound } from '../errors';

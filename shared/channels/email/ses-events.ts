@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SNSEvent } from 'aws-lambda';
 import { logger } from '../../observability/logger';
 import { suppressAddress } from '../../store/email-consent';
