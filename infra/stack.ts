@@ -7,6 +7,7 @@ import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-
 import type { Construct } from 'constructs';
 import { grantCreatePlatformEndpoint, grantPushEndpoints, grantReadQueueAge, grantSendEmail } from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
+import { SesFeedback } from './constructs/ses-feedback';
 import { DeployParameters } from './constructs/deploy-parameters';
 import { deliveryPacing } from './constructs/delivery-pacing';
 import { FleetwatchFunction, type FunctionName } from './constructs/fleetwatch-function';
@@ -31,6 +32,10 @@ export const FUNCTION_TIMEOUTS: Record<FunctionName, Duration> = {
   // A rule listing many vehicles touches each vehicle's item once.
   project: Duration.seconds(120),
 };
+
+/** Partition-key prefixes of the directory table the deliver and telegram functions may touch. */
+export const DELIVER_DIRECTORY_KEYS = ['USER#', 'AGENT#', 'VEHICLE#', 'TGCHAT#', 'SIDEMAIL#', 'OPTOUT#', 'SUPPRESSED#'] as const;
+export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
 
 /** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
 const RATE_LIMIT_INTERVAL_MS = '1000';
@@ -58,6 +63,7 @@ export class FleetwatchStack extends Stack {
   readonly functions: Record<FunctionName, FleetwatchFunction>;
   readonly httpApi: PublicHttpApi;
   readonly monitoring: Monitoring;
+  readonly sesFeedback: SesFeedback;
 
   constructor(scope: Construct, id: string, props: FleetwatchStackProps = {}) {
     super(scope, id, {
@@ -90,10 +96,12 @@ export class FleetwatchStack extends Stack {
         INPUT_DLQ_URL: queues.inputDeadLetters.queueUrl,
       },
     });
-    data.grant(evaluate.role, 'rules', 'read');
-    data.grant(evaluate.role, 'geozones', 'read');
-    data.grant(evaluate.role, 'vehicleState', 'readWrite');
-    data.grant(evaluate.role, 'alerts', 'readWrite');
+    // the compiled rule index is a scan of rules and geozones, reloaded only when the rules version moves
+    // rules and geozones are read by id, through the rule cache
+    data.grant(evaluate.role, 'rules', ['GetItem', 'BatchGetItem']);
+    data.grant(evaluate.role, 'geozones', ['GetItem', 'BatchGetItem']);
+    data.grant(evaluate.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
+    data.grant(evaluate.role, 'alerts', ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(evaluate.role);
     queues.inputDeadLetters.grantSendMessages(evaluate.role);
     evaluate.function.addEventSource(
@@ -115,11 +123,12 @@ export class FleetwatchStack extends Stack {
       },
     });
     grantReadQueueAge(sweep.role);
-    data.grant(sweep.role, 'rules', 'readWrite');
-    // Connection-loss rules are resolved through the same rule cache as evaluate's, geozones included.
-    data.grant(sweep.role, 'geozones', 'read');
-    data.grant(sweep.role, 'vehicleState', 'readWrite');
-    data.grant(sweep.role, 'alerts', 'readWrite');
+    // lifecycle through the rules' expiry index; rules and geozones through the same rule cache as evaluate's;
+    // silent vehicles through the state table's silence index
+    data.grant(sweep.role, 'rules', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
+    data.grant(sweep.role, 'geozones', ['GetItem', 'BatchGetItem']);
+    data.grant(sweep.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
+    data.grant(sweep.role, 'alerts', ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(sweep.role);
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',
@@ -135,9 +144,9 @@ export class FleetwatchStack extends Stack {
       memorySize: 512,
       environment: data.environmentFor('rules', 'geozones', 'vehicleState'),
     });
-    data.grant(project.role, 'rules', 'read');
-    data.grant(project.role, 'geozones', 'read');
-    data.grant(project.role, 'vehicleState', 'readWrite');
+    data.grant(project.role, 'rules', ['GetItem', 'BatchGetItem', 'Query']);
+    data.grant(project.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query']);
+    data.grant(project.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     // Lambda's stream poller needs dynamodb:ListStreams, which has no resource-level permission.
     Validations.of(project.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -168,23 +177,22 @@ export class FleetwatchStack extends Stack {
         DELIVERIES_DLQ_URL: queues.deliveryDeadLetters.queueUrl,
         DELIVERIES_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
         SES_FROM_ADDRESS: parameters.senderAddress.valueAsString,
-        SES_CONFIGURATION_SET: parameters.sesConfigurationSet.valueAsString,
         SES_SEND_RATE_PER_FUNCTION: String(pacing.perFunctionRate),
         TELEGRAM_SECRET_ID: telegram.secret.secretArn,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
         ...pushEnvironment,
       },
     });
-    data.grant(deliver.role, 'rules', 'read');
-    data.grant(deliver.role, 'directory', 'readWrite');
-    data.grant(deliver.role, 'alerts', 'readWrite');
+    data.grant(deliver.role, 'rules', ['GetItem']);
+    // users, clients, vehicles, linked chats and e-mail consent; never sessions or credentials (LOGIN#, SESSION#)
+    data.grant(deliver.role, 'directory', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_DIRECTORY_KEYS });
+    data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);
-    grantSendEmail(deliver, deliver.role, {
-      address: parameters.senderAddress.valueAsString,
-      configurationSet: parameters.sesConfigurationSet.valueAsString,
-      hasConfigurationSet: parameters.hasSesConfigurationSet,
-    });
+    const sesFeedback = new SesFeedback(this, 'SesFeedback', { consumer: deliver.function });
+    this.sesFeedback = sesFeedback;
+    deliver.function.addEnvironment('SES_CONFIGURATION_SET', sesFeedback.configurationSet.configurationSetName);
+    grantSendEmail(deliver.role, { address: parameters.senderAddress.valueAsString, configurationSetArn: sesFeedback.configurationSetArn });
     // Publish to devices; delete an endpoint SNS reports as disabled (uninstalled app, expired token).
     grantPushEndpoints(deliver.role, ['sns:Publish', 'sns:DeleteEndpoint']);
     deliver.function.addEventSource(
@@ -212,10 +220,11 @@ export class FleetwatchStack extends Stack {
         ...pushEnvironment,
       },
     });
-    data.grant(api.role, 'rules', 'readWrite');
-    data.grant(api.role, 'geozones', 'readWrite');
-    data.grant(api.role, 'directory', 'readWrite');
-    data.grant(api.role, 'alerts', 'read');
+    // a geozone's deletion scans the rules for references to it
+    data.grant(api.role, 'rules', ['GetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
+    data.grant(api.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
+    data.grant(api.role, 'directory', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
+    data.grant(api.role, 'alerts', ['GetItem', 'Query']);
     grantCreatePlatformEndpoint(api, api.role, [
       { id: 'Fcm', arn: parameters.fcmPlatformApplicationArn.valueAsString, condition: parameters.hasFcmPlatformApplication },
       { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },
@@ -233,12 +242,15 @@ export class FleetwatchStack extends Stack {
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
       },
     });
-    data.grant(telegramWebhook.role, 'directory', 'readWrite');
+    // link codes, linked chats and the users' chat maps; never sessions or credentials
+    data.grant(telegramWebhook.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: TELEGRAM_DIRECTORY_KEYS });
     telegram.secret.grantRead(telegramWebhook.role);
 
     this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook, project };
 
     const httpApi = new PublicHttpApi(this, 'PublicApi', { api: api.function, telegram: telegramWebhook.function });
+    // links in e-mails (address confirmation, one-click unsubscribe) point at the API
+    deliver.function.addEnvironment('PUBLIC_API_URL', httpApi.apiUrl);
     const monitoring = new Monitoring(this, 'Monitoring', {
       functions: {
         evaluate: evaluate.function,

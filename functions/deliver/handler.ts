@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SNSEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { handleSesEvents, isSnsEvent } from '../../shared/channels/email/ses-events';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
@@ -47,4 +48,18 @@ export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {
     });
 }
 
-export const handler = createDeliverHandler();
+/** SES bounce and complaint events (SNS, from the configuration set's event destination) suppress addresses. */
+export function createSesEventHandler(clock: () => number = Date.now) {
+  return middy<SNSEvent, void>()
+    .use(loggerContext())
+    .handler(async (event) => {
+      await handleSesEvents(event, clock());
+    });
+}
+
+const deliverHandler = createDeliverHandler();
+const sesEventHandler = createSesEventHandler();
+
+/** The deliver function takes the deliveries queue and, through SNS, the SES events of the mail it sent. */
+export const handler = (event: SQSEvent | SNSEvent, context: Context) =>
+  isSnsEvent(event) ? sesEventHandler(event, context) : deliverHandler(event as SQSEvent, context);

@@ -4,7 +4,9 @@ import { guidSchema } from '../../shared/schemas/notification';
 import { languageSchema } from '../../shared/schemas/directory';
 import { formatIssues } from '../../shared/schemas/terminal-message';
 import { registerTelegramWebhook } from '../../shared/channels/telegram/register-webhook';
-import { DirectoryConflictError, createAgent, createUser, putVehicle } from '../../shared/store/directory-store';
+import { DirectoryConflictError, createAgent, createUser } from '../../shared/store/directory-store';
+import { UnknownClientError, VehicleMoveRefusedError, registerVehicle } from '../../shared/store/vehicle-registry';
+import { importVehicles } from './import-vehicles';
 import { redrive } from './redrive';
 
 /**
@@ -17,13 +19,23 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   create-client  --name <name> [--full-name <text>] [--parent <agentId>]
   create-user    --client <agentId> --login <login> --password <password> --email <address>
                  [--first-name <text>] [--last-name <text>] [--language 1|2|3] [--read-only] [--session-duration <minutes>]
-  create-vehicle --client <agentId> --id <vehicleId> --name <name>
+  create-vehicle --client <agentId> --id <vehicleId> --name <name> [--move]
+                 (a vehicle of another client is moved only with --move; the answer names the rules that stop applying)
+  import-vehicles --file <vehicles.json>
+                 (the platform's vehicle records, as POST /api/v3/vehicles/find answers them; idempotent, reports moves)
   register-telegram-webhook --url <https://…/telegram/webhook>
                  (reads the bot token and webhook secret from the secret named by TELEGRAM_SECRET_ID)
   redrive input|deliveries [--max <n>]
                  moves dead letters back to their queue (queue URLs from INPUT_QUEUE_URL, INPUT_DLQ_URL,
                  DELIVERIES_QUEUE_URL, DELIVERIES_DLQ_URL; locally the npm start queues are found by name)
+  --help         this text
+
+Tables: RULES_TABLE, DIRECTORY_TABLE … (defaults fleetwatch-…). Against a local endpoint
+(AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8000) the region and credentials default to local dummies.
 `;
+
+/** Asked for the usage text: printed on standard output, exit code 0. */
+export class HelpRequested extends Error {}
 
 export class UsageError extends Error {}
 
@@ -49,7 +61,10 @@ const vehicleArgs = z.object({
   client: guidSchema,
   id: z.coerce.number().int().min(1).max(2_147_483_647),
   name: z.string().trim().min(1).max(200),
+  move: z.boolean().optional(),
 });
+
+const importArgs = z.object({ file: z.string().min(1) });
 
 const webhookArgs = z.object({
   url: z.url({ protocol: /^https$/, error: 'the webhook URL must be https (the stack output TelegramWebhookUrl)' }),
@@ -59,7 +74,8 @@ const redriveArgs = z.object({
   max: z.coerce.number().int().min(1).optional(),
 });
 
-const optionNames = ['max', 'url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id'];
+const optionNames = ['max', 'url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id', 'file'];
+const flagNames = ['read-only', 'move', 'help'];
 
 function parse<T>(schema: z.ZodType<T>, values: unknown): T {
   const parsed = schema.safeParse(values);
@@ -69,6 +85,7 @@ function parse<T>(schema: z.ZodType<T>, values: unknown): T {
 
 /** Runs one command; returns what it printed as an object (the CLI writes it as JSON). */
 export async function runAdmin(argv: readonly string[]): Promise<Record<string, unknown>> {
+  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') throw new HelpRequested(USAGE);
   const [command, ...afterCommand] = argv;
   const target = command === 'redrive' ? afterCommand[0] : undefined;
   const rest = command === 'redrive' ? afterCommand.slice(1) : afterCommand;
@@ -76,7 +93,10 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { ...Object.fromEntries(optionNames.map((name) => [name, { type: 'string' as const }])), 'read-only': { type: 'boolean' } },
+      options: {
+        ...Object.fromEntries(optionNames.map((name) => [name, { type: 'string' as const }])),
+        ...Object.fromEntries(flagNames.map((name) => [name, { type: 'boolean' as const }])),
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -107,7 +127,21 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
       }
       case 'create-vehicle': {
         const args = parse(vehicleArgs, values);
-        return { ...(await putVehicle({ vehicleId: args.id, name: args.name, parentId: args.client })) };
+        const registered = await registerVehicle({ vehicleId: args.id, name: args.name, parentId: args.client }, { allowMove: args.move });
+        if (registered.outcome !== 'moved') return { ...registered.vehicle, outcome: registered.outcome };
+        return {
+          ...registered.vehicle,
+          outcome: 'moved',
+          movedFrom: registered.from,
+          rulesNoLongerApplying: registered.rulesNoLongerApplying,
+          note: registered.rulesNoLongerApplying.length
+            ? `these rules of the previous client stop applying to vehicle ${args.id}: ${registered.rulesNoLongerApplying.map((rule) => `${rule.id} "${rule.name}"`).join(', ')}`
+            : `no rule of the previous client watched vehicle ${args.id}`,
+        };
+      }
+      case 'import-vehicles': {
+        const args = parse(importArgs, values);
+        return { ...(await importVehicles(args.file)) };
       }
       case 'register-telegram-webhook': {
         const args = parse(webhookArgs, values);
@@ -123,7 +157,9 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
         throw new UsageError(command ? `unknown command ${command}` : 'no command given');
     }
   } catch (error) {
-    if (error instanceof DirectoryConflictError) throw new UsageError(error.message);
+    if (error instanceof DirectoryConflictError || error instanceof VehicleMoveRefusedError || error instanceof UnknownClientError) {
+      throw new UsageError(error.message);
+    }
     throw error;
   }
 }

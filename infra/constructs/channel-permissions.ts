@@ -14,28 +14,17 @@ function conditionalPolicy(scope: Construct, id: string, role: IRole, condition:
 }
 
 /**
- * ses:SendEmail from the sender address only. SES authorizes a send against the identity that is verified:
- * the address itself or its domain, so both identity ARNs are granted, nothing else; plus the configuration
- * set when one is configured.
+ * ses:SendEmail from the sender address only, with the stack's configuration set. SES authorizes a send against
+ * the identity that is verified (the address itself or its domain) and the configuration set used, so those
+ * three ARNs are granted, nothing else.
  */
-export function grantSendEmail(
-  scope: Construct,
-  role: IRole,
-  sender: { address: string; configurationSet: string; hasConfigurationSet: CfnCondition },
-): void {
+export function grantSendEmail(role: IRole, sender: { address: string; configurationSetArn: string }): void {
   const domain = Fn.select(1, Fn.split('@', sender.address));
   role.addToPrincipalPolicy(
     new PolicyStatement({
       actions: ['ses:SendEmail'],
-      resources: [arn('ses', `identity/${sender.address}`), arn('ses', `identity/${domain}`)],
+      resources: [arn('ses', `identity/${sender.address}`), arn('ses', `identity/${domain}`), sender.configurationSetArn],
     }),
-  );
-  conditionalPolicy(
-    scope,
-    'SesConfigurationSetAccess',
-    role,
-    sender.hasConfigurationSet,
-    new PolicyStatement({ actions: ['ses:SendEmail'], resources: [arn('ses', `configuration-set/${sender.configurationSet}`)] }),
   );
 }
 

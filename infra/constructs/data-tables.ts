@@ -1,8 +1,20 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
+
+/** The DynamoDB actions the functions use; nothing else is ever granted. */
+export type DynamoAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'Scan'
+  | 'ConditionCheckItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem';
 
 function attribute(key: KeyAttribute): { name: string; type: AttributeType } {
   return { name: key.name, type: key.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING };
@@ -44,14 +56,25 @@ export class DataTables extends Construct {
   }
 
   /**
-   * Grants a function's role access to one table. Grants cover `<table>/index/*` so queries can use the
-   * table's global secondary indexes; that wildcard is acknowledged here, for exactly this table.
+   * Grants a function's role exactly the DynamoDB actions it uses on one table. Query also covers
+   * `<table>/index/*`, so queries can use the table's global secondary indexes; that wildcard is acknowledged
+   * here, for exactly this table. `leadingKeys` limits the items to partition keys with these prefixes
+   * (`dynamodb:LeadingKeys`), so that a function that reads users cannot read sessions or credentials kept in
+   * the same table.
    */
-  grant(role: IRole, key: TableKey, access: 'read' | 'readWrite'): void {
+  grant(role: IRole, key: TableKey, actions: readonly DynamoAction[], options: { leadingKeys?: readonly string[] } = {}): void {
     const table = this.tables[key];
-    if (access === 'read') table.grantReadData(role);
-    else table.grantReadWriteData(role);
-    if (TABLES[key].indexes.length > 0) {
+    const usesIndexes = actions.includes('Query') && TABLES[key].indexes.length > 0;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [...new Set(actions)].sort().map((action) => `dynamodb:${action}`),
+        resources: usesIndexes ? [table.tableArn, `${table.tableArn}/index/*`] : [table.tableArn],
+        ...(options.leadingKeys
+          ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': options.leadingKeys.map((prefix) => `${prefix}*`) } } }
+          : {}),
+      }),
+    );
+    if (usesIndexes) {
       const logicalId = Stack.of(this).resolve((table.node.defaultChild as CfnTable).logicalId) as string;
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/index/*]`,

@@ -10,13 +10,11 @@ const OPTIONAL = (pattern: string) => `^$|^${pattern}$`;
  */
 export class DeployParameters {
   readonly senderAddress: CfnParameter;
-  readonly sesConfigurationSet: CfnParameter;
   readonly telegramBotUsername: CfnParameter;
   readonly fcmPlatformApplicationArn: CfnParameter;
   readonly apnsPlatformApplicationArn: CfnParameter;
   readonly alarmEmail: CfnParameter;
 
-  readonly hasSesConfigurationSet: CfnCondition;
   readonly hasFcmPlatformApplication: CfnCondition;
   readonly hasApnsPlatformApplication: CfnCondition;
   readonly hasAlarmEmail: CfnCondition;
@@ -29,14 +27,6 @@ export class DeployParameters {
         '(the address itself or its domain), and the account must be out of the SES sandbox to mail unverified recipients.',
       allowedPattern: `^${EMAIL_PATTERN}$`,
       constraintDescription: 'must be an e-mail address',
-    });
-    this.sesConfigurationSet = new CfnParameter(stack, 'SesConfigurationSet', {
-      type: 'String',
-      default: '',
-      description:
-        'Optional name of an existing SES configuration set applied to every alert e-mail (e.g. to publish bounces and complaints). Empty: none.',
-      allowedPattern: OPTIONAL('[A-Za-z0-9_-]{1,64}'),
-      constraintDescription: 'must be empty or a configuration set name (letters, digits, _ and -)',
     });
     this.telegramBotUsername = new CfnParameter(stack, 'TelegramBotUsername', {
       type: 'String',
@@ -73,7 +63,6 @@ export class DeployParameters {
 
     const isSet = (id: string, parameter: CfnParameter) =>
       new CfnCondition(stack, id, { expression: Fn.conditionNot(Fn.conditionEquals(parameter.valueAsString, '')) });
-    this.hasSesConfigurationSet = isSet('HasSesConfigurationSet', this.sesConfigurationSet);
     this.hasFcmPlatformApplication = isSet('HasFcmPlatformApplication', this.fcmPlatformApplicationArn);
     this.hasApnsPlatformApplication = isSet('HasApnsPlatformApplication', this.apnsPlatformApplicationArn);
     this.hasAlarmEmail = isSet('HasAlarmEmail', this.alarmEmail);

@@ -1,6 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, type CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -13,6 +13,9 @@ export interface PublicHttpApiProps {
 
 export const API_BASE_PATH = 'api/v3';
 export const TELEGRAM_WEBHOOK_PATH = 'telegram/webhook';
+/** Requests per second (and burst) of the API routes together, and of the Telegram webhook on its own. */
+export const API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
+export const TELEGRAM_WEBHOOK_THROTTLE = { rateLimit: 30, burstLimit: 60 } as const;
 
 /** One JSON line per request. Request and response bodies and headers (X-Auth, Telegram's secret) are never logged. */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
@@ -54,7 +57,7 @@ export class PublicHttpApi extends Construct {
       autoDeploy: true,
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: ACCESS_LOG_FORMAT },
       // A ceiling for the whole API; per-session pacing is enforced by the api function itself.
-      throttle: { rateLimit: 100, burstLimit: 200 },
+      throttle: API_THROTTLE,
     });
 
     const apiIntegration = new HttpLambdaIntegration('ApiIntegration', props.api);
@@ -65,6 +68,12 @@ export class PublicHttpApi extends Construct {
       methods: [HttpMethod.POST],
       integration: new HttpLambdaIntegration('TelegramIntegration', props.telegram),
     });
+
+    // The webhook has its own throttle, apart from the API's default: API load cannot block chat linking.
+    // (RouteSettings is untyped in CloudFormation terms, so its keys are written as CloudFormation spells them.)
+    (this.stage.node.defaultChild as CfnStage).routeSettings = {
+      [`POST /${TELEGRAM_WEBHOOK_PATH}`]: { ThrottlingRateLimit: TELEGRAM_WEBHOOK_THROTTLE.rateLimit, ThrottlingBurstLimit: TELEGRAM_WEBHOOK_THROTTLE.burstLimit },
+    };
 
     Validations.of(this.httpApi).acknowledge({
       id: 'AwsSolutions-APIG4',

@@ -1,6 +1,7 @@
 import { initialValidity } from '../../shared/rules/lifecycle';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
 import { createAgent, createUser, findUserByLogin, getAgent, putVehicle } from '../../shared/store/directory-store';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { createGeozone, listGeozonesOfClient } from '../../shared/store/geozones-store';
 import { createRule, listRulesOfClient } from '../../shared/store/rules-store';
 import { geozoneBodySchema } from '../../shared/schemas/geozone';
@@ -149,5 +150,7 @@ export async function seedDemoData(fleet: readonly SimulatedVehicle[], now: numb
   const geozoneId = await seedGeozone(owner.agentId, now, created);
   const vehicleIds = fleet.map((vehicle) => vehicle.vehicleId);
   const rules = await seedRules(owner, vehicleIds, geozoneId, now, created);
+  // the local operations inbox is the demo's own: vouched for here instead of through a confirmation link
+  await markSideEmailConfirmed(owner.agentId, DEMO.opsEmail, now);
   return { agentId: owner.agentId, userId: owner.userId, login: DEMO.login, password: DEMO.password, vehicleIds, geozoneId, rules, created };
 }

@@ -11,6 +11,8 @@ import { touchSession } from '../auth/sessions';
 import { getUser } from '../store/directory-store';
 import { ApiError, forbidden, issuesOf, tooManyRequests, unauthorized, validationError } from './errors';
 import { TenantScope } from './scope';
+import { takeClientRequest } from './client-rate';
+import { limits } from './limits';
 import type { ApiEvent, ApiLambdaContext, ApiRoute } from './route';
 import { apiRoutes } from './routes';
 
@@ -97,6 +99,11 @@ function authenticate(route: ApiRoute, options: Settings): MiddlewareObj<ApiEven
       }
       const user = await getUser(check.session.userId);
       if (!user || !user.isEnabled) throw unauthorized('the session has ended: log in again');
+      const { apiRequestsPerClientPerMinute } = limits();
+      const clientWait = await takeClientRequest(user.parentId, now, apiRequestsPerClientPerMinute);
+      if (clientWait > 0) {
+        throw tooManyRequests(clientWait, `request rate exceeded: at most ${apiRequestsPerClientPerMinute} requests per minute for all users of your client`);
+      }
       if (route.writes && user.isReadOnly) throw forbidden('this user has read-only rights and cannot change data');
       request.context.caller = { user, session: check.session, scope: new TenantScope(user.parentId) };
     },
@@ -118,7 +125,11 @@ function routeHandler(route: ApiRoute, options: Settings) {
       headers: event.headers ?? {},
       caller: context.caller!,
       now: options.now(),
+      sourceIp: event.requestContext?.http?.sourceIp ?? 'unknown',
     });
+    if (reply.html !== undefined) {
+      return { statusCode: reply.status ?? 200, headers: { 'Content-Type': 'text/html; charset=utf-8', ...reply.headers }, body: reply.html };
+    }
     return json(reply.status ?? 200, reply.body, reply.headers);
   });
 }

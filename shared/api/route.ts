@@ -20,12 +20,16 @@ export interface RequestContext<Body, Params> {
   caller: Caller;
   /** Epoch ms of the request, from the API's clock. */
   now: number;
+  /** The caller's address as API Gateway saw it. */
+  sourceIp: string;
 }
 
 export interface Reply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A page for people (a link opened from an e-mail) instead of JSON. */
+  html?: string;
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

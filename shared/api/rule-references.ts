@@ -1,6 +1,7 @@
 import type { NotificationBody } from '../schemas/notification';
 import { getUsers, getVehicles } from '../store/directory-store';
 import { getGeozones } from '../store/geozones-store';
+import { linkedChatOwners } from '../store/telegram-links';
 import { validationError, type Issue } from './errors';
 import type { TenantScope } from './scope';
 
@@ -8,9 +9,12 @@ import type { TenantScope } from './scope';
  * Checks what a rule refers to against the caller's scope, answering 400 with one issue per bad reference:
  * - geozones must exist and belong to the scope (so a referenced zone can be protected from deletion);
  * - recipients and the owning user must be users of the scope (alerts must not reach other tenants);
- * - vehicles must be in the directory and belong to the scope: a rule on a vehicle nobody registered would
- *   watch whoever reports under that id later.
- * Unknown and foreign geozones, users and vehicles get the same message, so the answer reveals nothing of other tenants.
+ * - vehicles must be in the directory and belong to the scope: a rule over an unregistered id could otherwise
+ *   watch a vehicle before its owner registers it (vehicles reach the directory through the admin CLI and the
+ *   bulk import of the platform's vehicle records).
+ * - Telegram chats named on the rule must be linked (deep link) by a user of the scope, and still take alerts;
+ *   the official bot must not message strangers.
+ * Unknown and foreign references get the same message, so the answer reveals nothing of other tenants.
  */
 export async function checkRuleReferences(body: NotificationBody, scope: TenantScope): Promise<void> {
   const issues: Issue[] = [];
@@ -37,6 +41,18 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
   body.vehicleIds.forEach((id, index) => {
     if (!visibleVehicles.has(id)) issues.push({ path: `vehicleIds.${index}`, message: `no vehicle ${id} in your scope` });
   });
+
+  if (body.telegrams.length > 0) {
+    // a chat id may be sent as a number or a string; it is kept as sent, and looked up as text
+    const owners = await linkedChatOwners(body.telegrams.map((chat) => String(chat.id)));
+    const chatUsers = new Map((await getUsers([...new Set(owners.values())])).map((user) => [user.id, user]));
+    body.telegrams.forEach((chat, index) => {
+      const chatId = String(chat.id);
+      const user = chatUsers.get(owners.get(chatId) ?? '');
+      const linked = user && inScope.has(user.parentId) && user.telegramChats[chatId]?.active;
+      if (!linked) issues.push({ path: `telegrams.${index}.id`, message: `no chat ${chat.id} linked by a user in your scope` });
+    });
+  }
 
   if (issues.length > 0) throw validationError(issues);
 }

@@ -1,44 +1,93 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 
 /**
- * Slows down password guessing per login: after FREE_ATTEMPTS consecutive failures, each further attempt must
- * wait twice as long as the previous one (1 s, 2 s, 4 s ... at most 15 minutes). A success clears the count.
- * Unknown logins are counted too, so the answer does not reveal which logins exist.
- * Item `LOGINFAIL#<login lower-case>` / `LOGINFAIL` in the directory table, expiring a day after the last failure.
+ * Slows down password guessing, counted atomically in two places:
+ * - per login and source address (`LOGINFAIL#<login>#<ip>`): after the free attempts each further attempt
+ *   waits twice as long as the previous one (1 s, 2 s, 4 s ... at most 15 minutes). Counting per address means
+ *   a stranger's failures never lock out the user logging in from elsewhere;
+ * - per source address over all logins (`IPFAIL#<ip>`): password spraying from one address slows down too.
+ *
+ * An attempt is reserved before the password is compared: a conditional update on the count read (optimistic
+ * concurrency), so concurrent guesses are counted one by one and a burst gets no more comparisons than the
+ * free attempts. A success clears the login's count and gives the address its attempt back.
+ * Unknown logins are counted like known ones. Items expire a day after the last attempt.
  */
-export const FREE_ATTEMPTS = 5;
-export const MAX_DELAY_MS = 15 * 60_000;
-
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const key = (login: string) => ({ pk: `LOGINFAIL#${login.toLowerCase()}`, sk: 'LOGINFAIL' });
+const pairKey = (login: string, ip: string) => ({ pk: `LOGINFAIL#${login.toLowerCase()}#${ip}`, sk: 'LOGINFAIL' });
+const ipKey = (ip: string) => ({ pk: `IPFAIL#${ip}`, sk: 'IPFAIL' });
+/** Concurrent attempts that keep losing the race are asked to come back after this long. */
+const CONTENDED_RETRY_MS = 1000;
 
-export function delayAfter(failures: number): number {
-  if (failures < FREE_ATTEMPTS) return 0;
-  return Math.min(1000 * 2 ** (failures - FREE_ATTEMPTS), MAX_DELAY_MS);
+/** How many attempts are free, and the longest wait after them (the API passes its configured limits). */
+export interface LoginThresholds {
+  freePerAddress: number;
+  freePerIp: number;
+  maxDelayMs: number;
 }
 
-/** Milliseconds the next attempt for `login` must still wait (0 = may try now). */
-export async function loginWaitMs(login: string, now: number): Promise<number> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key(login), ConsistentRead: true }));
-  if (!Item) return 0;
-  const waitUntil = Number(Item.lastFailureAt) + delayAfter(Number(Item.failures));
-  return Math.max(0, waitUntil - now);
+export function delayAfter(failures: number, freeAttempts: number, maxDelayMs: number): number {
+  if (failures < freeAttempts) return 0;
+  return Math.min(1000 * 2 ** Math.min(failures - freeAttempts, 30), maxDelayMs);
 }
 
-export async function recordLoginFailure(login: string, now: number): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: key(login),
-      UpdateExpression: 'ADD failures :one SET lastFailureAt = :now, #ttl = :ttl',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':now': now, ':ttl': Math.ceil(now / 1000) + 86_400 },
-    }),
-  );
+/** Reserves one attempt on a counter; returns 0 when the attempt may go ahead, else how long it must wait. */
+async function reserve(key: { pk: string; sk: string }, freeAttempts: number, maxDelayMs: number, now: number): Promise<number> {
+  for (let race = 0; race < 8; race++) {
+    const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
+    const failures = Number(Item?.failures ?? 0);
+    const nextAttemptAt = Number(Item?.nextAttemptAt ?? 0);
+    if (nextAttemptAt > now) return nextAttemptAt - now;
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: 'SET failures = :next, nextAttemptAt = :nextAttemptAt, #ttl = :ttl',
+          ConditionExpression: Item ? 'failures = :seen' : 'attribute_not_exists(pk)',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':next': failures + 1,
+            ':nextAttemptAt': now + delayAfter(failures + 1, freeAttempts, maxDelayMs),
+            ':ttl': Math.ceil(now / 1000) + 86_400,
+            ...(Item ? { ':seen': failures } : {}),
+          },
+        }),
+      );
+      return 0;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  return CONTENDED_RETRY_MS;
 }
 
-export async function clearLoginFailures(login: string): Promise<void> {
-  await documentClient().send(new DeleteCommand({ TableName: table(), Key: key(login) }));
+/**
+ * Reserves a login attempt for `login` from `ip`: 0 when the password may be compared now, otherwise the
+ * milliseconds to wait (answered 429). The attempt counts as a failure until `clearLoginFailures`.
+ */
+export async function reserveLoginAttempt(login: string, ip: string, now: number, thresholds: LoginThresholds): Promise<number> {
+  const perLogin = await reserve(pairKey(login, ip), thresholds.freePerAddress, thresholds.maxDelayMs, now);
+  if (perLogin > 0) return perLogin;
+  return reserve(ipKey(ip), thresholds.freePerIp, thresholds.maxDelayMs, now);
+}
+
+/** A successful login: the login's count from this address is cleared, and the address gets its attempt back. */
+export async function clearLoginFailures(login: string, ip: string): Promise<void> {
+  await documentClient().send(new DeleteCommand({ TableName: table(), Key: pairKey(login, ip) }));
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: ipKey(ip),
+        UpdateExpression: 'ADD failures :minusOne',
+        ConditionExpression: 'failures > :zero',
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }

@@ -1,15 +1,18 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
- * Password hashes in the directory's format `scrypt$N$r$p$salt$hash` (salt and hash base64).
- * Parameters are stored with each hash, so they can be raised later without breaking existing users.
+ * Password hashes in the directory's format `scrypt$N$r$p$salt$hash` (salt and hash base64), at OWASP's current
+ * recommendation N=2^17, r=8, p=1 (128 MiB per hash). Parameters are stored with each hash, so they can be
+ * raised without breaking existing users: a hash below the current cost is replaced at the next login.
  */
-const DEFAULT_PARAMS = { N: 16_384, r: 8, p: 1 } as const;
+export const DEFAULT_PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
+/** Above what N=2^17, r=8 needs (128 MiB), and the bound for hashes read from the table. */
+const MAX_MEMORY = 256 * 1024 * 1024;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, keyLength, { ...options, maxmem: 64 * 1024 * 1024 }, (error, key) =>
+    scrypt(password.normalize('NFKC'), salt, keyLength, { ...options, maxmem: MAX_MEMORY }, (error, key) =>
       error ? reject(error) : resolve(key),
     );
   });
@@ -29,11 +32,19 @@ export function decoyHash(): Promise<string> {
   return decoy;
 }
 
+/** A well-formed hash made with less work than the current parameters ask for. */
+export function needsRehash(encoded: string): boolean {
+  const [scheme, N, r, p] = encoded.split('$');
+  if (scheme !== 'scrypt') return true;
+  return Number(N) < DEFAULT_PARAMS.N || Number(r) < DEFAULT_PARAMS.r || Number(p) < DEFAULT_PARAMS.p;
+}
+
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
   const parts = encoded.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   if (![N, r, p].every((value) => Number.isInteger(value) && value > 0)) return false;
+  if (128 * N * r * p > MAX_MEMORY) return false;
   const salt = Buffer.from(parts[4]!, 'base64');
   const expected = Buffer.from(parts[5]!, 'base64');
   if (expected.length === 0) return false;

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, type StoredUser } from '../schemas/directory';
@@ -7,18 +7,27 @@ import { hashToken, newSessionToken } from './tokens';
 
 /**
  * Sessions in the directory table: `SESSION#<sha256(token)>` / `SESSION`. The token itself is never stored.
- * Each item also carries `gsi1pk = USERSESSIONS#<userId>` so that a user's sessions can be counted.
  *
  * One conditional update per request both slides the expiry (by the user's session duration) and enforces the
  * minimum interval between requests on the token; only a rejected request costs a second read, to tell an
- * ended session (401) from one that asked too soon (429).
+ * ended session (401) from one that asked too soon (429). However often it is used, a session ends
+ * ABSOLUTE_SESSION_MS after its login.
+ *
+ * The cap of 50 sessions per user is atomic: each login takes the next number of the user's sequence
+ * (`USERSESSIONS#<userId>` / `COUNTER`, an atomic ADD) and the slot `number mod 50` (`SLOT#<n>`); one
+ * transaction writes the new session, moves the slot to it and deletes the session the slot held, on condition
+ * that nobody moved the slot meanwhile. A user can therefore never hold more than 50 sessions, and the 51st
+ * login ends the oldest one rather than locking the user out.
  */
 export const DEFAULT_SESSION_MINUTES = 30;
 /** Active sessions one user may hold. The 51st login ends the oldest one rather than locking the user out. */
 export const MAX_SESSIONS_PER_USER = 50;
+/** A session ends this long after its login, whatever its sliding expiry says. */
+export const ABSOLUTE_SESSION_MS = 7 * 24 * 60 * 60_000;
 
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const userSessionsKey = (userId: string) => `USERSESSIONS#${userId}`;
+const counterKey = (userId: string) => ({ pk: `USERSESSIONS#${userId}`, sk: 'COUNTER' });
+const slotKey = (userId: string, slot: number) => ({ pk: `USERSESSIONS#${userId}`, sk: `SLOT#${slot}` });
 
 export interface Session {
   tokenHash: string;
@@ -37,55 +46,65 @@ export function sessionDurationMs(user: Pick<StoredUser, 'sessionDuration'>): nu
   return (user.sessionDuration ?? DEFAULT_SESSION_MINUTES) * 60_000;
 }
 
+async function nextSessionNumber(userId: string): Promise<number> {
+  const { Attributes } = await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: counterKey(userId),
+      UpdateExpression: 'ADD sessionNumber :one',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(Attributes?.sessionNumber);
+}
+
 /** Starts a session for `user` and returns its token (shown once, to the caller of login). */
 export async function startSession(user: StoredUser, now: number): Promise<{ token: string; expiresAt: number }> {
-  await endOldestSessions(user.id, now, MAX_SESSIONS_PER_USER - 1);
   const token = newSessionToken();
   const tokenHash = hashToken(token);
   const durationMs = sessionDurationMs(user);
-  const expiresAt = now + durationMs;
-  await documentClient().send(
-    new PutCommand({
-      TableName: table(),
-      Item: {
-        ...directoryKeys.session(tokenHash),
-        gsi1pk: userSessionsKey(user.id),
-        gsi1sk: `${new Date(now).toISOString()}#${tokenHash}`,
-        userId: user.id,
-        createdAt: now,
-        // the first request after login is never "too soon"
-        lastRequestAt: 0,
-        durationMs,
-        durationSeconds: Math.ceil(durationMs / 1000),
-        expiresAt,
-        ttl: Math.ceil(expiresAt / 1000),
-      },
-    }),
-  );
-  return { token, expiresAt };
-}
-
-/** Ends the oldest active sessions of a user so that at most `keep` remain. */
-async function endOldestSessions(userId: string, now: number, keep: number): Promise<void> {
-  const active: { pk: string; sk: string }[] = [];
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: table(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :user',
-    FilterExpression: 'expiresAt > :now',
-    ExpressionAttributeValues: { ':user': userSessionsKey(userId), ':now': now },
-    ProjectionExpression: 'pk, sk',
-  })) {
-    for (const item of page.Items ?? []) active.push({ pk: String(item.pk), sk: String(item.sk) });
+  const expiresAt = Math.min(now + durationMs, now + ABSOLUTE_SESSION_MS);
+  const session = {
+    ...directoryKeys.session(tokenHash),
+    userId: user.id,
+    createdAt: now,
+    // the first request after login is never "too soon"
+    lastRequestAt: 0,
+    durationMs,
+    durationSeconds: Math.ceil(durationMs / 1000),
+    expiresAt,
+    ttl: Math.ceil(expiresAt / 1000),
+  };
+  for (let race = 0; race < 10; race++) {
+    const sequence = await nextSessionNumber(user.id);
+    const slot = slotKey(user.id, sequence % MAX_SESSIONS_PER_USER);
+    const { Item: previous } = await documentClient().send(new GetCommand({ TableName: table(), Key: slot, ConsistentRead: true }));
+    const previousSequence = Number(previous?.sessionNumber ?? 0);
+    if (previous && previousSequence > sequence) continue;
+    try {
+      await documentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: table(),
+                Item: { ...slot, sessionNumber: sequence, tokenHash, ttl: Math.ceil((now + ABSOLUTE_SESSION_MS) / 1000) },
+                ConditionExpression: previous ? 'sessionNumber = :seen' : 'attribute_not_exists(pk)',
+                ...(previous ? { ExpressionAttributeValues: { ':seen': previousSequence } } : {}),
+              },
+            },
+            { Put: { TableName: table(), Item: session, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ...(typeof previous?.tokenHash === 'string' ? [{ Delete: { TableName: table(), Key: directoryKeys.session(previous.tokenHash) } }] : []),
+          ],
+        }),
+      );
+      return { token, expiresAt };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+    }
   }
-  // the index is sorted by creation time, oldest first
-  const ending = active.slice(0, Math.max(0, active.length - keep));
-  for (let start = 0; start < ending.length; start += 25) {
-    const chunk = ending.slice(start, start + 25);
-    await documentClient().send(
-      new BatchWriteCommand({ RequestItems: { [table()]: chunk.map((key) => ({ DeleteRequest: { Key: key } })) } }),
-    );
-  }
+  throw new Error('could not start a session: too many concurrent logins of one user');
 }
 
 /**
@@ -100,9 +119,14 @@ export async function touchSession(token: string, now: number, minIntervalMs: nu
         TableName: table(),
         Key: key,
         UpdateExpression: 'SET lastRequestAt = :now, expiresAt = :now + durationMs, #ttl = :nowSeconds + durationSeconds',
-        ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now AND lastRequestAt <= :threshold',
+        ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now AND createdAt > :createdAfter AND lastRequestAt <= :threshold',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':now': now, ':nowSeconds': Math.ceil(now / 1000), ':threshold': now - minIntervalMs },
+        ExpressionAttributeValues: {
+          ':now': now,
+          ':nowSeconds': Math.ceil(now / 1000),
+          ':threshold': now - minIntervalMs,
+          ':createdAfter': now - ABSOLUTE_SESSION_MS,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -111,7 +135,7 @@ export async function touchSession(token: string, now: number, minIntervalMs: nu
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
-  if (!Item || Number(Item.expiresAt) <= now) return { ok: false, reason: 'ended' };
+  if (!Item || Number(Item.expiresAt) <= now || Number(Item.createdAt) <= now - ABSOLUTE_SESSION_MS) return { ok: false, reason: 'ended' };
   return { ok: false, reason: 'tooSoon', retryAfterMs: Number(Item.lastRequestAt) + minIntervalMs - now };
 }
 
@@ -121,6 +145,6 @@ function toSession(item: Record<string, unknown>): Session {
     userId: String(item.userId),
     createdAt: Number(item.createdAt),
     lastRequestAt: Number(item.lastRequestAt),
-    expiresAt: Number(item.expiresAt),
+    expiresAt: Math.min(Number(item.expiresAt), Number(item.createdAt) + ABSOLUTE_SESSION_MS),
   };
 }

@@ -8,7 +8,11 @@ import type { StoredRule } from '../schemas/notification';
 import { markTelegramChatInactive } from '../store/telegram-links';
 import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, type RetryRecord } from './alert-store';
 import type { DeliveryStats } from './delivery-stats';
-import { loadRule, loadUsers, loadVehicleName } from './recipients';
+import { ClientTree } from './client-tree';
+import { listUnsubscribeHeaders } from './links';
+import { loadRule, loadUsers, loadVehicle } from './recipients';
+import { lookUpScope } from './scope-facts';
+import { unsubscribeToken } from '../store/email-consent';
 import { renderNotification, type RenderedNotification } from './render';
 import type { ChannelSenders } from './senders';
 import { planDelivery, type DeliveryTarget } from './targets';
@@ -81,9 +85,17 @@ async function deliverClaimed(
     await finishAlert(alert.alertId, 'failed', now(), `rule ${alert.ruleId} no longer exists`);
     return { result: 'done' };
   }
+  // alerts reach only the vehicle's owners: the rule's client or a client below it
+  const tree = new ClientTree();
+  const vehicle = await loadVehicle(alert.vehicleId);
+  if (!vehicle || !(await tree.isWithin(vehicle.parentId, rule.parentId))) {
+    await finishAlert(alert.alertId, 'failed', now(), `vehicle ${alert.vehicleId} does not belong to the client of rule ${rule.id}`);
+    return { result: 'done' };
+  }
   const users = await loadUsers(rule.userId ? [...rule.recipientIds, rule.userId] : rule.recipientIds);
   const ownerLanguage = users.find((user) => user.id === rule.userId)?.language;
-  const plan = planDelivery(rule, users, ownerLanguage);
+  const scope = await lookUpScope(rule, users, tree, options.senders, now());
+  const plan = planDelivery(rule, users, ownerLanguage, scope.facts);
   const statuses: Record<string, DeliveryStatus> = { ...alert.deliveries };
 
   for (const skipped of plan.skipped) {
@@ -94,12 +106,17 @@ async function deliverClaimed(
   }
 
   const open = plan.targets.filter((target) => !isSettled(statuses[target.key]));
-  const renderer = open.length ? await notificationRenderer(alert, rule) : undefined;
+  const renderer = open.length ? notificationRenderer(alert, rule, vehicle.name) : undefined;
+  const unsubscribeHeaders = async (address: string) => {
+    const key = address.trim().toLowerCase();
+    return listUnsubscribeHeaders(scope.unsubscribeTokens.get(key) ?? (await unsubscribeToken(rule.id, key)));
+  };
   const retryReasons: string[] = [];
   const givenUp: string[] = [];
   await forEachLimited(open, PARALLEL_SENDS, async (target) => {
     const notification = renderer!(target.language);
-    const outcome = await send(target, notification, alert, options.senders);
+    const headers = target.channel === 'email' ? await unsubscribeHeaders(target.address) : [];
+    const outcome = await send(target, notification, alert, options.senders, headers);
     const attempts = (retries[target.key]?.attempts ?? 0) + 1;
     const at = new Date(now()).toISOString();
     let status: DeliveryStatus | undefined;
@@ -148,8 +165,7 @@ export function finalStatus(statuses: readonly DeliveryStatus[]): 'delivered' | 
   return !anySent && anyFailed ? 'failed' : 'delivered';
 }
 
-async function notificationRenderer(alert: Alert, rule: StoredRule): Promise<(language: Language) => RenderedNotification> {
-  const vehicleName = await loadVehicleName(alert.vehicleId);
+function notificationRenderer(alert: Alert, rule: StoredRule, vehicleName: string): (language: Language) => RenderedNotification {
   const override = {
     subject: rule.settings.messageSubject?.trim() || undefined,
     body: rule.settings.messageTemplate?.trim() || undefined,
@@ -171,11 +187,12 @@ async function send(
   notification: RenderedNotification,
   alert: Alert,
   senders: ChannelSenders,
+  headers: { name: string; value: string }[],
 ): Promise<SendOutcome> {
   try {
     switch (target.channel) {
       case 'email':
-        return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html });
+        return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html, headers });
       case 'telegram':
         return await senders.telegram(target.chatId, { html: notification.telegram, text: notification.text });
       case 'push':

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from '../store/batch-get';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, storedUserSchema, vehicleProfileSchema, type StoredUser } from '../schemas/directory';
+import { directoryKeys, storedUserSchema, vehicleProfileSchema, type StoredUser, type VehicleProfile } from '../schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../schemas/notification';
 import { logger } from '../observability/logger';
 
@@ -31,10 +31,11 @@ export async function loadUsers(userIds: readonly string[]): Promise<StoredUser[
   return users;
 }
 
-export async function loadVehicleName(vehicleId: number): Promise<string> {
+/** The vehicle's directory record (name and owning client), or null when the directory does not know it. */
+export async function loadVehicle(vehicleId: number): Promise<VehicleProfile | null> {
   const { Item } = await documentClient().send(
-    new GetCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.vehicle(vehicleId) }),
+    new GetCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.vehicle(vehicleId), ConsistentRead: true }),
   );
   const parsed = vehicleProfileSchema.safeParse(Item);
-  return parsed.success ? parsed.data.name : `Vehicle ${vehicleId}`;
+  return parsed.success ? parsed.data : null;
 }

@@ -49,12 +49,24 @@ export const targetKeys = {
 
 export const DEFAULT_LANGUAGE: Language = 2;
 
+/** What the deliver function looked up about the rule owner's scope before planning. */
+export interface ScopeFacts {
+  /** Recipient users that belong to the rule owner's client or a client below it. */
+  usersInScope: ReadonlySet<string>;
+  /** Chats named on the rule that a user of the owner's scope linked and that still take alerts. */
+  linkedChats: ReadonlySet<string>;
+  /** Addresses (lower-case) that must get nothing, with the reason. */
+  blockedEmails: ReadonlyMap<string, string>;
+}
+
 /**
- * Works out every target of an alert from its rule and the rule's recipient users (those that still exist).
+ * Works out every target of an alert from its rule, the rule's recipient users (those that still exist) and
+ * what is known of the owner's scope: a recipient of another tenant, a chat nobody of the scope linked (or that
+ * sent /stop), an unconfirmed side address, an unsubscribed or suppressed address are skipped, with the reason.
  * Side e-mails and the rule's own Telegram chats are written in the rule owner's language, else English.
  * Pure: no I/O.
  */
-export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[], ownerLanguage: Language | undefined): DeliveryPlan {
+export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[], ownerLanguage: Language | undefined, facts: ScopeFacts): DeliveryPlan {
   const targets = new Map<string, DeliveryTarget>();
   const skipped = new Map<string, SkippedTarget>();
   const ruleLanguage = ownerLanguage ?? DEFAULT_LANGUAGE;
@@ -65,37 +77,47 @@ export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[]
     if (!targets.has(target.key) && !skipped.has(target.key)) skipped.set(target.key, target);
   };
 
+  const addEmail = (target: EmailTarget) => {
+    const blocked = facts.blockedEmails.get(target.address.trim().toLowerCase());
+    if (blocked) skip({ key: target.key, channel: 'email', reason: `the address is ${blocked}` });
+    else add(target);
+  };
+
   const users = recipients.filter((user) => rule.recipientIds.includes(user.id));
   for (const user of users) {
+    if (!facts.usersInScope.has(user.id)) {
+      if (rule.toEmail) skip({ key: targetKeys.email(user.email), channel: 'email', reason: `user ${user.login} is not in the rule owner's scope` });
+      continue;
+    }
     if (!user.isEnabled) {
       if (rule.toEmail) skip({ key: targetKeys.email(user.email), channel: 'email', reason: `user ${user.login} is disabled` });
       continue;
     }
-    if (rule.toEmail) add({ key: targetKeys.email(user.email), channel: 'email', address: user.email, language: user.language, userId: user.id });
+    if (rule.toEmail) addEmail({ key: targetKeys.email(user.email), channel: 'email', address: user.email, language: user.language, userId: user.id });
     if (rule.toTelegram) {
-      for (const chat of user.telegramChats) {
+      for (const chat of Object.values(user.telegramChats)) {
         const key = targetKeys.telegram(chat.chatId);
         if (chat.active) add({ key, channel: 'telegram', chatId: chat.chatId, language: user.language, userId: user.id });
         else skip({ key, channel: 'telegram', reason: 'the chat has blocked the bot' });
       }
     }
     if (rule.toMobile) {
-      for (const device of user.pushDevices) {
+      for (const device of Object.values(user.pushDevices)) {
         add({ key: targetKeys.push(device.endpointArn), channel: 'push', device, language: user.language, userId: user.id });
       }
     }
   }
   if (rule.enableSideEmails) {
     for (const address of rule.sideEmails) {
-      add({ key: targetKeys.email(address), channel: 'email', address, language: ruleLanguage });
+      addEmail({ key: targetKeys.email(address), channel: 'email', address, language: ruleLanguage });
     }
   }
   if (rule.toTelegram) {
     for (const chat of rule.telegrams) {
       const chatId = String(chat.id);
       const key = targetKeys.telegram(chatId);
-      skipped.delete(key); // a chat named on the rule itself is always tried
-      add({ key, channel: 'telegram', chatId, language: ruleLanguage });
+      if (facts.linkedChats.has(chatId)) add({ key, channel: 'telegram', chatId, language: ruleLanguage });
+      else skip({ key, channel: 'telegram', reason: "the chat is not linked by a user of the rule owner's scope, or sent /stop" });
     }
   }
   for (const key of targets.keys()) skipped.delete(key);

@@ -9,6 +9,8 @@ import { guidSchema } from './notification';
  *   VEHICLE#<id>     / PROFILE        vehicle name and owner, for notification texts and tenancy
  *   SESSION#<sha256(token)> / SESSION session, ttl = expiry (epoch s)
  *   TGCODE#<code>    / TGCODE         single-use Telegram link code, ttl
+ *   LOGIN#<login>    / LOGIN          login guard and credential: userId, scrypt passwordHash
+ *   USERSESSIONS#<userId> / COUNTER, SLOT#<n>  the user's session sequence and its 50 session slots
  */
 export const directoryKeys = {
   agent: (agentId: string) => ({ pk: `AGENT#${agentId}`, sk: 'PROFILE' }),
@@ -51,7 +53,27 @@ export const pushDeviceSchema = z.object({
 });
 export type PushDevice = z.infer<typeof pushDeviceSchema>;
 
-/** A user as stored. `passwordHash` never leaves the store layer. */
+/**
+ * A map of entries keyed by their id. Users stored before the maps were introduced hold lists; they are read
+ * as maps and rewritten as maps on their next change.
+ */
+function keyedBy<T extends z.ZodType>(entry: T, key: string) {
+  return z.preprocess(
+    (value) =>
+      value === undefined || value === null
+        ? {}
+        : Array.isArray(value)
+          ? Object.fromEntries(value.map((item: Record<string, unknown>) => [String(item[key]), item]))
+          : value,
+    z.record(z.string(), entry),
+  );
+}
+
+/**
+ * A user as stored. The password hash is not part of it: it lives on the login's guard item
+ * (`LOGIN#<login>` / `LOGIN`), which only the API reads, so functions that read users to deliver alerts never
+ * see it (their IAM policy does not reach `LOGIN#` keys).
+ */
 export const storedUserSchema = z.object({
   id: guidSchema,
   login: z.string().min(1).max(100),
@@ -64,10 +86,10 @@ export const storedUserSchema = z.object({
   isEnabled: z.boolean().default(true),
   /** Minutes; null means the platform default of 30. */
   sessionDuration: z.number().int().min(1).max(7 * 24 * 60).nullable().default(null),
-  /** scrypt, encoded as `scrypt$N$r$p$salt$hash` (base64). */
-  passwordHash: z.string().min(1),
-  telegramChats: z.array(telegramChatSchema).default([]),
-  pushDevices: z.array(pushDeviceSchema).default([]),
+  /** Linked chats by chat id. */
+  telegramChats: keyedBy(telegramChatSchema, 'chatId'),
+  /** Registered devices by SNS endpoint ARN. */
+  pushDevices: keyedBy(pushDeviceSchema, 'endpointArn'),
 });
 export type StoredUser = z.infer<typeof storedUserSchema>;
 

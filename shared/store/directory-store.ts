@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import {
@@ -20,7 +20,8 @@ import { setVehicleOwners } from './vehicle-state-store';
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
  * `shared/schemas/directory.ts`). Besides that layout, a login has a guard item `LOGIN#<login>` / `LOGIN`
- * written in the same transaction as its user, so two users can never share a login.
+ * written in the same transaction as its user, so two users can never share a login; it also holds the
+ * password hash, apart from the user record that other functions read.
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
 const loginGuardKey = (login: string) => ({ pk: `LOGIN#${login.toLowerCase()}`, sk: 'LOGIN' });
@@ -96,12 +97,11 @@ export interface NewUser {
   sessionDuration?: number | null;
 }
 
-/** A user as the API may show it: everything but the password hash. */
-export type PublicUser = Omit<StoredUser, 'passwordHash'>;
+/** A user as the API may show it (the stored user never carries the password hash). */
+export type PublicUser = StoredUser;
 
 export function publicUser(user: StoredUser): PublicUser {
-  const { passwordHash: _hidden, ...rest } = user;
-  return rest;
+  return user;
 }
 
 export async function createUser(input: NewUser): Promise<PublicUser> {
@@ -116,14 +116,16 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
     language: input.language,
     isReadOnly: input.isReadOnly,
     sessionDuration: input.sessionDuration ?? null,
-    passwordHash: await hashPassword(input.password),
   });
+  const passwordHash = await hashPassword(input.password);
   try {
     await documentClient().send(
       new TransactWriteCommand({
         TransactItems: [
           { ConditionCheck: { TableName: table(), Key: directoryKeys.agent(user.parentId), ConditionExpression: 'attribute_exists(pk)' } },
-          { Put: { TableName: table(), Item: { ...loginGuardKey(user.login), userId: user.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: { TableName: table(), Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash }, ConditionExpression: 'attribute_not_exists(pk)' },
+          },
           {
             Put: {
               TableName: table(),
@@ -153,9 +155,36 @@ export async function getUser(userId: string): Promise<StoredUser | null> {
 }
 
 export async function findUserByLogin(login: string): Promise<StoredUser | null> {
-  const guard = await documentClient().send(new GetCommand({ TableName: table(), Key: loginGuardKey(login), ConsistentRead: true }));
-  const userId = guard.Item?.userId;
-  return typeof userId === 'string' ? getUser(userId) : null;
+  const credential = await findCredential(login);
+  return credential ? getUser(credential.userId) : null;
+}
+
+export interface Credential {
+  userId: string;
+  passwordHash: string;
+}
+
+/** The user id and password hash behind a login, from its guard item. */
+export async function findCredential(login: string): Promise<Credential | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: loginGuardKey(login), ConsistentRead: true }));
+  return typeof Item?.userId === 'string' && typeof Item.passwordHash === 'string' ? { userId: Item.userId, passwordHash: Item.passwordHash } : null;
+}
+
+/** Replaces a password hash, unless it changed meanwhile (a concurrent login upgraded it first). */
+export async function replacePasswordHash(login: string, previous: string, next: string): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: loginGuardKey(login),
+        UpdateExpression: 'SET passwordHash = :next',
+        ConditionExpression: 'passwordHash = :previous',
+        ExpressionAttributeValues: { ':next': next, ':previous': previous },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
 async function batchGet(keys: Record<string, string>[]): Promise<Record<string, unknown>[]> {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, storedUserSchema, telegramChatSchema, type StoredUser, type TelegramChat } from '../schemas/directory';
+import { updateUserMapEntry } from './user-maps';
 
 /**
  * Linking Telegram chats to users. A user asks the API for a single-use code, opens the bot with
@@ -53,7 +54,7 @@ async function loadUser(userId: string): Promise<StoredUser | null> {
 
 /**
  * Redeems a code for a chat. The code is claimed first by a conditional delete, so it works exactly once even
- * when Telegram delivers the same update twice; then the chat is added to the user's `telegramChats` (or
+ * when Telegram delivers the same update twice; then the chat is set in the user's `telegramChats` map (added, or
  * re-activated). Returns null for an unknown, used or expired code, or when the user no longer exists.
  */
 export async function redeemLinkCode(
@@ -105,30 +106,33 @@ async function addChatToUser(
     active: true,
     linkedAt: new Date(now).toISOString(),
   });
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const user = await loadUser(userId);
-    if (!user) return null;
-    const index = user.telegramChats.findIndex((existing) => existing.chatId === chat.chatId);
-    const update =
-      index >= 0
-        ? {
-            UpdateExpression: `SET telegramChats[${index}] = :chat`,
-            ConditionExpression: `telegramChats[${index}].chatId = :chatId`,
-            ExpressionAttributeValues: { ':chat': linked, ':chatId': chat.chatId },
-          }
-        : {
-            UpdateExpression: 'SET telegramChats = list_append(if_not_exists(telegramChats, :empty), :chats)',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':empty': [], ':chats': [linked] },
-          };
-    try {
-      await documentClient().send(new UpdateCommand({ TableName: table(), Key: directoryKeys.user(userId), ...update }));
-      return user;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  const user = await loadUser(userId);
+  if (!user) return null;
+  const stored = await updateUserMapEntry(userId, 'telegramChats', chat.chatId, {
+    UpdateExpression: 'SET #map.#id = :chat',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':chat': linked },
+  });
+  return stored ? user : null;
+}
+
+/** The users that linked each of these chats (a chat that sent /stop, or was never linked, is absent). */
+export async function linkedChatOwners(chatIds: readonly string[]): Promise<Map<string, string>> {
+  const owners = new Map<string, string>();
+  const unique = [...new Set(chatIds)];
+  for (let start = 0; start < unique.length; start += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map(chatKey);
+    for (let round = 0; keys?.length && round < 8; round++) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+      const response: BatchGetCommandOutput = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys } } }));
+      for (const item of response.Responses?.[table()] ?? []) {
+        if (typeof item.userId === 'string') owners.set(String(item.pk).slice('TGCHAT#'.length), item.userId);
+      }
+      keys = response.UnprocessedKeys?.[table()]?.Keys;
     }
+    if (keys?.length) throw new Error('could not read every linked chat');
   }
-  throw new Error('could not link the Telegram chat: the user record kept changing');
+  return owners;
 }
 
 async function chatOwner(chatId: string): Promise<string | null> {
@@ -136,28 +140,12 @@ async function chatOwner(chatId: string): Promise<string | null> {
   return typeof Item?.userId === 'string' ? Item.userId : null;
 }
 
-/** Removes one chat from a user's list; the condition on the element keeps a concurrent change from being lost. */
+/** Removes one chat from a user. Returns whether the user had it. */
 async function removeChatFromUser(userId: string, chatId: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const user = await loadUser(userId);
-    const index = user?.telegramChats.findIndex((chat) => chat.chatId === chatId) ?? -1;
-    if (index < 0) return false;
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: directoryKeys.user(userId),
-          UpdateExpression: `REMOVE telegramChats[${index}]`,
-          ConditionExpression: `telegramChats[${index}].chatId = :chatId`,
-          ExpressionAttributeValues: { ':chatId': chatId },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
-  }
-  return false;
+  return updateUserMapEntry(userId, 'telegramChats', chatId, {
+    UpdateExpression: 'REMOVE #map.#id',
+    ConditionExpression: 'attribute_exists(#map.#id)',
+  });
 }
 
 /** `/stop`: unlinks a chat from whichever user it belongs to. Returns that user's id, or null if it was not linked. */
@@ -171,25 +159,11 @@ export async function unlinkTelegramChat(chatId: string): Promise<{ userId: stri
 
 /** A chat that blocked the bot: kept on the user for the record, but no further sends. */
 export async function markTelegramChatInactive(userId: string, chatId: string): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const user = await loadUser(userId);
-    const index = user?.telegramChats.findIndex((chat) => chat.chatId === chatId) ?? -1;
-    if (index < 0) return;
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: directoryKeys.user(userId),
-          UpdateExpression: `SET telegramChats[${index}].active = :false`,
-          ConditionExpression: `telegramChats[${index}].chatId = :chatId`,
-          ExpressionAttributeValues: { ':chatId': chatId, ':false': false },
-        }),
-      );
-      return;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
-  }
+  await updateUserMapEntry(userId, 'telegramChats', chatId, {
+    UpdateExpression: 'SET #map.#id.active = :false',
+    ConditionExpression: 'attribute_exists(#map.#id)',
+    ExpressionAttributeValues: { ':false': false },
+  });
 }
 
 export type { TelegramChat };

@@ -24,7 +24,8 @@ describe('admin CLI', () => {
     expect(user).toMatchObject({ login: 'north-ops', parentId: child.agentId, isReadOnly: true, language: 1 });
     expect(JSON.stringify(user)).not.toContain('correct horse');
     const vehicle = await runAdmin(['create-vehicle', '--client', String(child.agentId), '--id', '7001', '--name', 'Truck 7001']);
-    expect(vehicle).toEqual({ vehicleId: 7001, name: 'Truck 7001', parentId: child.agentId });
+    expect(vehicle).toEqual({ vehicleId: 7001, name: 'Truck 7001', parentId: child.agentId, outcome: 'created' });
+    expect(await runAdmin(['create-vehicle', '--client', String(child.agentId), '--id', '7001', '--name', 'Truck 7001'])).toMatchObject({ outcome: 'unchanged' });
     const token = await login(apiClient(), { agentId: String(child.agentId), login: 'north-ops', password: 'correct horse', userId: String(user.id) });
     expect(token).toBeTruthy();
   });
@@ -41,16 +42,31 @@ describe('admin CLI', () => {
     await expect(runAdmin(args)).rejects.toThrow(/login same is taken/);
   });
 
-  it('runs as npm run admin, printing JSON and never the password', async () => {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'infra/admin/cli.ts', 'create-client', '--name', 'From the shell'], {
-      env: { ...process.env },
-      cwd: process.cwd(),
-    });
+  /**
+   * What a person has in a fresh shell next to `npm start`: the endpoint and table names, no region, no
+   * credentials, nothing of the test process.
+   */
+  function cleanEnvironment(): NodeJS.ProcessEnv {
+    const kept = Object.entries(process.env).filter(([name]) => name.endsWith('_TABLE') || name === 'AWS_ENDPOINT_URL_DYNAMODB');
+    return { PATH: process.env.PATH, HOME: process.env.HOME, ...Object.fromEntries(kept) };
+  }
+  const cli = (args: string[]) => promisify(execFile)('npx', ['tsx', 'infra/admin/cli.ts', ...args], { env: cleanEnvironment(), cwd: process.cwd() });
+
+  it('runs as npm run admin in a clean shell against the local endpoint, printing JSON and never the password', async () => {
+    expect(cleanEnvironment().AWS_REGION).toBeUndefined();
+    expect(cleanEnvironment().AWS_ENDPOINT_URL_DYNAMODB).toMatch(/^http:\/\/(127\.0\.0\.1|localhost)/);
+    const { stdout } = await cli(['create-client', '--name', 'From the shell']);
     expect(JSON.parse(stdout)).toMatchObject({ name: 'From the shell', agentId: expect.any(String) });
-    const failure = await promisify(execFile)('npx', ['tsx', 'infra/admin/cli.ts', 'create-user', '--client', 'x'], { env: { ...process.env } }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const failure = await cli(['create-user', '--client', 'x']).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('Usage: npm run admin');
+  });
+
+  it('prints the usage on --help and exits 0', async () => {
+    const { stdout, stderr } = await cli(['--help']);
+    expect(stdout).toContain('Usage: npm run admin');
+    expect(stdout).toContain('import-vehicles');
+    expect(stderr).not.toMatch(/error/i);
+    expect((await cli(['create-vehicle', '--help'])).stdout).toContain('--move');
   });
 });

@@ -34,7 +34,7 @@ describe('alert channels of the logged-in user', () => {
     expect(response.body.expiresAt).toBe(new Date(clock.value + 15 * 60_000).toISOString());
     const linked = await redeemLinkCode(response.body.code, { chatId: '4242', username: 'ops' }, clock.value + 60_000);
     expect(linked?.userId).toBe(tenants.readOnly.userId);
-    expect((await getUser(tenants.readOnly.userId))?.telegramChats.map((chat) => chat.chatId)).toEqual(['4242']);
+    expect(Object.values((await getUser(tenants.readOnly.userId))?.telegramChats ?? {}).map((chat) => chat.chatId)).toEqual(['4242']);
   });
 
   it('says plainly that Telegram is not configured when there is no bot', async () => {
@@ -57,7 +57,7 @@ describe('alert channels of the logged-in user', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ platform: 'fcm', endpointArn });
     expect(send).toHaveBeenCalledTimes(1);
-    expect((await getUser(tenants.readOnly.userId))?.pushDevices.map((device) => device.endpointArn)).toEqual([endpointArn]);
+    expect(Object.values((await getUser(tenants.readOnly.userId))?.pushDevices ?? {}).map((device) => device.endpointArn)).toEqual([endpointArn]);
   });
 
   it('answers 400 for a platform this deployment has not configured, or a bad body', async () => {

@@ -2,11 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
+import { apiRoutes } from '../../shared/api/routes';
 import { apiClient, login, ruleBody, seedTenants, squareZone, type Api, type ApiRequest } from './support';
 
+/** Every endpoint, with a path parameter turned into `{}` for the fuzzer to fill. */
+const routeKeys = apiRoutes.map((route) => `${route.method} ${route.path}`);
+
 /**
- * Random and half-valid request bodies on every endpoint that takes one: whatever arrives, the answer is a
- * deliberate 2xx/4xx with a JSON body, never a 500.
+ * Random and half-valid requests on every endpoint: bodies, path parameters and raw text. Whatever arrives,
+ * the answer is a deliberate 2xx/4xx (JSON, or a page for the e-mail links), never a 500.
  */
 describe('request fuzzing', () => {
   let emulators: Emulators;
@@ -14,7 +18,11 @@ describe('request fuzzing', () => {
   let token: string;
   let valid: Record<string, Record<string, unknown>>;
 
+  let pathValues: Record<string, string>;
+
   beforeAll(async () => {
+    // the fuzzer sends far more than a client's per-minute allowance; that limit has its own test
+    process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE = '1000000';
     emulators = await startTestEmulators('api-fuzz');
     const tenants = await seedTenants('fuzz');
     api = apiClient();
@@ -33,8 +41,36 @@ describe('request fuzzing', () => {
       'PUT /api/v3/gis': { ...squareZone(tenants.root.agentId), id: zone.id },
       'POST /api/v3/push/devices': { platform: 'fcm', token: 'device-token' },
     };
+    pathValues = { id: String(rule.id), token: `1.${Buffer.from('a@b.test').toString('base64url')}.secretpart` };
   });
-  afterAll(async () => emulators.stop());
+  afterAll(async () => {
+    delete process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE;
+    await emulators.stop();
+  });
+
+  it('covers every route of the API', () => {
+    const withBody = apiRoutes.filter((route) => route.body).map((route) => `${route.method} ${route.path}`);
+    expect(Object.keys(valid).sort()).toEqual(withBody.sort());
+    expect(routeKeys.length).toBeGreaterThan(withBody.length);
+  });
+
+  it('never answers 500 to any route with random path parameters and bodies, with or without a session', async () => {
+    const fill = (path: string, value: string) => path.replace(/\{[a-z]+\}/g, value);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...routeKeys),
+        fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom(...Object.values(pathValues)), fc.integer().map(String)),
+        fc.oneof(fc.constant(undefined), fc.jsonValue(), fc.string({ maxLength: 100 })),
+        fc.boolean(),
+        async (key, value, body, withSession) => {
+          const [method, path] = key.split(' ') as [ApiRequest['method'], string];
+          const response = await api({ method, path: fill(path, encodeURIComponent(value)), body, token: withSession ? token : undefined });
+          expect(response.status, JSON.stringify({ key, value, body, response: response.body })).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 
   const endpoint = () => fc.constantFrom(...Object.keys(valid));
   const toRequest = (key: string, body: unknown): ApiRequest => {

@@ -1,3 +1,4 @@
+import { issueLinkCode, redeemLinkCode } from '../../shared/store/telegram-links';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../shared/rules/lifecycle';
 import type { Emulators } from '../../infra/local/emulators';
@@ -166,6 +167,7 @@ describe('notification rules', () => {
 
   describe('replace', () => {
     it('replaces the whole record: a field not sent is reset, the version moves on', async () => {
+      await redeemLinkCode((await issueLinkCode(tenants.root.userId, clock.value)).code, { chatId: '5', username: 'ops' }, clock.value);
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: 5, info: 'ops chat' }] }))).body;
       const { telegrams: _telegrams, toTelegram: _toTelegram, ...rest } = created;
       const response = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...rest, name: 'renamed', validity: 60 } });

@@ -10,6 +10,8 @@ export interface ApiRequest {
   body?: unknown;
   token?: string;
   headers?: Record<string, string>;
+  /** The caller's address as API Gateway reports it; 127.0.0.1 unless given. */
+  sourceIp?: string;
 }
 
 export interface ApiResponse {
@@ -37,7 +39,7 @@ export function apiEvent(request: ApiRequest): APIGatewayProxyEventV2 {
       apiId: 'local',
       domainName: 'api.fleetwatch.test',
       domainPrefix: 'api',
-      http: { method: request.method, path: request.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' },
+      http: { method: request.method, path: request.path, protocol: 'HTTP/1.1', sourceIp: request.sourceIp ?? '127.0.0.1', userAgent: 'vitest' },
       requestId,
       routeKey: '$default',
       stage: '$default',
@@ -123,7 +125,7 @@ export async function seedTenants(prefix: string) {
   };
   await putVehicle({ vehicleId: 101, name: 'Truck 101', parentId: rootAgent.agentId });
   await putVehicle({ vehicleId: 202, name: 'Truck 202', parentId: siblingAgent.agentId });
-  await putVehicle({ vehicleId: 303, name: 'Truck 303', parentId: childAgent.agentId });
+  await putVehicle({ vehicleId: 303, name: 'Van 303', parentId: childAgent.agentId });
   return tenants;
 }
 

@@ -10,7 +10,8 @@ import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emul
 import { FakeSecretsManager } from './support/fake-secrets-manager';
 import { FakeTelegram } from './support/fake-telegram';
 import { SnsStub } from './support/sns-stub';
-import { getAlertItem, getUser, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
+import { PARENT_ID, getAlertItem, getUser, linkChat, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 
 const BOT_TOKEN = '123456:test-bot-token';
 
@@ -49,6 +50,17 @@ describe('deliver function', () => {
     return pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
   }
 
+  /** Chats named on rules must be linked by a user of the rule owner's scope. */
+  async function linkRuleChats(...chatIds: string[]): Promise<void> {
+    const linker = await putUser({ login: `linker-${chatIds.join('-')}`, email: `linker${chatIds.join('')}@example.com` });
+    for (const chatId of chatIds) await linkChat(linker.id, chatId);
+  }
+
+  /** Side addresses receive alerts only once confirmed. */
+  async function confirmSideEmails(...addresses: string[]): Promise<void> {
+    for (const address of addresses) await markSideEmailConfirmed(PARENT_ID, address, Date.now());
+  }
+
   async function drain(handler?: SqsHandler): Promise<void> {
     for (let round = 0; round < 10; round++) if ((await deliverOnce(handler)) === 0) return;
   }
@@ -65,6 +77,7 @@ describe('deliver function', () => {
       timezone: 'Europe/Moscow',
     });
     await putVehicle(12, 'Truck <A&B>');
+    await confirmSideEmails('fleet@example.com', 'colleague@example.com');
     const alert = await putAlert(rule, 12);
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();
@@ -109,6 +122,7 @@ describe('deliver function', () => {
     });
     const rule = await putRule({ userId: user.id, recipientIds: [user.id], toTelegram: true, telegrams: [{ id: '-100500', info: 'night shift' }] });
     await putVehicle(13, 'Tanker "Q" <1>');
+    await linkRuleChats('-100500');
     telegram.script('4242', { code: 429, retryAfter: 1 });
     telegram.block('666');
     const alert = await putAlert(rule, 13);
@@ -124,7 +138,7 @@ describe('deliver function', () => {
     expect(telegram.calls.filter((call) => call.payload.chat_id === '666')).toHaveLength(1);
     expect(telegram.calls.filter((call) => call.payload.chat_id === '777')).toHaveLength(0);
 
-    const chats = (await getUser(user.id)).telegramChats;
+    const chats = Object.values((await getUser(user.id)).telegramChats ?? {});
     expect(chats.find((chat) => chat.chatId === '666')?.active).toBe(false);
     expect(chats.find((chat) => chat.chatId === '4242')?.active).toBe(true);
     const item = await getAlertItem(alert.alertId);
@@ -170,6 +184,8 @@ describe('deliver function', () => {
 
   it('parks a delivery still throttled on its last receive on the DLQ with the reason; a redrive sends only what had not gone out', async () => {
     const rule = await putRule({ toTelegram: true, telegrams: [{ id: '8080', info: '' }], enableSideEmails: true, sideEmails: ['parked@example.com'] });
+    await linkRuleChats('8080');
+    await confirmSideEmails('parked@example.com');
     telegram.script('8080', { code: 429, retryAfter: 600 }, { code: 429, retryAfter: 600 });
     const alert = await putAlert(rule, 15);
     const request = JSON.stringify({ alertId: alert.alertId });
@@ -230,7 +246,7 @@ describe('deliver function', () => {
     const apns = JSON.parse(message.APNS!) as { aps: { alert: { title: string } } };
     expect(apns.aps.alert.title).toBe('PANIC: Vehicle 16');
 
-    expect((await getUser(user.id)).pushDevices.map((device) => device.endpointArn)).toEqual([good]);
+    expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((device) => device.endpointArn)).toEqual([good]);
     expect(sns.calls.filter((call) => call.command === 'DeleteEndpoint').map((call) => call.input.EndpointArn)).toEqual([dead]);
     const deliveries = (await getAlertItem(alert.alertId)).deliveries as Record<string, { status: string }>;
     expect(deliveries[`push:${good}`]?.status).toBe('sent');
@@ -258,6 +274,7 @@ describe('deliver function', () => {
       settings: { messageTemplate: 'Alarm: {{vehicle}} at {{speed}} km/h <i>{{unknown}}</i>' },
     });
     await putVehicle(18, '<script>&');
+    await linkRuleChats('9090');
     const alert = await putAlert(rule, 18);
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();
@@ -266,6 +283,7 @@ describe('deliver function', () => {
 
   it('sends a message too long for Telegram HTML as shortened plain text rather than have it refused', async () => {
     const rule = await putRule({ toTelegram: true, telegrams: [{ id: '9191', info: '' }], settings: { messageTemplate: `${'&'.repeat(1990)} {{speed}}` } });
+    await linkRuleChats('9191');
     const alert = await putAlert(rule, 19);
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { finalStatus } from '../../shared/delivery/deliver-alert';
-import { planDelivery } from '../../shared/delivery/targets';
+import { planDelivery, type ScopeFacts } from '../../shared/delivery/targets';
 import { storedUserSchema, type StoredUser } from '../../shared/schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../../shared/schemas/notification';
 
 const PARENT = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
 const ids = ['0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0001', '0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0002', '0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0003'] as const;
 
-function user(index: 0 | 1 | 2, fields: Partial<StoredUser> = {}): StoredUser {
-  return storedUserSchema.parse({ id: ids[index], login: `u${index}`, email: `u${index}@example.com`, parentId: PARENT, passwordHash: 'x', ...fields });
+/** Chats and devices are given as lists; the schema keys them by id. */
+function user(index: 0 | 1 | 2, fields: Record<string, unknown> = {}): StoredUser {
+  return storedUserSchema.parse({ id: ids[index], login: `u${index}`, email: `u${index}@example.com`, parentId: PARENT, ...fields });
 }
 
 function rule(fields: Partial<StoredRule>): StoredRule {
@@ -21,10 +22,13 @@ function rule(fields: Partial<StoredRule>): StoredRule {
 
 const chat = (chatId: string, active = true) => ({ chatId, username: '', active, linkedAt: '2026-01-01T00:00:00.000Z' });
 
+/** Everyone and everything in scope: the plan as it was before scope checks. */
+const open = (chats: string[] = []): ScopeFacts => ({ usersInScope: new Set(ids), linkedChats: new Set(chats), blockedEmails: new Map() });
+
 describe('delivery plan', () => {
   it('targets only the channels the rule enables', () => {
     const users = [user(0, { telegramChats: [chat('1')], pushDevices: [{ platform: 'fcm', endpointArn: 'arn:e1', registeredAt: '2026-01-01T00:00:00.000Z' }] })];
-    const plan = planDelivery(rule({ recipientIds: [ids[0]], toEmail: true, sideEmails: ['side@example.com'] }), users, undefined);
+    const plan = planDelivery(rule({ recipientIds: [ids[0]], toEmail: true, sideEmails: ['side@example.com'] }), users, undefined, open());
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com']);
   });
 
@@ -34,6 +38,7 @@ describe('delivery plan', () => {
       rule({ userId: ids[0], recipientIds: [ids[0], ids[1]], toEmail: true, enableSideEmails: true, sideEmails: ['shared@example.com', 'out@example.com'] }),
       users,
       1,
+      open(),
     );
     expect(plan.targets.map((target) => [target.key, target.language])).toEqual([
       ['email:u0@example.com', 1],
@@ -42,21 +47,38 @@ describe('delivery plan', () => {
     ]);
   });
 
-  it('skips chats that blocked the bot and disabled users, but always tries chats named on the rule', () => {
+  it('skips chats that blocked the bot and disabled users, and tries chats named on the rule only while linked in scope', () => {
     const users = [user(0, { telegramChats: [chat('1'), chat('2', false), chat('3', false)] }), user(1, { isEnabled: false, telegramChats: [chat('4')] })];
     const plan = planDelivery(
       rule({ recipientIds: [ids[0], ids[1]], toEmail: true, toTelegram: true, telegrams: [{ id: '3', info: '' }, { id: '-100', info: '' }] }),
       users,
       undefined,
+      open(['-100']),
     );
-    expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com', 'telegram:1', 'telegram:3', 'telegram:-100']);
+    expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com', 'telegram:1', 'telegram:-100']);
     expect(plan.targets.find((target) => target.key === 'telegram:-100')?.language).toBe(2);
-    expect(plan.skipped.map((target) => target.key)).toEqual(['telegram:2', 'email:u1@example.com']);
+    expect(plan.skipped.map((target) => target.key)).toEqual(['telegram:2', 'telegram:3', 'email:u1@example.com']);
   });
 
   it('ignores users that are no longer recipients of the rule', () => {
-    const plan = planDelivery(rule({ userId: ids[2], recipientIds: [ids[0]], toEmail: true }), [user(0), user(2)], undefined);
+    const plan = planDelivery(rule({ userId: ids[2], recipientIds: [ids[0]], toEmail: true }), [user(0), user(2)], undefined, open());
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com']);
+  });
+
+  it('skips recipients outside the owner scope and addresses that are unconfirmed, unsubscribed or suppressed', () => {
+    const users = [user(0, { telegramChats: [chat('1')] }), user(1), user(2)];
+    const plan = planDelivery(
+      rule({ recipientIds: [ids[0], ids[1], ids[2]], toEmail: true, toTelegram: true, enableSideEmails: true, sideEmails: ['new@example.com'] }),
+      users,
+      undefined,
+      { usersInScope: new Set([ids[1], ids[2]]), linkedChats: new Set(), blockedEmails: new Map([['u2@example.com', 'suppressed'], ['new@example.com', 'not confirmed']]) },
+    );
+    expect(plan.targets.map((target) => target.key)).toEqual(['email:u1@example.com']);
+    expect(Object.fromEntries(plan.skipped.map((target) => [target.key, target.reason]))).toEqual({
+      'email:u0@example.com': "user u0 is not in the rule owner's scope",
+      'email:u2@example.com': 'the address is suppressed',
+      'email:new@example.com': 'the address is not confirmed',
+    });
   });
 
   it('settles as failed only when something had to go out and nothing did', () => {

@@ -34,10 +34,10 @@ describe('push device registration', () => {
     await registerPushDevice(user.id, 'fcm', 'token-1');
     const apns = await registerPushDevice(user.id, 'apns', 'token-2');
     expect(sns.calls.at(-1)?.input.PlatformApplicationArn).toBe(APNS_APP);
-    expect((await getUser(user.id)).pushDevices.map((stored) => stored.endpointArn)).toEqual([device.endpointArn, apns.endpointArn]);
+    expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((stored) => stored.endpointArn).sort()).toEqual([device.endpointArn, apns.endpointArn].sort());
 
     expect(await removePushDevice(user.id, device.endpointArn)).toBe(true);
-    expect((await getUser(user.id)).pushDevices.map((stored) => stored.endpointArn)).toEqual([apns.endpointArn]);
+    expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((stored) => stored.endpointArn)).toEqual([apns.endpointArn]);
     expect(await removePushDevice(user.id, device.endpointArn)).toBe(false);
   });
 
@@ -47,6 +47,6 @@ describe('push device registration', () => {
     await expect(registerPushDevice(user.id, 'apns', 't')).rejects.toBeInstanceOf(PushNotConfiguredError);
     await expect(registerPushDevice('0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0001', 'fcm', 't')).rejects.toBeInstanceOf(PushUserNotFoundError);
     expect(sns.calls).toEqual([]);
-    expect((await getUser(user.id)).pushDevices).toEqual([]);
+    expect(Object.values((await getUser(user.id)).pushDevices ?? {})).toEqual([]);
   });
 });

@@ -87,7 +87,7 @@ describe('Telegram webhook', () => {
     const response = await call(request(update(31337, `/start ${code}`)));
     expect(response.statusCode).toBe(200);
 
-    const chats = (await getUser(user.id)).telegramChats;
+    const chats = Object.values((await getUser(user.id)).telegramChats ?? {});
     expect(chats).toEqual([expect.objectContaining({ chatId: '31337', username: 'ops_night', active: true })]);
     expect(replies()).toEqual([
       expect.objectContaining({ chat_id: 31337, parse_mode: 'HTML', text: expect.stringContaining('linked to <b>night&lt;ops&gt;</b>') }),
@@ -105,14 +105,14 @@ describe('Telegram webhook', () => {
       expect.stringContaining('Код привязки неверен, уже использован или истёк'),
       expect.stringContaining('send /start followed by the link code'),
     ]);
-    expect((await getUser(user.id)).telegramChats.map((chat) => chat.chatId)).toEqual(['1001']);
+    expect(Object.values((await getUser(user.id)).telegramChats ?? {}).map((chat) => chat.chatId)).toEqual(['1001']);
   });
 
   it('unlinks the chat on /stop', async () => {
     const user = await putUser({ login: 'leaver', email: 'leaver@example.com' });
     await call(request(update(2002, `/start ${(await issueLinkCode(user.id, Date.now())).code}`)));
     await call(request(update(2002, '/stop')));
-    expect((await getUser(user.id)).telegramChats).toEqual([]);
+    expect(Object.values((await getUser(user.id)).telegramChats ?? {})).toEqual([]);
     expect(replies().at(-1)?.text).toContain('This chat is unlinked');
   });
 
@@ -121,11 +121,11 @@ describe('Telegram webhook', () => {
     const { code } = await issueLinkCode(user.id, Date.now());
     expect((await call(request(update(4004, `/start ${code}`), 'wrong-secret'))).statusCode).toBe(401);
     expect((await call(request(update(4004, `/start ${code}`), null))).statusCode).toBe(401);
-    expect((await getUser(user.id)).telegramChats).toEqual([]);
+    expect(Object.values((await getUser(user.id)).telegramChats ?? {})).toEqual([]);
     expect(replies()).toEqual([]);
     // the code was not spent: the real update still links
     await call(request(update(4004, `/start ${code}`)));
-    expect((await getUser(user.id)).telegramChats.map((chat) => chat.chatId)).toEqual(['4004']);
+    expect(Object.values((await getUser(user.id)).telegramChats ?? {}).map((chat) => chat.chatId)).toEqual(['4004']);
   });
 
   it('answers 400 to a body that is not JSON', async () => {

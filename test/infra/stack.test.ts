@@ -11,6 +11,7 @@ import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
 import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
+import { ALLOWED_WILDCARDS, wildcardResources } from '../support/iam-wildcards';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; Condition?: string; Metadata?: Record<string, unknown> };
 type PolicyStatement = { Effect: string; Action: string | string[]; Resource: unknown };
@@ -196,7 +197,8 @@ describe('FleetwatchStack template', () => {
       expect(environmentOf('deliver')).toMatchObject({
         DELIVERIES_DLQ_URL: { Ref: logicalId(stack.queues.deliveryDeadLetters) },
         SES_FROM_ADDRESS: { Ref: 'SenderAddress' },
-        SES_CONFIGURATION_SET: { Ref: 'SesConfigurationSet' },
+        SES_CONFIGURATION_SET: { Ref: logicalId(stack.sesFeedback.configurationSet) },
+        PUBLIC_API_URL: expect.anything(),
         PUSH_FCM_APPLICATION_ARN: { Ref: 'FcmPlatformApplicationArn' },
         PUSH_APNS_APPLICATION_ARN: { Ref: 'ApnsPlatformApplicationArn' },
         TEMPLATES_DIR: '/var/task/templates',
@@ -242,7 +244,10 @@ describe('FleetwatchStack template', () => {
           // ListStreams has no resource-level permission; it lists stream ARNs, never data
           if (name === 'project' && asArray(statement.Action).join() === 'dynamodb:ListStreams') continue;
           // CloudWatch grants metric reads only on "*"
-          if (statement.Resource === '*') expect({ name, actions: asArray(statement.Action) }).toEqual({ name: 'sweep', actions: ['cloudwatch:GetMetricStatistics'] });
+          if (name === 'sweep' && asArray(statement.Action).join() === 'cloudwatch:GetMetricStatistics') continue;
+          const ownLogStreams = (wildcard: string) => wildcard.endsWith(':*') && wildcard.startsWith(`<${logicalId(stack.functions[name].logGroup)}`);
+          const unexpected = wildcardResources(statement).filter((wildcard) => !ownLogStreams(wildcard) && !ALLOWED_WILDCARDS.some((allowed) => allowed.test(wildcard)));
+          expect(unexpected, name).toEqual([]);
         }
       }
     });
@@ -280,10 +285,8 @@ describe('FleetwatchStack template', () => {
       expect(resourcesJson).toContain(':identity/');
       expect(resourcesJson).toContain('{"Ref":"SenderAddress"}');
       expect(resourcesJson).not.toMatch(/identity\/\*/);
-      const configurationSetPolicy = ofType('AWS::IAM::Policy').find(([, policy]) =>
-        JSON.stringify(policy.Properties.PolicyDocument).includes(':configuration-set/'),
-      );
-      expect(configurationSetPolicy?.[1].Condition).toBe('HasSesConfigurationSet');
+      expect(resourcesJson).toContain(':configuration-set/');
+      expect(resourcesJson).toContain(logicalId(stack.sesFeedback.configurationSet));
     });
 
     it('grants endpoint registration to the api only for configured platform applications', () => {
@@ -489,7 +492,7 @@ describe('FleetwatchStack template', () => {
       const parameters = template.toJSON().Parameters as Record<string, { Default?: string; Description?: string; AllowedPattern?: string }>;
       expect(parameters.SenderAddress?.Default).toBeUndefined();
       expect(parameters.SenderAddress?.Description).toMatch(/verified/i);
-      for (const name of ['SesConfigurationSet', 'TelegramBotUsername', 'FcmPlatformApplicationArn', 'ApnsPlatformApplicationArn', 'AlarmEmail']) {
+      for (const name of ['TelegramBotUsername', 'FcmPlatformApplicationArn', 'ApnsPlatformApplicationArn', 'AlarmEmail']) {
         expect(parameters[name]?.Default, name).toBe('');
         expect(parameters[name]?.Description?.length ?? 0, name).toBeGreaterThan(40);
         expect(new RegExp(parameters[name]!.AllowedPattern!).test(''), name).toBe(true);

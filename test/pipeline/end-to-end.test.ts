@@ -6,7 +6,8 @@ import { handler as deliver } from '../../functions/deliver/handler';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { alertsInTable, putRule, storedRule, terminalMessage, T0 } from './support';
+import { PARENT_ID, alertsInTable, putRule, storedRule, terminalMessage, T0 } from './support';
+import { confirmSideEmails, registerFleet } from '../support/owned-fleet';
 
 /**
  * Terminal messages on the input queue → evaluate → deliveries queue → deliver → the SES inbox, with the
@@ -19,6 +20,8 @@ describe('from terminal message to e-mail', () => {
   let emulators: Emulators;
   beforeAll(async () => {
     emulators = await startTestEmulators('pipeline-e2e');
+    await registerFleet(PARENT_ID, [VEHICLE]);
+    await confirmSideEmails(PARENT_ID, [SIDE_EMAIL]);
     // valid around the real clock, since the deployed handlers read it
     const now = Date.now();
     await putRule(

@@ -14,6 +14,7 @@ import { captureOutput, type CapturedOutput } from '../support/replay-output';
 import { apiClient, seedTenants, type Api, type Tenant } from '../api/support';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { FakeTelegram } from '../delivery/support/fake-telegram';
+import { linkChats } from '../support/owned-fleet';
 
 /**
  * Secrets never reach the logs: a login (right and wrong password), API calls with the session token, an
@@ -73,6 +74,7 @@ describe('secrets in logs', () => {
       expiresAt: new Date(NOW + 30 * 86_400_000).toISOString(),
     });
     await projectRules([rule]);
+    await linkChats(tenants.root.userId, ['4242', '5151']);
     level = logger.getLevelName();
     logger.setLogLevel('DEBUG');
     // as if POWERTOOLS_LOGGER_LOG_EVENT=true had been set at cold start (the logger reads it once, when built):

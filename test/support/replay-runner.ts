@@ -13,6 +13,7 @@ import type { GeozoneGeometry } from '../../shared/schemas/geozone';
 import { createGeozone } from '../../shared/store/geozones-store';
 import { createRule } from '../../shared/store/rules-store';
 import { projectRules } from './project-rules';
+import { confirmSideEmails, registerFleet } from './owned-fleet';
 import { sentEmails, type SentEmail } from './emulators';
 import { redelivered, type ReplayPlan } from './replay-scenarios';
 import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type ReplayRuleName, type Trace } from './trace-generator';
@@ -54,6 +55,8 @@ export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
   if (zone.id !== DEPOT.id) throw new Error(`depot geozone got id ${zone.id}, expected ${DEPOT.id}`);
 
   const vehicleIds = trace.vehicles.map((vehicle) => vehicle.vehicleId);
+  await registerFleet(REPLAY_PARENT_ID, vehicleIds);
+  await confirmSideEmails(REPLAY_PARENT_ID, [SIDE_EMAIL]);
   const rules: StoredRule[] = [];
   for (const name of Object.keys(REPLAY_RULE_IDS) as ReplayRuleName[]) {
     const body = notificationBodySchema.parse({

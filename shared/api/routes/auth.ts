@@ -1,9 +1,10 @@
-import { decoyHash, verifyPassword } from '../../auth/password';
-import { clearLoginFailures, loginWaitMs, recordLoginFailure } from '../../auth/login-throttle';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../../auth/password';
+import { clearLoginFailures, reserveLoginAttempt } from '../../auth/login-throttle';
 import { startSession } from '../../auth/sessions';
-import { findUserByLogin } from '../../store/directory-store';
+import { findCredential, getUser, replacePasswordHash } from '../../store/directory-store';
 import { tooManyRequests, unauthorized } from '../errors';
 import { defineRoute } from '../route';
+import { limits } from '../limits';
 import { loginBodySchema, loginResponseSchema, sessionCheckResponseSchema } from '../schemas';
 
 export const authRoutes = [
@@ -15,23 +16,27 @@ export const authRoutes = [
     description:
       "The session lasts the user's sessionDuration (default 30 minutes) and every request prolongs it. A user holds at most 50 " +
       'active sessions: a further login ends the oldest. After 5 failed attempts on a login each further attempt must wait ' +
-      '(1 s, doubling, at most 15 minutes): 429 with Retry-After.',
+      '(1 s, doubling, at most 15 minutes): 429 with Retry-After. Attempts are counted per login and source address, and per ' +
+      'source address over all logins.',
     auth: false,
     writes: false,
     body: loginBodySchema,
     response: loginResponseSchema,
     errors: [],
-    async handle({ body, now }) {
-      const wait = await loginWaitMs(body.login, now);
+    async handle({ body, now, sourceIp }) {
+      const { loginFreeAttemptsPerAddress, loginFreeAttemptsPerIp, loginMaxDelayMs } = limits();
+      const thresholds = { freePerAddress: loginFreeAttemptsPerAddress, freePerIp: loginFreeAttemptsPerIp, maxDelayMs: loginMaxDelayMs };
+      const wait = await reserveLoginAttempt(body.login, sourceIp, now, thresholds);
       if (wait > 0) throw tooManyRequests(wait, 'too many failed logins: wait before trying again');
-      const user = await findUserByLogin(body.login);
+      const credential = await findCredential(body.login);
       // an unknown login still costs one scrypt comparison, so timing does not tell which logins exist
-      const passwordMatches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
-      if (!user || !passwordMatches || !user.isEnabled) {
-        await recordLoginFailure(body.login, now);
-        throw unauthorized('wrong login or password');
+      const passwordMatches = await verifyPassword(body.password, credential?.passwordHash ?? (await decoyHash()));
+      const user = credential && passwordMatches ? await getUser(credential.userId) : null;
+      if (!user || !user.isEnabled) throw unauthorized('wrong login or password');
+      if (needsRehash(credential!.passwordHash)) {
+        await replacePasswordHash(body.login, credential!.passwordHash, await hashPassword(body.password));
       }
-      await clearLoginFailures(body.login);
+      await clearLoginFailures(body.login, sourceIp);
       const session = await startSession(user, now);
       return { body: { AuthId: session.token, User: user.login } };
     },

@@ -13,6 +13,7 @@ import { rulesReferencingGeozone } from '../../store/rules-store';
 import { conflict, notFound } from '../errors';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import { geozoneMeasures } from '../geozone-measures';
+import { checkGeozoneSize, requireGeozoneRoom } from '../limit-checks';
 import { defineRoute, type Caller } from '../route';
 import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
 
@@ -85,6 +86,8 @@ export const geozoneRoutes = [
     errors: [403, 404],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
+      checkGeozoneSize(body.geometry);
+      await requireGeozoneRoom(body.parentId);
       const measures = geozoneMeasures(body.geometry, body.radius);
       const zone = await createGeozone({ ...body, ...measures, createDate: new Date(now).toISOString() });
       return { body: zone, headers: etag(zone.version) };
@@ -108,6 +111,8 @@ export const geozoneRoutes = [
       const previous = await visibleZone(body.id, caller);
       requireVersion(previous, 'geozone', body.version, ifMatchVersion(headers));
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
+      checkGeozoneSize(body.geometry);
+      if (body.parentId !== previous.parentId) await requireGeozoneRoom(body.parentId);
       const { version: _version, ...fields } = body;
       const zone: Geozone = {
         ...fields,

@@ -1,6 +1,7 @@
 import type { ApiRoute } from '../route';
 import { authRoutes } from './auth';
 import { channelRoutes } from './channels';
+import { emailRoutes } from './email';
 import { geozoneRoutes } from './geozones';
 import { historyRoutes } from './history';
 import { notificationRoutes } from './notifications';
@@ -13,5 +14,6 @@ export const apiRoutes: ApiRoute[] = [
   ...historyRoutes,
   ...geozoneRoutes,
   ...channelRoutes,
+  ...emailRoutes,
   openApiRoute(() => apiRoutes),
 ];

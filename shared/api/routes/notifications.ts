@@ -18,6 +18,7 @@ import {
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { checkRuleReferences } from '../rule-references';
+import { checkRuleSize, requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
   idParamsSchema,
@@ -127,7 +128,7 @@ export const notificationRoutes = [
     summary: 'Create a notification rule',
     description:
       'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
-      'belong to your clients; vehicles the directory knows must too, while unknown vehicle ids are accepted (the platform owns the registry).',
+      'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one.',
     auth: true,
     writes: true,
     body: notificationCreateBodySchema,
@@ -136,7 +137,9 @@ export const notificationRoutes = [
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       const owned = { ...body, userId: body.userId ?? caller.user.id };
+      checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
+      await requireRuleRoom(owned.parentId);
       const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
       return { body: toRecord(rule), headers: etag(rule.version) };
     },
@@ -161,7 +164,9 @@ export const notificationRoutes = [
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
       const { id, version: _version, parentName: _parentName, ...fields } = body;
       const owned: NotificationBody = { ...fields, userId: fields.userId ?? caller.user.id };
+      checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
+      if (owned.parentId !== previous.parentId) await requireRuleRoom(owned.parentId);
       const next: StoredRule = {
         ...owned,
         id,

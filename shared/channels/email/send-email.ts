@@ -7,6 +7,8 @@ export interface EmailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Extra headers, such as List-Unsubscribe. */
+  headers?: { name: string; value: string }[];
 }
 
 export const DEFAULT_FROM_ADDRESS = 'alerts@fleetwatch.local';
@@ -36,6 +38,7 @@ export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
         Content: {
           Simple: {
             Subject: { Data: message.subject, Charset: 'UTF-8' },
+            ...(message.headers?.length ? { Headers: message.headers.map((header) => ({ Name: header.name, Value: header.value })) } : {}),
             Body: {
               Text: { Data: message.text, Charset: 'UTF-8' },
               Html: { Data: message.html, Charset: 'UTF-8' },

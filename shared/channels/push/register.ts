@@ -1,5 +1,6 @@
 import { CreatePlatformEndpointCommand, DeleteEndpointCommand } from '@aws-sdk/client-sns';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { updateUserMapEntry } from '../../store/user-maps';
 import { documentClient } from '../../aws/dynamodb';
 import { snsClient } from '../../aws/sns';
 import { resourcesConfig } from '../../config';
@@ -32,7 +33,7 @@ function table(): string {
   return resourcesConfig().DIRECTORY_TABLE;
 }
 
-async function loadDevices(userId: string): Promise<PushDevice[] | null> {
+async function loadDevices(userId: string): Promise<Record<string, PushDevice> | null> {
   const { Item } = await documentClient().send(
     new GetCommand({ TableName: table(), Key: directoryKeys.user(userId), ConsistentRead: true }),
   );
@@ -55,50 +56,28 @@ export async function registerPushDevice(userId: string, platform: PushPlatform,
     }),
   );
   if (!EndpointArn) throw new Error('SNS returned no endpoint ARN');
-  const existing = devices.find((device) => device.endpointArn === EndpointArn);
+  const existing = devices[EndpointArn];
   if (existing) return existing;
   const device = pushDeviceSchema.parse({ platform, endpointArn: EndpointArn, registeredAt: new Date().toISOString() });
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: directoryKeys.user(userId),
-      UpdateExpression: 'SET pushDevices = list_append(if_not_exists(pushDevices, :empty), :devices)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':empty': [], ':devices': [device] },
-    }),
-  );
+  const stored = await updateUserMapEntry(userId, 'pushDevices', EndpointArn, {
+    UpdateExpression: 'SET #map.#id = if_not_exists(#map.#id, :device)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':device': device },
+  });
+  if (!stored) throw new PushUserNotFoundError();
   return device;
 }
 
-/**
- * Forgets a device: removes it from the user (the condition on the list element keeps a concurrent change
- * from being lost) and, when asked, deletes the SNS endpoint. Returns whether the user had it.
- */
+/** Forgets a device: removes it from the user and, when asked, deletes the SNS endpoint. Returns whether the user had it. */
 export async function removePushDevice(
   userId: string,
   endpointArn: string,
   options: { deleteEndpoint?: boolean } = {},
 ): Promise<boolean> {
-  let removed = false;
-  for (let attempt = 0; attempt < 3 && !removed; attempt++) {
-    const devices = await loadDevices(userId);
-    const index = devices?.findIndex((device) => device.endpointArn === endpointArn) ?? -1;
-    if (index < 0) break;
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: directoryKeys.user(userId),
-          UpdateExpression: `REMOVE pushDevices[${index}]`,
-          ConditionExpression: `pushDevices[${index}].endpointArn = :arn`,
-          ExpressionAttributeValues: { ':arn': endpointArn },
-        }),
-      );
-      removed = true;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
-  }
+  const removed = await updateUserMapEntry(userId, 'pushDevices', endpointArn, {
+    UpdateExpression: 'REMOVE #map.#id',
+    ConditionExpression: 'attribute_exists(#map.#id)',
+  });
   if (options.deleteEndpoint) await snsClient().send(new DeleteEndpointCommand({ EndpointArn: endpointArn }));
   return removed;
 }

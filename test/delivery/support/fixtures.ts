@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../../shared/aws/clients';
 import { resourcesConfig } from '../../../shared/config';
 import { alertSchema, type Alert } from '../../../shared/schemas/alert';
-import { directoryKeys, storedUserSchema, type StoredUser } from '../../../shared/schemas/directory';
+import { directoryKeys, storedUserSchema, type PushDevice, type StoredUser, type TelegramChat } from '../../../shared/schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../../../shared/schemas/notification';
 
 export const PARENT_ID = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
 
-export async function putUser(fields: Partial<StoredUser> & { login: string; email: string }): Promise<StoredUser> {
+/** Chats and devices may be given as lists; they are stored as maps keyed by id. */
+type UserFields = Omit<Partial<StoredUser>, 'telegramChats' | 'pushDevices'> & {
+  login: string;
+  email: string;
+  telegramChats?: TelegramChat[];
+  pushDevices?: PushDevice[];
+};
+
+export async function putUser(fields: UserFields): Promise<StoredUser> {
   const user = storedUserSchema.parse({
     id: randomUUID(),
     parentId: PARENT_ID,
-    passwordHash: 'scrypt$16384$8$1$c2FsdA==$aGFzaA==',
     ...fields,
   });
   await documentClient().send(
@@ -48,10 +55,27 @@ export async function putRule(fields: Partial<StoredRule>): Promise<StoredRule> 
     ...fields,
   });
   await documentClient().send(new PutCommand({ TableName: resourcesConfig().RULES_TABLE, Item: rule }));
+  await ensureAgent(rule.parentId);
   return rule;
 }
 
+/** The rule's client, so that delivery can check who owns what. */
+async function ensureAgent(agentId: string): Promise<void> {
+  await putIfAbsent({ ...directoryKeys.agent(agentId), agentId, parentId: null, name: 'Fixture client', fullName: '', agentInfoType: 0, status: 1 });
+}
+
+async function putIfAbsent(item: Record<string, unknown>): Promise<void> {
+  try {
+    await documentClient().send(
+      new PutCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
 export async function putVehicle(vehicleId: number, name: string): Promise<void> {
+  await ensureAgent(PARENT_ID);
   await documentClient().send(
     new PutCommand({
       TableName: resourcesConfig().DIRECTORY_TABLE,
@@ -62,8 +86,12 @@ export async function putVehicle(vehicleId: number, name: string): Promise<void>
 
 let nextAlert = 1;
 
-/** A pending alert as the evaluate function writes it. */
+/**
+ * A pending alert as the evaluate function writes it. Evaluation raises alerts only for vehicles of the rule's
+ * client, so the vehicle is registered to the rule's client unless the directory already knows it.
+ */
 export async function putAlert(rule: StoredRule, vehicleId: number, event: Partial<Alert['event']> = {}): Promise<Alert> {
+  await putIfAbsent({ ...directoryKeys.vehicle(vehicleId), vehicleId, name: `Vehicle ${vehicleId}`, parentId: rule.parentId });
   const time = new Date(Date.parse('2026-03-01T10:00:00.000Z') + nextAlert * 1000).toISOString();
   const alert = alertSchema.parse({
     alertId: `alert-${process.pid}-${nextAlert++}`,
@@ -93,4 +121,18 @@ export async function getAlertItem(alertId: string): Promise<Record<string, unkn
   );
   if (!Item) throw new Error(`alert ${alertId} not found`);
   return Item;
+}
+
+/** A chat linked to a user through the bot (`/start <code>`), without going through the bot. */
+export async function linkChat(userId: string, chatId: string): Promise<void> {
+  await documentClient().send(new PutCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Item: { pk: `TGCHAT#${chatId}`, sk: 'TGCHAT', userId } }));
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: resourcesConfig().DIRECTORY_TABLE,
+      Key: directoryKeys.user(userId),
+      UpdateExpression: 'SET telegramChats.#chat = :chat',
+      ExpressionAttributeNames: { '#chat': chatId },
+      ExpressionAttributeValues: { ':chat': { chatId, username: '', active: true, linkedAt: '2026-01-01T00:00:00.000Z' } },
+    }),
+  );
 }

@@ -1,0 +1,53 @@
+import type { GeozoneGeometry } from '../schemas/geozone';
+import type { NotificationBody } from '../schemas/notification';
+import { countGeozonesOfClient, countRulesOfClient } from '../store/client-counts';
+import { validationError } from './errors';
+import { limits } from './limits';
+
+/** 400 when a rule lists more vehicles than a rule may. */
+export function checkRuleSize(body: Pick<NotificationBody, 'vehicleIds'>): void {
+  const { vehicleIdsPerRule } = limits();
+  if (body.vehicleIds.length > vehicleIdsPerRule) {
+    throw validationError([{ path: 'vehicleIds', message: `a rule may list at most ${vehicleIdsPerRule} vehicles` }]);
+  }
+}
+
+/** 400 when the client already owns as many rules as it may (before a rule is created in or moved to it). */
+export async function requireRuleRoom(parentId: string): Promise<void> {
+  const { rulesPerClient } = limits();
+  if ((await countRulesOfClient(parentId, rulesPerClient)) >= rulesPerClient) {
+    throw validationError([{ path: 'parentId', message: `client already has ${rulesPerClient} notification rules, the most allowed` }]);
+  }
+}
+
+/** 400 when the client already owns as many geozones as it may. */
+export async function requireGeozoneRoom(parentId: string): Promise<void> {
+  const { geozonesPerClient } = limits();
+  if ((await countGeozonesOfClient(parentId, geozonesPerClient)) >= geozonesPerClient) {
+    throw validationError([{ path: 'parentId', message: `client already has ${geozonesPerClient} geozones, the most allowed` }]);
+  }
+}
+
+function vertexCount(geometry: GeozoneGeometry): number {
+  switch (geometry.type) {
+    case 'Point':
+      return 1;
+    case 'Polygon':
+      return geometry.coordinates.reduce((sum, ring) => sum + ring.length, 0);
+    case 'MultiPolygon':
+      return geometry.coordinates.reduce((sum, polygon) => sum + polygon.reduce((inner, ring) => inner + ring.length, 0), 0);
+  }
+}
+
+/** 400 when a geometry has more vertices or bytes than a geozone may (a DynamoDB item holds at most 400 KB). */
+export function checkGeozoneSize(geometry: GeozoneGeometry): void {
+  const { verticesPerGeozone, geozoneGeometryBytes } = limits();
+  const vertices = vertexCount(geometry);
+  if (vertices > verticesPerGeozone) {
+    throw validationError([{ path: 'geometry', message: `a geozone may have at most ${verticesPerGeozone} vertices` }]);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(geometry));
+  if (bytes > geozoneGeometryBytes) {
+    throw validationError([{ path: 'geometry', message: `the geometry takes ${bytes} bytes; a geozone may take at most ${geozoneGeometryBytes} bytes` }]);
+  }
+}

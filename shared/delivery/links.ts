@@ -1,0 +1,19 @@
+/**
+ * Public links in e-mails (address confirmation, one-click unsubscribe) point at the HTTP API:
+ * `PUBLIC_API_URL` (the stack sets it to the API's `/api/v3/` base), else the local API of `npm start`.
+ */
+export function publicApiUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.PUBLIC_API_URL || `http://127.0.0.1:${env.FLEETWATCH_API_PORT || 3000}/api/v3/`;
+  return base.endsWith('/') ? base : `${base}/`;
+}
+
+export const confirmEmailLink = (token: string) => `${publicApiUrl()}email/confirm/${token}`;
+export const unsubscribeLink = (token: string) => `${publicApiUrl()}email/unsubscribe/${token}`;
+
+/** The RFC 8058 one-click unsubscribe headers of an alert e-mail. */
+export function listUnsubscribeHeaders(token: string): { name: string; value: string }[] {
+  return [
+    { name: 'List-Unsubscribe', value: `<${unsubscribeLink(token)}>` },
+    { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+  ];
+}

@@ -1,0 +1,99 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../aws/dynamodb';
+import { resourcesConfig } from '../config';
+import { directoryKeys, vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
+import { getAgent } from './directory-store';
+import { listRulesOfClient } from './rules-store';
+
+/**
+ * Registering vehicles in the directory, which decides who may watch them: a rule applies to a vehicle only
+ * when the vehicle belongs to the rule's client or a client below it. Registering is idempotent; moving a
+ * vehicle to another client is a deliberate act (`allowMove`), and its answer names the rules that stop
+ * applying to the vehicle.
+ */
+export class VehicleMoveRefusedError extends Error {
+  constructor(readonly vehicle: VehicleProfile, readonly to: string) {
+    super(`vehicle ${vehicle.vehicleId} belongs to client ${vehicle.parentId}; moving it to client ${to} needs --move`);
+    this.name = 'VehicleMoveRefusedError';
+  }
+}
+
+export class UnknownClientError extends Error {
+  constructor(readonly clientId: string) {
+    super(`client ${clientId} does not exist`);
+    this.name = 'UnknownClientError';
+  }
+}
+
+export interface RuleRef {
+  id: number;
+  name: string;
+  parentId: string;
+}
+
+export type Registration =
+  | { outcome: 'created' | 'unchanged' | 'renamed'; vehicle: VehicleProfile }
+  | { outcome: 'moved'; vehicle: VehicleProfile; from: string; rulesNoLongerApplying: RuleRef[] };
+
+const table = () => resourcesConfig().DIRECTORY_TABLE;
+const MAX_DEPTH = 32;
+
+export async function getVehicle(vehicleId: number): Promise<VehicleProfile | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: directoryKeys.vehicle(vehicleId), ConsistentRead: true }));
+  const parsed = vehicleProfileSchema.safeParse(Item);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The client and the clients above it, nearest first. */
+export async function clientAndAncestors(agentId: string): Promise<string[]> {
+  const chain: string[] = [];
+  let current: string | null = agentId;
+  while (current && chain.length < MAX_DEPTH && !chain.includes(current)) {
+    chain.push(current);
+    current = (await getAgent(current))?.parentId ?? null;
+  }
+  return chain;
+}
+
+/** Rules that applied to the vehicle under its old client and no longer do under the new one. */
+export async function rulesLostByMove(vehicleId: number, from: string, to: string): Promise<RuleRef[]> {
+  const stillApplying = new Set(await clientAndAncestors(to));
+  const lost: RuleRef[] = [];
+  for (const clientId of await clientAndAncestors(from)) {
+    if (stillApplying.has(clientId)) continue;
+    for (const rule of await listRulesOfClient(clientId)) {
+      if (rule.vehicleIds.includes(vehicleId)) lost.push({ id: rule.id, name: rule.name, parentId: rule.parentId });
+    }
+  }
+  return lost.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Registers a vehicle to a client. The write is conditional on what was read, so a concurrent change is never
+ * overwritten silently (it answers as a conflict the caller can retry).
+ */
+export async function registerVehicle(input: VehicleProfile, options: { allowMove?: boolean } = {}): Promise<Registration> {
+  const vehicle = vehicleProfileSchema.parse(input);
+  if (!(await getAgent(vehicle.parentId))) throw new UnknownClientError(vehicle.parentId);
+  const previous = await getVehicle(vehicle.vehicleId);
+  if (previous && previous.parentId === vehicle.parentId && previous.name === vehicle.name) return { outcome: 'unchanged', vehicle };
+  const moving = previous !== null && previous.parentId !== vehicle.parentId;
+  if (moving && !options.allowMove) throw new VehicleMoveRefusedError(previous, vehicle.parentId);
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...directoryKeys.vehicle(vehicle.vehicleId), ...vehicle },
+        ConditionExpression: previous ? 'parentId = :parent AND #name = :name' : 'attribute_not_exists(pk)',
+        ...(previous ? { ExpressionAttributeNames: { '#name': 'name' }, ExpressionAttributeValues: { ':parent': previous.parentId, ':name': previous.name } } : {}),
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new Error(`vehicle ${vehicle.vehicleId} changed meanwhile; run the command again`, { cause: error });
+    throw error;
+  }
+  if (!previous) return { outcome: 'created', vehicle };
+  if (!moving) return { outcome: 'renamed', vehicle };
+  return { outcome: 'moved', vehicle, from: previous.parentId, rulesNoLongerApplying: await rulesLostByMove(vehicle.vehicleId, previous.parentId, vehicle.parentId) };
+}

@@ -1,0 +1,111 @@
+import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FleetwatchStack } from '../../infra/stack';
+import { TELEGRAM_WEBHOOK_PATH } from '../../infra/constructs/public-http-api';
+import type { FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { ALLOWED_WILDCARDS, wildcardResources } from '../support/iam-wildcards';
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
+type Resource = { Type: string; Properties: Record<string, unknown> };
+
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/**
+ * Attacks replayed: a compromised or buggy deliver or telegram function reading sessions and password hashes
+ * from the directory table, or any function scanning, batch-writing or deleting what it never needs to; and
+ * a template check that only caught a bare "*", so `Resource: ["arn:…", "*"]` or `…/table/*` passed.
+ */
+describe('security: least privilege in the template', () => {
+  let stack: FleetwatchStack;
+  let resources: Record<string, Resource>;
+
+  const logicalId = (construct: IConstruct) => Stack.of(construct).resolve(((construct.node.defaultChild ?? construct) as CfnElement).logicalId) as string;
+  const statementsOf = (name: FunctionName): Statement[] => {
+    const roleId = logicalId(stack.functions[name].role);
+    return Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(`"${roleId}"`))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+  };
+  const onTable = (name: FunctionName, table: 'directory' | 'rules' | 'geozones' | 'alerts' | 'vehicleState') =>
+    statementsOf(name).filter((statement) => JSON.stringify(statement.Resource).includes(`"${logicalId(stack.tables.tables[table])}"`));
+  const actionsOn = (name: FunctionName, table: Parameters<typeof onTable>[1]) => onTable(name, table).flatMap((statement) => asArray(statement.Action)).sort();
+
+  beforeAll(() => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    stack = new FleetwatchStack(app, 'LeastPrivilege');
+    resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+  });
+
+  it('the wildcard check sees wildcards inside lists and as …/* patterns', () => {
+    expect(wildcardResources({ Resource: '*' })).toEqual(['*']);
+    expect(wildcardResources({ Resource: ['arn:aws:s3:::bucket', '*'] })).toEqual(['*']);
+    expect(wildcardResources({ Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Table', 'Arn'] }, '/*']] } })).toEqual(['<Table.Arn>/*']);
+    expect(wildcardResources({ Resource: ['arn:aws:dynamodb:eu-west-1:1:table/fleet*'] })).toHaveLength(1);
+    expect(wildcardResources({ Resource: ['arn:aws:dynamodb:eu-west-1:1:table/fleet'] })).toEqual([]);
+  });
+
+  it('grants no wildcard resource beyond the acknowledged ones, in any function policy', () => {
+    const names: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram'];
+    for (const name of names) {
+      for (const statement of statementsOf(name)) {
+        for (const wildcard of wildcardResources(statement)) {
+          // a log group's own streams (`<log group>:*`) are how CloudWatch Logs names them
+          const ownLogStreams = wildcard.endsWith(':*') && wildcard.startsWith(`<${logicalId(stack.functions[name].logGroup)}`);
+          expect(ownLogStreams || ALLOWED_WILDCARDS.some((allowed) => allowed.test(wildcard)), `${name}: ${wildcard}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('keeps deliver and telegram away from sessions and password hashes (dynamodb:LeadingKeys)', () => {
+    for (const name of ['deliver', 'telegram'] as const) {
+      const statements = onTable(name, 'directory');
+      expect(statements.length, name).toBeGreaterThan(0);
+      for (const statement of statements) {
+        const prefixes = asArray(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string | string[]);
+        expect(prefixes.length, name).toBeGreaterThan(0);
+        for (const forbidden of ['SESSION#', 'LOGIN#', 'USERSESSIONS#', 'LOGINFAIL#']) {
+          expect(prefixes.some((prefix) => forbidden.startsWith(prefix.replace(/\*$/, '')) || prefix === '*'), `${name} ${forbidden}`).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('gives no function Scan, BatchWriteItem or DeleteItem it does not use', () => {
+    const all: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram'];
+    for (const name of all) {
+      for (const statement of statementsOf(name)) expect(asArray(statement.Action), name).not.toContain('dynamodb:BatchWriteItem');
+    }
+    expect(actionsOn('deliver', 'directory')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
+    expect(actionsOn('telegram', 'directory')).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(actionsOn('api', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+    for (const name of ['evaluate', 'sweep'] as const) {
+      for (const table of ['rules', 'geozones', 'alerts', 'vehicleState'] as const) {
+        expect(actionsOn(name, table), `${name} ${table}`).not.toContain('dynamodb:DeleteItem');
+      }
+    }
+    for (const table of ['directory', 'alerts', 'geozones'] as const) expect(actionsOn('api', table), table).not.toContain('dynamodb:Scan');
+  });
+
+  it('throttles the Telegram webhook apart from the API', () => {
+    const stage = Object.values(resources).find((resource) => resource.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const settings = stage.Properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    expect(settings[`POST /${TELEGRAM_WEBHOOK_PATH}`]).toMatchObject({ ThrottlingRateLimit: expect.any(Number), ThrottlingBurstLimit: expect.any(Number) });
+    expect(stage.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: expect.any(Number) });
+  });
+
+  it('feeds SES bounces and complaints of the configuration set to the deliver function', () => {
+    const destination = Object.values(resources).find((resource) => resource.Type === 'AWS::SES::ConfigurationSetEventDestination')!;
+    const event = destination.Properties.EventDestination as { MatchingEventTypes: string[]; SnsDestination: { TopicARN: { Ref: string } } };
+    expect(event.MatchingEventTypes.sort()).toEqual(['bounce', 'complaint']);
+    const topicId = event.SnsDestination.TopicARN.Ref;
+    const subscription = Object.values(resources).find(
+      (resource) => resource.Type === 'AWS::SNS::Subscription' && JSON.stringify(resource.Properties.TopicArn).includes(topicId),
+    )!;
+    expect(subscription.Properties).toMatchObject({ Protocol: 'lambda', Endpoint: { 'Fn::GetAtt': [logicalId(stack.functions.deliver.function), 'Arn'] } });
+  });
+});

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulators } from '../../infra/local/emulators';
+import { putVehicle } from '../../shared/store/directory-store';
+import { startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api } from '../api/support';
+
+/** A closed ring of `count` positions on a small circle, with full double precision. */
+function ring(count: number, centre: [number, number]): [number, number][] {
+  const positions = Array.from({ length: count - 1 }, (_, index): [number, number] => {
+    const angle = (2 * Math.PI * index) / (count - 1);
+    return [centre[0] + 0.01 * Math.cos(angle) + 1e-13 * index, centre[1] + 0.01 * Math.sin(angle) + 1e-13 * index];
+  });
+  return [...positions, positions[0]!];
+}
+
+/**
+ * Attacks replayed: one tenant degrading everyone by creating rules and geozones without end, listing
+ * thousands of vehicle ids per rule, posting a geozone bigger than a DynamoDB item (which answered 500), or
+ * flooding the API through many sessions of one client.
+ */
+describe('security: per-client limits', () => {
+  let emulators: Emulators;
+  let api: Api;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const tokens = { root: '', child: '', sibling: '', readOnly: '' };
+  const clock = new TestClock();
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('sec-limits');
+    Object.assign(process.env, {
+      LIMIT_RULES_PER_CLIENT: '3',
+      LIMIT_VEHICLE_IDS_PER_RULE: '2',
+      LIMIT_GEOZONES_PER_CLIENT: '2',
+    });
+    tenants = await seedTenants('seclimits');
+    await putVehicle({ vehicleId: 102, name: 'Truck 102', parentId: tenants.root.agentId });
+    await putVehicle({ vehicleId: 103, name: 'Truck 103', parentId: tenants.root.agentId });
+    api = apiClient({ now: clock.now });
+    for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await emulators.stop();
+  });
+
+  const createRule = (token: string, body: unknown) => api({ method: 'POST', path: '/api/v3/notifications', token, body });
+  const createZone = (token: string, body: unknown) => api({ method: 'POST', path: '/api/v3/gis', token, body });
+
+  it('refuses more vehicle ids per rule than the limit with 400', async () => {
+    const response = await createRule(tokens.root, ruleBody(tenants.root.agentId, { vehicleIds: [101, 102, 103] }));
+    expect(response.status).toBe(400);
+    expect(response.body.issues).toEqual([{ path: 'vehicleIds', message: 'a rule may list at most 2 vehicles' }]);
+  });
+
+  it('refuses more rules per client than the limit with 400, counting each client on its own', async () => {
+    for (let index = 0; index < 3; index++) expect((await createRule(tokens.root, ruleBody(tenants.root.agentId))).status).toBe(200);
+    const fourth = await createRule(tokens.root, ruleBody(tenants.root.agentId));
+    expect(fourth.status).toBe(400);
+    expect(fourth.body.issues).toEqual([{ path: 'parentId', message: 'client already has 3 notification rules, the most allowed' }]);
+    // moving a rule into the full client is refused too
+    const childRule = (await createRule(tokens.child, ruleBody(tenants.child.agentId, { vehicleIds: [303] }))).body;
+    expect(childRule.id).toBeGreaterThan(0);
+    const moved = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...childRule, parentId: tenants.root.agentId, vehicleIds: [] } });
+    expect(moved.status).toBe(400);
+  });
+
+  it('refuses more geozones per client than the limit with 400', async () => {
+    for (let index = 0; index < 2; index++) expect((await createZone(tokens.sibling, squareZone(tenants.sibling.agentId))).status).toBe(200);
+    const third = await createZone(tokens.sibling, squareZone(tenants.sibling.agentId));
+    expect(third.status).toBe(400);
+    expect(third.body.issues).toEqual([{ path: 'parentId', message: 'client already has 2 geozones, the most allowed' }]);
+  });
+
+  it('answers a geozone too large to store with 400, never 500', async () => {
+    const base = squareZone(tenants.child.agentId);
+    const tooManyVertices = await createZone(tokens.child, {
+      ...base,
+      geometry: { type: 'Polygon', coordinates: [ring(8_000, [37.6, 55.7]), ring(8_000, [37.6, 55.7]), ring(8_000, [37.6, 55.7])] },
+    });
+    expect(tooManyVertices.status).toBe(400);
+    expect(tooManyVertices.body.issues[0]).toEqual({ path: 'geometry', message: 'a geozone may have at most 20000 vertices' });
+    const tooManyBytes = await createZone(tokens.child, {
+      ...base,
+      geometry: { type: 'MultiPolygon', coordinates: [[ring(9_000, [37.6, 55.7])], [ring(9_000, [37.7, 55.8])]] },
+    });
+    expect(tooManyBytes.status).toBe(400);
+    expect(tooManyBytes.body.issues[0].path).toBe('geometry');
+    expect(tooManyBytes.body.issues[0].message).toMatch(/at most 300000 bytes/);
+  });
+
+  it('limits API requests per client per minute, across sessions, without touching other clients', async () => {
+    process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE = '5';
+    try {
+      clock.value = Math.ceil(clock.value / 60_000) * 60_000 + 60_000;
+      const check = (token: string) => api({ method: 'GET', path: '/api/v3/auth/check', token });
+      const statuses = [];
+      for (let index = 0; index < 3; index++) statuses.push((await check(tokens.root)).status, (await check(tokens.readOnly)).status);
+      expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+      const refused = await check(tokens.root);
+      expect(statuses[5]).toBe(429);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(0);
+      expect((await check(tokens.sibling)).status).toBe(200);
+      clock.advance(60_000);
+      expect((await check(tokens.root)).status).toBe(200);
+    } finally {
+      delete process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE;
+    }
+  });
+});

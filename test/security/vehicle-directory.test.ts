@@ -1,0 +1,83 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError, runAdmin } from '../../infra/admin/commands';
+import type { Emulators } from '../../infra/local/emulators';
+import { getVehicle } from '../../shared/store/vehicle-registry';
+import { startTestEmulators } from '../support/emulators';
+import { apiClient, login, ruleBody, seedTenants, type Api } from '../api/support';
+
+/**
+ * Attack replayed: a client keeps watching a vehicle after the platform registered it to another client. The
+ * directory, not the rule, decides who may watch a vehicle: re-registering it under another client is refused
+ * unless asked for (`--move`), and a move says which rules stop applying to it. The platform's own vehicle
+ * records can be imported in bulk, idempotently, with moves reported.
+ */
+describe('security: the vehicle directory', () => {
+  let emulators: Emulators;
+  let api: Api;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  let rootToken: string;
+  const directory = mkdtempSync(join(tmpdir(), 'fleetwatch-vehicles-'));
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('sec-directory');
+    tenants = await seedTenants('secdir');
+    api = apiClient();
+    rootToken = await login(api, tenants.root);
+  });
+  afterAll(async () => emulators.stop());
+
+  const createRule = (token: string, vehicleIds: number[], name: string) =>
+    api({ method: 'POST', path: '/api/v3/notifications', token, body: ruleBody(tenants.root.agentId, { vehicleIds, name }) });
+
+  it('refuses to move a vehicle of another client without --move, and names the rules a move ends', async () => {
+    await runAdmin(['create-vehicle', '--client', tenants.root.agentId, '--id', '4100', '--name', 'Reefer 4100']);
+    const watching = (await createRule(rootToken, [4100], 'Reefer speeding')).body;
+    await expect(runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100'])).rejects.toThrow(UsageError);
+    await expect(runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100'])).rejects.toThrow(/--move/);
+    expect((await getVehicle(4100))?.parentId).toBe(tenants.root.agentId);
+
+    const moved = await runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100', '--move']);
+    expect(moved).toMatchObject({ outcome: 'moved', movedFrom: tenants.root.agentId, parentId: tenants.sibling.agentId });
+    expect(moved.rulesNoLongerApplying).toEqual([{ id: watching.id, name: 'Reefer speeding', parentId: tenants.root.agentId }]);
+    expect(String(moved.note)).toContain(`${watching.id} "Reefer speeding"`);
+    // the former owner can no longer name it in a rule
+    expect((await createRule(rootToken, [4100], 'again')).status).toBe(400);
+  });
+
+  it('moving a vehicle down to a child client keeps the parent client rules applying', async () => {
+    await runAdmin(['create-vehicle', '--client', tenants.root.agentId, '--id', '4200', '--name', 'Van 4200']);
+    await createRule(rootToken, [4200], 'Van speeding');
+    const moved = await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4200', '--name', 'Van 4200', '--move']);
+    expect(moved.rulesNoLongerApplying).toEqual([]);
+  });
+
+  it("imports the platform's vehicle records idempotently and reports moves and bad records", async () => {
+    await runAdmin(['create-vehicle', '--client', tenants.root.agentId, '--id', '4300', '--name', 'Tipper 4300']);
+    const rule = (await createRule(rootToken, [4300], 'Tipper idle')).body;
+    const file = join(directory, 'vehicles.json');
+    const record = (vehicleId: number, name: string, parentId: string) => ({ vehicleId, name, parentId, imei: '356938035643809', status: 1, parentName: 'x' });
+    writeFileSync(
+      file,
+      JSON.stringify([
+        record(4301, 'Tipper 4301', tenants.root.agentId),
+        record(4302, 'Tipper 4302', tenants.child.agentId),
+        record(4300, 'Tipper 4300', tenants.sibling.agentId),
+        { vehicleId: 'x', name: '' },
+        record(4303, 'Ghost', '9b2f4c1e-8f8a-4a57-9f57-2d6f0f7b2a11'),
+      ]),
+    );
+    const first = await runAdmin(['import-vehicles', '--file', file]);
+    expect(first).toMatchObject({ created: 2, renamed: 0, unchanged: 0 });
+    expect(first.moved).toEqual([
+      { vehicleId: 4300, from: tenants.root.agentId, to: tenants.sibling.agentId, rulesNoLongerApplying: [{ id: rule.id, name: 'Tipper idle', parentId: tenants.root.agentId }] },
+    ]);
+    expect((first.rejected as { index: number }[]).map((entry) => entry.index)).toEqual([3, 4]);
+
+    const again = await runAdmin(['import-vehicles', '--file', file]);
+    expect(again).toMatchObject({ created: 0, renamed: 0, unchanged: 3, moved: [] });
+    expect((await getVehicle(4302))?.parentId).toBe(tenants.child.agentId);
+  });
+});
