@@ -38,8 +38,8 @@ function parseOptions(argv: readonly string[]): Options {
 }
 
 const BENCH_EMAIL = 'bench@fleetwatch.local';
-/** One message in this many of a vehicle's presses its panic button. */
-const PANIC_EVERY = 6;
+/** One message in this many presses a panic button: 1 alert a second at 50 msg/s, 4 at 200. */
+const PANIC_EVERY = 50;
 /** After a stage, how long the pipeline may take to finish what was sent, before the next stage starts. */
 const SETTLE_MS = 60_000;
 
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
       expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
     });
     const startTime = Math.floor(Date.now() / 1000) * 1000 - 60_000;
+    let firstMessage = 0;
 
     for (const rate of options.rates) {
       const durationMs = options.seconds * 1000;
@@ -116,7 +117,8 @@ async function main(): Promise<void> {
       }, 500);
       const cpuBefore = cpuSeconds();
       const begin = Date.now();
-      const load = await driveLoad({ queueUrl: runtime.emulators.queues.input, fleet, ratePerSecond: rate, durationMs, panicEvery: PANIC_EVERY, startTime });
+      const load = await driveLoad({ queueUrl: runtime.emulators.queues.input, fleet, ratePerSecond: rate, durationMs, panicEvery: PANIC_EVERY, startTime, firstMessage });
+      firstMessage += load.sent;
       const end = Date.now();
       const backlog = await queueBacklog(runtime.emulators.queues.input);
       const cpuAfter = cpuSeconds();

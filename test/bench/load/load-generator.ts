@@ -4,15 +4,19 @@ import type { TerminalMessageInput } from '../../../shared/schemas/terminal-mess
 /**
  * Sends the simulated fleet's messages to the input queue at a fixed rate: the vehicles report in turn, so
  * each one every `vehicles / rate` seconds and the queue sees `rate` messages a second.
- * Every `panicEvery`-th message of a vehicle presses its panic button (released on the next one): a panic
- * alert is raised by that one message, which is what lets enqueue-to-e-mail latency be measured per alert.
+ * One message in `panicEvery` presses its vehicle's panic button (released on the vehicle's next message): a
+ * panic alert is raised by that one message, which is what lets enqueue-to-e-mail latency be measured per
+ * alert, at a rate proportional to the load.
  */
 export interface LoadOptions {
   queueUrl: string;
   fleet: readonly SimulatedVehicle[];
   ratePerSecond: number;
   durationMs: number;
+  /** One message in this many presses the panic button. */
   panicEvery: number;
+  /** Messages sent by earlier stages: the vehicles keep their turns across stages. */
+  firstMessage: number;
   /** Device time origin of the simulated messages (epoch ms). */
   startTime: number;
 }
@@ -31,7 +35,6 @@ export const pressKey = (vehicleId: number, deviceTime: string) => `${vehicleId}
 
 export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
   const { fleet, ratePerSecond, durationMs } = options;
-  const sentPerVehicle = new Map<number, number>();
   const presses = new Map<string, number>();
   const begin = Date.now();
   const total = Math.round((ratePerSecond * durationMs) / 1000);
@@ -40,12 +43,12 @@ export async function driveLoad(options: LoadOptions): Promise<LoadResult> {
     const due = Math.min(total, Math.floor(((Date.now() - begin) * ratePerSecond) / 1000));
     const messages: TerminalMessageInput[] = [];
     for (; sent < due; sent++) {
-      const vehicle = fleet[sent % fleet.length]!;
-      const count = sentPerVehicle.get(vehicle.vehicleId) ?? 0;
-      sentPerVehicle.set(vehicle.vehicleId, count + 1);
+      const vehicle = fleet[(options.firstMessage + sent) % fleet.length]!;
+      const round = Math.floor((options.firstMessage + sent) / fleet.length);
       // device time is the time of sending: a vehicle's messages are in order, `intervalMs` apart
       const message = simulatedMessage(vehicle, options.startTime, Math.floor((Date.now() - options.startTime) / 1000));
-      const press = count % options.panicEvery === options.panicEvery - 1;
+      // a different share of the fleet presses in each round, so a vehicle's press is followed by a release
+      const press = (options.firstMessage + sent) % options.panicEvery === round % options.panicEvery;
       message.parameters = { ...message.parameters, panic: press ? 1 : 0 };
       messages.push(message);
     }
