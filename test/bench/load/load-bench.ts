@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startLocalRuntime } from '../../../infra/local/runtime';
 import { demoFleet } from '../../../infra/local/simulator';
@@ -55,6 +56,11 @@ interface StageFigures {
   p50Ms: number;
   p95Ms: number;
   p99Ms: number;
+  /** p99 of enqueue to the end of the message's evaluation (the input side of the latency). */
+  evaluatedP99Ms: number;
+  /** Event loop delay of the runtime's process: high when it is busy on the CPU, low when it waits. */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
   peakRssMb: number;
   peakChildRssMb: number;
   cpuNode: number;
@@ -65,6 +71,8 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const fleet = demoFleet(options.vehicles);
   const finished: number[] = [];
+  /** Per evaluated message: [finished at, ms from its enqueue (SentTimestamp) to the end of its evaluation]. */
+  const evaluated: [number, number][] = [];
   let evaluate: SqsHandler | undefined;
   // the real evaluate handler, imported once the runtime has set the environment, counting what it finished
   const countingEvaluate: SqsHandler = async (event: SQSEvent, context) => {
@@ -73,6 +81,7 @@ async function main(): Promise<void> {
     const failed = response?.batchItemFailures.length ?? 0;
     const now = Date.now();
     for (let index = 0; index < event.Records.length - failed; index++) finished.push(now);
+    for (const record of event.Records) evaluated.push([now, now - Number(record.attributes.SentTimestamp)]);
     return response;
   };
 
@@ -116,12 +125,16 @@ async function main(): Promise<void> {
         peak = { node: Math.max(peak.node, now.node), children: Math.max(peak.children, now.children) };
       }, 500);
       const cpuBefore = cpuSeconds();
+      const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+      loopDelay.enable();
       const begin = Date.now();
       const load = await driveLoad({ queueUrl: runtime.emulators.queues.input, fleet, ratePerSecond: rate, durationMs, panicEvery: PANIC_EVERY, startTime, firstMessage });
       firstMessage += load.sent;
       const end = Date.now();
       const backlog = await queueBacklog(runtime.emulators.queues.input);
       const cpuAfter = cpuSeconds();
+      loopDelay.disable();
+      const evaluateWait = evaluated.filter(([at]) => at >= begin && at < end).map(([, ms]) => ms).sort((a, b) => a - b);
       const sustained = finished.filter((at) => at >= begin && at < end).length / ((end - begin) / 1000);
       // what was sent is given time to come out the other end before latencies are read
       const settleUntil = Date.now() + SETTLE_MS;
@@ -147,6 +160,9 @@ async function main(): Promise<void> {
         p50Ms: Math.round(percentile(all, 0.5)),
         p95Ms: Math.round(percentile(all, 0.95)),
         p99Ms: Math.round(percentile(all, 0.99)),
+        evaluatedP99Ms: Math.round(percentile(evaluateWait, 0.99)),
+        loopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6),
+        loopDelayMaxMs: Math.round(loopDelay.max / 1e6),
         peakRssMb: Math.round(peak.node / 2 ** 20),
         peakChildRssMb: Math.round(peak.children / 2 ** 20),
         cpuNode: Math.round((cpuAfter.node - cpuBefore.node) * 10) / 10,
@@ -156,6 +172,7 @@ async function main(): Promise<void> {
       console.log(
         `${rate} msg/s for ${options.seconds} s: sent ${stage.sent}, sustained ${stage.sustained} msg/s, backlog ${stage.backlog}, ` +
           `latency p50 ${stage.p50Ms} ms p95 ${stage.p95Ms} ms p99 ${stage.p99Ms} ms over ${stage.alerts} alerts (${stage.undelivered} undelivered), ` +
+          `enqueue to evaluated p99 ${stage.evaluatedP99Ms} ms, event loop delay p99 ${stage.loopDelayP99Ms} ms max ${stage.loopDelayMaxMs} ms, ` +
           `peak RSS ${stage.peakRssMb} MB (+ ${stage.peakChildRssMb} MB DynamoDB Local), CPU ${stage.cpuNode} s node + ${stage.cpuChildren} s DynamoDB Local`,
       );
     }
