@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { grantCreatePlatformEndpoint, grantPushEndpoints, grantSendEmail } from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
 import { DeployParameters } from './constructs/deploy-parameters';
+import { deliveryPacing } from './constructs/delivery-pacing';
 import { FleetwatchFunction, type FunctionName } from './constructs/fleetwatch-function';
 import { MAX_RECEIVE_COUNT, MessageQueues } from './constructs/message-queues';
 import { Monitoring } from './constructs/monitoring';
@@ -34,6 +35,14 @@ const RATE_LIMIT_INTERVAL_MS = '1000';
 export interface FleetwatchStackProps extends StackProps {
   /** Repository root to bundle the functions from; defaults to this repository. */
   projectRoot?: string;
+  /** The account's SES maximum send rate (e-mails per second); defaults to the `sesMaxSendRate` context value. */
+  sesMaxSendRate?: number;
+}
+
+/** `cdk deploy -c sesMaxSendRate=<n>`; undefined when not given. */
+function sesMaxSendRateFromContext(scope: Construct): number | undefined {
+  const value: unknown = scope.node.tryGetContext('sesMaxSendRate');
+  return value === undefined ? undefined : Number(value);
 }
 
 /**
@@ -113,6 +122,7 @@ export class FleetwatchStack extends Stack {
       targets: [new LambdaFunction(sweep.function, { retryAttempts: 2, maxEventAge: Duration.minutes(1) })],
     });
 
+    const pacing = deliveryPacing(props.sesMaxSendRate ?? sesMaxSendRateFromContext(this));
     const deliver = new FleetwatchFunction(this, 'Deliver', {
       name: 'deliver',
       description: 'Sends alert notifications by e-mail (SES), Telegram and mobile push (SNS)',
@@ -126,6 +136,7 @@ export class FleetwatchStack extends Stack {
         DELIVERIES_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
         SES_FROM_ADDRESS: parameters.senderAddress.valueAsString,
         SES_CONFIGURATION_SET: parameters.sesConfigurationSet.valueAsString,
+        SES_SEND_RATE_PER_FUNCTION: String(pacing.perFunctionRate),
         TELEGRAM_SECRET_ID: telegram.secret.secretArn,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
         ...pushEnvironment,
@@ -149,6 +160,8 @@ export class FleetwatchStack extends Stack {
         // Short: a few alerts raised together go out in one invocation, without making anyone wait.
         maxBatchingWindow: Duration.seconds(1),
         reportBatchItemFailures: true,
+        // with each function's own pacing, a burst of alerts stays under the account's SES send rate
+        maxConcurrency: pacing.maxConcurrency,
       }),
     );
 
@@ -201,6 +214,7 @@ export class FleetwatchStack extends Stack {
         api: api.function,
         telegram: telegramWebhook.function,
       },
+      tables: data.tables,
       queues,
       apiStage: httpApi.stage,
       alarmEmail: { address: parameters.alarmEmail.valueAsString, condition: parameters.hasAlarmEmail },
@@ -215,6 +229,12 @@ export class FleetwatchStack extends Stack {
     new CfnOutput(this, 'InputQueueUrl', {
       description: 'FIFO queue for terminal messages (MessageGroupId = vehicle id, body = terminal message JSON)',
       value: queues.input.queueUrl,
+    });
+    new CfnOutput(this, 'InputDeadLetterQueueUrl', { description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)', value: queues.inputDeadLetters.queueUrl });
+    new CfnOutput(this, 'DeliveriesQueueUrl', { description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)', value: queues.deliveries.queueUrl });
+    new CfnOutput(this, 'DeliveriesDeadLetterQueueUrl', {
+      description: 'Deliveries DLQ (DELIVERIES_DLQ_URL for `npm run admin -- redrive deliveries`)',
+      value: queues.deliveryDeadLetters.queueUrl,
     });
     new CfnOutput(this, 'TelegramWebhookUrl', {
       description: 'Register with Telegram setWebhook, passing the secret\'s webhookSecret as secret_token',

@@ -5,6 +5,7 @@ import { languageSchema } from '../../shared/schemas/directory';
 import { formatIssues } from '../../shared/schemas/terminal-message';
 import { registerTelegramWebhook } from '../../shared/channels/telegram/register-webhook';
 import { DirectoryConflictError, createAgent, createUser, putVehicle } from '../../shared/store/directory-store';
+import { redrive } from './redrive';
 
 /**
  * The admin commands behind `npm run admin -- <command> [options]`. They work on the tables named by the
@@ -19,6 +20,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   create-vehicle --client <agentId> --id <vehicleId> --name <name>
   register-telegram-webhook --url <https://…/telegram/webhook>
                  (reads the bot token and webhook secret from the secret named by TELEGRAM_SECRET_ID)
+  redrive input|deliveries [--max <n>]
+                 moves dead letters back to their queue (queue URLs from INPUT_QUEUE_URL, INPUT_DLQ_URL,
+                 DELIVERIES_QUEUE_URL, DELIVERIES_DLQ_URL; locally the npm start queues are found by name)
 `;
 
 export class UsageError extends Error {}
@@ -51,7 +55,11 @@ const webhookArgs = z.object({
   url: z.url({ protocol: /^https$/, error: 'the webhook URL must be https (the stack output TelegramWebhookUrl)' }),
 });
 
-const optionNames = ['url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id'];
+const redriveArgs = z.object({
+  max: z.coerce.number().int().min(1).optional(),
+});
+
+const optionNames = ['max', 'url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id'];
 
 function parse<T>(schema: z.ZodType<T>, values: unknown): T {
   const parsed = schema.safeParse(values);
@@ -61,7 +69,9 @@ function parse<T>(schema: z.ZodType<T>, values: unknown): T {
 
 /** Runs one command; returns what it printed as an object (the CLI writes it as JSON). */
 export async function runAdmin(argv: readonly string[]): Promise<Record<string, unknown>> {
-  const [command, ...rest] = argv;
+  const [command, ...afterCommand] = argv;
+  const target = command === 'redrive' ? afterCommand[0] : undefined;
+  const rest = command === 'redrive' ? afterCommand.slice(1) : afterCommand;
   let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({
@@ -103,6 +113,11 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
         const args = parse(webhookArgs, values);
         await registerTelegramWebhook(args.url);
         return { webhook: args.url, registered: true };
+      }
+      case 'redrive': {
+        if (target !== 'input' && target !== 'deliveries') throw new UsageError('redrive needs the queue: input or deliveries');
+        const args = parse(redriveArgs, values);
+        return { ...(await redrive(target, args.max)) };
       }
       default:
         throw new UsageError(command ? `unknown command ${command}` : 'no command given');

@@ -7,20 +7,25 @@ import {
   Dashboard,
   GraphWidget,
   MathExpression,
+  Metric,
   TreatMissingData,
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnSubscription, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, type FunctionName } from './fleetwatch-function';
+import { METRICS_NAMESPACE } from './fleetwatch-function';
 import type { MessageQueues } from './message-queues';
 
 export interface MonitoringProps {
-  functions: Record<FunctionName, IFunction>;
+  /** Every function of the stack, by name. */
+  functions: Record<string, IFunction>;
+  /** Every table of the stack, by name. */
+  tables: Record<string, ITable>;
   queues: MessageQueues;
   apiStage: HttpStage;
   /** Address to subscribe to the alarm topic, and the condition under which it is set. */
@@ -33,9 +38,24 @@ export const INPUT_AGE_THRESHOLD = Duration.minutes(2);
 export const API_SERVER_ERRORS_THRESHOLD = 5;
 /** Failed channel sends in five minutes before anyone is woken: a single blocked bot or bounced address is not an outage. */
 export const DELIVERY_FAILURES_THRESHOLD = 5;
+/** SES puts an account under review at these rates (bounces 5 %, complaints 0.1 %) and may pause sending above them. */
+export const SES_BOUNCE_RATE_REVIEW = 0.05;
+export const SES_COMPLAINT_RATE_REVIEW = 0.001;
+
+/** What a failed invocation of each function means for the people waiting on alerts. */
+const ERROR_MEANING: Record<string, string> = {
+  evaluate: 'The evaluate function failed whole invocations: terminal messages are being retried and alerts may be late.',
+  deliver: 'The deliver function failed whole invocations: alert notifications are being retried and may be late.',
+  sweep: 'The sweep function failed: connection-loss alerts, rule expiry and the outbox re-send are not running.',
+  api: 'The api function failed invocations: integrators see 5xx answers. Check its logs.',
+  telegram: 'The telegram webhook function failed invocations: Telegram retries the update, chats may not get linked. Check its logs.',
+};
+
+const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 const ONE_MINUTE = Duration.minutes(1);
 const FIVE_MINUTES = Duration.minutes(5);
+const ONE_HOUR = Duration.hours(1);
 
 /**
  * A Metrics Insights query over fleetwatch's own metrics. It aggregates across every dimension set, so it
@@ -44,6 +64,21 @@ const FIVE_MINUTES = Duration.minutes(5);
 function appMetric(metricName: string, label: string, period: Duration, groupBy?: string): MathExpression {
   const query = `SELECT SUM(${metricName}) FROM ${METRICS_NAMESPACE}${groupBy ? ` GROUP BY ${groupBy}` : ''}`;
   return new MathExpression({ expression: query, label, period });
+}
+
+/** Read and write requests DynamoDB throttled on one table (on-demand tables throttle too, past their peak). */
+function tableThrottles(table: ITable, name: string, label: string, period: Duration): MathExpression {
+  // metric ids are unique within a graph that shows several tables
+  const id = name.replace(/[^A-Za-z0-9]/g, '').replace(/^./, (first) => first.toLowerCase());
+  return new MathExpression({
+    expression: `${id}Reads + ${id}Writes`,
+    usingMetrics: {
+      [`${id}Reads`]: table.metric('ReadThrottleEvents', { period, statistic: 'Sum' }),
+      [`${id}Writes`]: table.metric('WriteThrottleEvents', { period, statistic: 'Sum' }),
+    },
+    label,
+    period,
+  });
 }
 
 /**
@@ -103,35 +138,61 @@ export class Monitoring extends Construct {
       return created;
     };
 
+    // A dead-letter queue alarms when messages arrive, and recovers by itself a minute later: an operator who
+    // has not purged yet is not paged again, and the next arrival pages anew. Arrivals are counted as the rise
+    // of the visible count, because SQS does not count messages moved by a redrive policy as sent.
+    const arrivals = (queue: MessageQueues['inputDeadLetters'], label: string) =>
+      new MathExpression({
+        expression: 'IF(DIFF(visible) > 0, DIFF(visible), 0)',
+        usingMetrics: { visible: queue.metricApproximateNumberOfMessagesVisible({ period: ONE_MINUTE, statistic: 'Maximum' }) },
+        label,
+        period: ONE_MINUTE,
+      });
     alarm(
       'InputDeadLettersAlarm',
-      'Terminal messages reached the input dead-letter queue (malformed, or failed 5 times). Their reason is in the message attributes.',
-      queues.inputDeadLetters.metricApproximateNumberOfMessagesVisible({ period: ONE_MINUTE, statistic: 'Maximum' }),
+      'New terminal messages reached the input dead-letter queue (malformed, or failed 5 times). Their reason is in the message attributes; `npm run admin -- redrive input` puts them back.',
+      arrivals(queues.inputDeadLetters, 'Input DLQ arrivals'),
       1,
     );
     alarm(
       'DeliveryDeadLettersAlarm',
-      'Delivery requests reached the deliveries dead-letter queue (reason in the message attributes): some alerts were not sent to every channel. Redrive them once the channel works again: only what was not sent goes out.',
-      queues.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ period: ONE_MINUTE, statistic: 'Maximum' }),
+      'New delivery requests reached the deliveries dead-letter queue (reason in the message attributes): some alerts were not sent to every channel. Redrive them once the channel works again (`npm run admin -- redrive deliveries`): only what was not sent goes out.',
+      arrivals(queues.deliveryDeadLetters, 'Deliveries DLQ arrivals'),
       1,
     );
+    for (const [name, fn] of Object.entries(functions)) {
+      alarm(
+        `${capitalized(name)}ErrorsAlarm`,
+        ERROR_MEANING[name] ?? `The ${name} function failed invocations. Check its logs.`,
+        fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        1,
+      );
+      alarm(
+        `${capitalized(name)}ThrottlesAlarm`,
+        `Lambda throttled the ${name} function: the account or function concurrency limit is reached, and its work waits.`,
+        fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        1,
+      );
+    }
+    for (const [name, table] of Object.entries(props.tables)) {
+      alarm(
+        `${capitalized(name)}TableThrottlesAlarm`,
+        `DynamoDB throttled requests to the ${name} table: reads or writes are retried, and alerts or API answers are slower.`,
+        tableThrottles(table, name, `${name} throttled requests`, FIVE_MINUTES),
+        1,
+      );
+    }
     alarm(
-      'EvaluateErrorsAlarm',
-      'The evaluate function failed whole invocations: terminal messages are being retried and alerts may be late.',
-      functions.evaluate.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      1,
+      'SesBounceRateAlarm',
+      `The account's SES bounce rate reached ${SES_BOUNCE_RATE_REVIEW * 100} %, where SES puts sending under review: find the bouncing addresses (deliveryError on alerts) and remove them from rules.`,
+      new Metric({ namespace: 'AWS/SES', metricName: 'Reputation.BounceRate', period: ONE_HOUR, statistic: 'Maximum' }),
+      SES_BOUNCE_RATE_REVIEW,
     );
     alarm(
-      'DeliverErrorsAlarm',
-      'The deliver function failed whole invocations: alert notifications are being retried and may be late.',
-      functions.deliver.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      1,
-    );
-    alarm(
-      'SweepErrorsAlarm',
-      'The sweep function failed: connection-loss alerts, rule expiry and the outbox re-send are not running.',
-      functions.sweep.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      1,
+      'SesComplaintRateAlarm',
+      `The account's SES complaint rate reached ${SES_COMPLAINT_RATE_REVIEW * 100} %, where SES puts sending under review: recipients mark alerts as spam; check who receives which rules.`,
+      new Metric({ namespace: 'AWS/SES', metricName: 'Reputation.ComplaintRate', period: ONE_HOUR, statistic: 'Maximum' }),
+      SES_COMPLAINT_RATE_REVIEW,
     );
     alarm(
       'InputBacklogAlarm',
@@ -157,7 +218,7 @@ export class Monitoring extends Construct {
       dashboardName: `${Stack.of(this).stackName}-operations`,
       defaultInterval: Duration.hours(3),
     });
-    const fns = Object.entries(functions) as [FunctionName, IFunction][];
+    const fns = Object.entries(functions);
     const width = 8;
     this.dashboard.addWidgets(
       new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
@@ -217,6 +278,14 @@ export class Monitoring extends Construct {
         title: 'Function duration p99 (ms)',
         width: 12,
         left: fns.map(([name, fn]) => fn.metricDuration({ label: name, period: ONE_MINUTE, statistic: 'p99' })),
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Throttled: Lambda invocations (left), DynamoDB requests (right)',
+        width: 24,
+        left: fns.map(([name, fn]) => fn.metricThrottles({ label: name, period: ONE_MINUTE, statistic: 'Sum' })),
+        right: Object.entries(props.tables).map(([name, table]) => tableThrottles(table, name, name, ONE_MINUTE)),
       }),
     );
   }

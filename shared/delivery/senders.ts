@@ -1,5 +1,6 @@
 import type { Api } from 'grammy';
 import { sendEmail, type EmailMessage } from '../channels/email/send-email';
+import { paced } from '../channels/email/send-pace';
 import { describeError, type SendOutcome } from '../channels/outcome';
 import { sendPush, type PushMessage } from '../channels/push/send-push';
 import { createTelegramApi } from '../channels/telegram/bot-api';
@@ -33,7 +34,7 @@ export function resetTelegramSender(): void {
 }
 
 export const channelSenders: ChannelSenders = {
-  email: sendEmail,
+  email: paced(sendEmail),
   async telegram(chatId, message) {
     if (!process.env.TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
     let api: Api;

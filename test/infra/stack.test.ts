@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
 import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; Condition?: string; Metadata?: Record<string, unknown> };
 type PolicyStatement = { Effect: string; Action: string | string[]; Resource: unknown };
@@ -359,21 +360,50 @@ describe('FleetwatchStack template', () => {
         (alarm) => alarm.MetricName === metricName && (dimension === undefined || JSON.stringify(alarm.Dimensions).includes(`"${dimension}"`)),
       );
 
-    it('alarms on both DLQs, evaluate, deliver and sweep errors, input queue age, delivery failures and API 5xx', () => {
-      expect(alarms()).toHaveLength(8);
-      expect(alarmOn('ApproximateNumberOfMessagesVisible', logicalId(stack.queues.inputDeadLetters))).toMatchObject({
-        Namespace: 'AWS/SQS',
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      });
-      expect(alarmOn('ApproximateNumberOfMessagesVisible', logicalId(stack.queues.deliveryDeadLetters))).toMatchObject({ Threshold: 1 });
-      for (const name of ['evaluate', 'deliver', 'sweep'] as const) {
-        expect(alarmOn('Errors', functionId(name)), name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+    const alarmUsing = (text: string) => alarms().filter((alarm) => JSON.stringify(alarm).includes(text));
+
+    it('alarms when messages arrive on a DLQ, not while they wait there', () => {
+      for (const queue of [stack.queues.inputDeadLetters, stack.queues.deliveryDeadLetters]) {
+        const [arrivals, ...others] = alarmUsing(`"${logicalId(queue)}"`);
+        expect(others).toEqual([]);
+        const metrics = arrivals!.Metrics as Array<{ Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { MetricName: string } } }>;
+        expect(metrics.find((metric) => metric.Expression)?.Expression).toBe('IF(DIFF(visible) > 0, DIFF(visible), 0)');
+        expect(metrics.find((metric) => metric.MetricStat)?.MetricStat?.Metric.MetricName).toBe('ApproximateNumberOfMessagesVisible');
+        expect(arrivals).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
       }
+    });
+
+    it('alarms on errors and throttles of every function, and on throttled requests to every table', () => {
+      for (const name of Object.keys(stack.functions) as FunctionName[]) {
+        expect(alarmOn('Errors', functionId(name)), name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+        expect(alarmOn('Throttles', functionId(name)), name).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+      }
+      for (const [name, table] of Object.entries(stack.tables.tables)) {
+        const [throttles] = alarmUsing(`"${logicalId(table)}"`).filter((alarm) => JSON.stringify(alarm).includes('ReadThrottleEvents'));
+        expect(JSON.stringify(throttles), name).toContain('WriteThrottleEvents');
+      }
+    });
+
+    it("alarms on SES bounce and complaint rates at SES's review thresholds, the input backlog, delivery failures and API 5xx", () => {
+      expect(alarmOn('Reputation.BounceRate')).toMatchObject({ Namespace: 'AWS/SES', Threshold: 0.05 });
+      expect(alarmOn('Reputation.ComplaintRate')).toMatchObject({ Namespace: 'AWS/SES', Threshold: 0.001 });
       expect(alarmOn('ApproximateAgeOfOldestMessage', logicalId(stack.queues.input))).toMatchObject({ Namespace: 'AWS/SQS' });
       const deliveryFailures = alarms().find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('DeliveryFailures'));
       expect(JSON.stringify(deliveryFailures?.Metrics)).toContain('SELECT SUM(DeliveryFailures) FROM fleetwatch');
       expect(alarmOn('5xx', logicalId(stack.httpApi.httpApi))).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 5 });
+    });
+
+    it('caps concurrent deliver functions and paces each, so that a burst of alerts stays under the SES send rate', () => {
+      const deliverSource = ofType('AWS::Lambda::EventSourceMapping').find(([, mapping]) => JSON.stringify(mapping.Properties.FunctionName).includes(functionId('deliver')));
+      const pacing = deliveryPacing(DEFAULT_SES_MAX_SEND_RATE);
+      expect(deliverSource![1].Properties.ScalingConfig).toEqual({ MaximumConcurrency: pacing.maxConcurrency });
+      expect(environmentOf('deliver').SES_SEND_RATE_PER_FUNCTION).toBe(String(pacing.perFunctionRate));
+      expect(pacing.maxConcurrency * pacing.perFunctionRate).toBeLessThanOrEqual(DEFAULT_SES_MAX_SEND_RATE);
+
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], sesMaxSendRate: '100' } });
+      const fast = Template.fromStack(new FleetwatchStack(app, 'FleetwatchFastSes'));
+      fast.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 20 } });
+      fast.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ SES_SEND_RATE_PER_FUNCTION: '5' }) } });
     });
 
     it('notifies an encrypted, TLS-only topic on alarm and on recovery, mailing AlarmEmail only when it is set', () => {
