@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { grantCreatePlatformEndpoint, grantPushEndpoints, grantSendEmail } from './constructs/channel-permissions';
+import { grantCreatePlatformEndpoint, grantPushEndpoints, grantReadQueueAge, grantSendEmail } from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
 import { DeployParameters } from './constructs/deploy-parameters';
 import { deliveryPacing } from './constructs/delivery-pacing';
@@ -27,6 +28,8 @@ export const FUNCTION_TIMEOUTS: Record<FunctionName, Duration> = {
   // API Gateway HTTP APIs give up after 30 seconds.
   api: Duration.seconds(25),
   telegram: Duration.seconds(15),
+  // A rule listing many vehicles touches each vehicle's item once.
+  project: Duration.seconds(120),
 };
 
 /** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
@@ -108,10 +111,12 @@ export class FleetwatchStack extends Stack {
       environment: {
         ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
+        INPUT_QUEUE_NAME: queues.input.queueName,
       },
     });
+    grantReadQueueAge(sweep.role);
     data.grant(sweep.role, 'rules', 'readWrite');
-    // Connection-loss rules are compiled with the geozones, exactly as evaluate compiles them.
+    // Connection-loss rules are resolved through the same rule cache as evaluate's, geozones included.
     data.grant(sweep.role, 'geozones', 'read');
     data.grant(sweep.role, 'vehicleState', 'readWrite');
     data.grant(sweep.role, 'alerts', 'readWrite');
@@ -121,6 +126,34 @@ export class FleetwatchStack extends Stack {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(sweep.function, { retryAttempts: 2, maxEventAge: Duration.minutes(1) })],
     });
+
+    const project = new FleetwatchFunction(this, 'Project', {
+      name: 'project',
+      description: 'Projects rule and geozone changes (DynamoDB Streams) onto the items of the vehicles they affect',
+      projectRoot,
+      timeout: FUNCTION_TIMEOUTS.project,
+      memorySize: 512,
+      environment: data.environmentFor('rules', 'geozones', 'vehicleState'),
+    });
+    data.grant(project.role, 'rules', 'read');
+    data.grant(project.role, 'geozones', 'read');
+    data.grant(project.role, 'vehicleState', 'readWrite');
+    // Lambda's stream poller needs dynamodb:ListStreams, which has no resource-level permission.
+    Validations.of(project.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams, granted by the DynamoDB event source, supports no resource-level permission.',
+    });
+    for (const key of ['rules', 'geozones'] as const) {
+      project.function.addEventSource(
+        new DynamoEventSource(data.tables[key], {
+          startingPosition: StartingPosition.LATEST,
+          batchSize: 100,
+          reportBatchItemFailures: true,
+          bisectBatchOnError: true,
+          retryAttempts: 10,
+        }),
+      );
+    }
 
     const pacing = deliveryPacing(props.sesMaxSendRate ?? sesMaxSendRateFromContext(this));
     const deliver = new FleetwatchFunction(this, 'Deliver', {
@@ -203,7 +236,7 @@ export class FleetwatchStack extends Stack {
     data.grant(telegramWebhook.role, 'directory', 'readWrite');
     telegram.secret.grantRead(telegramWebhook.role);
 
-    this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook };
+    this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook, project };
 
     const httpApi = new PublicHttpApi(this, 'PublicApi', { api: api.function, telegram: telegramWebhook.function });
     const monitoring = new Monitoring(this, 'Monitoring', {
@@ -213,6 +246,7 @@ export class FleetwatchStack extends Stack {
         deliver: deliver.function,
         api: api.function,
         telegram: telegramWebhook.function,
+        project: project.function,
       },
       tables: data.tables,
       queues,

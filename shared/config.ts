@@ -14,6 +14,8 @@ const resourcesSchema = z.object({
   DELIVERIES_QUEUE_URL: z.string().default(''),
   INPUT_DLQ_URL: z.string().default(''),
   DELIVERIES_DLQ_URL: z.string().default(''),
+  /** The input queue's name, for its ApproximateAgeOfOldestMessage metric (read by the sweep); empty: not monitored. */
+  INPUT_QUEUE_NAME: z.string().default(''),
 });
 
 export type ResourcesConfig = z.infer<typeof resourcesSchema>;

@@ -3,28 +3,28 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger, loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
-import { compileRuleIndex, type RuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
-import { RuleIndexCache } from '../../shared/store/rule-snapshot';
+import { RuleCache } from '../../shared/pipeline/rule-cache';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { processBatch } from '../../shared/pipeline/process-batch';
 
 /**
  * Evaluates terminal messages from the FIFO input queue. The batch is processed as a whole (grouped by
- * vehicle, one state read and one commit per batch), which is why Powertools' per-record batch processor is
+ * vehicle, one read of the vehicles' items and one commit per batch), which is why Powertools' per-record batch processor is
  * not used; failures are still reported per record (ReportBatchItemFailures).
  */
 export interface EvaluateDependencies {
   /** Epoch ms; the evaluation time of a batch. */
   clock: () => number;
-  rules: RuleIndexCache<RuleIndex>;
+  /** Rules and geozones met so far, by id and version, kept across invocations of a warm function. */
+  rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
 }
 
 export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> = {}) {
   const dependencies: EvaluateDependencies = {
     clock: Date.now,
-    rules: new RuleIndexCache(compileRuleIndex),
+    rules: new RuleCache(),
     evaluatorFor: (type) => RULE_EVALUATORS[type],
     ...overrides,
   };
@@ -34,8 +34,7 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
     .handler(async (event) => {
       const now = dependencies.clock();
       metrics.addMetric(MetricName.BatchSize, MetricUnit.Count, event.Records.length);
-      const rules = await dependencies.rules.get(now);
-      const outcome = await processBatch(event.Records, { now, rules, evaluatorFor: dependencies.evaluatorFor });
+      const outcome = await processBatch(event.Records, { now, rules: dependencies.rules, evaluatorFor: dependencies.evaluatorFor });
       metrics.addMetric(MetricName.MessagesProcessed, MetricUnit.Count, outcome.processed);
       metrics.addMetric(MetricName.MessagesRejected, MetricUnit.Count, outcome.rejected);
       metrics.addMetric(MetricName.AlertsRaised, MetricUnit.Count, outcome.alertsCreated.length);

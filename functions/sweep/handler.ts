@@ -3,32 +3,42 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { ScheduledEvent } from 'aws-lambda';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
-import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
-import { loadRuleSnapshot } from '../../shared/store/rule-snapshot';
+import { RuleCache } from '../../shared/pipeline/rule-cache';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { runSweep, type SweepReport } from '../../shared/pipeline/sweep/run-sweep';
+import { readInputBacklog, type InputBacklog } from '../../shared/pipeline/sweep/backlog-hold';
 
 /** Runs every minute (EventBridge schedule): rule expiry, connection loss, outbox. */
 export interface SweepDependencies {
   clock: () => number;
+  /** Rules and geozones met so far, kept across invocations of a warm function. */
+  rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
   /** Minimum age (ms) of a pending alert before the outbox enqueues it again. */
   outboxAgeMs?: number;
+  /** How far behind evaluate is (default: the input queue's ApproximateAgeOfOldestMessage from CloudWatch). */
+  readBacklog: (now: number) => Promise<InputBacklog>;
 }
 
 export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
-  const dependencies: SweepDependencies = { clock: Date.now, evaluatorFor: (type) => RULE_EVALUATORS[type], ...overrides };
+  const dependencies: SweepDependencies = {
+    clock: Date.now,
+    rules: new RuleCache(),
+    evaluatorFor: (type) => RULE_EVALUATORS[type],
+    readBacklog: (now) => readInputBacklog(now),
+    ...overrides,
+  };
   return middy<ScheduledEvent | Record<string, never>, SweepReport>()
     .use(loggerContext())
     .use(logMetrics(metrics))
     .handler(async () => {
       const report = await runSweep({
         now: dependencies.clock(),
-        loadSnapshot: loadRuleSnapshot,
-        compile: compileRuleIndex,
+        rules: dependencies.rules,
         evaluatorFor: dependencies.evaluatorFor,
         outboxAgeMs: dependencies.outboxAgeMs,
+        readBacklog: dependencies.readBacklog,
       });
       metrics.addMetric(MetricName.AlertsRaised, MetricUnit.Count, report.alertsRaised);
       return report;

@@ -70,3 +70,16 @@ export function grantCreatePlatformEndpoint(
     );
   }
 }
+
+/**
+ * cloudwatch:GetMetricStatistics, for the sweep to read the input queue's ApproximateAgeOfOldestMessage
+ * (SQS has no API for it). CloudWatch grants metric reads on no narrower resource than "*", and reading
+ * metrics reveals no data of any tenant.
+ */
+export function grantReadQueueAge(role: IRole): void {
+  role.addToPrincipalPolicy(new PolicyStatement({ actions: ['cloudwatch:GetMetricStatistics'], resources: ['*'] }));
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: 'cloudwatch:GetMetricStatistics supports no resource-level permission; the sweep reads one SQS metric with it.',
+  });
+}

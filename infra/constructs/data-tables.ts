@@ -1,5 +1,5 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
@@ -28,12 +28,14 @@ export class DataTables extends Construct {
         deletionProtection: true,
         removalPolicy: RemovalPolicy.RETAIN,
         ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
+        ...(definition.stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       });
       for (const index of definition.indexes) {
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
           ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+          projectionType: index.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
         });
       }
       return [key, table] as const;

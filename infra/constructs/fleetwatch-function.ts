@@ -7,7 +7,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
 /** The Lambda entry points, each at `functions/<name>/handler.ts` exporting `handler`. */
-export type FunctionName = 'evaluate' | 'sweep' | 'deliver' | 'api' | 'telegram';
+export type FunctionName = 'evaluate' | 'sweep' | 'deliver' | 'api' | 'telegram' | 'project';
 
 export const METRICS_NAMESPACE = 'fleetwatch';
 

@@ -30,6 +30,11 @@ export interface EmulatorOptions {
   sqsPort?: number;
   /** Prefix of table and queue names, so that parallel test files do not share state. */
   prefix?: string;
+  /**
+   * DynamoDB Local deletes items whose time to live has passed, by the machine's clock. Tests whose clocks run
+   * in the past turn it off, or their sessions and alerts would vanish mid-test. On by default.
+   */
+  timeToLive?: boolean;
 }
 
 export interface Emulators {
@@ -101,7 +106,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     delete process.env.AWS_PROFILE;
     resetClients();
 
-    await createTables(new DynamoDBClient({}));
+    await createTables(new DynamoDBClient({}), process.env, { timeToLive: options.timeToLive ?? true });
     const queues = await createQueues(prefix);
     const env = {
       ...endpoints,

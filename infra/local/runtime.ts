@@ -5,6 +5,7 @@ import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { alertSchema, type Alert } from '../../shared/schemas/alert';
 import { startEmulators, type Emulators } from './emulators';
+import { startLocalProjector } from './projector';
 import { startHttpServer, type HttpHandler, type HttpRoute, type RunningHttpServer } from './http-adapter';
 import { startSecretsEmulator } from './secrets-emulator';
 import { seedDemoData, type DemoData } from './seed';
@@ -280,6 +281,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
     }
 
+    // plays the DynamoDB Streams event source of the project function: rule and zone changes reach vehicle items
+    stoppers.push(await startLocalProjector(report('projector')));
     const fleet = options.fleet ?? demoFleet();
     const demo = await seedDemoData(fleet);
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));

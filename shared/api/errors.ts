@@ -27,8 +27,9 @@ export class ApiError extends Error {
   }
 }
 
+/** 400 listing every issue; the message names them too (`settings.limit: must be a number`), for people reading logs. */
 export const validationError = (issues: Issue[]): ApiError =>
-  new ApiError(400, 'ValidationError', 'the request is not valid', {}, issues);
+  new ApiError(400, 'ValidationError', `the request is not valid: ${issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`).join('; ')}`.slice(0, 2_000), {}, issues);
 
 export const issuesOf = (issues: readonly z.core.$ZodIssue[], prefix: string[] = []): Issue[] =>
   issues.map((issue) => ({

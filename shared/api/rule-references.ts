@@ -8,9 +8,9 @@ import type { TenantScope } from './scope';
  * Checks what a rule refers to against the caller's scope, answering 400 with one issue per bad reference:
  * - geozones must exist and belong to the scope (so a referenced zone can be protected from deletion);
  * - recipients and the owning user must be users of the scope (alerts must not reach other tenants);
- * - vehicles the directory knows must belong to the scope; unknown vehicle ids are accepted, because the
- *   platform owns the vehicle registry and a vehicle may report before fleetwatch hears of it.
- * Unknown and foreign geozones and users get the same message, so the answer reveals nothing of other tenants.
+ * - vehicles must be in the directory and belong to the scope: a rule on a vehicle nobody registered would
+ *   watch whoever reports under that id later.
+ * Unknown and foreign geozones, users and vehicles get the same message, so the answer reveals nothing of other tenants.
  */
 export async function checkRuleReferences(body: NotificationBody, scope: TenantScope): Promise<void> {
   const issues: Issue[] = [];
@@ -33,9 +33,9 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
     if (!visibleUsers.has(id)) issues.push({ path: `recipientIds.${index}`, message: `no user ${id} in your scope` });
   });
   if (body.userId && !visibleUsers.has(body.userId)) issues.push({ path: 'userId', message: `no user ${body.userId} in your scope` });
-  const foreignVehicles = new Set(vehicles.filter((vehicle) => !inScope.has(vehicle.parentId)).map((vehicle) => vehicle.vehicleId));
+  const visibleVehicles = new Set(vehicles.filter((vehicle) => inScope.has(vehicle.parentId)).map((vehicle) => vehicle.vehicleId));
   body.vehicleIds.forEach((id, index) => {
-    if (foreignVehicles.has(id)) issues.push({ path: `vehicleIds.${index}`, message: `vehicle ${id} is not in your scope` });
+    if (!visibleVehicles.has(id)) issues.push({ path: `vehicleIds.${index}`, message: `no vehicle ${id} in your scope` });
   });
 
   if (issues.length > 0) throw validationError(issues);

@@ -1,7 +1,10 @@
 import * as z from 'zod';
-import { guidSchema, notificationSchema, ruleTypeSchema } from '../schemas/notification';
+import { guidSchema, notificationBodySchema, notificationSchema, ruleTypeSchema, type NotificationBody } from '../schemas/notification';
+import { ruleProblems } from '../rules/rule-validation';
+import { settingsReferenceMarkdown } from '../rules/settings-reference';
 import { alertSchema } from '../schemas/alert';
-import { geozoneSchema } from '../schemas/geozone';
+import { geozoneBodySchema, geozoneSchema } from '../schemas/geozone';
+import { unsupportedGeometryIssues } from '../geo/supported-geometry';
 import { pushDeviceSchema } from '../schemas/directory';
 
 /** Request and response shapes of the API that the shared record schemas do not already describe. */
@@ -25,14 +28,37 @@ export const parentIdBodySchema = z.object({ parentId: guidSchema });
 const int32 = z.coerce.number().int().min(1).max(2_147_483_647);
 export const idParamsSchema = z.object({ id: int32 });
 
+/** A rule is written only if it can work: its settings under its type's schema, and the geozones its type needs. */
+function refuseUnworkableRule(body: Pick<NotificationBody, 'type' | 'settings' | 'geoids'>, ctx: z.core.$RefinementCtx): void {
+  // Runs after field issues that do not abort the object (an unsupported type): judge only a readable rule.
+  const readable =
+    typeof body.settings === 'object' && body.settings !== null && Array.isArray(body.geoids) && ruleTypeSchema.safeParse(body.type).success;
+  if (!readable) return;
+  for (const problem of ruleProblems(body)) ctx.addIssue({ code: 'custom', path: problem.path.split('.'), message: problem.message });
+}
+
+/** `settings` as the API documents it: with the reference of every rule type's keys, defaults and meaning. */
+const documentedSettings = { settings: notificationBodySchema.shape.settings.describe(`${notificationBodySchema.shape.settings.description ?? ''}\n\n${settingsReferenceMarkdown()}`) };
+
+export const notificationCreateBodySchema = notificationBodySchema.extend(documentedSettings).superRefine(refuseUnworkableRule);
+
+export const ruleProblemSchema = z.object({ path: z.string(), message: z.string() });
+
 export const notificationRecordSchema = notificationSchema.extend({
   version: z.number().int().min(1).describe('read-only; send it back (or as If-Match) to guard against concurrent edits'),
-  expiresAt: z.iso.datetime().describe('read-only; end of the current validity period'),
+  expiresAt: z.iso.datetime().describe('read-only; end of the current validity period (UTC)'),
+  problems: z
+    .array(ruleProblemSchema)
+    .optional()
+    .describe('read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid)'),
 });
 
-export const notificationReplaceBodySchema = notificationSchema.extend({
-  version: z.number().int().min(1).optional().describe('when given, the write fails with 409 unless it is the stored version'),
-});
+export const notificationReplaceBodySchema = notificationSchema
+  .extend({
+    ...documentedSettings,
+    version: z.number().int().min(1).optional().describe('no default (no check): when given, the write fails with 409 unless it is the stored version'),
+  })
+  .superRefine(refuseUnworkableRule);
 
 export const notificationSummarySchema = z.object({
   id: z.number().int(),
@@ -42,6 +68,7 @@ export const notificationSummarySchema = z.object({
   userId: guidSchema.nullable(),
   parentId: guidSchema,
   parentName: z.string(),
+  problems: z.array(ruleProblemSchema).optional().describe('present only when the rule cannot fully work'),
 });
 
 export const MAX_PROLONGATION_IDS = 50;
@@ -55,7 +82,13 @@ export const prolongationBodySchema = z.object({
   days: z.number().int().min(1).max(90).optional().describe("days to add; default each rule's validity"),
 });
 
-export const prolongationResponseSchema = z.array(z.object({ id: z.number().int(), expiresAt: z.iso.datetime() }));
+export const prolongationResponseSchema = z.array(
+  z.object({
+    id: z.number().int(),
+    expiresAt: z.iso.datetime().describe('the new end of validity (UTC)'),
+    clamped: z.boolean().describe('true when the 90-day cap cut the requested days short'),
+  }),
+);
 
 export const historyBodySchema = z
   .object({
@@ -87,6 +120,11 @@ export const geozoneSummarySchema = z.object({
 });
 
 export const geozoneRecordSchema = geozoneSchema;
+
+/** A geozone body the zone index can answer for: see `unsupportedGeometryIssues`. */
+export const geozoneWriteBodySchema = geozoneBodySchema.superRefine((zone, ctx) => {
+  for (const issue of unsupportedGeometryIssues(zone)) ctx.addIssue({ code: 'custom', ...issue });
+});
 
 export const telegramLinkResponseSchema = z.object({
   code: z.string(),

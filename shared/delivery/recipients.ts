@@ -1,4 +1,5 @@
-import { BatchGetCommand, GetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems } from '../store/batch-get';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, storedUserSchema, vehicleProfileSchema, type StoredUser } from '../schemas/directory';
@@ -20,19 +21,7 @@ export async function loadRule(ruleId: number): Promise<StoredRule | null> {
 
 /** Users by id; ids without a (valid) user are left out. */
 export async function loadUsers(userIds: readonly string[]): Promise<StoredUser[]> {
-  const table = resourcesConfig().DIRECTORY_TABLE;
-  const unique = [...new Set(userIds)];
-  const items: Record<string, unknown>[] = [];
-  for (let start = 0; start < unique.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map((id) => directoryKeys.user(id));
-    for (let round = 0; keys?.length && round < 10; round++) {
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
-      const response: BatchGetCommandOutput = await documentClient().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }));
-      items.push(...(response.Responses?.[table] ?? []));
-      keys = response.UnprocessedKeys?.[table]?.Keys;
-    }
-    if (keys?.length) throw new Error(`could not read ${keys.length} recipient users`);
-  }
+  const items = await batchGetItems(resourcesConfig().DIRECTORY_TABLE, [...new Set(userIds)].map((id) => directoryKeys.user(id)));
   const users: StoredUser[] = [];
   for (const item of items) {
     const parsed = storedUserSchema.safeParse(item);

@@ -92,9 +92,10 @@ export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[]
   }
   if (rule.toTelegram) {
     for (const chat of rule.telegrams) {
-      const key = targetKeys.telegram(chat.id);
+      const chatId = String(chat.id);
+      const key = targetKeys.telegram(chatId);
       skipped.delete(key); // a chat named on the rule itself is always tried
-      add({ key, channel: 'telegram', chatId: chat.id, language: ruleLanguage });
+      add({ key, channel: 'telegram', chatId, language: ruleLanguage });
     }
   }
   for (const key of targets.keys()) skipped.delete(key);

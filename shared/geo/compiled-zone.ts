@@ -1,5 +1,5 @@
 import type { Geozone } from '../schemas/geozone';
-import { METERS_PER_DEGREE, degreeSpan, haversineMeters, insideRings, nearRingEdge } from './measure';
+import { METERS_PER_DEGREE, circleBounds, degreeSpan, haversineMeters, insideRings, nearRingEdge } from './measure';
 
 /** A geozone prepared for repeated point tests: flat coordinate arrays and a bounding box. */
 export type CompiledZone = CompiledPolygonZone | CompiledCircleZone;
@@ -36,8 +36,7 @@ export function compileZone(zone: Geozone): CompiledZone {
   if (geometry.type === 'Point') {
     const [lon, lat] = geometry.coordinates;
     const radius = zone.radius ?? 0;
-    const { dLat, dLon } = degreeSpan(radius, lat);
-    const bbox: CompiledZone['bbox'] = [lon - dLon, lat - dLat, lon + dLon, lat + dLat];
+    const { bbox } = circleBounds(lat, lon, radius);
     return { kind: 'circle', id: zone.id, name: zone.name, lat, lon, radius, bbox, maxInset: radius / 2 };
   }
   const polygons = (geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates).map((polygon) =>

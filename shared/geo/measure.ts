@@ -20,6 +20,35 @@ export function degreeSpan(meters: number, lat: number): { dLat: number; dLon: n
 }
 
 /**
+ * The bounding box [minLon, minLat, maxLon, maxLat] of every point within `radius` metres (haversine) of
+ * (lat, lon), with a hair of slack so that rounding never leaves a point of the circle outside it. The
+ * longitude reach is that of the whole spherical cap, which is wider than at the centre's latitude.
+ * `crossesAntimeridian` and `coversPole` tell when no such box exists within ±180° / ±90°; the box then
+ * covers every longitude (and reaches the pole), which still contains the circle.
+ */
+export function circleBounds(lat: number, lon: number, radius: number): { bbox: [number, number, number, number]; crossesAntimeridian: boolean; coversPole: boolean } {
+  const angular = radius / EARTH_RADIUS_M;
+  const slack = 1e-9;
+  const dLat = angular / RAD + slack;
+  const coversPole = Math.abs(lat) + dLat >= 90;
+  const sinReach = Math.sin(angular) / Math.cos(lat * RAD);
+  const dLon = coversPole || sinReach >= 1 ? 360 : Math.asin(sinReach) / RAD + slack;
+  const crossesAntimeridian = lon - dLon < -180 || lon + dLon > 180;
+  const fullCircle = coversPole || crossesAntimeridian;
+  return {
+    bbox: [fullCircle ? -180 : lon - dLon, Math.max(-90, lat - dLat), fullCircle ? 180 : lon + dLon, Math.min(90, lat + dLat)],
+    crossesAntimeridian,
+    coversPole,
+  };
+}
+
+/** Whether a ring (GeoJSON [lon, lat] positions) has an edge spanning more than 180° of longitude, i.e. crosses the antimeridian. */
+export function ringCrossesAntimeridian(ring: readonly (readonly number[])[]): boolean {
+  for (let i = 1; i < ring.length; i++) if (Math.abs(ring[i]![0]! - ring[i - 1]![0]!) > 180) return true;
+  return false;
+}
+
+/**
  * Whether point (lat, lon) lies within `meters` of any edge of the rings (flat [lon, lat, lon, lat, ...] arrays).
  * Distances use an equirectangular projection centred on the point: exact enough (well under 1 %) for the
  * tens to thousands of metres that border margins span.

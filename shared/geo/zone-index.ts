@@ -9,7 +9,9 @@ const DIRECT_SCAN_LIMIT = 16;
 /**
  * Geozones in a flatbush R-tree over their bounding boxes: a point query visits only the boxes that hold
  * the point, then tests those zones exactly (point in polygon with holes, or haversine distance for circles).
- * Zones that cross the antimeridian are not supported.
+ * The boxes contain their zones entirely, so a lookup through the tree and a direct test of each zone always
+ * agree. Zones that cross the antimeridian or cover a pole are refused by the API (a stored one from before
+ * is still looked up consistently, with a box spanning every longitude).
  */
 export class ZoneIndex implements ZoneLookup {
   private readonly byId = new Map<number, CompiledZone>();

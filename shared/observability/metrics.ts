@@ -20,6 +20,8 @@ export const MetricName = {
   DeliveriesSent: 'DeliveriesSent',
   DeliveryFailures: 'DeliveryFailures',
   ApiRequests: 'ApiRequests',
+  /** Rules left out of evaluation because they cannot work (counted each time the rule index is compiled). */
+  UnusableRules: 'UnusableRules',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

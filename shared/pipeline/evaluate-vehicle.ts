@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { RuleEvent } from '../schemas/alert';
-import type { RuleType } from '../schemas/notification';
+import { RULE_TYPES, type RuleType } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
 import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/types';
 import type { VehicleState } from '../store/vehicle-state-store';
@@ -12,14 +12,74 @@ import type { VehicleState } from '../store/vehicle-state-store';
  *
  * A message at or before the state's `lastDeviceTime` is stale: it never moves the vehicle's clock or rolls
  * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. Since
- * heartbeat-only changes are coalesced, the stored `lastDeviceTime` may trail the newest message by up to a
- * minute of messages that changed no rule state; a late message within that window is evaluated as a
- * current reading.
+ * heartbeat-only changes are coalesced (a write per message would cost more than the queue itself), the
+ * stored `lastDeviceTime` may trail the newest message by up to one heartbeat interval of messages that
+ * changed no rule state; a late message within that window is evaluated as a current reading.
  */
 export type EvaluatorLookup = (type: RuleType) => RuleEvaluator | undefined;
 
-/** Last-seen and position alone are written at most this often per vehicle. */
-export const HEARTBEAT_INTERVAL_MS = 60_000;
+/** Bounds of the heartbeat interval: last-seen and position alone are written at most this often per vehicle. */
+export const MIN_HEARTBEAT_INTERVAL_MS = 60_000;
+export const MAX_HEARTBEAT_INTERVAL_MS = 600_000;
+
+/** Connection-loss limits (`minutes`) among the rules, in ms; the heartbeat and the sweep follow the smallest. */
+function silenceLimitsMs(rules: readonly CompiledRule[]): number[] {
+  return rules
+    .filter((compiled) => compiled.rule.type === RULE_TYPES.connectionLoss)
+    .map((compiled) => (compiled.settings as { minutes: number }).minutes * 60_000);
+}
+
+/**
+ * How often a heartbeat alone (last seen, device time, position) is worth a write: a tenth of the smallest
+ * connection-loss limit among the vehicle's rules, between 1 and 10 minutes; 10 minutes under other rules only
+ * (they keep the stale-message clock fresh); never for a vehicle no rule watches.
+ */
+export function heartbeatIntervalMs(rules: readonly CompiledRule[]): number {
+  if (rules.length === 0) return Number.POSITIVE_INFINITY;
+  const limits = silenceLimitsMs(rules);
+  if (limits.length === 0) return MAX_HEARTBEAT_INTERVAL_MS;
+  return Math.min(MAX_HEARTBEAT_INTERVAL_MS, Math.max(MIN_HEARTBEAT_INTERVAL_MS, Math.min(...limits) / 10));
+}
+
+/**
+ * When the sweep must next look at the vehicle (epoch ms), or null when no connection-loss rule waits for a
+ * silence: the earliest `lastSeenAt + minutes` of a rule that has not reported the current silence, plus one
+ * heartbeat interval, since the stored last-seen may trail the truth by that much.
+ */
+export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[]): number | null {
+  return silenceWindow(state, rules)?.deadline ?? null;
+}
+
+/**
+ * The deadline, and how much earlier a stored deadline may stay: half the smallest limit. A vehicle that keeps
+ * reporting moves its deadline (an index write) only once it has drifted that far, not with every heartbeat;
+ * one that falls silent is looked at by the sweep at most that much early, and its deadline moved then.
+ */
+export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[]): { deadline: number; slack: number } | null {
+  const deadline = earliestSilence(state, rules);
+  if (deadline === null) return null;
+  return { deadline, slack: Math.min(...silenceLimitsMs(rules)) / 2 };
+}
+
+/** The deadline to store: the one stored while it is due no later than the new one, and not too early. */
+export function deadlineToStore(stored: number | null, window: { deadline: number; slack: number } | null, now: number): number | null {
+  if (window === null) return null;
+  const keep = stored !== null && stored > now && stored <= window.deadline && stored >= window.deadline - window.slack;
+  return keep ? stored : window.deadline;
+}
+
+function earliestSilence(state: VehicleState, rules: readonly CompiledRule[]): number | null {
+  const lastSeen = state.lastSeenAt ?? (state.lastDeviceTime === null ? null : Date.parse(state.lastDeviceTime));
+  if (lastSeen === null) return null;
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const compiled of rules) {
+    if (compiled.rule.type !== RULE_TYPES.connectionLoss) continue;
+    const ruleState = state.rules[String(compiled.rule.id)] as { silentSince?: number } | undefined;
+    if (ruleState?.silentSince === lastSeen) continue;
+    earliest = Math.min(earliest, lastSeen + (compiled.settings as { minutes: number }).minutes * 60_000);
+  }
+  return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules) : null;
+}
 
 export interface RaisedEvent {
   rule: CompiledRule;
@@ -95,20 +155,21 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     lastPosition,
     rules: ruleStates,
   };
-  return { nextState: worthWriting(state, candidate) ? candidate : undefined, events, staleMessages, failures };
+  return { nextState: worthWriting(state, candidate, heartbeatIntervalMs(rules)) ? candidate : undefined, events, staleMessages, failures };
 }
 
 /**
  * A change of any rule's state is written at once. Last-seen, device time and position alone are a
- * heartbeat, written for a new vehicle and then at most once per HEARTBEAT_INTERVAL_MS. Events alone need
- * no state write: their alerts are keyed by the event, so raising one again can only find it there.
+ * heartbeat, written for a vehicle first seen and then at most once per interval (heartbeatIntervalMs).
+ * Events alone need no state write: their alerts are keyed by the event, so raising one again can only
+ * find it there.
  */
-function worthWriting(previous: VehicleState | undefined, next: VehicleState): boolean {
-  if (!previous) return next.lastDeviceTime !== null || Object.keys(next.rules).length > 0;
+function worthWriting(previous: VehicleState | undefined, next: VehicleState, intervalMs: number): boolean {
+  if (!previous) return Object.keys(next.rules).length > 0 || (next.lastDeviceTime !== null && Number.isFinite(intervalMs));
   if (!isDeepStrictEqual(previous.rules, next.rules)) return true;
   if (next.lastDeviceTime === previous.lastDeviceTime) return false;
-  if (previous.lastSeenAt === null || next.lastSeenAt === null) return true;
-  return next.lastSeenAt - previous.lastSeenAt >= HEARTBEAT_INTERVAL_MS;
+  if (previous.lastSeenAt === null || next.lastSeenAt === null) return Number.isFinite(intervalMs);
+  return next.lastSeenAt - previous.lastSeenAt >= intervalMs;
 }
 
 /** States are stored in DynamoDB: keep only what JSON keeps, so comparisons with the stored copy hold. */

@@ -2,16 +2,36 @@ import { buildAlertItem, type AlertItem } from '../store/alerts-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 import type { VehicleChange } from './commit-changes';
-import type { VehicleOutcome } from './evaluate-vehicle';
+import type { CompiledRule } from '../rules/types';
+import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
 
 /** What an evaluation outcome asks to write: the state (if worth it) and one pending alert per distinct event. */
-export function toVehicleChange(vehicleId: number, loaded: LoadedState, outcome: VehicleOutcome, now: number): VehicleChange | undefined {
+export function toVehicleChange(
+  vehicleId: number,
+  loaded: LoadedState,
+  outcome: VehicleOutcome,
+  now: number,
+  rules: readonly CompiledRule[] = [],
+): VehicleChange | undefined {
   for (const { ruleId, error } of outcome.failures) logger.error('rule evaluation failed', { vehicleId, ruleId, error });
   const alerts = new Map<string, AlertItem>();
   for (const { rule, event } of outcome.events) {
     const alert = buildAlertItem(rule.rule, vehicleId, event, now);
     if (!alerts.has(alert.alertId)) alerts.set(alert.alertId, alert);
   }
-  if (!outcome.nextState && alerts.size === 0) return undefined;
-  return { vehicleId, expectedVersion: loaded.version, state: outcome.nextState, alerts: [...alerts.values()] };
+  // a deadline that no longer fits (passed while the vehicle reports, or a connection-loss rule added, changed
+  // or gone) is moved with a write of the state as it is, so that the sweep neither misses the vehicle nor
+  // keeps finding it
+  const stale =
+    !outcome.nextState && loaded.state !== undefined && deadlineToStore(loaded.silentAt, silenceWindow(loaded.state, rules), now) !== loaded.silentAt;
+  const state = outcome.nextState ?? (stale ? loaded.state : undefined);
+  if (!state && alerts.size === 0) return undefined;
+  return {
+    vehicleId,
+    expectedVersion: loaded.version,
+    state,
+    projection: loaded.projection,
+    silentAt: state ? deadlineToStore(loaded.silentAt, silenceWindow(state, rules), now) : null,
+    alerts: [...alerts.values()],
+  };
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, numericParameter } from './message-values';
-import { enumSetting, numberSetting, optionalNumberSetting, parameterKeySetting, settingsMap } from './settings';
+import { onceReadable, enumSetting, numberSetting, optionalNumberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
 export const analogSensorSettingsSchema = settingsMap({
@@ -15,12 +15,21 @@ export const analogSensorSettingsSchema = settingsMap({
   /** Seconds the condition must hold before the alert; 0 alerts on the first reading. */
   minDuration: numberSetting(0, { min: 0, max: 86_400 }),
   /** The condition ends only once the value is this far (parameter units) back on the other side, against flapping. */
-  hysteresis: numberSetting(0, { min: 0 }),
+  hysteresis: numberSetting(0, { min: 0, max: 1_000_000 }),
 })
-  .refine((settings) => settings.min !== undefined || settings.max !== undefined, { message: 'min or max is required' })
+  .refine((settings) => settings.min !== undefined || settings.max !== undefined, { path: ['min'], message: 'min or max is required', ...onceReadable })
   .refine((settings) => settings.min === undefined || settings.max === undefined || settings.min <= settings.max, {
+    path: ['min'],
     message: 'min must not exceed max',
-  });
+    ...onceReadable,
+  })
+  // Outside a two-sided range an episode ends only inside [min + hysteresis, max − hysteresis]: that band must exist.
+  .refine(
+    (settings) =>
+      settings.mode !== 'outside' || settings.min === undefined || settings.max === undefined || settings.hysteresis === 0 ||
+      2 * settings.hysteresis < settings.max - settings.min,
+    { path: ['hysteresis'], message: 'with mode outside, twice the hysteresis must be less than max − min, or an episode could never end', ...onceReadable },
+  );
 
 export type AnalogSensorSettings = z.infer<typeof analogSensorSettingsSchema>;
 

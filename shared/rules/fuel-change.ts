@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { RuleEvent } from '../schemas/alert';
 import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, numericParameter, round } from './message-values';
-import { booleanSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
+import { booleanSetting, numberSetting, onceReadable, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 
 const fuelSettings = {
@@ -25,7 +25,11 @@ const fuelSettings = {
   settle: numberSetting(120, { min: 0, max: 86_400 }),
 };
 
-export const fuelChangeSettingsSchema = settingsMap(fuelSettings);
+export const fuelChangeSettingsSchema = settingsMap(fuelSettings).refine((settings) => !settings.onlyParked || settings.parkedSpeed > 0, {
+  path: ['parkedSpeed'],
+  message: 'must be above 0 while onlyParked is true: no reported speed is below 0',
+  ...onceReadable,
+});
 export type FuelChangeSettings = z.infer<typeof fuelChangeSettingsSchema>;
 
 export interface FuelChangeState {

@@ -8,7 +8,7 @@ export const idleSettingsSchema = settingsMap({
   /** Digital parameter of the ignition. */
   ignition: parameterKeySetting('ignition'),
   /** Below this speed, km/h, the vehicle is standing. */
-  maxSpeed: numberSetting(5, { min: 0, max: 200 }),
+  maxSpeed: numberSetting(5, { max: 200 }).refine((speed) => speed > 0, { message: 'must be above 0: no reported speed is below 0' }),
   /** Minutes of standing with the ignition on before the alert. */
   minutes: numberSetting(10, { min: 1, max: 10_080 }),
   /** A silence longer than this (seconds) ends the episode: idling is not assumed across unobserved time. */

@@ -14,6 +14,12 @@ export interface Validity {
   expiresAt: string;
 }
 
+/** The outcome of a prolongation: the new expiry, and whether the 90-day cap cut the requested days short. */
+export interface Prolongation {
+  expiresAt: string;
+  clamped: boolean;
+}
+
 export type SweepDecision = { action: 'none' } | { action: 'deactivate' } | { action: 'prolong'; expiresAt: string };
 
 /** Raised when a prolongation asks for a number of days outside 1..90. */
@@ -39,38 +45,61 @@ export function isEffective(rule: StoredRule, now: number): boolean {
   return now < Date.parse(rule.expiresAt);
 }
 
-/** Validity of a newly created rule: from its activation (or now) for `validity` days. */
+/**
+ * Validity of a newly created rule: from its activation (or now) for `validity` days. An activation time so far
+ * back that the period would already be over starts the period now, as re-activating an expired rule does,
+ * rather than storing a rule that can never fire.
+ */
 export function initialValidity(body: NotificationBody, now: number): Validity {
-  const from = activationStart(body, now);
+  let from = activationStart(body, now);
+  if (from + body.validity * DAY_MS <= now) from = now;
   return { validFrom: iso(from), expiresAt: iso(from + body.validity * DAY_MS) };
 }
 
 /**
- * Validity after a replace (PUT). The period keeps its start unless the activation time changed, and is
- * recomputed with the new `validity`. A rule made active while that period is already over restarts from now,
- * so that re-enabling an expired rule makes it work again instead of being deactivated at the next sweep.
+ * The latest a period starting at `from` may end: 90 days after its start, where a start in the past counts
+ * as now. A deferred rule (activation mode 1) may thus end 90 days after its activation, never later.
+ */
+export function validityCap(from: number, now: number): number {
+  return Math.max(from, now) + MAX_VALIDITY_DAYS * DAY_MS;
+}
+
+/**
+ * Validity after a replace (PUT). The period keeps its start unless the activation time changed; a rule that
+ * activates now (mode 0) never keeps a start in the future, so switching a deferred rule to mode 0 cannot
+ * carry its far expiry into force. The end is the start plus the new `validity`, except that an unchanged
+ * start and validity keep the stored end, so a replace never undoes a prolongation. A rule made active while
+ * its period is already over restarts from now, so that re-enabling an expired rule makes it work again
+ * instead of being deactivated at the next sweep. The end never passes `validityCap`.
  */
 export function replacedValidity(previous: StoredRule, body: NotificationBody, now: number): Validity {
   const activationChanged =
     body.activationMode === 1 &&
     body.activationTime !== null &&
     (previous.activationMode !== 1 || previous.activationTime === null || Date.parse(previous.activationTime) !== Date.parse(body.activationTime));
-  const from = activationChanged ? activationStart(body, now) : Date.parse(previous.validFrom);
-  const expiresAt = from + body.validity * DAY_MS;
+  const previousFrom = Date.parse(previous.validFrom);
+  let from = activationChanged ? activationStart(body, now) : previousFrom;
+  if (body.activationMode === 0 && from > now) from = now;
+  let expiresAt = from + body.validity * DAY_MS;
+  if (from === previousFrom && body.validity === previous.validity) expiresAt = Math.max(expiresAt, Date.parse(previous.expiresAt));
   if (body.active && expiresAt <= now) {
     return { validFrom: iso(now), expiresAt: iso(now + body.validity * DAY_MS) };
   }
-  return { validFrom: iso(from), expiresAt: iso(expiresAt) };
+  return { validFrom: iso(from), expiresAt: iso(Math.min(expiresAt, validityCap(from, now))) };
 }
 
 /**
- * New expiry after prolonging by `days` (1..90): counted from the current expiry, or from now when the rule
- * has already expired, and capped at 90 days ahead of now. Throws ProlongationError for other day counts.
+ * Prolonging by `days` (1..90): counted from the current expiry, or from now when the rule has already
+ * expired, and capped (see `validityCap`). The cap clamps the request, and says so, rather than refusing it,
+ * so that prolonging by the default (the rule's validity) always works. The result is never earlier than the
+ * current expiry. Throws ProlongationError for other day counts.
  */
-export function prolong(rule: StoredRule, days: number, now: number): string {
+export function prolong(rule: StoredRule, days: number, now: number): Prolongation {
   if (!Number.isInteger(days) || days < 1 || days > MAX_VALIDITY_DAYS) throw new ProlongationError(days);
-  const base = Math.max(Date.parse(rule.expiresAt), now);
-  return iso(Math.min(base + days * DAY_MS, now + MAX_VALIDITY_DAYS * DAY_MS));
+  const current = Date.parse(rule.expiresAt);
+  const requested = Math.max(current, now) + days * DAY_MS;
+  const expiresAt = Math.max(current, Math.min(requested, validityCap(Date.parse(rule.validFrom), now)));
+  return { expiresAt: iso(expiresAt), clamped: expiresAt < requested };
 }
 
 /**
@@ -84,5 +113,6 @@ export function sweepDecision(rule: StoredRule, now: number): SweepDecision {
   if (!rule.autoProlongation) return { action: 'deactivate' };
   const period = rule.validity * DAY_MS;
   const periods = Math.floor((now - expiresAt) / period) + 1;
+  // The first whole period that ends after now ends at most one validity (≤ 90 days) ahead.
   return { action: 'prolong', expiresAt: iso(expiresAt + periods * period) };
 }

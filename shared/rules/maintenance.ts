@@ -15,9 +15,9 @@ export const maintenanceSettingsSchema = settingsMap({
   /** Message parameter with the counter's value; defaults to `mileage` or `engineHours`. */
   parameter: z.string().trim().min(1).max(64).optional(),
   /** Service interval in the counter's unit; defaults to 10,000 km or 250 h. */
-  interval: optionalNumberSetting({ min: 1 }),
+  interval: optionalNumberSetting({ min: 1, max: 1_000_000_000 }),
   /** Counter value the intervals are counted from (the last service). */
-  base: numberSetting(0, { min: 0 }),
+  base: numberSetting(0, { min: 0, max: 1_000_000_000 }),
 }).transform(({ counter, parameter, interval, base }) => {
   const defaults = counter === 'mileage' ? COUNTERS.mileage : COUNTERS.engineHours;
   return {

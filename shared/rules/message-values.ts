@@ -10,19 +10,38 @@ export const NO_EVENTS: RuleEvent[] = Object.freeze([]) as unknown as RuleEvent[
 /** Hot-path readers of message parameters: no allocation, no schema parsing. */
 
 /**
- * A parameter as a finite number, or undefined when absent, empty, not numeric or beyond what DynamoDB can
- * store (magnitude 1e126 and more); magnitudes below 1e-130, which DynamoDB cannot store either, read as 0.
- * Readings end up in stored rule states and alerts, so one such value must not make them unwritable.
+ * Whether the text can be a decimal number: digits, sign, point, exponent and surrounding blanks only, and at
+ * least one digit. `Number()` alone reads a blank as 0 and accepts hexadecimal, binary and `Infinity`; a scan
+ * of the characters is cheaper than a regular expression on this hot path.
+ */
+function decimalLike(text: string): boolean {
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) digits++;
+    // . - + e E space tab
+    else if (code !== 46 && code !== 45 && code !== 43 && code !== 101 && code !== 69 && code !== 32 && code !== 9) return false;
+  }
+  return digits > 0;
+}
+
+/**
+ * A parameter as a finite number, or undefined when absent, blank, not a decimal number or beyond what
+ * DynamoDB can store (magnitude 1e126 and more); magnitudes below 1e-130, which DynamoDB cannot store either,
+ * read as 0. Readings end up in stored rule states and alerts, so one such value must not make them unwritable.
  */
 export function numericParameter(message: TerminalMessage, key: string): number | undefined {
   const text = message.parameters[key];
-  if (text === undefined || text === '') return undefined;
+  if (text === undefined || !decimalLike(text)) return undefined;
   const value = Number(text);
   if (!Number.isFinite(value) || Math.abs(value) >= 1e126) return undefined;
   return Math.abs(value) < 1e-130 ? 0 : value;
 }
 
-/** A digital parameter: 1/true/on (or any non-zero number) is on; 0/false/off is off; anything else unknown. */
+/**
+ * A digital parameter: 1/true/on (or any non-zero decimal number) is on; 0/false/off is off; anything else,
+ * a blank included, is unknown.
+ */
 export function switchParameter(message: TerminalMessage, key: string): boolean | undefined {
   const text = message.parameters[key];
   if (text === undefined || text === '') return undefined;
@@ -34,6 +53,7 @@ export function switchParameter(message: TerminalMessage, key: string): boolean 
     case 'off':
       return false;
   }
+  if (!decimalLike(text)) return undefined;
   const value = Number(text);
   return Number.isFinite(value) ? value !== 0 : undefined;
 }

@@ -1,8 +1,9 @@
 import type { Geozone } from '../schemas/geozone';
 import type { RuleType, StoredRule } from '../schemas/notification';
-import { formatIssues } from '../schemas/terminal-message';
 import { ZoneIndex } from '../geo/zone-index';
+import { isEffective } from './lifecycle';
 import { RULE_EVALUATORS } from './registry';
+import { formatProblems, isUnusable, ruleProblems } from './rule-validation';
 import type { CompiledRule, RuleEvaluator, ZoneLookup } from './types';
 
 export interface InvalidRule {
@@ -11,8 +12,9 @@ export interface InvalidRule {
 }
 
 /**
- * All rules and geozones compiled for evaluation: settings parsed once, rules grouped by vehicle,
- * geozones in a spatial index. Built when the rules version changes, then read for every message.
+ * Rules and geozones compiled for evaluation: settings parsed once, rules grouped by vehicle, geozones in a
+ * spatial index. The deployed functions compile rules one by one (`compileRule`) as a vehicle's item names
+ * them; a whole index is what the benchmarks and the evaluator tests build over a known set of rules.
  */
 export interface RuleIndex {
   /**
@@ -41,6 +43,44 @@ interface IndexedRule {
 
 const NO_RULES: CompiledRule[] = [];
 
+export const NO_ZONE_REASON = "geoids: none of the rule's geozones exists";
+
+export type RuleCompilation = { ok: true; compiled: CompiledRule } | { ok: false; reason: string };
+
+/** Parses one rule's settings with its type's evaluator; the rule's zones are checked where they are known. */
+export function compileRule(rule: StoredRule): RuleCompilation {
+  const evaluator = RULE_EVALUATORS[rule.type] as RuleEvaluator | undefined;
+  if (evaluator === undefined) return { ok: false, reason: `rule type ${rule.type} is not supported` };
+  // zones are checked where they are loaded; here every referenced zone is taken to exist
+  const problems = ruleProblems(rule);
+  if (isUnusable(problems)) return { ok: false, reason: formatProblems(problems) };
+  const parsed = evaluator.settingsSchema.safeParse(rule.settings);
+  if (!parsed.success) return { ok: false, reason: `settings: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
+  return { ok: true, compiled: { rule, settings: parsed.data } };
+}
+
+/** The geozones a rule looks at: a geozone rule's `geoids`, a speeding rule's `zoneLimits`. */
+export function zoneIdsOf(rule: StoredRule, settings?: unknown): number[] {
+  const ids = new Set<number>(rule.type === 0 ? rule.geoids : []);
+  const limits = (settings as { zoneLimits?: { zoneId: number }[] } | undefined)?.zoneLimits;
+  if (rule.type === 2 && Array.isArray(limits)) for (const entry of limits) ids.add(entry.zoneId);
+  return [...ids];
+}
+
+/**
+ * Whether a rule applies to a vehicle at `now`: in force (lifecycle.isEffective), listing the vehicle, and
+ * belonging to the vehicle's current owner or a client above it (`owners`: owner first, then its ancestors).
+ * A vehicle without an owner is unknown, and no rule applies to it.
+ */
+export function ruleAppliesTo(rule: StoredRule, vehicleId: number, owners: readonly string[], now: number): boolean {
+  return rule.vehicleIds.includes(vehicleId) && ruleOwnedAndInForce(rule, owners, now);
+}
+
+/** The part of ruleAppliesTo that does not depend on the vehicle list (for callers that keep it as a set). */
+export function ruleOwnedAndInForce(rule: StoredRule, owners: readonly string[], now: number): boolean {
+  return owners.includes(rule.parentId) && isEffective(rule, now);
+}
+
 export function compileRuleIndex(rules: readonly StoredRule[], geozones: readonly Geozone[]): RuleIndex {
   const zones = new ZoneIndex(geozones);
   const invalidRules: InvalidRule[] = [];
@@ -49,21 +89,16 @@ export function compileRuleIndex(rules: readonly StoredRule[], geozones: readonl
   const boundaries = new Set<number>();
 
   for (const rule of [...rules].sort((a, b) => a.id - b.id)) {
-    const evaluator = RULE_EVALUATORS[rule.type] as RuleEvaluator | undefined;
-    if (evaluator === undefined) {
-      invalidRules.push({ ruleId: rule.id, reason: `rule type ${rule.type} is not supported` });
-      continue;
-    }
-    const parsed = evaluator.settingsSchema.safeParse(rule.settings);
-    if (!parsed.success) {
-      invalidRules.push({ ruleId: rule.id, reason: `settings: ${formatIssues(parsed.error.issues)}` });
+    const compilation = compileRule(rule);
+    if (!compilation.ok) {
+      invalidRules.push({ ruleId: rule.id, reason: compilation.reason });
       continue;
     }
     if (rule.type === 0 && !rule.geoids.some((id) => zones.has(id))) {
-      invalidRules.push({ ruleId: rule.id, reason: 'geoids: none of the rule\'s geozones exists' });
+      invalidRules.push({ ruleId: rule.id, reason: NO_ZONE_REASON });
       continue;
     }
-    const compiled: CompiledRule = { rule, settings: parsed.data };
+    const { compiled } = compilation;
     const indexed: IndexedRule = {
       compiled,
       active: rule.active,

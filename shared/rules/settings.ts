@@ -3,7 +3,8 @@ import * as z from 'zod';
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's
  * `settings` field); each evaluator turns it into typed settings once, when the rule index is compiled.
- * Unknown keys are ignored, since the platform's own clients may store keys of their own there.
+ * A key the evaluator does not know is refused: a misspelt key would otherwise be saved and silently replaced
+ * by its default, so the rule would not do what its author wrote.
  */
 
 const numberText = z
@@ -25,6 +26,12 @@ function bounded(options: NumberOptions) {
   if (options.max !== undefined) number = number.max(options.max);
   return number;
 }
+
+/**
+ * Options for a rule between settings: judged only once every setting read well, so that a malformed value
+ * is reported as itself rather than as a broken constraint it happens to take part in.
+ */
+export const onceReadable = { when: (payload: z.core.ParsePayload) => payload.issues.length === 0 } as const;
 
 /** A numeric setting with a default. */
 export function numberSetting(fallback: number, options: NumberOptions = {}) {
@@ -69,12 +76,19 @@ export function parameterKeySetting(fallback: string) {
   return z.string().default(fallback).pipe(z.string().trim().min(1, { message: 'must name a parameter' }).max(64));
 }
 
+/** Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text). */
+export const COMMON_SETTINGS = {
+  messageSubject: z.string().max(200).optional(),
+  messageTemplate: z.string().max(2_000).optional(),
+};
+
 /**
- * Wraps an object schema so that its input is the platform's string map.
- * The result satisfies `RuleEvaluator['settingsSchema']`.
+ * Wraps an object schema so that its input is the platform's string map; unknown keys are refused.
+ * The common keys (COMMON_SETTINGS) are added to every type's. The result satisfies `RuleEvaluator['settingsSchema']`.
  */
-export function settingsMap<Shape extends z.ZodRawShape>(shape: Shape) {
-  const object = z.object(shape);
+export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
+  const shape = { ...typeShape, ...COMMON_SETTINGS };
+  const object = z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown setting (known: ${Object.keys(shape).join(', ')})` : undefined) });
   // Every field reads a string (or its absence), which the record check before it guarantees.
   return z.record(z.string(), z.string()).pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

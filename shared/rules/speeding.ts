@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, round } from './message-values';
-import { numberSetting, settingsMap } from './settings';
+import { numberSetting, onceReadable, settingsMap } from './settings';
 import type { EvaluationContext, RuleEvaluator } from './types';
 import type { TerminalMessage } from '../schemas/terminal-message';
 
@@ -13,8 +13,13 @@ const zoneLimitsSetting = z
     const limits: { zoneId: number; limit: number }[] = [];
     for (const pair of text.split(',').map((part) => part.trim()).filter(Boolean)) {
       const match = /^(\d+)\s*:\s*(\d+(?:\.\d+)?)$/.exec(pair);
-      if (match === null || Number(match[1]) < 1 || Number(match[2]) <= 0) {
-        ctx.addIssue({ code: 'custom', message: `"${pair}" is not zoneId:limit (e.g. 12:50)` });
+      if (match === null || Number(match[1]) < 1 || Number(match[2]) < 1 || Number(match[2]) > 1_000) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not zoneId:limit with a limit of 1–1000 km/h (e.g. 12:50)` });
+        return z.NEVER;
+      }
+      // one zone, one limit: a second one would be read differently by different parts of the rule
+      if (limits.some((entry) => entry.zoneId === Number(match[1]))) {
+        ctx.addIssue({ code: 'custom', message: `zone ${match[1]} is given more than one limit` });
         return z.NEVER;
       }
       limits.push({ zoneId: Number(match[1]), limit: Number(match[2]) });
@@ -34,6 +39,10 @@ export const speedingSettingsSchema = settingsMap({
   endDuration: numberSetting(30, { min: 0, max: 3_600 }),
   /** A silence longer than this (seconds) ends an episode: speeding is not assumed across unobserved time. */
   maxGap: numberSetting(300, { min: 1, max: 86_400 }),
+}).refine((settings) => settings.endMargin < Math.min(settings.limit, ...settings.zoneLimits.map((entry) => entry.limit)), {
+  path: ['endMargin'],
+  message: 'must be less than limit and every zone limit, or an episode could never end by slowing down',
+  ...onceReadable,
 });
 
 export type SpeedingSettings = z.infer<typeof speedingSettingsSchema>;

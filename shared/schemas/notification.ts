@@ -47,45 +47,77 @@ function isIanaZone(zone: string): boolean {
   }
 }
 
+/** A Telegram chat: its id is kept as sent, a JSON number stays a number and a string stays a string. */
 export const telegramTargetSchema = z.object({
-  id: z.union([z.string().min(1).max(64), z.number().int()]).transform(String),
-  info: z.string().max(200).default(''),
+  id: z
+    .union([z.string().min(1).max(64), z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)])
+    .describe('chat id (number or string, answered in the same JSON type); no default'),
+  info: z.string().max(200).default('').describe("free text about the chat; default ''"),
 });
+
+/** An ISO 8601 time with any offset, kept in UTC (`2026-03-01T05:00:00.000Z` for `2026-03-01T08:00:00+03:00`). */
+export const utcTimeSchema = z.iso.datetime({ offset: true }).transform((time) => new Date(time).toISOString());
 
 /**
  * The notification rule as `GET /api/v3/notifications/{id}` returns it and `PUT /api/v3/notifications` takes it.
  * Like every PUT of the platform, a field not sent is erased: optional fields default to their empty value.
  */
 export const notificationBodySchema = z.object({
-  type: ruleTypeSchema,
-  userId: guidSchema.nullable().default(null),
-  parentId: guidSchema,
-  name: z.string().trim().min(1).max(200),
-  active: z.boolean().default(false),
-  vehicleIds: z.array(z.number().int().min(1).max(2_147_483_647)).max(10_000).default([]),
-  geoids: z.array(z.number().int().min(1)).max(1_000).default([]),
-  fieldids: z.array(z.number().int().min(1)).max(1_000).default([]),
-  settings: z.record(z.string().max(64), z.string().max(2_000)).default({}),
-  toEmail: z.boolean().default(false),
-  recipientIds: z.array(guidSchema).max(100).default([]),
-  enableSideEmails: z.boolean().default(false),
-  sideEmails: z.array(z.email()).max(100).default([]),
-  toTelegram: z.boolean().default(false),
-  telegrams: z.array(telegramTargetSchema).max(100).default([]),
-  toMobile: z.boolean().default(false),
-  toClient: z.boolean().default(false),
-  stored: z.boolean().default(false),
-  kind: z.number().int().nullable().default(null),
-  activationMode: z.union([z.literal(0), z.literal(1)]).default(0),
-  activationTime: z.iso.datetime({ offset: true }).nullable().default(null),
-  timezone: timezoneSchema.default(3),
-  validity: z.number().int().min(1).max(90).default(90),
-  autoProlongation: z.boolean().default(false),
+  type: ruleTypeSchema.describe(
+    'event template, required: 0 geozone entry/exit, 2 speeding, 4 drain, 5 fuelling, 6 panic button, 7 connection loss, ' +
+      '8 discrete sensor, 9 analog sensor, 11 idle, 12 maintenance (10, address, is refused)',
+  ),
+  userId: guidSchema.nullable().default(null).describe('owning user; default null, which makes the caller the owner'),
+  parentId: guidSchema.describe('client the rule belongs to, required; yours or one below yours'),
+  name: z.string().trim().min(1).max(200).describe('required'),
+  active: z.boolean().default(true).describe('whether the rule raises alerts; default true'),
+  vehicleIds: z
+    .array(z.number().int().min(1).max(2_147_483_647))
+    .max(10_000)
+    .default([])
+    .describe('vehicles the rule watches, registered to your clients; default []'),
+  geoids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('geozones of the rule (type 0, and zones named in zoneLimits of type 2); default []'),
+  fieldids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('field ids of the platform, kept as sent; default []'),
+  settings: z
+    .record(z.string().max(64), z.string().max(2_000))
+    .default({})
+    .describe(
+      'settings of the rule type, as a map of strings; default {} (every key at its default). Numbers are decimal strings, booleans ' +
+        'true/false, 1/0, yes/no or on/off, words are case-insensitive. An unknown key, a malformed value or a broken constraint is ' +
+        'answered 400 naming the key (settings.<key>).',
+    ),
+  toEmail: z.boolean().default(false).describe('e-mail the users in recipientIds; default false'),
+  recipientIds: z.array(guidSchema).max(100).default([]).describe('users (of your clients) who receive alerts; default []'),
+  enableSideEmails: z.boolean().default(false).describe('e-mail the addresses in sideEmails; default false'),
+  sideEmails: z.array(z.email()).max(100).default([]).describe('outside e-mail addresses; default []'),
+  toTelegram: z.boolean().default(false).describe('send to Telegram: the chats in telegrams and the recipients\' linked chats; default false'),
+  telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info}]; default []'),
+  toMobile: z.boolean().default(false).describe("push to the recipients' registered phones; default false"),
+  toClient: z.boolean().default(false).describe('show in the web interface; default false'),
+  stored: z.boolean().default(false).describe('keep alerts in the history (notifications/history); default false'),
+  kind: z.number().int().nullable().default(null).describe('kept as sent; default null'),
+  activationMode: z
+    .union([z.literal(0), z.literal(1)])
+    .default(0)
+    .describe('0 activates now, 1 at activationTime; default 0'),
+  activationTime: utcTimeSchema
+    .nullable()
+    .default(null)
+    .describe('when activationMode is 1 (required then): ISO 8601 with any offset, stored and answered in UTC; default null'),
+  timezone: timezoneSchema.default(3).describe('hours from UTC (3 = UTC+3) or an IANA name, used to write times in messages; default 3'),
+  validity: z
+    .number()
+    .int()
+    .min(1)
+    .max(90)
+    .default(90)
+    .describe('days the rule stays in force from its activation (or creation); default 90'),
+  autoProlongation: z.boolean().default(false).describe('on expiry, start a new validity period instead of deactivating; default false'),
 });
 
 export const notificationSchema = notificationBodySchema.extend({
-  id: z.number().int().min(1),
-  parentName: z.string().default(''),
+  id: z.number().int().min(1).describe('the rule; required to replace it'),
+  parentName: z.string().default('').describe("read-only: the client's name, answered by the API whatever is sent; default ''"),
 });
 
 export type NotificationBody = z.infer<typeof notificationBodySchema>;

@@ -9,7 +9,8 @@ export const MESSAGE_LIMITS = {
   futureToleranceMs: 5 * 60_000,
 } as const;
 
-const isoTime = z.iso.datetime({ offset: true });
+/** Device and server times may carry any offset; inside, every time is UTC. */
+const isoTime = z.iso.datetime({ offset: true }).transform((time) => new Date(time).toISOString());
 
 /**
  * Rounds a reading to a fixed number of decimals. Beyond the precision terminals have, digits are noise; and

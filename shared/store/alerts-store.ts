@@ -11,13 +11,24 @@ import { alertIdFor } from './alert-id';
  * visible through the sparse `outbox` index until the deliver function settles them).
  */
 export const ALERT_RETENTION_DAYS = 90;
-export const OUTBOX_PENDING = 'pending';
+/**
+ * The outbox index is sharded so that no partition takes every new alert: an alert is born with
+ * `outbox = pending#<0..15>` (from its id) and the sweep reads every shard.
+ */
+export const OUTBOX_SHARDS = 16;
+
+export function outboxShardOf(alertId: string): string {
+  let hash = 0;
+  for (let index = 0; index < alertId.length; index++) hash = (hash * 31 + alertId.charCodeAt(index)) >>> 0;
+  return `pending#${hash % OUTBOX_SHARDS}`;
+}
 
 export interface AlertItem extends Alert {
   timeKey: string;
   /** Epoch seconds; the table's time to live. */
   expiresAt: number;
-  outbox?: typeof OUTBOX_PENDING;
+  /** `pending#<shard>` while pending (see outboxShardOf). */
+  outbox?: string;
   /** Epoch ms of the last re-enqueue by the outbox pass. */
   outboxEnqueuedAt?: number;
   outboxAttempts?: number;
@@ -25,6 +36,15 @@ export interface AlertItem extends Alert {
 
 export function alertsTable(): string {
   return resourcesConfig().ALERTS_TABLE;
+}
+
+/**
+ * Sort key of the history indexes: the event time in UTC (`YYYY-MM-DDTHH:MM:SS.sssZ`, which sorts as text in
+ * time order), then the id. An event time written with an offset would otherwise sort, and be filtered, by its
+ * local wall-clock time.
+ */
+export function alertTimeKey(eventTime: string, alertId: string): string {
+  return `${new Date(eventTime).toISOString()}#${alertId}`;
 }
 
 /** The pending alert an evaluator's event becomes. */
@@ -42,9 +62,9 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
     status: 'pending',
     deliveries: {},
     stored: rule.stored,
-    timeKey: `${event.time}#${alertId}`,
+    timeKey: alertTimeKey(event.time, alertId),
     expiresAt: Math.floor(now / 1000) + ALERT_RETENTION_DAYS * 86_400,
-    outbox: OUTBOX_PENDING,
+    outbox: outboxShardOf(alertId),
   };
 }
 
@@ -67,14 +87,18 @@ export interface PendingAlert {
   outboxAttempts: number;
 }
 
-/** Alerts still pending that were created before `createdBefore` (epoch ms), oldest first. */
+/** Alerts still pending that were created before `createdBefore` (epoch ms), shard by shard, oldest first in each. */
 export async function* pendingAlertsOlderThan(createdBefore: number): AsyncGenerator<PendingAlert> {
+  for (let shard = 0; shard < OUTBOX_SHARDS; shard++) yield* pendingInShard(`pending#${shard}`, createdBefore);
+}
+
+async function* pendingInShard(shard: string, createdBefore: number): AsyncGenerator<PendingAlert> {
   for await (const output of paginateQuery({ client: documentClient() }, {
     TableName: alertsTable(),
     IndexName: 'outbox',
-    KeyConditionExpression: '#outbox = :pending AND createdAt < :before',
+    KeyConditionExpression: '#outbox = :shard AND createdAt < :before',
     ExpressionAttributeNames: { '#outbox': 'outbox' },
-    ExpressionAttributeValues: { ':pending': OUTBOX_PENDING, ':before': new Date(createdBefore).toISOString() },
+    ExpressionAttributeValues: { ':shard': shard, ':before': new Date(createdBefore).toISOString() },
   })) {
     for (const item of output.Items ?? []) {
       yield {
@@ -100,13 +124,12 @@ export async function claimForReenqueue(alert: PendingAlert, now: number): Promi
         UpdateExpression: 'SET outboxEnqueuedAt = :now ADD outboxAttempts :one',
         ConditionExpression:
           alert.outboxEnqueuedAt === null
-            ? '#outbox = :pending AND attribute_not_exists(outboxEnqueuedAt)'
-            : '#outbox = :pending AND outboxEnqueuedAt = :previous',
+            ? 'attribute_exists(#outbox) AND attribute_not_exists(outboxEnqueuedAt)'
+            : 'attribute_exists(#outbox) AND outboxEnqueuedAt = :previous',
         ExpressionAttributeNames: { '#outbox': 'outbox' },
         ExpressionAttributeValues: {
           ':now': now,
           ':one': 1,
-          ':pending': OUTBOX_PENDING,
           ...(alert.outboxEnqueuedAt === null ? {} : { ':previous': alert.outboxEnqueuedAt }),
         },
       }),
@@ -130,13 +153,12 @@ export async function abandonPending(alert: PendingAlert, now: number, reason: s
         Key: { alertId: alert.alertId },
         UpdateExpression: 'SET #status = :failed, outboxAbandonedAt = :now, outboxError = :reason REMOVE #outbox',
         ConditionExpression:
-          '#outbox = :pending AND outboxAttempts = :attempts AND (attribute_not_exists(deliveryLease) OR deliveryLease < :now)',
+          'attribute_exists(#outbox) AND outboxAttempts = :attempts AND (attribute_not_exists(deliveryLease) OR deliveryLease < :now)',
         ExpressionAttributeNames: { '#outbox': 'outbox', '#status': 'status' },
         ExpressionAttributeValues: {
           ':failed': 'failed',
           ':now': now,
           ':reason': reason,
-          ':pending': OUTBOX_PENDING,
           ':attempts': alert.outboxAttempts,
         },
       }),

@@ -9,15 +9,20 @@ import {
 import { TABLES, type KeyAttribute, type TableDefinition } from './tables';
 import { resourcesConfig } from '../config';
 
+export interface CreateTablesOptions {
+  /** Turn on time to live where a table has it (default). Tests whose clocks run in the past turn it off. */
+  timeToLive?: boolean;
+}
+
 /** Creates every table that does not exist yet. Used by the local runtime, the admin CLI and the tests; CDK does this on AWS. */
-export async function createTables(client: DynamoDBClient, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function createTables(client: DynamoDBClient, env: NodeJS.ProcessEnv = process.env, options: CreateTablesOptions = {}): Promise<void> {
   const names = resourcesConfig(env);
   for (const definition of Object.values(TABLES) as TableDefinition[]) {
-    await createTable(client, names[definition.envName], definition);
+    await createTable(client, names[definition.envName], definition, options.timeToLive ?? true);
   }
 }
 
-async function createTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
+async function createTable(client: DynamoDBClient, tableName: string, definition: TableDefinition, timeToLive: boolean): Promise<void> {
   const attributes = new Map<string, KeyAttribute>();
   const remember = (key: KeyAttribute | undefined) => key && attributes.set(key.name, key);
   remember(definition.partitionKey);
@@ -39,12 +44,13 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
           (key): AttributeDefinition => ({ AttributeName: key.name, AttributeType: key.type }),
         ),
         KeySchema: keySchema(definition.partitionKey, definition.sortKey),
+        ...(definition.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } } : {}),
         ...(definition.indexes.length
           ? {
               GlobalSecondaryIndexes: definition.indexes.map((index) => ({
                 IndexName: index.indexName,
                 KeySchema: keySchema(index.partitionKey, index.sortKey),
-                Projection: { ProjectionType: 'ALL' as const },
+                Projection: { ProjectionType: index.projection ?? ('ALL' as const) },
               })),
             }
           : {}),
@@ -55,7 +61,7 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
     return;
   }
   await waitUntilActive(client, tableName);
-  if (definition.timeToLiveAttribute) {
+  if (definition.timeToLiveAttribute && timeToLive) {
     try {
       await client.send(
         new UpdateTimeToLiveCommand({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, PutCommand, TransactWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -14,6 +14,8 @@ import {
   type VehicleProfile,
 } from '../schemas/directory';
 import { hashPassword } from '../auth/password';
+import { batchGetItems } from './batch-get';
+import { setVehicleOwners } from './vehicle-state-store';
 
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
@@ -157,18 +159,7 @@ export async function findUserByLogin(login: string): Promise<StoredUser | null>
 }
 
 async function batchGet(keys: Record<string, string>[]): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  const unique = [...new Map(keys.map((key) => [key.pk, key])).values()];
-  for (let start = 0; start < unique.length; start += 100) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + 100);
-    for (let attempt = 0; pending && pending.length > 0 && attempt < 8; attempt++) {
-      const result: BatchGetCommandOutput = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }));
-      found.push(...(result.Responses?.[table()] ?? []));
-      pending = result.UnprocessedKeys?.[table()]?.Keys;
-    }
-    if (pending && pending.length > 0) throw new Error('the directory did not answer every key of a batch read');
-  }
-  return found;
+  return batchGetItems(table(), [...new Map(keys.map((key) => [key.pk, key])).values()]);
 }
 
 export async function getUsers(userIds: readonly string[]): Promise<StoredUser[]> {
@@ -179,11 +170,26 @@ export async function getUsers(userIds: readonly string[]): Promise<StoredUser[]
   });
 }
 
+/** The client and every client above it, the client first. */
+export async function ownerChain(agentId: string): Promise<string[]> {
+  const chain: string[] = [];
+  for (let current: string | null = agentId; current !== null && !chain.includes(current); ) {
+    chain.push(current);
+    current = (await getAgent(current))?.parentId ?? null;
+  }
+  return chain;
+}
+
+/**
+ * Stores a vehicle under its owner. The vehicle's item in the state table learns the owner (and the clients
+ * above it) at once, so evaluation stops applying a former owner's rules from the next message on.
+ */
 export async function putVehicle(vehicle: VehicleProfile): Promise<VehicleProfile> {
   const parsed = vehicleProfileSchema.parse(vehicle);
   const agent = await getAgent(parsed.parentId);
   if (!agent) throw new DirectoryConflictError(`client ${parsed.parentId} does not exist`);
   await documentClient().send(new PutCommand({ TableName: table(), Item: { ...directoryKeys.vehicle(parsed.vehicleId), ...parsed } }));
+  await setVehicleOwners(parsed.vehicleId, await ownerChain(parsed.parentId));
   return parsed;
 }
 

@@ -1,13 +1,16 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
-import { rulesVersionBump } from './rules-store';
+import { batchGetItems } from './batch-get';
 
 /**
- * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`. Every change bumps the rules version
- * (rules table meta item) in the same transaction, since evaluators compile zones together with rules.
+ * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`. Evaluators learn of a change through
+ * the table's stream (the projector names the zone's new version on the items of the vehicles whose rules
+ * use it). `refStamp` counts the rule writes that referred to the zone, so that a deletion can be refused
+ * when a rule started using the zone after the caller checked.
  */
 export const GEOZONES_META_ID = 0;
 
@@ -44,14 +47,7 @@ export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>): Prom
     }),
   );
   const stored = geozoneSchema.parse({ ...zone, id: Number(Attributes?.lastGeozoneId), version: 1 });
-  await documentClient().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Put: { TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' } },
-        rulesVersionBump(),
-      ],
-    }),
-  );
+  await documentClient().send(new PutCommand({ TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' }));
   return stored;
 }
 
@@ -63,20 +59,8 @@ export async function getGeozone(id: number): Promise<Geozone | null> {
 
 export async function getGeozones(ids: readonly number[]): Promise<Geozone[]> {
   const unique = [...new Set(ids)].filter((id) => id !== GEOZONES_META_ID);
-  const zones: Geozone[] = [];
-  for (let start = 0; start < unique.length; start += 100) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map((id) => ({ id }));
-    for (let attempt = 0; pending && pending.length > 0 && attempt < 8; attempt++) {
-      const result: BatchGetCommandOutput = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }));
-      for (const item of result.Responses?.[table()] ?? []) {
-        const zone = parseZone(item);
-        if (zone) zones.push(zone);
-      }
-      pending = result.UnprocessedKeys?.[table()]?.Keys;
-    }
-    if (pending && pending.length > 0) throw new Error('the geozones table did not answer every key of a batch read');
-  }
-  return zones;
+  const items = await batchGetItems(table(), unique.map((id) => ({ id })));
+  return items.flatMap((item) => parseZone(item) ?? []);
 }
 
 /**
@@ -86,33 +70,40 @@ export async function getGeozones(ids: readonly number[]): Promise<Geozone[]> {
 export async function replaceGeozone(zone: Geozone, expectedVersion: number): Promise<boolean> {
   const stored = geozoneSchema.parse(zone);
   try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [{ Put: { TableName: table(), Item: stored, ...atVersion(expectedVersion) } }, rulesVersionBump()],
-      }),
-    );
+    await documentClient().send(new PutCommand({ TableName: table(), Item: stored, ...atVersion(expectedVersion) }));
     return true;
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
     if ((await getGeozone(zone.id)) === null) return false;
     throw new GeozoneConflictError(`geozone ${zone.id} was changed by someone else; read it again`);
   }
 }
 
+/** How many rule writes have referred to the zone so far (0 for none); read before checking its references. */
+export async function geozoneRefStamp(id: number): Promise<number> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: table(), Key: { id }, ProjectionExpression: 'refStamp', ConsistentRead: true }),
+  );
+  return typeof Item?.refStamp === 'number' ? Item.refStamp : 0;
+}
+
 /**
- * Deletes a zone stored at `expectedVersion`, provided the rules version is still `seenRulesVersion`: the
- * caller read it before checking that no rule references the zone, so a rule written in between cancels the
- * deletion.
+ * Deletes a zone stored at `expectedVersion`, provided its `refStamp` is still `seenRefStamp`: the caller read
+ * it before checking that no rule references the zone, so a rule written in between cancels the deletion.
  */
-export async function deleteGeozone(id: number, expectedVersion: number, seenRulesVersion: number): Promise<void> {
+export async function deleteGeozone(id: number, expectedVersion: number, seenRefStamp: number): Promise<void> {
+  const version = atVersion(expectedVersion);
   try {
     await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [{ Delete: { TableName: table(), Key: { id }, ...atVersion(expectedVersion) } }, rulesVersionBump(seenRulesVersion)],
+      new DeleteCommand({
+        TableName: table(),
+        Key: { id },
+        ConditionExpression: `(${version.ConditionExpression}) AND ${seenRefStamp === 0 ? 'attribute_not_exists(refStamp)' : 'refStamp = :stamp'}`,
+        ExpressionAttributeValues: { ...version.ExpressionAttributeValues, ...(seenRefStamp === 0 ? {} : { ':stamp': seenRefStamp }) },
       }),
     );
   } catch (error) {
-    if (error instanceof TransactionCanceledException) throw new GeozoneConflictError(`geozone ${id} changed during deletion; try again`);
+    if (error instanceof ConditionalCheckFailedException) throw new GeozoneConflictError(`geozone ${id} changed during deletion; try again`);
     throw error;
   }
 }
@@ -133,9 +124,25 @@ export async function listGeozonesOfClient(parentId: string): Promise<Geozone[]>
   return zones;
 }
 
-/** Transaction items that make a rule write fail if one of these zones was deleted meanwhile. */
+/**
+ * Transaction items that make a rule write fail if one of these zones was deleted meanwhile, and move each
+ * zone's `refStamp` on, so that a deletion checked before this write is refused.
+ */
 export function geozonesExist(ids: readonly number[]): TransactItem[] {
   return [...new Set(ids)].map((id) => ({
-    ConditionCheck: { TableName: table(), Key: { id }, ConditionExpression: 'attribute_exists(id)' },
+    Update: {
+      TableName: table(),
+      Key: { id },
+      UpdateExpression: 'ADD refStamp :one',
+      ConditionExpression: 'attribute_exists(id)',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
   }));
+}
+
+/** Which of these zone ids exist (keys only, so a check costs what the ids cost, not what the polygons weigh). */
+export async function existingGeozoneIds(ids: readonly number[]): Promise<Set<number>> {
+  const unique = [...new Set(ids)].filter((id) => id !== GEOZONES_META_ID);
+  const items = await batchGetItems(table(), unique.map((id) => ({ id })), { projectionExpression: 'id' });
+  return new Set(items.map((item) => Number(item.id)));
 }

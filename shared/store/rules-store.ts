@@ -1,16 +1,41 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
 import { initialValidity } from '../rules/lifecycle';
 
 /**
- * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId, rulesVersion }`:
- * every write here bumps `rulesVersion` in the same transaction as the change, so evaluators reload.
- * Writes are optimistic on the rule's `version`: a stale expected version cancels the whole transaction.
+ * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`. Writes are
+ * optimistic on the rule's `version`: a stale expected version cancels the whole transaction. Evaluators
+ * learn of a change through the table's stream: the projector names the rule's new version on the items of
+ * the vehicles it lists (shared/pipeline/projection.ts). There is no global version.
+ * An active rule carries `expiryShard`, which puts it in the sparse `byExpiry` index the sweep reads.
  */
 export const RULES_META_ID = 0;
+export const EXPIRY_INDEX = 'byExpiry';
+export const EXPIRY_SHARDS = 4;
+
+/** The item stored for a rule: the record, plus its place in the expiry index while it is active. */
+export function ruleItem(rule: StoredRule): Record<string, unknown> {
+  return rule.active ? { ...rule, expiryShard: `expiry#${rule.id % EXPIRY_SHARDS}` } : { ...rule };
+}
+
+/** Active rules whose expiry is at or before `now`, from every shard of the expiry index. */
+export async function rulesDueForExpiry(now: number): Promise<StoredRule[]> {
+  const rules: StoredRule[] = [];
+  for (let shard = 0; shard < EXPIRY_SHARDS; shard++) {
+    for await (const page of paginateQuery({ client: documentClient() }, {
+      TableName: table(),
+      IndexName: EXPIRY_INDEX,
+      KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
+      ExpressionAttributeValues: { ':shard': `expiry#${shard}`, ':now': new Date(now).toISOString() },
+    })) {
+      rules.push(...parseRules(page.Items));
+    }
+  }
+  return rules;
+}
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -36,26 +61,6 @@ export function newRuleRecord(body: NotificationBody, parentName: string, now: n
   return { ...body, parentName, version: 1, createdAt: at, updatedAt: at, ...initialValidity(body, now) };
 }
 
-/** Transaction item bumping the rules version, optionally only if it still is `expected`. */
-export function rulesVersionBump(expected?: number): TransactItem {
-  return {
-    Update: {
-      TableName: table(),
-      Key: { id: RULES_META_ID },
-      UpdateExpression: 'ADD rulesVersion :one',
-      ExpressionAttributeValues: { ':one': 1, ...(expected === undefined ? {} : { ':expected': expected }) },
-      ...(expected === undefined
-        ? {}
-        : { ConditionExpression: expected === 0 ? 'attribute_not_exists(rulesVersion) OR rulesVersion = :expected' : 'rulesVersion = :expected' }),
-    },
-  };
-}
-
-export async function currentRulesVersion(): Promise<number> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: { id: RULES_META_ID }, ConsistentRead: true }));
-  return Number(Item?.rulesVersion ?? 0);
-}
-
 async function nextRuleId(): Promise<number> {
   const { Attributes } = await documentClient().send(
     new UpdateCommand({
@@ -70,26 +75,38 @@ async function nextRuleId(): Promise<number> {
 }
 
 /**
- * Runs the rule writes (one per id in `ruleIds`, in that order), the rules version bump, then `checks`.
- * A failed rule condition is a StaleRuleError, a failed check a RuleReferenceGoneError.
+ * Runs the rule writes (one per id in `ruleIds`, in that order), then `checks`: one request, or a
+ * transaction when there is more than one item. A failed rule condition is a StaleRuleError, a failed check
+ * a RuleReferenceGoneError.
  */
 async function transact(writes: TransactItem[], ruleIds: number[], checks: TransactItem[] = []): Promise<void> {
+  const items = [...writes, ...checks];
   try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: [...writes, rulesVersionBump(), ...checks] }));
+    if (items.length === 1) await writeAlone(items[0]!);
+    else await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new StaleRuleError(ruleIds[0] ?? 0);
     if (error instanceof TransactionCanceledException) {
       const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (index > writes.length) throw new RuleReferenceGoneError();
+      if (index >= writes.length) throw new RuleReferenceGoneError();
       throw new StaleRuleError(ruleIds[index] ?? ruleIds[0] ?? 0);
     }
     throw error;
   }
 }
 
+/** One write costs half as much outside a transaction. */
+async function writeAlone(item: TransactItem): Promise<void> {
+  if (item.Put) await documentClient().send(new PutCommand(item.Put));
+  else if (item.Delete) await documentClient().send(new DeleteCommand(item.Delete));
+  else if (item.Update) await documentClient().send(new UpdateCommand(item.Update));
+  else throw new Error('a lone condition check writes nothing');
+}
+
 /** Stores a new rule under a fresh id from the meta counter. `extraChecks` join the transaction (e.g. geozones exist). */
 export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = []): Promise<StoredRule> {
   const stored = storedRuleSchema.parse({ ...rule, id: await nextRuleId() });
-  await transact([{ Put: { TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' } }], [stored.id], extraChecks);
+  await transact([{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'attribute_not_exists(id)' } }], [stored.id], extraChecks);
   return stored;
 }
 
@@ -105,7 +122,7 @@ export async function getRule(id: number): Promise<StoredRule | null> {
 export async function replaceRule(rule: StoredRule, expectedVersion: number, extraChecks: TransactItem[] = []): Promise<StoredRule> {
   const stored = storedRuleSchema.parse(rule);
   await transact(
-    [{ Put: { TableName: table(), Item: stored, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } }],
+    [{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } }],
     [stored.id],
     extraChecks,
   );

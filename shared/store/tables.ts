@@ -13,6 +13,8 @@ export interface IndexDefinition {
   indexName: string;
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
+  /** Attributes copied into the index; ALL unless told. KEYS_ONLY keeps writes that leave the keys alone off the index. */
+  projection?: 'ALL' | 'KEYS_ONLY';
 }
 
 export interface TableDefinition {
@@ -21,24 +23,38 @@ export interface TableDefinition {
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
   indexes: IndexDefinition[];
+  /** Item changes published on a DynamoDB stream (old and new images), for the projector. */
+  stream?: 'NEW_AND_OLD_IMAGES';
   /** Attribute holding an epoch-seconds expiry, when items expire. */
   timeToLiveAttribute?: string;
 }
 
 export const TABLES = {
-  /** Notification rules (key `id`); item id 0 holds the id counter and the rules version. */
+  /**
+   * Notification rules (key `id`); item id 0 holds the id counter. Active rules carry `expiryShard`, which puts
+   * them in the sparse `byExpiry` index the sweep queries for rules due to expire.
+   */
   rules: {
     envName: 'RULES_TABLE',
     partitionKey: { name: 'id', type: 'N' },
-    indexes: [{ indexName: 'byParent', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'id', type: 'N' } }],
+    indexes: [
+      { indexName: 'byParent', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
+      { indexName: 'byExpiry', partitionKey: { name: 'expiryShard', type: 'S' }, sortKey: { name: 'expiresAt', type: 'S' } },
+    ],
+    stream: 'NEW_AND_OLD_IMAGES',
   },
-  /** One item per vehicle: last seen, last device time, per-rule state, version. */
+  /**
+   * One item per vehicle: per-rule state, last seen, owners, rule and zone refs, version. A vehicle waiting for a
+   * silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence` index.
+   */
   vehicleState: {
     envName: 'VEHICLE_STATE_TABLE',
     partitionKey: { name: 'vehicleId', type: 'N' },
-    indexes: [],
+    indexes: [
+      { indexName: 'bySilence', partitionKey: { name: 'silenceShard', type: 'S' }, sortKey: { name: 'silentAt', type: 'N' }, projection: 'KEYS_ONLY' },
+    ],
   },
-  /** Alerts; `outbox` is set only while an alert is pending, which keeps that index sparse. */
+  /** Alerts; `outbox` (`pending#0..15`) is set only while an alert is pending, which keeps that index sparse. */
   alerts: {
     envName: 'ALERTS_TABLE',
     partitionKey: { name: 'alertId', type: 'S' },
@@ -62,6 +78,7 @@ export const TABLES = {
     envName: 'GEOZONES_TABLE',
     partitionKey: { name: 'id', type: 'N' },
     indexes: [{ indexName: 'byParent', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'id', type: 'N' } }],
+    stream: 'NEW_AND_OLD_IMAGES',
   },
 } as const satisfies Record<string, TableDefinition>;
 

@@ -1,12 +1,20 @@
-import { BatchGetCommand, GetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
+import { batchGetItems } from './batch-get';
 
 /**
- * One item per vehicle: what the evaluators remember between messages. `version` guards every write
- * (optimistic concurrency); `rules` maps a rule id to that rule's evaluator state for this vehicle.
+ * One item per vehicle, the unit of loading and of trust. Evaluate reads it (in the batch's BatchGetItem) and
+ * learns from it everything it needs besides the message:
+ * - what the evaluators remember between messages (`rules`: rule id → that rule's state, device time, last seen);
+ * - who owns the vehicle (`owners`: the owning client first, then each client above it), written by the directory;
+ * - which rules apply to it and at which version (`ruleRefs`), and the versions of the geozones those rules use
+ *   (`zoneRefs`), written by the projector from the rules and geozones tables' streams;
+ * - when it falls silent (`silentAt`, in the sparse `bySilence` index), for the sweep.
+ * `version` guards every write (optimistic concurrency): the projector and the directory bump it too, so an
+ * evaluation computed against an older item is recomputed.
  */
 export const vehiclePositionSchema = z.object({
   latitude: z.number(),
@@ -19,18 +27,37 @@ export const vehicleStateSchema = z.object({
   vehicleId: z.number().int(),
   version: z.number().int().min(1),
   /** Device time of the newest message that changed the state; older messages are stale. */
-  lastDeviceTime: z.iso.datetime({ offset: true }).nullable(),
+  lastDeviceTime: z.iso.datetime({ offset: true }).nullable().default(null),
   /** Server receive time of the newest message, epoch ms. */
-  lastSeenAt: z.number().nullable(),
-  lastPosition: vehiclePositionSchema.nullable(),
-  rules: z.record(z.string(), z.unknown()),
+  lastSeenAt: z.number().nullable().default(null),
+  lastPosition: vehiclePositionSchema.nullable().default(null),
+  rules: z.record(z.string(), z.unknown()).default({}),
+});
+
+const refsSchema = z.record(z.string(), z.number().int()).catch({});
+const projectionSchema = z.object({
+  owners: z.array(z.string()).catch([]).default([]),
+  ruleRefs: refsSchema.default({}),
+  zoneRefs: refsSchema.default({}),
 });
 
 export type VehicleState = z.infer<typeof vehicleStateSchema>;
 export type VehiclePosition = z.infer<typeof vehiclePositionSchema>;
 
-const BATCH_GET_LIMIT = 100;
-const MAX_UNPROCESSED_ROUNDS = 8;
+/** What the directory and the projector maintain on the vehicle's item; evaluation only reads it and keeps it. */
+export interface VehicleProjection {
+  /** The owning client first, then every client above it; empty for a vehicle the directory does not know. */
+  owners: string[];
+  /** Rule id → version of the rule as last projected onto this vehicle. */
+  ruleRefs: Record<string, number>;
+  /** Geozone id → version, for the zones the vehicle's rules use. */
+  zoneRefs: Record<string, number>;
+}
+
+/** Sparse index of silence deadlines: `silenceShard` is one of SILENCE_SHARDS partitions, `silentAt` epoch ms. */
+export const SILENCE_INDEX = 'bySilence';
+export const SILENCE_SHARDS = 16;
+export const silenceShardOf = (vehicleId: number) => `silence#${vehicleId % SILENCE_SHARDS}`;
 
 export function vehicleStateTable(): string {
   return resourcesConfig().VEHICLE_STATE_TABLE;
@@ -48,40 +75,132 @@ export interface LoadedState {
   state: VehicleState | undefined;
   /** Version stored in the table (0 when there is no item), the condition of the next write. */
   version: number;
+  projection: VehicleProjection;
+  /** The silence deadline indexed with the stored state, epoch ms; null when none. */
+  silentAt: number | null;
 }
 
-/** Reads the states of many vehicles with BatchGetItem, 100 keys per request, retrying UnprocessedKeys. */
+const EMPTY_PROJECTION: VehicleProjection = { owners: [], ruleRefs: {}, zoneRefs: {} };
+
+function loaded(item: Record<string, unknown> | undefined): LoadedState {
+  if (!item) return { state: undefined, version: 0, projection: EMPTY_PROJECTION, silentAt: null };
+  return {
+    state: parseState(item),
+    version: Number(item.version ?? 0),
+    projection: projectionSchema.parse(item),
+    silentAt: typeof item.silentAt === 'number' ? item.silentAt : null,
+  };
+}
+
+/** Reads many vehicles' items in BatchGetItem requests of 100 keys (consistent: the version guards the write). */
 export async function loadVehicleStates(vehicleIds: readonly number[]): Promise<Map<number, LoadedState>> {
-  const tableName = vehicleStateTable();
-  const states = new Map<number, LoadedState>();
   const unique = [...new Set(vehicleIds)];
-  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-    let keys: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT).map((vehicleId) => ({ vehicleId }));
-    for (let round = 0; keys.length > 0; round++) {
-      if (round >= MAX_UNPROCESSED_ROUNDS) throw new Error(`vehicle states still unprocessed after ${round} rounds`);
-      if (round > 0) await backoff(round);
-      const output: BatchGetCommandOutput = await documentClient().send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of output.Responses?.[tableName] ?? []) {
-        states.set(Number(item.vehicleId), { state: parseState(item), version: Number(item.version ?? 0) });
-      }
-      keys = output.UnprocessedKeys?.[tableName]?.Keys ?? [];
-    }
-  }
-  for (const vehicleId of unique) if (!states.has(vehicleId)) states.set(vehicleId, { state: undefined, version: 0 });
+  const items = await batchGetItems(vehicleStateTable(), unique.map((vehicleId) => ({ vehicleId })), { consistentRead: true });
+  const states = new Map<number, LoadedState>();
+  for (const item of items) states.set(Number(item.vehicleId), loaded(item));
+  for (const vehicleId of unique) if (!states.has(vehicleId)) states.set(vehicleId, loaded(undefined));
   return states;
 }
 
-/** Reads one vehicle's state (consistent), used when a conditional write found the version moved. */
+/** Reads one vehicle's item (consistent), used when a conditional write found the version moved. */
 export async function loadVehicleState(vehicleId: number): Promise<LoadedState> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: vehicleStateTable(), Key: { vehicleId }, ConsistentRead: true }),
-  );
-  return Item ? { state: parseState(Item), version: Number(Item.version ?? 0) } : { state: undefined, version: 0 };
+  const { Item } = await documentClient().send(new GetCommand({ TableName: vehicleStateTable(), Key: { vehicleId }, ConsistentRead: true }));
+  return loaded(Item);
 }
 
-function backoff(round: number): Promise<void> {
-  const delay = Math.min(1_000, 25 * 2 ** round) * (0.5 + Math.random() / 2);
-  return new Promise((resolve) => setTimeout(resolve, delay));
+/** The whole item evaluation writes: the new state, the projection it was read with, the silence deadline. */
+export function vehicleItem(state: VehicleState, projection: VehicleProjection, silentAt: number | null): Record<string, unknown> {
+  return {
+    ...state,
+    ...(projection.owners.length > 0 ? { owners: projection.owners } : {}),
+    ...(Object.keys(projection.ruleRefs).length > 0 ? { ruleRefs: projection.ruleRefs } : {}),
+    ...(Object.keys(projection.zoneRefs).length > 0 ? { zoneRefs: projection.zoneRefs } : {}),
+    ...(silentAt === null ? {} : { silenceShard: silenceShardOf(state.vehicleId), silentAt }),
+  };
+}
+
+/**
+ * Records who owns the vehicle now (owner first, then the clients above it). An empty list forgets the owner,
+ * and takes the vehicle out of the silence index: nobody's rules apply to it any more.
+ */
+export async function setVehicleOwners(vehicleId: number, owners: readonly string[]): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: vehicleStateTable(),
+      Key: { vehicleId },
+      UpdateExpression: owners.length > 0 ? 'SET owners = :owners ADD version :one' : 'REMOVE owners, silenceShard, silentAt ADD version :one',
+      ExpressionAttributeValues: { ':one': 1, ...(owners.length > 0 ? { ':owners': [...owners] } : {}) },
+    }),
+  );
+}
+
+export interface RefChange {
+  vehicleId: number;
+  /** Rule refs to set (id → version) and to remove. */
+  setRules?: Record<number, number>;
+  removeRules?: number[];
+  /** Zone refs to set (id → version) and to remove. */
+  setZones?: Record<number, number>;
+  removeZones?: number[];
+}
+
+/**
+ * Applies a projected change of rule and zone refs to one vehicle's item, creating the item when the vehicle
+ * has none yet. Stream records of one rule or zone arrive in order, so the last projection wins.
+ */
+export async function applyRefChange(change: RefChange): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':one': 1, ':empty': {} };
+  const sets: string[] = [];
+  const removes: string[] = [];
+  let n = 0;
+  const ensureMaps: string[] = [];
+  const setRefs = (map: 'ruleRefs' | 'zoneRefs', refs: Record<number, number> | undefined) => {
+    const entries = Object.entries(refs ?? {});
+    if (entries.length === 0) return;
+    ensureMaps.push(map);
+    for (const [id, version] of entries) {
+      names[`#k${n}`] = id;
+      values[`:v${n}`] = version;
+      sets.push(`${map}.#k${n} = :v${n}`);
+      n++;
+    }
+  };
+  const removeRefs = (map: 'ruleRefs' | 'zoneRefs', ids: number[] | undefined) => {
+    for (const id of ids ?? []) {
+      names[`#k${n}`] = String(id);
+      removes.push(`${map}.#k${n}`);
+      n++;
+    }
+  };
+  setRefs('ruleRefs', change.setRules);
+  setRefs('zoneRefs', change.setZones);
+  removeRefs('ruleRefs', change.removeRules);
+  removeRefs('zoneRefs', change.removeZones);
+  if (sets.length === 0 && removes.length === 0) return;
+  const update = (withMaps: boolean) =>
+    documentClient().send(
+      new UpdateCommand({
+        TableName: vehicleStateTable(),
+        Key: { vehicleId: change.vehicleId },
+        UpdateExpression: [
+          withMaps ? `SET ${ensureMaps.map((map) => `${map} = if_not_exists(${map}, :empty)`).join(', ')}` : sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+          !withMaps && removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+          'ADD version :one',
+        ]
+          .filter(Boolean)
+          .join(' '),
+        ...(withMaps || Object.keys(names).length === 0 ? {} : { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: withMaps ? { ':one': 1, ':empty': {} } : Object.fromEntries(Object.entries(values).filter(([key]) => key !== ':empty')),
+      }),
+    );
+  try {
+    await update(false);
+  } catch (error) {
+    // a nested path needs its map: create the maps, then set the entries
+    if ((error as Error).name !== 'ValidationException') throw error;
+    if (ensureMaps.length === 0) return; // only removals, from a map the item does not have
+    await update(true);
+    await update(false);
+  }
 }

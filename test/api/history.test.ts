@@ -17,9 +17,9 @@ describe('alert history', () => {
   const rules = { root: 0, rootUnstored: 0, child: 0, sibling: 0 };
   const at = (minute: number) => new Date(Date.parse('2026-02-10T10:00:00.000Z') + minute * 60_000).toISOString();
 
-  async function writeAlert(ruleId: number, vehicleId: number, minute: number) {
+  async function writeAlert(ruleId: number, vehicleId: number, minute: number, time = at(minute)) {
     const rule = await getRule(ruleId);
-    const event = { kind: 'speeding', time: at(minute), latitude: 55.7, longitude: 37.6, speed: 120, values: { limit: 90 } };
+    const event = { kind: 'speeding', time, latitude: 55.7, longitude: 37.6, speed: 120, values: { limit: 90 } };
     const item = buildAlertItem(rule!, vehicleId, event, Date.parse(at(minute)));
     await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
     return item.alertId;
@@ -101,5 +101,16 @@ describe('alert history', () => {
     expect(token.status).toBe(400);
     expect(token.body.issues[0].path).toBe('nextToken');
     expect((await api({ method: 'POST', path: '/api/v3/notifications/history', token: tokens.root, body: {} })).status).toBe(400);
+  });
+
+  it('orders and filters by UTC time an event whose time was written with an offset', async () => {
+    // 13:03:30 in Moscow is 10:03:30 UTC: between the alerts at 10:03:15 and 10:03:45
+    const moscow = await writeAlert(rules.root, 555, 3.5, '2026-02-10T13:03:30+03:00');
+    const before = await writeAlert(rules.root, 555, 3.25);
+    const after = await writeAlert(rules.root, 555, 3.75);
+    expect(ids(await history(tokens.root, { vehicleId: 555 }))).toEqual([after, moscow, before]);
+    expect(ids(await history(tokens.root, { vehicleId: 555, from: '2026-02-10T10:03:20Z', to: '2026-02-10T10:03:40Z' }))).toEqual([moscow]);
+    expect(ids(await history(tokens.root, { vehicleId: 555, from: '2026-02-10T13:03:20+03:00', to: '2026-02-10T13:03:40+03:00' }))).toEqual([moscow]);
+    expect(ids(await history(tokens.root, { vehicleId: 555, from: '2026-02-10T10:03:40Z', to: '2026-02-10T13:00:00Z' }))).toEqual([after]);
   });
 });

@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/aws/clients';
-import { resourcesConfig } from '../../shared/config';
 import { DAY_MS } from '../../shared/rules/lifecycle';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
@@ -14,8 +11,6 @@ describe('notification rules', () => {
   let api: Api;
   const tokens = { root: '', child: '', sibling: '', readOnly: '' };
 
-  const rulesVersion = async () =>
-    Number((await documentClient().send(new GetCommand({ TableName: resourcesConfig().RULES_TABLE, Key: { id: 0 } }))).Item?.rulesVersion ?? 0);
   const create = async (token: string, body: Record<string, unknown>) => api({ method: 'POST', path: '/api/v3/notifications', token, body });
 
   const loginAll = async () => {
@@ -31,8 +26,7 @@ describe('notification rules', () => {
   afterAll(async () => emulators.stop());
 
   describe('create', () => {
-    it('stores the rule under a new id, fills defaults, starts its validity and bumps the rules version', async () => {
-      const before = await rulesVersion();
+    it('stores the rule under a new id, fills defaults, starts its validity', async () => {
       const response = await create(tokens.root, ruleBody(tenants.root.agentId));
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({
@@ -51,7 +45,6 @@ describe('notification rules', () => {
         expiresAt: new Date(clock.value + 30 * DAY_MS).toISOString(),
       });
       expect(response.headers.ETag).toBe('"1"');
-      expect(await rulesVersion()).toBe(before + 1);
       const second = await create(tokens.root, ruleBody(tenants.root.agentId, { name: 'second' }));
       expect(second.body.id).toBe(response.body.id + 1);
     });
@@ -89,15 +82,22 @@ describe('notification rules', () => {
         'geoids.1',
         'recipientIds.0',
         'vehicleIds.1',
+        'vehicleIds.2',
       ]);
       expect(response.body.issues.find((issue: { path: string }) => issue.path === 'geoids.0').message).toBe(
         response.body.issues.find((issue: { path: string }) => issue.path === 'geoids.1').message.replace('424242', String(siblingZone.body.id)),
       );
     });
 
-    it('accepts vehicles the directory does not know and geozones of the scope', async () => {
+    it('refuses vehicles the directory does not know, with the message a foreign vehicle gets; accepts geozones of the scope', async () => {
       const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.child, body: squareZone(tenants.child.agentId) });
-      const response = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, vehicleIds: [101, 999], geoids: [zone.body.id] }));
+      const refused = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 999, 202], geoids: [zone.body.id] }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.issues).toEqual([
+        { path: 'vehicleIds.1', message: 'no vehicle 999 in your scope' },
+        { path: 'vehicleIds.2', message: 'no vehicle 202 in your scope' },
+      ]);
+      const response = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 303], geoids: [zone.body.id] }));
       expect(response.status).toBe(200);
       expect(response.body.geoids).toEqual([zone.body.id]);
     });
@@ -116,7 +116,7 @@ describe('notification rules', () => {
     let childRule: number;
     beforeAll(async () => {
       rootRule = (await create(tokens.root, ruleBody(tenants.root.agentId, { name: 'root rule' }))).body.id;
-      childRule = (await create(tokens.child, ruleBody(tenants.child.agentId, { name: 'child rule', vehicleIds: [] }))).body.id;
+      childRule = (await create(tokens.child, ruleBody(tenants.child.agentId, { name: 'child rule', vehicleIds: [303] }))).body.id;
     });
 
     it('reads a rule with every field', async () => {
@@ -165,15 +165,13 @@ describe('notification rules', () => {
   });
 
   describe('replace', () => {
-    it('replaces the whole record: a field not sent is reset, the version moves on, the rules version is bumped', async () => {
+    it('replaces the whole record: a field not sent is reset, the version moves on', async () => {
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: 5, info: 'ops chat' }] }))).body;
-      const before = await rulesVersion();
       const { telegrams: _telegrams, toTelegram: _toTelegram, ...rest } = created;
       const response = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...rest, name: 'renamed', validity: 60 } });
       expect(response.status).toBe(200);
       expect(response.body).toBe('Success');
       expect(response.headers.ETag).toBe('"2"');
-      expect(await rulesVersion()).toBe(before + 1);
       const read = await api({ method: 'GET', path: `/api/v3/notifications/${created.id}`, token: tokens.root });
       expect(read.body).toMatchObject({ name: 'renamed', telegrams: [], toTelegram: false, version: 2, validity: 60 });
       expect(read.body.expiresAt).toBe(new Date(Date.parse(created.expiresAt) + 30 * DAY_MS).toISOString());
@@ -227,13 +225,11 @@ describe('notification rules', () => {
   });
 
   describe('delete', () => {
-    it('deletes, then answers 404; bumps the rules version', async () => {
+    it('deletes, then answers 404', async () => {
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId))).body;
-      const before = await rulesVersion();
       const response = await api({ method: 'DELETE', path: `/api/v3/notifications/${created.id}`, token: tokens.root });
       expect(response.status).toBe(200);
       expect(response.body).toBe('Success');
-      expect(await rulesVersion()).toBe(before + 1);
       expect((await api({ method: 'GET', path: `/api/v3/notifications/${created.id}`, token: tokens.root })).status).toBe(404);
       expect((await api({ method: 'DELETE', path: `/api/v3/notifications/${created.id}`, token: tokens.root })).status).toBe(404);
     });
@@ -250,15 +246,13 @@ describe('notification rules', () => {
     it('adds days to the expiry, by default the validity, never beyond 90 days ahead', async () => {
       const a = (await create(tokens.root, ruleBody(tenants.root.agentId, { validity: 10 }))).body;
       const b = (await create(tokens.root, ruleBody(tenants.root.agentId, { validity: 80 }))).body;
-      const before = await rulesVersion();
       const explicit = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id], days: 5 } });
       expect(explicit.status).toBe(200);
-      expect(explicit.body).toEqual([{ id: a.id, expiresAt: new Date(clock.value + 15 * DAY_MS).toISOString() }]);
-      expect(await rulesVersion()).toBe(before + 1);
+      expect(explicit.body).toEqual([{ id: a.id, expiresAt: new Date(clock.value + 15 * DAY_MS).toISOString(), clamped: false }]);
       const byDefault = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id, b.id] } });
       expect(byDefault.body).toEqual([
-        { id: a.id, expiresAt: new Date(clock.value + 25 * DAY_MS).toISOString() },
-        { id: b.id, expiresAt: new Date(clock.value + 90 * DAY_MS).toISOString() },
+        { id: a.id, expiresAt: new Date(clock.value + 25 * DAY_MS).toISOString(), clamped: false },
+        { id: b.id, expiresAt: new Date(clock.value + 90 * DAY_MS).toISOString(), clamped: true },
       ]);
       const read = await api({ method: 'GET', path: `/api/v3/notifications/${a.id}`, token: tokens.root });
       expect(read.body).toMatchObject({ expiresAt: byDefault.body[0].expiresAt, version: 3 });
@@ -275,6 +269,63 @@ describe('notification rules', () => {
       expect(bad.status).toBe(400);
       expect(bad.body.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(['days', 'ids']);
       expect((await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.readOnly, body: { ids: [a.id] } })).status).toBe(403);
+    });
+  });
+
+  describe('values mean one thing', () => {
+    const read = async (id: number) => (await api({ method: 'GET', path: `/api/v3/notifications/${id}`, token: tokens.root })).body;
+
+    it('makes a rule created without `active` active', async () => {
+      const { active: _active, ...withoutActive } = ruleBody(tenants.root.agentId);
+      const created = await create(tokens.root, withoutActive);
+      expect(created.status).toBe(200);
+      expect(created.body.active).toBe(true);
+      expect((await read(created.body.id)).active).toBe(true);
+    });
+
+    it('stores and answers an activationTime sent with an offset in UTC', async () => {
+      const local = '2026-03-05T11:30:00+03:00';
+      const created = await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime: local }));
+      expect(created.status).toBe(200);
+      expect(created.body.activationTime).toBe('2026-03-05T08:30:00.000Z');
+      expect((await read(created.body.id)).activationTime).toBe('2026-03-05T08:30:00.000Z');
+    });
+
+    it('answers a Telegram chat id in the JSON type it was sent in', async () => {
+      const created = await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops' }] }));
+      expect(created.status).toBe(200);
+      const expected = [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops', info: '' }];
+      expect(created.body.telegrams).toEqual(expected);
+      expect((await read(created.body.id)).telegrams).toEqual(expected);
+      const { version: _version, expiresAt: _expiresAt, ...record } = await read(created.body.id);
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: record })).status).toBe(200);
+      expect((await read(created.body.id)).telegrams).toEqual(expected);
+    });
+
+    it('cannot bring a far-deferred rule into force beyond 90 days by switching it to immediate activation', async () => {
+      const activationTime = new Date(clock.value + 730 * DAY_MS).toISOString();
+      const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime, validity: 90 }))).body;
+      expect(created.expiresAt).toBe(new Date(clock.value + 820 * DAY_MS).toISOString());
+      const { expiresAt: _expiresAt, ...record } = created;
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, activationMode: 0 } })).status).toBe(200);
+      expect((await read(created.id)).expiresAt).toBe(new Date(clock.value + 90 * DAY_MS).toISOString());
+    });
+
+    it('never moves an expiry earlier by prolongation, and says when the cap clamped it', async () => {
+      const activationTime = new Date(clock.value + 30 * DAY_MS).toISOString();
+      const deferred = (await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime, validity: 90 }))).body;
+      const response = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [deferred.id], days: 5 } });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual([{ id: deferred.id, expiresAt: deferred.expiresAt, clamped: true }]);
+      expect((await read(deferred.id)).expiresAt).toBe(deferred.expiresAt);
+    });
+
+    it('keeps a prolongation when the rule is replaced without changing its period', async () => {
+      const rule = (await create(tokens.root, ruleBody(tenants.root.agentId, { validity: 10 }))).body;
+      const prolonged = (await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [rule.id], days: 20 } })).body[0];
+      const { expiresAt: _expiresAt, version: _version, ...record } = await read(rule.id);
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, name: 'renamed' } })).status).toBe(200);
+      expect((await read(rule.id)).expiresAt).toBe(prolonged.expiresAt);
     });
   });
 

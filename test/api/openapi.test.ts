@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { apiRoutes } from '../../shared/api/routes';
+import { SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient, type Api } from './support';
@@ -34,6 +35,27 @@ describe('OpenAPI document', () => {
     expect(document.paths['/api/v3/notifications/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
     expect(document.paths['/api/v3/auth/login'].post.security).toBeUndefined();
     expect(document.paths['/api/v3/gis/find'].post.security).toEqual([{ XAuth: [] }]);
+  });
+
+  it("documents each rule type's settings with their defaults and meaning, and the default of every rule field", async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    for (const [method, path] of [['post', '/api/v3/notifications'], ['put', '/api/v3/notifications']] as const) {
+      const schema = document.paths[path][method].requestBody.content['application/json'].schema;
+      const settings: string = schema.properties.settings.description;
+      for (const [type, reference] of Object.entries(SETTINGS_REFERENCE)) {
+        expect(settings).toContain(`**type ${type}: ${reference.name}**`);
+        for (const setting of reference.settings) {
+          expect(settings).toContain(`| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`);
+        }
+      }
+      const required = new Set<string>(schema.required ?? []);
+      for (const [field, property] of Object.entries(schema.properties as Record<string, { default?: unknown; description?: string }>)) {
+        if (required.has(field)) continue;
+        expect(property.description, `${path} ${field}`).toMatch(/default/);
+        if (!/no default/.test(property.description!)) expect(property, `${path} ${field}`).toHaveProperty('default');
+      }
+      expect(schema.properties.active.default).toBe(true);
+    }
   });
 
   it('answers 404 for an endpoint that does not exist', async () => {

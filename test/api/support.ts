@@ -103,7 +103,7 @@ export interface Tenant {
 /**
  * A small hierarchy: `root` with a child client `child`, and a `sibling` client with no relation to them.
  * Each has a user with write rights; `readOnly` is a read-only user of root. Vehicle 101 belongs to root,
- * 202 to sibling.
+ * 202 to sibling, 303 to child.
  */
 export async function seedTenants(prefix: string) {
   const rootAgent = await createAgent({ name: `${prefix} Root Logistics` });
@@ -123,6 +123,7 @@ export async function seedTenants(prefix: string) {
   };
   await putVehicle({ vehicleId: 101, name: 'Truck 101', parentId: rootAgent.agentId });
   await putVehicle({ vehicleId: 202, name: 'Truck 202', parentId: siblingAgent.agentId });
+  await putVehicle({ vehicleId: 303, name: 'Truck 303', parentId: childAgent.agentId });
   return tenants;
 }
 
@@ -139,7 +140,7 @@ export function ruleBody(parentId: string, overrides: Record<string, unknown> = 
     name: 'Speeding on the highway',
     active: true,
     vehicleIds: [101],
-    settings: { maxSpeed: '90' },
+    settings: { limit: '90' },
     enableSideEmails: true,
     sideEmails: ['ops@example.com'],
     stored: true,

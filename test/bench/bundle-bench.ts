@@ -10,7 +10,7 @@ import { formatTable } from './timing';
 import type { BenchSection } from './section';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const FUNCTIONS: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram'];
+const FUNCTIONS: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
 const RUNS = 7;
 
 /** The environment the stack gives a function, with placeholder names: enough for its modules to load. */

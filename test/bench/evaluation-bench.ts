@@ -40,7 +40,7 @@ export function benchScenario() {
     for (let start = 1; start <= covered; start += size) out.push(Array.from({ length: Math.min(size, covered - start + 1) }, (_, i) => start + i));
     return out;
   };
-  for (const [g, vehicles] of groups(500, 1).entries()) rules.push(rule(id++, 2, vehicles, g % 2 ? { limit: '90' } : { limit: '80', zoneLimits: `${g + 1}:40,${g + 2}:60` }));
+  for (const [g, vehicles] of groups(500, 1).entries()) rules.push(g % 2 ? rule(id++, 2, vehicles, { limit: '90' }) : rule(id++, 2, vehicles, { limit: '80', zoneLimits: `${g + 1}:40,${g + 2}:60` }, [g + 1, g + 2]));
   for (const [g, vehicles] of groups(100, 1).entries()) rules.push(rule(id++, 0, vehicles, { margin: '30' }, Array.from({ length: 5 }, (_, i) => ((g * 5 + i) % 1_000) + 1)));
   for (const vehicles of groups(500, 0.5)) rules.push(rule(id++, 4, vehicles, {}));
   for (const vehicles of groups(500, 0.25)) {

@@ -1,7 +1,7 @@
-import { runBatchCostBench } from './batch-cost';
 import { runBundleBench } from './bundle-bench';
 import { runEvaluationBench } from './evaluation-bench';
 import { runGeozoneBench } from './geozone-bench';
+import { runMessageCostBench } from './message-cost-bench';
 import type { BenchSection } from './section';
 
 /**
@@ -10,7 +10,7 @@ import type { BenchSection } from './section';
  */
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
-  const sections: BenchSection[] = [runEvaluationBench(), runGeozoneBench(), await runBatchCostBench(), runBundleBench()];
+  const sections: BenchSection[] = [runEvaluationBench(), runGeozoneBench(), await runMessageCostBench(), runBundleBench()];
   if (json) {
     console.log(JSON.stringify(Object.assign({}, ...sections.map((section) => section.figures))));
   } else {

@@ -15,7 +15,7 @@ import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/construct
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; Condition?: string; Metadata?: Record<string, unknown> };
 type PolicyStatement = { Effect: string; Action: string | string[]; Resource: unknown };
 
-const FUNCTION_NAMES: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram'];
+const FUNCTION_NAMES: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
 
 /** A stack synthesized without bundling: the template is complete, the code assets are not built. */
 function unbundledStack(): { app: App; stack: FleetwatchStack } {
@@ -160,9 +160,9 @@ describe('FleetwatchStack template', () => {
   });
 
   describe('functions', () => {
-    it('runs five bundled ESM handlers on nodejs24.x, arm64, each with its own log group with retention', () => {
+    it('runs six bundled ESM handlers on nodejs24.x, arm64, each with its own log group with retention', () => {
       const functions = ofType('AWS::Lambda::Function');
-      expect(functions).toHaveLength(5);
+      expect(functions).toHaveLength(6);
       for (const name of FUNCTION_NAMES) {
         const fn = resources[functionId(name)]!.Properties;
         expect(fn, name).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
@@ -178,7 +178,7 @@ describe('FleetwatchStack template', () => {
 
     it('gives every function a role of its own with no managed policy', () => {
       const roleIds = FUNCTION_NAMES.map((name) => logicalId(stack.functions[name].role));
-      expect(new Set(roleIds).size).toBe(5);
+      expect(new Set(roleIds).size).toBe(FUNCTION_NAMES.length);
       for (const [, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     });
 
@@ -235,13 +235,30 @@ describe('FleetwatchStack template', () => {
           JSON.stringify(statement.Resource).includes(`"${tableId(key)}"`) && asArray(statement.Action).includes('dynamodb:PutItem'),
       );
 
-    it('grants no wildcard action and no wildcard resource', () => {
+    it('grants no wildcard action and no wildcard resource, but ListStreams to the projector and the metric read to the sweep', () => {
       for (const name of FUNCTION_NAMES) {
         for (const statement of roleStatements(name)) {
           expect(asArray(statement.Action).filter((action) => action.includes('*')), name).toEqual([]);
-          expect(statement.Resource, name).not.toBe('*');
+          // ListStreams has no resource-level permission; it lists stream ARNs, never data
+          if (name === 'project' && asArray(statement.Action).join() === 'dynamodb:ListStreams') continue;
+          // CloudWatch grants metric reads only on "*"
+          if (statement.Resource === '*') expect({ name, actions: asArray(statement.Action) }).toEqual({ name: 'sweep', actions: ['cloudwatch:GetMetricStatistics'] });
         }
       }
+    });
+
+    it("lets the sweep read the input queue's age from CloudWatch, by the queue's name", () => {
+      expect(actionsOf('sweep')).toContain('cloudwatch:GetMetricStatistics');
+      const environment = JSON.stringify(template.findResources('AWS::Lambda::Function'));
+      expect(environment).toContain('INPUT_QUEUE_NAME');
+    });
+
+    it('lets the projector read the rules and geozones streams and update vehicle items, and nothing else', () => {
+      expect(touchesTable('project', 'directory')).toBe(false);
+      expect(touchesTable('project', 'alerts')).toBe(false);
+      expect(writesTable('project', 'rules')).toBe(false);
+      expect(writesTable('project', 'geozones')).toBe(false);
+      expect(touchesTable('project', 'vehicleState')).toBe(true);
     });
 
     it('keeps evaluate away from e-mail, push, secrets and the directory, and read-only on rules and geozones', () => {
@@ -291,9 +308,15 @@ describe('FleetwatchStack template', () => {
   });
 
   describe('event sources', () => {
-    it('feeds evaluate from the input queue and deliver from the deliveries queue, reporting batch item failures', () => {
+    it('feeds evaluate from the input queue, deliver from the deliveries queue and the projector from the rules and geozones streams, reporting batch item failures', () => {
       const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
-      expect(mappings).toHaveLength(2);
+      expect(mappings).toHaveLength(4);
+      const streams = mappings.filter((mapping) => JSON.stringify(mapping.FunctionName).includes(functionId('project')));
+      expect(streams.map((mapping) => mapping.EventSourceArn)).toEqual([
+        { 'Fn::GetAtt': [logicalId(stack.tables.tables.rules), 'StreamArn'] },
+        { 'Fn::GetAtt': [logicalId(stack.tables.tables.geozones), 'StreamArn'] },
+      ]);
+      for (const mapping of streams) expect(mapping).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
       const forFunction = (name: FunctionName) => mappings.find((mapping) => JSON.stringify(mapping.FunctionName).includes(functionId(name)));
       expect(forFunction('evaluate')).toMatchObject({
         EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.queues.input), 'Arn'] },

@@ -109,6 +109,26 @@ describe('committing vehicle changes', () => {
     expect(stored).toHaveLength(4);
   });
 
+  it('writes a state without alerts with one conditional PutItem, guarded by the version like a transaction', async () => {
+    const counter = countDynamoRequests();
+    try {
+      const first = await commitChanges([{ vehicleId: 40, expectedVersion: 0, state: state(40, 0, 'first'), alerts: [] }], async () => undefined);
+      expect(first.failedVehicles.size).toBe(0);
+      expect(counter.byCommand()).toEqual({ PutItem: 1 });
+      // computed from a version that is no longer stored: recomputed, never written over the newer state
+      const reevaluated: number[] = [];
+      const stale = await commitChanges([{ vehicleId: 40, expectedVersion: 0, state: state(40, 0, 'stale'), alerts: [] }], async (vehicleId) => {
+        reevaluated.push(vehicleId);
+        return undefined;
+      });
+      expect(stale.failedVehicles.size).toBe(0);
+      expect(reevaluated).toEqual([40]);
+      expect(await storedState(40)).toMatchObject({ version: 1, rules: { '7': { marker: 'first' } } });
+    } finally {
+      counter.detach();
+    }
+  });
+
   it('reports a vehicle whose change cannot be committed, without holding back the others', async () => {
     const oversized = 'x'.repeat(500_000);
     const changes: VehicleChange[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateVehicle, HEARTBEAT_INTERVAL_MS, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
+import { deadlineToStore, evaluateVehicle, heartbeatIntervalMs, MAX_HEARTBEAT_INTERVAL_MS, MIN_HEARTBEAT_INTERVAL_MS, silenceDeadline, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
@@ -20,12 +20,12 @@ function message(second: number, speed: number): TerminalMessage {
   return terminalMessageSchema.parse(terminalMessage(1, second, speed));
 }
 
-function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number) {
+function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number, vehicleId = 1) {
   return evaluateVehicle({
-    vehicleId: 1,
+    vehicleId,
     state,
     messages,
-    rules: index.rulesFor(1, now),
+    rules: index.rulesFor(vehicleId, now),
     context: { now, zones: index.zones },
     evaluatorFor,
   });
@@ -55,10 +55,44 @@ describe('evaluating one vehicle', () => {
   });
 
   it('coalesces heartbeat-only changes to one write per interval', () => {
-    const within = run(stored(), [message(130, 50)], T0 + 100_000 + HEARTBEAT_INTERVAL_MS - 1);
+    // the smallest connection-loss limit is 5 minutes: a tenth of it is below the 1-minute floor
+    const interval = heartbeatIntervalMs(index.rulesFor(1, T0));
+    expect(interval).toBe(MIN_HEARTBEAT_INTERVAL_MS);
+    const within = run(stored(), [message(130, 50)], T0 + 100_000 + interval - 1);
     expect(within.nextState).toBeUndefined();
-    const due = run(stored(), [message(170, 50)], T0 + 100_000 + HEARTBEAT_INTERVAL_MS);
+    const due = run(stored(), [message(170, 50)], T0 + 100_000 + interval);
     expect(due.nextState).toMatchObject({ lastDeviceTime: new Date(T0 + 170_000).toISOString() });
+  });
+
+  it('lets the heartbeat interval follow the smallest connection-loss limit, and writes none for a vehicle no rule watches', () => {
+    const silence = (minutes: string, id: number) => storedRule({ id, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes } });
+    const rulesOf = (...rules: ReturnType<typeof storedRule>[]) => compileRuleIndex(rules, []).rulesFor(1, T0);
+    expect(heartbeatIntervalMs(rulesOf(silence('30', 5), silence('60', 6)))).toBe(180_000);
+    expect(heartbeatIntervalMs(rulesOf(silence('600', 5)))).toBe(MAX_HEARTBEAT_INTERVAL_MS);
+    expect(heartbeatIntervalMs(rulesOf(storedRule({ id: 7, vehicleIds: [1] })))).toBe(MAX_HEARTBEAT_INTERVAL_MS);
+    expect(heartbeatIntervalMs([])).toBe(Number.POSITIVE_INFINITY);
+    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: index.zones }, evaluatorFor });
+    expect(unwatched.nextState).toBeUndefined();
+  });
+
+  it('puts the silence deadline at last seen + the smallest pending limit + one heartbeat interval', () => {
+    const rules = index.rulesFor(1, T0);
+    expect(silenceDeadline(stored(), rules)).toBe(T0 + 100_000 + 5 * 60_000 + MIN_HEARTBEAT_INTERVAL_MS);
+    // a loss already reported for this silence waits for nothing more
+    expect(silenceDeadline(stored({ rules: { '2': { silentSince: T0 + 100_000 } } }), rules)).toBeNull();
+    expect(silenceDeadline(stored(), [])).toBeNull();
+  });
+
+  it('keeps a stored deadline while it is due no later than the new one and at most the slack earlier', () => {
+    const window = { deadline: T0 + 40 * 60_000, slack: 15 * 60_000 };
+    // a heartbeat moved the deadline by 3 minutes: the index entry stays
+    expect(deadlineToStore(T0 + 37 * 60_000, window, T0)).toBe(T0 + 37 * 60_000);
+    // drifted by more than the slack, later than the new deadline, or already passed: moved
+    expect(deadlineToStore(T0 + 20 * 60_000, window, T0)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 45 * 60_000, window, T0)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 37 * 60_000, window, T0 + 38 * 60_000)).toBe(window.deadline);
+    expect(deadlineToStore(null, window, T0)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 37 * 60_000, null, T0)).toBeNull();
   });
 
   it('writes a rule state change at once, whatever the heartbeat interval', () => {
@@ -97,7 +131,7 @@ describe('evaluating one vehicle', () => {
       evaluatorFor: throwing,
     });
     expect(outcome.failures.map((failure) => failure.ruleId)).toEqual([1]);
-    expect(outcome.nextState).toBeUndefined();
+    expect(outcome.nextState?.rules).toEqual(before.rules);
   });
 
   it('lets time pass for connection-loss rules only, keeping the other rules\' states', () => {

@@ -64,9 +64,14 @@ describe('evaluate function', () => {
       new Date(T0 + 100_000).toISOString(),
     ]);
     for (const alert of alerts) {
-      expect(alert).toMatchObject({ ruleId: 1, vehicleId: 1, status: 'pending', outbox: 'pending', ruleName: 'Speeding over 90' });
+      expect(alert).toMatchObject({ ruleId: 1, vehicleId: 1, status: 'pending', outbox: expect.stringMatching(/^pending#\d+$/), ruleName: 'Speeding over 90' });
       expect(alert.timeKey).toBe(`${(alert.event as { time: string }).time}#${String(alert.alertId)}`);
     }
+    expect(alerts.map((alert) => alert.timeKey).sort()).toEqual(
+      [...alerts]
+        .sort((a, b) => String(a.timeKey).localeCompare(String(b.timeKey)))
+        .map((alert, index) => `${new Date(T0 + [20_000, 100_000][index]!).toISOString()}#${String(alert.alertId)}`),
+    );
     const requests = await drainQueue(emulators.queues.deliveries);
     expect(requests.map((request) => JSON.parse(request.Body!).alertId).sort()).toEqual(alerts.map((alert) => alert.alertId).sort());
 
@@ -140,16 +145,17 @@ describe('evaluate function', () => {
     expect(await stateOf(4)).toMatchObject({ lastDeviceTime: new Date(T0 + 10_000).toISOString() });
   });
 
-  it('never rolls state back for stale messages, and does not rewrite a state the batch did not change', async () => {
+  it('never rolls state back for stale messages, and stores a watched vehicle\'s clock whenever it moves', async () => {
     let now = T0 + 200_000;
     const handler = createEvaluateHandler({ clock: () => now });
     await invoke(handler, [sqsRecord(terminalMessage(5, 100, 50))]);
     const before = await stateOf(5);
-    expect(before).toMatchObject({ version: 1, lastDeviceTime: new Date(T0 + 100_000).toISOString() });
+    expect(before).toMatchObject({ lastDeviceTime: new Date(T0 + 100_000).toISOString() });
+    const version = Number(before!.version);
 
     const counter = countDynamoRequests();
     const stateTable = resourcesConfig().VEHICLE_STATE_TABLE;
-    // the rules-version check (on the rules table) is the rule cache's business, not the state's
+    // reads of rules by id (on the rules table) are the rule cache's business, not the state's
     const stateRequests = () =>
       Object.fromEntries(Object.entries(counter.byTable()).filter(([key]) => !key.endsWith(` ${resourcesConfig().RULES_TABLE}`)));
     try {
@@ -159,19 +165,23 @@ describe('evaluate function', () => {
       expect(await stateOf(5)).toEqual(before);
       expect(await alertsOf(5)).toHaveLength(0);
 
-      // newer, but changes only last-seen and position: coalesced, no write within a minute
+      // newer, but changes only last-seen and position: coalesced, no write within the heartbeat interval
       counter.reset();
       now += 30_000;
       expect(await invoke(handler, [sqsRecord(terminalMessage(5, 130, 40))])).toEqual({ batchItemFailures: [] });
       expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1 });
       expect(await stateOf(5)).toEqual(before);
 
-      // a minute after the last write the heartbeat is stored
+      // under rules without a connection-loss limit, the heartbeat is stored once ten minutes have passed
+      counter.reset();
+      now += 540_000;
+      await invoke(handler, [sqsRecord(terminalMessage(5, 670, 40))]);
+      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1 });
       counter.reset();
       now += 40_000;
-      await invoke(handler, [sqsRecord(terminalMessage(5, 170, 40))]);
-      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`TransactWriteItems ${stateTable}`]: 1 });
-      expect(await stateOf(5)).toMatchObject({ version: 2, lastDeviceTime: new Date(T0 + 170_000).toISOString() });
+      await invoke(handler, [sqsRecord(terminalMessage(5, 710, 40))]);
+      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`PutItem ${stateTable}`]: 1 });
+      expect(await stateOf(5)).toMatchObject({ version: version + 1, lastDeviceTime: new Date(T0 + 710_000).toISOString() });
     } finally {
       counter.detach();
     }
@@ -189,7 +199,7 @@ describe('evaluate function', () => {
       process.env.DELIVERIES_QUEUE_URL = deliveries;
     }
     const [alert] = await alertsOf(6);
-    expect(alert).toMatchObject({ status: 'pending', outbox: 'pending' });
+    expect(alert).toMatchObject({ status: 'pending', outbox: expect.stringMatching(/^pending#\d+$/) });
     expect(await drainQueue(deliveries)).toHaveLength(0);
 
     const sweepAt = (at: number) => createSweepHandler({ clock: () => at })({}, lambdaContext('sweep'));
@@ -259,5 +269,21 @@ describe('evaluate function', () => {
     expect(await alertsOf(60)).toHaveLength(1);
     expect(await stateOf(60)).toEqual(remembered);
     expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(0);
+  });
+
+  it('keys an alert by its UTC time, whatever offset the device time carries', async () => {
+    const handler = createEvaluateHandler({ clock: () => T0 + 200_000 });
+    /** The device time of T0 + seconds, written as Moscow time (+03:00). */
+    const moscow = (seconds: number) => new Date(T0 + seconds * 1000 + 3 * 3_600_000).toISOString().replace('.000Z', '+03:00');
+    expect(moscow(20)).toBe('2026-03-01T03:00:20+03:00');
+    const records = TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(7, second, speed, { deviceTime: moscow(second) })));
+    expect(await invoke(handler, records)).toEqual({ batchItemFailures: [] });
+    const alerts = (await alertsOf(7)).sort((a, b) => String(a.timeKey).localeCompare(String(b.timeKey)));
+    expect(alerts.map((alert) => alert.timeKey)).toEqual([
+      `2026-03-01T00:00:20.000Z#${String(alerts[0]!.alertId)}`,
+      `2026-03-01T00:01:40.000Z#${String(alerts[1]!.alertId)}`,
+    ]);
+    expect(alerts.map((alert) => (alert.event as { time: string }).time)).toEqual(['2026-03-01T00:00:20.000Z', '2026-03-01T00:01:40.000Z']);
+    expect((await stateOf(7))?.lastDeviceTime).toBe('2026-03-01T00:01:40.000Z');
   });
 });

@@ -1,4 +1,4 @@
-import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
@@ -6,6 +6,9 @@ import { resourcesConfig } from '../../shared/config';
 import { notificationBodySchema, type StoredRule } from '../../shared/schemas/notification';
 import type { TerminalMessageInput } from '../../shared/schemas/terminal-message';
 import { lambdaContext, toSqsRecord } from '../../infra/local/sqs-poller';
+import { projectRuleChange } from '../../shared/pipeline/projection';
+import { ruleItem } from '../../shared/store/rules-store';
+import { setVehicleOwners } from '../../shared/store/vehicle-state-store';
 
 /** Builders and probes shared by the pipeline tests: rules in the table, SQS events, queue contents. */
 export const PARENT_ID = '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e';
@@ -27,18 +30,22 @@ export function storedRule(overrides: Partial<StoredRule> = {}): StoredRule {
   };
 }
 
-/** Stores a rule as the API would: the item, and a bump of the rules version on the meta item. */
-export async function putRule(rule: StoredRule): Promise<void> {
+/**
+ * Stores a rule as the API would, then projects the change onto its vehicles as the rules table's stream
+ * does (the projector's own function, called directly instead of waiting for the stream poller). Unless told
+ * otherwise, the rule's vehicles are registered to the rule's client, as the directory would.
+ */
+export async function putRule(rule: StoredRule, options: { registerVehicles?: boolean } = {}): Promise<void> {
   const TableName = resourcesConfig().RULES_TABLE;
-  await documentClient().send(new PutCommand({ TableName, Item: rule }));
-  await documentClient().send(
-    new UpdateCommand({
-      TableName,
-      Key: { id: 0 },
-      UpdateExpression: 'SET lastRuleId = if_not_exists(lastRuleId, :zero) ADD rulesVersion :one',
-      ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
-    }),
-  );
+  const { Item: previous } = await documentClient().send(new GetCommand({ TableName, Key: { id: rule.id }, ConsistentRead: true }));
+  await documentClient().send(new PutCommand({ TableName, Item: ruleItem(rule) }));
+  await projectRuleChange(previous, rule);
+  if (options.registerVehicles ?? true) await registerVehicles(rule.vehicleIds, [rule.parentId]);
+}
+
+/** Records the vehicles' owner (owner first, then the clients above it) on their items, as the directory does. */
+export async function registerVehicles(vehicleIds: readonly number[], owners: readonly string[]): Promise<void> {
+  for (const vehicleId of new Set(vehicleIds)) await setVehicleOwners(vehicleId, owners);
 }
 
 export function terminalMessage(vehicleId: number, secondsAfterT0: number, speed: number, extra: Partial<TerminalMessageInput> = {}): TerminalMessageInput {

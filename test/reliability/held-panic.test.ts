@@ -8,6 +8,7 @@ import { lambdaContext, toSqsRecord } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { notificationBodySchema } from '../../shared/schemas/notification';
 import { createRule } from '../../shared/store/rules-store';
+import { projectRules } from '../support/project-rules';
 import { startTestEmulators } from '../support/emulators';
 import { captureOutput } from '../support/replay-output';
 
@@ -66,10 +67,11 @@ describe('a panic button held across several messages', () => {
         validFrom: created,
         expiresAt: new Date(PRESS_START + 30 * 86_400_000).toISOString(),
       });
-    await store({ type: 6, name: 'Panic', vehicleIds: [501, 502, 503, 504, 505], settings: { parameter: 'panic' } });
+    const panic = await store({ type: 6, name: 'Panic', vehicleIds: [501, 502, 503, 504, 505], settings: { parameter: 'panic' } });
     // a rule whose state changes with every message above 90 km/h (and that never alerts within the test),
     // so that every message is stored at once and a late one is stale for sure
-    await store({ type: 2, name: 'Slow speeding', vehicleIds: [504, 505], settings: { limit: '90', minDuration: '3600' } });
+    const slow = await store({ type: 2, name: 'Slow speeding', vehicleIds: [504, 505], settings: { limit: '90', minDuration: '3600' } });
+    await projectRules([panic, slow]);
   });
   afterAll(async () => emulators.stop());
   beforeEach(async () => {

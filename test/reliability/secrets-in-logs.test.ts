@@ -8,6 +8,7 @@ import { forgetTelegramCredentials } from '../../shared/channels/telegram/creden
 import { resetTelegramSender } from '../../shared/delivery/senders';
 import { notificationBodySchema } from '../../shared/schemas/notification';
 import { createRule } from '../../shared/store/rules-store';
+import { projectRules } from '../support/project-rules';
 import { startTestEmulators } from '../support/emulators';
 import { captureOutput, type CapturedOutput } from '../support/replay-output';
 import { apiClient, seedTenants, type Api, type Tenant } from '../api/support';
@@ -53,7 +54,7 @@ describe('secrets in logs', () => {
     tenants = await seedTenants('secrets');
     api = apiClient({ now: () => NOW });
     const created = new Date(NOW - 86_400_000).toISOString();
-    await createRule({
+    const rule = await createRule({
       ...notificationBodySchema.parse({
         type: 2,
         parentId: tenants.root.agentId,
@@ -71,6 +72,7 @@ describe('secrets in logs', () => {
       validFrom: created,
       expiresAt: new Date(NOW + 30 * 86_400_000).toISOString(),
     });
+    await projectRules([rule]);
     level = logger.getLevelName();
     logger.setLogLevel('DEBUG');
     // as if POWERTOOLS_LOGGER_LOG_EVENT=true had been set at cold start (the logger reads it once, when built):

@@ -125,3 +125,21 @@ describe('geozone entry and exit', () => {
     }
   });
 });
+
+describe('geozone rules with many zones', () => {
+  // A large circle near the pole: its widest longitudes lie poleward of its centre, where a box drawn at the
+  // centre's latitude would not reach. A rule with more than 16 zones looks zones up through the spatial index.
+  const polar = circleZone(100, 300_000, { center: { lat: 80, lon: 20 } });
+  const others = Array.from({ length: 16 }, (_, i) => squareZone(200 + i, 500, { center: { lat: -40, lon: -100 + i } }));
+  const ctx = context([polar, ...others]);
+  const few = compile(geozoneEvaluator, { margin: '0' }, { geoids: [100] });
+  const many = compile(geozoneEvaluator, { margin: '0' }, { geoids: [100, ...others.map((zone) => zone.id)] });
+
+  test.prop([fc.array(fc.tuple(fc.double({ min: 79.5, max: 81.5, noNaN: true }), fc.double({ min: 35.3, max: 35.9, noNaN: true })), { minLength: 1, maxLength: 30 })])(
+    'raise the same events with 1 zone or 17',
+    (points) => {
+      const trace = points.map(([lat, lon], i) => message(i * 10, { latitude: lat, longitude: lon }));
+      expect(run(geozoneEvaluator, many, trace, { context: ctx }).events).toEqual(run(geozoneEvaluator, few, trace, { context: ctx }).events);
+    },
+  );
+});

@@ -1,3 +1,4 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   DAY_MS,
@@ -95,18 +96,94 @@ describe('replacedValidity', () => {
   });
 });
 
+describe('the 90-day cap', () => {
+  it('cannot be bypassed by switching a far-deferred rule to immediate activation', () => {
+    const activation = T0 + 730 * DAY_MS;
+    const created = initialValidity(body({ active: true, validity: 90, activationMode: 1, activationTime: at(activation) }), T0);
+    const previous = storedRule({ activationMode: 1, activationTime: at(activation), validity: 90, ...created });
+    const now = T0 + DAY_MS;
+    const replaced = replacedValidity(previous, body({ active: true, validity: 90, activationMode: 0, activationTime: at(activation) }), now);
+    expect(replaced).toEqual({ validFrom: at(now), expiresAt: at(now + 90 * DAY_MS) });
+  });
+  it('keeps a prolongation across a replace that changes neither start nor validity', () => {
+    const previous = storedRule({ validity: 30, validFrom: at(T0), expiresAt: at(T0 + 50 * DAY_MS) });
+    expect(replacedValidity(previous, body({ active: true, validity: 30 }), T0 + 10 * DAY_MS).expiresAt).toBe(at(T0 + 50 * DAY_MS));
+  });
+
+  const day = fc.integer({ min: -400, max: 800 });
+  const ruleAt = fc.record({
+    activationMode: fc.constantFrom(0 as const, 1 as const),
+    activationDay: day,
+    validity: fc.integer({ min: 1, max: 90 }),
+    active: fc.boolean(),
+    autoProlongation: fc.boolean(),
+  });
+  type Step = { kind: 'replace'; rule: { activationMode: 0 | 1; activationDay: number; validity: number; active: boolean; autoProlongation: boolean } } | { kind: 'prolong'; days: number } | { kind: 'sweep' };
+  const step = fc.tuple(
+    fc.integer({ min: 0, max: 40 }),
+    fc.oneof(
+      ruleAt.map((rule) => ({ kind: 'replace', rule }) as Step),
+      fc.integer({ min: 1, max: 90 }).map((days) => ({ kind: 'prolong', days }) as Step),
+      fc.constant({ kind: 'sweep' } as Step),
+    ),
+  );
+  const toBody = (rule: { activationMode: 0 | 1; activationDay: number; validity: number; active: boolean; autoProlongation: boolean }) =>
+    body({ ...rule, activationTime: at(T0 + rule.activationDay * DAY_MS) });
+
+  test.prop([ruleAt, fc.array(step, { maxLength: 12 })])(
+    'on every path, an expiry never passes 90 days after max(now, start), and prolongation never moves it earlier',
+    (initial, steps) => {
+      let now = T0;
+      const first = toBody(initial);
+      let rule = storedRule({ ...first, ...initialValidity(first, now) });
+      const withinCap = () => expect(Date.parse(rule.expiresAt)).toBeLessThanOrEqual(Math.max(Date.parse(rule.validFrom), now) + 90 * DAY_MS);
+      withinCap();
+      for (const [daysLater, action] of steps) {
+        now += daysLater * DAY_MS;
+        if (action.kind === 'replace') {
+          const next = toBody(action.rule);
+          rule = { ...rule, ...next, ...replacedValidity(rule, next, now) };
+        } else if (action.kind === 'prolong') {
+          const before = Date.parse(rule.expiresAt);
+          rule = { ...rule, expiresAt: prolong(rule, action.days, now).expiresAt };
+          expect(Date.parse(rule.expiresAt)).toBeGreaterThanOrEqual(before);
+        } else {
+          const decision = sweepDecision(rule, now);
+          if (decision.action === 'deactivate') rule = { ...rule, active: false };
+          if (decision.action === 'prolong') {
+            expect(Date.parse(decision.expiresAt)).toBeGreaterThan(Date.parse(rule.expiresAt));
+            rule = { ...rule, expiresAt: decision.expiresAt, validFrom: at(Date.parse(decision.expiresAt) - rule.validity * DAY_MS) };
+          }
+        }
+        withinCap();
+        // a rule in force now never stays in force beyond 90 days from now
+        if (isEffective(rule, now)) expect(Date.parse(rule.expiresAt)).toBeLessThanOrEqual(now + 90 * DAY_MS);
+      }
+    },
+  );
+});
+
 describe('prolong', () => {
   it('extends from the current expiry', () => {
     const rule = storedRule({ expiresAt: at(T0 + 10 * DAY_MS) });
-    expect(prolong(rule, 5, T0)).toBe(at(T0 + 15 * DAY_MS));
+    expect(prolong(rule, 5, T0)).toEqual({ expiresAt: at(T0 + 15 * DAY_MS), clamped: false });
   });
   it('extends from now when already expired', () => {
     const rule = storedRule({ expiresAt: at(T0 - 10 * DAY_MS) });
-    expect(prolong(rule, 5, T0)).toBe(at(T0 + 5 * DAY_MS));
+    expect(prolong(rule, 5, T0)).toEqual({ expiresAt: at(T0 + 5 * DAY_MS), clamped: false });
   });
-  it('never goes more than 90 days ahead of now', () => {
+  it('never goes more than 90 days ahead of now, and says when it clamped', () => {
     const rule = storedRule({ expiresAt: at(T0 + 80 * DAY_MS) });
-    expect(prolong(rule, 30, T0)).toBe(at(T0 + 90 * DAY_MS));
+    expect(prolong(rule, 30, T0)).toEqual({ expiresAt: at(T0 + 90 * DAY_MS), clamped: true });
+  });
+  it('never moves an expiry earlier, even one already beyond the cap', () => {
+    const rule = storedRule({ validFrom: at(T0), expiresAt: at(T0 + 820 * DAY_MS) });
+    expect(prolong(rule, 1, T0)).toEqual({ expiresAt: at(T0 + 820 * DAY_MS), clamped: true });
+  });
+  it('counts the cap of a rule not yet activated from its activation', () => {
+    const activation = T0 + 30 * DAY_MS;
+    const rule = storedRule({ activationMode: 1, activationTime: at(activation), validFrom: at(activation), expiresAt: at(activation + 90 * DAY_MS) });
+    expect(prolong(rule, 10, T0)).toEqual({ expiresAt: at(activation + 90 * DAY_MS), clamped: true });
   });
   it.each([0, -1, 91, 1.5, Number.NaN])('rejects %s days', (days) => {
     expect(() => prolong(storedRule(), days, T0)).toThrow(ProlongationError);

@@ -99,3 +99,17 @@ describe('speeding', () => {
     expect(run(speedingEvaluator, rule, trace).events.length).toBeLessThanOrEqual(1);
   });
 });
+
+describe('speeding settings that would mean two things', () => {
+  it('refuses a zone given two limits, a zone limit not above endMargin, and limits beyond 1–1000', () => {
+    const issues = (settings: Record<string, string>) => {
+      const parsed = speedingEvaluator.settingsSchema.safeParse(settings);
+      return parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    };
+    expect(issues({ zoneLimits: '12:50,12:30' })).toEqual(['zoneLimits: zone 12 is given more than one limit']);
+    expect(issues({ zoneLimits: '12:0' })).toEqual([expect.stringMatching(/^zoneLimits: /)]);
+    expect(issues({ zoneLimits: '12:6', endMargin: '6' })).toEqual([expect.stringMatching(/^endMargin: .*zone limit/)]);
+    expect(issues({ zoneLimits: '12:5000' })).toEqual([expect.stringMatching(/^zoneLimits: /)]);
+    expect(issues({ zoneLimits: '12:50, 14:30' })).toEqual([]);
+  });
+});

@@ -111,3 +111,54 @@ describe('ZoneIndex agrees with turf', () => {
     },
   );
 });
+
+describe('ZoneIndex: direct tests and the spatial index agree', () => {
+  const RAD = Math.PI / 180;
+  const R = 6_371_008.8;
+  /** The point `distance` metres from (lat, lon) along `bearing` degrees, on the sphere haversine uses. */
+  const destination = (lat: number, lon: number, bearing: number, distance: number) => {
+    const d = distance / R;
+    const φ1 = lat * RAD;
+    const λ1 = lon * RAD;
+    const θ = bearing * RAD;
+    const φ2 = Math.asin(Math.sin(φ1) * Math.cos(d) + Math.cos(φ1) * Math.sin(d) * Math.cos(θ));
+    const λ2 = λ1 + Math.atan2(Math.sin(θ) * Math.sin(d) * Math.cos(φ1), Math.cos(d) - Math.sin(φ1) * Math.sin(φ2));
+    return { lat: φ2 / RAD, lon: ((((λ2 / RAD + 540) % 360) + 360) % 360) - 180 };
+  };
+
+  const circle = fc.record({
+    kind: fc.constant('circle' as const),
+    lat: fc.double({ min: -89.5, max: 89.5, noNaN: true }),
+    lon: fc.double({ min: -180, max: 180, noNaN: true }),
+    radius: fc.double({ min: 1, max: 3_000_000, noNaN: true }),
+  });
+  const square = fc.record({
+    kind: fc.constant('square' as const),
+    lat: fc.double({ min: -85, max: 85, noNaN: true }),
+    lon: fc.double({ min: -179, max: 179, noNaN: true }),
+    radius: fc.double({ min: 10, max: 50_000, noNaN: true }),
+  });
+  const zonesArb = fc.array(fc.oneof(circle, square), { minLength: 17, maxLength: 30 });
+  const probe = fc.record({ zone: fc.nat(), bearing: fc.double({ min: 0, max: 360, noNaN: true }), reach: fc.double({ min: 0, max: 1.2, noNaN: true }) });
+
+  test.prop([zonesArb, fc.array(probe, { minLength: 1, maxLength: 20 })], { numRuns: 200 })(
+    'zonesContaining, through the tree or directly, finds exactly the zones contains() confirms',
+    (specs, probes) => {
+      const zones = specs.map((spec, index) =>
+        spec.kind === 'circle'
+          ? circleZone(index + 1, spec.radius, { center: { lat: spec.lat, lon: spec.lon } })
+          : squareZone(index + 1, spec.radius, { center: { lat: spec.lat, lon: spec.lon } }),
+      );
+      const index = new ZoneIndex(zones);
+      const ids = zones.map((zone) => zone.id);
+      for (const { zone, bearing, reach } of probes) {
+        const spec = specs[zone % specs.length]!;
+        const p = destination(spec.lat, spec.lon, bearing, spec.radius * reach);
+        const confirmed = ids.filter((id) => index.contains(id, p.lat, p.lon));
+        expect(index.zonesContaining(p.lat, p.lon, ids), JSON.stringify(p)).toEqual(confirmed);
+        expect(index.zonesContaining(p.lat, p.lon)).toEqual(confirmed);
+        expect(index.zonesContaining(p.lat, p.lon, ids.slice(0, 16))).toEqual(confirmed.filter((id) => id <= 16));
+      }
+    },
+  );
+});

@@ -11,7 +11,8 @@ export function sharedDynamoEndpoint(): string {
  * own tables in the run's shared DynamoDB Local.
  */
 export async function startTestEmulators(name: string): Promise<Emulators> {
-  return startEmulators({ prefix: `t-${name}-${process.pid}`, dynamoEndpoint: sharedDynamoEndpoint() });
+  // test clocks run in 2026's past: DynamoDB Local's time to live would delete their sessions and alerts
+  return startEmulators({ prefix: `t-${name}-${process.pid}`, dynamoEndpoint: sharedDynamoEndpoint(), timeToLive: false });
 }
 export interface SentEmail {
   messageId: string;

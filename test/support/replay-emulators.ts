@@ -40,6 +40,8 @@ export async function startReplayEmulators(name: string, scenario: Scenario): Pr
     dataDir,
     dynamoPort: await portOutsideEphemeralRange(),
     sqsPort: await portOutsideEphemeralRange(),
+    // the replay's clock runs in the past: DynamoDB Local's time to live would delete its alerts
+    timeToLive: false,
   });
   const stopEmulators = emulators.stop.bind(emulators);
   emulators.stop = async () => {

@@ -13,6 +13,7 @@ import { notificationBodySchema, RULE_TYPES, type StoredRule } from '../../share
 import type { GeozoneGeometry } from '../../shared/schemas/geozone';
 import { createGeozone } from '../../shared/store/geozones-store';
 import { createRule } from '../../shared/store/rules-store';
+import { projectRules } from './project-rules';
 import { sentEmails, type SentEmail } from './emulators';
 import type { ChaosController } from './chaos';
 import { InvocationKiller, type KillPoint } from './invocation-killer';
@@ -87,6 +88,7 @@ export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
     if (rule.id !== REPLAY_RULE_IDS[name]) throw new Error(`rule ${name} got id ${rule.id}, expected ${REPLAY_RULE_IDS[name]}`);
     rules.push(rule);
   }
+  await projectRules(rules);
   return rules;
 }
 

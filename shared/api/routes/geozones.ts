@@ -1,21 +1,22 @@
 import * as z from 'zod';
-import { geozoneBodySchema, type Geozone } from '../../schemas/geozone';
+import type { Geozone } from '../../schemas/geozone';
 import {
   GeozoneConflictError,
   createGeozone,
   deleteGeozone,
+  geozoneRefStamp,
   getGeozone,
   listGeozonesOfClient,
   replaceGeozone,
 } from '../../store/geozones-store';
-import { currentRulesVersion, rulesReferencingGeozone } from '../../store/rules-store';
+import { rulesReferencingGeozone } from '../../store/rules-store';
 import { conflict, notFound } from '../errors';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import { geozoneMeasures } from '../geozone-measures';
 import { defineRoute, type Caller } from '../route';
-import { geozoneRecordSchema, geozoneSummarySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
+import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
 
-const geozoneReplaceBodySchema = geozoneBodySchema.safeExtend({
+const geozoneReplaceBodySchema = geozoneWriteBodySchema.safeExtend({
   id: z.number().int().min(1),
   version: z.number().int().min(1).optional().describe('The version read; a different stored version answers 409'),
 });
@@ -79,7 +80,7 @@ export const geozoneRoutes = [
     description: 'Area (m²) and perimeter (m) are computed from the geometry; a circle is a Point centre with a radius in metres.',
     auth: true,
     writes: true,
-    body: geozoneBodySchema,
+    body: geozoneWriteBodySchema,
     response: geozoneRecordSchema,
     errors: [403, 404],
     async handle({ body, caller, now }) {
@@ -134,7 +135,7 @@ export const geozoneRoutes = [
     async handle({ params, caller, headers }) {
       const zone = await visibleZone(params.id, caller);
       requireVersion(zone, 'geozone', ifMatchVersion(headers));
-      const seenVersion = await currentRulesVersion();
+      const seenVersion = await geozoneRefStamp(zone.id);
       const users = await rulesReferencingGeozone(zone.id);
       if (users.length > 0) {
         const scope = await caller.scope.agentIds();

@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { notificationBodySchema, type NotificationBody, type StoredRule } from '../../schemas/notification';
+import type { NotificationBody, StoredRule } from '../../schemas/notification';
 import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';
-import { geozonesExist } from '../../store/geozones-store';
+import { existingGeozoneIds, geozonesExist } from '../../store/geozones-store';
+import { ruleProblems } from '../../rules/rule-validation';
 import {
   RuleReferenceGoneError,
   StaleRuleError,
@@ -20,6 +21,7 @@ import { checkRuleReferences } from '../rule-references';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
   idParamsSchema,
+  notificationCreateBodySchema,
   notificationRecordSchema,
   notificationReplaceBodySchema,
   notificationSummarySchema,
@@ -37,6 +39,20 @@ type NotificationRecord = z.infer<typeof notificationRecordSchema>;
 export function toRecord(rule: StoredRule): NotificationRecord {
   const { createdAt: _c, updatedAt: _u, validFrom: _v, ...record } = rule;
   return record;
+}
+
+/**
+ * Each rule's problems against the geozones that exist now (one keys-only read for all of them), as the
+ * `problems` field: absent when the rule can fully work.
+ */
+async function problemsOf(rules: readonly StoredRule[]): Promise<Map<number, { problems?: { path: string; message: string }[] }>> {
+  const existing = await existingGeozoneIds(rules.flatMap((rule) => rule.geoids));
+  return new Map(
+    rules.map((rule) => {
+      const problems = ruleProblems(rule, (id) => existing.has(id)).map(({ path, message }) => ({ path, message }));
+      return [rule.id, problems.length > 0 ? { problems } : {}];
+    }),
+  );
 }
 
 /** The rule, when it exists and the caller may see it; otherwise 404. */
@@ -71,8 +87,18 @@ export const notificationRoutes = [
     async handle({ body, caller }) {
       const clients = await caller.scope.subtree(body.parentId);
       const rules = (await Promise.all(clients.map(listRulesOfClient))).flat().sort((a, b) => a.id - b.id);
+      const problems = await problemsOf(rules);
       return {
-        body: rules.map(({ id, name, active, type, userId, parentId, parentName }) => ({ id, name, active, type, userId, parentId, parentName })),
+        body: rules.map(({ id, name, active, type, userId, parentId, parentName }) => ({
+          id,
+          name,
+          active,
+          type,
+          userId,
+          parentId,
+          parentName,
+          ...problems.get(id),
+        })),
       };
     },
   }),
@@ -89,7 +115,8 @@ export const notificationRoutes = [
     errors: [404],
     async handle({ params, caller }) {
       const rule = await visibleRule(params.id, caller);
-      return { body: toRecord(rule), headers: etag(rule.version) };
+      const problems = await problemsOf([rule]);
+      return { body: { ...toRecord(rule), ...problems.get(rule.id) }, headers: etag(rule.version) };
     },
   }),
 
@@ -103,7 +130,7 @@ export const notificationRoutes = [
       'belong to your clients; vehicles the directory knows must too, while unknown vehicle ids are accepted (the platform owns the registry).',
     auth: true,
     writes: true,
-    body: notificationBodySchema,
+    body: notificationCreateBodySchema,
     response: notificationRecordSchema,
     errors: [403, 404, 409],
     async handle({ body, caller, now }) {
@@ -175,8 +202,10 @@ export const notificationRoutes = [
     tag: 'notifications',
     summary: 'Prolong notification rules',
     description:
-      "Body { ids, days? }: adds `days` (default: each rule's validity) to each rule's expiry, counted from now for an expired rule, " +
-      'and never beyond 90 days ahead. All rules are prolonged or none. Answers [{ id, expiresAt }].',
+      "Body { ids, days? }: adds `days` (default: each rule's validity) to each rule's expiry, counted from now for an expired rule. " +
+      'A validity never ends more than 90 days after now (after its activation time for a rule that is not yet activated): a request ' +
+      'that would pass that cap is clamped to it and answered with clamped: true; an expiry is never moved earlier. ' +
+      'All rules are prolonged or none. Answers [{ id, expiresAt, clamped }].',
     auth: true,
     writes: true,
     body: prolongationBodySchema,
@@ -189,11 +218,11 @@ export const notificationRoutes = [
       const changes = rules.map((rule) => ({
         id: rule.id,
         expectedVersion: rule.version,
-        expiresAt: prolong(rule, body.days ?? rule.validity, now),
         updatedAt,
+        ...prolong(rule, body.days ?? rule.validity, now),
       }));
       await setRuleExpiries(changes).catch(staleAsConflict);
-      return { body: changes.map(({ id, expiresAt }) => ({ id, expiresAt })) };
+      return { body: changes.map(({ id, expiresAt, clamped }) => ({ id, expiresAt, clamped })) };
     },
   }),
 ];

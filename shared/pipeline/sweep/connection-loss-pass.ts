@@ -1,64 +1,67 @@
-import { RULE_TYPES, type RuleType } from '../../schemas/notification';
-import type { CompiledRule, ZoneLookup } from '../../rules/types';
-import { isEffective } from '../../rules/lifecycle';
-import { loadVehicleState, loadVehicleStates, type LoadedState } from '../../store/vehicle-state-store';
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../aws/dynamodb';
 import type { AlertItem } from '../../store/alerts-store';
-import { logger } from '../../observability/logger';
-import { commitChanges, type VehicleChange } from '../commit-changes';
-import { enqueueDeliveries } from '../enqueue-deliveries';
-import { HEARTBEAT_INTERVAL_MS, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
-import { toVehicleChange } from '../vehicle-change';
+import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../../store/vehicle-state-store';
+import { heartbeatIntervalMs, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
+import type { RuleCache } from '../rule-cache';
+import { runVehicleSteps } from '../run-vehicle-steps';
 
 /**
- * Connection loss is the absence of messages, so no message can raise it: every minute the sweep shows each
- * vehicle under an effective connection-loss rule the passing time, and commits what the rule decides the
- * same way the evaluate function does.
+ * Connection loss is the absence of messages, so no message can raise it. Every vehicle waiting for a silence
+ * carries its deadline in the sparse `bySilence` index (written with its state); each minute the sweep asks
+ * each shard of that index for the deadlines already passed, and shows only those vehicles the passing time,
+ * through the same path as evaluate. Reads follow the vehicles going silent, not the size of the fleet.
  */
-export interface TickRuleSource {
-  rulesOfType(type: RuleType): CompiledRule[];
-  zones: ZoneLookup;
-}
-
 export interface ConnectionLossResult {
   vehicles: number;
   alertsCreated: AlertItem[];
   failedVehicles: number[];
 }
 
-export async function runConnectionLossPass(index: TickRuleSource, evaluatorFor: EvaluatorLookup, now: number): Promise<ConnectionLossResult> {
-  const rules = index.rulesOfType(RULE_TYPES.connectionLoss).filter((compiled) => isEffective(compiled.rule, now));
-  const rulesByVehicle = new Map<number, CompiledRule[]>();
-  for (const compiled of rules) {
-    for (const vehicleId of compiled.rule.vehicleIds) {
-      const list = rulesByVehicle.get(vehicleId) ?? [];
-      list.push(compiled);
-      rulesByVehicle.set(vehicleId, list);
-    }
-  }
-  if (rulesByVehicle.size === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [] };
+/** Vehicles whose silence deadline is at or before `now`, from every shard of the index. */
+export async function vehiclesFallingSilent(now: number): Promise<number[]> {
+  const shards = Array.from({ length: SILENCE_SHARDS }, (_, shard) => `silence#${shard}`);
+  const found = await Promise.all(
+    shards.map(async (shard) => {
+      const ids: number[] = [];
+      for await (const page of paginateQuery({ client: documentClient() }, {
+        TableName: vehicleStateTable(),
+        IndexName: SILENCE_INDEX,
+        KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :now',
+        ExpressionAttributeValues: { ':shard': shard, ':now': now },
+        ProjectionExpression: 'vehicleId',
+      })) {
+        for (const item of page.Items ?? []) ids.push(Number(item.vehicleId));
+      }
+      return ids;
+    }),
+  );
+  return found.flat();
+}
 
-  // A stored last-seen may trail the truth by up to one heartbeat interval (heartbeats are coalesced), so the
-  // vehicle is judged as of that long ago: a loss is raised only once the silence is certain, never for a
-  // vehicle that is still reporting.
-  const context = { now: now - HEARTBEAT_INTERVAL_MS, zones: index.zones };
-  const changeFor = (vehicleId: number, loaded: LoadedState): VehicleChange | undefined =>
-    toVehicleChange(
-      vehicleId,
-      loaded,
-      tickVehicle({ vehicleId, state: loaded.state, rules: rulesByVehicle.get(vehicleId) ?? [], context, evaluatorFor }),
-      now,
-    );
-
-  const states = await loadVehicleStates([...rulesByVehicle.keys()]);
-  const changes: VehicleChange[] = [];
-  for (const [vehicleId, loaded] of states) {
-    const change = changeFor(vehicleId, loaded);
-    if (change) changes.push(change);
-  }
-  const committed = await commitChanges(changes, async (vehicleId) => changeFor(vehicleId, await loadVehicleState(vehicleId)));
-  for (const alert of committed.created) {
-    logger.info('alert raised', { alertId: alert.alertId, ruleId: alert.ruleId, vehicleId: alert.vehicleId, kind: alert.event.kind });
-  }
-  await enqueueDeliveries(committed.created.map((alert) => alert.alertId));
-  return { vehicles: rulesByVehicle.size, alertsCreated: committed.created, failedVehicles: [...committed.failedVehicles.keys()] };
+/** `certainAsOf`: silences are judged as of this moment at the latest (see backlog-hold.ts). */
+export async function runConnectionLossPass(
+  rules: RuleCache,
+  evaluatorFor: EvaluatorLookup,
+  now: number,
+  certainAsOf: number = now,
+): Promise<ConnectionLossResult> {
+  const vehicleIds = await vehiclesFallingSilent(now);
+  if (vehicleIds.length === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [] };
+  const result = await runVehicleSteps(
+    vehicleIds,
+    (vehicleId, loaded, vehicleRules) =>
+      // A stored last-seen may trail the truth by up to one heartbeat interval (heartbeats are coalesced), so
+      // the vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
+      tickVehicle({
+        vehicleId,
+        state: loaded.state,
+        rules: vehicleRules.rules,
+        context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules), certainAsOf), zones: vehicleRules.zones },
+        evaluatorFor,
+      }),
+    rules,
+    now,
+  );
+  return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()] };
 }

@@ -1,30 +1,31 @@
-import type { Geozone } from '../../schemas/geozone';
-import type { StoredRule } from '../../schemas/notification';
-import type { RuleSnapshot } from '../../store/rule-snapshot';
 import { logger } from '../../observability/logger';
 import type { EvaluatorLookup } from '../evaluate-vehicle';
-import { runConnectionLossPass, type TickRuleSource } from './connection-loss-pass';
+import type { RuleCache } from '../rule-cache';
+import { runConnectionLossPass } from './connection-loss-pass';
+import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry first (so that connection loss is checked against the rules in force now), then
- * connection loss, then the outbox. A pass that fails does not keep the others from running; the sweep then
- * fails as a whole so that the failure is visible, and the next run (a minute later) repeats the work, every
- * pass being safe to repeat.
+ * One sweep: rule expiry, connection loss, then the outbox, each found through an index keyed by when it
+ * falls due. A pass that fails does not keep the others from running; the sweep then fails as a whole so that
+ * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
 export interface SweepOptions {
   now: number;
-  loadSnapshot: () => Promise<RuleSnapshot>;
-  compile: (rules: StoredRule[], geozones: Geozone[]) => TickRuleSource;
+  rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
   outboxAgeMs?: number;
+  /** How far behind evaluate is; connection loss is held accordingly. Default: not monitored. */
+  readBacklog?: (now: number) => Promise<InputBacklog>;
 }
 
 export interface SweepReport {
   deactivated: number[];
   prolonged: number[];
   connectionLossVehicles: number;
+  /** Silences were judged as of this time (ISO), earlier than now while the input queue lags; null: all held. */
+  connectionLossAsOf: string | null;
   alertsRaised: number;
   reenqueued: string[];
   /** Pending alerts the outbox gave up on. */
@@ -34,7 +35,16 @@ export interface SweepReport {
 
 export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   const { now } = options;
-  const report: SweepReport = { deactivated: [], prolonged: [], connectionLossVehicles: 0, alertsRaised: 0, reenqueued: [], abandoned: [], failedPasses: [] };
+  const report: SweepReport = {
+    deactivated: [],
+    prolonged: [],
+    connectionLossVehicles: 0,
+    connectionLossAsOf: null,
+    alertsRaised: 0,
+    reenqueued: [],
+    abandoned: [],
+    failedPasses: [],
+  };
   const failures: unknown[] = [];
   const attempt = async (pass: string, work: () => Promise<void>) => {
     try {
@@ -47,16 +57,23 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   };
 
   await attempt('rules', async () => {
-    const snapshot = await options.loadSnapshot();
-    const lifecycle = await runLifecyclePass(snapshot.rules, now);
+    const lifecycle = await runLifecyclePass(now);
     report.deactivated = lifecycle.deactivated;
     report.prolonged = lifecycle.prolonged;
-    await attempt('connectionLoss', async () => {
-      const index = options.compile(lifecycle.rules, snapshot.geozones);
-      const connectionLoss = await runConnectionLossPass(index, options.evaluatorFor, now);
-      report.connectionLossVehicles = connectionLoss.vehicles;
-      report.alertsRaised = connectionLoss.alertsCreated.length;
-    });
+  });
+  await attempt('connectionLoss', async () => {
+    const backlog = options.readBacklog ? await options.readBacklog(now) : ({ kind: 'unmonitored' } as const);
+    const certainAsOf = silenceCertainAsOf(now, backlog);
+    if (certainAsOf === null) {
+      logger.warn('connection loss held: how far behind evaluate is, is unknown', { backlog });
+      return;
+    }
+    if (certainAsOf < now) logger.info('connection loss judged as of the oldest waiting input message', { backlog, asOf: new Date(certainAsOf).toISOString() });
+    report.connectionLossAsOf = new Date(certainAsOf).toISOString();
+    const connectionLoss = await runConnectionLossPass(options.rules, options.evaluatorFor, now, certainAsOf);
+    report.connectionLossVehicles = connectionLoss.vehicles;
+    report.alertsRaised = connectionLoss.alertsCreated.length;
+    if (connectionLoss.failedVehicles.length > 0) throw new Error(`connection loss not committed for vehicles ${connectionLoss.failedVehicles.join(', ')}`);
   });
   await attempt('outbox', async () => {
     const outbox = await runOutboxPass(now, options.outboxAgeMs ?? configuredOutboxAge());

@@ -1,0 +1,177 @@
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+} from '@aws-sdk/client-dynamodb-streams';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { resourcesConfig } from '../../shared/config';
+
+/**
+ * Plays the DynamoDB Streams event source mapping of the project function on one machine: polls the rules
+ * and geozones tables' streams in DynamoDB Local (DescribeStream, GetShardIterator, GetRecords) and hands each
+ * batch of records, in order, to the same handler that runs on AWS. A record the handler reports as failed is
+ * handed over again (with the records after it) on the next round, as Lambda does.
+ */
+export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
+
+export interface StreamProjector {
+  /** Resolves once every record written so far has been handed to the handler and accepted. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StreamProjectorOptions {
+  /** The project function's handler; functions/project/handler.ts when omitted. */
+  handler?: StreamHandler;
+  pollIntervalMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+interface ShardCursor {
+  iterator: string | undefined;
+  /** Records received but not yet accepted by the handler. */
+  pending: _Record[];
+  done: boolean;
+}
+
+const endpoint = () => process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS ?? process.env.AWS_ENDPOINT_URL_DYNAMODB;
+
+function lambdaContext(): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'fleetwatch-project',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:fleetwatch-project',
+    memoryLimitInMB: '512',
+    awsRequestId: crypto.randomUUID(),
+    logGroupName: '/aws/lambda/fleetwatch-project',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 120_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/**
+ * A GetRecords record as the event source mapping hands it to Lambda: with the stream's ARN, and with each
+ * empty map attribute as `{ M: {} }` (the SDK's streams client deserializes an empty map to a bare `{}`).
+ */
+function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
+  const value = (attribute: unknown): unknown => {
+    if (attribute === null || typeof attribute !== 'object') return attribute;
+    const entries = Object.entries(attribute);
+    if (entries.length === 0) return { M: {} };
+    const [[type, inner]] = entries as [[string, unknown]];
+    if (type === 'M') return { M: image(inner as Record<string, unknown>) };
+    if (type === 'L') return { L: (inner as unknown[]).map(value) };
+    return attribute;
+  };
+  const image = (item: Record<string, unknown> | undefined) =>
+    item === undefined ? undefined : Object.fromEntries(Object.entries(item).map(([name, attribute]) => [name, value(attribute)]));
+  const dynamodb = record.dynamodb ?? {};
+  return {
+    ...record,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...dynamodb,
+      ApproximateCreationDateTime: dynamodb.ApproximateCreationDateTime ? dynamodb.ApproximateCreationDateTime.getTime() / 1000 : undefined,
+      Keys: image(dynamodb.Keys),
+      NewImage: image(dynamodb.NewImage),
+      OldImage: image(dynamodb.OldImage),
+    },
+  } as unknown as DynamoDBRecord;
+}
+
+export async function startStreamProjector(options: StreamProjectorOptions = {}): Promise<StreamProjector> {
+  const handler = options.handler ?? (await import('../../functions/project/handler')).handler;
+  const streams = new DynamoDBStreamsClient({ endpoint: endpoint() });
+  const dynamo = new DynamoDBClient({});
+  const { RULES_TABLE, GEOZONES_TABLE } = resourcesConfig();
+  const streamArns: string[] = [];
+  for (const TableName of [RULES_TABLE, GEOZONES_TABLE]) {
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName }));
+    if (!Table?.LatestStreamArn) throw new Error(`table ${TableName} has no stream`);
+    streamArns.push(Table.LatestStreamArn);
+  }
+  dynamo.destroy();
+
+  const cursors = new Map<string, ShardCursor>();
+  let stopped = false;
+  /** Callers of idle(), with the round they asked in: only a quiet round started after that answers them. */
+  let waiters: Array<{ after: number; resolve: () => void }> = [];
+  let rounds = 0;
+  let round: Promise<void> = Promise.resolve();
+
+  async function poll(streamArn: string): Promise<boolean> {
+    let busy = false;
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      const key = `${streamArn}|${shard.ShardId}`;
+      let cursor = cursors.get(key);
+      if (!cursor) {
+        const { ShardIterator } = await streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }),
+        );
+        cursor = { iterator: ShardIterator, pending: [], done: false };
+        cursors.set(key, cursor);
+      }
+      if (cursor.done) continue;
+      if (cursor.pending.length === 0 && cursor.iterator) {
+        try {
+          const output = await streams.send(new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: 100 }));
+          cursor.pending = output.Records ?? [];
+          cursor.iterator = output.NextShardIterator;
+        } catch (error) {
+          // DynamoDB Local answers a TRIM_HORIZON iterator of a shard with no record yet this way: ask again later
+          if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
+          cursors.delete(key);
+          continue;
+        }
+      }
+      if (cursor.pending.length > 0) {
+        busy = true;
+        const records = cursor.pending.map((record) => toLambdaRecord(record, streamArn));
+        const response = await handler({ Records: records }, lambdaContext());
+        const failed = response?.batchItemFailures?.[0]?.itemIdentifier;
+        const failedAt = failed === undefined ? -1 : cursor.pending.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
+        cursor.pending = failedAt < 0 ? [] : cursor.pending.slice(failedAt);
+      }
+      if (cursor.pending.length === 0 && !cursor.iterator) cursor.done = true;
+    }
+    return busy;
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      const started = ++rounds;
+      let busy = false;
+      try {
+        for (const streamArn of streamArns) busy = (await poll(streamArn)) || busy;
+      } catch (error) {
+        busy = true;
+        options.onError?.(error);
+      }
+      if (!busy) {
+        const release = waiters.filter((waiter) => waiter.after < started);
+        waiters = waiters.filter((waiter) => waiter.after >= started);
+        for (const waiter of release) waiter.resolve();
+        await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 200));
+      }
+    }
+  }
+  round = loop();
+
+  return {
+    idle: () => new Promise<void>((resolve) => waiters.push({ after: rounds, resolve })),
+    async stop() {
+      stopped = true;
+      await round;
+      for (const waiter of waiters) waiter.resolve();
+      streams.destroy();
+    },
+  };
+}

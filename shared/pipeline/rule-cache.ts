@@ -1,0 +1,231 @@
+import { resourcesConfig } from '../config';
+import { compileZone, zoneContains, type CompiledZone } from '../geo/compiled-zone';
+import { logger } from '../observability/logger';
+import { MetricName, MetricUnit, metrics } from '../observability/metrics';
+import { geozoneSchema } from '../schemas/geozone';
+import { storedRuleSchema } from '../schemas/notification';
+import { compileRule, NO_ZONE_REASON, ruleOwnedAndInForce, zoneIdsOf } from '../rules/rule-index';
+import type { CompiledRule, ZoneLookup } from '../rules/types';
+import { batchGetItems } from '../store/batch-get';
+import type { LoadedState } from '../store/vehicle-state-store';
+
+/**
+ * The rules and geozones a warm function has met, by id and version, in a cache bounded by bytes (least
+ * recently used first out). A vehicle's item names its rules and zones with their versions; only an id not
+ * in the cache, or cached at an older version, is read, by id, in one BatchGetItem per table for the whole
+ * batch. Nothing is ever scanned, so the work follows the vehicles in the batch, not the platform's size.
+ */
+export const DEFAULT_RULE_CACHE_BYTES = 32 * 1024 * 1024;
+
+export interface VehicleRules {
+  /** Rules that apply to the vehicle now (in force, listing it, of its owner or above), by rule id. */
+  rules: CompiledRule[];
+  zones: ZoneLookup;
+}
+
+interface Entry<T> {
+  version: number;
+  /** null: the record does not exist (deleted), or cannot be used. */
+  value: T | null;
+  bytes: number;
+}
+
+interface RuleValue {
+  compiled: CompiledRule;
+  zoneIds: number[];
+  /** The rule's vehicles, for the membership test of every evaluation. */
+  vehicles: ReadonlySet<number>;
+}
+
+export function ruleCacheBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.RULE_CACHE_BYTES);
+  return env.RULE_CACHE_BYTES && Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_RULE_CACHE_BYTES;
+}
+
+/** Least recently used map bounded by the sum of its entries' byte estimates. */
+class BoundedCache<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string): Entry<T> | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, entry: Entry<T>): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.bytes -= previous.bytes;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+    for (const [oldest, old] of this.entries) {
+      if (this.bytes <= this.maxBytes || oldest === key) break;
+      this.entries.delete(oldest);
+      this.bytes -= old.bytes;
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get totalBytes(): number {
+    return this.bytes;
+  }
+}
+
+/** The zones of one vehicle's rules: a handful, tested directly. */
+class VehicleZones implements ZoneLookup {
+  constructor(private readonly byId: ReadonlyMap<number, CompiledZone>) {}
+
+  contains(zoneId: number, latitude: number, longitude: number, marginMeters = 0): boolean {
+    const zone = this.byId.get(zoneId);
+    return zone !== undefined && zoneContains(zone, latitude, longitude, marginMeters);
+  }
+
+  zonesContaining(latitude: number, longitude: number, candidateIds?: readonly number[]): number[] {
+    const found: number[] = [];
+    for (const id of candidateIds ?? this.byId.keys()) {
+      if (!found.includes(id) && this.contains(id, latitude, longitude)) found.push(id);
+    }
+    return found.sort((a, b) => a - b);
+  }
+
+  zoneName(zoneId: number): string | undefined {
+    return this.byId.get(zoneId)?.name;
+  }
+}
+
+const NO_ZONES = new VehicleZones(new Map());
+
+/** A byte estimate of a stored record held in memory (compiled forms are a small multiple of the JSON). */
+const estimateBytes = (item: unknown) => 3 * Buffer.byteLength(JSON.stringify(item));
+
+/**
+ * A stored rule that cannot work (its geozones deleted since, settings no longer valid) is left out of
+ * evaluation, and made visible: a warning with the reason, and the `UnusableRules` metric.
+ */
+function reportUnusable(ruleId: number, reason: string): void {
+  logger.warn('rule left out of evaluation: it cannot work', { ruleId, reason });
+  metrics.addMetric(MetricName.UnusableRules, MetricUnit.Count, 1);
+}
+
+export class RuleCache {
+  private readonly rules: BoundedCache<RuleValue>;
+  private readonly zones: BoundedCache<CompiledZone>;
+
+  constructor(maxBytes: number = ruleCacheBytes()) {
+    this.rules = new BoundedCache(Math.floor(maxBytes / 2));
+    this.zones = new BoundedCache(Math.ceil(maxBytes / 2));
+  }
+
+  /** Entries and their estimated bytes, for the benchmarks. */
+  stats(): { rules: number; zones: number; bytes: number } {
+    return { rules: this.rules.size, zones: this.zones.size, bytes: this.rules.totalBytes + this.zones.totalBytes };
+  }
+
+  /** The rules (and their zones) that apply to each vehicle at `now`, read by id where the cache lacks them. */
+  async resolve(vehicles: ReadonlyMap<number, LoadedState>, now: number): Promise<Map<number, VehicleRules>> {
+    const known = [...vehicles].filter(([, loaded]) => loaded.projection.owners.length > 0);
+    await this.refresh(
+      this.rules,
+      resourcesConfig().RULES_TABLE,
+      known.flatMap(([, loaded]) => Object.entries(loaded.projection.ruleRefs)),
+      (item) => {
+        const parsed = storedRuleSchema.safeParse(item);
+        if (!parsed.success) {
+          logger.error('unreadable rule skipped', { ruleId: item.id, issues: parsed.error.issues.slice(0, 5) });
+          return null;
+        }
+        const compilation = compileRule(parsed.data);
+        if (!compilation.ok) {
+          reportUnusable(parsed.data.id, compilation.reason);
+          return null;
+        }
+        return {
+          compiled: compilation.compiled,
+          zoneIds: zoneIdsOf(parsed.data, compilation.compiled.settings),
+          vehicles: new Set(parsed.data.vehicleIds),
+        };
+      },
+    );
+
+    const applying = new Map<number, RuleValue[]>();
+    const zoneWants: [string, number][] = [];
+    for (const [vehicleId, loaded] of known) {
+      const { owners, ruleRefs, zoneRefs } = loaded.projection;
+      const list: RuleValue[] = [];
+      for (const id of Object.keys(ruleRefs)) {
+        const value = this.rules.get(id)?.value;
+        // ruleAppliesTo, with the rule's vehicle list as a set
+        if (!value || !value.vehicles.has(vehicleId) || !ruleOwnedAndInForce(value.compiled.rule, owners, now)) continue;
+        list.push(value);
+        for (const zoneId of value.zoneIds) zoneWants.push([String(zoneId), zoneRefs[String(zoneId)] ?? 0]);
+      }
+      applying.set(vehicleId, list.sort((a, b) => a.compiled.rule.id - b.compiled.rule.id));
+    }
+    await this.refresh(this.zones, resourcesConfig().GEOZONES_TABLE, zoneWants, (item) => {
+      const parsed = geozoneSchema.safeParse(item);
+      if (!parsed.success) {
+        logger.error('unreadable geozone skipped', { zoneId: item.id, issues: parsed.error.issues.slice(0, 5) });
+        return null;
+      }
+      return compileZone(parsed.data);
+    });
+
+    const resolved = new Map<number, VehicleRules>();
+    for (const [vehicleId] of vehicles) {
+      const list = applying.get(vehicleId) ?? [];
+      const zones = new Map<number, CompiledZone>();
+      const rules: CompiledRule[] = [];
+      for (const { compiled, zoneIds } of list) {
+        for (const zoneId of zoneIds) {
+          const zone = this.zones.get(String(zoneId))?.value;
+          if (zone) zones.set(zoneId, zone);
+        }
+        if (compiled.rule.type === 0 && !compiled.rule.geoids.some((id) => zones.has(id))) {
+          reportUnusable(compiled.rule.id, NO_ZONE_REASON);
+          continue;
+        }
+        rules.push(compiled);
+      }
+      resolved.set(vehicleId, { rules, zones: zones.size > 0 ? new VehicleZones(zones) : NO_ZONES });
+    }
+    return resolved;
+  }
+
+  /**
+   * Reads, in one BatchGetItem, every wanted id the cache lacks or holds at a version below the wanted one
+   * (0: any cached version will do). A record that does not exist is remembered as absent at that version.
+   */
+  private async refresh<T>(
+    cache: BoundedCache<T>,
+    tableName: string,
+    wants: readonly [string, number][],
+    build: (item: Record<string, unknown>) => T | null,
+  ): Promise<void> {
+    const missing = new Map<string, number>();
+    for (const [id, version] of wants) {
+      const cached = cache.get(id);
+      if (cached && cached.version >= version) continue;
+      missing.set(id, Math.max(version, missing.get(id) ?? 0));
+    }
+    if (missing.size === 0) return;
+    const items = await batchGetItems(tableName, [...missing.keys()].map((id) => ({ id: Number(id) })), { consistentRead: true });
+    for (const item of items) {
+      const id = String(item.id);
+      const version = typeof item.version === 'number' ? item.version : 1;
+      cache.set(id, { version, value: build(item), bytes: estimateBytes(item) });
+      missing.delete(id);
+    }
+    for (const [id, version] of missing) cache.set(id, { version, value: null, bytes: 64 });
+  }
+}

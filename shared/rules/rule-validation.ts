@@ -1,0 +1,76 @@
+import type { z } from 'zod';
+import type { NotificationBody } from '../schemas/notification';
+import { RULE_EVALUATORS } from './registry';
+import type { RuleEvaluator } from './types';
+
+/**
+ * Whether a rule can work, decided in one place: the API refuses a rule with problems on write, the rule index
+ * leaves one out (and says why), and GET/find show the problems of a stored rule that broke later (a geozone
+ * deleted since). Pure: what exists is passed in.
+ */
+
+/** One reason a rule cannot work, named by the field (`settings.limit`, `geoids`) the way the API's 400 names it. */
+export interface RuleProblem {
+  path: string;
+  message: string;
+  /** The rule still works without what this names (one lost zone among several, a lost zone limit). */
+  partial?: true;
+}
+
+export type RuleShape = Pick<NotificationBody, 'type' | 'settings' | 'geoids'>;
+
+/** The zones a rule's geozone references must exist; by default every id is taken to exist (write-time checks). */
+export type ZoneExists = (zoneId: number) => boolean;
+
+const everyZoneExists: ZoneExists = () => true;
+
+/** Problems of the rule's `settings` under its evaluator's own schema: malformed, out of range, unknown keys, cross-field. */
+export function settingsProblems(type: number, settings: Record<string, string>): RuleProblem[] {
+  const evaluator = RULE_EVALUATORS[type as NotificationBody['type']] as RuleEvaluator | undefined;
+  if (evaluator === undefined) return [{ path: 'type', message: `rule type ${type} is not supported` }];
+  const parsed = evaluator.settingsSchema.safeParse(settings);
+  return parsed.success ? [] : parsed.error.issues.flatMap(settingsIssue);
+}
+
+function settingsIssue(issue: z.core.$ZodIssue): RuleProblem[] {
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: `settings.${key}`, message: issue.message }));
+  return [{ path: ['settings', ...issue.path.map(String)].join('.'), message: issue.message }];
+}
+
+/** Zone ids named by a speeding rule's `zoneLimits` ("12:50,14:30"), read leniently: settings problems are reported apart. */
+function zoneLimitIds(settings: Record<string, string>): number[] {
+  const text = settings.zoneLimits ?? '';
+  return [...text.matchAll(/(?:^|,)\s*(\d+)\s*:/g)].map((match) => Number(match[1]));
+}
+
+/** Everything that keeps the rule from working: its settings, and the geozones it needs. */
+export function ruleProblems(rule: RuleShape, zoneExists: ZoneExists = everyZoneExists): RuleProblem[] {
+  const problems = settingsProblems(rule.type, rule.settings);
+  if (rule.type === 0) {
+    if (rule.geoids.length === 0) problems.push({ path: 'geoids', message: 'a geozone rule (type 0) needs at least one geozone' });
+    else if (!rule.geoids.some(zoneExists)) problems.push({ path: 'geoids', message: "none of the rule's geozones exists any more" });
+    else {
+      rule.geoids.forEach((id, index) => {
+        if (!zoneExists(id)) problems.push({ path: `geoids.${index}`, message: `geozone ${id} does not exist any more`, partial: true });
+      });
+    }
+  }
+  if (rule.type === 2) {
+    for (const zoneId of zoneLimitIds(rule.settings)) {
+      if (!rule.geoids.includes(zoneId)) {
+        // refused on write; a rule stored before still works (its zone limits too), so it is not left out
+        problems.push({ path: 'settings.zoneLimits', message: `zone ${zoneId} must also be listed in geoids`, partial: true });
+      } else if (!zoneExists(zoneId)) {
+        problems.push({ path: 'settings.zoneLimits', message: `geozone ${zoneId} does not exist any more`, partial: true });
+      }
+    }
+  }
+  return problems;
+}
+
+/** Problems that make the rule unusable as a whole (it is left out of evaluation), as opposed to a lost zone among several. */
+export function isUnusable(problems: readonly RuleProblem[]): boolean {
+  return problems.some((problem) => problem.partial !== true);
+}
+
+export const formatProblems = (problems: readonly RuleProblem[]): string => problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');

@@ -1,0 +1,163 @@
+import type { RuleType } from '../schemas/notification';
+
+/**
+ * What each rule type's `settings` keys mean and default to, for people: the OpenAPI document and the 400
+ * answers are written from it. The evaluators' schemas are what decides; a test checks that every key here is
+ * one the schema knows, that every key the schema knows is here, and that each default is the schema's own.
+ */
+export interface SettingReference {
+  key: string;
+  /** The value used when the key is left out, as the string it would be written as; null when there is none. */
+  default: string | null;
+  meaning: string;
+}
+
+export interface TypeReference {
+  name: string;
+  events: string;
+  settings: SettingReference[];
+  /** Rules between settings, and between settings and the rule's other fields. */
+  constraints: string[];
+  /** A minimal valid `settings` map (only what is required). */
+  example: Record<string, string>;
+}
+
+const fuel = (kind: 'drain' | 'fuelling'): TypeReference => ({
+  name: kind,
+  events: kind,
+  settings: [
+    { key: 'parameter', default: 'fuel', meaning: 'message parameter with the fuel level, litres' },
+    { key: 'threshold', default: '10', meaning: 'smallest change of the filtered level that counts, litres (0.1–100000)' },
+    { key: 'window', default: '5', meaning: 'readings in the median filter (odd, 1–31)' },
+    { key: 'onlyParked', default: 'true', meaning: 'watch only while parked (true/false)' },
+    { key: 'parkedSpeed', default: '5', meaning: 'km/h below which the vehicle is parked (0–200)' },
+    { key: 'referenceWindow', default: '900', meaning: 'seconds within which the change must happen (60–86400)' },
+    { key: 'settle', default: '120', meaning: 'seconds without further change before reporting (0–86400)' },
+  ],
+  constraints: ['parkedSpeed must be above 0 while onlyParked is true'],
+  example: {},
+});
+
+export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
+  0: {
+    name: 'geozone entry/exit',
+    events: 'zoneEntry, zoneExit',
+    settings: [
+      { key: 'mode', default: 'both', meaning: 'which crossings alert: entry, exit or both' },
+      { key: 'margin', default: '30', meaning: 'hysteresis in metres around the border against GPS jitter (0–10000)' },
+      { key: 'minDwell', default: '0', meaning: 'seconds on the new side before a crossing counts (0–86400)' },
+    ],
+    constraints: ['geoids must name at least one geozone'],
+    example: {},
+  },
+  2: {
+    name: 'speeding',
+    events: 'speeding',
+    settings: [
+      { key: 'limit', default: '90', meaning: 'speed limit, km/h (1–1000)' },
+      { key: 'minDuration', default: '10', meaning: 'seconds above the limit before the alert; 0 alerts on the first message above it (0–86400)' },
+      { key: 'zoneLimits', default: '', meaning: 'limits inside geozones as zoneId:limit pairs, e.g. 12:50,14:30; inside several, the lowest applies' },
+      { key: 'endMargin', default: '5', meaning: 'km/h below the limit that count as slow again (0–100)' },
+      { key: 'endDuration', default: '30', meaning: 'seconds at or below limit − endMargin that end an episode (0–3600)' },
+      { key: 'maxGap', default: '300', meaning: 'seconds of silence that end an episode (1–86400)' },
+    ],
+    constraints: [
+      'endMargin must be less than limit and every zone limit',
+      'a zone has at most one limit in zoneLimits (1–1000 km/h)',
+      'every zone of zoneLimits must also be listed in geoids',
+    ],
+    example: {},
+  },
+  4: fuel('drain'),
+  5: fuel('fuelling'),
+  6: {
+    name: 'panic button',
+    events: 'panic',
+    settings: [{ key: 'parameter', default: 'panic', meaning: 'digital parameter of the button (1 pressed, 0 released)' }],
+    constraints: [],
+    example: {},
+  },
+  7: {
+    name: 'connection loss',
+    events: 'connectionLost, connectionRestored',
+    settings: [
+      { key: 'minutes', default: '30', meaning: 'minutes without a message before the connection counts as lost (1–43200)' },
+      { key: 'notifyRestored', default: 'false', meaning: 'also alert when a message arrives after a reported loss (true/false)' },
+    ],
+    constraints: [],
+    example: {},
+  },
+  8: {
+    name: 'discrete sensor',
+    events: 'sensorOn, sensorOff',
+    settings: [
+      { key: 'parameter', default: 'din1', meaning: 'digital parameter (1/true/on or non-zero is on; 0/false/off is off)' },
+      { key: 'edge', default: 'on', meaning: 'which switch alerts: on, off or both' },
+      { key: 'minDuration', default: '0', meaning: 'seconds the new value must hold before it counts (0–86400)' },
+    ],
+    constraints: [],
+    example: {},
+  },
+  9: {
+    name: 'analog sensor',
+    events: 'sensorOutOfRange (mode outside), sensorInRange (mode inside)',
+    settings: [
+      { key: 'parameter', default: 'ain1', meaning: 'numeric parameter' },
+      { key: 'min', default: null, meaning: 'lower bound of the range, inclusive' },
+      { key: 'max', default: null, meaning: 'upper bound of the range, inclusive' },
+      { key: 'mode', default: 'outside', meaning: 'alert when the value is outside or inside the range' },
+      { key: 'minDuration', default: '0', meaning: 'seconds the condition must hold (0–86400)' },
+      { key: 'hysteresis', default: '0', meaning: 'how far back across a bound (parameter units) the value must come to end an episode (0–1000000)' },
+    ],
+    constraints: [
+      'min or max is required',
+      'min must not exceed max',
+      'with mode outside and both bounds, twice the hysteresis must be less than max − min',
+    ],
+    example: { max: '100' },
+  },
+  11: {
+    name: 'idle',
+    events: 'idle',
+    settings: [
+      { key: 'ignition', default: 'ignition', meaning: 'digital parameter of the ignition' },
+      { key: 'maxSpeed', default: '5', meaning: 'km/h below which the vehicle stands (above 0, at most 200)' },
+      { key: 'minutes', default: '10', meaning: 'minutes of standing with the ignition on before the alert (1–10080)' },
+      { key: 'maxGap', default: '1800', meaning: 'seconds of silence that end the episode (60–86400)' },
+    ],
+    constraints: [],
+    example: {},
+  },
+  12: {
+    name: 'maintenance',
+    events: 'maintenanceDue',
+    settings: [
+      { key: 'counter', default: 'mileage', meaning: 'what is counted: mileage (km) or engineHours (h)' },
+      { key: 'parameter', default: null, meaning: 'counter parameter; when left out, mileage or engineHours after counter' },
+      { key: 'interval', default: null, meaning: 'service interval; when left out, 10000 km or 250 h after counter (1–1000000000)' },
+      { key: 'base', default: '0', meaning: 'counter value the intervals are counted from, the last service (0–1000000000)' },
+    ],
+    constraints: [],
+    example: {},
+  },
+};
+
+/** Keys every type takes besides its own. */
+export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
+  { key: 'messageSubject', default: null, meaning: "the rule's own subject line for its notifications, with {{placeholder}} fields (at most 200 characters); default: the template's" },
+  { key: 'messageTemplate', default: null, meaning: "the rule's own notification text, with {{placeholder}} fields, plain text (at most 2000 characters); default: the template's" },
+];
+
+const row = (setting: SettingReference) => `| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`;
+
+/** The settings reference as Markdown, one section per type, for the OpenAPI document. */
+export function settingsReferenceMarkdown(): string {
+  const common = `**every type** also takes\n\n| key | default | meaning |\n|---|---|---|\n${COMMON_SETTINGS_REFERENCE.map(row).join('\n')}`;
+  return `${Object.entries(SETTINGS_REFERENCE)
+    .map(([type, reference]) => {
+      const rows = reference.settings.map(row);
+      const constraints = reference.constraints.length > 0 ? `\n\nAlso: ${reference.constraints.join('; ')}.` : '';
+      return `**type ${type}: ${reference.name}** (events ${reference.events})\n\n| key | default | meaning |\n|---|---|---|\n${rows.join('\n')}${constraints}`;
+    })
+    .join('\n\n')}\n\n${common}`;
+}

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { measureMessageCost, type MessageCost } from './message-cost-scenario';
+
+/** DynamoDB work per message in the deployed shape (FIFO batches of 10), counted in billed capacity units. */
+describe('DynamoDB units per message, batches of 10', () => {
+  let emulators: Emulators;
+  let cost: MessageCost;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('pipeline-message-cost');
+    cost = await measureMessageCost({ vehicles: 20, minutes: 40, warmUpMinutes: 10 });
+  }, 300_000);
+  afterAll(async () => emulators.stop());
+
+  it('processes every message and raises the planted speeding alerts', () => {
+    expect(cost.failures).toBe(0);
+    expect(cost.messages).toBe(20 * 60);
+    expect(cost.alerts).toBeGreaterThan(0);
+  });
+
+  it('reads no rule or geozone once the rule cache is warm', () => {
+    expect(cost.ruleTableUnits).toBe(0);
+  });
+
+  it('reads each vehicle item once per message and writes a heartbeat only every few minutes', () => {
+    // one consistent read of an item under 4 KB per message
+    expect(cost.readUnitsPerMessage).toBeCloseTo(1, 1);
+    // a 30-minute connection-loss rule: a heartbeat every 3 minutes (one message in six), which moves the
+    // silence deadline only every 15 minutes; plus the speeding episodes and their alerts
+    expect(cost.writeUnitsPerMessage).toBeLessThan(0.4);
+  });
+
+  it('lets the sweep read nothing while no vehicle falls silent', () => {
+    expect(cost.sweep.runs).toBeGreaterThan(0);
+    expect(cost.sweep.readUnits + cost.sweep.writeUnits).toBe(0);
+  });
+});

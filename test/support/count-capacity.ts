@@ -1,0 +1,91 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/dynamodb';
+
+/**
+ * Counts the DynamoDB capacity units a piece of code consumes, as DynamoDB bills them: a middleware on the
+ * client asks every request for ReturnConsumedCapacity TOTAL and adds up what the answers report (indexes and
+ * the double price of transactions included). It also counts the items read.
+ */
+export interface CapacityCounter {
+  readUnits(): number;
+  writeUnits(): number;
+  total(): number;
+  /** Items returned by reads (GetItem, BatchGetItem, Query, Scan, TransactGetItems). */
+  itemsRead(): number;
+  /** Units and items read per `${command} ${table}`. */
+  byTable(): Record<string, { units: number; items: number }>;
+  reset(): void;
+  detach(): void;
+}
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+const SUPPORTED = new Set([...READS, 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+interface Consumed {
+  TableName?: string;
+  CapacityUnits?: number;
+}
+
+let counters = 0;
+
+export function countCapacity(client: DynamoDBDocumentClient = documentClient()): CapacityCounter {
+  const name = `fleetwatchCapacityCounter${++counters}`;
+  let read = 0;
+  let write = 0;
+  let items = 0;
+  let tables: Record<string, { units: number; items: number }> = {};
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName ?? '').replace(/Command$/, '');
+      if (!SUPPORTED.has(command)) return next(args);
+      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const output = result.output as Record<string, unknown>;
+      const consumed = ([] as Consumed[]).concat((output.ConsumedCapacity as Consumed | Consumed[] | undefined) ?? []);
+      const returned = countItems(output);
+      items += READS.has(command) ? returned.total : 0;
+      for (const entry of consumed) {
+        const units = entry.CapacityUnits ?? 0;
+        if (READS.has(command)) read += units;
+        else write += units;
+        const key = `${command} ${entry.TableName ?? '?'}`;
+        const row = (tables[key] ??= { units: 0, items: 0 });
+        row.units += units;
+        if (READS.has(command)) row.items += returned.byTable[entry.TableName ?? ''] ?? 0;
+      }
+      return result;
+    },
+    { step: 'initialize', name },
+  );
+  return {
+    readUnits: () => read,
+    writeUnits: () => write,
+    total: () => read + write,
+    itemsRead: () => items,
+    byTable: () => structuredClone(tables),
+    reset: () => {
+      read = 0;
+      write = 0;
+      items = 0;
+      tables = {};
+    },
+    detach: () => {
+      client.middlewareStack.remove(name);
+    },
+  };
+}
+
+function countItems(output: Record<string, unknown>): { total: number; byTable: Record<string, number> } {
+  const byTable: Record<string, number> = {};
+  let total = 0;
+  if (output.Item) total += 1;
+  if (Array.isArray(output.Items)) total += output.Items.length;
+  if (Array.isArray(output.Responses)) total += output.Responses.filter((response) => (response as { Item?: unknown }).Item).length;
+  else if (output.Responses && typeof output.Responses === 'object') {
+    for (const [table, list] of Object.entries(output.Responses as Record<string, unknown[]>)) {
+      byTable[table] = list.length;
+      total += list.length;
+    }
+  }
+  return { total, byTable };
+}
