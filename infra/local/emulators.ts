@@ -45,8 +45,16 @@ export interface Emulators {
   sqs: FauxqsServer;
   queues: { input: string; inputDlq: string; deliveries: string; deliveriesDlq: string };
   env: Record<string, string>;
+  /**
+   * Stops one emulator as an outage would, keeping its port and data folder; `resume` starts it again on both,
+   * with the data it had. Needs `dataDir` (and, for DynamoDB, a DynamoDB Local started here).
+   */
+  pause(service: RestartableService): Promise<void>;
+  resume(service: RestartableService): Promise<void>;
   stop(): Promise<void>;
 }
+
+export type RestartableService = 'dynamodb' | 'sqs';
 
 async function close(server: Server): Promise<void> {
   server.closeAllConnections?.();
@@ -61,24 +69,23 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   };
   try {
     let dynamoEndpoint = options.dynamoEndpoint;
+    const dynamoDataDir = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
+    let dynamo: DynamoDbLocal | undefined;
     if (!dynamoEndpoint) {
-      const dynamo: DynamoDbLocal = await startDynamoDbLocal({
-        port: options.dynamoPort,
-        dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
-      });
-      started.push(() => dynamo.stop());
+      dynamo = await startDynamoDbLocal({ port: options.dynamoPort, dataDir: dynamoDataDir });
+      started.push(() => dynamo?.stop() ?? Promise.resolve());
       dynamoEndpoint = dynamo.endpoint;
     }
     const ses = await sesServer({ host: '127.0.0.1', port: options.sesPort ?? 0 });
     if (!ses.listening) await new Promise((resolve) => ses.once('listening', resolve));
     started.push(() => close(ses));
     const sesPort = (ses.address() as AddressInfo).port;
-    const sqs = await startFauxqs({
-      port: options.sqsPort ?? 0,
-      logger: false,
-      ...(options.dataDir ? { dataDir: join(options.dataDir, 'sqs') } : {}),
-    });
-    started.push(() => sqs.stop());
+    const startSqs = (port: number) =>
+      startFauxqs({ port, logger: false, ...(options.dataDir ? { dataDir: join(options.dataDir, 'sqs') } : {}) });
+    let sqs: FauxqsServer | undefined = await startSqs(options.sqsPort ?? 0);
+    const sqsPort = sqs.port;
+    const sqsAddress = sqs.address;
+    started.push(() => sqs?.stop() ?? Promise.resolve());
 
     const endpoints = {
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -86,7 +93,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
       AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
-      AWS_ENDPOINT_URL_SQS: sqs.address,
+      AWS_ENDPOINT_URL_SQS: sqsAddress,
     };
     const tables = {
       RULES_TABLE: `${prefix}-rules`,
@@ -110,13 +117,36 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     };
     Object.assign(process.env, env);
 
+    const dynamoPort = dynamo?.port;
+    const requireDataDir = (service: RestartableService) => {
+      if (!options.dataDir) throw new Error(`${service} can only be restarted with its data when a dataDir is given`);
+      if (service === 'dynamodb' && dynamoPort === undefined) throw new Error('DynamoDB Local was not started here');
+    };
     return {
       dynamoEndpoint,
       sesEndpoint: endpoints.AWS_ENDPOINT_URL_SESV2,
-      sqsEndpoint: sqs.address,
-      sqs,
+      sqsEndpoint: sqsAddress,
+      get sqs() {
+        if (!sqs) throw new Error('fauxqs is paused');
+        return sqs;
+      },
       queues,
       env,
+      async pause(service) {
+        requireDataDir(service);
+        if (service === 'dynamodb') {
+          await dynamo?.stop();
+          dynamo = undefined;
+        } else {
+          await sqs?.stop();
+          sqs = undefined;
+        }
+      },
+      async resume(service) {
+        requireDataDir(service);
+        if (service === 'dynamodb') dynamo ??= await startDynamoDbLocal({ port: dynamoPort, dataDir: dynamoDataDir });
+        else sqs ??= await startSqs(sqsPort);
+      },
       async stop() {
         await stopStarted();
         resetClients();

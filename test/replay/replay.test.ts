@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
-import { startTestEmulators } from '../support/emulators';
-import { replayAndCheck } from '../support/replay-check';
-import { SCENARIOS } from '../support/replay-scenarios';
+import { replayAndCheck, startReplayChannels, type ReplayChannels } from '../support/replay-check';
+import { startReplayEmulators } from '../support/replay-emulators';
+import { CHAOS_SCENARIOS, SCENARIOS } from '../support/replay-scenarios';
 import { countByKind, generateTrace, SMALL_TRACE, type ExpectedAlert } from '../support/trace-generator';
 
 /**
  * Replay proof, small version (40 vehicles, 4,000 messages): the trace's planted episodes through the real
  * evaluate, deliver and sweep functions against the emulators, in order, duplicated, reordered and with
- * crashes between commit and delivery enqueue. The full version (500 vehicles, 100,000 messages) is
+ * crashes between commit and delivery enqueue (the chaos scenarios are in chaos.test.ts). The full version (500 vehicles, 100,000 messages) is
  * test/replay/full, run by `npm run test:replay`.
  */
 const trace = generateTrace(SMALL_TRACE);
@@ -58,15 +58,20 @@ describe('trace generator', () => {
   });
 });
 
-describe.each(SCENARIOS)('replay of %s messages', (scenario) => {
+describe.each(SCENARIOS.filter((scenario) => !CHAOS_SCENARIOS.includes(scenario)))('replay of %s messages', (scenario) => {
   let emulators: Emulators;
+  let channels: ReplayChannels;
   beforeAll(async () => {
-    emulators = await startTestEmulators(`replay-${scenario}`);
+    emulators = await startReplayEmulators(`replay-${scenario}`, scenario);
+    channels = await startReplayChannels();
   });
-  afterAll(async () => emulators.stop());
+  afterAll(async () => {
+    await channels?.stop();
+    await emulators?.stop();
+  });
 
-  it('raises exactly one alert per planted episode, inside its window, and e-mails each alert once', async () => {
-    const summary = await replayAndCheck(trace, scenario, emulators, 100);
+  it('raises exactly one alert per planted episode, inside its window, and e-mails and Telegrams each alert once', async () => {
+    const summary = await replayAndCheck(trace, scenario, emulators, channels, 100);
     expect(summary.alerts).toBe(trace.expected.length);
   }, 600_000);
 });

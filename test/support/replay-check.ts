@@ -1,16 +1,24 @@
 import { expect } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { logger } from '../../shared/observability/logger';
+import { resetClients } from '../../shared/aws/clients';
+import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
+import { resetTelegramSender } from '../../shared/delivery/senders';
+import { startSecretsEmulator } from '../../infra/local/secrets-emulator';
+import { FakeTelegram } from '../delivery/support/fake-telegram';
+import { ChaosController, type ChaosCounts } from './chaos';
 import { clearSentEmails } from './emulators';
+import { startFaultProxy } from './fault-proxy';
 import { captureOutput } from './replay-output';
-import { describeVerdict, judgeAlerts, judgeEmails } from './replay-oracle';
-import { runReplay, seedReplay, SIDE_EMAIL, type ReplayRun } from './replay-runner';
-import { planReplay, type Scenario } from './replay-scenarios';
+import { describeVerdict, judgeAlerts, judgeEmails, judgeTelegrams } from './replay-oracle';
+import { REPLAY_CHAT_ID, runReplay, seedReplay, SIDE_EMAIL, type ReplayRun } from './replay-runner';
+import { CHAOS_SCENARIOS, planReplay, type Scenario } from './replay-scenarios';
 import { countByKind, type Trace } from './trace-generator';
 
 /**
  * One replay scenario end to end, with the assertions every scenario shares: 0 missing, 0 duplicate and
- * 0 unexpected alerts, every alert delivered and out of the outbox, exactly one e-mail per alert.
+ * 0 unexpected alerts, every alert delivered and out of the outbox, exactly one e-mail and one Telegram
+ * message per alert; and, for a chaos scenario, that its fault really hit the functions.
  */
 export interface ScenarioSummary {
   scenario: Scenario;
@@ -21,28 +29,77 @@ export interface ScenarioSummary {
   outOfOrder: number;
   expected: number;
   alerts: number;
+  missing: number;
+  duplicated: number;
   emails: number;
+  telegrams: number;
   redeliveries: number;
   crashes: ReplayRun['crashes'];
+  kills: ReplayRun['kills'];
+  failedInvocations: number;
   sweeps: number;
+  failedSweeps: number;
   outboxReenqueued: number;
+  deliveryRetries: number;
+  failedPolls: number;
+  chaos: ChaosCounts;
 }
 
-export async function replayAndCheck(trace: Trace, scenario: Scenario, emulators: Emulators, batchSize: number): Promise<ScenarioSummary> {
+/** The ways out besides SES that a replay delivers to: the Telegram Bot API fake, given the bot token through the local Secrets Manager. */
+export interface ReplayChannels {
+  telegram: FakeTelegram;
+  stop(): Promise<void>;
+}
+
+const TELEGRAM_SECRET_ID = 'fleetwatch/replay-telegram';
+
+export async function startReplayChannels(): Promise<ReplayChannels> {
+  const telegram = new FakeTelegram();
+  process.env.TELEGRAM_API_ROOT = await telegram.start();
+  const secrets = await startSecretsEmulator({ [TELEGRAM_SECRET_ID]: JSON.stringify({ botToken: '1700:replay-bot-token', webhookSecret: 'replay-hook' }) });
+  process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.endpoint;
+  process.env.TELEGRAM_SECRET_ID = TELEGRAM_SECRET_ID;
+  forgetTelegramCredentials();
+  resetTelegramSender();
+  return {
+    telegram,
+    async stop() {
+      await Promise.all([telegram.stop(), secrets.stop()]);
+    },
+  };
+}
+
+export async function replayAndCheck(
+  trace: Trace,
+  scenario: Scenario,
+  emulators: Emulators,
+  channels: ReplayChannels,
+  batchSize: number,
+): Promise<ScenarioSummary> {
   await seedReplay(trace);
   // aws-ses-v2-local keeps one inbox per process, shared by every emulator set
   await clearSentEmails(emulators);
+  channels.telegram.reset();
   const plan = planReplay(trace, scenario, { batchSize, seed: trace.options.seed + 1 });
+  const chaos = new ChaosController(plan.faults, emulators, channels.telegram);
+  // aws-ses-v2-local cannot be told to fail: SES is reached through a proxy that answers for it while SES is meant to be failing
+  const sesProxy = await startFaultProxy(emulators.sesEndpoint, () => chaos.sesFault());
+  process.env.AWS_ENDPOINT_URL_SESV2 = sesProxy.endpoint;
+  resetClients();
   // the handlers log every alert and flush metrics per invocation: kept off the terminal
   const output = captureOutput({ silent: true, keep: false });
   const level = logger.getLevelName();
-  logger.setLogLevel('WARN');
+  logger.setLogLevel('CRITICAL');
   let run: ReplayRun;
   try {
-    run = await runReplay(plan, trace, emulators);
+    run = await runReplay(plan, trace, emulators, { chaos });
   } finally {
     logger.setLogLevel(level);
     output.restore();
+    await chaos.endAll();
+    process.env.AWS_ENDPOINT_URL_SESV2 = emulators.sesEndpoint;
+    resetClients();
+    await sesProxy.stop();
   }
 
   const verdict = judgeAlerts(trace.expected, run.alerts);
@@ -55,6 +112,9 @@ export async function replayAndCheck(trace: Trace, scenario: Scenario, emulators
   const emails = judgeEmails(run.alerts, run.emails, SIDE_EMAIL);
   expect(run.emails).toHaveLength(run.alerts.length);
   expect(emails).toEqual({ vehiclesWithWrongCount: [], misaddressed: 0, identical: 0, unattributed: 0 });
+  const telegrams = channels.telegram.delivered();
+  expect(telegrams).toHaveLength(run.alerts.length);
+  expect(judgeTelegrams(run.alerts, telegrams, REPLAY_CHAT_ID)).toEqual({ vehiclesWithWrongCount: [], misaddressed: 0, identical: 0, unattributed: 0 });
   // each scenario did what it says
   if (scenario === 'duplicated') {
     expect(plan.duplicatesInSameBatch).toBeGreaterThan(0);
@@ -68,9 +128,10 @@ export async function replayAndCheck(trace: Trace, scenario: Scenario, emulators
     expect(run.crashes.afterEnqueue).toBeGreaterThan(0);
     // alerts whose delivery request was lost reached their e-mail through the outbox
     expect(run.outboxReenqueued).toBeGreaterThan(0);
-  } else {
+  } else if (!CHAOS_SCENARIOS.includes(scenario)) {
     expect(run.outboxReenqueued).toBe(0);
   }
+  expectChaosHappened(scenario, run, chaos);
 
   return {
     scenario,
@@ -81,12 +142,54 @@ export async function replayAndCheck(trace: Trace, scenario: Scenario, emulators
     outOfOrder: plan.outOfOrder,
     expected: trace.expected.length,
     alerts: run.alerts.length,
+    missing: verdict.missing.length,
+    duplicated: verdict.duplicated.length,
     emails: run.emails.length,
+    telegrams: telegrams.length,
     redeliveries: run.redeliveries,
     crashes: run.crashes,
+    kills: run.kills,
+    failedInvocations: run.failedInvocations,
     sweeps: run.sweeps,
+    failedSweeps: run.failedSweeps,
     outboxReenqueued: run.outboxReenqueued,
+    deliveryRetries: run.deliveryRetries,
+    failedPolls: run.failedPolls,
+    chaos: chaos.counts,
   };
+}
+
+/** The fault really hit the functions: something failed and was retried, not merely scheduled. */
+function expectChaosHappened(scenario: Scenario, run: ReplayRun, chaos: ChaosController): void {
+  switch (scenario) {
+    case 'dynamodbRestarts':
+      expect(chaos.counts.dynamodbRestarts).toBe(2);
+      expect(run.failedInvocations + run.itemFailures).toBeGreaterThan(0);
+      return;
+    case 'sqsRestart':
+      expect(chaos.counts.sqsRestarts).toBe(1);
+      expect(run.failedPolls).toBeGreaterThan(0);
+      // requests queued across the restart, or alerts whose request could not be sent and went through the outbox
+      expect(chaos.counts.queuedAtSqsStop + run.outboxReenqueued).toBeGreaterThan(0);
+      return;
+    case 'sesFailing':
+      expect(chaos.counts.sesFaulted).toBeGreaterThan(0);
+      expect(run.deliveryRetries).toBeGreaterThan(0);
+      return;
+    case 'telegramDown':
+      expect(chaos.counts.telegramDownSpells).toBe(1);
+      expect(chaos.counts.telegram429).toBeGreaterThan(0);
+      expect(run.deliveryRetries).toBeGreaterThan(0);
+      return;
+    case 'killed':
+      // an invocation can die between two transactions only where its batch commits in more than one
+      expect(run.kills.afterCommit + run.kills.betweenTransactions, JSON.stringify(run.kills)).toBeGreaterThan(0);
+      expect(run.kills.beforeReport, JSON.stringify(run.kills)).toBeGreaterThan(0);
+      expect(run.outboxReenqueued).toBeGreaterThan(0);
+      return;
+    default:
+      expect(chaos.windows).toEqual([]);
+  }
 }
 
 export function describeTrace(trace: Trace): string {

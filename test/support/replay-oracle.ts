@@ -56,7 +56,9 @@ export interface EmailVerdict {
 }
 
 /** E-mail subjects name the vehicle (`Vehicle 1001: speeding, 118 km/h`, `PANIC: Vehicle 1001`, ...). */
-export function judgeEmails(alerts: readonly StoredAlert[], emails: readonly SentEmail[], sideEmail: string): EmailVerdict {
+type Delivered = Pick<SentEmail, 'subject' | 'body'> & { destination: { to: string[] } };
+
+export function judgeEmails(alerts: readonly StoredAlert[], emails: readonly Delivered[], sideEmail: string): EmailVerdict {
   const alertsPerVehicle = new Map<number, number>();
   for (const alert of alerts) alertsPerVehicle.set(alert.vehicleId, (alertsPerVehicle.get(alert.vehicleId) ?? 0) + 1);
   const emailsPerVehicle = new Map<number, number>();
@@ -81,6 +83,16 @@ export function judgeEmails(alerts: readonly StoredAlert[], emails: readonly Sen
     identical: emails.length - contents.size,
     unattributed,
   };
+}
+
+/** The same for Telegram messages: one per alert, all to the rule's chat, whose text names the vehicle. */
+export function judgeTelegrams(
+  alerts: readonly StoredAlert[],
+  messages: readonly { chatId: string; text: string }[],
+  chatId: string,
+): EmailVerdict {
+  const asEmails = messages.map((message) => ({ subject: message.text, body: { text: message.text }, destination: { to: [message.chatId] } }));
+  return judgeEmails(alerts, asEmails, chatId);
 }
 
 /** A few lines that say what went wrong, for assertion messages. */

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/aws/clients';
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
@@ -15,6 +16,8 @@ import { createRule } from '../../shared/store/rules-store';
 import { projectRules } from './project-rules';
 import { confirmSideEmails, registerFleet } from './owned-fleet';
 import { sentEmails, type SentEmail } from './emulators';
+import type { ChaosController } from './chaos';
+import { InvocationKiller, type KillPoint } from './invocation-killer';
 import { redelivered, type ReplayPlan } from './replay-scenarios';
 import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type ReplayRuleName, type Trace } from './trace-generator';
 
@@ -27,6 +30,8 @@ import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type R
  */
 export const REPLAY_PARENT_ID = '3f6c2a10-8d4e-4b7a-9c1d-5e2f7a8b9c0d';
 export const SIDE_EMAIL = 'dispatch@fleet.example.com';
+/** The Telegram chat every replay rule also sends to. */
+export const REPLAY_CHAT_ID = '-1001700';
 
 const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   speeding: RULE_TYPES.speeding,
@@ -69,6 +74,8 @@ export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
       settings: REPLAY_SETTINGS[name],
       enableSideEmails: true,
       sideEmails: [SIDE_EMAIL],
+      toTelegram: true,
+      telegrams: [{ id: REPLAY_CHAT_ID, info: 'Replay dispatch' }],
       timezone: 'UTC',
       validity: 90,
     });
@@ -106,59 +113,159 @@ export interface ReplayRun {
   /** Batches handed out again after a crash or with failed items. */
   redeliveries: number;
   crashes: { beforeEnqueue: number; afterEnqueue: number };
+  /** killed scenario: where invocations died. */
+  kills: Record<KillPoint, number>;
   /** Records the evaluate function reported as failed (each was handed out again). */
   itemFailures: number;
+  /** Evaluate invocations that threw (the whole batch was handed out again). */
+  failedInvocations: number;
   sweeps: number;
+  /** Sweeps that failed (run again a minute later). */
+  failedSweeps: number;
   /** Pending alerts the sweep's outbox pass asked to deliver again. */
   outboxReenqueued: number;
   deliverInvocations: number;
+  /** Delivery requests the deliver function failed, handed out again after the queue's visibility timeout. */
+  deliveryRetries: number;
+  /** Polls of the deliveries queue that found SQS unreachable. */
+  failedPolls: number;
 }
 
 const SWEEP_EVERY_MS = 60_000;
 /** Long enough after the trace for the outbox (2 minutes by default) to pick up anything still pending. */
 const FINAL_SWEEP_DELAY_MS = 60 * 60_000;
+/**
+ * The deployed deliveries queue's visibility timeout (six times the deliver function's 60 s timeout): a
+ * delivery request that failed is handed out again this much later, in simulated time.
+ */
+const DELIVERIES_VISIBILITY_MS = 6 * 60_000;
+/** Real seconds a received delivery request stays invisible; the runner makes it visible when it is due. */
+const HELD_VISIBILITY_S = 3_600;
 
-export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emulators): Promise<ReplayRun> {
+export interface ReplayFaults {
+  chaos?: ChaosController;
+}
+
+export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emulators, faults: ReplayFaults = {}): Promise<ReplayRun> {
   let now = plan.batches[0]?.now ?? TRACE_START;
   const clock = () => now;
   const evaluate = createEvaluateHandler({ clock });
   const deliver = createDeliverHandler() as unknown as SqsHandler;
   const sweep = createSweepHandler({ clock });
   const queueUrl = resourcesConfig().DELIVERIES_QUEUE_URL;
+  const { chaos } = faults;
   // a queue that does not exist: SendMessageBatch fails at once, as it would with SQS unreachable
   const unreachableQueue = `${emulators.sqsEndpoint}/000000000000/missing-deliveries-queue`;
+  const killer = new InvocationKiller(() => {
+    process.env.DELIVERIES_QUEUE_URL = unreachableQueue;
+  });
   const run: ReplayRun = {
     alerts: [],
     emails: [],
     invocations: 0,
     redeliveries: 0,
     crashes: { beforeEnqueue: 0, afterEnqueue: 0 },
+    kills: { afterCommit: 0, betweenTransactions: 0, beforeReport: 0 },
     itemFailures: 0,
+    failedInvocations: 0,
     sweeps: 0,
+    failedSweeps: 0,
     outboxReenqueued: 0,
     deliverInvocations: 0,
+    deliveryRetries: 0,
+    failedPolls: 0,
   };
 
-  const invokeEvaluate = async (records: SQSRecord[]): Promise<SQSBatchResponse> => {
+  const advance = async (to: number) => {
+    now = to;
+    await chaos?.advance(to);
+  };
+
+  /** The batch's response, or undefined when the invocation threw (the queue hands the whole batch out again). */
+  const invokeEvaluate = async (records: SQSRecord[]): Promise<SQSBatchResponse | undefined> => {
     run.invocations++;
     const event: SQSEvent = { Records: records };
-    return (await evaluate(event, lambdaContext('evaluate'))) ?? { batchItemFailures: [] };
+    try {
+      return (await evaluate(event, lambdaContext('evaluate'))) ?? { batchItemFailures: [] };
+    } catch {
+      run.failedInvocations++;
+      return undefined;
+    }
+  };
+
+  /** A killed invocation: whatever it returns never reaches the queue. */
+  const invokeKilled = async (records: SQSRecord[], afterTransactions: number) => {
+    killer.install(documentClient());
+    killer.arm(afterTransactions);
+    try {
+      await invokeEvaluate(records);
+    } finally {
+      process.env.DELIVERIES_QUEUE_URL = queueUrl;
+      run.kills[killer.disarm()]++;
+    }
+  };
+
+  // delivery requests that failed, with the simulated time at which the queue hands them out again
+  let held: { receiptHandle: string; dueAt: number }[] = [];
+  const deliverAndHoldFailures: SqsHandler = async (event, context) => {
+    const failedAt = now;
+    const hold = (records: SQSRecord[]) => {
+      run.deliveryRetries += records.length;
+      held.push(...records.map((record) => ({ receiptHandle: record.receiptHandle, dueAt: failedAt + DELIVERIES_VISIBILITY_MS })));
+    };
+    try {
+      const response = await deliver(event, context);
+      const failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      hold(event.Records.filter((record) => failed.has(record.messageId)));
+      return response;
+    } catch (error) {
+      hold(event.Records);
+      throw error;
+    }
+  };
+
+  const releaseDueDeliveries = async () => {
+    const due = held.filter((entry) => entry.dueAt <= now);
+    if (due.length === 0) return;
+    const stillHeld = held.filter((entry) => entry.dueAt > now);
+    for (const entry of due) {
+      try {
+        await sqsClient().send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: entry.receiptHandle, VisibilityTimeout: 0 }));
+      } catch (error) {
+        // SQS unreachable: try again on the next drain; a receipt the queue no longer knows is gone for good
+        if ((error as Error).name !== 'ReceiptHandleIsInvalid' && (error as Error).name !== 'MessageNotInflight') stillHeld.push(entry);
+      }
+    }
+    held = stillHeld;
   };
 
   const drainDeliveries = async () => {
-    for (let round = 0; round < 1_000; round++) {
-      const received = await pollOnce({ queueUrl, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
-      if (received === 0) return;
-      run.deliverInvocations++;
+    try {
+      await releaseDueDeliveries();
+      for (let round = 0; round < 1_000; round++) {
+        const received = await pollOnce({ queueUrl, handler: deliverAndHoldFailures, functionName: 'deliver', visibilityTimeoutSeconds: HELD_VISIBILITY_S });
+        if (received === 0) return;
+        run.deliverInvocations++;
+      }
+    } catch (error) {
+      // the queue itself is unreachable: the event source mapping polls again later
+      if (!chaos?.isActive('sqsDown')) throw error;
+      run.failedPolls++;
+      return;
     }
     throw new Error('deliveries queue not drained');
   };
 
   const runSweep = async (at: number) => {
-    now = at;
+    await advance(at);
     run.sweeps++;
-    const report = await sweep({}, lambdaContext('sweep'));
-    run.outboxReenqueued += report.reenqueued.length;
+    try {
+      const report = await sweep({}, lambdaContext('sweep'));
+      run.outboxReenqueued += report.reenqueued.length;
+    } catch (error) {
+      if (!chaos?.anyActive()) throw error;
+      run.failedSweeps++;
+    }
   };
 
   let nextSweep = now + SWEEP_EVERY_MS;
@@ -173,8 +280,12 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
     let records = [...carried, ...batch.records];
     carried = [];
     let crash = batch.crash;
+    const kills = [...batch.kills];
     for (;;) {
-      if (crash === 'beforeEnqueue') {
+      const killAfter = kills.shift();
+      if (killAfter !== undefined) {
+        await invokeKilled(records, killAfter);
+      } else if (crash === 'beforeEnqueue') {
         run.crashes.beforeEnqueue++;
         process.env.DELIVERIES_QUEUE_URL = unreachableQueue;
         try {
@@ -187,6 +298,12 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
         await invokeEvaluate(records);
       } else {
         const response = await invokeEvaluate(records);
+        if (!response) {
+          // the invocation failed as a whole (an emulator is down): the batch waits for the next one
+          run.redeliveries++;
+          carried = redelivered(records);
+          break;
+        }
         const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
         if (failed.size > 0) {
           run.itemFailures += failed.size;
@@ -200,22 +317,31 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
       records = redelivered(records);
       crash = 'none';
     }
+    // a fault due at this time strikes after the batch's evaluation and before its deliveries
+    await advance(batch.now);
     await drainDeliveries();
   }
-  if (carried.length > 0) {
+  await chaos?.endAll();
+  for (let attempt = 0; carried.length > 0 && attempt < 5; attempt++) {
     run.redeliveries++;
-    const response = await invokeEvaluate(carried);
-    run.itemFailures += response.batchItemFailures.length;
+    const records = carried;
+    const response = await invokeEvaluate(records);
+    const failed = response ? new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier)) : new Set(records.map((record) => record.messageId));
+    run.itemFailures += failed.size;
+    carried = redelivered(records.filter((record) => failed.has(record.messageId)));
   }
 
   for (const delay of [FINAL_SWEEP_DELAY_MS, 2 * FINAL_SWEEP_DELAY_MS]) {
+    await advance(trace.end + delay);
     await drainDeliveries();
     await runSweep(trace.end + delay);
     await drainDeliveries();
   }
 
   run.alerts = (await scanTable(resourcesConfig().ALERTS_TABLE)).map((item) => {
-    const event = item.event as { kind: string; time: string };
+    const event = item.event as { kind: string; time: string } | undefined;
+    // an update that ran on a missing alert would have created an item without its event
+    if (!event) throw new Error(`alerts table holds an item that is no alert: ${JSON.stringify(item)}`);
     return {
       alertId: String(item.alertId),
       ruleId: Number(item.ruleId),

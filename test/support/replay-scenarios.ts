@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { toSqsRecord } from '../../infra/local/sqs-poller';
-import { diceFor, MAX_REORDER_MS, type Trace } from './trace-generator';
+import type { FaultWindow } from './chaos';
+import { diceFor, MAX_REORDER_MS, TRACE_START, type Trace } from './trace-generator';
 
 /**
  * How a trace reaches the evaluate function in each replay scenario. The FIFO input queue hands messages out
@@ -14,9 +15,22 @@ import { diceFor, MAX_REORDER_MS, type Trace } from './trace-generator';
  *   device-time order (buffered terminal data delivered late).
  * - crashing: in order, but some invocations die after committing, either before asking for delivery (the
  *   enqueue fails) or after it (the response is lost); SQS then hands the same batch out again.
+ *
+ * Chaos scenarios, in order like inOrder, with faults at fixed points of the trace (simulated time):
+ * - dynamodbRestarts: DynamoDB Local is stopped for a minute and started again with its data folder, twice;
+ * - sqsRestart: fauxqs is stopped for 2 minutes, from when an alert is due, and started again with its data
+ *   folder (queued and in-flight messages survive);
+ * - sesFailing: for 2 minutes SES answers every request with throttling or a 5xx, alternately;
+ * - telegramDown: the Telegram Bot API is unreachable for 5 minutes, then throttles (429 with retry_after)
+ *   every other request for 2 more;
+ * - killed: some evaluate invocations are killed inside their batch: after their commit, between two
+ *   TransactWriteItems, or before reporting batch item failures; a redelivered batch may be killed again.
  */
-export const SCENARIOS = ['inOrder', 'duplicated', 'reordered', 'crashing'] as const;
+export const SCENARIOS = ['inOrder', 'duplicated', 'reordered', 'crashing', 'dynamodbRestarts', 'sqsRestart', 'sesFailing', 'telegramDown', 'killed'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
+export const CHAOS_SCENARIOS: readonly Scenario[] = ['dynamodbRestarts', 'sqsRestart', 'sesFailing', 'telegramDown', 'killed'];
+/** Scenarios that stop and restart an emulator: they need emulators of their own with a data folder. */
+export const RESTARTING_SCENARIOS: readonly Scenario[] = ['dynamodbRestarts', 'sqsRestart'];
 
 /** What happens to an invocation of the crashing scenario. */
 export type Crash = 'none' | 'beforeEnqueue' | 'afterEnqueue';
@@ -26,6 +40,11 @@ export interface PlannedBatch {
   /** Evaluation time of the batch (the function's clock), epoch ms: a second after its last arrival. */
   now: number;
   crash: Crash;
+  /**
+   * killed scenario: for each attempt at the batch in turn, the number of committed TransactWriteItems after
+   * which that invocation is killed (an attempt past the list runs normally).
+   */
+  kills: number[];
 }
 
 export interface ReplayPlan {
@@ -38,6 +57,7 @@ export interface ReplayPlan {
   duplicatesInLaterBatch: number;
   /** Records arriving after a record of the same vehicle with a later device time. */
   outOfOrder: number;
+  faults: FaultWindow[];
 }
 
 const TRANSMISSION_DELAY_MS = 2_000;
@@ -47,6 +67,37 @@ const INPUT_QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:fleetwatch-messages.
 /** Share of crashing-scenario invocations that die before the delivery enqueue, and after it. */
 const CRASH_BEFORE_ENQUEUE = 0.15;
 const CRASH_AFTER_ENQUEUE = 0.05;
+/** Share of killed-scenario invocations that are killed, and of their redeliveries killed again. */
+const KILL_SHARE = 0.5;
+const KILL_AGAIN_SHARE = 0.5;
+const MINUTE = 60_000;
+
+/** The fault windows of a scenario, placed at fractions of the trace so that both trace sizes see them. */
+function faultsOf(scenario: Scenario, trace: Trace): FaultWindow[] {
+  const at = (fraction: number) => TRACE_START + Math.round((trace.end - TRACE_START) * fraction);
+  switch (scenario) {
+    case 'dynamodbRestarts':
+      return [
+        { kind: 'dynamodbDown', from: at(0.3), to: at(0.3) + MINUTE },
+        { kind: 'dynamodbDown', from: at(0.6), to: at(0.6) + MINUTE },
+      ];
+    case 'sqsRestart': {
+      // from the earliest moment an alert of the second half can be raised: its delivery request is either
+      // queued when fauxqs stops or cannot be sent at all
+      const from = Math.min(...trace.expected.filter((alert) => alert.rule !== 'connectionLoss' && alert.from >= at(0.5)).map((alert) => alert.from));
+      return [{ kind: 'sqsDown', from, to: from + 2 * MINUTE }];
+    }
+    case 'sesFailing':
+      return [{ kind: 'sesFailing', from: at(0.4), to: at(0.4) + 2 * MINUTE }];
+    case 'telegramDown':
+      return [
+        { kind: 'telegramDown', from: at(0.4), to: at(0.4) + 5 * MINUTE },
+        { kind: 'telegramThrottled', from: at(0.4) + 5 * MINUTE, to: at(0.4) + 7 * MINUTE },
+      ];
+    default:
+      return [];
+  }
+}
 
 interface Arrival {
   at: number;
@@ -63,8 +114,16 @@ export interface PlanOptions {
   seed: number;
 }
 
+/**
+ * The killed scenario gathers a minute of arrivals per batch, so that a batch holds every vehicle's state
+ * write and commits in several TransactWriteItems (100 items each): only then can an invocation die between
+ * two of them. Its callers give it a batch size to match.
+ */
+export const KILLED_BATCH_WINDOW_MS = 60_000;
+
 export function planReplay(trace: Trace, scenario: Scenario, options: PlanOptions): ReplayPlan {
   const arrivals: Arrival[] = [];
+  const killDice = diceFor(options.seed, 1);
   let sequence = 0;
   for (const vehicle of trace.vehicles) {
     const dice = diceFor(options.seed, vehicle.vehicleId);
@@ -92,8 +151,9 @@ export function planReplay(trace: Trace, scenario: Scenario, options: PlanOption
   const batchOf: number[] = [];
   let batchStart = 0;
   let batchIndex = 0;
+  const batchWindow = scenario === 'killed' ? KILLED_BATCH_WINDOW_MS : BATCH_WINDOW_MS;
   arrivals.forEach((arrival, index) => {
-    if (index - batchStart >= options.batchSize || arrival.at - arrivals[batchStart]!.at > BATCH_WINDOW_MS) {
+    if (index - batchStart >= options.batchSize || arrival.at - arrivals[batchStart]!.at > batchWindow) {
       batchStart = index;
       batchIndex++;
     }
@@ -129,10 +189,15 @@ export function planReplay(trace: Trace, scenario: Scenario, options: PlanOption
       const roll = crashDice.real(0, 1);
       crash = roll < CRASH_BEFORE_ENQUEUE ? 'beforeEnqueue' : roll < CRASH_BEFORE_ENQUEUE + CRASH_AFTER_ENQUEUE ? 'afterEnqueue' : 'none';
     }
-    batches.push({ records, now: chunk.at(-1)!.at + 1_000, crash });
+    const kills: number[] = [];
+    if (scenario === 'killed' && killDice.real(0, 1) < KILL_SHARE) {
+      kills.push(killDice.int(1, 3));
+      if (killDice.real(0, 1) < KILL_AGAIN_SHARE) kills.push(killDice.int(1, 3));
+    }
+    batches.push({ records, now: chunk.at(-1)!.at + 1_000, crash, kills });
     start = end;
   }
-  return { scenario, batches, records: arrivals.length, duplicatesInSameBatch, duplicatesInLaterBatch, outOfOrder };
+  return { scenario, batches, records: arrivals.length, duplicatesInSameBatch, duplicatesInLaterBatch, outOfOrder, faults: faultsOf(scenario, trace) };
 }
 
 /** The same records handed out again by the queue (their receive count goes up). */

@@ -19,22 +19,40 @@ export class FakeTelegram {
   private readonly blocked = new Set<string>();
   private readonly scripted = new Map<string, Scripted[]>();
   private messageId = 1;
+  private throttling: { retryAfter: number; requests: number } | undefined;
 
-  async start(): Promise<string> {
+  /** Listens on `port` (a free one when 0): a fake stopped as an outage starts again on the port it had. */
+  async start(port = 0): Promise<string> {
     this.server = createServer((request, response) => {
       void this.handle(request).then(({ status, body }) => {
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(body));
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    this.server = undefined;
   }
+
+  get port(): number | undefined {
+    return (this.server?.address() as AddressInfo | null | undefined)?.port;
+  }
+
+  /**
+   * While on, every other sendMessage (whatever the chat) answers 429 with `retry_after`, as Telegram does
+   * for a bot over its rate limit; `undefined` turns it off.
+   */
+  throttle(retryAfter: number | undefined): void {
+    this.throttling = retryAfter === undefined ? undefined : { retryAfter, requests: 0 };
+  }
+
+  /** 429 answers given while throttling. */
+  throttled = 0;
 
   /** Every later sendMessage to the chat answers 403, as for a user who blocked the bot. */
   block(chatId: string): void {
@@ -50,6 +68,8 @@ export class FakeTelegram {
     this.calls.length = 0;
     this.blocked.clear();
     this.scripted.clear();
+    this.throttling = undefined;
+    this.throttled = 0;
   }
 
   /** Messages that Telegram accepted, per chat. */
@@ -77,6 +97,11 @@ export class FakeTelegram {
     const chatId = String(payload.chat_id);
     if (this.blocked.has(chatId)) {
       return { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } };
+    }
+    if (this.throttling && this.throttling.requests++ % 2 === 0) {
+      this.throttled++;
+      const retryAfter = this.throttling.retryAfter;
+      return { status: 429, body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } } };
     }
     const next = this.scripted.get(chatId)?.shift();
     if (next?.code === 429) {

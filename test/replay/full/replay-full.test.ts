@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../../infra/local/emulators';
-import { startTestEmulators } from '../../support/emulators';
-import { describeTrace, replayAndCheck, type ScenarioSummary } from '../../support/replay-check';
+import { describeTrace, replayAndCheck, startReplayChannels, type ReplayChannels, type ScenarioSummary } from '../../support/replay-check';
+import { startReplayEmulators } from '../../support/replay-emulators';
 import { SCENARIOS } from '../../support/replay-scenarios';
 import { FULL_TRACE, generateTrace } from '../../support/trace-generator';
 
 /**
- * Replay proof, full version: 500 vehicles, 100,000 messages, each scenario through the real evaluate,
- * deliver and sweep functions against the emulators. Run by `npm run test:replay` only.
+ * Replay proof, full version: 500 vehicles, 100,000 messages, each scenario (the chaos ones included)
+ * through the real evaluate, deliver and sweep functions against the emulators. Run by `npm run test:replay` only.
  */
 const trace = generateTrace(FULL_TRACE);
 const summaries: ScenarioSummary[] = [];
@@ -16,7 +16,22 @@ describe('full replay', () => {
   afterAll(() => {
     console.log(`replay trace: ${describeTrace(trace)}`);
     console.table(
-      summaries.map(({ crashes, ...summary }) => ({ ...summary, crashesBeforeEnqueue: crashes.beforeEnqueue, crashesAfterEnqueue: crashes.afterEnqueue })),
+      summaries.map(({ scenario, records, expected, alerts, missing, duplicated, emails, telegrams, redeliveries, outboxReenqueued, deliveryRetries }) => ({
+        scenario,
+        records,
+        expected,
+        alerts,
+        missing,
+        duplicated,
+        emails,
+        telegrams,
+        redeliveries,
+        outboxReenqueued,
+        deliveryRetries,
+      })),
+    );
+    console.table(
+      summaries.map(({ scenario, crashes, kills, failedInvocations, failedSweeps, chaos }) => ({ scenario, ...crashes, ...kills, failedInvocations, failedSweeps, ...chaos })),
     );
   });
 
@@ -27,13 +42,20 @@ describe('full replay', () => {
 
   describe.each(SCENARIOS)('%s', (scenario) => {
     let emulators: Emulators;
+    let channels: ReplayChannels;
     beforeAll(async () => {
-      emulators = await startTestEmulators(`replay-full-${scenario}`);
+      emulators = await startReplayEmulators(`replay-full-${scenario}`, scenario);
+      channels = await startReplayChannels();
     });
-    afterAll(async () => emulators.stop());
+    afterAll(async () => {
+      await channels?.stop();
+      await emulators?.stop();
+    });
 
-    it('raises exactly one alert per planted episode, inside its window, and e-mails each alert once', async () => {
-      const summary = await replayAndCheck(trace, scenario, emulators, 250);
+    it('raises exactly one alert per planted episode, inside its window, and e-mails and Telegrams each alert once', async () => {
+      // the killed scenario takes a minute of arrivals per batch, so that batches commit in several transactions
+      const summary = await replayAndCheck(trace, scenario, emulators, channels, scenario === 'killed' ? 5_000 : 250);
+      console.log(`replay ${scenario}: ${JSON.stringify(summary)}`);
       summaries.push(summary);
       expect(summary.alerts).toBe(trace.expected.length);
     });
