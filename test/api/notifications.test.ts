@@ -294,6 +294,9 @@ describe('notification rules', () => {
     });
 
     it('answers a Telegram chat id in the JSON type it was sent in', async () => {
+      for (const chatId of ['-1001234567890', '@fleet_ops']) {
+        await redeemLinkCode((await issueLinkCode(tenants.root.userId, clock.value)).code, { chatId, username: 'ops' }, clock.value);
+      }
       const created = await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops' }] }));
       expect(created.status).toBe(200);
       const expected = [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops', info: '' }];
