@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
@@ -14,7 +15,8 @@ import type { GeozoneGeometry } from '../../shared/schemas/geozone';
 import { createGeozone } from '../../shared/store/geozones-store';
 import { createRule } from '../../shared/store/rules-store';
 import { projectRules } from './project-rules';
-import { confirmSideEmails, registerFleet } from './owned-fleet';
+import { confirmSideEmails, linkChats, registerFleet } from './owned-fleet';
+import { createUser } from '../../shared/store/directory-store';
 import { sentEmails, type SentEmail } from './emulators';
 import type { ChaosController } from './chaos';
 import { InvocationKiller, type KillPoint } from './invocation-killer';
@@ -62,6 +64,15 @@ export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
   const vehicleIds = trace.vehicles.map((vehicle) => vehicle.vehicleId);
   await registerFleet(REPLAY_PARENT_ID, vehicleIds);
   await confirmSideEmails(REPLAY_PARENT_ID, [SIDE_EMAIL]);
+  // the rules' chat is linked by a dispatcher of the client, as delivery requires
+  const dispatcher = await createUser({
+    parentId: REPLAY_PARENT_ID,
+    login: `replay-dispatcher-${randomUUID()}`,
+    password: randomUUID(),
+    email: 'dispatcher@replay.test',
+    sessionDuration: null,
+  });
+  await linkChats(dispatcher.id, [REPLAY_CHAT_ID]);
   const rules: StoredRule[] = [];
   for (const name of Object.keys(REPLAY_RULE_IDS) as ReplayRuleName[]) {
     const body = notificationBodySchema.parse({
