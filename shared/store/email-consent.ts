@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
+import { batchGetItems } from './batch-get';
 import { resourcesConfig } from '../config';
 
 /**
@@ -83,18 +84,7 @@ export async function emailStates(clientId: string, ruleId: number, addresses: r
 }
 
 async function batchGet(keys: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < keys.length; start += 100) {
-    let pending: Record<string, unknown>[] | undefined = keys.slice(start, start + 100);
-    for (let round = 0; pending?.length && round < 8; round++) {
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
-      const response: BatchGetCommandOutput = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }));
-      found.push(...(response.Responses?.[table()] ?? []));
-      pending = response.UnprocessedKeys?.[table()]?.Keys;
-    }
-    if (pending?.length) throw new Error('the directory did not answer every key of a batch read');
-  }
-  return found;
+  return batchGetItems(table(), keys);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
+import { batchGetItems } from './batch-get';
 import { resourcesConfig } from '../config';
 import { directoryKeys, storedUserSchema, telegramChatSchema, type StoredUser, type TelegramChat } from '../schemas/directory';
 import { updateUserMapEntry } from './user-maps';
@@ -119,18 +120,8 @@ async function addChatToUser(
 /** The users that linked each of these chats (a chat that sent /stop, or was never linked, is absent). */
 export async function linkedChatOwners(chatIds: readonly string[]): Promise<Map<string, string>> {
   const owners = new Map<string, string>();
-  const unique = [...new Set(chatIds)];
-  for (let start = 0; start < unique.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(start, start + 100).map(chatKey);
-    for (let round = 0; keys?.length && round < 8; round++) {
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
-      const response: BatchGetCommandOutput = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys } } }));
-      for (const item of response.Responses?.[table()] ?? []) {
-        if (typeof item.userId === 'string') owners.set(String(item.pk).slice('TGCHAT#'.length), item.userId);
-      }
-      keys = response.UnprocessedKeys?.[table()]?.Keys;
-    }
-    if (keys?.length) throw new Error('could not read every linked chat');
+  for (const item of await batchGetItems(table(), [...new Set(chatIds)].map(chatKey))) {
+    if (typeof item.userId === 'string') owners.set(String(item.pk).slice('TGCHAT#'.length), item.userId);
   }
   return owners;
 }
