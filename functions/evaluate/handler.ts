@@ -1,8 +1,7 @@
 import middy from '@middy/core';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger, loggerContext } from '../../shared/observability/logger';
-import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
+import { countIfAny, MetricName, publishMetricsIfAny } from '../../shared/observability/metrics';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { RuleCache } from '../../shared/pipeline/rule-cache';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
@@ -30,14 +29,14 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
   };
   return middy<SQSEvent, SQSBatchResponse>()
     .use(loggerContext())
-    .use(logMetrics(metrics))
+    .use(publishMetricsIfAny())
     .handler(async (event) => {
       const now = dependencies.clock();
-      metrics.addMetric(MetricName.BatchSize, MetricUnit.Count, event.Records.length);
       const outcome = await processBatch(event.Records, { now, rules: dependencies.rules, evaluatorFor: dependencies.evaluatorFor });
-      metrics.addMetric(MetricName.MessagesProcessed, MetricUnit.Count, outcome.processed);
-      metrics.addMetric(MetricName.MessagesRejected, MetricUnit.Count, outcome.rejected);
-      metrics.addMetric(MetricName.AlertsRaised, MetricUnit.Count, outcome.alertsCreated.length);
+      // messages taken and deleted are counted by the input queue's own metrics; a batch of ordinary
+      // messages logs nothing (CloudWatch Logs bills each byte, and this runs once per 10 messages)
+      countIfAny(MetricName.MessagesRejected, outcome.rejected);
+      countIfAny(MetricName.AlertsRaised, outcome.alertsCreated.length);
       if (outcome.failedMessageIds.length > 0) {
         logger.warn('messages left for redelivery', { messageIds: outcome.failedMessageIds });
       }

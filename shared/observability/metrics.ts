@@ -11,7 +11,6 @@ export const metrics = new Metrics({
 
 /** Metric names agreed across fleetwatch. */
 export const MetricName = {
-  MessagesProcessed: 'MessagesProcessed',
   MessagesRejected: 'MessagesRejected',
   /** Delivery requests parked on the deliveries DLQ after their last receive, still being throttled. */
   DeliveriesDeadLettered: 'DeliveriesDeadLettered',
@@ -27,3 +26,21 @@ export const MetricName = {
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 
 export { MetricUnit };
+
+/**
+ * Flushes the stored metrics at the end of an invocation, and writes nothing when none were added. For the
+ * per-batch handlers: a batch with nothing worth counting costs no log bytes (Powertools' `logMetrics` would
+ * still log a warning about the empty set), and what every batch has, the messages taken and deleted, is
+ * already counted by the queue's own metrics.
+ */
+export const publishMetricsIfAny = () => {
+  const flush = () => {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  };
+  return { after: flush, onError: flush };
+};
+
+/** Adds a count only when it is not zero. */
+export function countIfAny(name: MetricName, count: number): void {
+  if (count > 0) metrics.addMetric(name, MetricUnit.Count, count);
+}

@@ -4,14 +4,13 @@ import { PRICES } from './prices';
  * What 1,000 vehicles cost for a month (30 days) when each reports once every 30 s and the producer sends in
  * batches of 10: SQS FIFO send, receive and delete requests; evaluate invocations and GB-seconds (measured
  * handler time × configured memory); DynamoDB read and write units (measured); the sweep's invocations; and the
- * CloudWatch Logs bytes actually written (measured), plus Lambda's own START/END/REPORT lines.
+ * CloudWatch Logs bytes actually written (measured). The functions log at system level WARN (the stack test holds
+ * it), so Lambda writes no START/END/REPORT lines of its own.
  */
 export const VEHICLES = 1_000;
 export const MESSAGE_INTERVAL_S = 30;
 export const MONTH_S = 30 * 86_400;
 export const FIFO_BATCH = 10;
-/** Lambda's START, END and REPORT lines of one invocation, bytes (about what they hold, request id included). */
-export const PLATFORM_LOG_BYTES_PER_INVOCATION = 330;
 
 export interface MeasuredEvaluate {
   /** DynamoDB units per message, reads and writes. */
@@ -59,8 +58,7 @@ export function monthlyCost(evaluate: MeasuredEvaluate, sweep: MeasuredSweep): C
       (sweep.msPerRun / 1000) * (sweep.memoryMb / 1024) * PRICES.lambdaPerGbSecond +
       sweep.unitsPerRun.read * PRICES.dynamoPerReadUnit +
       sweep.unitsPerRun.write * PRICES.dynamoPerWriteUnit);
-  const logBytes =
-    batches * (evaluate.logBytesPerInvocation + PLATFORM_LOG_BYTES_PER_INVOCATION) + sweepRuns * (sweep.logBytesPerRun + PLATFORM_LOG_BYTES_PER_INVOCATION);
+  const logBytes = batches * evaluate.logBytesPerInvocation + sweepRuns * sweep.logBytesPerRun;
   const logs = (logBytes / 1024 ** 3) * PRICES.logsPerGb;
   const total = sqs + evaluateLambda + dynamo + sweepCost + logs;
   return { messages, sqs, evaluateLambda, dynamo, sweep: sweepCost, logs, total, sqsFloor: sqs, overFloor: total / sqs };

@@ -14,6 +14,9 @@ const messages = Number(process.env.SCALE_MESSAGES);
 const at = Number(process.env.SCALE_NOW);
 const random = seededRandom(99);
 const handler = createEvaluateHandler({ clock: () => at });
+globalThis.gc?.();
+// what the process holds before the first message: Node, tsx's compiled sources and the loaded modules
+const startRssMb = process.memoryUsage().rss / 2 ** 20;
 const output = captureOutput({ silent: true, keep: false });
 let failed = 0;
 try {
@@ -28,4 +31,4 @@ try {
   output.restore();
 }
 globalThis.gc?.();
-process.stdout.write(`${JSON.stringify({ rssMb: process.memoryUsage().rss / 2 ** 20, heapMb: process.memoryUsage().heapUsed / 2 ** 20, failed })}\n`);
+process.stdout.write(`${JSON.stringify({ rssMb: process.memoryUsage().rss / 2 ** 20, startRssMb, heapMb: process.memoryUsage().heapUsed / 2 ** 20, failed })}\n`);

@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     say(`one sweep with 10 vehicles falling silent: ${sweepUnitsPerMinute} units, ${report.alertsRaised} alerts`);
 
     say(`measuring one evaluate container's memory over 10,000 messages (${elapsed()}) …`);
-    const memory = await new Promise<{ rssMb: number; heapMb: number; failed: number }>((resolve, reject) => {
+    const memory = await new Promise<{ rssMb: number; startRssMb: number; heapMb: number; failed: number }>((resolve, reject) => {
       const child = fork(new URL('./scale-evaluate-worker.ts', import.meta.url), {
         execArgv: ['--import', 'tsx', '--expose-gc'],
         env: { ...process.env, SCALE_VEHICLES: '100000', SCALE_MESSAGES: '10000', SCALE_NOW: String(T0 + 20 * 60_000) },
@@ -149,7 +149,8 @@ async function main(): Promise<void> {
         `one rule edit: projected onto ${projectedVehicles} vehicles; the next message of one of them read ${ruleChangeItemsRead} items ` +
           `${JSON.stringify(ruleChangeTables)} (target ≤ 10, of 20,000 rules)`,
         `one sweep at 100,000 vehicles, 10 falling silent: ${figures.sweepUnitsPerMinute} units, ${report.alertsRaised} connection-loss alerts (target ≤ 200)`,
-        `evaluate container after 10,000 messages over random vehicles: ${figures.rssMbPerContainer} MB resident, ${memory.heapMb.toFixed(0)} MB heap, ${memory.failed} failed records`,
+        `evaluate container after 10,000 messages over random vehicles: ${figures.rssMbPerContainer} MB resident ` +
+          `(${memory.startRssMb.toFixed(0)} MB before the first message, under tsx), ${memory.heapMb.toFixed(0)} MB heap, ${memory.failed} failed records`,
         `(${elapsed()} in all)`,
       ].join('\n'),
     );

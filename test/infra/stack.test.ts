@@ -161,14 +161,15 @@ describe('FleetwatchStack template', () => {
   });
 
   describe('functions', () => {
-    it('runs six bundled ESM handlers on nodejs24.x, arm64, each with its own log group with retention', () => {
+    it('runs six bundled ESM handlers on nodejs24.x, arm64, each logging JSON without platform lines to its own log group with retention', () => {
       const functions = ofType('AWS::Lambda::Function');
       expect(functions).toHaveLength(6);
       for (const name of FUNCTION_NAMES) {
         const fn = resources[functionId(name)]!.Properties;
         expect(fn, name).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
         const logGroupId = logicalId(stack.functions[name].logGroup);
-        expect(fn.LoggingConfig, name).toEqual({ LogGroup: { Ref: logGroupId } });
+        // START/END/REPORT lines are dropped (system level WARN): CloudWatch Logs bills every byte
+        expect(fn.LoggingConfig, name).toEqual({ LogGroup: { Ref: logGroupId }, LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' });
         expect(resources[logGroupId]!.Properties.RetentionInDays, name).toBeGreaterThan(0);
         expect(environmentOf(name), name).toMatchObject({
           POWERTOOLS_SERVICE_NAME: `fleetwatch-${name}`,
@@ -469,7 +470,6 @@ describe('FleetwatchStack template', () => {
       const expressions = lines.map((line) => (line.at(-1) as { expression?: string }).expression).filter(Boolean);
       expect(expressions).toEqual(
         expect.arrayContaining([
-          'SELECT SUM(MessagesProcessed) FROM fleetwatch',
           'SELECT SUM(MessagesRejected) FROM fleetwatch',
           'SELECT SUM(AlertsRaised) FROM fleetwatch',
           'SELECT SUM(DeliveriesSent) FROM fleetwatch GROUP BY channel',
@@ -481,6 +481,7 @@ describe('FleetwatchStack template', () => {
       const queueIds = (['input', 'deliveries', 'inputDeadLetters', 'deliveryDeadLetters'] as const).map((queue) => logicalId(stack.queues[queue]));
       expect(plotted('AWS/SQS', 'ApproximateNumberOfMessagesVisible').sort()).toEqual([...queueIds].sort());
       expect(plotted('AWS/SQS', 'ApproximateAgeOfOldestMessage')).toEqual(queueIds.slice(0, 2));
+      expect(plotted('AWS/SQS', 'NumberOfMessagesDeleted')).toEqual(queueIds.slice(0, 1));
       expect(plotted('AWS/Lambda', 'Errors')).toEqual(FUNCTION_NAMES.map(functionId));
       expect(plotted('AWS/Lambda', 'Duration')).toEqual(FUNCTION_NAMES.map(functionId));
       expect(plotted('AWS/ApiGateway', '5xx')).toHaveLength(1);
