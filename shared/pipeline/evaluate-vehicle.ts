@@ -4,6 +4,7 @@ import { RULE_TYPES, type RuleType } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
 import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/types';
 import type { VehicleState } from '../store/vehicle-state-store';
+import { reportableFrom, scheduleAdmits, scheduledTickEvents } from './schedule-gate';
 
 /**
  * Runs one vehicle's messages (already in device-time order) through the rules that apply to it. Pure: the
@@ -43,7 +44,8 @@ export function heartbeatIntervalMs(rules: readonly CompiledRule[]): number {
 
 /**
  * When the sweep must next look at the vehicle (epoch ms), or null when no connection-loss rule waits for a
- * silence: the earliest `lastSeenAt + minutes` of a rule that has not reported the current silence, plus one
+ * silence: the earliest `lastSeenAt + minutes` of a rule that has not reported the current silence (for a rule
+ * with a schedule, the schedule's next opening from then, when the loss may first be reported), plus one
  * heartbeat interval, since the stored last-seen may trail the truth by that much.
  */
 export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[]): number | null {
@@ -76,7 +78,7 @@ function earliestSilence(state: VehicleState, rules: readonly CompiledRule[]): n
     if (compiled.rule.type !== RULE_TYPES.connectionLoss) continue;
     const ruleState = state.rules[String(compiled.rule.id)] as { silentSince?: number } | undefined;
     if (ruleState?.silentSince === lastSeen) continue;
-    earliest = Math.min(earliest, lastSeen + (compiled.settings as { minutes: number }).minutes * 60_000);
+    earliest = Math.min(earliest, reportableFrom(compiled, lastSeen + (compiled.settings as { minutes: number }).minutes * 60_000));
   }
   return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules) : null;
 }
@@ -134,7 +136,7 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
         const result = step.call(evaluator, compiled, ruleStates[key], message, context);
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
-        for (const event of result.events) events.push({ rule: compiled, event });
+        for (const event of result.events) if (scheduleAdmits(compiled, event)) events.push({ rule: compiled, event });
       } catch (error) {
         failures.push({ ruleId: compiled.rule.id, error });
       }
@@ -199,9 +201,12 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
     const key = String(compiled.rule.id);
     try {
       const result = tick(compiled, ruleStates[key], clock, context);
+      // outside the rule's schedule the tick waits for the opening: its state stays, to be judged again then
+      const admitted = scheduledTickEvents(compiled, result.events, context.now);
+      if (admitted === null) continue;
       if (result.state === undefined) delete ruleStates[key];
       else ruleStates[key] = plainJson(result.state);
-      for (const event of result.events) events.push({ rule: compiled, event });
+      for (const event of admitted) events.push({ rule: compiled, event });
     } catch (error) {
       failures.push({ ruleId: compiled.rule.id, error });
     }

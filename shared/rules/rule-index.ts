@@ -4,6 +4,7 @@ import { ZoneIndex } from '../geo/zone-index';
 import { isEffective } from './lifecycle';
 import { RULE_EVALUATORS } from './registry';
 import { formatProblems, isUnusable, ruleProblems } from './rule-validation';
+import { compileSchedule, type WeeklySchedule } from './schedule';
 import type { CompiledRule, RuleEvaluator, ZoneLookup } from './types';
 
 export interface InvalidRule {
@@ -56,7 +57,13 @@ export function compileRule(rule: StoredRule): RuleCompilation {
   if (isUnusable(problems)) return { ok: false, reason: formatProblems(problems) };
   const parsed = evaluator.settingsSchema.safeParse(rule.settings);
   if (!parsed.success) return { ok: false, reason: `settings: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
-  return { ok: true, compiled: { rule, settings: parsed.data } };
+  const week = (parsed.data as { schedule?: WeeklySchedule }).schedule;
+  if (week === undefined) return { ok: true, compiled: { rule, settings: parsed.data } };
+  try {
+    return { ok: true, compiled: { rule, settings: parsed.data, schedule: compileSchedule(week, rule.timezone) } };
+  } catch (error) {
+    return { ok: false, reason: `timezone: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }
 
 /** The geozones a rule looks at: a geozone rule's `geoids`, a speeding rule's `zoneLimits`. */

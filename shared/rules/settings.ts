@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseSchedule } from './schedule';
 
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's
@@ -76,10 +77,29 @@ export function parameterKeySetting(fallback: string) {
   return z.string().default(fallback).pipe(z.string().trim().min(1, { message: 'must name a parameter' }).max(64));
 }
 
-/** Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text). */
+/**
+ * When a rule may raise alerts (schedule.ts), in the rule's `timezone`; left out or blank: always. Parsed once,
+ * with the rest of the settings, so a rule's compiled form holds the windows and the API's 400 names the problem.
+ */
+export const scheduleSetting = z
+  .string()
+  .transform((text, ctx) => {
+    if (text.trim() === '') return undefined;
+    const parsed = parseSchedule(text);
+    if (parsed.ok) return parsed.schedule;
+    ctx.addIssue({ code: 'custom', message: parsed.error });
+    return z.NEVER;
+  })
+  .optional();
+
+/**
+ * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
+ * and the hours in which it may raise alerts.
+ */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
   messageTemplate: z.string().max(2_000).optional(),
+  schedule: scheduleSetting,
 };
 
 /**

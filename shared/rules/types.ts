@@ -3,6 +3,7 @@ import type { RuleEvent } from '../schemas/alert';
 import type { RuleType, StoredRule } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
 import type { ZoneLookup } from '../geo/zone-lookup';
+import type { RuleSchedule } from './schedule';
 
 export type { ZoneLookup } from '../geo/zone-lookup';
 
@@ -22,6 +23,8 @@ export interface EvaluationContext {
 export interface CompiledRule<Settings = unknown> {
   rule: StoredRule;
   settings: Settings;
+  /** `settings.schedule` in the rule's timezone; absent: the rule may raise alerts at any time. */
+  schedule?: RuleSchedule;
 }
 
 export interface Evaluation<State> {

@@ -1,0 +1,56 @@
+/**
+ * A rule's `timezone` as a clock: how far local wall-clock time is ahead of UTC at a given instant.
+ * A number is a fixed offset in hours (the platform's form: 3 = UTC+3, no daylight saving); a string is an
+ * IANA zone, read through the runtime's Intl (full ICU in Node 24), so daylight-saving rules follow tzdata.
+ */
+export type RuleTimeZone = number | string;
+
+export interface ZoneClock {
+  /** Local time minus UTC at the instant, in ms (e.g. 7_200_000 for Europe/Berlin in summer). */
+  offsetAt(epochMs: number): number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Formatters are costly to build (tens of µs) and cheap to use: one per zone, a bounded number kept. */
+const MAX_CACHED_ZONES = 1_000;
+const clocks = new Map<string, ZoneClock>();
+
+function ianaClock(zone: string): ZoneClock {
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  return {
+    offsetAt(epochMs) {
+      const fields = { year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0 };
+      for (const part of format.formatToParts(epochMs)) {
+        if (part.type in fields) fields[part.type as keyof typeof fields] = Number(part.value);
+      }
+      const local = Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second);
+      // the formatter shows whole seconds: compare with the instant cut to its second
+      return local - (epochMs - (((epochMs % 1000) + 1000) % 1000));
+    },
+  };
+}
+
+/** The clock of a rule's timezone. Throws a RangeError for a name Intl does not know (the API refuses those). */
+export function zoneClock(timezone: RuleTimeZone): ZoneClock {
+  if (typeof timezone === 'number') {
+    const offset = Math.round(timezone * HOUR_MS);
+    return { offsetAt: () => offset };
+  }
+  let clock = clocks.get(timezone);
+  if (clock === undefined) {
+    clock = ianaClock(timezone);
+    if (clocks.size >= MAX_CACHED_ZONES) clocks.clear();
+    clocks.set(timezone, clock);
+  }
+  return clock;
+}
