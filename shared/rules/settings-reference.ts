@@ -10,6 +10,8 @@ export interface SettingReference {
   /** The value used when the key is left out, as the string it would be written as; null when there is none. */
   default: string | null;
   meaning: string;
+  /** A valid value, where the key's values have a form of their own. */
+  example?: string;
 }
 
 export interface TypeReference {
@@ -146,6 +148,17 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
 export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
   { key: 'messageSubject', default: null, meaning: "the rule's own subject line for its notifications, with {{placeholder}} fields (at most 200 characters); default: the template's" },
   { key: 'messageTemplate', default: null, meaning: "the rule's own notification text, with {{placeholder}} fields, plain text (at most 2000 characters); default: the template's" },
+  {
+    key: 'schedule',
+    default: null,
+    meaning:
+      'hours in which events raise alerts, in the rule\'s timezone (an IANA name follows daylight saving), e.g. `Mon-Fri 08:00-18:00; Sat 09:00-13:00`: ' +
+      'clauses separated by `;`, each days (Mon…Sun, ranges Mon-Fri, lists Mon, Wed; none: every day) and windows HH:MM-HH:MM separated by commas; ' +
+      'an end of 24:00 is midnight, an end before the start (22:00-06:00) runs into the next day. An episode that starts inside the schedule alerts ' +
+      'even if confirmed after its end; one entirely outside raises nothing; a connection loss that begins outside is reported when the schedule ' +
+      'opens, if still lost. Default: none (always)',
+    example: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00',
+  },
 ];
 
 const row = (setting: SettingReference) => `| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`;

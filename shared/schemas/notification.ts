@@ -30,7 +30,7 @@ export const ruleTypeSchema = z
 export const guidSchema = z.uuid({ version: undefined });
 
 /**
- * A rule's timezone, used only to render times in notifications:
+ * A rule's timezone, used to render times in notifications and to read `settings.schedule`:
  * an offset in hours from UTC as the platform's period queries use (3 = UTC+3), or an IANA zone name.
  */
 export const timezoneSchema = z.union([
@@ -104,7 +104,7 @@ export const notificationBodySchema = z.object({
     .nullable()
     .default(null)
     .describe('when activationMode is 1 (required then): ISO 8601 with any offset, stored and answered in UTC; default null'),
-  timezone: timezoneSchema.default(3).describe('hours from UTC (3 = UTC+3) or an IANA name, used to write times in messages; default 3'),
+  timezone: timezoneSchema.default(3).describe('hours from UTC (3 = UTC+3, fixed) or an IANA name (daylight saving followed), used to write times in messages and to read settings.schedule; an unknown name is answered 400; default 3'),
   validity: z
     .number()
     .int()

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { apiRoutes } from '../../shared/api/routes';
-import { SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
+import { COMMON_SETTINGS_REFERENCE, SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient, type Api } from './support';
@@ -48,6 +48,11 @@ describe('OpenAPI document', () => {
           expect(settings).toContain(`| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`);
         }
       }
+      for (const setting of COMMON_SETTINGS_REFERENCE) {
+        expect(settings).toContain(`| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`);
+      }
+      expect(settings).toContain('| `schedule` | — | hours in which events raise alerts');
+      expect(schema.properties.timezone.description).toMatch(/settings\.schedule.*default 3/);
       const required = new Set<string>(schema.required ?? []);
       for (const [field, property] of Object.entries(schema.properties as Record<string, { default?: unknown; description?: string }>)) {
         if (required.has(field)) continue;

@@ -22,7 +22,7 @@ describe('settings reference', () => {
   });
 
   it.each(types)('type %i: takes the common keys too', (type) => {
-    const common = Object.fromEntries(COMMON_SETTINGS_REFERENCE.map((setting) => [setting.key, 'Vehicle {{vehicleName}}']));
+    const common = Object.fromEntries(COMMON_SETTINGS_REFERENCE.map((setting) => [setting.key, setting.example ?? 'Vehicle {{vehicleName}}']));
     expect(settingsProblems(type, { ...SETTINGS_REFERENCE[type].example, ...common })).toEqual([]);
   });
 
