@@ -87,13 +87,35 @@ describe('notification settings', () => {
     expect(found.body.filter((entry: { problems?: unknown }) => entry.problems !== undefined).map((entry: { id: number }) => entry.id)).toEqual([rule.id]);
   });
 
+  it('takes a schedule read in the rule timezone, and refuses unreadable schedules and unknown zones with 400', async () => {
+    const scheduled = await create(
+      ruleBody(tenants.root.agentId, { type: 7, timezone: 'Europe/Berlin', settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' } }),
+    );
+    expect(scheduled.status).toBe(200);
+    const read = await api({ method: 'GET', path: `/api/v3/notifications/${scheduled.body.id}`, token });
+    expect(read.body).toMatchObject({ timezone: 'Europe/Berlin', settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' } });
+    const compiled = compileRuleIndex([(await getRule(scheduled.body.id))!], []).rulesFor(101, Date.now())[0]!;
+    // Saturday 2026-11-28, 12:59 and 13:00 in Berlin (UTC+1)
+    expect(compiled.schedule?.isOpen(Date.parse('2026-11-28T11:59:00Z'))).toBe(true);
+    expect(compiled.schedule?.isOpen(Date.parse('2026-11-28T12:00:00Z'))).toBe(false);
+
+    const unreadable = await create(ruleBody(tenants.root.agentId, { settings: { limit: '90', schedule: 'Mon-Fri 8am-6pm' } }));
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.body.issues).toEqual([{ path: 'settings.schedule', message: '"8am-6pm" is not a window HH:MM-HH:MM' }]);
+    const empty = await create(ruleBody(tenants.root.agentId, { settings: { limit: '90', schedule: 'Mon 08:00-08:00' } }));
+    expect(paths(empty)).toEqual(['settings.schedule']);
+    const unknownZone = await create(ruleBody(tenants.root.agentId, { timezone: 'Europe/Atlantis', settings: { limit: '90', schedule: 'Mon-Fri 08:00-18:00' } }));
+    expect(unknownZone.status).toBe(400);
+    expect(paths(unknownZone)).toEqual(['timezone']);
+  });
+
   /** Settings maps made of known keys, unknown keys, numbers, words and garbage, over every rule type. */
   const settingsOf = (type: keyof typeof SETTINGS_REFERENCE) => {
-    const keys = [...SETTINGS_REFERENCE[type].settings.map((setting) => setting.key), 'bogus', 'Limit', ''];
+    const keys = [...SETTINGS_REFERENCE[type].settings.map((setting) => setting.key), 'schedule', 'bogus', 'Limit', ''];
     const value = fc.oneof(
       fc.integer({ min: -10, max: 2_000 }).map(String),
       fc.double({ min: -1e6, max: 1e6, noNaN: true }).map(String),
-      fc.constantFrom('', ' ', 'fast', 'true', 'no', 'both', 'outside', 'inside', 'entry', 'exit', 'mileage', 'engineHours', '1e400', '0x10', `${zoneId}:50`, 'fuel', 'ain1'),
+      fc.constantFrom('', ' ', 'fast', 'true', 'no', 'both', 'outside', 'inside', 'entry', 'exit', 'mileage', 'engineHours', '1e400', '0x10', `${zoneId}:50`, 'fuel', 'ain1', 'Mon-Fri 08:00-18:00', 'Sun 22:00-06:00', 'Mon 9-5'),
     );
     return fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 5 });
   };
