@@ -6,6 +6,7 @@ import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { vehiclesFallingSilent } from '../../shared/pipeline/sweep/connection-loss-pass';
 import { lambdaContext } from '../../infra/local/sqs-poller';
+import { alertSchema } from '../../shared/schemas/alert';
 import type { StoredRule } from '../../shared/schemas/notification';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
@@ -34,7 +35,7 @@ describe('schedules through evaluate and sweep', () => {
   });
   afterAll(async () => emulators.stop());
 
-  const alertsOf = async (ruleId: number) => (await alertsInTable()).filter((alert) => alert.ruleId === ruleId);
+  const alertsOf = async (ruleId: number) => (await alertsInTable()).filter((alert) => alert.ruleId === ruleId).map((item) => alertSchema.parse(item));
 
   it('raises one alert for a speeding from 17:59 that lasts 3 minutes, and none for one at night', async () => {
     await putRule(office({ id: 501, vehicleIds: [5001], settings: { limit: '90', minDuration: '10' } }));
