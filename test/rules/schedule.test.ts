@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileSchedule, formatSchedule, isOpen, nextOpening, parseSchedule, type WeeklySchedule } from '../../shared/rules/schedule';
 import { connectionLossSettingsSchema } from '../../shared/rules/connection-loss';
 import { settingsProblems } from '../../shared/rules/rule-validation';
+import { SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -61,8 +62,8 @@ describe('schedule text', () => {
     expect(connectionLossSettingsSchema.parse({}).schedule).toBeUndefined();
     expect(connectionLossSettingsSchema.parse({ schedule: '  ' }).schedule).toBeUndefined();
     expect(connectionLossSettingsSchema.parse({ schedule: 'Mon 08:00-09:00' }).schedule).toEqual(parsed('Mon 08:00-09:00'));
-    for (const type of [0, 2, 4, 5, 6, 7, 8, 9, 11, 12]) {
-      expect(settingsProblems(type, { schedule: 'weekdays 9 to 5', ...(type === 9 ? { max: '1' } : {}) })).toEqual([
+    for (const [type, reference] of Object.entries(SETTINGS_REFERENCE)) {
+      expect(settingsProblems(Number(type), { ...reference.example, schedule: 'weekdays 9 to 5' })).toEqual([
         { path: 'settings.schedule', message: expect.stringMatching(/"weekdays" is not a day/) },
       ]);
     }
