@@ -82,19 +82,6 @@ export async function listWebhooks(clientId: string): Promise<WebhookEndpoint[]>
   return (await listWebhooksWithSecrets(clientId)).map(withoutSecret);
 }
 
-export async function countWebhooks(clientId: string): Promise<number> {
-  const { Count } = await documentClient().send(
-    new QueryCommand({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': webhookKeys.partition(clientId), ':prefix': webhookKeys.sortPrefix },
-      ConsistentRead: true,
-      Select: 'COUNT',
-    }),
-  );
-  return Count ?? 0;
-}
-
 /**
  * The client an endpoint belongs to, or null when no endpoint has this id: looked up in `candidate` first (the
  * caller's own client, a consistent read), then through the directory's index.
