@@ -5,7 +5,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { grantCreatePlatformEndpoint, grantPushEndpoints, grantReadQueueAge, grantSendEmail } from './constructs/channel-permissions';
+import { grantCreatePlatformEndpoint, grantGeocode, grantPushEndpoints, grantReadQueueAge, grantSendEmail } from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
 import { SesFeedback } from './constructs/ses-feedback';
 import { DeployParameters } from './constructs/deploy-parameters';
@@ -47,6 +47,14 @@ export interface FleetwatchStackProps extends StackProps {
   projectRoot?: string;
   /** The account's SES maximum send rate (e-mails per second); defaults to the `sesMaxSendRate` context value. */
   sesMaxSendRate?: number;
+  /** Geocode the address of address rules written without coordinates; defaults to the `geocoding` context value, on unless `false`. */
+  geocoding?: boolean;
+}
+
+/** `cdk deploy -c geocoding=false` turns the geocoding of address rules off (the API then asks for coordinates). */
+function geocodingFromContext(scope: Construct): boolean {
+  const value: unknown = scope.node.tryGetContext('geocoding');
+  return value === undefined || String(value) !== 'false';
 }
 
 /** `cdk deploy -c sesMaxSendRate=<n>`; undefined when not given. */
@@ -230,6 +238,10 @@ export class FleetwatchStack extends Stack {
     data.grant(api.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'directory', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'alerts', ['GetItem', 'Query']);
+    if (props.geocoding ?? geocodingFromContext(this)) {
+      api.function.addEnvironment('GEOCODER', 'amazon-location');
+      grantGeocode(api.role);
+    }
     grantCreatePlatformEndpoint(api, api.role, [
       { id: 'Fcm', arn: parameters.fcmPlatformApplicationArn.valueAsString, condition: parameters.hasFcmPlatformApplication },
       { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },

@@ -72,3 +72,13 @@ export function grantReadQueueAge(role: IRole): void {
     reason: 'cloudwatch:GetMetricStatistics supports no resource-level permission; the sweep reads one SQS metric with it.',
   });
 }
+
+/**
+ * geo-places:Geocode on Amazon Location's own place index (the Places API v2 works on AWS-provided data: its
+ * resource is `provider/default` of the region, with no account), for address rules written without coordinates.
+ */
+export function grantGeocode(role: IRole): void {
+  role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ['geo-places:Geocode'], resources: [`arn:${Aws.PARTITION}:geo-places:${Aws.REGION}::provider/default`] }),
+  );
+}

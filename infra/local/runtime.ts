@@ -47,6 +47,11 @@ export interface LocalRuntimeOptions {
   /** Runs the fleet simulator; `now` replaces the simulation clock. */
   simulator?: false | { now?: () => number };
   sweepIntervalMs?: number;
+  /**
+   * Batches of the input queue evaluated at once (default 4), as Lambda runs concurrent invocations: the handler
+   * mostly waits on DynamoDB, so one poller at a time would cap throughput at one batch per round trip.
+   */
+  evaluateConcurrency?: number;
   /** Replaces handlers, e.g. fakes in tests; the rest come from functions/<name>/handler.ts. */
   handlers?: Partial<LocalHandlers>;
   /**
@@ -308,7 +313,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     if (!options.telegram) delete handlers.telegram;
 
     if (handlers.evaluate) {
-      const poller = startPolling({ queueUrl: emulators.queues.input, handler: handlers.evaluate, functionName: 'fleetwatch-evaluate', onError: report('evaluate') });
+      const poller = startPolling({
+        queueUrl: emulators.queues.input,
+        handler: handlers.evaluate,
+        functionName: 'fleetwatch-evaluate',
+        concurrency: options.evaluateConcurrency ?? 4,
+        onError: report('evaluate'),
+      });
       stoppers.push(() => poller.stop());
     }
     if (handlers.deliver) {

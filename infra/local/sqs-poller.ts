@@ -16,6 +16,11 @@ export interface PollOptions {
   batchSize?: number;
   visibilityTimeoutSeconds?: number;
   waitTimeSeconds?: number;
+  /**
+   * Batches in flight at once, as Lambda runs several invocations of one function (default 1). FIFO order
+   * holds whatever the number: SQS hands out no message of a group while another of the group is in flight.
+   */
+  concurrency?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -103,10 +108,10 @@ export async function pollOnce(options: PollOptions): Promise<number> {
   return Messages.length;
 }
 
-/** Polls until stopped, as a deployed event source mapping would. */
+/** Polls until stopped, as a deployed event source mapping would, with `concurrency` batches in flight. */
 export function startPolling(options: PollOptions): { stop: () => Promise<void> } {
   let running = true;
-  const loop = (async () => {
+  const loop = async () => {
     while (running) {
       try {
         await pollOnce({ waitTimeSeconds: 1, ...options });
@@ -115,11 +120,12 @@ export function startPolling(options: PollOptions): { stop: () => Promise<void> 
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-  })();
+  };
+  const loops = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, loop);
   return {
     stop: async () => {
       running = false;
-      await loop;
+      await Promise.all(loops);
     },
   };
 }

@@ -12,6 +12,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Stale version, or the record is still referenced',
   429: 'Too many requests on this session (or failed logins); see Retry-After',
   500: 'Unexpected error; the body carries a correlation id',
+  503: 'A service the request needs (the geocoder) did not answer; try again later',
 };
 
 /** The OpenAPI 3.1 document of the API, generated from the same zod schemas the routes validate with. */

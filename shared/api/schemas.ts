@@ -28,13 +28,16 @@ export const parentIdBodySchema = z.object({ parentId: guidSchema });
 const int32 = z.coerce.number().int().min(1).max(2_147_483_647);
 export const idParamsSchema = z.object({ id: int32 });
 
-/** A rule is written only if it can work: its settings under its type's schema, and the geozones its type needs. */
+/**
+ * A rule is written only if it can work: its settings under its type's schema, and the geozones its type needs.
+ * An address rule without coordinates passes here: the handler has them found by the geocoder, or answers 400.
+ */
 function refuseUnworkableRule(body: Pick<NotificationBody, 'type' | 'settings' | 'geoids'>, ctx: z.core.$RefinementCtx): void {
   // Runs after field issues that do not abort the object (an unsupported type): judge only a readable rule.
   const readable =
     typeof body.settings === 'object' && body.settings !== null && Array.isArray(body.geoids) && ruleTypeSchema.safeParse(body.type).success;
   if (!readable) return;
-  for (const problem of ruleProblems(body)) ctx.addIssue({ code: 'custom', path: problem.path.split('.'), message: problem.message });
+  for (const problem of ruleProblems(body)) if (!problem.geocodable) ctx.addIssue({ code: 'custom', path: problem.path.split('.'), message: problem.message });
 }
 
 /** `settings` as the API documents it: with the reference of every rule type's keys, defaults and meaning. */

@@ -19,6 +19,8 @@ export interface TemplateData {
   /** Highest speed of a speeding episode, km/h. */
   maxSpeed: string;
   zone: string;
+  /** The address of an address rule (type 10), as written on the rule. */
+  address: string;
   /** Fuel volume of a drain or fuelling, litres, and the levels before and after. */
   volume: string;
   before: string;
@@ -99,6 +101,7 @@ export function buildTemplateData(input: {
     limit: rounded(pick(values, 'limit'), 0),
     maxSpeed: rounded(pick(values, 'maxSpeed'), 0),
     zone: pick(values, 'zoneName'),
+    address: pick(values, 'address'),
     volume: rounded(pick(values, 'volume'), 1),
     before: rounded(pick(values, 'before'), 1),
     after: rounded(pick(values, 'after'), 1),

@@ -17,6 +17,8 @@ export const EVENT_KINDS = [
   'sensorInRange',
   'idle',
   'maintenanceDue',
+  'addressArrival',
+  'addressDeparture',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

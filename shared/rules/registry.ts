@@ -1,4 +1,5 @@
 import type { RuleType } from '../schemas/notification';
+import { addressEvaluator } from './address';
 import { analogSensorEvaluator } from './analog-sensor';
 import { connectionLossEvaluator } from './connection-loss';
 import { discreteSensorEvaluator } from './discrete-sensor';
@@ -19,11 +20,12 @@ const evaluators = [
   connectionLossEvaluator,
   discreteSensorEvaluator,
   analogSensorEvaluator,
+  addressEvaluator,
   idleEvaluator,
   maintenanceEvaluator,
 ] as RuleEvaluator[];
 
-/** The evaluator of every supported rule type (type 10, address, is not supported). */
+/** The evaluator of every rule type. */
 export const RULE_EVALUATORS: Readonly<Record<RuleType, RuleEvaluator>> = Object.fromEntries(
   evaluators.map((evaluator) => [evaluator.type, evaluator]),
 ) as Record<RuleType, RuleEvaluator>;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { NotificationBody } from '../schemas/notification';
+import { addressSettingsSchema, hasCoordinates } from './address';
 import { RULE_EVALUATORS } from './registry';
 import type { RuleEvaluator } from './types';
 
@@ -15,7 +16,12 @@ export interface RuleProblem {
   message: string;
   /** The rule still works without what this names (one lost zone among several, a lost zone limit). */
   partial?: true;
+  /** An address rule without coordinates: a geocoder can solve it at write time by finding them from the address. */
+  geocodable?: true;
 }
+
+/** The message of an address rule left without coordinates, where no geocoder finds them. */
+export const MISSING_COORDINATES = 'latitude and longitude of the address are required (no geocoder found them from the address)';
 
 export type RuleShape = Pick<NotificationBody, 'type' | 'settings' | 'geoids'>;
 
@@ -54,6 +60,10 @@ export function ruleProblems(rule: RuleShape, zoneExists: ZoneExists = everyZone
         if (!zoneExists(id)) problems.push({ path: `geoids.${index}`, message: `geozone ${id} does not exist any more`, partial: true });
       });
     }
+  }
+  if (rule.type === 10 && problems.length === 0) {
+    const settings = addressSettingsSchema.parse(rule.settings);
+    if (!hasCoordinates(settings)) problems.push({ path: 'settings.latitude', message: MISSING_COORDINATES, geocodable: true });
   }
   if (rule.type === 2) {
     for (const zoneId of zoneLimitIds(rule.settings)) {

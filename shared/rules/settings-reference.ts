@@ -116,6 +116,24 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
     ],
     example: { max: '100' },
   },
+  10: {
+    name: 'address',
+    events: 'addressArrival, addressDeparture',
+    settings: [
+      { key: 'address', default: '', meaning: 'the address as people write it (at most 500 characters); shown in notifications' },
+      { key: 'latitude', default: null, meaning: 'latitude of the point (−90–90); found from address by the geocoder when left out, where the installation has one' },
+      { key: 'longitude', default: null, meaning: 'longitude of the point (−180–180); found with latitude' },
+      { key: 'radius', default: '100', meaning: 'metres around the point that count as at the address (10–100000)' },
+      { key: 'mode', default: 'both', meaning: 'which alerts: entry (arrival), exit (departure) or both' },
+      { key: 'margin', default: '20', meaning: 'hysteresis in metres around the circle against GPS jitter (0–10000)' },
+    ],
+    constraints: [
+      'latitude and longitude go together',
+      'address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them',
+      'margin must be smaller than radius',
+    ],
+    example: { address: 'Nizami 10, Baku', latitude: '40.3777', longitude: '49.8467' },
+  },
   11: {
     name: 'idle',
     events: 'idle',

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Event templates of the platform that fleetwatch evaluates. Type 10 (address) is not supported. */
+/** Event templates of the platform that fleetwatch evaluates: all of them. */
 export const RULE_TYPES = {
   geozone: 0,
   speeding: 2,
@@ -10,6 +10,7 @@ export const RULE_TYPES = {
   connectionLoss: 7,
   discreteSensor: 8,
   analogSensor: 9,
+  address: 10,
   idle: 11,
   maintenance: 12,
 } as const;
@@ -23,7 +24,7 @@ export const ruleTypeSchema = z
   .number()
   .int()
   .refine((value) => supportedTypes.includes(value), {
-    message: `type must be one of ${supportedTypes.join(', ')} (10, address, is not supported)`,
+    message: `type must be one of ${supportedTypes.join(', ')}`,
   })
   .transform((value) => value as RuleType);
 
@@ -65,7 +66,7 @@ export const utcTimeSchema = z.iso.datetime({ offset: true }).transform((time) =
 export const notificationBodySchema = z.object({
   type: ruleTypeSchema.describe(
     'event template, required: 0 geozone entry/exit, 2 speeding, 4 drain, 5 fuelling, 6 panic button, 7 connection loss, ' +
-      '8 discrete sensor, 9 analog sensor, 11 idle, 12 maintenance (10, address, is refused)',
+      '8 discrete sensor, 9 analog sensor, 10 address, 11 idle, 12 maintenance',
   ),
   userId: guidSchema.nullable().default(null).describe('owning user; default null, which makes the caller the owner'),
   parentId: guidSchema.describe('client the rule belongs to, required; yours or one below yours'),

@@ -58,7 +58,7 @@ describe('notification rules', () => {
     });
 
     it('answers 400 listing each schema violation', async () => {
-      const response = await create(tokens.root, { ...ruleBody(tenants.root.agentId), type: 10, name: '', validity: 91, sideEmails: ['not-an-address'] });
+      const response = await create(tokens.root, { ...ruleBody(tenants.root.agentId), type: 3, name: '', validity: 91, sideEmails: ['not-an-address'] });
       expect(response.status).toBe(400);
       expect(response.body.error).toBe('ValidationError');
       expect(response.body.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(['name', 'sideEmails.0', 'type', 'validity']);

@@ -31,7 +31,7 @@ describe('OpenAPI document', () => {
     expect(documented.sort()).toEqual(apiRoutes.map((route) => `${route.method} ${route.path}`).sort());
     const create = document.paths['/api/v3/notifications'].post;
     expect(create.requestBody.content['application/json'].schema.properties).toHaveProperty('vehicleIds');
-    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429', '500']);
+    expect(Object.keys(create.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429', '500', '503']);
     expect(document.paths['/api/v3/notifications/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
     expect(document.paths['/api/v3/auth/login'].post.security).toBeUndefined();
     expect(document.paths['/api/v3/gis/find'].post.security).toEqual([{ XAuth: [] }]);

@@ -25,6 +25,8 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
   sensorOutOfRange: { ...position, speed: 60, values: { parameter: 'temp', value: 9.5, min: -20, max: 4 } },
   sensorInRange: { ...position, speed: 60, values: { parameter: 'temp', value: 2.5, min: -20, max: 4 } },
   idle: { ...position, speed: 0, values: { idleMinutes: 17, minutes: 15, since: '2026-03-01T09:43:00.000Z' } },
+  addressArrival: { ...position, speed: 5, values: { address: 'Nizami <10> & Co, Baku', radius: 100, distance: 42 } },
+  addressDeparture: { ...position, speed: 31, values: { address: 'Nizami <10> & Co, Baku', radius: 100, distance: 128 } },
   maintenanceDue: { ...position, speed: 0, values: { counter: 'mileage', parameter: 'mileage', value: 20012, threshold: 20000, interval: 10000, unit: 'km', thresholdsPassed: 1 } },
 };
 

@@ -4,7 +4,7 @@ import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { documentClient, sesClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce } from '../../infra/local/sqs-poller';
+import { pollOnce, startPolling } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { sentEmails, startTestEmulators } from '../support/emulators';
 
@@ -64,6 +64,40 @@ describe('local emulators through the real AWS SDK clients', () => {
     const groupOne = seen.filter((body) => body !== 'm1');
     expect(groupOne).toEqual(['m0', 'm2', 'm2', 'm3']);
     expect(seen.filter((body) => body === 'm1')).toHaveLength(1);
+  });
+
+  it('runs several batches at once with concurrency, as Lambda does, and still keeps each group in order', async () => {
+    const queueUrl = emulators.queues.input;
+    const groups = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (let n = 0; n < 3; n++) {
+      await sqsClient().send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: groups.map((group) => ({ Id: group, MessageBody: `${group}${n}`, MessageGroupId: `concurrency-${group}` })),
+        }),
+      );
+    }
+    const seen: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const poller = startPolling({
+      queueUrl,
+      functionName: 'test',
+      batchSize: 2,
+      concurrency: 3,
+      handler: async (event) => {
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        seen.push(...event.Records.map((record) => record.body));
+        inFlight--;
+        return { batchItemFailures: [] };
+      },
+    });
+    for (let wait = 0; wait < 100 && seen.length < 18; wait++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await poller.stop();
+    expect(seen.toSorted()).toEqual(groups.flatMap((group) => [0, 1, 2].map((n) => `${group}${n}`)).toSorted());
+    for (const group of groups) expect(seen.filter((body) => body.startsWith(group))).toEqual([0, 1, 2].map((n) => `${group}${n}`));
+    expect(mostInFlight).toBeGreaterThan(1);
   });
 
   it('moves a message to the DLQ after maxReceiveCount (5) receives, as the event source mapping relies on', async () => {

@@ -207,6 +207,21 @@ describe('FleetwatchStack template', () => {
       expect(environmentOf('api')).toMatchObject({ RATE_LIMIT_INTERVAL_MS: '1000', TELEGRAM_BOT_USERNAME: { Ref: 'TelegramBotUsername' } });
     });
 
+    it('lets the api function geocode addresses on the region\'s own place data, and nothing else of Amazon Location; -c geocoding=false turns it off', () => {
+      expect(environmentOf('api').GEOCODER).toBe('amazon-location');
+      const geocoding = roleStatements('api').filter((statement) => asArray(statement.Action).some((action) => String(action).startsWith('geo')));
+      expect(geocoding).toHaveLength(1);
+      expect(asArray(geocoding[0]!.Action)).toEqual(['geo-places:Geocode']);
+      expect(JSON.stringify(geocoding[0]!.Resource)).toMatch(/:geo-places:",\{"Ref":"AWS::Region"\},"::provider\/default"/);
+      for (const name of FUNCTION_NAMES.filter((name) => name !== 'api')) {
+        expect(environmentOf(name).GEOCODER, name).toBeUndefined();
+        expect(actionsOf(name).some((action) => action.startsWith('geo')), name).toBe(false);
+      }
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], geocoding: 'false' } });
+      const off = Template.fromStack(new FleetwatchStack(app, 'FleetwatchNoGeocoding')).toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+      expect(JSON.stringify(off.Resources)).not.toMatch(/geo-places|GEOCODER/);
+    });
+
     it('never puts a secret in an environment variable: Telegram functions get only the secret ARN', () => {
       const secrets = ofType('AWS::SecretsManager::Secret');
       expect(secrets).toHaveLength(1);

@@ -24,6 +24,7 @@ const SETTINGS: Record<RuleType, Record<string, string>> = {
   7: { minutes: '1', notifyRestored: 'true' },
   8: { edge: 'both' },
   9: { min: '2', max: '8' },
+  10: { latitude: '55.75', longitude: '37.62', radius: '500' },
   11: { minutes: '1', maxGap: '600' },
   12: { interval: '10' },
 };

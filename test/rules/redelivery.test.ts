@@ -1,3 +1,4 @@
+import type { RuleType } from '../../shared/schemas/notification';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -6,7 +7,7 @@ import { CENTER, circleZone, message, offset, squareZone } from './fixtures';
 import { compile, context, run } from './harness';
 
 /** One rule of every type, all watching the parameters the generated messages carry. */
-const settingsByType: Record<number, Record<string, string>> = {
+const settingsByType: Record<RuleType, Record<string, string>> = {
   0: { minDwell: '20' },
   2: { limit: '60', minDuration: '15', zoneLimits: '1:30' },
   4: { threshold: '15', settle: '60' },
@@ -15,6 +16,7 @@ const settingsByType: Record<number, Record<string, string>> = {
   7: { notifyRestored: 'true' },
   8: { parameter: 'din1', edge: 'both', minDuration: '10' },
   9: { parameter: 'ain1', min: '0', max: '5', minDuration: '20', hysteresis: '1' },
+  10: { latitude: String(CENTER.lat), longitude: String(CENTER.lon), radius: '300' },
   11: { minutes: '2' },
   12: { interval: '300' },
 };
@@ -76,7 +78,7 @@ describe('redelivered and out-of-order messages', () => {
       delivered.splice(at, 0, delivered[from % at]!);
     }
     for (const evaluator of evaluators) {
-      const rule = compile(evaluator, settingsByType[evaluator.type]!, { geoids: [1, 2] });
+      const rule = compile(evaluator, settingsByType[evaluator.type], { geoids: [1, 2] });
       const expected = run(evaluator, rule, ordered, { context: ctx }).events;
       expect(run(evaluator, rule, delivered, { context: ctx, batches }).events, `type ${evaluator.type}`).toEqual(expected);
     }

@@ -10,12 +10,13 @@ describe('registry', () => {
     expect(Object.keys(RULE_EVALUATORS).map(Number).sort((a, b) => a - b)).toEqual(Object.values(RULE_TYPES).sort((a, b) => a - b));
   });
 
-  it('refuses the address type', () => {
-    expect(() => evaluatorFor(10 as RuleType)).toThrow(UnsupportedRuleTypeError);
+  it('refuses a type the platform does not define', () => {
+    expect(() => evaluatorFor(3 as RuleType)).toThrow(UnsupportedRuleTypeError);
   });
 
   it('accepts an empty settings map for every type that has defaults', () => {
-    const needBounds = new Set<number>([RULE_TYPES.analogSensor]);
+    // analog needs a bound, address needs a point (an address or coordinates)
+    const needBounds = new Set<number>([RULE_TYPES.analogSensor, RULE_TYPES.address]);
     for (const evaluator of Object.values(RULE_EVALUATORS)) {
       expect(evaluator.settingsSchema.safeParse({}).success).toBe(!needBounds.has(evaluator.type));
     }

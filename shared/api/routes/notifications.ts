@@ -3,6 +3,7 @@ import type { NotificationBody, StoredRule } from '../../schemas/notification';
 import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';
 import { existingGeozoneIds, geozonesExist } from '../../store/geozones-store';
+import { withAddressLocated } from '../address-location';
 import { ruleProblems } from '../../rules/rule-validation';
 import {
   RuleReferenceGoneError,
@@ -128,15 +129,17 @@ export const notificationRoutes = [
     summary: 'Create a notification rule',
     description:
       'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
-      'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one.',
+      'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) ' +
+      'sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the ' +
+      'installation has none, or it finds no place; 503 when it does not answer).',
     auth: true,
     writes: true,
     body: notificationCreateBodySchema,
     response: notificationRecordSchema,
-    errors: [403, 404, 409],
+    errors: [403, 404, 409, 503],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      const owned = { ...body, userId: body.userId ?? caller.user.id };
+      const owned = await withAddressLocated({ ...body, userId: body.userId ?? caller.user.id });
       checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
       await requireRuleRoom(owned.parentId);
@@ -157,13 +160,13 @@ export const notificationRoutes = [
     writes: true,
     body: notificationReplaceBodySchema,
     response: successSchema,
-    errors: [403, 404, 409],
+    errors: [403, 404, 409, 503],
     async handle({ body, caller, headers, now }) {
       const previous = await visibleRule(body.id, caller);
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
       const { id, version: _version, parentName: _parentName, ...fields } = body;
-      const owned: NotificationBody = { ...fields, userId: fields.userId ?? caller.user.id };
+      const owned: NotificationBody = await withAddressLocated({ ...fields, userId: fields.userId ?? caller.user.id });
       checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
       if (owned.parentId !== previous.parentId) await requireRuleRoom(owned.parentId);
