@@ -36,6 +36,8 @@ export const FUNCTION_TIMEOUTS: Record<FunctionName, Duration> = {
 /** Partition-key prefixes of the directory table the deliver and telegram functions may touch. */
 export const DELIVER_DIRECTORY_KEYS = ['USER#', 'AGENT#', 'VEHICLE#', 'TGCHAT#', 'SIDEMAIL#', 'OPTOUT#', 'SUPPRESSED#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
+/** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
+export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 
 /** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
 const RATE_LIMIT_INTERVAL_MS = '1000';
@@ -175,7 +177,7 @@ export class FleetwatchStack extends Stack {
     const pacing = deliveryPacing(props.sesMaxSendRate ?? sesMaxSendRateFromContext(this));
     const deliver = new FleetwatchFunction(this, 'Deliver', {
       name: 'deliver',
-      description: 'Sends alert notifications by e-mail (SES), Telegram and mobile push (SNS)',
+      description: 'Sends alert notifications by e-mail (SES), Telegram, mobile push (SNS) and signed webhooks',
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.deliver,
       memorySize: 512,
@@ -183,6 +185,8 @@ export class FleetwatchStack extends Stack {
       environment: {
         ...data.environmentFor('rules', 'directory', 'alerts'),
         DELIVERIES_DLQ_URL: queues.deliveryDeadLetters.queueUrl,
+        // a webhook retry sets its own backoff on the record it came from (ChangeMessageVisibility)
+        DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         DELIVERIES_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
         SES_FROM_ADDRESS: parameters.senderAddress.valueAsString,
         SES_SEND_RATE_PER_FUNCTION: String(pacing.perFunctionRate),
@@ -194,6 +198,7 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'rules', ['GetItem']);
     // users, clients, vehicles, linked chats and e-mail consent; never sessions or credentials (LOGIN#, SESSION#)
     data.grant(deliver.role, 'directory', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_DIRECTORY_KEYS });
+    data.grant(deliver.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
     data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);

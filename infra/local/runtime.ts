@@ -8,7 +8,8 @@ import { startEmulators, type Emulators } from './emulators';
 import { startLocalProjector } from './projector';
 import { startHttpServer, type HttpHandler, type HttpRoute, type RunningHttpServer } from './http-adapter';
 import { startSecretsEmulator } from './secrets-emulator';
-import { seedDemoData, type DemoData } from './seed';
+import { seedDemoData, seedDemoWebhook, type DemoData } from './seed';
+import { startWebhookReceiver } from './webhook-receiver';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
 
@@ -35,7 +36,8 @@ export interface LocalHandlers {
 export interface LocalRuntimeOptions {
   /** Folder for local data (DynamoDB Local's database, fauxqs's queues); in memory when omitted. */
   dataDir?: string;
-  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number };
+  /** `webhook`: the demo webhook receiver (default FLEETWATCH_WEBHOOK_PORT, else any free port). */
+  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number };
   /** A DynamoDB Local already running (tests share one); started with the runtime when omitted. */
   dynamoEndpoint?: string;
   /** Table and queue name prefix (default `fleetwatch`). */
@@ -68,6 +70,8 @@ export interface LocalRuntime {
   apiUrl: string;
   /** Where Telegram posts updates; null when Telegram is off. */
   telegramWebhookUrl: string | null;
+  /** The demo webhook receiver: the demo client's endpoint, and a page of the alerts it received. */
+  webhookReceiverUrl: string;
   demo: DemoData;
   fleet: SimulatedVehicle[];
   simulator: RunningSimulator | undefined;
@@ -83,6 +87,8 @@ export function localFunctionEnvironment(verbose: boolean, telegram: boolean): R
     POWERTOOLS_LOG_LEVEL: verbose ? 'INFO' : 'WARN',
     POWERTOOLS_METRICS_DISABLED: verbose ? 'false' : 'true',
     SES_FROM_ADDRESS: 'alerts@fleetwatch.local',
+    // the demo webhook receiver listens on loopback over plain HTTP; the deployed stack never allows this
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     // without a bot the API says so instead of handing out links to a bot that does not exist
     ...(telegram ? { TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot' } : {}),
   };
@@ -290,6 +296,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     stoppers.push(await startLocalProjector(report('projector')));
     const fleet = options.fleet ?? demoFleet();
     const demo = await seedDemoData(fleet);
+    const webhookReceiver = await startWebhookReceiver({
+      port: options.ports?.webhook ?? (Number(process.env.FLEETWATCH_WEBHOOK_PORT) || 0),
+      onAlert: (received) =>
+        log(`${clock()}  WEBHOOK    ${received.payload.event.kind} · ${received.payload.vehicle.name} → demo receiver (signature checked) ${received.alertId}`),
+    });
+    stoppers.push(() => webhookReceiver.stop());
+    webhookReceiver.secret = (await seedDemoWebhook(demo.agentId, webhookReceiver.url)).secret;
+    log(`${clock()}  Demo webhook receiver: ${webhookReceiver.url} (alerts of the demo rules, signatures checked)`);
+
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
 
     const functionNames = options.telegram ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const) : (['evaluate', 'deliver', 'sweep', 'api'] as const);
@@ -349,7 +364,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
 
     const telegramWebhookUrl = handlers.telegram ? `${http.url}/telegram/webhook` : null;
-    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, demo, fleet, simulator, stop: stopAll };
+    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, webhookReceiverUrl: webhookReceiver.url, demo, fleet, simulator, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

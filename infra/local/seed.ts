@@ -4,6 +4,8 @@ import { createAgent, createUser, findUserByLogin, getAgent, putVehicle } from '
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { createGeozone, listGeozonesOfClient } from '../../shared/store/geozones-store';
 import { createRule, listRulesOfClient } from '../../shared/store/rules-store';
+import { createWebhook, deleteWebhook, listWebhooksWithSecrets } from '../../shared/store/webhooks-store';
+import type { StoredWebhook } from '../../shared/schemas/webhook';
 import { geozoneBodySchema } from '../../shared/schemas/geozone';
 import { notificationBodySchema, RULE_TYPES, type NotificationBody } from '../../shared/schemas/notification';
 import { depotYardRing, type SimulatedVehicle } from './simulator';
@@ -24,6 +26,8 @@ export const DEMO = {
   opsEmail: 'ops@fleetwatch.local',
   geozoneName: 'Depot yard',
   speedLimitKmh: 90,
+  /** Marks the demo client's webhook endpoint, which points at the local demo receiver. */
+  webhookDescription: 'Demo receiver (npm start)',
 } as const;
 
 export interface DemoData {
@@ -153,4 +157,16 @@ export async function seedDemoData(fleet: readonly SimulatedVehicle[], now: numb
   // the local operations inbox is the demo's own: vouched for here instead of through a confirmation link
   await markSideEmailConfirmed(owner.agentId, DEMO.opsEmail, now);
   return { agentId: owner.agentId, userId: owner.userId, login: DEMO.login, password: DEMO.password, vehicleIds, geozoneId, rules, created };
+}
+
+/**
+ * The demo client's webhook endpoint at the local receiver (the demo rules have `toClient`, so their alerts are
+ * posted to it). Kept when it already points at `url`; an earlier run's endpoint at another address is replaced.
+ * Returns the endpoint with its secret, which the local receiver checks signatures with.
+ */
+export async function seedDemoWebhook(agentId: string, url: string, now: number = Date.now()): Promise<StoredWebhook> {
+  const demoEndpoints = (await listWebhooksWithSecrets(agentId)).filter((endpoint) => endpoint.description === DEMO.webhookDescription);
+  const current = demoEndpoints.find((endpoint) => endpoint.url === url && endpoint.enabled);
+  for (const endpoint of demoEndpoints) if (endpoint !== current) await deleteWebhook(agentId, endpoint.id);
+  return current ?? createWebhook({ parentId: agentId, url, description: DEMO.webhookDescription }, now);
 }

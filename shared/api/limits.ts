@@ -10,6 +10,8 @@ export const DEFAULT_LIMITS = {
   rulesPerClient: 1_000,
   /** Vehicle ids one rule may list. */
   vehicleIdsPerRule: 5_000,
+  /** Webhook endpoints one client may register (its own, not counting clients below it). */
+  webhooksPerClient: 10,
   /** Geozones one client may own. */
   geozonesPerClient: 2_000,
   /** Vertices of one geozone's geometry, all rings together. */

@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import type { z } from 'zod';
+import * as z from 'zod';
+import { webhookAlertPayloadSchema } from '../schemas/webhook';
 import type { ApiRoute } from './route';
 import { errorResponseSchema } from './schemas';
 
@@ -42,6 +43,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       },
     });
   }
+  registerAlertWebhook(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -50,6 +52,35 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       description:
         'Notification rules, geozones and alert history of fleetwatch, following the paths and field names of the platform Public API v3. ' +
         'Every call except login and this document needs the X-Auth header; requests on one session must be at least RATE_LIMIT_INTERVAL_MS (default 1 s) apart.',
+    },
+  });
+}
+
+/** The webhook payload as a named component (`#/components/schemas/WebhookAlert`); named once per module load. */
+const webhookAlertComponent = webhookAlertPayloadSchema.meta({ id: 'WebhookAlert' });
+
+/** What fleetwatch POSTs to a registered webhook endpoint (OpenAPI 3.1 `webhooks`), and what it expects back. */
+function registerAlertWebhook(registry: OpenAPIRegistry): void {
+  registry.registerWebhook({
+    method: 'post',
+    path: 'alert',
+    tags: ['webhooks'],
+    summary: 'An alert, POSTed to each enabled endpoint of the client of a rule with toClient: true',
+    description:
+      'Verify X-Fleetwatch-Signature before trusting the body: compute hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret, ' +
+      'compare it with v1 in constant time, and refuse a t more than 5 minutes old. Answer 2xx within 5 s; drop a second copy by ' +
+      'Idempotency-Key. 5xx, 408, 429 or no answer: retried with exponential backoff (30 s, 60 s, 120 s, 240 s) and then parked for a ' +
+      'redrive; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.',
+    request: {
+      headers: z.object({
+        'X-Fleetwatch-Signature': z.string().describe('t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the endpoint secret>'),
+        'Idempotency-Key': z.string().describe('the alert id; the same for every attempt of one alert'),
+      }),
+      body: { required: true, content: { 'application/json': { schema: webhookAlertComponent } } },
+    },
+    responses: {
+      200: { description: 'Any 2xx: received' },
+      410: { description: 'The endpoint is gone: fleetwatch disables it' },
     },
   });
 }

@@ -33,3 +33,8 @@ export async function sendMessage(input: SendMessageCommandInput): Promise<SendM
   const { SendMessageCommand } = await loadSdk();
   return (await client()).send(new SendMessageCommand(input));
 }
+
+export async function changeMessageVisibility(input: SqsSdkModule.ChangeMessageVisibilityCommandInput): Promise<void> {
+  const { ChangeMessageVisibilityCommand } = await loadSdk();
+  await (await client()).send(new ChangeMessageVisibilityCommand(input));
+}

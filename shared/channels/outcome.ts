@@ -2,7 +2,8 @@
  * What one attempt to send to one target came to.
  * - sent: it went out.
  * - failed: it can never go out (bad address, blocked bot, disabled endpoint); not retried.
- *   `gone` says the target itself is dead and should be forgotten (a blocked chat, a disabled push endpoint).
+ *   `gone` says the target itself is dead and should be forgotten (a blocked chat, a disabled push endpoint, a
+ *   webhook that answered 410).
  * - retry: a passing problem (throttling, an outage) that outlasted the in-process retries; try again later.
  */
 export type SendOutcome =
@@ -10,7 +11,7 @@ export type SendOutcome =
   | { status: 'failed'; error: string; gone?: boolean }
   | { status: 'retry'; error: string };
 
-export type Channel = 'email' | 'telegram' | 'push';
+export type Channel = 'email' | 'telegram' | 'push' | 'webhook';
 
 /** Error text safe to record and log: name and message, shortened, never request data. */
 export function describeError(error: unknown): string {

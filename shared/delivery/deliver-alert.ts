@@ -1,11 +1,13 @@
 import type { Channel, SendOutcome } from '../channels/outcome';
 import { describeError } from '../channels/outcome';
 import { removePushDevice } from '../channels/push/register';
+import { webhookPayload } from '../channels/webhook/payload';
 import { logger } from '../observability/logger';
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
 import { markTelegramChatInactive } from '../store/telegram-links';
+import { disableWebhook } from '../store/webhooks-store';
 import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, type RetryRecord } from './alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { ClientTree } from './client-tree';
@@ -15,6 +17,7 @@ import { lookUpScope } from './scope-facts';
 import { unsubscribeToken } from '../store/email-consent';
 import { renderNotification, type RenderedNotification } from './render';
 import type { ChannelSenders } from './senders';
+import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryTarget } from './targets';
 import { buildTemplateData } from './template-data';
 
@@ -41,8 +44,13 @@ export interface DeliverOptions {
  * - retry: some target hit a passing problem, or another invocation holds the alert; try again later;
  * - dead-letter: the last receive, and some target still hits a passing problem: the alert is parked (out of
  *   the outbox, unsent targets open) and the request belongs on the DLQ with `reason`, to be redriven.
+ * A retry may name `delaySeconds`: the backoff before the next receive (webhooks back off exponentially);
+ * without it the queue's visibility timeout applies.
  */
-export type DeliverResult = { result: 'done' } | { result: 'retry' | 'dead-letter'; reason: string };
+export type DeliverResult =
+  | { result: 'done' }
+  | { result: 'retry'; reason: string; delaySeconds?: number }
+  | { result: 'dead-letter'; reason: string };
 
 /** Settled entries of the `deliveries` map are never sent again. */
 function isSettled(status: DeliveryStatus | undefined): boolean {
@@ -112,11 +120,15 @@ async function deliverClaimed(
     return listUnsubscribeHeaders(scope.unsubscribeTokens.get(key) ?? (await unsubscribeToken(rule.id, key)));
   };
   const retryReasons: string[] = [];
+  // per retrying target: its own backoff, or undefined for the queue's visibility timeout
+  const retryDelays: (number | undefined)[] = [];
   const givenUp: string[] = [];
+  let webhookBody: string | undefined;
+  const bodyForWebhooks = () => (webhookBody ??= JSON.stringify(webhookPayload(alert, vehicle.name)));
   await forEachLimited(open, PARALLEL_SENDS, async (target) => {
     const notification = renderer!(target.language);
     const headers = target.channel === 'email' ? await unsubscribeHeaders(target.address) : [];
-    const outcome = await send(target, notification, alert, options.senders, headers);
+    const outcome = await send(target, notification, alert, options.senders, headers, bodyForWebhooks);
     const attempts = (retries[target.key]?.attempts ?? 0) + 1;
     const at = new Date(now()).toISOString();
     let status: DeliveryStatus | undefined;
@@ -127,12 +139,13 @@ async function deliverClaimed(
       status = { status: 'failed', at, attempts, error: outcome.error };
       options.stats.countFailed(target.channel);
       logger.warn('delivery failed permanently', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
-      if (outcome.gone) await forgetTarget(target);
+      if (outcome.gone) await forgetTarget(target, outcome.error, now());
     } else {
       // a passing problem: the target stays open for the next receive, or for a redrive from the DLQ
       await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
       if (options.receiveCount < options.maxReceiveCount) {
         retryReasons.push(`${target.channel}: ${outcome.error}`);
+        retryDelays.push(target.channel === 'webhook' ? webhookRetryDelaySeconds(attempts) : undefined);
         return;
       }
       options.stats.countFailed(target.channel);
@@ -147,7 +160,9 @@ async function deliverClaimed(
 
   if (retryReasons.length) {
     await releaseAlert(alert.alertId);
-    return { result: 'retry', reason: retryReasons.join('; ') };
+    const delays = retryDelays.filter((delay): delay is number => delay !== undefined);
+    const delaySeconds = delays.length === retryDelays.length ? Math.min(...delays) : undefined;
+    return { result: 'retry', reason: retryReasons.join('; '), ...(delaySeconds !== undefined ? { delaySeconds } : {}) };
   }
   if (givenUp.length) {
     const reason = `not sent after ${options.receiveCount} receives: ${givenUp.join('; ')}`;
@@ -188,6 +203,7 @@ async function send(
   alert: Alert,
   senders: ChannelSenders,
   headers: { name: string; value: string }[],
+  webhookBody: () => string,
 ): Promise<SendOutcome> {
   try {
     switch (target.channel) {
@@ -201,6 +217,8 @@ async function send(
           body: notification.text,
           data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
         });
+      case 'webhook':
+        return await senders.webhook({ url: target.endpoint.url, secret: target.endpoint.secret, body: webhookBody(), idempotencyKey: alert.alertId });
     }
   } catch (error) {
     return { status: 'retry', error: describeError(error) };
@@ -209,11 +227,13 @@ async function send(
 
 /**
  * A chat that blocked the bot is marked inactive; a disabled push endpoint is removed from its user and
- * deleted in SNS, so that the app registering its token again gets a fresh, enabled endpoint.
+ * deleted in SNS, so that the app registering its token again gets a fresh, enabled endpoint; a webhook
+ * endpoint that answered 410 is disabled (it stays listed, with the reason, until its client deletes it).
  */
-async function forgetTarget(target: DeliveryTarget): Promise<void> {
-  if (!target.userId) return;
+async function forgetTarget(target: DeliveryTarget, reason: string, now: number): Promise<void> {
   try {
+    if (target.channel === 'webhook') await disableWebhook(target.endpoint.parentId, target.endpoint.id, reason, now);
+    if (!target.userId) return;
     if (target.channel === 'telegram') await markTelegramChatInactive(target.userId, target.chatId);
     if (target.channel === 'push') await removePushDevice(target.userId, target.device.endpointArn, { deleteEndpoint: true });
   } catch (error) {

@@ -1,4 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
+import { changeMessageVisibility } from '../aws/sqs';
+import { resourcesConfig } from '../config';
+import { describeError } from '../channels/outcome';
 import { logger } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
 import { deliveryRequestSchema } from '../schemas/alert';
@@ -61,7 +64,22 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
     return;
   }
   if (outcome.result === 'retry') {
-    logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason });
+    logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason, delaySeconds: outcome.delaySeconds });
+    if (outcome.delaySeconds !== undefined) await backOff(record, outcome.delaySeconds);
     throw new DeliveryNotFinishedError(outcome.reason);
+  }
+}
+
+/**
+ * Sets when the queue hands the record out again (its visibility timeout, counted from now). Best effort: if
+ * it fails, the queue's own visibility timeout applies.
+ */
+async function backOff(record: SQSRecord, delaySeconds: number): Promise<void> {
+  const queueUrl = resourcesConfig().DELIVERIES_QUEUE_URL;
+  if (!queueUrl || !record.receiptHandle) return;
+  try {
+    await changeMessageVisibility({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: delaySeconds });
+  } catch (error) {
+    logger.warn('could not delay the retry of a delivery request', { messageId: record.messageId, error: describeError(error) });
   }
 }

@@ -4,6 +4,7 @@ import type { StoredRule } from '../schemas/notification';
 import { getAgent } from '../store/directory-store';
 import { emailStates, requestConfirmation } from '../store/email-consent';
 import { linkedChatOwners } from '../store/telegram-links';
+import { listWebhooksWithSecrets } from '../store/webhooks-store';
 import type { ClientTree } from './client-tree';
 import { confirmEmailLink } from './links';
 import { loadUsers } from './recipients';
@@ -21,8 +22,9 @@ const lower = (address: string) => address.trim().toLowerCase();
 
 /**
  * Looks up what the plan of one alert must respect: which recipients and rule chats belong to the rule owner's
- * scope (the owner's client and the clients below it), and which addresses must get nothing. A side address
- * seen for the first time is sent its confirmation link (once per client and address) and gets no alert yet.
+ * scope (the owner's client and the clients below it), which addresses must get nothing, and the webhook
+ * endpoints of the rule's client. A side address seen for the first time is sent its confirmation link (once
+ * per client and address) and gets no alert yet.
  */
 export async function lookUpScope(
   rule: StoredRule,
@@ -52,7 +54,10 @@ export async function lookUpScope(
   const states = await emailStates(rule.parentId, rule.id, [...ownAddresses, ...sideAddresses], sideAddresses);
   for (const address of states.unasked) await sendConfirmation(rule.parentId, address, senders, now);
 
-  return { facts: { usersInScope, linkedChats, blockedEmails: states.blocked }, unsubscribeTokens: states.unsubscribeTokens };
+  // webhooks: the endpoints the rule's own client registered, never those of a client above or beside it
+  const webhooks = rule.toClient ? await listWebhooksWithSecrets(rule.parentId) : [];
+
+  return { facts: { usersInScope, linkedChats, blockedEmails: states.blocked, webhooks }, unsubscribeTokens: states.unsubscribeTokens };
 }
 
 async function sendConfirmation(clientId: string, address: string, senders: ChannelSenders, now: number): Promise<void> {

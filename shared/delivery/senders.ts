@@ -6,13 +6,16 @@ import { sendPush, type PushMessage } from '../channels/push/send-push';
 import { createTelegramApi } from '../channels/telegram/bot-api';
 import { telegramCredentials } from '../channels/telegram/credentials';
 import { sendTelegramMessage, type TelegramText } from '../channels/telegram/send-telegram';
+import { privateTargetsAllowed } from '../channels/webhook/address-policy';
+import { sendWebhook, type WebhookDelivery } from '../channels/webhook/send-webhook';
 import type { PushDevice } from '../schemas/directory';
 
-/** The three ways out, as the delivery logic sees them. */
+/** The ways out, as the delivery logic sees them. */
 export interface ChannelSenders {
   email(message: EmailMessage): Promise<SendOutcome>;
   telegram(chatId: string, message: TelegramText): Promise<SendOutcome>;
   push(device: PushDevice, message: PushMessage): Promise<SendOutcome>;
+  webhook(delivery: WebhookDelivery): Promise<SendOutcome>;
 }
 
 let telegramApi: Promise<Api> | undefined;
@@ -46,4 +49,5 @@ export const channelSenders: ChannelSenders = {
     return sendTelegramMessage(api, chatId, message);
   },
   push: sendPush,
+  webhook: (delivery) => sendWebhook(delivery, { allowPrivate: privateTargetsAllowed(), now: Date.now() }),
 };

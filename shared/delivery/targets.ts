@@ -1,6 +1,7 @@
 import type { Channel } from '../channels/outcome';
 import type { Language, PushDevice, StoredUser } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
+import type { StoredWebhook } from '../schemas/webhook';
 
 /**
  * Where one alert must go: one entry per recipient and channel. `key` names the entry in the alert's
@@ -27,7 +28,12 @@ export interface PushTarget extends TargetBase {
   device: PushDevice;
   userId: string;
 }
-export type DeliveryTarget = EmailTarget | TelegramTarget | PushTarget;
+/** A webhook endpoint of the rule's client (rules with `toClient`). */
+export interface WebhookTarget extends TargetBase {
+  channel: 'webhook';
+  endpoint: StoredWebhook;
+}
+export type DeliveryTarget = EmailTarget | TelegramTarget | PushTarget | WebhookTarget;
 
 /** A target left out on purpose, recorded as `skipped` so the history says why. */
 export interface SkippedTarget {
@@ -45,6 +51,7 @@ export const targetKeys = {
   email: (address: string) => `email:${address.trim().toLowerCase()}`,
   telegram: (chatId: string) => `telegram:${chatId}`,
   push: (endpointArn: string) => `push:${endpointArn}`,
+  webhook: (endpointId: string) => `webhook:${endpointId}`,
 };
 
 export const DEFAULT_LANGUAGE: Language = 2;
@@ -57,6 +64,8 @@ export interface ScopeFacts {
   linkedChats: ReadonlySet<string>;
   /** Addresses (lower-case) that must get nothing, with the reason. */
   blockedEmails: ReadonlyMap<string, string>;
+  /** Webhook endpoints of the rule's client, read when the rule has `toClient`. */
+  webhooks?: readonly StoredWebhook[];
 }
 
 /**
@@ -64,6 +73,8 @@ export interface ScopeFacts {
  * what is known of the owner's scope: a recipient of another tenant, a chat nobody of the scope linked (or that
  * sent /stop), an unconfirmed side address, an unsubscribed or suppressed address are skipped, with the reason.
  * Side e-mails and the rule's own Telegram chats are written in the rule owner's language, else English.
+ * A rule with `toClient` also posts to each enabled webhook endpoint of the rule's client (a disabled one is
+ * skipped with its reason).
  * Pure: no I/O.
  */
 export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[], ownerLanguage: Language | undefined, facts: ScopeFacts): DeliveryPlan {
@@ -118,6 +129,15 @@ export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[]
       const key = targetKeys.telegram(chatId);
       if (facts.linkedChats.has(chatId)) add({ key, channel: 'telegram', chatId, language: ruleLanguage });
       else skip({ key, channel: 'telegram', reason: "the chat is not linked by a user of the rule owner's scope, or sent /stop" });
+    }
+  }
+  if (rule.toClient) {
+    for (const endpoint of facts.webhooks ?? []) {
+      const key = targetKeys.webhook(endpoint.id);
+      // only the rule's own client's endpoints, whatever the lookup handed over
+      if (endpoint.parentId !== rule.parentId) continue;
+      if (endpoint.enabled) add({ key, channel: 'webhook', endpoint, language: ruleLanguage });
+      else skip({ key, channel: 'webhook', reason: `the endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}` });
     }
   }
   for (const key of targets.keys()) skipped.delete(key);

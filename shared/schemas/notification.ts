@@ -94,7 +94,7 @@ export const notificationBodySchema = z.object({
   toTelegram: z.boolean().default(false).describe('send to Telegram: the chats in telegrams and the recipients\' linked chats; default false'),
   telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info}]; default []'),
   toMobile: z.boolean().default(false).describe("push to the recipients' registered phones; default false"),
-  toClient: z.boolean().default(false).describe('show in the web interface; default false'),
+  toClient: z.boolean().default(false).describe("show in the web interface and post to the client's webhook endpoints; default false"),
   stored: z.boolean().default(false).describe('keep alerts in the history (notifications/history); default false'),
   kind: z.number().int().nullable().default(null).describe('kept as sent; default null'),
   activationMode: z

@@ -40,6 +40,8 @@ describe('request fuzzing', () => {
       'POST /api/v3/gis': squareZone(tenants.root.agentId),
       'PUT /api/v3/gis': { ...squareZone(tenants.root.agentId), id: zone.id },
       'POST /api/v3/push/devices': { platform: 'fcm', token: 'device-token' },
+      'POST /api/v3/webhooks': { url: 'https://hooks.fuzz.example.com/alerts', description: 'fuzz' },
+      'POST /api/v3/webhooks/find': { parentId: tenants.root.agentId },
     };
     pathValues = { id: String(rule.id), token: `1.${Buffer.from('a@b.test').toString('base64url')}.secretpart` };
   });

@@ -6,7 +6,8 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
-import { seedDemoData } from '../../infra/local/seed';
+import { seedDemoData, seedDemoWebhook } from '../../infra/local/seed';
+import { listWebhooks } from '../../shared/store/webhooks-store';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
 import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emulators';
 
@@ -94,6 +95,19 @@ describe('local runtime end to end', () => {
     expect(delivered).toContain('email:ops@fleetwatch.local sent');
     expect(lines.filter((line) => line.includes('ALERT') && line.includes('speeding'))).toHaveLength(1);
     expect(speedingMail(await sentEmails(runtime.emulators))).toHaveLength(1);
+  });
+
+  it('posts the demo alerts, signed, to the demo webhook receiver, whose page and console line show them', async () => {
+    // the speeding stretch of the test above raised an alert of a demo rule, which has toClient
+    const line = await waitFor(async () => lines.find((entry) => entry.includes('WEBHOOK') && entry.includes('speeding')));
+    expect(line).toContain(speeder.name);
+    expect(lines.some((entry) => entry.includes(`Demo webhook receiver: ${runtime.webhookReceiverUrl}`))).toBe(true);
+    const received = (await (await fetch(`${runtime.webhookReceiverUrl}received.json`)).json()) as Array<{ payload: { event: { kind: string }; vehicle: { name: string } } }>;
+    expect(received.filter((entry) => entry.payload.event.kind === 'speeding').map((entry) => entry.payload.vehicle.name)).toEqual([speeder.name]);
+    expect(await (await fetch(runtime.webhookReceiverUrl)).text()).toContain('Alerts received by the demo webhook');
+    // seeding again keeps the one demo endpoint
+    const endpoint = await seedDemoWebhook(runtime.demo.agentId, runtime.webhookReceiverUrl);
+    expect((await listWebhooks(runtime.demo.agentId)).map((entry) => [entry.id, entry.url])).toEqual([[endpoint.id, runtime.webhookReceiverUrl]]);
   });
 
   it('shows a malformed message on the console as rejected to the DLQ, with its reason', async () => {

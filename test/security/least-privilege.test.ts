@@ -82,7 +82,12 @@ describe('security: least privilege in the template', () => {
     for (const name of all) {
       for (const statement of statementsOf(name)) expect(asArray(statement.Action), name).not.toContain('dynamodb:BatchWriteItem');
     }
-    expect(actionsOn('deliver', 'directory')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    // the second UpdateItem, and Query, reach only the webhook endpoints (WEBHOOKS#): listing them and disabling one
+    expect(actionsOn('deliver', 'directory')).toEqual([
+      'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:UpdateItem',
+    ]);
+    const webhookStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:Query'));
+    expect(webhookStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([['WEBHOOKS#*']]);
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
     expect(actionsOn('telegram', 'directory')).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);

@@ -6,6 +6,7 @@ import { geozoneRoutes } from './geozones';
 import { historyRoutes } from './history';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { webhookRoutes } from './webhooks';
 
 /** Every endpoint of the API, in one list that both the router and the OpenAPI document read. */
 export const apiRoutes: ApiRoute[] = [
@@ -15,5 +16,6 @@ export const apiRoutes: ApiRoute[] = [
   ...geozoneRoutes,
   ...channelRoutes,
   ...emailRoutes,
+  ...webhookRoutes,
   openApiRoute(() => apiRoutes),
 ];

@@ -1,0 +1,95 @@
+import { privateTargetsAllowed } from '../../channels/webhook/address-policy';
+import { endpointUrlProblems } from '../../channels/webhook/endpoint-url';
+import { createWebhook, deleteWebhook, findWebhookClient, listWebhooks, listWebhooksWithSecrets } from '../../store/webhooks-store';
+import { conflict, notFound, validationError } from '../errors';
+import { limits } from '../limits';
+import { defineRoute } from '../route';
+import { parentIdBodySchema, successSchema } from '../schemas';
+import { createdWebhookSchema, webhookBodySchema, webhookListSchema, webhookParamsSchema } from '../webhook-schemas';
+
+/**
+ * Webhook endpoints of a client: each alert of the client's rules with `toClient` is POSTed, signed, to each
+ * of its enabled endpoints. An endpoint belongs to one client; any other client's endpoint answers 404.
+ */
+export const webhookRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/webhooks',
+    tag: 'webhooks',
+    summary: 'Register a webhook endpoint; the answer shows its signing secret, once',
+    description:
+      'Each alert of the client\'s rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers ' +
+      'X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). ' +
+      'Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked ' +
+      'for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +
+      'each endpoint once (a receiver that answered too late may see it again: drop copies by Idempotency-Key). ' +
+      'At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client.',
+    auth: true,
+    writes: true,
+    body: webhookBodySchema,
+    response: createdWebhookSchema,
+    errors: [403, 404, 409],
+    async handle({ body, caller, now }) {
+      const parentId = body.parentId ?? caller.user.parentId;
+      await caller.scope.require(parentId, `client ${parentId}`);
+      const problems = endpointUrlProblems(body.url, privateTargetsAllowed());
+      if (problems.length) throw validationError(problems.map((message) => ({ path: 'url', message })));
+      const existing = await listWebhooksWithSecrets(parentId);
+      const { webhooksPerClient } = limits();
+      if (existing.length >= webhooksPerClient) {
+        throw validationError([{ path: 'parentId', message: `client already has ${webhooksPerClient} webhook endpoints, the most allowed` }]);
+      }
+      if (existing.some((endpoint) => endpoint.url === body.url)) throw conflict('this URL is already registered for the client');
+      const endpoint = await createWebhook({ parentId, url: body.url, description: body.description }, now);
+      return { body: endpoint };
+    },
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/api/v3/webhooks',
+    tag: 'webhooks',
+    summary: 'Webhook endpoints of your own client (without their secrets)',
+    auth: true,
+    writes: false,
+    response: webhookListSchema,
+    async handle({ caller }) {
+      return { body: await listWebhooks(caller.user.parentId) };
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/webhooks/find',
+    tag: 'webhooks',
+    summary: 'Webhook endpoints of one client: yours or one below yours (without their secrets)',
+    auth: true,
+    writes: false,
+    body: parentIdBodySchema,
+    response: webhookListSchema,
+    errors: [404],
+    async handle({ body, caller }) {
+      await caller.scope.require(body.parentId, `client ${body.parentId}`);
+      return { body: await listWebhooks(body.parentId) };
+    },
+  }),
+
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v3/webhooks/{id}',
+    tag: 'webhooks',
+    summary: 'Delete a webhook endpoint; nothing more is sent to it',
+    auth: true,
+    writes: true,
+    params: webhookParamsSchema,
+    response: successSchema,
+    errors: [403, 404],
+    async handle({ params, caller }) {
+      const clientId = await findWebhookClient(params.id, caller.user.parentId);
+      if (!clientId || !(await caller.scope.includes(clientId)) || !(await deleteWebhook(clientId, params.id))) {
+        throw notFound(`webhook ${params.id}`);
+      }
+      return { body: 'Success' };
+    },
+  }),
+];

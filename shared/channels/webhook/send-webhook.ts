@@ -1,0 +1,105 @@
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { describeError, type SendOutcome } from '../outcome';
+import { addressRefusal } from './address-policy';
+import { guardedLookup, RefusedAddressError } from './guarded-lookup';
+import { SIGNATURE_HEADER, signatureHeader } from './signature';
+
+/** How long one delivery may take, connection, answer and all. */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+/** Bytes of an answer read before the connection is dropped: the body is not used, only the status. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export interface WebhookDelivery {
+  url: string;
+  secret: string;
+  /** The JSON body, signed exactly as sent. */
+  body: string;
+  /** The alert id: the receiver's key to drop a second copy. */
+  idempotencyKey: string;
+}
+
+export interface WebhookSendOptions {
+  /** Loopback and private addresses, plain HTTP: local stack and tests only. */
+  allowPrivate: boolean;
+  /** Epoch ms, for the signature's timestamp. */
+  now: number;
+  timeoutMs?: number;
+}
+
+/**
+ * What an answer means for the alert: 2xx sent; 410 the endpoint is gone (disabled, never retried); 408, 429
+ * and 5xx a passing problem (retried through the deliveries queue); a redirect or any other 4xx a permanent
+ * failure, recorded on the alert. Redirects are not followed: their target was never checked.
+ */
+export function outcomeOfStatus(status: number): SendOutcome {
+  if (status >= 200 && status < 300) return { status: 'sent' };
+  if (status === 410) return { status: 'failed', error: 'the endpoint answered 410 Gone', gone: true };
+  if (status === 408 || status === 429 || status >= 500) return { status: 'retry', error: `the endpoint answered ${status}` };
+  if (status >= 300 && status < 400) return { status: 'failed', error: `the endpoint answered ${status}; redirects are not followed` };
+  return { status: 'failed', error: `the endpoint answered ${status}` };
+}
+
+/**
+ * POSTs one signed alert. Node's http(s) client is used rather than fetch because its `lookup` option lets the
+ * connection use exactly the addresses that were checked (see `guarded-lookup.ts`); `AbortSignal.timeout`
+ * bounds the whole exchange. Errors are described by name and message only: never the URL's query or the secret.
+ */
+export async function sendWebhook(delivery: WebhookDelivery, options: WebhookSendOptions): Promise<SendOutcome> {
+  let url: URL;
+  try {
+    url = new URL(delivery.url);
+  } catch {
+    return { status: 'failed', error: 'the endpoint URL is not valid' };
+  }
+  const secure = url.protocol === 'https:';
+  if (!secure && !(options.allowPrivate && url.protocol === 'http:')) return { status: 'failed', error: 'the endpoint URL is not https' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isIP(host)) {
+    const refusal = addressRefusal(host);
+    if (refusal) return { status: 'failed', error: `refused: ${refusal}` };
+  }
+
+  const timestamp = Math.floor(options.now / 1000);
+  const requestOptions: RequestOptions = {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(delivery.body),
+      'User-Agent': 'fleetwatch-webhooks/1',
+      'Idempotency-Key': delivery.idempotencyKey,
+      [SIGNATURE_HEADER]: signatureHeader(delivery.secret, timestamp, delivery.body),
+    },
+    signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
+    ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+  };
+  try {
+    const status = await post(url, secure, requestOptions, delivery.body);
+    return outcomeOfStatus(status);
+  } catch (error) {
+    if (error instanceof RefusedAddressError || (error as Error).cause instanceof RefusedAddressError) {
+      return { status: 'failed', error: describeError(error instanceof RefusedAddressError ? error : (error as Error).cause) };
+    }
+    if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
+      return { status: 'retry', error: `no answer within ${(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000} s` };
+    }
+    return { status: 'retry', error: describeError(error) };
+  }
+}
+
+function post(url: URL, secure: boolean, options: RequestOptions, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = (secure ? httpsRequest : httpRequest)(url, options, (response: IncomingMessage) => {
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_ANSWER_BYTES) response.destroy();
+      });
+      response.on('error', () => resolve(response.statusCode ?? 0));
+      response.on('close', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}

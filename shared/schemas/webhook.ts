@@ -1,0 +1,66 @@
+import * as z from 'zod';
+import { guidSchema } from './notification';
+
+/**
+ * Webhook endpoints of a client, in the directory table: `WEBHOOKS#<clientId>` / `ENDPOINT#<endpointId>`.
+ * One partition per client, so listing a client's endpoints (the API, and each alert of a `toClient` rule)
+ * is one Query over at most a handful of small items.
+ */
+export const webhookKeys = {
+  endpoint: (clientId: string, endpointId: string) => ({ pk: `WEBHOOKS#${clientId}`, sk: `ENDPOINT#${endpointId}` }),
+  partition: (clientId: string) => `WEBHOOKS#${clientId}`,
+  sortPrefix: 'ENDPOINT#',
+} as const;
+
+/**
+ * An endpoint as stored. `secret` signs each delivery (HMAC-SHA256), so it must stay recoverable, unlike a
+ * password: it is kept in the item (the table is encrypted at rest), only the API (which writes it) and the
+ * deliver function (which signs with it) can read it, it is answered once on creation and never again, and it
+ * never reaches a log line (the logger is only ever given endpoint ids).
+ */
+export const storedWebhookSchema = z.object({
+  id: guidSchema,
+  parentId: guidSchema,
+  url: z.string().min(1),
+  description: z.string().default(''),
+  enabled: z.boolean(),
+  createdAt: z.iso.datetime({ offset: true }),
+  disabledAt: z.iso.datetime({ offset: true }).nullable().default(null),
+  disabledReason: z.string().nullable().default(null),
+  secret: z.string().min(16),
+});
+export type StoredWebhook = z.infer<typeof storedWebhookSchema>;
+
+/** An endpoint as the API shows it: everything but the secret. */
+export type WebhookEndpoint = Omit<StoredWebhook, 'secret'>;
+
+/**
+ * What a webhook receives for each alert (POST, `Content-Type: application/json`). Field names are stable:
+ * new fields may be added, none renamed or removed.
+ */
+export const webhookAlertPayloadSchema = z
+  .object({
+    type: z.literal('alert').describe('what the delivery carries; always "alert" for now'),
+    alertId: z.string().describe('the alert, also sent as the Idempotency-Key header: the same alert is never delivered under another id'),
+    createdAt: z.string().describe('when the alert was raised (ISO 8601, UTC)'),
+    parentId: z.string().describe('client the rule belongs to'),
+    rule: z
+      .object({
+        id: z.number().int().describe('notification rule'),
+        type: z.number().int().describe('rule type (0 geozone, 2 speeding, …)'),
+        name: z.string(),
+      })
+      .describe('the rule that raised the alert'),
+    vehicle: z.object({ id: z.number().int(), name: z.string() }).describe('the vehicle the alert is about'),
+    event: z
+      .object({
+        kind: z.string().describe('what happened: speeding, zoneEntry, zoneExit, drain, fuelling, panic, connectionLost, idle, …'),
+        time: z.string().describe('device time of the message that raised it (or the sweep time for connection loss), ISO 8601 UTC'),
+        latitude: z.number().nullable(),
+        longitude: z.number().nullable(),
+        speed: z.number().nullable().describe('km/h'),
+        values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('values of the event: limit, zone name, volume, …'),
+      })
+      .describe('the event, as the history shows it'),
+  });
+export type WebhookAlertPayload = z.infer<typeof webhookAlertPayloadSchema>;

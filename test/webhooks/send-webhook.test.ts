@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sendWebhook } from '../../shared/channels/webhook/send-webhook';
+import { guardedLookup } from '../../shared/channels/webhook/guarded-lookup';
+import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
+
+const SECRET = 'whsec_send-webhook-test-secret';
+const delivery = (url: string) => ({ url, secret: SECRET, body: '{"type":"alert","alertId":"a-1"}', idempotencyKey: 'a-1' });
+
+/**
+ * The sender against real sockets on this machine: a receiver that never answers, one that redirects, and
+ * the SSRF rules as the deployed stack applies them (no private targets), where every local address must be
+ * refused before a byte is sent.
+ */
+describe('webhook sender', () => {
+  let receiver: RunningWebhookReceiver;
+  let redirector: Server;
+  let redirectorUrl: string;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver({ secret: SECRET });
+    redirector = createServer((_request, response) => response.writeHead(302, { Location: 'http://169.254.169.254/latest/meta-data/' }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    redirectorUrl = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/`;
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await new Promise<void>((resolve) => redirector.close(() => resolve()));
+  });
+  beforeEach(() => {
+    receiver.attempts.length = 0;
+  });
+
+  it('posts with the signature and Idempotency-Key headers (local receiver, private targets allowed)', async () => {
+    const outcome = await sendWebhook(delivery(`${receiver.url}hook`), { allowPrivate: true, now: Date.now() });
+    expect(outcome).toEqual({ status: 'sent' });
+    expect(receiver.attempts).toEqual([{ idempotencyKey: 'a-1', signatureValid: true, status: 200 }]);
+  });
+
+  it('gives up on a receiver that does not answer within the timeout, as a passing problem', async () => {
+    receiver.script('hang');
+    const outcome = await sendWebhook(delivery(`${receiver.url}hook`), { allowPrivate: true, now: Date.now(), timeoutMs: 300 });
+    expect(outcome).toEqual({ status: 'retry', error: 'no answer within 0.3 s' });
+  });
+
+  it('does not follow a redirect: its target was never checked', async () => {
+    const outcome = await sendWebhook(delivery(redirectorUrl), { allowPrivate: true, now: Date.now() });
+    expect(outcome).toEqual({ status: 'failed', error: 'the endpoint answered 302; redirects are not followed' });
+  });
+
+  describe('as deployed (no private targets)', () => {
+    const port = () => new URL(receiver.url).port;
+
+    it.each([
+      ['loopback literal', () => `https://127.0.0.1:${port()}/`, 'loopback'],
+      ['IPv6 loopback', () => `https://[::1]:${port()}/`, 'loopback'],
+      ['IPv4-mapped loopback', () => `https://[::ffff:127.0.0.1]:${port()}/`, 'loopback'],
+      ['metadata service', () => 'https://169.254.169.254/latest/meta-data/', 'linkLocal'],
+      ['name resolving to loopback', () => `https://localhost:${port()}/`, 'may not reach'],
+    ])('refuses a %s before connecting', async (_name, url, reason) => {
+      const outcome = await sendWebhook(delivery(url()), { allowPrivate: false, now: Date.now() });
+      expect(outcome.status).toBe('failed');
+      expect(outcome.status === 'failed' && outcome.error).toContain(reason);
+      expect(receiver.attempts).toEqual([]);
+    });
+
+    it('refuses plain http', async () => {
+      expect(await sendWebhook(delivery(receiver.url), { allowPrivate: false, now: Date.now() })).toEqual({ status: 'failed', error: 'the endpoint URL is not https' });
+    });
+
+    it('the guarded lookup itself refuses a name that resolves to a loopback address', async () => {
+      const lookup = (hostname: string, all: boolean) =>
+        new Promise<{ error: Error | null; address: unknown }>((resolve) => {
+          guardedLookup(hostname, { all }, (error, address) => resolve({ error, address }));
+        });
+      const refused = await lookup('localhost', false);
+      expect(refused.error?.name).toBe('RefusedAddressError');
+      expect(refused.address).toBe('');
+    });
+  });
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { sqsClient } from '../../shared/aws/clients';
+import { createDeliverHandler } from '../../functions/deliver/handler';
+import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
+import { logger } from '../../shared/observability/logger';
+import { startTestEmulators } from '../support/emulators';
+import { captureOutput, type CapturedOutput } from '../support/replay-output';
+import { apiClient, login, seedTenants, type Api } from '../api/support';
+import { putAlert, putRule } from '../delivery/support/fixtures';
+
+/**
+ * A webhook secret is answered once and never logged: registration, listing and deliveries that succeed, fail
+ * for a passing reason, fail for good and disable the endpoint all run with the logger at DEBUG while stdout,
+ * stderr and the console are captured; the secret appears nowhere in them.
+ */
+describe('webhook secrets in logs', () => {
+  let emulators: Emulators;
+  let receiver: RunningWebhookReceiver;
+  let api: Api;
+  let output: CapturedOutput;
+  let level: string;
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('webhook-secret-logs');
+    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
+    receiver = await startWebhookReceiver();
+    api = apiClient();
+    level = logger.getLevelName();
+    logger.setLogLevel('DEBUG');
+    output = captureOutput({ silent: true });
+  });
+  afterAll(async () => {
+    output.restore();
+    logger.setLogLevel(level as Parameters<typeof logger.setLogLevel>[0]);
+    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    delete process.env.WEBHOOK_RETRY_BASE_SECONDS;
+    await Promise.all([emulators.stop(), receiver.stop()]);
+  });
+
+  it('registers, lists and delivers through every outcome without writing the secret anywhere', async () => {
+    const tenants = await seedTenants('webhook-logs');
+    const token = await login(api, tenants.root);
+    const created = await api({ method: 'POST', path: '/api/v3/webhooks', token, body: { url: `${receiver.url}erp` } });
+    expect(created.status).toBe(200);
+    const secret = created.body.secret as string;
+    receiver.secret = secret;
+    expect((await api({ method: 'GET', path: '/api/v3/webhooks', token })).status).toBe(200);
+
+    const rule = await putRule({ parentId: tenants.root.agentId, toClient: true });
+    receiver.script(503, 200, 400, 410);
+    const handler = createDeliverHandler() as unknown as SqsHandler;
+    for (const vehicleId of [9601, 9602, 9603]) {
+      const alert = await putAlert(rule, vehicleId);
+      await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }));
+    }
+    for (let round = 0; round < 10; round++) {
+      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
+    }
+
+    expect(receiver.attempts.map((attempt) => attempt.status)).toEqual([503, 200, 400, 410]);
+    const text = output.text();
+    // the run did log: a retry, a permanent failure, and the metrics of the channel
+    expect(text).toContain('delivery to be retried');
+    expect(text).toContain('delivery failed permanently');
+    expect(text).toContain('"channel":"webhook"');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(secret.slice('whsec_'.length, 'whsec_'.length + 16));
+  });
+});

@@ -1,0 +1,137 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulators } from '../../infra/local/emulators';
+import { listWebhooksWithSecrets } from '../../shared/store/webhooks-store';
+import { startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
+
+/**
+ * `/api/v3/webhooks`: registration with the secret shown once, URL rules, the per-client cap, and tenancy:
+ * a client sees and deletes only endpoints of its own scope; anything else is 404.
+ */
+describe('webhooks API', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const clock = new TestClock();
+  let api: Api;
+  const tokens: Record<'root' | 'child' | 'sibling' | 'readOnly', string> = { root: '', child: '', sibling: '', readOnly: '' };
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-webhooks');
+    tenants = await seedTenants('webhooks');
+    api = apiClient({ now: clock.now });
+    for (const name of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[name] = await login(api, tenants[name]);
+  });
+  afterAll(async () => emulators.stop());
+  afterEach(() => {
+    delete process.env.LIMIT_WEBHOOKS_PER_CLIENT;
+  });
+
+  const register = (token: string, body: Record<string, unknown>) => api({ method: 'POST', path: '/api/v3/webhooks', token, body });
+
+  it('registers an endpoint, shows its secret once, and lists it without the secret', async () => {
+    const created = await register(tokens.root, { url: 'https://hooks.root.example.com/fleetwatch', description: 'ERP' });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      parentId: tenants.root.agentId,
+      url: 'https://hooks.root.example.com/fleetwatch',
+      description: 'ERP',
+      enabled: true,
+      createdAt: new Date(clock.value).toISOString(),
+      disabledAt: null,
+      disabledReason: null,
+    });
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // stored as given, so deliveries can sign with it
+    expect((await listWebhooksWithSecrets(tenants.root.agentId)).find((endpoint) => endpoint.id === created.body.id)?.secret).toBe(created.body.secret);
+
+    const listed = await api({ method: 'GET', path: '/api/v3/webhooks', token: tokens.root });
+    expect(listed.status).toBe(200);
+    const mine = listed.body.find((endpoint: { id: string }) => endpoint.id === created.body.id);
+    expect(mine).toMatchObject({ url: 'https://hooks.root.example.com/fleetwatch' });
+    expect(mine).not.toHaveProperty('secret');
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.secret);
+  });
+
+  it('refuses URLs that are not public https, naming the problem, and a URL the client already registered (409)', async () => {
+    for (const [url, problem] of [
+      ['http://hooks.example.com/', 'must be an https URL'],
+      ['https://127.0.0.1/hook', 'loopback'],
+      ['https://169.254.169.254/latest/meta-data/', 'linkLocal'],
+      ['https://localhost:8443/', 'must name a public host'],
+      ['https://admin:secret@hooks.example.com/', 'user name or password'],
+      ['not a url', 'absolute URL'],
+    ] as const) {
+      const response = await register(tokens.sibling, { url });
+      expect(response.status, url).toBe(400);
+      expect(response.body.issues[0], url).toMatchObject({ path: 'url', message: expect.stringContaining(problem) });
+    }
+    expect((await register(tokens.sibling, { url: 'https://hooks.sibling.example.com/a' })).status).toBe(200);
+    expect((await register(tokens.sibling, { url: 'https://hooks.sibling.example.com/a' })).status).toBe(409);
+  });
+
+  it('caps the endpoints of one client (LIMIT_WEBHOOKS_PER_CLIENT, default 10)', async () => {
+    process.env.LIMIT_WEBHOOKS_PER_CLIENT = '2';
+    expect((await register(tokens.child, { url: 'https://hooks.child.example.com/1' })).status).toBe(200);
+    expect((await register(tokens.child, { url: 'https://hooks.child.example.com/2' })).status).toBe(200);
+    const third = await register(tokens.child, { url: 'https://hooks.child.example.com/3' });
+    expect(third.status).toBe(400);
+    expect(third.body.issues[0]).toEqual({ path: 'parentId', message: 'client already has 2 webhook endpoints, the most allowed' });
+  });
+
+  it("replays cross-tenant attempts: another tenant's endpoints are invisible and cannot be deleted or registered for (404)", async () => {
+    const victim = await register(tokens.root, { url: 'https://hooks.root.example.com/victim' });
+    const victimId = victim.body.id as string;
+
+    const listed = await api({ method: 'GET', path: '/api/v3/webhooks', token: tokens.sibling });
+    expect(listed.body.map((endpoint: { parentId: string }) => endpoint.parentId)).not.toContain(tenants.root.agentId);
+    expect((await api({ method: 'POST', path: '/api/v3/webhooks/find', token: tokens.sibling, body: { parentId: tenants.root.agentId } })).status).toBe(404);
+
+    const deleted = await api({ method: 'DELETE', path: `/api/v3/webhooks/${victimId}`, token: tokens.sibling });
+    expect(deleted.status).toBe(404);
+    expect(deleted.body).toEqual({ error: 'NotFound', message: `webhook ${victimId} not found` });
+    // a client below cannot touch its parent's endpoint either
+    expect((await api({ method: 'DELETE', path: `/api/v3/webhooks/${victimId}`, token: tokens.child })).status).toBe(404);
+    expect((await listWebhooksWithSecrets(tenants.root.agentId)).map((endpoint) => endpoint.id)).toContain(victimId);
+
+    // registering for a foreign client: 404, as for any foreign parentId
+    expect((await register(tokens.sibling, { url: 'https://evil.example.com/', parentId: tenants.root.agentId })).status).toBe(404);
+    expect((await listWebhooksWithSecrets(tenants.root.agentId)).map((endpoint) => endpoint.url)).not.toContain('https://evil.example.com/');
+  });
+
+  it('lets a client manage the endpoints of a client below it, and deletes for good', async () => {
+    const created = await register(tokens.root, { url: 'https://hooks.child.example.com/by-parent', parentId: tenants.child.agentId });
+    expect(created.status).toBe(200);
+    expect(created.body.parentId).toBe(tenants.child.agentId);
+    const found = await api({ method: 'POST', path: '/api/v3/webhooks/find', token: tokens.root, body: { parentId: tenants.child.agentId } });
+    expect(found.body.map((endpoint: { id: string }) => endpoint.id)).toContain(created.body.id);
+
+    expect((await api({ method: 'DELETE', path: `/api/v3/webhooks/${created.body.id}`, token: tokens.root })).body).toBe('Success');
+    expect((await api({ method: 'DELETE', path: `/api/v3/webhooks/${created.body.id}`, token: tokens.root })).status).toBe(404);
+    expect((await listWebhooksWithSecrets(tenants.child.agentId)).map((endpoint) => endpoint.id)).not.toContain(created.body.id);
+  });
+
+  it('refuses changes to read-only users (403) and requests without a session (401)', async () => {
+    expect((await register(tokens.readOnly, { url: 'https://hooks.root.example.com/ro' })).status).toBe(403);
+    expect((await api({ method: 'GET', path: '/api/v3/webhooks' })).status).toBe(401);
+    expect((await api({ method: 'DELETE', path: '/api/v3/webhooks/not-a-guid', token: tokens.root })).status).toBe(400);
+  });
+
+  it('documents the endpoints, their defaults, and the signed alert payload in the OpenAPI document', async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    expect(Object.keys(document.paths['/api/v3/webhooks']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(document.paths['/api/v3/webhooks/{id}'])).toEqual(['delete']);
+    const body = document.paths['/api/v3/webhooks'].post.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['url']);
+    expect(body.properties.description.default).toBe('');
+    for (const field of ['parentId', 'description']) expect(body.properties[field].description).toMatch(/default/);
+    const created = document.paths['/api/v3/webhooks'].post.responses['200'].content['application/json'].schema;
+    expect(created.properties.secret.description).toMatch(/shown only in this answer/);
+
+    const hook = document.webhooks.alert.post;
+    expect(hook.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['X-Fleetwatch-Signature', 'Idempotency-Key']);
+    expect(hook.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookAlert' });
+    const payload = document.components.schemas.WebhookAlert;
+    expect(payload.required).toEqual(expect.arrayContaining(['type', 'alertId', 'createdAt', 'parentId', 'rule', 'vehicle', 'event']));
+    expect(Object.keys(payload.properties.event.properties)).toEqual(['kind', 'time', 'latitude', 'longitude', 'speed', 'values']);
+  });
+});
