@@ -101,15 +101,17 @@ export class FleetwatchStack extends Stack {
       // Geometry and rule evaluation are CPU-bound; Lambda's CPU share grows with memory.
       memorySize: 1024,
       environment: {
-        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
+        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'visits'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_DLQ_URL: queues.inputDeadLetters.queueUrl,
       },
     });
     // the compiled rule index is a scan of rules and geozones, reloaded only when the rules version moves
-    // rules and geozones are read by id, through the rule cache
+    // rules and geozones are read by id, through the rule cache; a client's zones for the visit journal by
+    // the geozones' byParent index, once per zone-set version
     data.grant(evaluate.role, 'rules', ['GetItem', 'BatchGetItem']);
-    data.grant(evaluate.role, 'geozones', ['GetItem', 'BatchGetItem']);
+    data.grant(evaluate.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query']);
+    data.grant(evaluate.role, 'visits', ['PutItem']);
     data.grant(evaluate.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     data.grant(evaluate.role, 'alerts', ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(evaluate.role);
@@ -152,9 +154,11 @@ export class FleetwatchStack extends Stack {
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.project,
       memorySize: 512,
-      environment: data.environmentFor('rules', 'geozones', 'vehicleState'),
+      environment: data.environmentFor('rules', 'geozones', 'vehicleState', 'directory'),
     });
     data.grant(project.role, 'rules', ['GetItem', 'BatchGetItem', 'Query']);
+    // the client hierarchy only (AGENT#…/CHILD#…), to find the clients below a client whose zones changed
+    data.grant(project.role, 'directory', ['Query'], { leadingKeys: ['AGENT#'] });
     data.grant(project.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query']);
     data.grant(project.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     // Lambda's stream poller needs dynamodb:ListStreams, which has no resource-level permission.
@@ -227,7 +231,7 @@ export class FleetwatchStack extends Stack {
       // scrypt password hashing at login is CPU-bound.
       memorySize: 1024,
       environment: {
-        ...data.environmentFor('rules', 'geozones', 'directory', 'alerts'),
+        ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits'),
         RATE_LIMIT_INTERVAL_MS,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
         ...pushEnvironment,
@@ -238,6 +242,7 @@ export class FleetwatchStack extends Stack {
     data.grant(api.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'directory', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'alerts', ['GetItem', 'Query']);
+    data.grant(api.role, 'visits', ['Query']);
     if (props.geocoding ?? geocodingFromContext(this)) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);

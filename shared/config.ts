@@ -11,6 +11,8 @@ const resourcesSchema = z.object({
   ALERTS_TABLE: z.string().min(1).default('fleetwatch-alerts'),
   DIRECTORY_TABLE: z.string().min(1).default('fleetwatch-directory'),
   GEOZONES_TABLE: z.string().min(1).default('fleetwatch-geozones'),
+  /** Default: the vehicle-state table's name with `vehicle-state` replaced by `visits` (same prefix). */
+  VISITS_TABLE: z.string().min(1).optional(),
   DELIVERIES_QUEUE_URL: z.string().default(''),
   INPUT_DLQ_URL: z.string().default(''),
   DELIVERIES_DLQ_URL: z.string().default(''),
@@ -18,8 +20,11 @@ const resourcesSchema = z.object({
   INPUT_QUEUE_NAME: z.string().default(''),
 });
 
-export type ResourcesConfig = z.infer<typeof resourcesSchema>;
+export type ResourcesConfig = Omit<z.infer<typeof resourcesSchema>, 'VISITS_TABLE'> & { VISITS_TABLE: string };
 
 export function resourcesConfig(env: NodeJS.ProcessEnv = process.env): ResourcesConfig {
-  return resourcesSchema.parse(env);
+  const parsed = resourcesSchema.parse(env);
+  const state = parsed.VEHICLE_STATE_TABLE;
+  const derived = state.endsWith('vehicle-state') ? `${state.slice(0, -'vehicle-state'.length)}visits` : `${state}-visits`;
+  return { ...parsed, VISITS_TABLE: parsed.VISITS_TABLE ?? derived };
 }

@@ -20,8 +20,9 @@ export class ZoneIndex implements ZoneLookup {
   /** Candidate id lists passed by evaluators are long-lived (pre-parsed settings), so their sets are cached. */
   private readonly candidateSets = new WeakMap<readonly number[], Set<number>>();
 
-  constructor(geozones: readonly Geozone[]) {
-    this.ordered = geozones.map(compileZone);
+  /** `compiled`: zones already compiled (then `geozones` is ignored). */
+  constructor(geozones: readonly Geozone[], compiled?: readonly CompiledZone[]) {
+    this.ordered = compiled ? [...compiled] : geozones.map(compileZone);
     for (const zone of this.ordered) this.byId.set(zone.id, zone);
     if (this.ordered.length > 0) {
       const tree = new Flatbush(this.ordered.length);

@@ -2,6 +2,7 @@ import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertPut, type AlertItem } from '../store/alerts-store';
+import { visitPut, type VisitItem } from '../store/visits-store';
 import { vehicleItem, vehicleStateTable, type VehicleProjection, type VehicleState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 
@@ -30,6 +31,11 @@ export interface VehicleChange {
   /** The silence deadline to index with the state (epoch ms), or null for none. */
   silentAt?: number | null;
   alerts: AlertItem[];
+  /**
+   * Visits opened or closed (idempotent full puts), written after the alerts in the same transaction as the
+   * state, never without it.
+   */
+  visits?: VisitItem[];
 }
 
 /** Recomputes a vehicle's change against its current stored state, after its version moved under us. */
@@ -42,7 +48,7 @@ export interface CommitResult {
   failedVehicles: Map<number, unknown>;
 }
 
-type TransactionItem = ReturnType<typeof alertPut> | ReturnType<typeof statePut>;
+type TransactionItem = ReturnType<typeof alertPut> | ReturnType<typeof statePut> | ReturnType<typeof visitPut>;
 
 function statePut(change: VehicleChange & { state: VehicleState }) {
   const isNew = change.expectedVersion === 0;
@@ -64,6 +70,7 @@ function itemsOf(change: VehicleChange): TransactionItem[] {
   const items: TransactionItem[] = [];
   if (change.state) items.push(statePut(change as VehicleChange & { state: VehicleState }));
   for (const alert of change.alerts) items.push(alertPut(alert));
+  if (change.state) for (const visit of change.visits ?? []) items.push(visitPut(visit));
   return items;
 }
 
@@ -165,14 +172,15 @@ async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate): Pr
   const maxAttempts = initial.alerts.length + 5;
   for (let attempt = 0; change && attempt < maxAttempts; attempt++) {
     const alerts: AlertItem[] = change.alerts.filter((alert) => !duplicates.has(alert.alertId));
-    const first = { ...change, alerts: alerts.slice(0, TRANSACTION_ITEM_LIMIT - (change.state ? 1 : 0)) };
+    const visits = change.state ? (change.visits ?? []) : [];
+    const first = { ...change, alerts: alerts.slice(0, Math.max(0, TRANSACTION_ITEM_LIMIT - (change.state ? 1 : 0) - visits.length)) };
     const items = itemsOf(first);
     if (items.length === 0) return created;
     try {
       await transact(items);
       created.push(...first.alerts);
       const rest = alerts.slice(first.alerts.length);
-      change = rest.length > 0 ? { ...change, state: undefined, alerts: rest } : undefined;
+      change = rest.length > 0 ? { ...change, state: undefined, alerts: rest, visits: [] } : undefined;
       continue;
     } catch (error) {
       const reasons = cancellationReasons(error);

@@ -4,6 +4,7 @@ import { RULE_TYPES, type RuleType } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
 import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/types';
 import type { VehicleState } from '../store/vehicle-state-store';
+import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
 import { reportableFrom, scheduleAdmits, scheduledTickEvents } from './schedule-gate';
 
 /**
@@ -95,6 +96,8 @@ export interface VehicleOutcome {
   staleMessages: number;
   /** Rule evaluations that threw; the rule's state is kept as it was. */
   failures: { ruleId: number; error: unknown }[];
+  /** Geozone visits opened or closed (only with a state to write). */
+  visits?: VisitRecord[];
 }
 
 export interface VehicleInput {
@@ -104,10 +107,14 @@ export interface VehicleInput {
   rules: readonly CompiledRule[];
   context: EvaluationContext;
   evaluatorFor: EvaluatorLookup;
+  /** The zones of the owners' clients, journaled as visits after the rules; absent: the journal is left as it is. */
+  journal?: Journal;
 }
 
 export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
-  const { vehicleId, state, messages, rules, context, evaluatorFor } = input;
+  const { vehicleId, state, messages, rules, context, evaluatorFor, journal } = input;
+  let visits: VisitsState = state?.visits ?? EMPTY_VISITS;
+  const visitRecords: VisitRecord[] = [];
   const previousRules = state?.rules ?? {};
   const ruleStates: Record<string, unknown> = {};
   for (const { rule } of rules) {
@@ -142,6 +149,11 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
       }
     }
     if (stale) continue;
+    if (journal) {
+      const journaled = journalMessage(visits, journal, message);
+      visits = journaled.state;
+      visitRecords.push(...journaled.records);
+    }
     lastDeviceMs = deviceMs;
     lastDeviceTime = message.deviceTime;
     lastPosition = { latitude: message.latitude, longitude: message.longitude, speed: message.speed, deviceTime: message.deviceTime };
@@ -156,8 +168,13 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     lastSeenAt,
     lastPosition,
     rules: ruleStates,
+    ...(hasVisits(visits) ? { visits } : {}),
   };
-  return { nextState: worthWriting(state, candidate, heartbeatIntervalMs(rules)) ? candidate : undefined, events, staleMessages, failures };
+  // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
+  const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
+  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules))) return { nextState: undefined, events, staleMessages, failures };
+  if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
+  return { nextState: candidate, events, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
 }
 
 /**
@@ -220,6 +237,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         lastSeenAt: clock.lastSeenAt,
         lastPosition: state?.lastPosition ?? null,
         rules: ruleStates,
+        ...(state?.visits ? { visits: state.visits } : {}),
       }
     : undefined;
   return { nextState, events, staleMessages: 0, failures };

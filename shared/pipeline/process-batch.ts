@@ -68,6 +68,7 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
               rules: vehicleRules.rules,
               context: { now, zones: vehicleRules.zones },
               evaluatorFor: context.evaluatorFor,
+              ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
             });
             if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
             return result;

@@ -6,7 +6,8 @@ import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { storedRuleSchema, type StoredRule } from '../schemas/notification';
 import { compileRule, zoneIdsOf } from '../rules/rule-index';
 import { batchGetItems } from '../store/batch-get';
-import { applyRefChange, type RefChange } from '../store/vehicle-state-store';
+import { subtreeAgentIds } from '../store/directory-store';
+import { applyRefChange, bumpZoneSet, OWNER_INDEX, vehicleStateTable, type RefChange } from '../store/vehicle-state-store';
 
 /**
  * The projector: keeps each vehicle's item naming the rules that list it (id → version) and the versions of
@@ -73,7 +74,11 @@ export async function projectRuleChange(oldImage: Record<string, unknown> | unde
 }
 
 /** Projects one change of a geozones-table item onto the vehicles of the rules (of the zone's client) that use it. */
-export async function projectGeozoneChange(oldImage: Record<string, unknown> | undefined, newImage: Record<string, unknown> | undefined): Promise<number> {
+export async function projectGeozoneChange(
+  oldImage: Record<string, unknown> | undefined,
+  newImage: Record<string, unknown> | undefined,
+  now: number = Date.now(),
+): Promise<number> {
   const before = parseZone(oldImage);
   const after = parseZone(newImage);
   const zone = after ?? before;
@@ -93,5 +98,43 @@ export async function projectGeozoneChange(oldImage: Record<string, unknown> | u
   }
   const change = (vehicleId: number): RefChange =>
     after ? { vehicleId, setZones: { [zone.id]: after.version } } : { vehicleId, removeZones: [zone.id] };
-  return applyAll([...vehicles].map(change));
+  const touched = await applyAll([...vehicles].map(change));
+  let journaled = 0;
+  for (const clientId of new Set([before?.parentId, after?.parentId].filter((id): id is string => id !== undefined))) {
+    journaled += await startZoneSetVersion(clientId, now);
+  }
+  return touched + journaled;
+}
+
+/** The vehicles owned by the client or by a client below it, through the keys-only `byOwner` index. */
+async function vehiclesBelow(clientId: string): Promise<number[]> {
+  const vehicleIds: number[] = [];
+  for (const owner of await subtreeAgentIds(clientId)) {
+    for await (const page of paginateQuery({ client: documentClient() }, {
+      TableName: vehicleStateTable(),
+      IndexName: OWNER_INDEX,
+      KeyConditionExpression: '#owner = :owner',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner },
+    })) {
+      for (const item of page.Items ?? []) vehicleIds.push(Number(item.vehicleId));
+    }
+  }
+  return vehicleIds;
+}
+
+/**
+ * A client's zones changed: every vehicle whose owner chain includes the client gets a new version of that
+ * client's zone set, so that its next message journals the zones as they are now. The cost follows the vehicles
+ * affected, not the platform.
+ */
+async function startZoneSetVersion(clientId: string, version: number): Promise<number> {
+  const vehicleIds = await vehiclesBelow(clientId);
+  let next = 0;
+  let changed = 0;
+  const worker = async () => {
+    while (next < vehicleIds.length) if (await bumpZoneSet(vehicleIds[next++]!, clientId, version)) changed++;
+  };
+  await Promise.all(Array.from({ length: Math.min(PROJECTION_CONCURRENCY, vehicleIds.length) }, worker));
+  return changed;
 }

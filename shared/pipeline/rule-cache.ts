@@ -6,6 +6,10 @@ import { geozoneSchema } from '../schemas/geozone';
 import { storedRuleSchema } from '../schemas/notification';
 import { compileRule, NO_ZONE_REASON, ruleOwnedAndInForce, zoneIdsOf } from '../rules/rule-index';
 import type { CompiledRule, ZoneLookup } from '../rules/types';
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../aws/dynamodb';
+import { ZoneIndex } from '../geo/zone-index';
+import type { Journal } from '../rules/visit-journal';
 import { batchGetItems } from '../store/batch-get';
 import type { LoadedState } from '../store/vehicle-state-store';
 
@@ -21,6 +25,8 @@ export interface VehicleRules {
   /** Rules that apply to the vehicle now (in force, listing it, of its owner or above), by rule id. */
   rules: CompiledRule[];
   zones: ZoneLookup;
+  /** The zones of every client of the owner chain, for the visit journal; absent when the item has no zone sets. */
+  journal?: Journal;
 }
 
 interface Entry<T> {
@@ -106,6 +112,42 @@ class VehicleZones implements ZoneLookup {
 
 const NO_ZONES = new VehicleZones(new Map());
 
+/** One client's geozones at one zone-set version, with their spatial index. */
+interface ZoneSet {
+  ids: number[];
+  index: ZoneIndex;
+}
+
+/**
+ * The journal zones of one owner chain: the union of its clients' zone sets. A point query goes through each
+ * client's flatbush index, so it costs the same with ten zones or two thousand.
+ */
+class JournalZones implements ZoneLookup {
+  readonly ids: readonly number[];
+
+  constructor(private readonly sets: readonly ZoneSet[]) {
+    this.ids = sets.flatMap((set) => set.ids);
+  }
+
+  private indexOf(zoneId: number): ZoneIndex | undefined {
+    return this.sets.find((set) => set.index.has(zoneId))?.index;
+  }
+
+  contains(zoneId: number, latitude: number, longitude: number, marginMeters = 0): boolean {
+    return this.indexOf(zoneId)?.contains(zoneId, latitude, longitude, marginMeters) ?? false;
+  }
+
+  zonesContaining(latitude: number, longitude: number, candidateIds?: readonly number[]): number[] {
+    const all = candidateIds === undefined || candidateIds === this.ids;
+    const found = this.sets.flatMap((set) => set.index.zonesContaining(latitude, longitude, all ? undefined : candidateIds));
+    return this.sets.length > 1 ? [...new Set(found)].sort((a, b) => a - b) : found;
+  }
+
+  zoneName(zoneId: number): string | undefined {
+    return this.indexOf(zoneId)?.zoneName(zoneId);
+  }
+}
+
 /** A byte estimate of a stored record held in memory (compiled forms are a small multiple of the JSON). */
 const estimateBytes = (item: unknown) => 3 * Buffer.byteLength(JSON.stringify(item));
 
@@ -121,15 +163,76 @@ function reportUnusable(ruleId: number, reason: string): void {
 export class RuleCache {
   private readonly rules: BoundedCache<RuleValue>;
   private readonly zones: BoundedCache<CompiledZone>;
+  /** Zone sets by `<clientId>#<version>`, and their unions by owner chain. */
+  private readonly zoneSets: BoundedCache<ZoneSet>;
+  private readonly journals: BoundedCache<JournalZones>;
 
   constructor(maxBytes: number = ruleCacheBytes()) {
-    this.rules = new BoundedCache(Math.floor(maxBytes / 2));
-    this.zones = new BoundedCache(Math.ceil(maxBytes / 2));
+    this.rules = new BoundedCache(Math.floor((maxBytes * 3) / 8));
+    this.zones = new BoundedCache(Math.floor((maxBytes * 3) / 8));
+    this.zoneSets = new BoundedCache(Math.floor((maxBytes * 7) / 32));
+    this.journals = new BoundedCache(Math.floor(maxBytes / 32));
   }
 
   /** Entries and their estimated bytes, for the benchmarks. */
   stats(): { rules: number; zones: number; bytes: number } {
-    return { rules: this.rules.size, zones: this.zones.size, bytes: this.rules.totalBytes + this.zones.totalBytes };
+    return {
+      rules: this.rules.size,
+      zones: this.zones.size,
+      bytes: this.rules.totalBytes + this.zones.totalBytes + this.zoneSets.totalBytes + this.journals.totalBytes,
+    };
+  }
+
+  /**
+   * The journal zones of each vehicle, from its item's `zoneSets`: a client's zone set not cached at that version
+   * is read with one Query of the geozones' `byParent` index (which also fills the zone cache).
+   */
+  private async journalsFor(known: readonly [number, LoadedState][]): Promise<Map<number, JournalZones>> {
+    const chains = new Map<number, string[]>();
+    const missing = new Map<string, string>();
+    for (const [vehicleId, loaded] of known) {
+      const sets = loaded.projection.zoneSets ?? {};
+      const keys = loaded.projection.owners.filter((clientId) => sets[clientId] !== undefined).map((clientId) => `${clientId}#${sets[clientId]}`);
+      if (keys.length === 0) continue;
+      chains.set(vehicleId, keys);
+      for (const key of keys) if (!this.zoneSets.get(key)?.value) missing.set(key, key.slice(0, key.lastIndexOf('#')));
+    }
+    await Promise.all([...missing].map(async ([key, clientId]) => this.zoneSets.set(key, await this.readZoneSet(clientId))));
+    const journals = new Map<number, JournalZones>();
+    for (const [vehicleId, keys] of chains) {
+      const chainKey = keys.join('|');
+      let journal = this.journals.get(chainKey)?.value;
+      if (!journal) {
+        const sets = keys.map((key) => this.zoneSets.get(key)?.value).filter((set): set is ZoneSet => set !== null && set !== undefined);
+        journal = new JournalZones(sets);
+        this.journals.set(chainKey, { version: 0, value: journal, bytes: 64 + 8 * journal.ids.length });
+      }
+      journals.set(vehicleId, journal);
+    }
+    return journals;
+  }
+
+  private async readZoneSet(clientId: string): Promise<Entry<ZoneSet>> {
+    const compiled: CompiledZone[] = [];
+    let bytes = 64;
+    for await (const page of paginateQuery({ client: documentClient() }, {
+      TableName: resourcesConfig().GEOZONES_TABLE,
+      IndexName: 'byParent',
+      KeyConditionExpression: 'parentId = :parent',
+      ExpressionAttributeValues: { ':parent': clientId },
+    })) {
+      for (const item of page.Items ?? []) {
+        const parsed = geozoneSchema.safeParse(item);
+        if (!parsed.success) continue;
+        const zone = compileZone(parsed.data);
+        const itemBytes = estimateBytes(item);
+        this.zones.set(String(parsed.data.id), { version: parsed.data.version, value: zone, bytes: itemBytes });
+        compiled.push(zone);
+        bytes += itemBytes;
+      }
+    }
+    compiled.sort((a, b) => a.id - b.id);
+    return { version: 0, value: { ids: compiled.map((zone) => zone.id), index: new ZoneIndex([], compiled) }, bytes };
   }
 
   /** The rules (and their zones) that apply to each vehicle at `now`, read by id where the cache lacks them. */
@@ -172,6 +275,8 @@ export class RuleCache {
       }
       applying.set(vehicleId, list.sort((a, b) => a.compiled.rule.id - b.compiled.rule.id));
     }
+    // zone sets first: their Query fills the zone cache, so rule zones of the owners need no second read
+    const journals = await this.journalsFor(known);
     await this.refresh(this.zones, resourcesConfig().GEOZONES_TABLE, zoneWants, (item) => {
       const parsed = geozoneSchema.safeParse(item);
       if (!parsed.success) {
@@ -197,7 +302,12 @@ export class RuleCache {
         }
         rules.push(compiled);
       }
-      resolved.set(vehicleId, { rules, zones: zones.size > 0 ? new VehicleZones(zones) : NO_ZONES });
+      const journalZones = journals.get(vehicleId);
+      resolved.set(vehicleId, {
+        rules,
+        zones: zones.size > 0 ? new VehicleZones(zones) : NO_ZONES,
+        ...(journalZones ? { journal: { zoneIds: journalZones.ids, context: { now, zones: journalZones } } } : {}),
+      });
     }
     return resolved;
   }

@@ -1,4 +1,5 @@
 import { buildAlertItem, type AlertItem } from '../store/alerts-store';
+import { buildVisitItem } from '../store/visits-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 import type { VehicleChange } from './commit-changes';
@@ -33,5 +34,6 @@ export function toVehicleChange(
     projection: loaded.projection,
     silentAt: state ? deadlineToStore(loaded.silentAt, silenceWindow(state, rules), now) : null,
     alerts: [...alerts.values()],
+    ...(state && outcome.visits ? { visits: outcome.visits.map((record) => buildVisitItem(vehicleId, record, now)) } : {}),
   };
 }

@@ -113,6 +113,53 @@ function consider(
   }
 }
 
+/** What one message did to a set of zones: the new state, and the zones entered and left (confirmed crossings). */
+export interface ZoneCrossing {
+  state: GeozoneState;
+  entered: number[];
+  enteredSince: number[];
+  exited: number[];
+  exitedSince: number[];
+}
+
+/**
+ * The hysteresis of type 0 over any list of zones, shared by the geozone rule and the visit journal. A zone
+ * no longer listed, or deleted, is forgotten without an exit.
+ */
+export function crossZones(
+  geoids: readonly number[],
+  settings: GeozoneSettings,
+  state: GeozoneState,
+  message: TerminalMessage,
+  context: EvaluationContext,
+): ZoneCrossing | undefined {
+  const { latitude, longitude } = message;
+  const inside = zonesAround(geoids, latitude, longitude, context);
+  let step: Step | undefined;
+  for (const key in state.zones) {
+    const id = Number(key);
+    step ??= newStep();
+    if (!geoids.includes(id) || context.zones.zoneName(id) === undefined) {
+      step.changed = true;
+      continue;
+    }
+    consider(step, id, state.zones[key], inside, settings, message, context);
+  }
+  for (const id of inside) {
+    if (state.zones[id] !== undefined) continue;
+    step ??= newStep();
+    consider(step, id, undefined, inside, settings, message, context);
+  }
+  if (step === undefined) return undefined;
+  return {
+    state: step.changed ? { zones: step.next } : state,
+    entered: step.entered,
+    enteredSince: step.enteredSince,
+    exited: step.exited,
+    exitedSince: step.exitedSince,
+  };
+}
+
 /**
  * Entry and exit of the rule's geozones (`geoids`). The first message only records where the vehicle is.
  * Crossing several of the rule's zones with one message raises a single event per kind naming all of them,
@@ -123,34 +170,16 @@ export const geozoneEvaluator: RuleEvaluator<GeozoneSettings, GeozoneState> = {
   settingsSchema: geozoneSettingsSchema,
 
   evaluate({ rule, settings }, state, message, context) {
-    const { latitude, longitude } = message;
-    const inside = zonesAround(rule.geoids, latitude, longitude, context);
     if (state === undefined) {
       const zones: Record<string, ZoneTrack> = {};
-      for (const id of inside) zones[id] = { inside: true };
+      for (const id of zonesAround(rule.geoids, message.latitude, message.longitude, context)) zones[id] = { inside: true };
       return { state: { zones }, events: NO_EVENTS };
     }
-    let step: Step | undefined;
-    for (const key in state.zones) {
-      const id = Number(key);
-      step ??= newStep();
-      // A zone taken out of the rule, or deleted, is forgotten without an exit alert.
-      if (!rule.geoids.includes(id) || context.zones.zoneName(id) === undefined) {
-        step.changed = true;
-        continue;
-      }
-      consider(step, id, state.zones[key], inside, settings, message, context);
-    }
-    for (const id of inside) {
-      if (state.zones[id] !== undefined) continue;
-      step ??= newStep();
-      consider(step, id, undefined, inside, settings, message, context);
-    }
+    const step = crossZones(rule.geoids, settings, state, message, context);
     if (step === undefined) return { state, events: NO_EVENTS };
-
     const events: RuleEvent[] = [];
     if (step.entered.length > 0 && settings.mode !== 'exit') events.push(zoneEvent('zoneEntry', step.entered, step.enteredSince, message, context));
     if (step.exited.length > 0 && settings.mode !== 'entry') events.push(zoneEvent('zoneExit', step.exited, step.exitedSince, message, context));
-    return { state: step.changed ? { zones: step.next } : state, events };
+    return { state: step.state, events };
   },
 };

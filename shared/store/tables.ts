@@ -19,7 +19,7 @@ export interface IndexDefinition {
 
 export interface TableDefinition {
   /** Environment variable that carries the deployed table's name. */
-  envName: 'RULES_TABLE' | 'VEHICLE_STATE_TABLE' | 'ALERTS_TABLE' | 'DIRECTORY_TABLE' | 'GEOZONES_TABLE';
+  envName: 'RULES_TABLE' | 'VEHICLE_STATE_TABLE' | 'ALERTS_TABLE' | 'DIRECTORY_TABLE' | 'GEOZONES_TABLE' | 'VISITS_TABLE';
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
   indexes: IndexDefinition[];
@@ -45,13 +45,15 @@ export const TABLES = {
   },
   /**
    * One item per vehicle: per-rule state, last seen, owners, rule and zone refs, version. A vehicle waiting for a
-   * silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence` index.
+   * silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence` index. `byOwner` (keys only,
+   * `owner` = the owning client) finds a client's vehicles when its geozones change.
    */
   vehicleState: {
     envName: 'VEHICLE_STATE_TABLE',
     partitionKey: { name: 'vehicleId', type: 'N' },
     indexes: [
       { indexName: 'bySilence', partitionKey: { name: 'silenceShard', type: 'S' }, sortKey: { name: 'silentAt', type: 'N' }, projection: 'KEYS_ONLY' },
+      { indexName: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'vehicleId', type: 'N' }, projection: 'KEYS_ONLY' },
     ],
   },
   /** Alerts; `outbox` (`pending#0..15`) is set only while an alert is pending, which keeps that index sparse. */
@@ -79,6 +81,17 @@ export const TABLES = {
     partitionKey: { name: 'id', type: 'N' },
     indexes: [{ indexName: 'byParent', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'id', type: 'N' } }],
     stream: 'NEW_AND_OLD_IMAGES',
+  },
+  /**
+   * Geozone visits: one item per vehicle × zone × entry (`visitKey` = `<startDate ISO UTC>#<zoneId>`), put open at
+   * the entry and complete at the exit; `byZone` (`zoneVisitKey` = `<startDate>#<vehicleId>`) reads a zone's visits.
+   */
+  visits: {
+    envName: 'VISITS_TABLE',
+    partitionKey: { name: 'vehicleId', type: 'N' },
+    sortKey: { name: 'visitKey', type: 'S' },
+    indexes: [{ indexName: 'byZone', partitionKey: { name: 'zoneId', type: 'N' }, sortKey: { name: 'zoneVisitKey', type: 'S' } }],
+    timeToLiveAttribute: 'expiresAt',
   },
 } as const satisfies Record<string, TableDefinition>;
 

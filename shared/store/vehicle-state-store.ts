@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
+import { visitsStateSchema } from '../rules/visit-journal';
 import { batchGetItems } from './batch-get';
 
 /**
@@ -12,7 +13,11 @@ import { batchGetItems } from './batch-get';
  * - who owns the vehicle (`owners`: the owning client first, then each client above it), written by the directory;
  * - which rules apply to it and at which version (`ruleRefs`), and the versions of the geozones those rules use
  *   (`zoneRefs`), written by the projector from the rules and geozones tables' streams;
- * - when it falls silent (`silentAt`, in the sparse `bySilence` index), for the sweep.
+ * - when it falls silent (`silentAt`, in the sparse `bySilence` index), for the sweep;
+ * - the version of each owner-chain client's set of geozones (`zoneSets`: client id → version), which the visit
+ *   journal follows, and the owning client alone (`owner`, key of the keys-only `byOwner` index), by which the
+ *   projector finds the vehicles of a client whose zones changed;
+ * - the visit journal's state (`visits`): the zones the vehicle is inside and the open visits.
  * `version` guards every write (optimistic concurrency): the projector and the directory bump it too, so an
  * evaluation computed against an older item is recomputed.
  */
@@ -32,6 +37,8 @@ export const vehicleStateSchema = z.object({
   lastSeenAt: z.number().nullable().default(null),
   lastPosition: vehiclePositionSchema.nullable().default(null),
   rules: z.record(z.string(), z.unknown()).default({}),
+  /** The visit journal's state; absent while the vehicle is in none of its owners' zones. */
+  visits: visitsStateSchema.optional(),
 });
 
 const refsSchema = z.record(z.string(), z.number().int()).catch({});
@@ -39,6 +46,7 @@ const projectionSchema = z.object({
   owners: z.array(z.string()).catch([]).default([]),
   ruleRefs: refsSchema.default({}),
   zoneRefs: refsSchema.default({}),
+  zoneSets: refsSchema.default({}),
 });
 
 export type VehicleState = z.infer<typeof vehicleStateSchema>;
@@ -52,6 +60,8 @@ export interface VehicleProjection {
   ruleRefs: Record<string, number>;
   /** Geozone id → version, for the zones the vehicle's rules use. */
   zoneRefs: Record<string, number>;
+  /** Client id → version of that client's set of geozones, for each client of `owners` (the visit journal). */
+  zoneSets?: Record<string, number>;
 }
 
 /** Sparse index of silence deadlines: `silenceShard` is one of SILENCE_SHARDS partitions, `silentAt` epoch ms. */
@@ -115,23 +125,57 @@ export function vehicleItem(state: VehicleState, projection: VehicleProjection, 
     ...(projection.owners.length > 0 ? { owners: projection.owners } : {}),
     ...(Object.keys(projection.ruleRefs).length > 0 ? { ruleRefs: projection.ruleRefs } : {}),
     ...(Object.keys(projection.zoneRefs).length > 0 ? { zoneRefs: projection.zoneRefs } : {}),
+    ...(projection.owners.length > 0 ? { owner: projection.owners[0] } : {}),
+    ...(projection.zoneSets && Object.keys(projection.zoneSets).length > 0 ? { zoneSets: projection.zoneSets } : {}),
     ...(silentAt === null ? {} : { silenceShard: silenceShardOf(state.vehicleId), silentAt }),
   };
 }
 
+/** Keys-only index of vehicles by owning client (`owner` = owners[0]), for the projector of zone changes. */
+export const OWNER_INDEX = 'byOwner';
+
 /**
- * Records who owns the vehicle now (owner first, then the clients above it). An empty list forgets the owner,
- * and takes the vehicle out of the silence index: nobody's rules apply to it any more.
+ * Records who owns the vehicle now (owner first, then the clients above it), and starts a new zone-set version
+ * for every client of the chain, so that the visit journal reads the new owners' zones. An empty list forgets
+ * the owner, and takes the vehicle out of the silence index: nobody's rules apply to it any more.
  */
-export async function setVehicleOwners(vehicleId: number, owners: readonly string[]): Promise<void> {
+export async function setVehicleOwners(vehicleId: number, owners: readonly string[], now: number = Date.now()): Promise<void> {
   await documentClient().send(
     new UpdateCommand({
       TableName: vehicleStateTable(),
       Key: { vehicleId },
-      UpdateExpression: owners.length > 0 ? 'SET owners = :owners ADD version :one' : 'REMOVE owners, silenceShard, silentAt ADD version :one',
-      ExpressionAttributeValues: { ':one': 1, ...(owners.length > 0 ? { ':owners': [...owners] } : {}) },
+      UpdateExpression:
+        owners.length > 0 ? 'SET owners = :owners, #owner = :owner, zoneSets = :sets ADD version :one' : 'REMOVE owners, #owner, zoneSets, silenceShard, silentAt ADD version :one',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ...(owners.length > 0 ? { ':owners': [...owners], ':owner': owners[0], ':sets': Object.fromEntries(owners.map((id) => [id, now])) } : {}),
+      },
     }),
   );
+}
+
+/**
+ * Moves one client's zone-set version on a vehicle, only if the vehicle's chain has that client and the stored
+ * version is older (a late projection never undoes a newer one). Returns whether the item changed.
+ */
+export async function bumpZoneSet(vehicleId: number, clientId: string, version: number): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: vehicleStateTable(),
+        Key: { vehicleId },
+        UpdateExpression: 'SET zoneSets.#client = :version ADD version :one',
+        ConditionExpression: 'zoneSets.#client < :version',
+        ExpressionAttributeNames: { '#client': clientId },
+        ExpressionAttributeValues: { ':version': version, ':one': 1 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 export interface RefChange {

@@ -4,6 +4,7 @@ import { channelRoutes } from './channels';
 import { emailRoutes } from './email';
 import { geozoneRoutes } from './geozones';
 import { historyRoutes } from './history';
+import { intersectionRoutes } from './intersections';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
 import { webhookRoutes } from './webhooks';
@@ -14,6 +15,7 @@ export const apiRoutes: ApiRoute[] = [
   ...notificationRoutes,
   ...historyRoutes,
   ...geozoneRoutes,
+  ...intersectionRoutes,
   ...channelRoutes,
   ...emailRoutes,
   ...webhookRoutes,
