@@ -1,10 +1,15 @@
 import { buildAlertItem, type AlertItem } from '../store/alerts-store';
-import { buildVisitItem } from '../store/visits-store';
+import { buildVisitItem, type VisitItem } from '../store/visits-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 import type { VehicleChange } from './commit-changes';
 import type { CompiledRule } from '../rules/types';
 import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
+
+/** A visit opened and closed by the same batch is written once, complete (a transaction may touch an item once). */
+function latestPerVisit(items: VisitItem[]): VisitItem[] {
+  return [...new Map(items.map((item) => [item.visitKey, item])).values()];
+}
 
 /** What an evaluation outcome asks to write: the state (if worth it) and one pending alert per distinct event. */
 export function toVehicleChange(
@@ -34,6 +39,6 @@ export function toVehicleChange(
     projection: loaded.projection,
     silentAt: state ? deadlineToStore(loaded.silentAt, silenceWindow(state, rules), now) : null,
     alerts: [...alerts.values()],
-    ...(state && outcome.visits ? { visits: outcome.visits.map((record) => buildVisitItem(vehicleId, record, now)) } : {}),
+    ...(state && outcome.visits ? { visits: latestPerVisit(outcome.visits.map((record) => buildVisitItem(vehicleId, record, now))) } : {}),
   };
 }
