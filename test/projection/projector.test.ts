@@ -8,6 +8,10 @@ import { notificationBodySchema } from '../../shared/schemas/notification';
 import type { Emulators } from '../../infra/local/emulators';
 import { startStreamProjector, type StreamProjector } from '../../infra/local/stream-projector';
 import { startTestEmulators } from '../support/emulators';
+import { createAgent, putVehicle } from '../../shared/store/directory-store';
+import { queryVisits } from '../../shared/store/visits-store';
+import { createEvaluateHandler } from '../../functions/evaluate/handler';
+import { invoke, sqsRecord, terminalMessage } from '../pipeline/support';
 
 /** The projector, fed from the real streams of DynamoDB Local by the local stand-in of the event source mapping. */
 const PARENT = '0b5d2c6e-1f3a-4c5d-9e7f-8a9b0c1d2e3f';
@@ -74,5 +78,41 @@ describe('projector on the rules and geozones streams', () => {
     await replaceGeozone({ ...zone, radius: 200, version: 2 }, 1);
     await projector.idle();
     expect((await vehicleItem(601))?.zoneRefs).toEqual({ [zone.id]: 2 });
+  });
+
+  it("journals a client's new zone from the next message of its vehicles and of those of the clients below it", async () => {
+    const parent = await createAgent({ name: 'Parent' });
+    const child = await createAgent({ name: 'Child', parentId: parent.agentId });
+    const other = await createAgent({ name: 'Other' });
+    await putVehicle({ vehicleId: 701, name: 'child truck', parentId: child.agentId });
+    await putVehicle({ vehicleId: 702, name: 'other truck', parentId: other.agentId });
+    const evaluate = createEvaluateHandler({ clock: () => T0 + 3_600_000 });
+    const message = (vehicleId: number, second: number, latitude: number) =>
+      sqsRecord(terminalMessage(vehicleId, second, 30, { latitude, longitude: 40.1 }));
+    // seen outside before the zone exists: the zone set of the chain is cached empty
+    await invoke(evaluate, [message(701, 0, 50.0), message(702, 0, 50.0)]);
+    const before = (await vehicleItem(701))?.zoneSets as Record<string, number>;
+
+    const zone = await createGeozone({
+      name: 'new yard',
+      type: 'circle',
+      parentId: parent.agentId,
+      radius: 200,
+      description: '',
+      geometry: { type: 'Point', coordinates: [40.1, 50.1] },
+      area: 125_664,
+      perimetr: 1_257,
+      createDate: new Date(T0).toISOString(),
+    });
+    await projector.idle();
+    const after = (await vehicleItem(701))?.zoneSets as Record<string, number>;
+    expect(after[parent.agentId]).toBeGreaterThan(before[parent.agentId]!);
+    expect(after[child.agentId]).toBe(before[child.agentId]);
+    expect(Object.keys((await vehicleItem(702))?.zoneSets as object)).toEqual([other.agentId]);
+
+    await invoke(evaluate, [message(701, 30, 50.1), message(702, 30, 50.1)]);
+    const range = ['2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'] as const;
+    expect((await queryVisits({ kind: 'vehicle', vehicleId: 701 }, ...range)).map((visit) => visit.zoneId)).toEqual([zone.id]);
+    expect(await queryVisits({ kind: 'vehicle', vehicleId: 702 }, ...range)).toEqual([]);
   });
 });
