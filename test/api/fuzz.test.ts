@@ -42,6 +42,8 @@ describe('request fuzzing', () => {
       'POST /api/v3/push/devices': { platform: 'fcm', token: 'device-token' },
       'POST /api/v3/webhooks': { url: 'https://hooks.fuzz.example.com/alerts', description: 'fuzz' },
       'POST /api/v3/webhooks/find': { parentId: tenants.root.agentId },
+      'POST /api/v3/gis/intersections/vehicles': { startDate: '2026-01-01T00:00:00Z', endDate: '2026-01-02T00:00:00Z', ids: [101], byTime: 60 },
+      'POST /api/v3/gis/intersections/geozones': { startDate: '2026-01-01T00:00:00Z', endDate: '2026-01-02T00:00:00Z', ids: [zone.id], filterByHalfPerimeter: true },
     };
     pathValues = { id: String(rule.id), token: `1.${Buffer.from('a@b.test').toString('base64url')}.secretpart` };
   });
