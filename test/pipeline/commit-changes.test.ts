@@ -4,6 +4,7 @@ import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { commitChanges, type VehicleChange } from '../../shared/pipeline/commit-changes';
 import { buildAlertItem } from '../../shared/store/alerts-store';
+import { buildVisitItem, queryVisits } from '../../shared/store/visits-store';
 import type { VehicleState } from '../../shared/store/vehicle-state-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
@@ -139,5 +140,48 @@ describe('committing vehicle changes', () => {
     expect([...result.failedVehicles.keys()]).toEqual([20]);
     expect(await storedState(21)).toMatchObject({ version: 1 });
     expect(await storedState(20)).toBeUndefined();
+  });
+
+  describe('with geozone visits', () => {
+    const visit = (vehicleId: number, second: number, zoneId = 9) =>
+      buildVisitItem(vehicleId, { zoneId, startDate: new Date(T0 + second * 1000).toISOString(), entry: { latitude: 1, longitude: 2 } }, T0);
+    const visitsOf = (vehicleId: number) => queryVisits({ kind: 'vehicle', vehicleId }, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+
+    it('writes visits in one transaction with the state, and not at all when the state version moved', async () => {
+      const counter = countDynamoRequests();
+      try {
+        const first = await commitChanges([{ vehicleId: 50, expectedVersion: 0, state: state(50, 0, 'in'), alerts: [], visits: [visit(50, 1)] }], async () => undefined);
+        expect(first.failedVehicles.size).toBe(0);
+        expect(counter.byCommand()).toEqual({ TransactWriteItems: 1 });
+      } finally {
+        counter.detach();
+      }
+      expect((await visitsOf(50)).map((item) => item.visitKey)).toEqual([visit(50, 1).visitKey]);
+
+      // computed from version 0, but version 1 is stored: the re-evaluation finds nothing to write, nor does the visit
+      const stale = await commitChanges([{ vehicleId: 50, expectedVersion: 0, state: state(50, 0, 'again'), alerts: [], visits: [visit(50, 5)] }], async () => undefined);
+      expect(stale.failedVehicles.size).toBe(0);
+      expect((await visitsOf(50)).map((item) => item.visitKey)).toEqual([visit(50, 1).visitKey]);
+    });
+
+    it('keeps visits with the state when many alerts need several transactions, and never writes them twice', async () => {
+      const alerts = Array.from({ length: 120 }, (_, index) => alert(51, index + 1));
+      const counter = countDynamoRequests();
+      try {
+        const result = await commitChanges(
+          [{ vehicleId: 51, expectedVersion: 0, state: state(51, 0, 'many'), alerts, visits: [visit(51, 1), visit(51, 2, 10)] }],
+          async () => undefined,
+        );
+        expect(result.failedVehicles.size).toBe(0);
+        expect(result.created).toHaveLength(120);
+        expect(counter.byCommand()).toEqual({ TransactWriteItems: 2 });
+        // the visits ride with the state in the first transaction; the one with the remaining alerts carries none
+        expect(counter.forTable(resourcesConfig().VISITS_TABLE)).toBe(1);
+      } finally {
+        counter.detach();
+      }
+      expect(await visitsOf(51)).toHaveLength(2);
+      expect((await storedState(51))?.version).toBe(1);
+    });
   });
 });
