@@ -75,6 +75,7 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
           },
           context.rules,
           now,
+          { journal: true },
         );
   for (const vehicleId of steps?.failedVehicles.keys() ?? []) {
     for (const { record } of byVehicle.get(vehicleId) ?? []) failed.add(record.messageId);

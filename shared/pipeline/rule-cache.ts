@@ -163,7 +163,7 @@ function reportUnusable(ruleId: number, reason: string): void {
 export class RuleCache {
   private readonly rules: BoundedCache<RuleValue>;
   private readonly zones: BoundedCache<CompiledZone>;
-  /** Zone sets by `<clientId>#<version>`, and their unions by owner chain. */
+  /** Zone sets by client (version: when read), and their unions by owner chain. */
   private readonly zoneSets: BoundedCache<ZoneSet>;
   private readonly journals: BoundedCache<JournalZones>;
 
@@ -184,26 +184,33 @@ export class RuleCache {
   }
 
   /**
-   * The journal zones of each vehicle, from its item's `zoneSets`: a client's zone set not cached at that version
-   * is read with one Query of the geozones' `byParent` index (which also fills the zone cache).
+   * The journal zones of each vehicle, from its item's `zoneSets`. A client's zones are cached by client, as of
+   * when they were read (wall-clock ms); a vehicle whose item names a newer version for the client (its zones
+   * changed, or the vehicle was stored, since) has them read again, with one Query of the geozones' `byParent`
+   * index, which also fills the zone cache. Keyed by client rather than by version, vehicles stored at different
+   * times share one read.
    */
   private async journalsFor(known: readonly [number, LoadedState][]): Promise<Map<number, JournalZones>> {
     const chains = new Map<number, string[]>();
-    const missing = new Map<string, string>();
+    const missing = new Set<string>();
     for (const [vehicleId, loaded] of known) {
       const sets = loaded.projection.zoneSets ?? {};
-      const keys = loaded.projection.owners.filter((clientId) => sets[clientId] !== undefined).map((clientId) => `${clientId}#${sets[clientId]}`);
-      if (keys.length === 0) continue;
-      chains.set(vehicleId, keys);
-      for (const key of keys) if (!this.zoneSets.get(key)?.value) missing.set(key, key.slice(0, key.lastIndexOf('#')));
+      const clients = loaded.projection.owners.filter((clientId) => sets[clientId] !== undefined);
+      if (clients.length === 0) continue;
+      chains.set(vehicleId, clients);
+      for (const clientId of clients) {
+        const cached = this.zoneSets.get(clientId);
+        if (!cached?.value || cached.version < sets[clientId]!) missing.add(clientId);
+      }
     }
-    await Promise.all([...missing].map(async ([key, clientId]) => this.zoneSets.set(key, await this.readZoneSet(clientId))));
+    await Promise.all([...missing].map(async (clientId) => this.zoneSets.set(clientId, await this.readZoneSet(clientId))));
     const journals = new Map<number, JournalZones>();
-    for (const [vehicleId, keys] of chains) {
-      const chainKey = keys.join('|');
+    for (const [vehicleId, clients] of chains) {
+      const entries = clients.map((clientId) => [clientId, this.zoneSets.get(clientId)] as const);
+      const chainKey = entries.map(([clientId, entry]) => `${clientId}#${entry?.version ?? 0}`).join('|');
       let journal = this.journals.get(chainKey)?.value;
       if (!journal) {
-        const sets = keys.map((key) => this.zoneSets.get(key)?.value).filter((set): set is ZoneSet => set !== null && set !== undefined);
+        const sets = entries.map(([, entry]) => entry?.value).filter((set): set is ZoneSet => set !== null && set !== undefined);
         journal = new JournalZones(sets);
         this.journals.set(chainKey, { version: 0, value: journal, bytes: 64 + 8 * journal.ids.length });
       }
@@ -213,6 +220,8 @@ export class RuleCache {
   }
 
   private async readZoneSet(clientId: string): Promise<Entry<ZoneSet>> {
+    // the same clock as the versions the directory and the projector write
+    const readAt = Date.now();
     const compiled: CompiledZone[] = [];
     let bytes = 64;
     for await (const page of paginateQuery({ client: documentClient() }, {
@@ -232,11 +241,11 @@ export class RuleCache {
       }
     }
     compiled.sort((a, b) => a.id - b.id);
-    return { version: 0, value: { ids: compiled.map((zone) => zone.id), index: new ZoneIndex([], compiled) }, bytes };
+    return { version: readAt, value: { ids: compiled.map((zone) => zone.id), index: new ZoneIndex([], compiled) }, bytes };
   }
 
   /** The rules (and their zones) that apply to each vehicle at `now`, read by id where the cache lacks them. */
-  async resolve(vehicles: ReadonlyMap<number, LoadedState>, now: number): Promise<Map<number, VehicleRules>> {
+  async resolve(vehicles: ReadonlyMap<number, LoadedState>, now: number, options: { journal?: boolean } = {}): Promise<Map<number, VehicleRules>> {
     const known = [...vehicles].filter(([, loaded]) => loaded.projection.owners.length > 0);
     await this.refresh(
       this.rules,
@@ -276,7 +285,7 @@ export class RuleCache {
       applying.set(vehicleId, list.sort((a, b) => a.compiled.rule.id - b.compiled.rule.id));
     }
     // zone sets first: their Query fills the zone cache, so rule zones of the owners need no second read
-    const journals = await this.journalsFor(known);
+    const journals = options.journal ? await this.journalsFor(known) : new Map<number, JournalZones>();
     await this.refresh(this.zones, resourcesConfig().GEOZONES_TABLE, zoneWants, (item) => {
       const parsed = geozoneSchema.safeParse(item);
       if (!parsed.success) {

@@ -25,13 +25,24 @@ export interface VehicleStepsResult {
   unknownVehicles: number[];
 }
 
-export async function runVehicleSteps(vehicleIds: readonly number[], step: VehicleStep, rules: RuleCache, now: number): Promise<VehicleStepsResult> {
+export interface VehicleStepsOptions {
+  /** Resolve the visit journal's zones too (messages do; the sweep's time passing does not move vehicles). */
+  journal?: boolean;
+}
+
+export async function runVehicleSteps(
+  vehicleIds: readonly number[],
+  step: VehicleStep,
+  rules: RuleCache,
+  now: number,
+  options: VehicleStepsOptions = {},
+): Promise<VehicleStepsResult> {
   const result: VehicleStepsResult = { created: [], enqueued: new Set(), failedVehicles: new Map(), unknownVehicles: [] };
   let loaded: Map<number, LoadedState>;
   let resolved: Map<number, VehicleRules>;
   try {
     loaded = await loadVehicleStates(vehicleIds);
-    resolved = await rules.resolve(loaded, now);
+    resolved = await rules.resolve(loaded, now, options);
   } catch (error) {
     logger.error('vehicles or their rules not loaded; their work will be repeated', { vehicles: vehicleIds.length, error });
     for (const vehicleId of new Set(vehicleIds)) result.failedVehicles.set(vehicleId, error);
@@ -61,7 +72,7 @@ export async function runVehicleSteps(vehicleIds: readonly number[], step: Vehic
   const committed = await commitChanges(changes, async (vehicleId) => {
     const item = await loadVehicleState(vehicleId);
     if (item.projection.owners.length === 0) return undefined;
-    const vehicleRules = (await rules.resolve(new Map([[vehicleId, item]]), now)).get(vehicleId)!;
+    const vehicleRules = (await rules.resolve(new Map([[vehicleId, item]]), now, options)).get(vehicleId)!;
     return changeFor(vehicleId, item, vehicleRules);
   });
   for (const [vehicleId, error] of committed.failedVehicles) result.failedVehicles.set(vehicleId, error);

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import type { Emulators } from '../../infra/local/emulators';
 import { createGeozone } from '../../shared/store/geozones-store';
-import { loadVehicleState } from '../../shared/store/vehicle-state-store';
+import { loadVehicleStates, loadVehicleState } from '../../shared/store/vehicle-state-store';
+import { RuleCache } from '../../shared/pipeline/rule-cache';
+import { resourcesConfig } from '../../shared/config';
+import { countDynamoRequests } from '../support/count-requests';
 import { queryVisits } from '../../shared/store/visits-store';
 import { startTestEmulators } from '../support/emulators';
 import { alertsInTable, invoke, registerVehicles, sqsRecord, T0, terminalMessage } from './support';
@@ -114,5 +117,25 @@ describe('visit journal in evaluate', () => {
       [zoneA.id, true],
       [zoneB.id, false],
     ]);
+  });
+
+  it("reads a client's zones once per zone-set version, and only for messages (the sweep never queries them)", async () => {
+    await registerVehicles([7006, 7007], [CLIENT_A]);
+    const loaded = await loadVehicleStates([7006, 7007]);
+    const cache = new RuleCache();
+    const counter = countDynamoRequests();
+    try {
+      expect((await cache.resolve(loaded, T0)).get(7006)?.journal).toBeUndefined();
+      expect(counter.byCommand()).toEqual({});
+      const first = await cache.resolve(loaded, T0, { journal: true });
+      expect(first.get(7006)?.journal?.zoneIds).toEqual([zoneA.id]);
+      expect(counter.byCommand()).toEqual({ Query: 1 });
+      // the zone came with the Query: a rule using it needs no read by id, and a second batch reads nothing
+      await cache.resolve(loaded, T0, { journal: true });
+      expect(counter.byCommand()).toEqual({ Query: 1 });
+      expect(counter.forTable(resourcesConfig().GEOZONES_TABLE)).toBe(1);
+    } finally {
+      counter.detach();
+    }
   });
 });
