@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import type { Emulators } from '../../infra/local/emulators';
 import { createGeozone } from '../../shared/store/geozones-store';
-import { loadVehicleStates, loadVehicleState } from '../../shared/store/vehicle-state-store';
+import { bumpZoneSet, loadVehicleStates, loadVehicleState } from '../../shared/store/vehicle-state-store';
 import { RuleCache } from '../../shared/pipeline/rule-cache';
 import { resourcesConfig } from '../../shared/config';
 import { countDynamoRequests } from '../support/count-requests';
@@ -137,5 +137,15 @@ describe('visit journal in evaluate', () => {
     } finally {
       counter.detach();
     }
+  });
+
+  it('moves a zone-set version only forward, and only for a client of the chain', async () => {
+    await registerVehicles([7008], [CLIENT_A]);
+    const stamped = (await loadVehicleState(7008)).projection.zoneSets![CLIENT_A]!;
+    expect(await bumpZoneSet(7008, CLIENT_A, stamped - 1)).toBe(false);
+    expect(await bumpZoneSet(7008, CLIENT_B, stamped + 10)).toBe(false);
+    expect(await bumpZoneSet(7008, CLIENT_A, stamped + 10)).toBe(true);
+    const item = await loadVehicleState(7008);
+    expect(item.projection.zoneSets).toEqual({ [CLIENT_A]: stamped + 10 });
   });
 });
