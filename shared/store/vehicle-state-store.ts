@@ -37,8 +37,8 @@ export const vehicleStateSchema = z.object({
   lastSeenAt: z.number().nullable().default(null),
   lastPosition: vehiclePositionSchema.nullable().default(null),
   rules: z.record(z.string(), z.unknown()).default({}),
-  /** The visit journal's state; absent while the vehicle is in none of its owners' zones. */
-  visits: visitsStateSchema.optional(),
+  /** The visit journal's state; absent while the vehicle is in none of its owners' zones (unreadable: started afresh). */
+  visits: visitsStateSchema.optional().catch(undefined),
 });
 
 const refsSchema = z.record(z.string(), z.number().int()).catch({});
