@@ -129,7 +129,8 @@ export async function replayAndCheck(
     // alerts whose delivery request was lost reached their e-mail through the outbox
     expect(run.outboxReenqueued).toBeGreaterThan(0);
   } else if (!CHAOS_SCENARIOS.includes(scenario)) {
-    expect(run.outboxReenqueued).toBe(0);
+    const counters = { deliveryRetries: run.deliveryRetries, redeliveries: run.redeliveries, failedInvocations: run.failedInvocations, sweeps: run.sweeps };
+    expect(run.outboxReenqueued, `outbox re-enqueues without a fault (${JSON.stringify(counters)})`).toBe(0);
   }
   expectChaosHappened(scenario, run, chaos);
 
