@@ -5,6 +5,7 @@ import { resourcesConfig } from '../config';
 import { directoryKeys, vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
 import { getAgent } from './directory-store';
 import { listRulesOfClient } from './rules-store';
+import { setVehicleOwners } from './vehicle-state-store';
 
 /**
  * Registering vehicles in the directory, which decides who may watch them: a rule applies to a vehicle only
@@ -93,6 +94,8 @@ export async function registerVehicle(input: VehicleProfile, options: { allowMov
     if (error instanceof ConditionalCheckFailedException) throw new Error(`vehicle ${vehicle.vehicleId} changed meanwhile; run the command again`, { cause: error });
     throw error;
   }
+  // evaluation learns the owner chain (and the visit journal its zone sets) from the vehicle's item
+  if (!previous || moving) await setVehicleOwners(vehicle.vehicleId, await clientAndAncestors(vehicle.parentId));
   if (!previous) return { outcome: 'created', vehicle };
   if (!moving) return { outcome: 'renamed', vehicle };
   return { outcome: 'moved', vehicle, from: previous.parentId, rulesNoLongerApplying: await rulesLostByMove(vehicle.vehicleId, previous.parentId, vehicle.parentId) };

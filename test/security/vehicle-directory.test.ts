@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError, runAdmin } from '../../infra/admin/commands';
 import type { Emulators } from '../../infra/local/emulators';
 import { getVehicle } from '../../shared/store/vehicle-registry';
+import { loadVehicleState } from '../../shared/store/vehicle-state-store';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient, login, ruleBody, seedTenants, type Api } from '../api/support';
 
@@ -45,6 +46,17 @@ describe('security: the vehicle directory', () => {
     expect(String(moved.note)).toContain(`${watching.id} "Reefer speeding"`);
     // the former owner can no longer name it in a rule
     expect((await createRule(rootToken, [4100], 'again')).status).toBe(400);
+  });
+
+  it("tells evaluation the vehicle's owner chain (and the journal its zone sets) when it is created and moved", async () => {
+    await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4150', '--name', 'Cab 4150']);
+    let item = await loadVehicleState(4150);
+    expect(item.projection.owners).toEqual([tenants.child.agentId, tenants.root.agentId]);
+    expect(Object.keys(item.projection.zoneSets ?? {}).sort()).toEqual([tenants.child.agentId, tenants.root.agentId].sort());
+    await runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4150', '--name', 'Cab 4150', '--move']);
+    item = await loadVehicleState(4150);
+    expect(item.projection.owners).toEqual([tenants.sibling.agentId]);
+    expect(Object.keys(item.projection.zoneSets ?? {})).toEqual([tenants.sibling.agentId]);
   });
 
   it('moving a vehicle down to a child client keeps the parent client rules applying', async () => {
