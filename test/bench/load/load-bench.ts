@@ -5,6 +5,8 @@ import { demoFleet } from '../../../infra/local/simulator';
 import type { SqsHandler } from '../../../infra/local/sqs-poller';
 import { notificationBodySchema, RULE_TYPES } from '../../../shared/schemas/notification';
 import { createRule } from '../../../shared/store/rules-store';
+import { confirmSideEmails } from '../../support/owned-fleet';
+import { loadVehicleStates } from '../../../shared/store/vehicle-state-store';
 import { driveLoad } from './load-generator';
 import { cpuSeconds, percentile, pressLatencies, queueBacklog, residentBytes } from './stage-metrics';
 
@@ -67,6 +69,17 @@ interface StageFigures {
   cpuChildren: number;
 }
 
+async function untilProjected(vehicleIds: readonly number[], ruleId: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const items = await loadVehicleStates(vehicleIds);
+    const missing = vehicleIds.filter((vehicleId) => items.get(vehicleId)?.projection.ruleRefs[String(ruleId)] === undefined).length;
+    if (missing === 0) return;
+    if (Date.now() > deadline) throw new Error(`rule ${ruleId} not projected onto ${missing} vehicles after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const fleet = demoFleet(options.vehicles);
@@ -114,6 +127,10 @@ async function main(): Promise<void> {
       validFrom: stamp,
       expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
     });
+    // side addresses get alerts only once confirmed: as if the bench inbox had followed its confirmation link
+    await confirmSideEmails(runtime.demo.agentId, [BENCH_EMAIL]);
+    // the rule applies once the projector has put it on the vehicles' items: the load starts after that
+    await untilProjected(fleet.map((vehicle) => vehicle.vehicleId), panicRule.id);
     const startTime = Math.floor(Date.now() / 1000) * 1000 - 60_000;
     let firstMessage = 0;
 
@@ -189,6 +206,11 @@ async function main(): Promise<void> {
       stages: figures,
     }),
   );
+  // latencies of alerts that never arrive only measure the bench's patience: say so, and fail the run
+  if (figures.some((stage) => stage.alerts > 0 && stage.undelivered === stage.alerts)) {
+    console.error('no alert of a stage reached the SES emulator: the delivery path is broken, the latencies above mean nothing');
+    process.exitCode = 1;
+  }
 }
 
 await main();
