@@ -4,6 +4,8 @@ import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { MAX_HEARTBEAT_INTERVAL_MS } from '../../shared/pipeline/evaluate-vehicle';
+import { RuleCache } from '../../shared/pipeline/rule-cache';
+import type { LoadedState } from '../../shared/store/vehicle-state-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { alertsInTable, drainQueue, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
@@ -19,7 +21,7 @@ describe('late messages', () => {
   let emulators: Emulators;
   beforeAll(async () => {
     emulators = await startTestEmulators('pipeline-late-messages');
-    await putRule(storedRule({ id: 71, name: 'Speeding at once', vehicleIds: [701, 702, 703], settings: { limit: '90', minDuration: '0' } }));
+    await putRule(storedRule({ id: 71, name: 'Speeding at once', vehicleIds: [701, 702, 703, 704], settings: { limit: '90', minDuration: '0' } }));
   });
   afterAll(async () => emulators.stop());
 
@@ -71,5 +73,32 @@ describe('late messages', () => {
     await invoke(evaluateAt(35), [sqsRecord(terminalMessage(vehicleId, 20, 150))]);
     expect((await alertsOf(vehicleId)).map((alert) => (alert.event as { time: string }).time)).toEqual([new Date(T0 + 20_000).toISOString()]);
     await drainQueue(emulators.queues.deliveries);
+  });
+
+  it('catches a read that missed the newest write (the exact clock reads eventually consistent): the commit fails and the vehicle is judged again', async () => {
+    const vehicleId = 704;
+    const at = (second: number) => T0 + second * 1000 + 500;
+    await invoke(createEvaluateHandler({ clock: () => at(0) }), [sqsRecord(terminalMessage(vehicleId, 0, 50))]);
+    // DynamoDB Local always answers the newest item, so the newer write lands between this invocation's read
+    // and its commit, as it would behind a stale read: another invocation stores the 30 s message meanwhile
+    let interleaved = false;
+    class InterleavingRuleCache extends RuleCache {
+      override async resolve(vehicles: ReadonlyMap<number, LoadedState>, now: number, options: { journal?: boolean } = {}) {
+        if (!interleaved) {
+          interleaved = true;
+          await invoke(createEvaluateHandler({ clock: () => at(30) }), [sqsRecord(terminalMessage(vehicleId, 30, 50))]);
+        }
+        return super.resolve(vehicles, now, options);
+      }
+    }
+    const outcome = await invoke(createEvaluateHandler({ clock: () => at(35), rules: new InterleavingRuleCache() }), [
+      sqsRecord(terminalMessage(vehicleId, 20, 150)),
+    ]);
+    expect(interleaved).toBe(true);
+    expect(outcome).toEqual({ batchItemFailures: [] });
+    // evaluated against the item it read, the 20 s reading was current and above the limit; against the
+    // newest it is late
+    expect(await alertsOf(vehicleId)).toEqual([]);
+    expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + 30_000).toISOString());
   });
 });
