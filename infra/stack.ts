@@ -15,6 +15,7 @@ import { MAX_RECEIVE_COUNT, MessageQueues } from './constructs/message-queues';
 import { Monitoring } from './constructs/monitoring';
 import { PublicHttpApi } from './constructs/public-http-api';
 import { TelegramSecret } from './constructs/telegram-secret';
+import { VEHICLE_CLOCKS, type VehicleClock } from '../shared/config';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -49,12 +50,26 @@ export interface FleetwatchStackProps extends StackProps {
   sesMaxSendRate?: number;
   /** Geocode the address of address rules written without coordinates; defaults to the `geocoding` context value, on unless `false`. */
   geocoding?: boolean;
+  /** How evaluate stores each vehicle's clock; defaults to the `vehicleClock` context value, `exact` unless given. */
+  vehicleClock?: VehicleClock;
 }
 
 /** `cdk deploy -c geocoding=false` turns the geocoding of address rules off (the API then asks for coordinates). */
 function geocodingFromContext(scope: Construct): boolean {
   const value: unknown = scope.node.tryGetContext('geocoding');
   return value === undefined || String(value) !== 'false';
+}
+
+/**
+ * `cdk deploy -c vehicleClock=coalesced` stores a vehicle's clock with its rule-state changes and a heartbeat
+ * only: about half the DynamoDB bill of `exact`, with a window in which a late message counts as current.
+ */
+function vehicleClockFromContext(scope: Construct): VehicleClock {
+  const value: unknown = scope.node.tryGetContext('vehicleClock');
+  if (value === undefined) return 'exact';
+  const clock = VEHICLE_CLOCKS.find((known) => known === String(value));
+  if (!clock) throw new Error(`vehicleClock must be one of ${VEHICLE_CLOCKS.join(', ')}, not ${String(value)}`);
+  return clock;
 }
 
 /** `cdk deploy -c sesMaxSendRate=<n>`; undefined when not given. */
@@ -88,6 +103,8 @@ export class FleetwatchStack extends Stack {
       deliverTimeout: FUNCTION_TIMEOUTS.deliver,
     });
     const telegram = new TelegramSecret(this, 'Telegram');
+    // evaluate and the sweep must agree on it: the sweep trusts the last-seen the way evaluate stores it
+    const vehicleClock = props.vehicleClock ?? vehicleClockFromContext(this);
     const pushEnvironment = {
       PUSH_FCM_APPLICATION_ARN: parameters.fcmPlatformApplicationArn.valueAsString,
       PUSH_APNS_APPLICATION_ARN: parameters.apnsPlatformApplicationArn.valueAsString,
@@ -104,6 +121,7 @@ export class FleetwatchStack extends Stack {
         ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'visits'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_DLQ_URL: queues.inputDeadLetters.queueUrl,
+        VEHICLE_CLOCK: vehicleClock,
       },
     });
     // the compiled rule index is a scan of rules and geozones, reloaded only when the rules version moves
@@ -132,6 +150,7 @@ export class FleetwatchStack extends Stack {
         ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_QUEUE_NAME: queues.input.queueName,
+        VEHICLE_CLOCK: vehicleClock,
       },
     });
     grantReadQueueAge(sweep.role);

@@ -28,3 +28,19 @@ export function resourcesConfig(env: NodeJS.ProcessEnv = process.env): Resources
   const derived = state.endsWith('vehicle-state') ? `${state.slice(0, -'vehicle-state'.length)}visits` : `${state}-visits`;
   return { ...parsed, VISITS_TABLE: parsed.VISITS_TABLE ?? derived };
 }
+
+/**
+ * How evaluate stores a vehicle's clock (the device time of the newest message evaluated, and last seen):
+ * - `exact` (default): with every message that moves it, for a vehicle under rules, so that a late message is
+ *   always judged against the newest one evaluated, and the sweep knows the last-seen exactly;
+ * - `coalesced`: with rule-state changes and a heartbeat at most every 1 to 10 minutes. About half the DynamoDB
+ *   writes, but a late message newer than the stored clock, within one heartbeat interval, is evaluated as current.
+ */
+export const VEHICLE_CLOCKS = ['exact', 'coalesced'] as const;
+export type VehicleClock = (typeof VEHICLE_CLOCKS)[number];
+
+const vehicleClockSchema = z.object({ VEHICLE_CLOCK: z.enum(VEHICLE_CLOCKS).default('exact') });
+
+export function vehicleClockConfig(env: NodeJS.ProcessEnv = process.env): VehicleClock {
+  return vehicleClockSchema.parse(env).VEHICLE_CLOCK;
+}

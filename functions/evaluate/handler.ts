@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { vehicleClockConfig, type VehicleClock } from '../../shared/config';
 import { logger, loggerContext } from '../../shared/observability/logger';
 import { countIfAny, MetricName, publishMetricsIfAny } from '../../shared/observability/metrics';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -18,6 +19,8 @@ export interface EvaluateDependencies {
   /** Rules and geozones met so far, by id and version, kept across invocations of a warm function. */
   rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
+  /** How the vehicles' clocks are stored (VEHICLE_CLOCK; the sweep reads the same setting). */
+  vehicleClock: VehicleClock;
 }
 
 export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> = {}) {
@@ -25,6 +28,7 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
     clock: Date.now,
     rules: new RuleCache(),
     evaluatorFor: (type) => RULE_EVALUATORS[type],
+    vehicleClock: vehicleClockConfig(),
     ...overrides,
   };
   return middy<SQSEvent, SQSBatchResponse>()
@@ -32,7 +36,7 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
     .use(publishMetricsIfAny())
     .handler(async (event) => {
       const now = dependencies.clock();
-      const outcome = await processBatch(event.Records, { now, rules: dependencies.rules, evaluatorFor: dependencies.evaluatorFor });
+      const outcome = await processBatch(event.Records, { now, rules: dependencies.rules, evaluatorFor: dependencies.evaluatorFor, clock: dependencies.vehicleClock });
       // messages taken and deleted are counted by the input queue's own metrics; a batch of ordinary
       // messages logs nothing (CloudWatch Logs bills each byte, and this runs once per 10 messages)
       countIfAny(MetricName.MessagesRejected, outcome.rejected);

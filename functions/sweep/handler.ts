@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { ScheduledEvent } from 'aws-lambda';
+import { vehicleClockConfig, type VehicleClock } from '../../shared/config';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -15,6 +16,7 @@ export interface SweepDependencies {
   /** Rules and geozones met so far, kept across invocations of a warm function. */
   rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
+  vehicleClock: VehicleClock;
   /** Minimum age (ms) of a pending alert before the outbox enqueues it again. */
   outboxAgeMs?: number;
   /** How far behind evaluate is (default: the input queue's ApproximateAgeOfOldestMessage from CloudWatch). */
@@ -27,6 +29,7 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
     rules: new RuleCache(),
     evaluatorFor: (type) => RULE_EVALUATORS[type],
     readBacklog: (now) => readInputBacklog(now),
+    vehicleClock: vehicleClockConfig(),
     ...overrides,
   };
   return middy<ScheduledEvent | Record<string, never>, SweepReport>()
@@ -37,6 +40,7 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
         now: dependencies.clock(),
         rules: dependencies.rules,
         evaluatorFor: dependencies.evaluatorFor,
+        clock: dependencies.vehicleClock,
         outboxAgeMs: dependencies.outboxAgeMs,
         readBacklog: dependencies.readBacklog,
       });

@@ -111,27 +111,33 @@ export async function startStreamProjector(options: StreamProjectorOptions = {})
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of StreamDescription?.Shards ?? []) {
       const key = `${streamArn}|${shard.ShardId}`;
-      let cursor = cursors.get(key);
-      if (!cursor) {
+      const fresh = async (): Promise<ShardCursor> => {
         const { ShardIterator } = await streams.send(
           new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }),
         );
-        cursor = { iterator: ShardIterator, pending: [], done: false };
-        cursors.set(key, cursor);
-      }
+        return { iterator: ShardIterator, pending: [], done: false };
+      };
+      let cursor = cursors.get(key) ?? (await fresh());
+      cursors.set(key, cursor);
       if (cursor.done) continue;
-      if (cursor.pending.length === 0 && cursor.iterator) {
+      // DynamoDB Local answers a TRIM_HORIZON iterator taken while the shard had no record this way, even once
+      // records have come: a fresh iterator is asked for at once, so that a record written before idle() was
+      // called is never missed by the round that answers it; a shard still empty is asked again next round
+      for (let attempt = 0; cursor.pending.length === 0 && cursor.iterator && attempt < 2; attempt++) {
         try {
           const output = await streams.send(new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: 100 }));
           cursor.pending = output.Records ?? [];
           cursor.iterator = output.NextShardIterator;
+          break;
         } catch (error) {
-          // DynamoDB Local answers a TRIM_HORIZON iterator of a shard with no record yet this way: ask again later
           if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
           cursors.delete(key);
-          continue;
+          if (attempt === 1) break;
+          cursor = await fresh();
+          cursors.set(key, cursor);
         }
       }
+      if (!cursors.has(key)) continue;
       if (cursor.pending.length > 0) {
         busy = true;
         const records = cursor.pending.map((record) => toLambdaRecord(record, streamArn));

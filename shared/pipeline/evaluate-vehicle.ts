@@ -3,6 +3,7 @@ import type { RuleEvent } from '../schemas/alert';
 import { RULE_TYPES, type RuleType } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
 import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/types';
+import type { VehicleClock } from '../config';
 import type { VehicleState } from '../store/vehicle-state-store';
 import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
 import { reportableFrom, scheduleAdmits, scheduledTickEvents } from './schedule-gate';
@@ -13,10 +14,11 @@ import { reportableFrom, scheduleAdmits, scheduledTickEvents } from './schedule-
  * produced changes nothing and raises nothing new.
  *
  * A message at or before the state's `lastDeviceTime` is stale: it never moves the vehicle's clock or rolls
- * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. Since
- * heartbeat-only changes are coalesced (a write per message would cost more than the queue itself), the
- * stored `lastDeviceTime` may trail the newest message by up to one heartbeat interval of messages that
- * changed no rule state; a late message within that window is evaluated as a current reading.
+ * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. With the
+ * `exact` vehicle clock every message that moves the clock is written, so the stored `lastDeviceTime` is the
+ * newest device time evaluated. With `coalesced`, heartbeat-only changes are written once per interval, so the
+ * stored clock may trail the newest message by up to one interval of messages that changed no rule state, and
+ * a late message within that window is evaluated as a current reading.
  */
 export type EvaluatorLookup = (type: RuleType) => RuleEvaluator | undefined;
 
@@ -32,12 +34,14 @@ function silenceLimitsMs(rules: readonly CompiledRule[]): number[] {
 }
 
 /**
- * How often a heartbeat alone (last seen, device time, position) is worth a write: a tenth of the smallest
- * connection-loss limit among the vehicle's rules, between 1 and 10 minutes; 10 minutes under other rules only
- * (they keep the stale-message clock fresh); never for a vehicle no rule watches.
+ * How often a heartbeat alone (last seen, device time, position) is worth a write: never for a vehicle no rule
+ * watches; with the `exact` clock, every time it moves (0); with `coalesced`, a tenth of the smallest
+ * connection-loss limit among the vehicle's rules, between 1 and 10 minutes, and 10 minutes under other rules
+ * only (they keep the stale-message clock fresh).
  */
-export function heartbeatIntervalMs(rules: readonly CompiledRule[]): number {
+export function heartbeatIntervalMs(rules: readonly CompiledRule[], clock: VehicleClock): number {
   if (rules.length === 0) return Number.POSITIVE_INFINITY;
+  if (clock === 'exact') return 0;
   const limits = silenceLimitsMs(rules);
   if (limits.length === 0) return MAX_HEARTBEAT_INTERVAL_MS;
   return Math.min(MAX_HEARTBEAT_INTERVAL_MS, Math.max(MIN_HEARTBEAT_INTERVAL_MS, Math.min(...limits) / 10));
@@ -49,8 +53,8 @@ export function heartbeatIntervalMs(rules: readonly CompiledRule[]): number {
  * with a schedule, the schedule's next opening from then, when the loss may first be reported), plus one
  * heartbeat interval, since the stored last-seen may trail the truth by that much.
  */
-export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[]): number | null {
-  return silenceWindow(state, rules)?.deadline ?? null;
+export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): number | null {
+  return silenceWindow(state, rules, clock)?.deadline ?? null;
 }
 
 /**
@@ -58,8 +62,8 @@ export function silenceDeadline(state: VehicleState, rules: readonly CompiledRul
  * reporting moves its deadline (an index write) only once it has drifted that far, not with every heartbeat;
  * one that falls silent is looked at by the sweep at most that much early, and its deadline moved then.
  */
-export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[]): { deadline: number; slack: number } | null {
-  const deadline = earliestSilence(state, rules);
+export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): { deadline: number; slack: number } | null {
+  const deadline = earliestSilence(state, rules, clock);
   if (deadline === null) return null;
   return { deadline, slack: Math.min(...silenceLimitsMs(rules)) / 2 };
 }
@@ -71,7 +75,7 @@ export function deadlineToStore(stored: number | null, window: { deadline: numbe
   return keep ? stored : window.deadline;
 }
 
-function earliestSilence(state: VehicleState, rules: readonly CompiledRule[]): number | null {
+function earliestSilence(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): number | null {
   const lastSeen = state.lastSeenAt ?? (state.lastDeviceTime === null ? null : Date.parse(state.lastDeviceTime));
   if (lastSeen === null) return null;
   let earliest = Number.POSITIVE_INFINITY;
@@ -81,7 +85,7 @@ function earliestSilence(state: VehicleState, rules: readonly CompiledRule[]): n
     if (ruleState?.silentSince === lastSeen) continue;
     earliest = Math.min(earliest, reportableFrom(compiled, lastSeen + (compiled.settings as { minutes: number }).minutes * 60_000));
   }
-  return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules) : null;
+  return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules, clock) : null;
 }
 
 export interface RaisedEvent {
@@ -109,10 +113,12 @@ export interface VehicleInput {
   evaluatorFor: EvaluatorLookup;
   /** The zones of the owners' clients, journaled as visits after the rules; absent: the journal is left as it is. */
   journal?: Journal;
+  /** How the vehicle's clock is stored (config: VEHICLE_CLOCK). */
+  clock: VehicleClock;
 }
 
 export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
-  const { vehicleId, state, messages, rules, context, evaluatorFor, journal } = input;
+  const { vehicleId, state, messages, rules, context, evaluatorFor, journal, clock } = input;
   let visits: VisitsState = state?.visits ?? EMPTY_VISITS;
   const visitRecords: VisitRecord[] = [];
   const previousRules = state?.rules ?? {};
@@ -172,14 +178,15 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   };
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
-  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules))) return { nextState: undefined, events, staleMessages, failures };
+  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, clock))) return { nextState: undefined, events, staleMessages, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
   return { nextState: candidate, events, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
 }
 
 /**
  * A change of any rule's state is written at once. Last-seen, device time and position alone are a
- * heartbeat, written for a vehicle first seen and then at most once per interval (heartbeatIntervalMs).
+ * heartbeat, written for a vehicle first seen and then once per interval (heartbeatIntervalMs: 0 with the
+ * exact clock, so with every message that moves it).
  * Events alone need no state write: their alerts are keyed by the event, so raising one again can only
  * find it there.
  */

@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { parseTerminalMessage, type TerminalMessage } from '../schemas/terminal-message';
+import type { VehicleClock } from '../config';
 import type { AlertItem } from '../store/alerts-store';
 import { logger } from '../observability/logger';
 import { sendToDeadLetter, type Rejection } from './dead-letter';
@@ -16,6 +17,8 @@ export interface BatchContext {
   now: number;
   rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
+  /** How the vehicles' clocks are stored (config: VEHICLE_CLOCK). */
+  clock: VehicleClock;
 }
 
 export interface BatchOutcome {
@@ -68,6 +71,7 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
               rules: vehicleRules.rules,
               context: { now, zones: vehicleRules.zones },
               evaluatorFor: context.evaluatorFor,
+              clock: context.clock,
               ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
             });
             if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
@@ -75,7 +79,8 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
           },
           context.rules,
           now,
-          { journal: true },
+          // every message the exact clock evaluates as current is committed under the item's version
+          { clock: context.clock, journal: true, eventuallyConsistent: context.clock === 'exact' },
         );
   for (const vehicleId of steps?.failedVehicles.keys() ?? []) {
     for (const { record } of byVehicle.get(vehicleId) ?? []) failed.add(record.messageId);

@@ -1,3 +1,4 @@
+import type { VehicleClock } from '../config';
 import type { AlertItem } from '../store/alerts-store';
 import { loadVehicleState, loadVehicleStates, type LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
@@ -26,8 +27,16 @@ export interface VehicleStepsResult {
 }
 
 export interface VehicleStepsOptions {
+  /** How the vehicles' clocks are stored (config: VEHICLE_CLOCK). */
+  clock: VehicleClock;
   /** Resolve the visit journal's zones too (messages do; the sweep's time passing does not move vehicles). */
   journal?: boolean;
+  /**
+   * Read the items eventually consistent. Safe only where every step whose outcome depends on the item commits
+   * with the item's version as condition, which evaluate under the exact clock does: a stale read then fails
+   * its commit and the vehicle is read again, consistently, and recomputed.
+   */
+  eventuallyConsistent?: boolean;
 }
 
 export async function runVehicleSteps(
@@ -35,13 +44,13 @@ export async function runVehicleSteps(
   step: VehicleStep,
   rules: RuleCache,
   now: number,
-  options: VehicleStepsOptions = {},
+  options: VehicleStepsOptions,
 ): Promise<VehicleStepsResult> {
   const result: VehicleStepsResult = { created: [], enqueued: new Set(), failedVehicles: new Map(), unknownVehicles: [] };
   let loaded: Map<number, LoadedState>;
   let resolved: Map<number, VehicleRules>;
   try {
-    loaded = await loadVehicleStates(vehicleIds);
+    loaded = await loadVehicleStates(vehicleIds, { consistent: options.eventuallyConsistent !== true });
     resolved = await rules.resolve(loaded, now, options);
   } catch (error) {
     logger.error('vehicles or their rules not loaded; their work will be repeated', { vehicles: vehicleIds.length, error });
@@ -50,7 +59,7 @@ export async function runVehicleSteps(
   }
 
   const changeFor = (vehicleId: number, item: LoadedState, vehicleRules: VehicleRules): VehicleChange | undefined =>
-    toVehicleChange(vehicleId, item, step(vehicleId, item, vehicleRules), now, vehicleRules.rules);
+    toVehicleChange(vehicleId, item, step(vehicleId, item, vehicleRules), now, vehicleRules.rules, options.clock);
 
   const changes: VehicleChange[] = [];
   for (const [vehicleId, item] of loaded) {

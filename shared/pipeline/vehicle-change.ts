@@ -4,6 +4,7 @@ import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 import type { VehicleChange } from './commit-changes';
 import type { CompiledRule } from '../rules/types';
+import type { VehicleClock } from '../config';
 import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
 
 /** A visit opened and closed by the same batch is written once, complete (a transaction may touch an item once). */
@@ -17,7 +18,8 @@ export function toVehicleChange(
   loaded: LoadedState,
   outcome: VehicleOutcome,
   now: number,
-  rules: readonly CompiledRule[] = [],
+  rules: readonly CompiledRule[],
+  clock: VehicleClock,
 ): VehicleChange | undefined {
   for (const { ruleId, error } of outcome.failures) logger.error('rule evaluation failed', { vehicleId, ruleId, error });
   const alerts = new Map<string, AlertItem>();
@@ -29,7 +31,7 @@ export function toVehicleChange(
   // or gone) is moved with a write of the state as it is, so that the sweep neither misses the vehicle nor
   // keeps finding it
   const stale =
-    !outcome.nextState && loaded.state !== undefined && deadlineToStore(loaded.silentAt, silenceWindow(loaded.state, rules), now) !== loaded.silentAt;
+    !outcome.nextState && loaded.state !== undefined && deadlineToStore(loaded.silentAt, silenceWindow(loaded.state, rules, clock), now) !== loaded.silentAt;
   const state = outcome.nextState ?? (stale ? loaded.state : undefined);
   if (!state && alerts.size === 0) return undefined;
   return {
@@ -37,7 +39,7 @@ export function toVehicleChange(
     expectedVersion: loaded.version,
     state,
     projection: loaded.projection,
-    silentAt: state ? deadlineToStore(loaded.silentAt, silenceWindow(state, rules), now) : null,
+    silentAt: state ? deadlineToStore(loaded.silentAt, silenceWindow(state, rules, clock), now) : null,
     alerts: [...alerts.values()],
     ...(state && outcome.visits ? { visits: latestPerVisit(outcome.visits.map((record) => buildVisitItem(vehicleId, record, now))) } : {}),
   };

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
@@ -5,7 +6,7 @@ import { resourcesConfig } from '../config';
 import { directoryKeys, vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
 import { getAgent } from './directory-store';
 import { listRulesOfClient } from './rules-store';
-import { setVehicleOwners } from './vehicle-state-store';
+import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
 
 /**
  * Registering vehicles in the directory, which decides who may watch them: a rule applies to a vehicle only
@@ -71,6 +72,16 @@ export async function rulesLostByMove(vehicleId: number, from: string, to: strin
 }
 
 /**
+ * Writes the owner chain onto the vehicle's state item when it is not there: the second write of a registration
+ * that failed after the directory's, which running the command again then completes.
+ */
+async function repairOwners(vehicleId: number, parentId: string): Promise<void> {
+  const chain = await clientAndAncestors(parentId);
+  const { projection } = await loadVehicleState(vehicleId);
+  if (!isDeepStrictEqual(projection.owners, chain)) await setVehicleOwners(vehicleId, chain);
+}
+
+/**
  * Registers a vehicle to a client. The write is conditional on what was read, so a concurrent change is never
  * overwritten silently (it answers as a conflict the caller can retry).
  */
@@ -78,7 +89,10 @@ export async function registerVehicle(input: VehicleProfile, options: { allowMov
   const vehicle = vehicleProfileSchema.parse(input);
   if (!(await getAgent(vehicle.parentId))) throw new UnknownClientError(vehicle.parentId);
   const previous = await getVehicle(vehicle.vehicleId);
-  if (previous && previous.parentId === vehicle.parentId && previous.name === vehicle.name) return { outcome: 'unchanged', vehicle };
+  if (previous && previous.parentId === vehicle.parentId && previous.name === vehicle.name) {
+    await repairOwners(vehicle.vehicleId, vehicle.parentId);
+    return { outcome: 'unchanged', vehicle };
+  }
   const moving = previous !== null && previous.parentId !== vehicle.parentId;
   if (moving && !options.allowMove) throw new VehicleMoveRefusedError(previous, vehicle.parentId);
   try {

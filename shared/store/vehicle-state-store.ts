@@ -102,10 +102,13 @@ function loaded(item: Record<string, unknown> | undefined): LoadedState {
   };
 }
 
-/** Reads many vehicles' items in BatchGetItem requests of 100 keys (consistent: the version guards the write). */
-export async function loadVehicleStates(vehicleIds: readonly number[]): Promise<Map<number, LoadedState>> {
+/**
+ * Reads many vehicles' items in BatchGetItem requests of 100 keys; consistent unless asked otherwise, at twice
+ * the read units (see runVehicleSteps for when an eventually consistent read is safe).
+ */
+export async function loadVehicleStates(vehicleIds: readonly number[], options: { consistent: boolean }): Promise<Map<number, LoadedState>> {
   const unique = [...new Set(vehicleIds)];
-  const items = await batchGetItems(vehicleStateTable(), unique.map((vehicleId) => ({ vehicleId })), { consistentRead: true });
+  const items = await batchGetItems(vehicleStateTable(), unique.map((vehicleId) => ({ vehicleId })), { consistentRead: options.consistent });
   const states = new Map<number, LoadedState>();
   for (const item of items) states.set(Number(item.vehicleId), loaded(item));
   for (const vehicleId of unique) if (!states.has(vehicleId)) states.set(vehicleId, loaded(undefined));

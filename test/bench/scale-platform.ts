@@ -118,7 +118,7 @@ export function vehicleItem(platform: Platform, vehicleId: number, lastSeenAt: n
     ruleRefs: Object.fromEntries(rules.map((rule) => [rule.id, rule.version])),
     zoneRefs,
     silenceShard: silenceShardOf(vehicleId),
-    // 30 minutes of silence, plus one heartbeat interval (3 minutes)
+    // 30 minutes of silence, plus the 3 minutes a coalesced clock adds (the exact one stores 30: either is found)
     silentAt: lastSeenAt + 33 * 60_000,
   };
 }

@@ -222,6 +222,19 @@ describe('FleetwatchStack template', () => {
       expect(JSON.stringify(off.Resources)).not.toMatch(/geo-places|GEOCODER/);
     });
 
+    it('stores vehicle clocks exactly unless -c vehicleClock=coalesced, and tells evaluate and the sweep the same', () => {
+      for (const name of ['evaluate', 'sweep'] as const) expect(environmentOf(name).VEHICLE_CLOCK, name).toBe('exact');
+      for (const name of FUNCTION_NAMES.filter((name) => name !== 'evaluate' && name !== 'sweep')) expect(environmentOf(name).VEHICLE_CLOCK, name).toBeUndefined();
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], vehicleClock: 'coalesced' } });
+      const coalesced = new FleetwatchStack(app, 'FleetwatchCoalescedClock');
+      const variables = Template.fromStack(coalesced).toJSON() as { Resources: Record<string, Resource> };
+      const clockOf = (name: 'evaluate' | 'sweep') =>
+        (variables.Resources[logicalId(coalesced.functions[name].function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables.VEHICLE_CLOCK;
+      expect([clockOf('evaluate'), clockOf('sweep')]).toEqual(['coalesced', 'coalesced']);
+      const typo = new App({ context: { 'aws:cdk:bundling-stacks': [], vehicleClock: 'exactly' } });
+      expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(/vehicleClock must be one of exact, coalesced/);
+    });
+
     it('never puts a secret in an environment variable: Telegram functions get only the secret ARN', () => {
       const secrets = ofType('AWS::SecretsManager::Secret');
       expect(secrets).toHaveLength(1);

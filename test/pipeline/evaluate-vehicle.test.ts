@@ -3,6 +3,7 @@ import { deadlineToStore, evaluateVehicle, heartbeatIntervalMs, MAX_HEARTBEAT_IN
 import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
+import type { VehicleClock } from '../../shared/config';
 import type { VehicleState } from '../../shared/store/vehicle-state-store';
 import { storedRule, T0, terminalMessage } from './support';
 
@@ -20,7 +21,7 @@ function message(second: number, speed: number): TerminalMessage {
   return terminalMessageSchema.parse(terminalMessage(1, second, speed));
 }
 
-function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number, vehicleId = 1) {
+function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number, clock: VehicleClock = 'coalesced', vehicleId = 1) {
   return evaluateVehicle({
     vehicleId,
     state,
@@ -28,6 +29,7 @@ function run(state: VehicleState | undefined, messages: TerminalMessage[], now: 
     rules: index.rulesFor(vehicleId, now),
     context: { now, zones: index.zones },
     evaluatorFor,
+    clock,
   });
 }
 
@@ -56,7 +58,7 @@ describe('evaluating one vehicle', () => {
 
   it('coalesces heartbeat-only changes to one write per interval', () => {
     // the smallest connection-loss limit is 5 minutes: a tenth of it is below the 1-minute floor
-    const interval = heartbeatIntervalMs(index.rulesFor(1, T0));
+    const interval = heartbeatIntervalMs(index.rulesFor(1, T0), 'coalesced');
     expect(interval).toBe(MIN_HEARTBEAT_INTERVAL_MS);
     const within = run(stored(), [message(130, 50)], T0 + 100_000 + interval - 1);
     expect(within.nextState).toBeUndefined();
@@ -64,23 +66,51 @@ describe('evaluating one vehicle', () => {
     expect(due.nextState).toMatchObject({ lastDeviceTime: new Date(T0 + 170_000).toISOString() });
   });
 
+  it('with the exact clock, writes every message that moves the clock, and nothing for a message that does not', () => {
+    expect(heartbeatIntervalMs(index.rulesFor(1, T0), 'exact')).toBe(0);
+    const next = run(stored(), [message(101, 50)], T0 + 102_000, 'exact');
+    expect(next.nextState).toMatchObject({ lastDeviceTime: new Date(T0 + 101_000).toISOString() });
+    expect(run(stored(), [message(100, 50)], T0 + 102_000, 'exact').nextState).toBeUndefined();
+  });
+
+  it('judges a late message against the newest one evaluated, whether or not a heartbeat was due (exact clock)', () => {
+    // 100 s stored; 130 s is state-neutral and within the coalesced interval; the late 120 s reading would be an
+    // episode above the limit if it were current
+    const late = [message(120, 150)];
+    const exactBefore = run(stored(), [message(130, 50)], T0 + 131_000, 'exact').nextState;
+    const exact = run(exactBefore, late, T0 + 132_000, 'exact');
+    expect(exact).toMatchObject({ events: [], staleMessages: 1, nextState: undefined });
+    // the same judgment when the neutral message came after a heartbeat was due anyway
+    const dueBefore = run(stored(), [message(170, 50)], T0 + 171_000, 'exact').nextState;
+    expect(run(dueBefore, [message(160, 150)], T0 + 172_000, 'exact')).toMatchObject({ events: [], staleMessages: 1 });
+    // the coalesced clock wrote nothing for 130 s, so the same late reading is evaluated as current there
+    const coalescedBefore = run(stored(), [message(130, 50)], T0 + 131_000, 'coalesced');
+    expect(coalescedBefore.nextState).toBeUndefined();
+    const coalesced = run(stored(), late, T0 + 132_000, 'coalesced');
+    expect(coalesced.staleMessages).toBe(0);
+    expect(coalesced.events.map(({ event }) => event.kind)).toEqual(['speeding']);
+  });
+
   it('lets the heartbeat interval follow the smallest connection-loss limit, and writes none for a vehicle no rule watches', () => {
     const silence = (minutes: string, id: number) => storedRule({ id, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes } });
     const rulesOf = (...rules: ReturnType<typeof storedRule>[]) => compileRuleIndex(rules, []).rulesFor(1, T0);
-    expect(heartbeatIntervalMs(rulesOf(silence('30', 5), silence('60', 6)))).toBe(180_000);
-    expect(heartbeatIntervalMs(rulesOf(silence('600', 5)))).toBe(MAX_HEARTBEAT_INTERVAL_MS);
-    expect(heartbeatIntervalMs(rulesOf(storedRule({ id: 7, vehicleIds: [1] })))).toBe(MAX_HEARTBEAT_INTERVAL_MS);
-    expect(heartbeatIntervalMs([])).toBe(Number.POSITIVE_INFINITY);
-    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: index.zones }, evaluatorFor });
+    expect(heartbeatIntervalMs(rulesOf(silence('30', 5), silence('60', 6)), 'coalesced')).toBe(180_000);
+    expect(heartbeatIntervalMs(rulesOf(silence('600', 5)), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
+    expect(heartbeatIntervalMs(rulesOf(storedRule({ id: 7, vehicleIds: [1] })), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
+    expect(heartbeatIntervalMs([], 'coalesced')).toBe(Number.POSITIVE_INFINITY);
+    expect(heartbeatIntervalMs([], 'exact')).toBe(Number.POSITIVE_INFINITY);
+    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: index.zones }, evaluatorFor, clock: 'exact' });
     expect(unwatched.nextState).toBeUndefined();
   });
 
   it('puts the silence deadline at last seen + the smallest pending limit + one heartbeat interval', () => {
     const rules = index.rulesFor(1, T0);
-    expect(silenceDeadline(stored(), rules)).toBe(T0 + 100_000 + 5 * 60_000 + MIN_HEARTBEAT_INTERVAL_MS);
+    expect(silenceDeadline(stored(), rules, 'coalesced')).toBe(T0 + 100_000 + 5 * 60_000 + MIN_HEARTBEAT_INTERVAL_MS);
     // a loss already reported for this silence waits for nothing more
-    expect(silenceDeadline(stored({ rules: { '2': { silentSince: T0 + 100_000 } } }), rules)).toBeNull();
-    expect(silenceDeadline(stored(), [])).toBeNull();
+    expect(silenceDeadline(stored({ rules: { '2': { silentSince: T0 + 100_000 } } }), rules, 'coalesced')).toBeNull();
+    expect(silenceDeadline(stored(), [], 'coalesced')).toBeNull();
+    // the exact clock's last-seen is the truth: no slack after the limit
+    expect(silenceDeadline(stored(), rules, 'exact')).toBe(T0 + 100_000 + 5 * 60_000);
   });
 
   it('keeps a stored deadline while it is due no later than the new one and at most the slack earlier', () => {
@@ -129,6 +159,7 @@ describe('evaluating one vehicle', () => {
       rules: index.rulesFor(1, T0 + 111_000),
       context: { now: T0 + 111_000, zones: index.zones },
       evaluatorFor: throwing,
+      clock: 'coalesced',
     });
     expect(outcome.failures.map((failure) => failure.ruleId)).toEqual([1]);
     // nothing else changed within the heartbeat interval: no write at all, so the stored state stays as it was

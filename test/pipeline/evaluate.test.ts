@@ -145,9 +145,9 @@ describe('evaluate function', () => {
     expect(await stateOf(4)).toMatchObject({ lastDeviceTime: new Date(T0 + 10_000).toISOString() });
   });
 
-  it('never rolls state back for stale messages, and stores a watched vehicle\'s clock whenever it moves', async () => {
+  it('never rolls state back for stale messages, and with the coalesced clock stores a heartbeat once per interval', async () => {
     let now = T0 + 200_000;
-    const handler = createEvaluateHandler({ clock: () => now });
+    const handler = createEvaluateHandler({ clock: () => now, vehicleClock: 'coalesced' });
     await invoke(handler, [sqsRecord(terminalMessage(5, 100, 50))]);
     const before = await stateOf(5);
     expect(before).toMatchObject({ lastDeviceTime: new Date(T0 + 100_000).toISOString() });
@@ -182,6 +182,32 @@ describe('evaluate function', () => {
       await invoke(handler, [sqsRecord(terminalMessage(5, 710, 40))]);
       expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`PutItem ${stateTable}`]: 1 });
       expect(await stateOf(5)).toMatchObject({ version: version + 1, lastDeviceTime: new Date(T0 + 710_000).toISOString() });
+    } finally {
+      counter.detach();
+    }
+  });
+
+  it('with the exact clock (the default), writes each message that moves the clock and nothing for a stale one', async () => {
+    let now = T0 + 200_000;
+    const handler = createEvaluateHandler({ clock: () => now });
+    await invoke(handler, [sqsRecord(terminalMessage(8, 100, 50))]);
+    const version = Number((await stateOf(8))!.version);
+    const counter = countDynamoRequests();
+    const stateTable = resourcesConfig().VEHICLE_STATE_TABLE;
+    const stateRequests = () =>
+      Object.fromEntries(Object.entries(counter.byTable()).filter(([key]) => !key.endsWith(` ${resourcesConfig().RULES_TABLE}`)));
+    try {
+      counter.reset();
+      expect(await invoke(handler, TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(8, second - 20, speed))))).toEqual({ batchItemFailures: [] });
+      expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1 });
+      for (const second of [130, 160]) {
+        counter.reset();
+        now += 30_000;
+        await invoke(handler, [sqsRecord(terminalMessage(8, second, 40))]);
+        expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1, [`PutItem ${stateTable}`]: 1 });
+      }
+      expect(await stateOf(8)).toMatchObject({ version: version + 2, lastDeviceTime: new Date(T0 + 160_000).toISOString() });
+      expect(await alertsOf(8)).toHaveLength(0);
     } finally {
       counter.detach();
     }

@@ -4,21 +4,24 @@ import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { MAX_HEARTBEAT_INTERVAL_MS } from '../../shared/pipeline/evaluate-vehicle';
+import { RuleCache } from '../../shared/pipeline/rule-cache';
+import type { LoadedState } from '../../shared/store/vehicle-state-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { alertsInTable, drainQueue, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
 
 /**
- * A message at or before the vehicle's stored device time is late (README principle 5): it moves no clock,
- * rolls no rule back and raises nothing but what a stale-aware rule (panic) allows. The stored clock follows
- * every write: each rule-state change, and the heartbeat (here every 10 minutes, the vehicle having no
- * connection-loss rule).
+ * A message at or before the vehicle's newest evaluated device time is late (README principle 5): it moves no
+ * clock, rolls no rule back and raises nothing but what a stale-aware rule (panic) allows. With the exact
+ * vehicle clock (the default) every message that moves the clock is written, so the judgment is the same
+ * whether or not a heartbeat would have been due; the coalesced clock (opt-in) writes a heartbeat every
+ * 10 minutes here (no connection-loss rule), and shows the window it leaves.
  */
 describe('late messages', () => {
   let emulators: Emulators;
   beforeAll(async () => {
     emulators = await startTestEmulators('pipeline-late-messages');
-    await putRule(storedRule({ id: 71, name: 'Speeding at once', vehicleIds: [701], settings: { limit: '90', minDuration: '0' } }));
+    await putRule(storedRule({ id: 71, name: 'Speeding at once', vehicleIds: [701, 702, 703, 704], settings: { limit: '90', minDuration: '0' } }));
   });
   afterAll(async () => emulators.stop());
 
@@ -26,17 +29,76 @@ describe('late messages', () => {
     (await documentClient().send(new GetCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId }, ConsistentRead: true }))).Item
       ?.lastDeviceTime;
 
-  it('raises nothing from a message older than the stored device time, and keeps the clock', async () => {
+  it('raises nothing from a message older than a heartbeat the coalesced clock wrote, and keeps the clock', async () => {
     const vehicleId = 701;
     const newer = MAX_HEARTBEAT_INTERVAL_MS / 1000 + 10;
     const at = (second: number) => T0 + second * 1000 + 500;
-    await invoke(createEvaluateHandler({ clock: () => at(0) }), [sqsRecord(terminalMessage(vehicleId, 0, 50))]);
-    await invoke(createEvaluateHandler({ clock: () => at(newer) }), [sqsRecord(terminalMessage(vehicleId, newer, 50))]);
+    await invoke(createEvaluateHandler({ clock: () => at(0), vehicleClock: 'coalesced' }), [sqsRecord(terminalMessage(vehicleId, 0, 50))]);
+    await invoke(createEvaluateHandler({ clock: () => at(newer), vehicleClock: 'coalesced' }), [sqsRecord(terminalMessage(vehicleId, newer, 50))]);
     expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + newer * 1000).toISOString());
     // the late message would be an episode above the limit if it were current
-    await invoke(createEvaluateHandler({ clock: () => at(newer + 5) }), [sqsRecord(terminalMessage(vehicleId, newer - 5, 150))]);
+    await invoke(createEvaluateHandler({ clock: () => at(newer + 5), vehicleClock: 'coalesced' }), [sqsRecord(terminalMessage(vehicleId, newer - 5, 150))]);
     expect((await alertsInTable()).filter((alert) => alert.vehicleId === vehicleId)).toEqual([]);
     expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + newer * 1000).toISOString());
     expect(await drainQueue(emulators.queues.deliveries)).toEqual([]);
+  });
+
+  const alertsOf = async (vehicleId: number) => (await alertsInTable()).filter((alert) => alert.vehicleId === vehicleId);
+
+  it('judges a late message against the newest message evaluated, even one that changed no rule state (exact clock)', async () => {
+    const vehicleId = 702;
+    const at = (second: number) => T0 + second * 1000 + 500;
+    const evaluateAt = (second: number) => createEvaluateHandler({ clock: () => at(second) });
+    await invoke(evaluateAt(0), [sqsRecord(terminalMessage(vehicleId, 0, 50))]);
+    // 30 s later, below the limit: no rule state moves, and no heartbeat would be due for 10 minutes
+    await invoke(evaluateAt(30), [sqsRecord(terminalMessage(vehicleId, 30, 50))]);
+    expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + 30_000).toISOString());
+    // a reading from between the two arrives late: current, it would be an episode above the limit
+    await invoke(evaluateAt(35), [sqsRecord(terminalMessage(vehicleId, 20, 150))]);
+    expect(await alertsOf(vehicleId)).toEqual([]);
+    expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + 30_000).toISOString());
+    // the vehicle then really speeds: that is current, and raised
+    await invoke(evaluateAt(41), [sqsRecord(terminalMessage(vehicleId, 40, 150))]);
+    expect((await alertsOf(vehicleId)).map((alert) => (alert.event as { time: string }).time)).toEqual([new Date(T0 + 40_000).toISOString()]);
+    expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(1);
+  });
+
+  it('leaves the documented window with the coalesced clock: the same late reading counts as current there', async () => {
+    const vehicleId = 703;
+    const at = (second: number) => T0 + second * 1000 + 500;
+    const evaluateAt = (second: number) => createEvaluateHandler({ clock: () => at(second), vehicleClock: 'coalesced' });
+    await invoke(evaluateAt(0), [sqsRecord(terminalMessage(vehicleId, 0, 50))]);
+    await invoke(evaluateAt(30), [sqsRecord(terminalMessage(vehicleId, 30, 50))]);
+    expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0).toISOString());
+    await invoke(evaluateAt(35), [sqsRecord(terminalMessage(vehicleId, 20, 150))]);
+    expect((await alertsOf(vehicleId)).map((alert) => (alert.event as { time: string }).time)).toEqual([new Date(T0 + 20_000).toISOString()]);
+    await drainQueue(emulators.queues.deliveries);
+  });
+
+  it('catches a read that missed the newest write (the exact clock reads eventually consistent): the commit fails and the vehicle is judged again', async () => {
+    const vehicleId = 704;
+    const at = (second: number) => T0 + second * 1000 + 500;
+    await invoke(createEvaluateHandler({ clock: () => at(0) }), [sqsRecord(terminalMessage(vehicleId, 0, 50))]);
+    // DynamoDB Local always answers the newest item, so the newer write lands between this invocation's read
+    // and its commit, as it would behind a stale read: another invocation stores the 30 s message meanwhile
+    let interleaved = false;
+    class InterleavingRuleCache extends RuleCache {
+      override async resolve(vehicles: ReadonlyMap<number, LoadedState>, now: number, options: { journal?: boolean } = {}) {
+        if (!interleaved) {
+          interleaved = true;
+          await invoke(createEvaluateHandler({ clock: () => at(30) }), [sqsRecord(terminalMessage(vehicleId, 30, 50))]);
+        }
+        return super.resolve(vehicles, now, options);
+      }
+    }
+    const outcome = await invoke(createEvaluateHandler({ clock: () => at(35), rules: new InterleavingRuleCache() }), [
+      sqsRecord(terminalMessage(vehicleId, 20, 150)),
+    ]);
+    expect(interleaved).toBe(true);
+    expect(outcome).toEqual({ batchItemFailures: [] });
+    // evaluated against the item it read, the 20 s reading was current and above the limit; against the
+    // newest it is late
+    expect(await alertsOf(vehicleId)).toEqual([]);
+    expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + 30_000).toISOString());
   });
 });

@@ -1,7 +1,7 @@
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
-import { resourcesConfig } from '../../shared/config';
+import { resourcesConfig, type VehicleClock } from '../../shared/config';
 import { createGeozone } from '../../shared/store/geozones-store';
 import { countCapacity } from '../support/count-capacity';
 import { captureOutput } from '../support/replay-output';
@@ -21,6 +21,8 @@ export interface MessageCostOptions {
   minutes: number;
   /** Minutes at the start left out of the figures (cold caches, first writes). */
   warmUpMinutes: number;
+  /** How evaluate and the sweep store the vehicles' clocks. */
+  clock: VehicleClock;
 }
 
 export interface MessageCost {
@@ -65,9 +67,9 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   await projectRules(rules);
 
   let now = T0;
-  const evaluate = createEvaluateHandler({ clock: () => now });
+  const evaluate = createEvaluateHandler({ clock: () => now, vehicleClock: options.clock });
   // alerts are settled by the deliver function, which does not run here: the outbox must not take them for lost
-  const sweep = createSweepHandler({ clock: () => now, outboxAgeMs: Number.MAX_SAFE_INTEGER / 2 });
+  const sweep = createSweepHandler({ clock: () => now, vehicleClock: options.clock, outboxAgeMs: Number.MAX_SAFE_INTEGER / 2 });
   const capacity = countCapacity();
   const { RULES_TABLE, GEOZONES_TABLE, DELIVERIES_QUEUE_URL } = resourcesConfig();
   const result: MessageCost = {

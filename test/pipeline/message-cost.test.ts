@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VehicleClock } from '../../shared/config';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { measureMessageCost, type MessageCost } from './message-cost-scenario';
 
 /** DynamoDB work per message in the deployed shape (FIFO batches of 10), counted in billed capacity units. */
-describe('DynamoDB units per message, batches of 10', () => {
+describe.each<VehicleClock>(['exact', 'coalesced'])('DynamoDB units per message, batches of 10, %s vehicle clock', (clock) => {
   let emulators: Emulators;
   let cost: MessageCost;
   beforeAll(async () => {
-    emulators = await startTestEmulators('pipeline-message-cost');
-    cost = await measureMessageCost({ vehicles: 20, minutes: 40, warmUpMinutes: 10 });
+    emulators = await startTestEmulators(`pipeline-message-cost-${clock}`);
+    cost = await measureMessageCost({ vehicles: 20, minutes: 40, warmUpMinutes: 10, clock });
   }, 300_000);
   afterAll(async () => emulators.stop());
 
@@ -23,16 +24,26 @@ describe('DynamoDB units per message, batches of 10', () => {
     expect(cost.ruleTableUnits).toBe(0);
   });
 
-  it('reads each vehicle item once per message and writes a heartbeat only every few minutes', () => {
-    // one consistent read of an item under 4 KB per message
-    expect(cost.readUnitsPerMessage).toBeCloseTo(1, 1);
-    // a 30-minute connection-loss rule: a heartbeat every 3 minutes (one message in six), which moves the
-    // silence deadline only every 15 minutes; plus the speeding episodes and their alerts
-    expect(cost.writeUnitsPerMessage).toBeLessThan(0.4);
-  });
-
   it('lets the sweep read nothing while no vehicle falls silent', () => {
     expect(cost.sweep.runs).toBeGreaterThan(0);
     expect(cost.sweep.readUnits + cost.sweep.writeUnits).toBe(0);
   });
+
+  if (clock === 'exact') {
+    it('reads each vehicle item eventually consistent and writes it with every message', () => {
+      // every message is committed under the item's version, so a stale read cannot go unnoticed: half a unit
+      expect(cost.readUnitsPerMessage).toBeCloseTo(0.5, 1);
+      // one write of an item under 1 KB per message, plus the speeding episodes' alerts
+      expect(cost.writeUnitsPerMessage).toBeGreaterThanOrEqual(1);
+      expect(cost.writeUnitsPerMessage).toBeLessThan(1.3);
+    });
+  } else {
+    it('reads each vehicle item once per message and writes a heartbeat only every few minutes', () => {
+      // one consistent read of an item under 4 KB per message
+      expect(cost.readUnitsPerMessage).toBeCloseTo(1, 1);
+      // a 30-minute connection-loss rule: a heartbeat every 3 minutes (one message in six), which moves the
+      // silence deadline only every 15 minutes; plus the speeding episodes and their alerts
+      expect(cost.writeUnitsPerMessage).toBeLessThan(0.4);
+    });
+  }
 });

@@ -31,7 +31,7 @@ function drive(rules: ReturnType<typeof rulesOf>, from: string, seconds: number,
     messages.push(terminalMessageSchema.parse({ vehicleId: 1, deviceTime: iso(start + second * 1000), latitude: 55.75, longitude: 37.62, speed: speed(second), parameters: {} }));
   }
   const now = start + seconds * 1000 + 1000;
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules, context: { now, zones: compileRuleIndex([], []).zones }, evaluatorFor });
+  return evaluateVehicle({ vehicleId: 1, state, messages, rules, context: { now, zones: compileRuleIndex([], []).zones }, evaluatorFor, clock: 'exact' });
 }
 
 const speeding = (settings: Record<string, string>) =>
@@ -87,7 +87,7 @@ describe('schedule: events raised by messages', () => {
 describe('schedule: connection loss, raised by time passing', () => {
   const silence = storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], ...ZONE, settings: { minutes: '30', ...OFFICE } });
   const rules = rulesOf(silence);
-  const heartbeat = heartbeatIntervalMs(rules);
+  const heartbeat = heartbeatIntervalMs(rules, 'coalesced');
   const seenAt = (time: string, rulesState: Record<string, unknown> = {}): VehicleState => ({
     vehicleId: 1,
     version: 4,
@@ -140,16 +140,17 @@ describe('schedule: connection loss, raised by time passing', () => {
       rules: notify,
       context: { now: at('2026-11-24T05:00:01Z'), zones: compileRuleIndex([], []).zones },
       evaluatorFor,
+      clock: 'exact',
     });
     expect(night.events).toEqual([]);
     expect(night.nextState?.rules).toEqual({});
   });
 
-  it('puts the silence deadline at the opening (plus one heartbeat) for a loss that would begin outside', () => {
-    expect(silenceDeadline(seenAt('2026-11-23T16:50:00Z'), rules)).toBe(at('2026-11-24T07:00:00Z') + heartbeat);
-    expect(silenceDeadline(seenAt('2026-11-23T10:00:00Z'), rules)).toBe(at('2026-11-23T10:30:00Z') + heartbeat);
+  it('puts the silence deadline at the opening (plus one coalesced heartbeat) for a loss that would begin outside', () => {
+    expect(silenceDeadline(seenAt('2026-11-23T16:50:00Z'), rules, 'coalesced')).toBe(at('2026-11-24T07:00:00Z') + heartbeat);
+    expect(silenceDeadline(seenAt('2026-11-23T10:00:00Z'), rules, 'coalesced')).toBe(at('2026-11-23T10:30:00Z') + heartbeat);
     // Friday evening: Monday morning
-    expect(silenceDeadline(seenAt('2026-11-27T17:00:00Z'), rules)).toBe(at('2026-11-30T07:00:00Z') + heartbeat);
+    expect(silenceDeadline(seenAt('2026-11-27T17:00:00Z'), rules, 'coalesced')).toBe(at('2026-11-30T07:00:00Z') + heartbeat);
   });
 
   it('keeps the stored deadline while the vehicle reports through the night, so heartbeats do not rewrite the index', () => {
@@ -157,7 +158,7 @@ describe('schedule: connection loss, raised by time passing', () => {
     const deadlines = new Set<number | null>();
     for (let minute = 0; minute < 10 * 60; minute += 3) {
       const seen = at('2026-11-23T19:00:00Z') + minute * MIN;
-      stored = deadlineToStore(stored, silenceWindow(seenAt(iso(seen)), rules), seen);
+      stored = deadlineToStore(stored, silenceWindow(seenAt(iso(seen)), rules, 'coalesced'), seen);
       deadlines.add(stored);
     }
     expect([...deadlines]).toEqual([at('2026-11-24T07:00:00Z') + heartbeat]);

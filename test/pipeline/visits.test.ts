@@ -121,7 +121,7 @@ describe('visit journal in evaluate', () => {
 
   it("reads a client's zones once per zone-set version, and only for messages (the sweep never queries them)", async () => {
     await registerVehicles([7006, 7007], [CLIENT_A]);
-    const loaded = await loadVehicleStates([7006, 7007]);
+    const loaded = await loadVehicleStates([7006, 7007], { consistent: true });
     const cache = new RuleCache();
     const counter = countDynamoRequests();
     try {

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError, runAdmin } from '../../infra/admin/commands';
 import type { Emulators } from '../../infra/local/emulators';
 import { getVehicle } from '../../shared/store/vehicle-registry';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { resourcesConfig } from '../../shared/config';
 import { loadVehicleState } from '../../shared/store/vehicle-state-store';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient, login, ruleBody, seedTenants, type Api } from '../api/support';
@@ -57,6 +60,21 @@ describe('security: the vehicle directory', () => {
     item = await loadVehicleState(4150);
     expect(item.projection.owners).toEqual([tenants.sibling.agentId]);
     expect(Object.keys(item.projection.zoneSets ?? {})).toEqual([tenants.sibling.agentId]);
+  });
+
+  it('completes, when run again, a registration whose write to the vehicle\'s state item failed', async () => {
+    await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4160', '--name', 'Cab 4160']);
+    // the state item as a failed second write leaves it: the directory knows the vehicle, evaluation does not
+    await documentClient().send(
+      new UpdateCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId: 4160 }, UpdateExpression: 'REMOVE owners, #owner, zoneSets', ExpressionAttributeNames: { '#owner': 'owner' } }),
+    );
+    expect((await loadVehicleState(4160)).projection.owners).toEqual([]);
+    expect(await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4160', '--name', 'Cab 4160'])).toMatchObject({ outcome: 'unchanged' });
+    const item = await loadVehicleState(4160);
+    expect(item.projection.owners).toEqual([tenants.child.agentId, tenants.root.agentId]);
+    // a complete item is left alone: no version moves
+    await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4160', '--name', 'Cab 4160']);
+    expect((await loadVehicleState(4160)).version).toBe(item.version);
   });
 
   it('moving a vehicle down to a child client keeps the parent client rules applying', async () => {

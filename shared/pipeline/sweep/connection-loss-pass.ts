@@ -1,5 +1,6 @@
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../aws/dynamodb';
+import type { VehicleClock } from '../../config';
 import type { AlertItem } from '../../store/alerts-store';
 import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../../store/vehicle-state-store';
 import { heartbeatIntervalMs, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
@@ -44,6 +45,7 @@ export async function runConnectionLossPass(
   rules: RuleCache,
   evaluatorFor: EvaluatorLookup,
   now: number,
+  clock: VehicleClock,
   certainAsOf: number = now,
 ): Promise<ConnectionLossResult> {
   const vehicleIds = await vehiclesFallingSilent(now);
@@ -51,17 +53,18 @@ export async function runConnectionLossPass(
   const result = await runVehicleSteps(
     vehicleIds,
     (vehicleId, loaded, vehicleRules) =>
-      // A stored last-seen may trail the truth by up to one heartbeat interval (heartbeats are coalesced), so
-      // the vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
+      // With the coalesced clock a stored last-seen may trail the truth by up to one heartbeat interval, so the
+      // vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
       tickVehicle({
         vehicleId,
         state: loaded.state,
         rules: vehicleRules.rules,
-        context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules), certainAsOf), zones: vehicleRules.zones },
+        context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, clock), certainAsOf), zones: vehicleRules.zones },
         evaluatorFor,
       }),
     rules,
     now,
+    { clock },
   );
   return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()] };
 }

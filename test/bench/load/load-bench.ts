@@ -72,7 +72,7 @@ interface StageFigures {
 async function untilProjected(vehicleIds: readonly number[], ruleId: number, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const items = await loadVehicleStates(vehicleIds);
+    const items = await loadVehicleStates(vehicleIds, { consistent: true });
     const missing = vehicleIds.filter((vehicleId) => items.get(vehicleId)?.projection.ruleRefs[String(ruleId)] === undefined).length;
     if (missing === 0) return;
     if (Date.now() > deadline) throw new Error(`rule ${ruleId} not projected onto ${missing} vehicles after ${timeoutMs / 1000} s`);
