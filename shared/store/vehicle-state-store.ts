@@ -31,7 +31,7 @@ export const vehiclePositionSchema = z.object({
 export const vehicleStateSchema = z.object({
   vehicleId: z.number().int(),
   version: z.number().int().min(1),
-  /** Device time of the newest message that changed the state; older messages are stale. */
+  /** Device time of the newest message evaluated as current (stored with each, under the exact clock); older messages are stale. */
   lastDeviceTime: z.iso.datetime({ offset: true }).nullable().default(null),
   /** Server receive time of the newest message, epoch ms. */
   lastSeenAt: z.number().nullable().default(null),
