@@ -40,7 +40,7 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
         now: dependencies.clock(),
         rules: dependencies.rules,
         evaluatorFor: dependencies.evaluatorFor,
-        clock: dependencies.vehicleClock,
+        vehicleClock: dependencies.vehicleClock,
         outboxAgeMs: dependencies.outboxAgeMs,
         readBacklog: dependencies.readBacklog,
       });

@@ -114,11 +114,11 @@ export interface VehicleInput {
   /** The zones of the owners' clients, journaled as visits after the rules; absent: the journal is left as it is. */
   journal?: Journal;
   /** How the vehicle's clock is stored (config: VEHICLE_CLOCK). */
-  clock: VehicleClock;
+  vehicleClock: VehicleClock;
 }
 
 export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
-  const { vehicleId, state, messages, rules, context, evaluatorFor, journal, clock } = input;
+  const { vehicleId, state, messages, rules, context, evaluatorFor, journal, vehicleClock } = input;
   let visits: VisitsState = state?.visits ?? EMPTY_VISITS;
   const visitRecords: VisitRecord[] = [];
   const previousRules = state?.rules ?? {};
@@ -178,7 +178,7 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   };
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
-  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, clock))) return { nextState: undefined, events, staleMessages, failures };
+  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock))) return { nextState: undefined, events, staleMessages, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
   return { nextState: candidate, events, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
 }

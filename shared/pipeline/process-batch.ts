@@ -18,7 +18,7 @@ export interface BatchContext {
   rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
   /** How the vehicles' clocks are stored (config: VEHICLE_CLOCK). */
-  clock: VehicleClock;
+  vehicleClock: VehicleClock;
 }
 
 export interface BatchOutcome {
@@ -71,7 +71,7 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
               rules: vehicleRules.rules,
               context: { now, zones: vehicleRules.zones },
               evaluatorFor: context.evaluatorFor,
-              clock: context.clock,
+              vehicleClock: context.vehicleClock,
               ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
             });
             if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
@@ -80,7 +80,7 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
           context.rules,
           now,
           // every message the exact clock evaluates as current is committed under the item's version
-          { clock: context.clock, journal: true, eventuallyConsistent: context.clock === 'exact' },
+          { vehicleClock: context.vehicleClock, journal: true, eventuallyConsistent: context.vehicleClock === 'exact' },
         );
   for (const vehicleId of steps?.failedVehicles.keys() ?? []) {
     for (const { record } of byVehicle.get(vehicleId) ?? []) failed.add(record.messageId);

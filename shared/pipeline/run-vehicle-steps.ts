@@ -28,7 +28,7 @@ export interface VehicleStepsResult {
 
 export interface VehicleStepsOptions {
   /** How the vehicles' clocks are stored (config: VEHICLE_CLOCK). */
-  clock: VehicleClock;
+  vehicleClock: VehicleClock;
   /** Resolve the visit journal's zones too (messages do; the sweep's time passing does not move vehicles). */
   journal?: boolean;
   /**
@@ -59,7 +59,7 @@ export async function runVehicleSteps(
   }
 
   const changeFor = (vehicleId: number, item: LoadedState, vehicleRules: VehicleRules): VehicleChange | undefined =>
-    toVehicleChange(vehicleId, item, step(vehicleId, item, vehicleRules), now, vehicleRules.rules, options.clock);
+    toVehicleChange(vehicleId, item, step(vehicleId, item, vehicleRules), now, vehicleRules.rules, options.vehicleClock);
 
   const changes: VehicleChange[] = [];
   for (const [vehicleId, item] of loaded) {

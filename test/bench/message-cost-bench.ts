@@ -22,7 +22,7 @@ async function measure(clock: VehicleClock): Promise<Measured> {
   const emulators = await startEmulators({ prefix: `bench-message-cost-${clock}-${process.pid}` });
   try {
     const started = performance.now();
-    const cost = await measureMessageCost({ vehicles: 100, minutes: 70, warmUpMinutes: 10, clock });
+    const cost = await measureMessageCost({ vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: clock });
     const month = monthlyCost(
       {
         readUnitsPerMessage: cost.readUnitsPerMessage,

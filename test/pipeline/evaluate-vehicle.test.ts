@@ -29,7 +29,7 @@ function run(state: VehicleState | undefined, messages: TerminalMessage[], now: 
     rules: index.rulesFor(vehicleId, now),
     context: { now, zones: index.zones },
     evaluatorFor,
-    clock,
+    vehicleClock: clock,
   });
 }
 
@@ -99,7 +99,7 @@ describe('evaluating one vehicle', () => {
     expect(heartbeatIntervalMs(rulesOf(storedRule({ id: 7, vehicleIds: [1] })), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
     expect(heartbeatIntervalMs([], 'coalesced')).toBe(Number.POSITIVE_INFINITY);
     expect(heartbeatIntervalMs([], 'exact')).toBe(Number.POSITIVE_INFINITY);
-    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: index.zones }, evaluatorFor, clock: 'exact' });
+    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: index.zones }, evaluatorFor, vehicleClock: 'exact' });
     expect(unwatched.nextState).toBeUndefined();
   });
 
@@ -159,7 +159,7 @@ describe('evaluating one vehicle', () => {
       rules: index.rulesFor(1, T0 + 111_000),
       context: { now: T0 + 111_000, zones: index.zones },
       evaluatorFor: throwing,
-      clock: 'coalesced',
+      vehicleClock: 'coalesced',
     });
     expect(outcome.failures.map((failure) => failure.ruleId)).toEqual([1]);
     // nothing else changed within the heartbeat interval: no write at all, so the stored state stays as it was

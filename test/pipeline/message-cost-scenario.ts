@@ -22,7 +22,7 @@ export interface MessageCostOptions {
   /** Minutes at the start left out of the figures (cold caches, first writes). */
   warmUpMinutes: number;
   /** How evaluate and the sweep store the vehicles' clocks. */
-  clock: VehicleClock;
+  vehicleClock: VehicleClock;
 }
 
 export interface MessageCost {
@@ -67,9 +67,9 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   await projectRules(rules);
 
   let now = T0;
-  const evaluate = createEvaluateHandler({ clock: () => now, vehicleClock: options.clock });
+  const evaluate = createEvaluateHandler({ clock: () => now, vehicleClock: options.vehicleClock });
   // alerts are settled by the deliver function, which does not run here: the outbox must not take them for lost
-  const sweep = createSweepHandler({ clock: () => now, vehicleClock: options.clock, outboxAgeMs: Number.MAX_SAFE_INTEGER / 2 });
+  const sweep = createSweepHandler({ clock: () => now, vehicleClock: options.vehicleClock, outboxAgeMs: Number.MAX_SAFE_INTEGER / 2 });
   const capacity = countCapacity();
   const { RULES_TABLE, GEOZONES_TABLE, DELIVERIES_QUEUE_URL } = resourcesConfig();
   const result: MessageCost = {

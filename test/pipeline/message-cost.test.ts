@@ -10,7 +10,7 @@ describe.each<VehicleClock>(['exact', 'coalesced'])('DynamoDB units per message,
   let cost: MessageCost;
   beforeAll(async () => {
     emulators = await startTestEmulators(`pipeline-message-cost-${clock}`);
-    cost = await measureMessageCost({ vehicles: 20, minutes: 40, warmUpMinutes: 10, clock });
+    cost = await measureMessageCost({ vehicles: 20, minutes: 40, warmUpMinutes: 10, vehicleClock: clock });
   }, 300_000);
   afterAll(async () => emulators.stop());
 

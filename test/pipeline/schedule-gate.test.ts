@@ -31,7 +31,7 @@ function drive(rules: ReturnType<typeof rulesOf>, from: string, seconds: number,
     messages.push(terminalMessageSchema.parse({ vehicleId: 1, deviceTime: iso(start + second * 1000), latitude: 55.75, longitude: 37.62, speed: speed(second), parameters: {} }));
   }
   const now = start + seconds * 1000 + 1000;
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules, context: { now, zones: compileRuleIndex([], []).zones }, evaluatorFor, clock: 'exact' });
+  return evaluateVehicle({ vehicleId: 1, state, messages, rules, context: { now, zones: compileRuleIndex([], []).zones }, evaluatorFor, vehicleClock: 'exact' });
 }
 
 const speeding = (settings: Record<string, string>) =>
@@ -140,7 +140,7 @@ describe('schedule: connection loss, raised by time passing', () => {
       rules: notify,
       context: { now: at('2026-11-24T05:00:01Z'), zones: compileRuleIndex([], []).zones },
       evaluatorFor,
-      clock: 'exact',
+      vehicleClock: 'exact',
     });
     expect(night.events).toEqual([]);
     expect(night.nextState?.rules).toEqual({});

@@ -36,7 +36,7 @@ const at = (second: number, where: { latitude: number; longitude: number }): Ter
 /** Evaluated one second after the last message's device time, as a live stream is. */
 function run(state: VehicleState | undefined, messages: TerminalMessage[], rules = compileRuleIndex([], [])) {
   const now = Date.parse(messages.at(-1)!.deviceTime) + 1_000;
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules: rules.rulesFor(1, now), context: { now, zones: rules.zones }, evaluatorFor, journal: journal(now), clock: 'exact' });
+  return evaluateVehicle({ vehicleId: 1, state, messages, rules: rules.rulesFor(1, now), context: { now, zones: rules.zones }, evaluatorFor, journal: journal(now), vehicleClock: 'exact' });
 }
 
 describe('visit journal', () => {

@@ -45,7 +45,7 @@ export async function runConnectionLossPass(
   rules: RuleCache,
   evaluatorFor: EvaluatorLookup,
   now: number,
-  clock: VehicleClock,
+  vehicleClock: VehicleClock,
   certainAsOf: number = now,
 ): Promise<ConnectionLossResult> {
   const vehicleIds = await vehiclesFallingSilent(now);
@@ -59,12 +59,12 @@ export async function runConnectionLossPass(
         vehicleId,
         state: loaded.state,
         rules: vehicleRules.rules,
-        context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, clock), certainAsOf), zones: vehicleRules.zones },
+        context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, vehicleClock), certainAsOf), zones: vehicleRules.zones },
         evaluatorFor,
       }),
     rules,
     now,
-    { clock },
+    { vehicleClock },
   );
   return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()] };
 }

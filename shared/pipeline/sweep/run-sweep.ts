@@ -17,7 +17,7 @@ export interface SweepOptions {
   rules: RuleCache;
   evaluatorFor: EvaluatorLookup;
   /** How the vehicles' clocks are stored (config: VEHICLE_CLOCK), as evaluate stores them. */
-  clock: VehicleClock;
+  vehicleClock: VehicleClock;
   outboxAgeMs?: number;
   /** How far behind evaluate is; connection loss is held accordingly. Default: not monitored. */
   readBacklog?: (now: number) => Promise<InputBacklog>;
@@ -73,7 +73,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     }
     if (certainAsOf < now) logger.info('connection loss judged as of the oldest waiting input message', { backlog, asOf: new Date(certainAsOf).toISOString() });
     report.connectionLossAsOf = new Date(certainAsOf).toISOString();
-    const connectionLoss = await runConnectionLossPass(options.rules, options.evaluatorFor, now, options.clock, certainAsOf);
+    const connectionLoss = await runConnectionLossPass(options.rules, options.evaluatorFor, now, options.vehicleClock, certainAsOf);
     report.connectionLossVehicles = connectionLoss.vehicles;
     report.alertsRaised = connectionLoss.alertsCreated.length;
     if (connectionLoss.failedVehicles.length > 0) throw new Error(`connection loss not committed for vehicles ${connectionLoss.failedVehicles.join(', ')}`);
