@@ -15,7 +15,7 @@ import { MAX_RECEIVE_COUNT, MessageQueues } from './constructs/message-queues';
 import { Monitoring } from './constructs/monitoring';
 import { PublicHttpApi } from './constructs/public-http-api';
 import { TelegramSecret } from './constructs/telegram-secret';
-import { VEHICLE_CLOCKS, type VehicleClock } from '../shared/config';
+import { vehicleClockSchema, type VehicleClock } from '../shared/config';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -67,9 +67,9 @@ function geocodingFromContext(scope: Construct): boolean {
 function vehicleClockFromContext(scope: Construct): VehicleClock {
   const value: unknown = scope.node.tryGetContext('vehicleClock');
   if (value === undefined) return 'exact';
-  const clock = VEHICLE_CLOCKS.find((known) => known === String(value));
-  if (!clock) throw new Error(`vehicleClock must be one of ${VEHICLE_CLOCKS.join(', ')}, not ${String(value)}`);
-  return clock;
+  const parsed = vehicleClockSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`vehicleClock must be one of ${vehicleClockSchema.options.join(', ')}, not ${String(value)}`);
+  return parsed.data;
 }
 
 /** `cdk deploy -c sesMaxSendRate=<n>`; undefined when not given. */

@@ -36,11 +36,11 @@ export function resourcesConfig(env: NodeJS.ProcessEnv = process.env): Resources
  * - `coalesced`: with rule-state changes and a heartbeat at most every 1 to 10 minutes. About half the DynamoDB
  *   writes, but a late message newer than the stored clock, within one heartbeat interval, is evaluated as current.
  */
-export const VEHICLE_CLOCKS = ['exact', 'coalesced'] as const;
-export type VehicleClock = (typeof VEHICLE_CLOCKS)[number];
+export const vehicleClockSchema = z.enum(['exact', 'coalesced']);
+export type VehicleClock = z.infer<typeof vehicleClockSchema>;
 
-const vehicleClockSchema = z.object({ VEHICLE_CLOCK: z.enum(VEHICLE_CLOCKS).default('exact') });
+const vehicleClockEnvSchema = z.object({ VEHICLE_CLOCK: vehicleClockSchema.default('exact') });
 
 export function vehicleClockConfig(env: NodeJS.ProcessEnv = process.env): VehicleClock {
-  return vehicleClockSchema.parse(env).VEHICLE_CLOCK;
+  return vehicleClockEnvSchema.parse(env).VEHICLE_CLOCK;
 }

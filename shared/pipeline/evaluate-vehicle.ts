@@ -51,7 +51,7 @@ export function heartbeatIntervalMs(rules: readonly CompiledRule[], clock: Vehic
  * When the sweep must next look at the vehicle (epoch ms), or null when no connection-loss rule waits for a
  * silence: the earliest `lastSeenAt + minutes` of a rule that has not reported the current silence (for a rule
  * with a schedule, the schedule's next opening from then, when the loss may first be reported), plus one
- * heartbeat interval, since the stored last-seen may trail the truth by that much.
+ * heartbeat interval (0 with the exact clock), since the stored last-seen may trail the truth by that much.
  */
 export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): number | null {
   return silenceWindow(state, rules, clock)?.deadline ?? null;
