@@ -106,6 +106,16 @@ export async function startStreamProjector(options: StreamProjectorOptions = {})
   let rounds = 0;
   let round: Promise<void> = Promise.resolve();
 
+  /** The next records of a shard, or undefined when DynamoDB Local calls the iterator trimmed. */
+  async function readRecords(iterator: string) {
+    try {
+      return await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+    } catch (error) {
+      if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
+      return undefined;
+    }
+  }
+
   async function poll(streamArn: string): Promise<boolean> {
     let busy = false;
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
@@ -117,27 +127,26 @@ export async function startStreamProjector(options: StreamProjectorOptions = {})
         );
         return { iterator: ShardIterator, pending: [], done: false };
       };
-      let cursor = cursors.get(key) ?? (await fresh());
-      cursors.set(key, cursor);
+      const kept = cursors.get(key);
+      let cursor = kept ?? (await fresh());
       if (cursor.done) continue;
-      // DynamoDB Local answers a TRIM_HORIZON iterator taken while the shard had no record this way, even once
-      // records have come: a fresh iterator is asked for at once, so that a record written before idle() was
-      // called is never missed by the round that answers it; a shard still empty is asked again next round
-      for (let attempt = 0; cursor.pending.length === 0 && cursor.iterator && attempt < 2; attempt++) {
-        try {
-          const output = await streams.send(new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: 100 }));
-          cursor.pending = output.Records ?? [];
-          cursor.iterator = output.NextShardIterator;
-          break;
-        } catch (error) {
-          if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
-          cursors.delete(key);
-          if (attempt === 1) break;
+      if (cursor.pending.length === 0 && cursor.iterator) {
+        // DynamoDB Local answers an iterator taken while the shard had no record with TrimmedDataAccessException,
+        // even once records have come: a kept iterator is replaced at once, so that a record written before
+        // idle() was called is never missed by the round that answers it; a shard still empty waits a round
+        let output = await readRecords(cursor.iterator);
+        if (!output && kept) {
           cursor = await fresh();
-          cursors.set(key, cursor);
+          output = cursor.iterator ? await readRecords(cursor.iterator) : undefined;
         }
+        if (!output) {
+          cursors.delete(key);
+          continue;
+        }
+        cursor.pending = output.Records ?? [];
+        cursor.iterator = output.NextShardIterator;
       }
-      if (!cursors.has(key)) continue;
+      cursors.set(key, cursor);
       if (cursor.pending.length > 0) {
         busy = true;
         const records = cursor.pending.map((record) => toLambdaRecord(record, streamArn));
