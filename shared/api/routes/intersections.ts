@@ -107,47 +107,68 @@ const DESCRIPTION_TAIL =
   'a visit is looked for from 31 days before startDate. Entry and exit use the hysteresis of geozone rules (30 m). ' +
   'Merging (byTime, byDist) applies per vehicle and zone to consecutive visits; then filterByTime and filterByHalfPerimeter drop visits.';
 
-export const intersectionRoutes = [
-  defineRoute({
-    method: 'POST',
-    path: '/api/v3/gis/intersections/vehicles',
-    tag: 'geozones',
-    summary: 'Geozone visits of vehicles',
-    description: 'The visits of the given vehicles (each must be of your scope, else 404) to the zones of your scope.' + DESCRIPTION_TAIL,
+/** The caller's vehicles among the ids, by id: unknown and foreign ids are left out. */
+async function scopedVehicles(ids: readonly number[], caller: Caller): Promise<Map<number, VehicleProfile>> {
+  const found = ids.length > 0 ? await inScope(await getVehicles(ids), caller) : [];
+  return new Map(found.map((vehicle) => [vehicle.vehicleId, vehicle]));
+}
+
+/** The caller's geozones among the ids, by id: unknown and foreign ids are left out. */
+async function scopedZones(ids: readonly number[], caller: Caller): Promise<Map<number, Geozone>> {
+  const found = ids.length > 0 ? await inScope(await getGeozones(ids), caller) : [];
+  return new Map(found.map((zone) => [zone.id, zone]));
+}
+
+/** The visits of the given sources whose start falls in the searched range. */
+async function visitsOf(sources: readonly Parameters<typeof queryVisits>[0][], body: IntersectionsBody): Promise<VisitItem[]> {
+  const [from, before] = startRange(body);
+  return (await Promise.all(sources.map((source) => queryVisits(source, from, before)))).flat();
+}
+
+const unique = (ids: readonly number[]) => [...new Set(ids)];
+
+/** What both routes share: a read-only POST of the same body, answered with the same visit list. */
+const intersectionRoute = (path: string, summary: string, description: string) =>
+  ({
+    method: 'POST' as const,
+    path,
+    tag: 'geozones' as const,
+    summary,
+    description: description + DESCRIPTION_TAIL,
     auth: true,
     writes: false,
     body: intersectionsBodySchema,
     response: z.array(intersectionSchema),
     errors: [404],
+  });
+
+export const intersectionRoutes = [
+  defineRoute({
+    ...intersectionRoute(
+      '/api/v3/gis/intersections/vehicles',
+      'Geozone visits of vehicles',
+      'The visits of the given vehicles (each must be of your scope, else 404) to the zones of your scope.',
+    ),
     async handle({ body, caller }) {
-      const vehicles = new Map((await inScope(await getVehicles(body.ids), caller)).map((vehicle) => [vehicle.vehicleId, vehicle]));
+      const vehicles = await scopedVehicles(body.ids, caller);
       requireAll(body.ids, vehicles, 'vehicle');
-      const [from, before] = startRange(body);
-      const items = (await Promise.all([...vehicles.keys()].map((vehicleId) => queryVisits({ kind: 'vehicle', vehicleId }, from, before)))).flat();
-      const zoneIds = [...new Set(items.map((item) => item.zoneId))];
-      const zones = new Map((await inScope(zoneIds.length > 0 ? await getGeozones(zoneIds) : [], caller)).map((zone) => [zone.id, zone]));
+      const items = await visitsOf([...vehicles.keys()].map((vehicleId) => ({ kind: 'vehicle', vehicleId })), body);
+      const zones = await scopedZones(unique(items.map((item) => item.zoneId)), caller);
       return { body: answer(body, items, zones, vehicles) };
     },
   }),
 
   defineRoute({
-    method: 'POST',
-    path: '/api/v3/gis/intersections/geozones',
-    tag: 'geozones',
-    summary: 'Vehicle visits of geozones',
-    description: 'The visits to the given geozones (each must be of your scope, else 404) by the vehicles of your scope.' + DESCRIPTION_TAIL,
-    auth: true,
-    writes: false,
-    body: intersectionsBodySchema,
-    response: z.array(intersectionSchema),
-    errors: [404],
+    ...intersectionRoute(
+      '/api/v3/gis/intersections/geozones',
+      'Vehicle visits of geozones',
+      'The visits to the given geozones (each must be of your scope, else 404) by the vehicles of your scope.',
+    ),
     async handle({ body, caller }) {
-      const zones = new Map((await inScope(await getGeozones(body.ids), caller)).map((zone) => [zone.id, zone]));
+      const zones = await scopedZones(body.ids, caller);
       requireAll(body.ids, zones, 'geozone');
-      const [from, before] = startRange(body);
-      const items = (await Promise.all([...zones.keys()].map((zoneId) => queryVisits({ kind: 'zone', zoneId }, from, before)))).flat();
-      const vehicleIds = [...new Set(items.map((item) => item.vehicleId))];
-      const vehicles = new Map((await inScope(vehicleIds.length > 0 ? await getVehicles(vehicleIds) : [], caller)).map((vehicle) => [vehicle.vehicleId, vehicle]));
+      const items = await visitsOf([...zones.keys()].map((zoneId) => ({ kind: 'zone', zoneId })), body);
+      const vehicles = await scopedVehicles(unique(items.map((item) => item.vehicleId)), caller);
       return { body: answer(body, items, zones, vehicles) };
     },
   }),
