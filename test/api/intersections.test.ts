@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import type { Geozone } from '../../shared/schemas/geozone';
-import { createGeozone } from '../../shared/store/geozones-store';
 import { buildVisitItem, visitsTable } from '../../shared/store/visits-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, apiClient, login, seedTenants, type Api } from './support';
+import { storeCircleZone } from '../pipeline/support';
 
 /** POST /api/v3/gis/intersections/{vehicles,geozones} over visits stored as evaluation stores them. */
 const day = '2026-02-10';
@@ -43,15 +43,11 @@ describe('geozone intersections API', () => {
     api = apiClient({ now: new TestClock(Date.parse(time('12:30:00'))).now });
     for (const name of ['root', 'child', 'sibling'] as const) {
       tokens[name] = await login(api, tenants[name]);
-      zones[name] = await createGeozone({
-        name: `${name} yard`,
-        type: 'circle',
+      zones[name] = await storeCircleZone({
         parentId: tenants[name].agentId,
+        name: `${name} yard`,
+        center: { latitude: 55.7, longitude: 37.6 },
         radius: 159,
-        description: '',
-        geometry: { type: 'Point', coordinates: [37.6, 55.7] },
-        area: 79_422,
-        perimetr: 1_000,
         createDate: time('00:00:00'),
       });
     }

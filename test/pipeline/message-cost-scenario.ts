@@ -2,12 +2,10 @@ import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
 import { resourcesConfig, type VehicleClock } from '../../shared/config';
-import { createGeozone } from '../../shared/store/geozones-store';
 import { countCapacity } from '../support/count-capacity';
 import { captureOutput } from '../support/replay-output';
 import { projectRules } from '../support/project-rules';
-import { drainQueue, invoke, sqsRecord, storedRule, T0, terminalMessage } from './support';
-import { putRule } from './support';
+import { drainQueue, invoke, putRule, sqsRecord, storeCircleZone, storedRule, T0, terminalMessage } from './support';
 
 /**
  * The deployed shape of the evaluate traffic, measured on DynamoDB Local: a fleet whose vehicles each report
@@ -47,15 +45,11 @@ const FIFO_BATCH = 10;
 
 export async function measureMessageCost(options: MessageCostOptions): Promise<MessageCost> {
   const vehicleIds = Array.from({ length: options.vehicles }, (_, index) => FIRST_VEHICLE + index);
-  const depot = await createGeozone({
-    name: 'Depot',
-    type: 'circle',
+  const depot = await storeCircleZone({
     parentId: storedRule().parentId,
+    name: 'Depot',
+    center: { latitude: 55.75, longitude: 37.62 },
     radius: 300,
-    description: '',
-    geometry: { type: 'Point', coordinates: [37.62, 55.75] },
-    area: 282_743,
-    perimetr: 1_885,
     createDate: new Date(T0 - 86_400_000).toISOString(),
   });
   const rules = [

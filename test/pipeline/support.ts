@@ -7,6 +7,7 @@ import { notificationBodySchema, type StoredRule } from '../../shared/schemas/no
 import type { TerminalMessageInput } from '../../shared/schemas/terminal-message';
 import { lambdaContext, toSqsRecord } from '../../infra/local/sqs-poller';
 import { projectRuleChange } from '../../shared/pipeline/projection';
+import { createGeozone } from '../../shared/store/geozones-store';
 import { ruleItem } from '../../shared/store/rules-store';
 import { setVehicleOwners } from '../../shared/store/vehicle-state-store';
 
@@ -114,4 +115,19 @@ export async function scanTable(tableName: string): Promise<Record<string, unkno
 
 export async function alertsInTable(): Promise<Record<string, unknown>[]> {
   return scanTable(resourcesConfig().ALERTS_TABLE);
+}
+
+/** Stores a circular geozone of a client, with its area and perimeter as the platform computes them. */
+export function storeCircleZone(zone: { parentId: string; name: string; center: { latitude: number; longitude: number }; radius: number; createDate?: string }) {
+  return createGeozone({
+    name: zone.name,
+    type: 'circle',
+    parentId: zone.parentId,
+    radius: zone.radius,
+    description: '',
+    geometry: { type: 'Point', coordinates: [zone.center.longitude, zone.center.latitude] },
+    area: Math.round(Math.PI * zone.radius ** 2),
+    perimetr: Math.round(2 * Math.PI * zone.radius),
+    createDate: zone.createDate ?? new Date(T0).toISOString(),
+  });
 }

@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import type { Emulators } from '../../infra/local/emulators';
-import { createGeozone } from '../../shared/store/geozones-store';
 import { bumpZoneSet, loadVehicleStates, loadVehicleState } from '../../shared/store/vehicle-state-store';
 import { RuleCache } from '../../shared/pipeline/rule-cache';
 import { resourcesConfig } from '../../shared/config';
 import { countDynamoRequests } from '../support/count-requests';
 import { queryVisits } from '../../shared/store/visits-store';
 import { startTestEmulators } from '../support/emulators';
-import { alertsInTable, invoke, registerVehicles, sqsRecord, T0, terminalMessage } from './support';
+import { alertsInTable, invoke, registerVehicles, sqsRecord, storeCircleZone, T0, terminalMessage } from './support';
 
 /** The visit journal through the real evaluate handler on DynamoDB Local: vehicles without any rule. */
 const CLIENT_A = '1a2b3c4d-0000-4000-8000-00000000000a';
@@ -17,18 +16,8 @@ const OUTSIDE = { latitude: 55.7, longitude: 37.5 };
 const IN_A = { latitude: 55.75, longitude: 37.62 };
 const IN_B = { latitude: 55.75, longitude: 37.7 };
 
-async function zoneOf(parentId: string, name: string, at: { latitude: number; longitude: number }) {
-  return createGeozone({
-    name,
-    type: 'circle',
-    parentId,
-    radius: 300,
-    description: '',
-    geometry: { type: 'Point', coordinates: [at.longitude, at.latitude] },
-    area: 282_743,
-    perimetr: 1_885,
-    createDate: new Date(T0).toISOString(),
-  });
+function zoneOf(parentId: string, name: string, center: { latitude: number; longitude: number }) {
+  return storeCircleZone({ parentId, name, center, radius: 300 });
 }
 
 const visitsOf = (vehicleId: number) => queryVisits({ kind: 'vehicle', vehicleId }, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { createRule, deleteRule, newRuleRecord, replaceRule } from '../../shared/store/rules-store';
-import { createGeozone, replaceGeozone } from '../../shared/store/geozones-store';
+import { replaceGeozone } from '../../shared/store/geozones-store';
 import { notificationBodySchema } from '../../shared/schemas/notification';
 import type { Emulators } from '../../infra/local/emulators';
 import { startStreamProjector, type StreamProjector } from '../../infra/local/stream-projector';
@@ -11,7 +11,7 @@ import { startTestEmulators } from '../support/emulators';
 import { createAgent, putVehicle } from '../../shared/store/directory-store';
 import { queryVisits } from '../../shared/store/visits-store';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
-import { invoke, sqsRecord, terminalMessage } from '../pipeline/support';
+import { invoke, sqsRecord, storeCircleZone, terminalMessage } from '../pipeline/support';
 
 /** The projector, fed from the real streams of DynamoDB Local by the local stand-in of the event source mapping. */
 const PARENT = '0b5d2c6e-1f3a-4c5d-9e7f-8a9b0c1d2e3f';
@@ -59,17 +59,7 @@ describe('projector on the rules and geozones streams', () => {
   });
 
   it('moves a geozone version onto the vehicles whose rules use the zone', async () => {
-    const zone = await createGeozone({
-      name: 'depot',
-      type: 'circle',
-      parentId: PARENT,
-      radius: 100,
-      description: '',
-      geometry: { type: 'Point', coordinates: [37.62, 55.75] },
-      area: 31_400,
-      perimetr: 628,
-      createDate: new Date(T0).toISOString(),
-    });
+    const zone = await storeCircleZone({ parentId: PARENT, name: 'depot', center: { latitude: 55.75, longitude: 37.62 }, radius: 100 });
     const body = notificationBodySchema.parse({ type: 0, parentId: PARENT, name: 'depot', active: true, vehicleIds: [601], geoids: [zone.id] });
     await createRule(newRuleRecord(body, 'Acme', T0));
     await projector.idle();
@@ -93,17 +83,7 @@ describe('projector on the rules and geozones streams', () => {
     await invoke(evaluate, [message(701, 0, 50.0), message(702, 0, 50.0)]);
     const before = (await vehicleItem(701))?.zoneSets as Record<string, number>;
 
-    const zone = await createGeozone({
-      name: 'new yard',
-      type: 'circle',
-      parentId: parent.agentId,
-      radius: 200,
-      description: '',
-      geometry: { type: 'Point', coordinates: [40.1, 50.1] },
-      area: 125_664,
-      perimetr: 1_257,
-      createDate: new Date(T0).toISOString(),
-    });
+    const zone = await storeCircleZone({ parentId: parent.agentId, name: 'new yard', center: { latitude: 50.1, longitude: 40.1 }, radius: 200 });
     await projector.idle();
     const after = (await vehicleItem(701))?.zoneSets as Record<string, number>;
     expect(after[parent.agentId]).toBeGreaterThan(before[parent.agentId]!);
