@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -221,6 +221,27 @@ export async function userIdsOfClient(agentId: string): Promise<string[]> {
     for (const item of page.Items ?? []) ids.push(String(item.userId));
   }
   return ids;
+}
+
+/**
+ * Writes the client link of every user (idempotent): users stored before links existed then appear in their
+ * client's user list. An operator's one-off task (`npm run admin -- link-users`); it scans the table.
+ */
+export async function linkUsersToClients(): Promise<number> {
+  let linked = 0;
+  for await (const page of paginateScan({ client: documentClient() }, {
+    TableName: table(),
+    FilterExpression: 'begins_with(pk, :user) AND sk = :profile',
+    ExpressionAttributeValues: { ':user': 'USER#', ':profile': 'PROFILE' },
+    ProjectionExpression: 'id, parentId',
+  })) {
+    for (const item of page.Items ?? []) {
+      if (typeof item.id !== 'string' || typeof item.parentId !== 'string') continue;
+      await documentClient().send(new PutCommand({ TableName: table(), Item: { ...directoryKeys.userLink(item.parentId, item.id), userId: item.id } }));
+      linked++;
+    }
+  }
+  return linked;
 }
 
 export async function getUser(userId: string): Promise<StoredUser | null> {
