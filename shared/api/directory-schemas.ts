@@ -151,7 +151,11 @@ export type UserReplaceBody = z.infer<typeof userReplaceBodySchema>;
 
 // ---- vehicles
 
-const notStored = (field: string) => z.null().optional().describe(`fleetwatch stores no ${field}: only null (ignore the filter) is accepted`);
+const notStored = (field: string) =>
+  z
+    .null({ error: `fleetwatch stores no ${field}: send null (ignore the filter) or leave it out` })
+    .optional()
+    .describe(`fleetwatch stores no ${field}: only null (ignore the filter) is accepted`);
 
 export const vehicleFindBodySchema = strictBody({
   vehicleId: vehicleIdSchema.nullable().optional().describe('exact vehicle id; null ignores the filter'),
