@@ -112,11 +112,11 @@ export async function registerVehicle(input: VehicleProfile, options: RegisterOp
   const vehicle = vehicleProfileSchema.parse(input);
   if (!(await getAgent(vehicle.parentId))) throw new UnknownClientError(vehicle.parentId);
   const previous = await getVehicle(vehicle.vehicleId);
+  if (previous && options.movableFrom && !options.movableFrom.has(previous.parentId)) throw new VehicleTakenError(vehicle.vehicleId);
   if (previous && previous.parentId === vehicle.parentId && previous.name === vehicle.name) {
     await repairOwners(vehicle.vehicleId, vehicle.parentId);
     return { outcome: 'unchanged', vehicle };
   }
-  if (previous && options.movableFrom && !options.movableFrom.has(previous.parentId)) throw new VehicleTakenError(vehicle.vehicleId);
   const moving = previous !== null && previous.parentId !== vehicle.parentId;
   if (moving && !options.allowMove) throw new VehicleMoveRefusedError(previous, vehicle.parentId);
   try {
