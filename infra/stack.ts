@@ -244,13 +244,13 @@ export class FleetwatchStack extends Stack {
 
     const api = new FleetwatchFunction(this, 'Api', {
       name: 'api',
-      description: 'fleetwatch HTTP API v3: sessions, notification rules, geozones, alert history, channels',
+      description: 'fleetwatch HTTP API v3: sessions, directory, notification rules, geozones, alert history, channels',
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.api,
       // scrypt password hashing at login is CPU-bound.
       memorySize: 1024,
       environment: {
-        ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits'),
+        ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits', 'vehicleState'),
         RATE_LIMIT_INTERVAL_MS,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
         ...pushEnvironment,
@@ -262,6 +262,9 @@ export class FleetwatchStack extends Stack {
     data.grant(api.role, 'directory', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'alerts', ['GetItem', 'Query']);
     data.grant(api.role, 'visits', ['Query']);
+    // registering a vehicle writes its owner chain and zone sets (reading them first to repair a half-done registration);
+    // finding vehicles reads the byOwner index
+    data.grant(api.role, 'vehicleState', ['GetItem', 'UpdateItem', 'Query']);
     if (props.geocoding ?? geocodingFromContext(this)) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);

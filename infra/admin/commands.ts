@@ -4,7 +4,7 @@ import { guidSchema } from '../../shared/schemas/notification';
 import { languageSchema } from '../../shared/schemas/directory';
 import { formatIssues } from '../../shared/schemas/terminal-message';
 import { registerTelegramWebhook } from '../../shared/channels/telegram/register-webhook';
-import { DirectoryConflictError, createAgent, createUser } from '../../shared/store/directory-store';
+import { DirectoryConflictError, createAgent, createUser, linkUsersToClients } from '../../shared/store/directory-store';
 import { UnknownClientError, VehicleMoveRefusedError, registerVehicle } from '../../shared/store/vehicle-registry';
 import { importVehicles } from './import-vehicles';
 import { redrive } from './redrive';
@@ -23,6 +23,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                  (a vehicle of another client is moved only with --move; the answer names the rules that stop applying)
   import-vehicles --file <vehicles.json>
                  (the platform's vehicle records, as POST /api/v3/vehicles/find answers them; idempotent, reports moves)
+  link-users     (once, after upgrading: lists users stored before POST /api/v3/users/find existed
+                 under their client; idempotent)
   register-telegram-webhook --url <https://…/telegram/webhook>
                  (reads the bot token and webhook secret from the secret named by TELEGRAM_SECRET_ID)
   redrive input|deliveries [--max <n>]
@@ -142,6 +144,10 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
       case 'import-vehicles': {
         const args = parse(importArgs, values);
         return { ...(await importVehicles(args.file)) };
+      }
+      case 'link-users': {
+        parse(z.strictObject({}), values);
+        return { linked: await linkUsersToClients() };
       }
       case 'register-telegram-webhook': {
         const args = parse(webhookArgs, values);

@@ -19,7 +19,13 @@ export const loginResponseSchema = z.object({
   User: z.string().describe('the login'),
 });
 
-export const sessionCheckResponseSchema = z.object({ expiresAt: z.iso.datetime() });
+export const sessionCheckResponseSchema = z
+  .object({
+    expiresAt: z.iso.datetime().describe('when the session ends unless a request prolongs it'),
+    userId: guidSchema.describe('id of the logged-in user'),
+    parentId: guidSchema.describe('id of its client (the root of what it may see and change)'),
+  })
+  .meta({ example: { expiresAt: '2026-03-01T08:30:00.000Z', userId: 'a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d', parentId: '6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f' } });
 
 export const successSchema = z.literal('Success');
 

@@ -7,7 +7,7 @@ import { storedRuleSchema, type StoredRule } from '../schemas/notification';
 import { compileRule, zoneIdsOf } from '../rules/rule-index';
 import { batchGetItems } from '../store/batch-get';
 import { subtreeAgentIds } from '../store/directory-store';
-import { applyRefChange, bumpZoneSet, OWNER_INDEX, vehicleStateTable, type RefChange } from '../store/vehicle-state-store';
+import { applyRefChange, bumpZoneSet, vehicleIdsOwnedBy, type RefChange } from '../store/vehicle-state-store';
 
 /**
  * The projector: keeps each vehicle's item naming the rules that list it (id → version) and the versions of
@@ -106,21 +106,9 @@ export async function projectGeozoneChange(
   return touched + journaled;
 }
 
-/** The vehicles owned by the client or by a client below it, through the keys-only `byOwner` index. */
+/** The vehicles owned by the client or by a client below it. */
 async function vehiclesBelow(clientId: string): Promise<number[]> {
-  const vehicleIds: number[] = [];
-  for (const owner of await subtreeAgentIds(clientId)) {
-    for await (const page of paginateQuery({ client: documentClient() }, {
-      TableName: vehicleStateTable(),
-      IndexName: OWNER_INDEX,
-      KeyConditionExpression: '#owner = :owner',
-      ExpressionAttributeNames: { '#owner': 'owner' },
-      ExpressionAttributeValues: { ':owner': owner },
-    })) {
-      for (const item of page.Items ?? []) vehicleIds.push(Number(item.vehicleId));
-    }
-  }
-  return vehicleIds;
+  return (await Promise.all((await subtreeAgentIds(clientId)).map(vehicleIdsOwnedBy))).flat();
 }
 
 /**

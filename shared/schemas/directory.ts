@@ -5,6 +5,7 @@ import { guidSchema } from './notification';
  * Records of the directory table (single-table design on pk/sk). Key layout:
  *   AGENT#<agentId>  / PROFILE        client (agent)
  *   AGENT#<parentId> / CHILD#<agentId> parent → child link, for the hierarchy walk
+ *   AGENT#<parentId> / USER#<userId>  client → user link, for listing a client's users
  *   USER#<userId>    / PROFILE        user, with gsi1pk = LOGIN#<login lower-case>, gsi1sk = USER
  *   VEHICLE#<id>     / PROFILE        vehicle name and owner, for notification texts and tenancy
  *   SESSION#<sha256(token)> / SESSION session, ttl = expiry (epoch s)
@@ -16,6 +17,7 @@ export const directoryKeys = {
   agent: (agentId: string) => ({ pk: `AGENT#${agentId}`, sk: 'PROFILE' }),
   childLink: (parentId: string, agentId: string) => ({ pk: `AGENT#${parentId}`, sk: `CHILD#${agentId}` }),
   user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
+  userLink: (parentId: string, userId: string) => ({ pk: `AGENT#${parentId}`, sk: `USER#${userId}` }),
   loginIndex: (login: string) => ({ gsi1pk: `LOGIN#${login.toLowerCase()}`, gsi1sk: 'USER' }),
   vehicle: (vehicleId: number) => ({ pk: `VEHICLE#${vehicleId}`, sk: 'PROFILE' }),
   session: (tokenHash: string) => ({ pk: `SESSION#${tokenHash}`, sk: 'SESSION' }),

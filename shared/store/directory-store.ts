@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -94,6 +94,7 @@ export interface NewUser {
   lastName?: string;
   language?: Language;
   isReadOnly?: boolean;
+  isEnabled?: boolean;
   sessionDuration?: number | null;
 }
 
@@ -115,6 +116,7 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
     lastName: input.lastName,
     language: input.language,
     isReadOnly: input.isReadOnly,
+    isEnabled: input.isEnabled,
     sessionDuration: input.sessionDuration ?? null,
   });
   const passwordHash = await hashPassword(input.password);
@@ -133,6 +135,7 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
+          { Put: { TableName: table(), Item: { ...directoryKeys.userLink(user.parentId, user.id), userId: user.id } } },
         ],
       }),
     );
@@ -145,6 +148,100 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
     throw error;
   }
   return publicUser(user);
+}
+
+/** What a replacement of a user sets; the linked chats, push devices and the password (when absent) are kept. */
+export type UserReplacement = Omit<StoredUser, 'telegramChats' | 'pushDevices'> & { password?: string };
+
+/**
+ * Replaces a user's record in one transaction with its login guard and client link, conditional on the login
+ * and client read before, so a concurrent change answers as a conflict instead of being overwritten. A new
+ * login must be free; the password hash moves with the login, or is replaced when a password is given.
+ */
+export async function replaceUser(previous: StoredUser, next: UserReplacement): Promise<PublicUser> {
+  const { password, ...fields } = next;
+  const user = storedUserSchema.parse({ ...fields, telegramChats: previous.telegramChats, pushDevices: previous.pushDevices });
+  const credential = await findCredential(previous.login);
+  if (!credential || credential.userId !== previous.id) throw new DirectoryConflictError(`user ${previous.id} changed meanwhile; try again`);
+  const passwordHash = password === undefined ? credential.passwordHash : await hashPassword(password);
+  const sameGuard = previous.login.toLowerCase() === user.login.toLowerCase();
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Put: {
+        TableName: table(),
+        Item: { ...directoryKeys.user(user.id), ...directoryKeys.loginIndex(user.login), ...user },
+        ConditionExpression: 'login = :login AND parentId = :parent',
+        ExpressionAttributeValues: { ':login': previous.login, ':parent': previous.parentId },
+      },
+    },
+    sameGuard
+      ? { Put: { TableName: table(), Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash }, ConditionExpression: 'userId = :id', ExpressionAttributeValues: { ':id': user.id } } }
+      : { Put: { TableName: table(), Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash }, ConditionExpression: 'attribute_not_exists(pk)' } },
+  ];
+  if (!sameGuard) {
+    items.push({ Delete: { TableName: table(), Key: loginGuardKey(previous.login), ConditionExpression: 'userId = :id', ExpressionAttributeValues: { ':id': user.id } } });
+  }
+  if (user.parentId !== previous.parentId) {
+    items.push(
+      { ConditionCheck: { TableName: table(), Key: directoryKeys.agent(user.parentId), ConditionExpression: 'attribute_exists(pk)' } },
+      { Delete: { TableName: table(), Key: directoryKeys.userLink(previous.parentId, user.id) } },
+      { Put: { TableName: table(), Item: { ...directoryKeys.userLink(user.parentId, user.id), userId: user.id } } },
+    );
+  } else {
+    // also writes the link of a user stored before client links existed
+    items.push({ Put: { TableName: table(), Item: { ...directoryKeys.userLink(user.parentId, user.id), userId: user.id } } });
+  }
+  try {
+    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const reasons = error.CancellationReasons ?? [];
+      const [record, guard] = reasons;
+      const client = user.parentId !== previous.parentId ? reasons[sameGuard ? 2 : 3] : undefined;
+      if (!sameGuard && guard?.Code === 'ConditionalCheckFailed') throw new DirectoryConflictError(`login ${user.login} is taken`);
+      if (client?.Code === 'ConditionalCheckFailed') throw new DirectoryConflictError(`client ${user.parentId} does not exist`);
+      if (record?.Code === 'ConditionalCheckFailed' || guard?.Code === 'ConditionalCheckFailed') {
+        throw new DirectoryConflictError(`user ${user.id} changed meanwhile; try again`);
+      }
+    }
+    throw error;
+  }
+  return publicUser(user);
+}
+
+/** Ids of the users of one client (not of the clients below it). */
+export async function userIdsOfClient(agentId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const page of paginateQuery({ client: documentClient() }, {
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+    ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':user': 'USER#' },
+    ProjectionExpression: 'userId',
+  })) {
+    for (const item of page.Items ?? []) ids.push(String(item.userId));
+  }
+  return ids;
+}
+
+/**
+ * Writes the client link of every user (idempotent): users stored before links existed then appear in their
+ * client's user list. An operator's one-off task (`npm run admin -- link-users`); it scans the table.
+ */
+export async function linkUsersToClients(): Promise<number> {
+  let linked = 0;
+  for await (const page of paginateScan({ client: documentClient() }, {
+    TableName: table(),
+    FilterExpression: 'begins_with(pk, :user) AND sk = :profile',
+    ExpressionAttributeValues: { ':user': 'USER#', ':profile': 'PROFILE' },
+    ProjectionExpression: 'id, parentId',
+  })) {
+    for (const item of page.Items ?? []) {
+      if (typeof item.id !== 'string' || typeof item.parentId !== 'string') continue;
+      await documentClient().send(new PutCommand({ TableName: table(), Item: { ...directoryKeys.userLink(item.parentId, item.id), userId: item.id } }));
+      linked++;
+    }
+  }
+  return linked;
 }
 
 export async function getUser(userId: string): Promise<StoredUser | null> {

@@ -28,6 +28,29 @@ export class UnknownClientError extends Error {
   }
 }
 
+/** The vehicle belongs to a client the registering party may not take it from. */
+export class VehicleTakenError extends Error {
+  constructor(readonly vehicleId: number) {
+    super(`vehicle ${vehicleId} is registered to another client`);
+    this.name = 'VehicleTakenError';
+  }
+}
+
+/** The vehicle's record changed between the read and the conditional write. */
+export class VehicleChangedError extends Error {
+  constructor(readonly vehicleId: number, options?: ErrorOptions) {
+    super(`vehicle ${vehicleId} changed meanwhile; run the command again`, options);
+    this.name = 'VehicleChangedError';
+  }
+}
+
+export interface RegisterOptions {
+  /** Move a vehicle registered to another client. */
+  allowMove?: boolean;
+  /** Clients the vehicle may be registered to before (a move out of any other client is refused); any when absent. */
+  movableFrom?: ReadonlySet<string>;
+}
+
 export interface RuleRef {
   id: number;
   name: string;
@@ -85,10 +108,11 @@ async function repairOwners(vehicleId: number, parentId: string): Promise<void> 
  * Registers a vehicle to a client. The write is conditional on what was read, so a concurrent change is never
  * overwritten silently (it answers as a conflict the caller can retry).
  */
-export async function registerVehicle(input: VehicleProfile, options: { allowMove?: boolean } = {}): Promise<Registration> {
+export async function registerVehicle(input: VehicleProfile, options: RegisterOptions = {}): Promise<Registration> {
   const vehicle = vehicleProfileSchema.parse(input);
   if (!(await getAgent(vehicle.parentId))) throw new UnknownClientError(vehicle.parentId);
   const previous = await getVehicle(vehicle.vehicleId);
+  if (previous && options.movableFrom && !options.movableFrom.has(previous.parentId)) throw new VehicleTakenError(vehicle.vehicleId);
   if (previous && previous.parentId === vehicle.parentId && previous.name === vehicle.name) {
     await repairOwners(vehicle.vehicleId, vehicle.parentId);
     return { outcome: 'unchanged', vehicle };
@@ -105,7 +129,7 @@ export async function registerVehicle(input: VehicleProfile, options: { allowMov
       }),
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new Error(`vehicle ${vehicle.vehicleId} changed meanwhile; run the command again`, { cause: error });
+    if (error instanceof ConditionalCheckFailedException) throw new VehicleChangedError(vehicle.vehicleId, { cause: error });
     throw error;
   }
   // evaluation learns the owner chain (and the visit journal its zone sets) from the vehicle's item

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -136,6 +136,21 @@ export function vehicleItem(state: VehicleState, projection: VehicleProjection, 
 
 /** Keys-only index of vehicles by owning client (`owner` = owners[0]), for the projector of zone changes. */
 export const OWNER_INDEX = 'byOwner';
+
+/** Ids of the vehicles the client owns itself (not those of clients below it), through the keys-only `byOwner` index. */
+export async function vehicleIdsOwnedBy(owner: string): Promise<number[]> {
+  const vehicleIds: number[] = [];
+  for await (const page of paginateQuery({ client: documentClient() }, {
+    TableName: vehicleStateTable(),
+    IndexName: OWNER_INDEX,
+    KeyConditionExpression: '#owner = :owner',
+    ExpressionAttributeNames: { '#owner': 'owner' },
+    ExpressionAttributeValues: { ':owner': owner },
+  })) {
+    for (const item of page.Items ?? []) vehicleIds.push(Number(item.vehicleId));
+  }
+  return vehicleIds;
+}
 
 /**
  * Records who owns the vehicle now (owner first, then the clients above it), and starts a new zone-set version

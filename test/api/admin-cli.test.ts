@@ -2,7 +2,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError, runAdmin } from '../../infra/admin/commands';
-import { subtreeAgentIds } from '../../shared/store/directory-store';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { resourcesConfig } from '../../shared/config';
+import { directoryKeys } from '../../shared/schemas/directory';
+import { subtreeAgentIds, userIdsOfClient } from '../../shared/store/directory-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient, login } from './support';
@@ -28,6 +32,16 @@ describe('admin CLI', () => {
     expect(await runAdmin(['create-vehicle', '--client', String(child.agentId), '--id', '7001', '--name', 'Truck 7001'])).toMatchObject({ outcome: 'unchanged' });
     const token = await login(apiClient(), { agentId: String(child.agentId), login: 'north-ops', password: 'correct horse', userId: String(user.id) });
     expect(token).toBeTruthy();
+  });
+
+  it('links users stored before client links existed to their client, so users/find lists them', async () => {
+    const client = await runAdmin(['create-client', '--name', 'Older Fleet']);
+    const user = await runAdmin(['create-user', '--client', String(client.agentId), '--login', 'older-ops', '--password', 'long enough', '--email', 'o@older.test']);
+    // the user as stored before links existed
+    await documentClient().send(new DeleteCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.userLink(String(client.agentId), String(user.id)) }));
+    expect(await userIdsOfClient(String(client.agentId))).toEqual([]);
+    expect((await runAdmin(['link-users'])).linked).toBeGreaterThanOrEqual(1);
+    expect(await userIdsOfClient(String(client.agentId))).toEqual([user.id]);
   });
 
   it('explains bad input instead of failing obscurely', async () => {

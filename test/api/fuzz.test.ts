@@ -43,6 +43,13 @@ describe('request fuzzing', () => {
       'POST /api/v3/webhooks': { url: 'https://hooks.fuzz.example.com/alerts', description: 'fuzz' },
       'POST /api/v3/webhooks/find': { parentId: tenants.root.agentId },
       'POST /api/v3/gis/intersections/vehicles': { startDate: '2026-01-01T00:00:00Z', endDate: '2026-01-02T00:00:00Z', ids: [101], byTime: 60 },
+      'POST /api/v3/agents/find': { parentId: null },
+      'POST /api/v3/users/find': { login: tenants.child.login },
+      'POST /api/v3/users': { login: 'fuzz-new-user', password: 'long enough password', email: 'new@fuzz.example.com' },
+      'PUT /api/v3/users': { id: tenants.child.userId, parentId: tenants.child.agentId, firstName: 'Fuzzed' },
+      'POST /api/v3/vehicles/find': { name: 'truck' },
+      'POST /api/v3/vehicles': { vehicleId: 101, name: 'Truck 101' },
+      'PUT /api/v3/vehicles': { vehicleId: 101, name: 'Truck 101', parentId: tenants.root.agentId },
       'POST /api/v3/gis/intersections/geozones': { startDate: '2026-01-01T00:00:00Z', endDate: '2026-01-02T00:00:00Z', ids: [zone.id], filterByHalfPerimeter: true },
     };
     pathValues = { id: String(rule.id), token: `1.${Buffer.from('a@b.test').toString('base64url')}.secretpart` };

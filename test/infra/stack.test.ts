@@ -189,7 +189,7 @@ describe('FleetwatchStack template', () => {
       expect(tableVariables('evaluate')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
       expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
       expect(tableVariables('deliver')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
-      expect(tableVariables('api')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VISITS_TABLE']);
+      expect(tableVariables('api')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
       expect(tableVariables('telegram')).toEqual(['DIRECTORY_TABLE']);
       expect(environmentOf('evaluate')).toMatchObject({
         DELIVERIES_QUEUE_URL: { Ref: logicalId(stack.queues.deliveries) },

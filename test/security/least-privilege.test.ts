@@ -92,6 +92,8 @@ describe('security: least privilege in the template', () => {
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
     expect(actionsOn('telegram', 'directory')).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('api', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+    // registering a vehicle (owner chain and zone sets) and finding vehicles by owner; never its evaluation state wholesale
+    expect(actionsOn('api', 'vehicleState')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     for (const name of ['evaluate', 'sweep'] as const) {
       for (const table of ['rules', 'geozones', 'alerts', 'vehicleState'] as const) {
         expect(actionsOn(name, table), `${name} ${table}`).not.toContain('dynamodb:DeleteItem');

@@ -47,12 +47,14 @@ export const authRoutes = [
     path: '/api/v3/auth/check',
     tag: 'auth',
     summary: 'Check that the session is active',
-    description: '200 while the session of X-Auth is active (the request prolongs it), 401 when it has ended.',
+    description:
+      '200 while the session of X-Auth is active (the request prolongs it), 401 when it has ended. The answer names the ' +
+      'logged-in user (userId) and its client (parentId), the ids the other endpoints take.',
     auth: true,
     writes: false,
     response: sessionCheckResponseSchema,
     async handle({ caller }) {
-      return { body: { expiresAt: new Date(caller.session.expiresAt).toISOString() } };
+      return { body: { expiresAt: new Date(caller.session.expiresAt).toISOString(), userId: caller.user.id, parentId: caller.user.parentId } };
     },
   }),
 ];

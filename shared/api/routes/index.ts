@@ -1,4 +1,5 @@
 import type { ApiRoute } from '../route';
+import { agentRoutes } from './agents';
 import { authRoutes } from './auth';
 import { channelRoutes } from './channels';
 import { emailRoutes } from './email';
@@ -7,11 +8,16 @@ import { historyRoutes } from './history';
 import { intersectionRoutes } from './intersections';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { userRoutes } from './users';
+import { vehicleRoutes } from './vehicles';
 import { webhookRoutes } from './webhooks';
 
 /** Every endpoint of the API, in one list that both the router and the OpenAPI document read. */
 export const apiRoutes: ApiRoute[] = [
   ...authRoutes,
+  ...agentRoutes,
+  ...userRoutes,
+  ...vehicleRoutes,
   ...notificationRoutes,
   ...historyRoutes,
   ...geozoneRoutes,
