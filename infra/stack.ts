@@ -252,6 +252,8 @@ export class FleetwatchStack extends Stack {
       environment: {
         ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits'),
         RATE_LIMIT_INTERVAL_MS,
+        // confirmation links of side addresses, and alerts held for them, go out through the deliver function
+        DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
         ...pushEnvironment,
       },
@@ -262,6 +264,7 @@ export class FleetwatchStack extends Stack {
     data.grant(api.role, 'directory', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'alerts', ['GetItem', 'Query']);
     data.grant(api.role, 'visits', ['Query']);
+    queues.deliveries.grantSendMessages(api.role);
     if (props.geocoding ?? geocodingFromContext(this)) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);

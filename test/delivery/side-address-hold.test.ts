@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { sqsClient } from '../../shared/aws/clients';
+import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { createDeliverHandler } from '../../functions/deliver/handler';
+import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
+import { getRule } from '../../shared/store/rules-store';
+import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from '../api/support';
+import { getAlertItem, putAlert } from './support/fixtures';
+
+const HOUR = 3_600_000;
+
+/**
+ * Side addresses are asked when the rule is saved, and an alert to an address that has not confirmed waits for
+ * it (up to 24 hours) instead of being lost; released, it is e-mailed once.
+ */
+describe('side addresses: confirmation on save, alerts held until confirmed', () => {
+  let emulators: Emulators;
+  let api: Api;
+  let token: string;
+  let clientId: string;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const clock = new TestClock();
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('side-hold');
+    process.env.PUBLIC_API_URL = 'https://api.fleetwatch.test/api/v3/';
+    api = apiClient({ now: clock.now });
+    tenants = await seedTenants('sidehold');
+    clientId = tenants.root.agentId;
+  });
+  afterAll(async () => {
+    await emulators.stop();
+  });
+  beforeEach(async () => {
+    await clearSentEmails(emulators);
+  });
+
+  const mailsTo = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
+
+  /** Every message on the deliveries queue, handled by the deliver function at the test's time. */
+  async function drain(): Promise<void> {
+    const handler = createDeliverHandler({ clock: clock.now }) as unknown as SqsHandler;
+    for (let round = 0; round < 10; round++) {
+      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
+    }
+  }
+
+  async function enqueue(alertId: string): Promise<void> {
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
+  }
+
+  async function saveRule(address: string): Promise<number> {
+    token = await login(api, tenants.root);
+    const created = await api({ method: 'POST', path: '/api/v3/notifications', headers: { 'X-Auth': token }, body: ruleBody(clientId, { sideEmails: [address] }) });
+    expect(created.status).toBe(200);
+    return created.body.id as number;
+  }
+
+  /** An alert of the rule raised at the test's time, delivered a minute later. */
+  async function alertOf(ruleId: number) {
+    const alert = await putAlert((await getRule(ruleId))!, 101);
+    clock.value = Date.parse(alert.createdAt) + 60_000;
+    await enqueue(alert.alertId);
+    await drain();
+    return alert;
+  }
+
+  const confirmPath = (text: string | undefined) => /https:\/\/api\.fleetwatch\.test(\/api\/v3\/email\/confirm\/[A-Za-z0-9_.-]+)/.exec(text ?? '')?.[1];
+
+  it('sends exactly one confirmation when the rule is saved, and none when it is saved again', async () => {
+    const address = 'asked@outside.test';
+    const id = await saveRule(address);
+    await drain();
+    const asked = await mailsTo(address);
+    expect(asked.map((mail) => mail.subject)).toEqual(['Confirm fleetwatch alerts to this address']);
+    expect(confirmPath(asked[0]!.body.text)).toBeDefined();
+
+    const saved = (await api({ method: 'GET', path: `/api/v3/notifications/${id}`, headers: { 'X-Auth': token } })).body as Record<string, unknown>;
+    const { problems: _problems, ...record } = saved;
+    const replaced = await api({ method: 'PUT', path: '/api/v3/notifications', headers: { 'X-Auth': token }, body: { ...record, name: 'Renamed' } });
+    expect(replaced.status).toBe(200);
+    await drain();
+    expect(await mailsTo(address)).toHaveLength(1);
+  });
+
+  it('holds an alert until the address confirms, then e-mails it once, even when its request comes again', async () => {
+    const address = 'held@outside.test';
+    const ruleId = await saveRule(address);
+    await drain();
+    const link = confirmPath((await mailsTo(address))[0]?.body.text);
+    await clearSentEmails(emulators);
+
+    const alert = await alertOf(ruleId);
+    const held = await getAlertItem(alert.alertId);
+    expect(held.status).toBe('pending');
+    expect((held.deliveries as Record<string, { status: string }>)[`email:${address}`]?.status).toBe('held');
+    expect(String(held.outbox)).toMatch(/^held#/);
+    expect(await mailsTo(address)).toHaveLength(0);
+
+    expect((await api({ method: 'POST', path: link! })).status).toBe(200);
+    await drain();
+    const mails = await mailsTo(address);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toContain('speeding');
+    const delivered = await getAlertItem(alert.alertId);
+    expect(delivered.status).toBe('delivered');
+    expect((delivered.deliveries as Record<string, { status: string }>)[`email:${address}`]?.status).toBe('sent');
+
+    // the request redelivered, and the confirmation link posted again: nothing more goes out
+    await enqueue(alert.alertId);
+    expect((await api({ method: 'POST', path: link! })).status).toBe(200);
+    await drain();
+    expect(await mailsTo(address)).toHaveLength(1);
+  });
+
+  it('drops an alert still unconfirmed 24 hours after it was raised, recording why', async () => {
+    const address = 'silent@outside.test';
+    const ruleId = await saveRule(address);
+    await drain();
+    const alert = await alertOf(ruleId);
+    expect((await getAlertItem(alert.alertId)).status).toBe('pending');
+
+    // before the hold runs out the sweep leaves it alone; after, it hands it back to be settled
+    expect((await runOutboxPass(Date.parse(alert.createdAt) + 23 * HOUR)).reenqueued).not.toContain(alert.alertId);
+    clock.value = Date.parse(alert.createdAt) + 24 * HOUR + 60_000;
+    expect((await runOutboxPass(clock.value)).reenqueued).toContain(alert.alertId);
+    await drain();
+
+    const item = await getAlertItem(alert.alertId);
+    expect(item.status).toBe('delivered');
+    expect(item.outbox).toBeUndefined();
+    expect((item.deliveries as Record<string, { status: string; error?: string }>)[`email:${address}`]).toMatchObject({
+      status: 'skipped',
+      error: 'the address did not confirm within 24 hours of the alert',
+    });
+    expect((await mailsTo(address)).filter((mail) => mail.subject.includes('speeding'))).toHaveLength(0);
+  });
+});
