@@ -4,6 +4,7 @@ import { sqsClient } from '../../shared/aws/clients';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { createDeliverHandler } from '../../functions/deliver/handler';
+import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
 import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
 import { getRule } from '../../shared/store/rules-store';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
@@ -41,8 +42,8 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
   const mailsTo = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
 
   /** Every message on the deliveries queue, handled by the deliver function at the test's time. */
-  async function drain(): Promise<void> {
-    const handler = createDeliverHandler({ clock: clock.now }) as unknown as SqsHandler;
+  async function drain(senders: ChannelSenders = channelSenders): Promise<void> {
+    const handler = createDeliverHandler({ clock: clock.now, senders }) as unknown as SqsHandler;
     for (let round = 0; round < 10; round++) {
       if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
     }
@@ -52,9 +53,9 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
   }
 
-  async function saveRule(address: string): Promise<number> {
+  async function saveRule(...addresses: string[]): Promise<number> {
     token = await login(api, tenants.root);
-    const created = await api({ method: 'POST', path: '/api/v3/notifications', headers: { 'X-Auth': token }, body: ruleBody(clientId, { sideEmails: [address] }) });
+    const created = await api({ method: 'POST', path: '/api/v3/notifications', headers: { 'X-Auth': token }, body: ruleBody(clientId, { sideEmails: addresses }) });
     expect(created.status).toBe(200);
     return created.body.id as number;
   }
@@ -86,34 +87,66 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     expect(await mailsTo(address)).toHaveLength(1);
   });
 
-  it('holds an alert until the address confirms, then e-mails it once, even when its request comes again', async () => {
-    const address = 'held@outside.test';
-    const ruleId = await saveRule(address);
+  it('retries a confirmation SES could not take, instead of losing it', async () => {
+    // SES throttling cannot be provoked in aws-ses-v2-local: the first send answers a passing failure, the
+    // next ones go to the emulator
+    let refusals = 1;
+    const throttled: ChannelSenders = {
+      ...channelSenders,
+      email: async (message) => (refusals-- > 0 ? { status: 'retry', error: 'Throttling: Maximum sending rate exceeded' } : channelSenders.email(message)),
+    };
+    const address = 'throttled@outside.test';
+    await saveRule(address);
+    await drain(throttled);
+    const asked = await mailsTo(address);
+    expect(asked).toHaveLength(1);
+    expect(confirmPath(asked[0]!.body.text)).toBeDefined();
+  });
+
+  it('holds an alert until each address confirms, then e-mails it once to each, even when its request comes again', async () => {
+    const [first, second] = ['held@outside.test', 'later@outside.test'];
+    const ruleId = await saveRule(first, second);
     await drain();
-    const link = confirmPath((await mailsTo(address))[0]?.body.text);
+    const firstLink = confirmPath((await mailsTo(first))[0]?.body.text);
+    const secondLink = confirmPath((await mailsTo(second))[0]?.body.text);
     await clearSentEmails(emulators);
+    const statusOf = async (alertId: string, address: string) =>
+      ((await getAlertItem(alertId)).deliveries as Record<string, { status: string }>)[`email:${address}`]?.status;
 
     const alert = await alertOf(ruleId);
     const held = await getAlertItem(alert.alertId);
     expect(held.status).toBe('pending');
-    expect((held.deliveries as Record<string, { status: string }>)[`email:${address}`]?.status).toBe('held');
     expect(String(held.outbox)).toMatch(/^held#/);
-    expect(await mailsTo(address)).toHaveLength(0);
-
-    expect((await api({ method: 'POST', path: link! })).status).toBe(200);
+    expect([await statusOf(alert.alertId, first), await statusOf(alert.alertId, second)]).toEqual(['held', 'held']);
+    // a redelivered request while held sends nothing
+    await enqueue(alert.alertId);
     await drain();
-    const mails = await mailsTo(address);
-    expect(mails).toHaveLength(1);
-    expect(mails[0]!.subject).toContain('speeding');
+    expect(await sentEmails(emulators)).toHaveLength(0);
+
+    // the first address confirms: its e-mail goes out, the second still waits
+    expect((await api({ method: 'POST', path: firstLink! })).status).toBe(200);
+    await drain();
+    expect((await mailsTo(first)).map((mail) => mail.subject)).toEqual([expect.stringContaining('speeding')]);
+    expect(await statusOf(alert.alertId, first)).toBe('sent');
+    expect(await statusOf(alert.alertId, second)).toBe('held');
+    expect((await getAlertItem(alert.alertId)).status).toBe('pending');
+
+    // the request redelivered, and the link posted again: the first address is not e-mailed again
+    await enqueue(alert.alertId);
+    expect((await api({ method: 'POST', path: firstLink! })).status).toBe(200);
+    await drain();
+    expect(await mailsTo(first)).toHaveLength(1);
+    expect(await mailsTo(second)).toHaveLength(0);
+
+    expect((await api({ method: 'POST', path: secondLink! })).status).toBe(200);
+    await drain();
+    await enqueue(alert.alertId);
+    await drain();
+    expect(await mailsTo(first)).toHaveLength(1);
+    expect(await mailsTo(second)).toHaveLength(1);
     const delivered = await getAlertItem(alert.alertId);
     expect(delivered.status).toBe('delivered');
-    expect((delivered.deliveries as Record<string, { status: string }>)[`email:${address}`]?.status).toBe('sent');
-
-    // the request redelivered, and the confirmation link posted again: nothing more goes out
-    await enqueue(alert.alertId);
-    expect((await api({ method: 'POST', path: link! })).status).toBe(200);
-    await drain();
-    expect(await mailsTo(address)).toHaveLength(1);
+    expect(delivered.outbox).toBeUndefined();
   });
 
   it('drops an alert still unconfirmed 24 hours after it was raised, recording why', async () => {
