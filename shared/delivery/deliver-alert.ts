@@ -171,8 +171,10 @@ async function deliverClaimed(
     await parkAlert(alert.alertId, now(), reason);
     return { result: 'dead-letter', reason };
   }
-  if (held.length && (await holdUntilConfirmed(alert.alertId, rule.parentId, held)) === 'held') return { result: 'done' };
-  if (held.length) return { result: 'retry', reason: 'a held address confirmed meanwhile' };
+  if (held.length) {
+    const hold = await holdUntilConfirmed(alert.alertId, rule.parentId, held);
+    return hold === 'held' ? { result: 'done' } : { result: 'retry', reason: 'a held address confirmed meanwhile' };
+  }
   await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now());
   return { result: 'done' };
 }

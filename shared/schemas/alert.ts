@@ -21,7 +21,9 @@ export type RuleEvent = z.infer<typeof ruleEventSchema>;
  * (`error` says until when); it becomes `sent` once the address confirms, or `skipped` after 24 hours.
  */
 export const deliveryStatusSchema = z.object({
-  status: z.enum(['sent', 'failed', 'skipped', 'held']),
+  status: z
+    .enum(['sent', 'failed', 'skipped', 'held'])
+    .describe('held: an e-mail waiting for its side address to confirm (up to 24 hours after the alert; `error` says until when)'),
   at: z.iso.datetime({ offset: true }),
   attempts: z.number().int().min(0),
   error: z.string().optional(),
