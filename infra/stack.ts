@@ -252,6 +252,8 @@ export class FleetwatchStack extends Stack {
       environment: {
         ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits', 'vehicleState'),
         RATE_LIMIT_INTERVAL_MS,
+        // confirmation links of side addresses, and alerts held for them, go out through the deliver function
+        DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
         ...pushEnvironment,
       },
@@ -265,6 +267,7 @@ export class FleetwatchStack extends Stack {
     // registering a vehicle writes its owner chain and zone sets (reading them first to repair a half-done registration);
     // finding vehicles reads the byOwner index
     data.grant(api.role, 'vehicleState', ['GetItem', 'UpdateItem', 'Query']);
+    queues.deliveries.grantSendMessages(api.role);
     if (props.geocoding ?? geocodingFromContext(this)) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);

@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { heldShardOf } from '../store/alerts-store';
 import { alertSchema, type Alert, type DeliveryStatus } from '../schemas/alert';
 
 /**
@@ -144,5 +145,23 @@ export async function parkAlert(alertId: string, now: number, reason: string): P
 export async function releaseAlert(alertId: string): Promise<void> {
   await documentClient().send(
     new UpdateCommand({ TableName: table(), Key: { alertId }, UpdateExpression: 'REMOVE deliveryLease' }),
+  );
+}
+
+/**
+ * Some e-mail of the alert waits for its side address to confirm; everything else is settled. The alert moves
+ * from the outbox's `pending#` shards to its `held#` ones (same index, sorted by creation time), where the
+ * sweep finds it once its hold has run out; a confirmation enqueues it earlier.
+ */
+export async function holdAlert(alertId: string): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { alertId },
+      UpdateExpression: 'SET outbox = :held REMOVE deliveryLease, outboxEnqueuedAt, outboxAttempts',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':held': heldShardOf(alertId), ':pending': 'pending' },
+    }),
   );
 }

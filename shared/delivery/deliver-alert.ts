@@ -20,6 +20,7 @@ import type { ChannelSenders } from './senders';
 import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryTarget } from './targets';
 import { buildTemplateData } from './template-data';
+import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -52,9 +53,9 @@ export type DeliverResult =
   | { result: 'retry'; reason: string; delaySeconds?: number }
   | { result: 'dead-letter'; reason: string };
 
-/** Settled entries of the `deliveries` map are never sent again. */
+/** Settled entries of the `deliveries` map are never sent again; a `held` one still waits. */
 function isSettled(status: DeliveryStatus | undefined): boolean {
-  return status !== undefined;
+  return status !== undefined && status.status !== 'held';
 }
 
 export async function deliverAlert(alertId: string, options: DeliverOptions): Promise<DeliverResult> {
@@ -112,6 +113,7 @@ async function deliverClaimed(
     await recordDelivery(alert.alertId, skipped.key, status);
     statuses[skipped.key] = status;
   }
+  const held = await settleHeldTargets(alert, rule.parentId, plan, statuses, now());
 
   const open = plan.targets.filter((target) => !isSettled(statuses[target.key]));
   const renderer = open.length ? notificationRenderer(alert, rule, vehicle.name) : undefined;
@@ -168,6 +170,10 @@ async function deliverClaimed(
     const reason = `not sent after ${options.receiveCount} receives: ${givenUp.join('; ')}`;
     await parkAlert(alert.alertId, now(), reason);
     return { result: 'dead-letter', reason };
+  }
+  if (held.length) {
+    const hold = await holdUntilConfirmed(alert.alertId, rule.parentId, held);
+    return hold === 'held' ? { result: 'done' } : { result: 'retry', reason: 'a held address confirmed meanwhile' };
   }
   await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now());
   return { result: 'done' };

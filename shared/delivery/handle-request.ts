@@ -4,14 +4,16 @@ import { resourcesConfig } from '../config';
 import { describeError } from '../channels/outcome';
 import { logger } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
-import { deliveryRequestSchema } from '../schemas/alert';
+import { confirmationRequestSchema, deliveryRequestSchema, type ConfirmationRequest } from '../schemas/alert';
+import { sendConfirmation } from './confirmation';
 import { sendToDeliveriesDlq } from './dead-letter';
 import { deliverAlert } from './deliver-alert';
 import type { DeliveryStats } from './delivery-stats';
 import type { ChannelSenders } from './senders';
 
 /**
- * One record of the deliveries queue (`{"alertId": "..."}`): delivered, parked on the DLQ with its reason
+ * One record of the deliveries queue (`{"alertId": "..."}`, or `{"confirmEmail": {...}}` for a side address's
+ * confirmation link): delivered, parked on the DLQ with its reason
  * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
  */
 export interface DeliveryRequestDependencies {
@@ -28,13 +30,15 @@ export class DeliveryNotFinishedError extends Error {
   override name = 'DeliveryNotFinishedError';
 }
 
-export function parseDeliveryRequest(body: string): { alertId: string } | { error: string } {
+export function parseDeliveryRequest(body: string): { alertId: string } | ConfirmationRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
     return { error: 'body is not JSON' };
   }
+  const confirmation = confirmationRequestSchema.safeParse(json);
+  if (confirmation.success) return confirmation.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
     return { error: `body is not {"alertId": "..."}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}` };
@@ -48,6 +52,14 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
     logger.warn('malformed delivery request sent to the DLQ', { messageId: record.messageId, reason: request.error });
     await sendToDeliveriesDlq(record.body, request.error);
     metrics.addMetric(MetricName.MessagesRejected, MetricUnit.Count, 1);
+    return;
+  }
+  if ('confirmEmail' in request) {
+    const { clientId, address } = request.confirmEmail;
+    // a passing problem: the queue hands the record out again (and to the DLQ after its last receive)
+    if ((await sendConfirmation(clientId, address, dependencies.senders, dependencies.clock())) === 'retry') {
+      throw new DeliveryNotFinishedError('the confirmation link could not be sent yet');
+    }
     return;
   }
   const outcome = await deliverAlert(request.alertId, {

@@ -1,14 +1,11 @@
-import { logger } from '../observability/logger';
 import type { StoredUser } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
-import { getAgent } from '../store/directory-store';
-import { emailStates, requestConfirmation } from '../store/email-consent';
+import { emailStates } from '../store/email-consent';
 import { linkedChatOwners } from '../store/telegram-links';
 import { listWebhooksWithSecrets } from '../store/webhooks-store';
 import type { ClientTree } from './client-tree';
-import { confirmEmailLink } from './links';
+import { sendConfirmation } from './confirmation';
 import { loadUsers } from './recipients';
-import { escapeHtml } from '../channels/escape-html';
 import type { ChannelSenders } from './senders';
 import type { ScopeFacts } from './targets';
 
@@ -23,8 +20,8 @@ const lower = (address: string) => address.trim().toLowerCase();
 /**
  * Looks up what the plan of one alert must respect: which recipients and rule chats belong to the rule owner's
  * scope (the owner's client and the clients below it), which addresses must get nothing, and the webhook
- * endpoints of the rule's client. A side address seen for the first time is sent its confirmation link (once
- * per client and address) and gets no alert yet.
+ * endpoints of the rule's client. A side address whose confirmation link never went out (the one of the rule's
+ * saving was lost) is sent it now; its alert is held until it confirms.
  */
 export async function lookUpScope(
   rule: StoredRule,
@@ -51,27 +48,15 @@ export async function lookUpScope(
 
   const ownAddresses = rule.toEmail ? users.filter((user) => usersInScope.has(user.id)).map((user) => lower(user.email)) : [];
   const sideAddresses = rule.enableSideEmails ? rule.sideEmails.map(lower).filter((address) => !ownAddresses.includes(address)) : [];
-  const states = await emailStates(rule.parentId, rule.id, [...ownAddresses, ...sideAddresses], sideAddresses);
+  const states = await emailStates(rule.parentId, rule.id, [...ownAddresses, ...sideAddresses], sideAddresses, now);
+  // a link that cannot go out now is tried again by the rule's next alert or saving
   for (const address of states.unasked) await sendConfirmation(rule.parentId, address, senders, now);
 
   // webhooks: the endpoints the rule's own client registered, never those of a client above or beside it
   const webhooks = rule.toClient ? await listWebhooksWithSecrets(rule.parentId) : [];
 
-  return { facts: { usersInScope, linkedChats, blockedEmails: states.blocked, webhooks }, unsubscribeTokens: states.unsubscribeTokens };
-}
-
-async function sendConfirmation(clientId: string, address: string, senders: ChannelSenders, now: number): Promise<void> {
-  const token = await requestConfirmation(clientId, address, now);
-  if (!token) return;
-  const client = (await getAgent(clientId))?.name ?? 'A fleetwatch client';
-  const link = confirmEmailLink(token);
-  const text =
-    `${client} wants to send fleetwatch vehicle alerts to ${address}.\n\n` +
-    `To receive them, open this link and confirm: ${link}\n\n` +
-    'If you do not expect these alerts, ignore this e-mail: nothing more will be sent to you.';
-  const html = `<p>${escapeHtml(client)} wants to send fleetwatch vehicle alerts to ${escapeHtml(address)}.</p>` +
-    `<p><a href="${escapeHtml(link)}">Confirm that you want to receive them</a>.</p>` +
-    '<p>If you do not expect these alerts, ignore this e-mail: nothing more will be sent to you.</p>';
-  const outcome = await senders.email({ to: address, subject: 'Confirm fleetwatch alerts to this address', text, html });
-  if (outcome.status !== 'sent') logger.warn('could not send an address confirmation', { error: outcome.error });
+  return {
+    facts: { usersInScope, linkedChats, blockedEmails: states.blocked, unconfirmedEmails: states.unconfirmed, webhooks },
+    unsubscribeTokens: states.unsubscribeTokens,
+  };
 }

@@ -45,6 +45,8 @@ export interface SkippedTarget {
 export interface DeliveryPlan {
   targets: DeliveryTarget[];
   skipped: SkippedTarget[];
+  /** Side addresses that have not confirmed yet: their e-mail waits (see consent-hold). */
+  held: EmailTarget[];
 }
 
 export const targetKeys = {
@@ -64,6 +66,8 @@ export interface ScopeFacts {
   linkedChats: ReadonlySet<string>;
   /** Addresses (lower-case) that must get nothing, with the reason. */
   blockedEmails: ReadonlyMap<string, string>;
+  /** Side addresses (lower-case) that have not confirmed yet. */
+  unconfirmedEmails?: ReadonlySet<string>;
   /** Webhook endpoints of the rule's client, read when the rule has `toClient`. */
   webhooks?: readonly StoredWebhook[];
 }
@@ -71,7 +75,8 @@ export interface ScopeFacts {
 /**
  * Works out every target of an alert from its rule, the rule's recipient users (those that still exist) and
  * what is known of the owner's scope: a recipient of another tenant, a chat nobody of the scope linked (or that
- * sent /stop), an unconfirmed side address, an unsubscribed or suppressed address are skipped, with the reason.
+ * sent /stop), an unsubscribed or suppressed address are skipped, with the reason; a side address that has not
+ * confirmed yet is held.
  * Side e-mails and the rule's own Telegram chats are written in the rule owner's language, else English.
  * A rule with `toClient` also posts to each enabled webhook endpoint of the rule's client (a disabled one is
  * skipped with its reason).
@@ -80,6 +85,7 @@ export interface ScopeFacts {
 export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[], ownerLanguage: Language | undefined, facts: ScopeFacts): DeliveryPlan {
   const targets = new Map<string, DeliveryTarget>();
   const skipped = new Map<string, SkippedTarget>();
+  const held = new Map<string, EmailTarget>();
   const ruleLanguage = ownerLanguage ?? DEFAULT_LANGUAGE;
   const add = (target: DeliveryTarget) => {
     if (!targets.has(target.key)) targets.set(target.key, target);
@@ -120,7 +126,11 @@ export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[]
   }
   if (rule.enableSideEmails) {
     for (const address of rule.sideEmails) {
-      addEmail({ key: targetKeys.email(address), channel: 'email', address, language: ruleLanguage });
+      const target: EmailTarget = { key: targetKeys.email(address), channel: 'email', address, language: ruleLanguage };
+      const lower = address.trim().toLowerCase();
+      if (facts.unconfirmedEmails?.has(lower) && !facts.blockedEmails.has(lower)) {
+        if (!targets.has(target.key)) held.set(target.key, target);
+      } else addEmail(target);
     }
   }
   if (rule.toTelegram) {
@@ -140,6 +150,10 @@ export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[]
       else skip({ key, channel: 'webhook', reason: `the endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}` });
     }
   }
-  for (const key of targets.keys()) skipped.delete(key);
-  return { targets: [...targets.values()], skipped: [...skipped.values()] };
+  for (const key of targets.keys()) {
+    skipped.delete(key);
+    held.delete(key);
+  }
+  for (const key of held.keys()) skipped.delete(key);
+  return { targets: [...targets.values()], skipped: [...skipped.values()], held: [...held.values()] };
 }

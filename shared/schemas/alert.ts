@@ -16,8 +16,14 @@ export const ruleEventSchema = z.object({
 
 export type RuleEvent = z.infer<typeof ruleEventSchema>;
 
+/**
+ * One target's state on an alert. `held`: an e-mail to a side address that has not confirmed yet waits for it
+ * (`error` says until when); it becomes `sent` once the address confirms, or `skipped` after 24 hours.
+ */
 export const deliveryStatusSchema = z.object({
-  status: z.enum(['sent', 'failed', 'skipped']),
+  status: z
+    .enum(['sent', 'failed', 'skipped', 'held'])
+    .describe('held: an e-mail waiting for its side address to confirm (up to 24 hours after the alert; `error` says until when)'),
   at: z.iso.datetime({ offset: true }),
   attempts: z.number().int().min(0),
   error: z.string().optional(),
@@ -47,6 +53,12 @@ export const alertSchema = z.object({
 
 export type Alert = z.infer<typeof alertSchema>;
 
-/** Body of a message on the deliveries queue. */
+/** Body of a message on the deliveries queue: an alert to deliver. */
 export const deliveryRequestSchema = z.object({ alertId: z.string().min(1) });
 export type DeliveryRequest = z.infer<typeof deliveryRequestSchema>;
+
+/** Body of a message on the deliveries queue: a side address's confirmation link to send (a rule was saved). */
+export const confirmationRequestSchema = z.object({
+  confirmEmail: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
+});
+export type ConfirmationRequest = z.infer<typeof confirmationRequestSchema>;

@@ -23,6 +23,9 @@ export function outboxShardOf(alertId: string): string {
   return `pending#${hash % OUTBOX_SHARDS}`;
 }
 
+/** The outbox shard of an alert held for a side address's confirmation (see holdAlert). */
+export const heldShardOf = (alertId: string) => outboxShardOf(alertId).replace(/^pending#/, 'held#');
+
 export interface AlertItem extends Alert {
   timeKey: string;
   /** Epoch seconds; the table's time to live. */
@@ -87,9 +90,12 @@ export interface PendingAlert {
   outboxAttempts: number;
 }
 
-/** Alerts still pending that were created before `createdBefore` (epoch ms), shard by shard, oldest first in each. */
-export async function* pendingAlertsOlderThan(createdBefore: number): AsyncGenerator<PendingAlert> {
-  for (let shard = 0; shard < OUTBOX_SHARDS; shard++) yield* pendingInShard(`pending#${shard}`, createdBefore);
+/**
+ * Alerts still pending that were created before `createdBefore` (epoch ms), shard by shard, oldest first in
+ * each: those waiting for delivery (`pending`), or those held for a side address's confirmation (`held`).
+ */
+export async function* pendingAlertsOlderThan(createdBefore: number, kind: 'pending' | 'held' = 'pending'): AsyncGenerator<PendingAlert> {
+  for (let shard = 0; shard < OUTBOX_SHARDS; shard++) yield* pendingInShard(`${kind}#${shard}`, createdBefore);
 }
 
 async function* pendingInShard(shard: string, createdBefore: number): AsyncGenerator<PendingAlert> {

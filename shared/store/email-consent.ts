@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
 import { resourcesConfig } from '../config';
@@ -7,7 +7,10 @@ import { resourcesConfig } from '../config';
 /**
  * What an e-mail address agreed to, in the directory table:
  * - `SIDEMAIL#<clientId>#<address>`: a side address of a client's rules. Alerts go to it only once it confirmed
- *   the one-time link sent to it (`tokenHash`, `confirmedAt`); the link is sent once per client and address.
+ *   the one-time link sent to it (`tokenHash`, `confirmedAt`); the link is sent once per client and address
+ *   (`requestedAt`: when it went out). While one sender is sending it, `sendingUntil` keeps others off; a send
+ *   that failed leaves no `requestedAt`, so the next attempt sends it (with a new token).
+ *   Under the same key, `HOLD#<alertId>` items name the alerts held for the address until it confirms.
  * - `OPTOUT#<ruleId>#<address>`: the List-Unsubscribe token of one rule's alerts to one address, and whether
  *   the address used it (`optedOutAt`). The token is kept as is, since every alert e-mail carries it; it can
  *   do nothing but stop that rule's alerts to that address.
@@ -51,15 +54,37 @@ export interface EmailStates {
   blocked: Map<string, EmailBlock>;
   /** List-Unsubscribe tokens of the rule, per address that has one. */
   unsubscribeTokens: Map<string, string>;
-  /** Side addresses never asked yet: a confirmation link is due. */
+  /** Side addresses not confirmed yet: their alerts are held. */
+  unconfirmed: Set<string>;
+  /** Side addresses whose confirmation link has not gone out yet: it is due. */
   unasked: Set<string>;
+}
+
+/** The record of a side address, as read: is its confirmation link still to be sent? */
+export function confirmationDue(item: Record<string, unknown> | undefined, now: number): boolean {
+  if (!item) return true;
+  if (item.confirmedAt || item.requestedAt) return false;
+  return typeof item.sendingUntil !== 'number' || item.sendingUntil < now;
+}
+
+/** Side addresses of a client whose confirmation link is still to be sent (one batch read). */
+export async function addressesToAsk(clientId: string, sideAddresses: readonly string[], now: number): Promise<string[]> {
+  const sides = [...new Set(sideAddresses.map(normal))];
+  const items = new Map((await batchGet(sides.map((address) => sideKey(clientId, address)))).map((item) => [String(item.pk), item]));
+  return sides.filter((address) => confirmationDue(items.get(sideKey(clientId, address).pk), now));
 }
 
 /**
  * Reads, in one batch, what the addresses of one alert agreed to. `sideAddresses` must confirm; every address
  * may have unsubscribed from the rule or be suppressed.
  */
-export async function emailStates(clientId: string, ruleId: number, addresses: readonly string[], sideAddresses: readonly string[]): Promise<EmailStates> {
+export async function emailStates(
+  clientId: string,
+  ruleId: number,
+  addresses: readonly string[],
+  sideAddresses: readonly string[],
+  now: number,
+): Promise<EmailStates> {
   const all = [...new Set(addresses.map(normal))];
   const sides = [...new Set(sideAddresses.map(normal))];
   const keys = [
@@ -68,11 +93,11 @@ export async function emailStates(clientId: string, ruleId: number, addresses: r
     ...sides.map((address) => sideKey(clientId, address)),
   ];
   const items = new Map((await batchGet(keys)).map((item) => [String(item.pk), item]));
-  const states: EmailStates = { blocked: new Map(), unsubscribeTokens: new Map(), unasked: new Set() };
+  const states: EmailStates = { blocked: new Map(), unsubscribeTokens: new Map(), unconfirmed: new Set(), unasked: new Set() };
   for (const address of sides) {
     const side = items.get(sideKey(clientId, address).pk);
-    if (!side) states.unasked.add(address);
-    if (!side?.confirmedAt) states.blocked.set(address, 'not confirmed');
+    if (confirmationDue(side, now)) states.unasked.add(address);
+    if (!side?.confirmedAt) states.unconfirmed.add(address);
   }
   for (const address of all) {
     const optOut = items.get(optOutKey(ruleId, address).pk);
@@ -87,18 +112,24 @@ async function batchGet(keys: { pk: string; sk: string }[]): Promise<Record<stri
   return batchGetItems(table(), keys);
 }
 
+/** How long one sender may take to send a confirmation link before another may try. */
+const CONFIRMATION_SEND_LEASE_MS = 60_000;
+
 /**
- * Records that a confirmation link goes to a side address, once per client and address: returns the token to
- * put in the link, or null when one was already sent.
+ * Takes the sending of a side address's confirmation link: returns the token to put in the link, or null when
+ * the link already went out, the address is confirmed, or another sender is sending it right now.
  */
-export async function requestConfirmation(clientId: string, address: string, now: number): Promise<string | null> {
+export async function claimConfirmation(clientId: string, address: string, now: number): Promise<string | null> {
   const token = `${clientId}.${encodeAddress(address)}.${secret()}`;
   try {
     await documentClient().send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: table(),
-        Item: { ...sideKey(clientId, address), tokenHash: sha256(token), requestedAt: new Date(now).toISOString() },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Key: sideKey(clientId, address),
+        UpdateExpression: 'SET tokenHash = :hash, sendingUntil = :until',
+        ConditionExpression:
+          'attribute_not_exists(requestedAt) AND attribute_not_exists(confirmedAt) AND (attribute_not_exists(sendingUntil) OR sendingUntil < :now)',
+        ExpressionAttributeValues: { ':hash': sha256(token), ':until': now + CONFIRMATION_SEND_LEASE_MS, ':now': now },
       }),
     );
     return token;
@@ -108,13 +139,25 @@ export async function requestConfirmation(clientId: string, address: string, now
   }
 }
 
-/** Confirms a side address by the token of its link. Returns false for an unknown or wrong token. */
-export async function confirmSideEmail(token: string, now: number): Promise<boolean> {
+/** The claimed link went out (`sent`), or could not go out now and may be tried again (`released`). */
+export async function settleConfirmation(clientId: string, address: string, outcome: 'sent' | 'released', now: number): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: sideKey(clientId, address),
+      UpdateExpression: outcome === 'sent' ? 'SET requestedAt = :at REMOVE sendingUntil' : 'REMOVE sendingUntil',
+      ...(outcome === 'sent' ? { ExpressionAttributeValues: { ':at': new Date(now).toISOString() } } : {}),
+    }),
+  );
+}
+
+/** Confirms a side address by the token of its link. Returns the client and address, or null for a wrong token. */
+export async function confirmSideEmail(token: string, now: number): Promise<{ clientId: string; address: string } | null> {
   const parts = parseToken(token);
-  if (!parts) return false;
+  if (!parts) return null;
   const key = sideKey(parts.scope, parts.address);
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
-  if (typeof Item?.tokenHash !== 'string' || !sameText(Item.tokenHash, sha256(token))) return false;
+  if (typeof Item?.tokenHash !== 'string' || !sameText(Item.tokenHash, sha256(token))) return null;
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
@@ -123,7 +166,52 @@ export async function confirmSideEmail(token: string, now: number): Promise<bool
       ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
     }),
   );
-  return true;
+  return { clientId: parts.scope, address: normal(parts.address) };
+}
+
+/** Whether a side address has confirmed, read consistently (to close the race with a confirmation). */
+export async function isSideEmailConfirmed(clientId: string, address: string): Promise<boolean> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: sideKey(clientId, address), ConsistentRead: true }));
+  return Boolean(Item?.confirmedAt);
+}
+
+const holdSortKey = (alertId: string) => `HOLD#${alertId}`;
+
+/**
+ * Notes that an alert waits for a side address to confirm, under the address's own key, so that confirming
+ * finds exactly its held alerts. Kept (the directory's `ttl`) a day past the end of the hold.
+ */
+export async function recordHold(clientId: string, address: string, alertId: string, holdEnds: number): Promise<void> {
+  await documentClient().send(
+    new PutCommand({
+      TableName: table(),
+      Item: { pk: sideKey(clientId, address).pk, sk: holdSortKey(alertId), alertId, ttl: Math.floor(holdEnds / 1000) + 86_400 },
+    }),
+  );
+}
+
+/** The alerts held for a side address (a query of the address's own key). */
+export async function heldAlertIds(clientId: string, address: string): Promise<string[]> {
+  const ids: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :hold)',
+        ExpressionAttributeValues: { ':pk': sideKey(clientId, address).pk, ':hold': 'HOLD#' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) ids.push(String(item.alertId));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return ids;
+}
+
+/** The held alert was handed back to delivery: its note goes. */
+export async function forgetHold(clientId: string, address: string, alertId: string): Promise<void> {
+  await documentClient().send(new DeleteCommand({ TableName: table(), Key: { pk: sideKey(clientId, address).pk, sk: holdSortKey(alertId) } }));
 }
 
 /** For seeding and operators: an address the client's administrator vouches for, confirmed without a link. */

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { escapeHtml } from '../../channels/escape-html';
 import { confirmSideEmail, unsubscribe } from '../../store/email-consent';
 import { notFound } from '../errors';
+import { releaseHeldAlerts } from '../side-address-confirmation';
 import { defineRoute } from '../route';
 import { successSchema } from '../schemas';
 
@@ -39,13 +40,16 @@ export const emailRoutes = [
     path: '/api/v3/email/confirm/{token}',
     tag: 'email',
     summary: 'Confirm alerts to an address',
+    description: 'Alerts held for the address while it had not confirmed (up to 24 hours) are delivered now.',
     auth: false,
     writes: false,
     params: tokenParamsSchema,
     response: successSchema,
     errors: [404],
     async handle({ params, now }) {
-      if (!(await confirmSideEmail(params.token, now))) throw notFound('confirmation link');
+      const confirmed = await confirmSideEmail(params.token, now);
+      if (!confirmed) throw notFound('confirmation link');
+      await releaseHeldAlerts(confirmed.clientId, confirmed.address);
       return { body: 'Success' };
     },
   }),

@@ -19,6 +19,7 @@ import {
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { checkRuleReferences } from '../rule-references';
+import { askSideAddresses } from '../side-address-confirmation';
 import { checkRuleSize, requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
@@ -131,7 +132,8 @@ export const notificationRoutes = [
       'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
       'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) ' +
       'sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the ' +
-      'installation has none, or it finds no place; 503 when it does not answer).',
+      'installation has none, or it finds no place; 503 when it does not answer). Side addresses (enableSideEmails) that were ' +
+      'never asked are sent their confirmation link now; alerts to an address wait for its confirmation for up to 24 hours.',
     auth: true,
     writes: true,
     body: notificationCreateBodySchema,
@@ -144,6 +146,7 @@ export const notificationRoutes = [
       await checkRuleReferences(owned, caller.scope);
       await requireRuleRoom(owned.parentId);
       const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
+      await askSideAddresses(rule, now);
       return { body: toRecord(rule), headers: etag(rule.version) };
     },
   }),
@@ -155,7 +158,8 @@ export const notificationRoutes = [
     summary: 'Replace a notification rule',
     description:
       'Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). ' +
-      'A version in the body or an If-Match header must equal the stored version, otherwise 409.',
+      'A version in the body or an If-Match header must equal the stored version, otherwise 409. Side addresses never asked ' +
+      'are sent their confirmation link, as on creation.',
     auth: true,
     writes: true,
     body: notificationReplaceBodySchema,
@@ -180,6 +184,7 @@ export const notificationRoutes = [
         ...replacedValidity(previous, owned, now),
       };
       await replaceRule(next, previous.version, existenceChecks(owned)).catch(staleAsConflict);
+      await askSideAddresses(next, now);
       return { body: 'Success', headers: etag(next.version) };
     },
   }),

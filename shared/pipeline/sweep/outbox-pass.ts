@@ -1,6 +1,7 @@
-import { abandonPending, claimForReenqueue, pendingAlertsOlderThan } from '../../store/alerts-store';
+import { abandonPending, claimForReenqueue, pendingAlertsOlderThan, type PendingAlert } from '../../store/alerts-store';
 import { logger } from '../../observability/logger';
 import { enqueueDeliveries } from '../enqueue-deliveries';
+import { CONSENT_HOLD_MS } from '../../delivery/consent-hold';
 
 /**
  * The outbox: an alert is committed before its delivery request is sent, so a crash in between leaves it
@@ -32,9 +33,16 @@ export async function runOutboxPass(
   minAgeMs: number = outboxAgeMs(),
   maxAttempts: number = outboxMaxAttempts(),
 ): Promise<OutboxResult> {
+  const pending = await reenqueue(pendingAlertsOlderThan(now - minAgeMs), now, minAgeMs, maxAttempts);
+  // alerts held for a side address's confirmation come back once their hold has run out, to be settled
+  const held = await reenqueue(pendingAlertsOlderThan(now - CONSENT_HOLD_MS, 'held'), now, minAgeMs, maxAttempts);
+  return { reenqueued: [...pending.reenqueued, ...held.reenqueued], abandoned: [...pending.abandoned, ...held.abandoned] };
+}
+
+async function reenqueue(alerts: AsyncIterable<PendingAlert>, now: number, minAgeMs: number, maxAttempts: number): Promise<OutboxResult> {
   const claimed: string[] = [];
   const abandoned: string[] = [];
-  for await (const alert of pendingAlertsOlderThan(now - minAgeMs)) {
+  for await (const alert of alerts) {
     if (alert.outboxEnqueuedAt !== null && now - alert.outboxEnqueuedAt < minAgeMs) continue;
     if (alert.outboxAttempts >= maxAttempts) {
       const reason = `not delivered after ${alert.outboxAttempts} re-enqueues by the outbox`;
