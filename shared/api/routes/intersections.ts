@@ -7,6 +7,7 @@ import { getGeozones } from '../../store/geozones-store';
 import { queryVisits, type VisitItem } from '../../store/visits-store';
 import { notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
+import { strictBody } from '../strict-body';
 
 /**
  * Geozone visits (`gis/intersections`): when vehicles were inside zones, from the journal evaluation keeps for
@@ -18,8 +19,7 @@ const DAY_MS = 86_400_000;
 
 const idsSchema = z.array(z.number().int().min(1).max(2_147_483_647)).min(1).max(100);
 
-export const intersectionsBodySchema = z
-  .object({
+export const intersectionsBodySchema = strictBody({
     startDate: z.iso.datetime({ offset: true }).describe('Start of the window, ISO 8601 (an offset is converted to UTC)'),
     endDate: z.iso.datetime({ offset: true }).describe('End of the window, after startDate and at most 31 days later'),
     ids: idsSchema.describe('1 to 100 vehicle ids (/vehicles) or geozone ids (/geozones) of your scope'),

@@ -139,7 +139,8 @@ export const notificationRoutes = [
     errors: [403, 404, 409, 503],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      const owned = await withAddressLocated({ ...body, userId: body.userId ?? caller.user.id });
+      const { id: _id, version: _version, parentName: _parentName, expiresAt: _expiresAt, problems: _problems, ...fields } = body;
+      const owned: NotificationBody = await withAddressLocated({ ...fields, userId: fields.userId ?? caller.user.id });
       checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
       await requireRuleRoom(owned.parentId);
@@ -165,7 +166,7 @@ export const notificationRoutes = [
       const previous = await visibleRule(body.id, caller);
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
-      const { id, version: _version, parentName: _parentName, ...fields } = body;
+      const { id, version: _version, parentName: _parentName, expiresAt: _expiresAt, problems: _problems, ...fields } = body;
       const owned: NotificationBody = await withAddressLocated({ ...fields, userId: fields.userId ?? caller.user.id });
       checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
