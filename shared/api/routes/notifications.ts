@@ -131,7 +131,10 @@ export const notificationRoutes = [
       'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
       'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) ' +
       'sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the ' +
-      'installation has none, or it finds no place; 503 when it does not answer).',
+      'installation has none, or it finds no place; 503 when it does not answer). A channel switched on must reach someone, otherwise 400 ' +
+      'naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked ' +
+      'chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer ' +
+      '(id, version, parentName, expiresAt, problems) are taken and ignored.',
     auth: true,
     writes: true,
     body: notificationCreateBodySchema,
@@ -156,7 +159,9 @@ export const notificationRoutes = [
     summary: 'Replace a notification rule',
     description:
       'Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). ' +
-      'A version in the body or an If-Match header must equal the stored version, otherwise 409.',
+      'A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be ' +
+      'sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are ' +
+      'checked as on create.',
     auth: true,
     writes: true,
     body: notificationReplaceBodySchema,
