@@ -113,13 +113,13 @@ export const prolongationResponseSchema = z.array(
 );
 
 export const historyBodySchema = strictBody({
-    parentId: guidSchema.optional(),
-    ruleId: z.number().int().min(1).optional(),
-    vehicleId: z.number().int().min(1).max(2_147_483_647).optional(),
-    from: z.iso.datetime({ offset: true }),
-    to: z.iso.datetime({ offset: true }),
-    limit: z.number().int().min(1).max(1_000).default(100),
-    nextToken: z.string().min(1).max(2_000).optional(),
+  parentId: guidSchema.optional(),
+  ruleId: z.number().int().min(1).optional(),
+  vehicleId: z.number().int().min(1).max(2_147_483_647).optional(),
+  from: z.iso.datetime({ offset: true }),
+  to: z.iso.datetime({ offset: true }),
+  limit: z.number().int().min(1).max(1_000).default(100),
+  nextToken: z.string().min(1).max(2_000).optional(),
 }).refine((query) => Date.parse(query.from) <= Date.parse(query.to), { path: ['to'], message: 'to must not be before from' });
 
 export const historyResponseSchema = z.object({ items: z.array(alertSchema), nextToken: z.string().nullable() });
