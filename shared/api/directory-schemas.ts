@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { guidSchema } from '../schemas/notification';
 import { languageSchema } from '../schemas/directory';
+import { strictBody } from './strict-body';
 
 /**
  * Bodies and answers of the directory endpoints (clients, users, vehicles), with the platform's field names,
@@ -9,8 +10,6 @@ import { languageSchema } from '../schemas/directory';
  * back is accepted.
  */
 
-const unknownField = (issue: z.core.$ZodRawIssue) => (issue.code === 'unrecognized_keys' ? `unknown field: ${issue.keys.join(', ')}` : undefined);
-const strictBody = <Shape extends z.ZodRawShape>(shape: Shape) => z.strictObject(shape, { error: unknownField });
 
 const vehicleIdSchema = z.number().int().min(1).max(2_147_483_647);
 const readOnlyParentName = z.string().max(500).nullable().optional().describe('read-only: accepted and ignored');

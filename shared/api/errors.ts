@@ -31,11 +31,13 @@ export class ApiError extends Error {
 export const validationError = (issues: Issue[]): ApiError =>
   new ApiError(400, 'ValidationError', `the request is not valid: ${issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`).join('; ')}`.slice(0, 2_000), {}, issues);
 
+/** One issue per problem, and one per unknown field, so that each names the field (`vehicleIDs`, `settings.speed`). */
 export const issuesOf = (issues: readonly z.core.$ZodIssue[], prefix: string[] = []): Issue[] =>
-  issues.map((issue) => ({
-    path: [...prefix, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
+  issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path.map(String)];
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: issue.message }));
+    return [{ path: path.join('.'), message: issue.message }];
+  });
 
 export const unauthorized = (message = 'missing or ended session: log in with POST /api/v3/auth/login and send X-Auth'): ApiError =>
   new ApiError(401, 'Unauthorized', message);

@@ -5,7 +5,7 @@ import type { ApiRoute } from './route';
 import { errorResponseSchema } from './schemas';
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad JSON or a schema violation; `issues` lists each problem',
+  400: 'Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field',
   401: 'Missing or ended session',
   403: 'The user has read-only rights',
   404: 'No such record in your scope',

@@ -2,6 +2,7 @@ import type { NotificationBody } from '../schemas/notification';
 import { getUsers, getVehicles } from '../store/directory-store';
 import { getGeozones } from '../store/geozones-store';
 import { linkedChatOwners } from '../store/telegram-links';
+import { unreachedChannels } from './channel-reach';
 import { validationError, type Issue } from './errors';
 import type { TenantScope } from './scope';
 
@@ -14,6 +15,7 @@ import type { TenantScope } from './scope';
  *   bulk import of the platform's vehicle records).
  * - Telegram chats named on the rule must be linked (deep link) by a user of the scope, and still take alerts;
  *   the official bot must not message strangers.
+ * - every channel switched on must reach someone (`unreachedChannels`), judged on the recipients read here.
  * Unknown and foreign references get the same message, so the answer reveals nothing of other tenants.
  */
 export async function checkRuleReferences(body: NotificationBody, scope: TenantScope): Promise<void> {
@@ -32,7 +34,8 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
   body.geoids.forEach((id, index) => {
     if (!visibleZones.has(id)) issues.push({ path: `geoids.${index}`, message: `no geozone ${id} in your scope` });
   });
-  const visibleUsers = new Set(users.filter((user) => inScope.has(user.parentId)).map((user) => user.id));
+  const usersInScope = users.filter((user) => inScope.has(user.parentId));
+  const visibleUsers = new Set(usersInScope.map((user) => user.id));
   body.recipientIds.forEach((id, index) => {
     if (!visibleUsers.has(id)) issues.push({ path: `recipientIds.${index}`, message: `no user ${id} in your scope` });
   });
@@ -53,6 +56,8 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
       if (!linked) issues.push({ path: `telegrams.${index}.id`, message: `no chat ${chat.id} linked by a user in your scope` });
     });
   }
+
+  issues.push(...unreachedChannels(body, usersInScope));
 
   if (issues.length > 0) throw validationError(issues);
 }

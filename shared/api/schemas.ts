@@ -3,13 +3,18 @@ import { guidSchema, notificationBodySchema, notificationSchema, ruleTypeSchema,
 import { ruleProblems } from '../rules/rule-validation';
 import { settingsReferenceMarkdown } from '../rules/settings-reference';
 import { alertSchema } from '../schemas/alert';
-import { geozoneBodySchema, geozoneSchema } from '../schemas/geozone';
+import { geozoneBodySchema, geozoneSchema, refuseMismatchedGeometry } from '../schemas/geozone';
 import { unsupportedGeometryIssues } from '../geo/supported-geometry';
 import { pushDeviceSchema } from '../schemas/directory';
+import { strictBody } from './strict-body';
 
-/** Request and response shapes of the API that the shared record schemas do not already describe. */
+/**
+ * Request and response shapes of the API that the shared record schemas do not already describe. Every request
+ * body is a `strictBody`: a field it does not define is answered 400 naming it. Where the API answers a record
+ * that may be edited and sent back (rules, geozones), the fields only the API sets are taken too, and ignored.
+ */
 
-export const loginBodySchema = z.object({
+export const loginBodySchema = strictBody({
   login: z.string().trim().min(1).max(100),
   password: z.string().min(1).max(1_000),
 });
@@ -29,7 +34,7 @@ export const sessionCheckResponseSchema = z
 
 export const successSchema = z.literal('Success');
 
-export const parentIdBodySchema = z.object({ parentId: guidSchema });
+export const parentIdBodySchema = strictBody({ parentId: guidSchema });
 
 const int32 = z.coerce.number().int().min(1).max(2_147_483_647);
 export const idParamsSchema = z.object({ id: int32 });
@@ -49,11 +54,25 @@ function refuseUnworkableRule(body: Pick<NotificationBody, 'type' | 'settings' |
 /** `settings` as the API documents it: with the reference of every rule type's keys, defaults and meaning. */
 const documentedSettings = { settings: notificationBodySchema.shape.settings.describe(`${notificationBodySchema.shape.settings.description ?? ''}\n\n${settingsReferenceMarkdown()}`) };
 
-export const notificationCreateBodySchema = notificationBodySchema.extend(documentedSettings).superRefine(refuseUnworkableRule);
-
 export const ruleProblemSchema = z.object({ path: z.string(), message: z.string() });
 
+/** Fields a rule's answer carries that only the API sets: taken back on a write, and ignored. */
+const answeredRuleFields = {
+  parentName: z.string().optional().describe("read-only: the client's name, answered by the API whatever is sent; no default"),
+  expiresAt: z.string().optional().describe('read-only: answered by the API, ignored when sent; no default'),
+  problems: z.array(ruleProblemSchema).optional().describe('read-only: answered by the API, ignored when sent; no default'),
+};
+
+export const notificationCreateBodySchema = strictBody({
+  ...notificationBodySchema.shape,
+  ...documentedSettings,
+  id: z.number().int().optional().describe('read-only: ignored on create, the new rule gets a new id; no default'),
+  version: z.number().int().optional().describe('read-only: ignored on create, a new rule is version 1; no default'),
+  ...answeredRuleFields,
+}).superRefine(refuseUnworkableRule);
+
 export const notificationRecordSchema = notificationSchema.extend({
+  settings: z.record(z.string(), z.string()).describe('settings of the rule type, every value as a string (a number or boolean sent is answered as its string)'),
   version: z.number().int().min(1).describe('read-only; send it back (or as If-Match) to guard against concurrent edits'),
   expiresAt: z.iso.datetime().describe('read-only; end of the current validity period (UTC)'),
   problems: z
@@ -62,12 +81,12 @@ export const notificationRecordSchema = notificationSchema.extend({
     .describe('read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid)'),
 });
 
-export const notificationReplaceBodySchema = notificationSchema
-  .extend({
-    ...documentedSettings,
-    version: z.number().int().min(1).optional().describe('no default (no check): when given, the write fails with 409 unless it is the stored version'),
-  })
-  .superRefine(refuseUnworkableRule);
+export const notificationReplaceBodySchema = strictBody({
+  ...notificationSchema.shape,
+  ...documentedSettings,
+  version: z.number().int().min(1).optional().describe('no default (no check): when given, the write fails with 409 unless it is the stored version'),
+  ...answeredRuleFields,
+}).superRefine(refuseUnworkableRule);
 
 export const notificationSummarySchema = z.object({
   id: z.number().int(),
@@ -82,7 +101,7 @@ export const notificationSummarySchema = z.object({
 
 export const MAX_PROLONGATION_IDS = 50;
 
-export const prolongationBodySchema = z.object({
+export const prolongationBodySchema = strictBody({
   ids: z
     .array(z.number().int().min(1))
     .min(1)
@@ -99,17 +118,15 @@ export const prolongationResponseSchema = z.array(
   }),
 );
 
-export const historyBodySchema = z
-  .object({
-    parentId: guidSchema.optional(),
-    ruleId: z.number().int().min(1).optional(),
-    vehicleId: z.number().int().min(1).max(2_147_483_647).optional(),
-    from: z.iso.datetime({ offset: true }),
-    to: z.iso.datetime({ offset: true }),
-    limit: z.number().int().min(1).max(1_000).default(100),
-    nextToken: z.string().min(1).max(2_000).optional(),
-  })
-  .refine((query) => Date.parse(query.from) <= Date.parse(query.to), { path: ['to'], message: 'to must not be before from' });
+export const historyBodySchema = strictBody({
+  parentId: guidSchema.optional(),
+  ruleId: z.number().int().min(1).optional(),
+  vehicleId: z.number().int().min(1).max(2_147_483_647).optional(),
+  from: z.iso.datetime({ offset: true }),
+  to: z.iso.datetime({ offset: true }),
+  limit: z.number().int().min(1).max(1_000).default(100),
+  nextToken: z.string().min(1).max(2_000).optional(),
+}).refine((query) => Date.parse(query.from) <= Date.parse(query.to), { path: ['to'], message: 'to must not be before from' });
 
 export const historyResponseSchema = z.object({ items: z.array(alertSchema), nextToken: z.string().nullable() });
 
@@ -130,10 +147,22 @@ export const geozoneSummarySchema = z.object({
 
 export const geozoneRecordSchema = geozoneSchema;
 
-/** A geozone body the zone index can answer for: see `unsupportedGeometryIssues`. */
-export const geozoneWriteBodySchema = geozoneBodySchema.superRefine((zone, ctx) => {
-  for (const issue of unsupportedGeometryIssues(zone)) ctx.addIssue({ code: 'custom', ...issue });
-});
+/**
+ * A geozone body the zone index can answer for (see `unsupportedGeometryIssues`). It takes the geozone as the API
+ * answers it: `id` and `version` (used by a replace), and the computed fields, ignored.
+ */
+export const geozoneWriteBodySchema = strictBody({
+  ...geozoneBodySchema.shape,
+  id: z.number().int().optional().describe('read-only on create (a new zone gets a new id); required to replace'),
+  version: z.number().int().min(1).optional().describe('ignored on create; on replace, the version read: a different stored version answers 409'),
+  area: z.number().optional().describe('read-only: computed from the geometry, ignored when sent'),
+  perimetr: z.number().optional().describe('read-only: computed from the geometry, ignored when sent'),
+  createDate: z.string().optional().describe('read-only: set by the API, ignored when sent'),
+})
+  .superRefine(refuseMismatchedGeometry)
+  .superRefine((zone, ctx) => {
+    for (const issue of unsupportedGeometryIssues(zone)) ctx.addIssue({ code: 'custom', ...issue });
+  });
 
 export const telegramLinkResponseSchema = z.object({
   code: z.string(),
@@ -141,7 +170,7 @@ export const telegramLinkResponseSchema = z.object({
   expiresAt: z.iso.datetime(),
 });
 
-export const pushDeviceBodySchema = z.object({
+export const pushDeviceBodySchema = strictBody({
   platform: z.enum(['fcm', 'apns']),
   token: z.string().min(1).max(4_096),
 });

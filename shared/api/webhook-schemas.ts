@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { guidSchema } from '../schemas/notification';
+import { strictBody } from './strict-body';
 
 /** Request and response shapes of `/api/v3/webhooks`. */
 
-export const webhookBodySchema = z.object({
+export const webhookBodySchema = strictBody({
   url: z
     .string()
     .trim()

@@ -36,14 +36,17 @@ export const geozoneBodySchema = z
     description: z.string().max(2_000).default(''),
     geometry: geozoneGeometrySchema,
   })
-  .superRefine((zone, ctx) => {
-    if (zone.type === 'circle' && (zone.geometry.type !== 'Point' || zone.radius === null)) {
-      ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a circle needs a Point centre and a radius in metres' });
-    }
-    if (zone.type === 'polygon' && zone.geometry.type === 'Point') {
-      ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a polygon needs a Polygon or MultiPolygon geometry' });
-    }
-  });
+  .superRefine(refuseMismatchedGeometry);
+
+/** A circle is a Point with a radius, a polygon is not a Point. */
+export function refuseMismatchedGeometry(zone: { type: 'polygon' | 'circle'; radius: number | null; geometry: GeozoneGeometry }, ctx: z.core.$RefinementCtx): void {
+  if (zone.type === 'circle' && (zone.geometry.type !== 'Point' || zone.radius === null)) {
+    ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a circle needs a Point centre and a radius in metres' });
+  }
+  if (zone.type === 'polygon' && zone.geometry.type === 'Point') {
+    ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a polygon needs a Polygon or MultiPolygon geometry' });
+  }
+}
 
 export const geozoneSchema = z.object({
   id: z.number().int().min(1),

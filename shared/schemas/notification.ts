@@ -60,6 +60,15 @@ export const telegramTargetSchema = z.object({
 export const utcTimeSchema = z.iso.datetime({ offset: true }).transform((time) => new Date(time).toISOString());
 
 /**
+ * One value of a rule's `settings`: the platform's string, or a JSON number or boolean written the way it would
+ * be as a string (`80`, `80.5`, `true`), so a rule reads the same whichever way it was sent. JSON carries no
+ * NaN or Infinity; objects, arrays and null are refused.
+ */
+export const settingValueSchema = z
+  .union([z.string().max(2_000), z.number(), z.boolean()], { error: 'must be a string, a number or a boolean' })
+  .transform((value) => (typeof value === 'string' ? value : String(value)));
+
+/**
  * The notification rule as `GET /api/v3/notifications/{id}` returns it and `PUT /api/v3/notifications` takes it.
  * Like every PUT of the platform, a field not sent is erased: optional fields default to their empty value.
  */
@@ -80,20 +89,21 @@ export const notificationBodySchema = z.object({
   geoids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('geozones of the rule (type 0, and zones named in zoneLimits of type 2); default []'),
   fieldids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('field ids of the platform, kept as sent; default []'),
   settings: z
-    .record(z.string().max(64), z.string().max(2_000))
+    .record(z.string().max(64), settingValueSchema)
     .default({})
     .describe(
-      'settings of the rule type, as a map of strings; default {} (every key at its default). Numbers are decimal strings, booleans ' +
-        'true/false, 1/0, yes/no or on/off, words are case-insensitive. An unknown key, a malformed value or a broken constraint is ' +
-        'answered 400 naming the key (settings.<key>).',
+      'settings of the rule type, as a map; default {} (every key at its default). A value is a string, a JSON number or a JSON ' +
+        'boolean: numbers and booleans are stored and answered as their canonical strings (80 as "80", 80.5 as "80.5", true as "true"). ' +
+        'In strings, numbers are decimal, booleans true/false, 1/0, yes/no or on/off, words are case-insensitive. An unknown key, an ' +
+        'object, array or null value, a malformed value or a broken constraint is answered 400 naming the key (settings.<key>).',
     ),
-  toEmail: z.boolean().default(false).describe('e-mail the users in recipientIds; default false'),
+  toEmail: z.boolean().default(false).describe('e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false'),
   recipientIds: z.array(guidSchema).max(100).default([]).describe('users (of your clients) who receive alerts; default []'),
-  enableSideEmails: z.boolean().default(false).describe('e-mail the addresses in sideEmails; default false'),
+  enableSideEmails: z.boolean().default(false).describe('e-mail the addresses in sideEmails; when true, sideEmails must not be empty (else 400 on enableSideEmails); default false'),
   sideEmails: z.array(z.email()).max(100).default([]).describe('outside e-mail addresses; default []'),
-  toTelegram: z.boolean().default(false).describe('send to Telegram: the chats in telegrams and the recipients\' linked chats; default false'),
+  toTelegram: z.boolean().default(false).describe("send to Telegram: the chats in telegrams and the recipients' linked chats; when true, one of them must exist (else 400 on toTelegram); default false"),
   telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info}]; default []'),
-  toMobile: z.boolean().default(false).describe("push to the recipients' registered phones; default false"),
+  toMobile: z.boolean().default(false).describe("push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false"),
   toClient: z.boolean().default(false).describe("show in the web interface and post to the client's webhook endpoints; default false"),
   stored: z.boolean().default(false).describe('keep alerts in the history (notifications/history); default false'),
   kind: z.number().int().nullable().default(null).describe('kept as sent; default null'),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import type * as z from 'zod';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { apiRoutes } from '../../shared/api/routes';
@@ -117,6 +118,28 @@ describe('request fuzzing', () => {
         },
       ),
       { numRuns: 250 },
+    );
+  });
+
+  it('refuses any field added to a valid body that the body does not define, naming it', async () => {
+    const knownFields = (key: string) => {
+      const route = apiRoutes.find((candidate) => `${candidate.method} ${candidate.path}` === key)!;
+      return new Set(Object.keys((route.body as z.ZodObject).shape));
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        endpoint(),
+        // the JSON body parser refuses __proto__ and friends itself, at any depth (400, tested apart)
+        fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !['__proto__', 'constructor', 'prototype'].includes(name)),
+        fc.jsonValue().filter((value) => !/"(__proto__|constructor|prototype)":/.test(JSON.stringify(value))),
+        async (key, extraKey, value) => {
+          fc.pre(!knownFields(key).has(extraKey));
+          const response = await api(toRequest(key, { ...valid[key]!, [extraKey]: value }));
+          expect(response.status, JSON.stringify({ key, extraKey, response: response.body })).toBe(400);
+          expect(response.body.issues, key).toContainEqual({ path: extraKey, message: expect.stringMatching(/^unknown field/) });
+        },
+      ),
+      { numRuns: 80 },
     );
   });
 

@@ -63,6 +63,24 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('shows every request body as closed (additionalProperties: false), and settings values as strings, numbers or booleans', async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    const bodies = Object.entries(document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>).flatMap(
+      ([path, operations]) =>
+        Object.entries(operations).flatMap(([method, operation]) =>
+          operation.requestBody ? [[`${method} ${path}`, operation.requestBody.content['application/json']!.schema] as const] : [],
+        ),
+    );
+    expect(bodies.map(([key]) => key).sort()).toEqual(apiRoutes.filter((route) => route.body).map((route) => `${route.method.toLowerCase()} ${route.path}`).sort());
+    for (const [key, schema] of bodies) expect(schema.additionalProperties, key).toBe(false);
+    const create = document.paths['/api/v3/notifications'].post.requestBody.content['application/json'].schema;
+    expect(create.properties.settings.additionalProperties.anyOf.map((value: { type: string }) => value.type)).toEqual(['string', 'number', 'boolean']);
+    expect(create.properties.settings.description).toMatch(/80 as "80"/);
+    expect(create.properties.expiresAt.description).toMatch(/read-only/);
+    const answered = document.paths['/api/v3/notifications/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(answered.properties.settings.additionalProperties).toEqual({ type: 'string' });
+  });
+
   it('answers 404 for an endpoint that does not exist', async () => {
     const response = await api({ method: 'GET', path: '/api/v3/vehicles' });
     expect(response.status).toBe(404);

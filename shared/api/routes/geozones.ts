@@ -18,7 +18,7 @@ import { defineRoute, type Caller } from '../route';
 import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
 
 const geozoneReplaceBodySchema = geozoneWriteBodySchema.safeExtend({
-  id: z.number().int().min(1),
+  id: z.number().int().min(1).describe('the geozone; required'),
   version: z.number().int().min(1).optional().describe('The version read; a different stored version answers 409'),
 });
 
@@ -88,8 +88,9 @@ export const geozoneRoutes = [
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       checkGeozoneSize(body.geometry);
       await requireGeozoneRoom(body.parentId);
+      const { id: _id, version: _version, area: _area, perimetr: _perimetr, createDate: _createDate, ...fields } = body;
       const measures = geozoneMeasures(body.geometry, body.radius);
-      const zone = await createGeozone({ ...body, ...measures, createDate: new Date(now).toISOString() });
+      const zone = await createGeozone({ ...fields, ...measures, createDate: new Date(now).toISOString() });
       return { body: zone, headers: etag(zone.version) };
     },
   }),
@@ -113,7 +114,7 @@ export const geozoneRoutes = [
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       checkGeozoneSize(body.geometry);
       if (body.parentId !== previous.parentId) await requireGeozoneRoom(body.parentId);
-      const { version: _version, ...fields } = body;
+      const { version: _version, area: _area, perimetr: _perimetr, createDate: _createDate, ...fields } = body;
       const zone: Geozone = {
         ...fields,
         ...geozoneMeasures(body.geometry, body.radius),

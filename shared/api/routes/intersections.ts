@@ -7,6 +7,7 @@ import { getGeozones } from '../../store/geozones-store';
 import { queryVisits, type VisitItem } from '../../store/visits-store';
 import { notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
+import { strictBody } from '../strict-body';
 
 /**
  * Geozone visits (`gis/intersections`): when vehicles were inside zones, from the journal evaluation keeps for
@@ -18,24 +19,23 @@ const DAY_MS = 86_400_000;
 
 const idsSchema = z.array(z.number().int().min(1).max(2_147_483_647)).min(1).max(100);
 
-export const intersectionsBodySchema = z
-  .object({
-    startDate: z.iso.datetime({ offset: true }).describe('Start of the window, ISO 8601 (an offset is converted to UTC)'),
-    endDate: z.iso.datetime({ offset: true }).describe('End of the window, after startDate and at most 31 days later'),
-    ids: idsSchema.describe('1 to 100 vehicle ids (/vehicles) or geozone ids (/geozones) of your scope'),
-    byTime: z.number().min(0).max(31 * 86_400).default(0).describe('Seconds: merge visits of one vehicle and zone separated by less than this (0: off)'),
-    byDist: z
-      .number()
-      .min(0)
-      .max(1_000_000)
-      .default(0)
-      .describe('Metres: merge visits whose exit position and next entry position are less than this apart (0: off); with byTime, both must hold'),
-    filterByTime: z.number().min(0).max(31 * 86_400).default(0).describe('Seconds: drop visits shorter than this (an open visit counts up to endDate; 0: off)'),
-    filterByHalfPerimeter: z
-      .boolean()
-      .default(false)
-      .describe("Drop complete visits whose distance travelled inside is under half the zone's perimeter (perimetr); open visits are kept"),
-  })
+export const intersectionsBodySchema = strictBody({
+  startDate: z.iso.datetime({ offset: true }).describe('Start of the window, ISO 8601 (an offset is converted to UTC)'),
+  endDate: z.iso.datetime({ offset: true }).describe('End of the window, after startDate and at most 31 days later'),
+  ids: idsSchema.describe('1 to 100 vehicle ids (/vehicles) or geozone ids (/geozones) of your scope'),
+  byTime: z.number().min(0).max(31 * 86_400).default(0).describe('Seconds: merge visits of one vehicle and zone separated by less than this (0: off)'),
+  byDist: z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .default(0)
+    .describe('Metres: merge visits whose exit position and next entry position are less than this apart (0: off); with byTime, both must hold'),
+  filterByTime: z.number().min(0).max(31 * 86_400).default(0).describe('Seconds: drop visits shorter than this (an open visit counts up to endDate; 0: off)'),
+  filterByHalfPerimeter: z
+    .boolean()
+    .default(false)
+    .describe("Drop complete visits whose distance travelled inside is under half the zone's perimeter (perimetr); open visits are kept"),
+})
   .refine((body) => Date.parse(body.endDate) > Date.parse(body.startDate), { path: ['endDate'], message: 'endDate must be after startDate' })
   .refine((body) => Date.parse(body.endDate) - Date.parse(body.startDate) <= MAX_WINDOW_DAYS * DAY_MS, {
     path: ['endDate'],

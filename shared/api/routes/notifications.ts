@@ -132,7 +132,10 @@ export const notificationRoutes = [
       'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
       'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) ' +
       'sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the ' +
-      'installation has none, or it finds no place; 503 when it does not answer). Side addresses (enableSideEmails) that were ' +
+      'installation has none, or it finds no place; 503 when it does not answer). A channel switched on must reach someone, otherwise 400 ' +
+      'naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked ' +
+      'chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer ' +
+      '(id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were ' +
       'never asked are sent their confirmation link now; alerts to an address wait for its confirmation for up to 24 hours.',
     auth: true,
     writes: true,
@@ -141,7 +144,8 @@ export const notificationRoutes = [
     errors: [403, 404, 409, 503],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      const owned = await withAddressLocated({ ...body, userId: body.userId ?? caller.user.id });
+      const { id: _id, version: _version, parentName: _parentName, expiresAt: _expiresAt, problems: _problems, ...fields } = body;
+      const owned: NotificationBody = await withAddressLocated({ ...fields, userId: fields.userId ?? caller.user.id });
       checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);
       await requireRuleRoom(owned.parentId);
@@ -158,8 +162,9 @@ export const notificationRoutes = [
     summary: 'Replace a notification rule',
     description:
       'Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). ' +
-      'A version in the body or an If-Match header must equal the stored version, otherwise 409. Side addresses never asked ' +
-      'are sent their confirmation link, as on creation.',
+      'A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be ' +
+      'sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are ' +
+      'checked as on create. Side addresses never asked are sent their confirmation link, as on creation.',
     auth: true,
     writes: true,
     body: notificationReplaceBodySchema,
@@ -169,7 +174,7 @@ export const notificationRoutes = [
       const previous = await visibleRule(body.id, caller);
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
-      const { id, version: _version, parentName: _parentName, ...fields } = body;
+      const { id, version: _version, parentName: _parentName, expiresAt: _expiresAt, problems: _problems, ...fields } = body;
       const owned: NotificationBody = await withAddressLocated({ ...fields, userId: fields.userId ?? caller.user.id });
       checkRuleSize(owned);
       await checkRuleReferences(owned, caller.scope);

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../../shared/api/routes';
+import { updateUserMapEntry } from '../../shared/store/user-maps';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { linkChats } from '../support/owned-fleet';
+import { apiClient, login, ruleBody, seedTenants, squareZone, type Api, type ApiRequest } from './support';
+
+type Issue = { path: string; message: string };
+const paths = (body: { issues?: Issue[] }) => (body.issues ?? []).map((issue) => issue.path).sort();
+
+/**
+ * Nothing sent is silently dropped: unknown fields are refused naming them, settings sent as JSON numbers and
+ * booleans are kept (as the strings the platform answers), and a channel switched on that reaches nobody is refused.
+ */
+describe('strict request bodies', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  let api: Api;
+  let token: string;
+  let sibling: string;
+
+  const create = (body: Record<string, unknown>) => api({ method: 'POST', path: '/api/v3/notifications', token, body });
+  const replace = (body: Record<string, unknown>) => api({ method: 'PUT', path: '/api/v3/notifications', token, body });
+  const read = async (id: number) => (await api({ method: 'GET', path: `/api/v3/notifications/${id}`, token })).body;
+  const rulesNamed = async (name: string) =>
+    ((await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } })).body as { name: string }[]).filter(
+      (rule) => rule.name === name,
+    );
+  /** A rule with no channel but the history, which is valid on its own. */
+  const quietRule = (overrides: Record<string, unknown> = {}) => ruleBody(tenants.root.agentId, { enableSideEmails: false, sideEmails: [], ...overrides });
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-strict-bodies');
+    tenants = await seedTenants('strict');
+    api = apiClient();
+    token = await login(api, tenants.root);
+    sibling = await login(api, tenants.sibling);
+  });
+  afterAll(async () => emulators.stop());
+
+  describe('unknown fields', () => {
+    it('refuses a misspelt rule field, and a setting sent outside settings, naming each and storing nothing', async () => {
+      const misspelt = await create(quietRule({ name: 'misspelt', vehicleIds: undefined, vehicleIDs: [101] }));
+      expect(misspelt.status).toBe(400);
+      expect(misspelt.body).toMatchObject({ error: 'ValidationError', issues: [{ path: 'vehicleIDs', message: expect.stringMatching(/^unknown field \(known: .*vehicleIds/) }] });
+      expect(misspelt.body.message).toContain('vehicleIDs: unknown field');
+
+      const outside = await create(quietRule({ name: 'outside', schedule: 'Mon-Fri 08:00-18:00', Active: false }));
+      expect(outside.status).toBe(400);
+      expect(paths(outside.body)).toEqual(['Active', 'schedule']);
+      expect(await rulesNamed('misspelt')).toEqual([]);
+      expect(await rulesNamed('outside')).toEqual([]);
+    });
+
+    it('takes back a rule as GET answers it (read-only fields ignored), and refuses an unknown field on replace', async () => {
+      const created = (await create(quietRule({ name: 'round trip' }))).body;
+      const record = await read(created.id);
+      const edited = { ...record, name: 'round trip, edited', parentName: 'whatever', expiresAt: '2000-01-01T00:00:00.000Z', problems: [] };
+      const put = await replace(edited);
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const after = await read(created.id);
+      expect(after).toMatchObject({ name: 'round trip, edited', parentName: 'strict Root Logistics', expiresAt: record.expiresAt, version: 2 });
+      expect(after).not.toHaveProperty('problems');
+
+      const copy = await create({ ...after, name: 'round trip, copy' });
+      expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+      expect(copy.body).toMatchObject({ name: 'round trip, copy', version: 1, parentName: 'strict Root Logistics' });
+      expect(copy.body.id).not.toBe(created.id);
+
+      const refused = await replace({ ...after, vehicleIDs: [101] });
+      expect(refused.status).toBe(400);
+      expect(paths(refused.body)).toEqual(['vehicleIDs']);
+      expect((await read(created.id)).version).toBe(2);
+    });
+
+    it('takes back a geozone as GET answers it, and refuses an unknown geozone field', async () => {
+      const misspelt = await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId, { radious: 50 }) });
+      expect(misspelt.status).toBe(400);
+      expect(paths(misspelt.body)).toEqual(['radious']);
+
+      const zone = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId) })).body;
+      const record = (await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token })).body;
+      const put = await api({ method: 'PUT', path: '/api/v3/gis', token, body: { ...record, name: 'Depot, edited', area: 1, perimetr: 1, createDate: '2000-01-01T00:00:00Z' } });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      expect(put.body).toMatchObject({ name: 'Depot, edited', area: record.area, perimetr: record.perimetr, createDate: record.createDate, version: 2 });
+      const refused = await api({ method: 'PUT', path: '/api/v3/gis', token, body: { ...put.body, descripton: 'typo' } });
+      expect(refused.status).toBe(400);
+      expect(paths(refused.body)).toEqual(['descripton']);
+    });
+
+    it('refuses an unknown field on every endpoint that takes a body, naming it', async () => {
+      const withBody = apiRoutes.filter((route) => route.body);
+      expect(withBody.length).toBeGreaterThan(10);
+      for (const route of withBody) {
+        const request: ApiRequest = { method: route.method, path: route.path.replace(/\{[a-z]+\}/gi, '1'), token, body: { surplusField: 1 } };
+        const response = await api(request);
+        expect(response.status, `${route.method} ${route.path}`).toBe(400);
+        expect(paths(response.body), `${route.method} ${route.path}`).toContain('surplusField');
+      }
+    });
+  });
+
+  describe('settings as JSON numbers and booleans', () => {
+    it('stores numbers and booleans as their canonical strings and answers them as strings', async () => {
+      const speeding = await create(quietRule({ name: 'numeric limit', settings: { limit: 80.5, minDuration: 0, schedule: 'Mon-Fri 08:00-18:00' } }));
+      expect(speeding.status, JSON.stringify(speeding.body)).toBe(200);
+      expect(speeding.body.settings).toEqual({ limit: '80.5', minDuration: '0', schedule: 'Mon-Fri 08:00-18:00' });
+      expect((await read(speeding.body.id)).settings).toEqual({ limit: '80.5', minDuration: '0', schedule: 'Mon-Fri 08:00-18:00' });
+
+      const drain = await create(quietRule({ type: 4, name: 'boolean setting', settings: { onlyParked: false, threshold: 12, window: 7 } }));
+      expect(drain.status, JSON.stringify(drain.body)).toBe(200);
+      expect(drain.body.settings).toEqual({ onlyParked: 'false', threshold: '12', window: '7' });
+
+      const replaced = await replace({ ...(await read(speeding.body.id)), settings: { limit: 100 } });
+      expect(replaced.status).toBe(200);
+      expect((await read(speeding.body.id)).settings).toEqual({ limit: '100' });
+    });
+
+    it('still judges a number by the setting it is for, and refuses null, objects and arrays naming the key', async () => {
+      const outOfRange = await create(quietRule({ settings: { limit: 5_000 } }));
+      expect(outOfRange.status).toBe(400);
+      expect(paths(outOfRange.body)).toEqual(['settings.limit']);
+
+      const oddWindow = await create(quietRule({ type: 4, settings: { window: 4 } }));
+      expect(paths(oddWindow.body)).toEqual(['settings.window']);
+
+      const notScalars = await create(quietRule({ settings: { limit: null, minDuration: { value: 10 }, maxGap: [300] } }));
+      expect(notScalars.status).toBe(400);
+      expect(paths(notScalars.body)).toEqual(['settings.limit', 'settings.maxGap', 'settings.minDuration']);
+      expect(notScalars.body.issues[0].message).toBe('must be a string, a number or a boolean');
+    });
+  });
+
+  describe('channels that reach nobody', () => {
+    it('refuses e-mail, side e-mail, Telegram and push switched on with nobody to reach, naming each switch', async () => {
+      const response = await create(quietRule({ name: 'nobody', toEmail: true, enableSideEmails: true, toTelegram: true, toMobile: true }));
+      expect(response.status).toBe(400);
+      expect(paths(response.body)).toEqual(['enableSideEmails', 'toEmail', 'toMobile', 'toTelegram']);
+      expect(response.body.issues.find((issue: Issue) => issue.path === 'toTelegram').message).toMatch(/telegrams.*linked a Telegram chat/);
+      expect(await rulesNamed('nobody')).toEqual([]);
+    });
+
+    it('takes a stored rule with every channel off, and e-mail to a recipient', async () => {
+      expect((await create(quietRule({ name: 'history only' }))).status).toBe(200);
+      const mail = await create(quietRule({ toEmail: true, recipientIds: [tenants.root.userId] }));
+      expect(mail.status, JSON.stringify(mail.body)).toBe(200);
+    });
+
+    it('counts Telegram and push recipients only once they have a linked chat or a registered phone', async () => {
+      const rule = quietRule({ name: 'phones and chats', toTelegram: true, toMobile: true, recipientIds: [tenants.root.userId] });
+      const before = await create(rule);
+      expect(before.status).toBe(400);
+      expect(paths(before.body)).toEqual(['toMobile', 'toTelegram']);
+
+      await linkChats(tenants.root.userId, ['700700']);
+      // SNS has no emulator: the device is put on the user as a registration through SNS would leave it
+      await updateUserMapEntry(tenants.root.userId, 'pushDevices', 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict', {
+        UpdateExpression: 'SET #map.#id = :device',
+        ExpressionAttributeValues: {
+          ':device': { platform: 'fcm', endpointArn: 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict', registeredAt: '2026-03-01T08:00:00.000Z' },
+        },
+      });
+      const after = await create(rule);
+      expect(after.status, JSON.stringify(after.body)).toBe(200);
+
+      const stripped = await replace({ ...(await read(after.body.id)), recipientIds: [] });
+      expect(stripped.status).toBe(400);
+      expect(paths(stripped.body)).toEqual(['toMobile', 'toTelegram']);
+    });
+
+    it("does not count a recipient of another tenant, whatever chats it has", async () => {
+      await linkChats(tenants.sibling.userId, ['800800']);
+      const response = await create(quietRule({ toTelegram: true, recipientIds: [tenants.sibling.userId] }));
+      expect(response.status).toBe(400);
+      expect(paths(response.body)).toEqual(['recipientIds.0', 'toTelegram']);
+      expect((await api({ method: 'POST', path: '/api/v3/notifications', token: sibling, body: ruleBody(tenants.sibling.agentId, { toTelegram: true, recipientIds: [tenants.sibling.userId], vehicleIds: [202] }) })).status).toBe(200);
+    });
+  });
+});
