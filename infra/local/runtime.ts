@@ -10,6 +10,7 @@ import { startHttpServer, type HttpHandler, type HttpRoute, type RunningHttpServ
 import { startSecretsEmulator } from './secrets-emulator';
 import { seedDemoData, seedDemoWebhook, type DemoData } from './seed';
 import { startWebhookReceiver } from './webhook-receiver';
+import { FakeTelegram } from './telegram-fake';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
 
@@ -37,7 +38,7 @@ export interface LocalRuntimeOptions {
   /** Folder for local data (DynamoDB Local's database, fauxqs's queues); in memory when omitted. */
   dataDir?: string;
   /** `webhook`: the demo webhook receiver (default FLEETWATCH_WEBHOOK_PORT, else any free port). */
-  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number };
+  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number; telegramFake?: number };
   /** A DynamoDB Local already running (tests share one); started with the runtime when omitted. */
   dynamoEndpoint?: string;
   /** Table and queue name prefix (default `fleetwatch`). */
@@ -60,6 +61,12 @@ export interface LocalRuntimeOptions {
    * as not configured.
    */
   telegram?: { botToken: string; webhookSecret: string };
+  /**
+   * Without a real bot: a loopback Telegram Bot API fake (infra/local/telegram-fake.ts) that grammy reaches
+   * through TELEGRAM_API_ROOT, with a page of the messages the bot sent and a form that sends `/start <code>`
+   * to the webhook as a Telegram user would.
+   */
+  telegramFake?: boolean;
   /** Console lines: alerts raised and delivered, failures. */
   log?: (line: string) => void;
   verbose?: boolean;
@@ -70,6 +77,8 @@ export interface LocalRuntime {
   apiUrl: string;
   /** Where Telegram posts updates; null when Telegram is off. */
   telegramWebhookUrl: string | null;
+  /** The Telegram fake (its page is at its url), when it runs. */
+  telegramFake: { url: string; fake: FakeTelegram } | null;
   /** The demo webhook receiver: the demo client's endpoint, and a page of the alerts it received. */
   webhookReceiverUrl: string;
   demo: DemoData;
@@ -264,7 +273,8 @@ function watchDeadLetters(emulators: Emulators, log: (line: string) => void, int
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
   const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
-  applyDefaults(localFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined));
+  const fakeTelegram = !options.telegram && options.telegramFake === true;
+  applyDefaults(localFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined || fakeTelegram));
 
   const emulators = await startEmulators({
     dataDir: options.dataDir,
@@ -286,8 +296,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   };
 
   try {
-    if (options.telegram) {
-      const secrets = await startSecretsEmulator({ [LOCAL_TELEGRAM_SECRET]: JSON.stringify(options.telegram) });
+    let telegram = options.telegram;
+    let telegramFake: LocalRuntime['telegramFake'] = null;
+    if (fakeTelegram) {
+      const fake = new FakeTelegram();
+      const url = await fake.start(options.ports?.telegramFake ?? 0);
+      stoppers.push(() => fake.stop());
+      telegramFake = { url, fake };
+      // the token only has to have Telegram's shape: the fake accepts any
+      telegram = { botToken: '1000:local-fake-token', webhookSecret: randomUUID() };
+      process.env.TELEGRAM_API_ROOT = url;
+    }
+    if (telegram) {
+      const secrets = await startSecretsEmulator({ [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) });
       stoppers.push(() => secrets.stop());
       Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
     }
@@ -307,10 +328,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
 
-    const functionNames = options.telegram ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const) : (['evaluate', 'deliver', 'sweep', 'api'] as const);
+    const functionNames = telegram ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const) : (['evaluate', 'deliver', 'sweep', 'api'] as const);
     const wanted = functionNames.filter((name) => !options.handlers?.[name]);
     const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
-    if (!options.telegram) delete handlers.telegram;
+    if (!telegram) delete handlers.telegram;
 
     if (handlers.evaluate) {
       const poller = startPolling({
@@ -364,7 +385,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
 
     const telegramWebhookUrl = handlers.telegram ? `${http.url}/telegram/webhook` : null;
-    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, webhookReceiverUrl: webhookReceiver.url, demo, fleet, simulator, stop: stopAll };
+    if (telegramFake && telegramWebhookUrl && telegram) telegramFake.fake.webhook = { url: telegramWebhookUrl, secretToken: telegram.webhookSecret };
+    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, telegramFake, webhookReceiverUrl: webhookReceiver.url, demo, fleet, simulator, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
