@@ -13,6 +13,10 @@ import { startWebhookReceiver } from './webhook-receiver';
 import { FakeTelegram } from './telegram-fake';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
+import { invoke, useInvocationScopes } from './invocation';
+import { applyLocalFunctionEnvironment } from './function-environment';
+
+export { localFunctionEnvironment } from './function-environment';
 
 /**
  * The whole of fleetwatch on one machine: the emulators, the demo data, the same Lambda handlers that run
@@ -87,26 +91,6 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-/** Settings the deployed stack gives every function, with local values; variables already set win. */
-export function localFunctionEnvironment(verbose: boolean, telegram: boolean): Record<string, string> {
-  return {
-    POWERTOOLS_SERVICE_NAME: 'fleetwatch',
-    POWERTOOLS_METRICS_NAMESPACE: 'fleetwatch',
-    // the console stays readable: Powertools logs warnings only, and EMF metric lines are not printed
-    POWERTOOLS_LOG_LEVEL: verbose ? 'INFO' : 'WARN',
-    POWERTOOLS_METRICS_DISABLED: verbose ? 'false' : 'true',
-    SES_FROM_ADDRESS: 'alerts@fleetwatch.local',
-    // the demo webhook receiver listens on loopback over plain HTTP; the deployed stack never allows this
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    // without a bot the API says so instead of handing out links to a bot that does not exist
-    ...(telegram ? { TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot' } : {}),
-  };
-}
-
-function applyDefaults(values: Record<string, string>): void {
-  for (const [name, value] of Object.entries(values)) process.env[name] ??= value;
-}
-
 /**
  * The Lambda entry points, imported only when the runtime starts: modules read the environment when they load
  * (logger level, table names), so the environment has to be set first.
@@ -139,7 +123,9 @@ function scheduledEvent(now: number): ScheduledEvent {
   };
 }
 
-async function readAlerts(alertIds: readonly string[]): Promise<Alert[]> {
+async function readAlerts(requested: readonly string[]): Promise<Alert[]> {
+  // a batch may carry one alert's request twice (a redelivery), and BatchGetItem refuses duplicate keys
+  const alertIds = [...new Set(requested)];
   if (alertIds.length === 0) return [];
   const { ALERTS_TABLE } = resourcesConfig();
   const alerts: Alert[] = [];
@@ -191,16 +177,22 @@ export function describeDeliveries(alert: Alert): string {
 
 /**
  * Wraps the deliver handler so that the console shows one line per alert raised and one per alert
- * delivered, read back from the alerts table around the real handler.
+ * settled, read back from the alerts table around the real handler. Only what this invocation did is told:
+ * an alert that was already settled before it ran (a delivery request received again, e.g. after a restart)
+ * gets no line, so the console never reports a send that did not happen now.
  */
-function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, string>, log: (line: string) => void): SqsHandler {
+export function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, string>, log: (line: string) => void): SqsHandler {
   const announced = new Set<string>();
   const settled = new Set<string>();
   const nameOf = (vehicleId: number) => names.get(vehicleId) ?? `vehicle ${vehicleId}`;
   return async (event, context) => {
     const ids = alertIdsOf(event);
+    const pendingBefore = new Set<string>();
     try {
-      for (const alert of await readAlerts(ids.filter((id) => !announced.has(id)))) {
+      for (const alert of await readAlerts(ids.filter((id) => !settled.has(id)))) {
+        if (alert.status !== 'pending') continue;
+        pendingBefore.add(alert.alertId);
+        if (announced.has(alert.alertId)) continue;
         announced.add(alert.alertId);
         log(`${clock()}  ALERT      ${describeAlert(alert, nameOf(alert.vehicleId))}`);
       }
@@ -209,7 +201,7 @@ function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, strin
     }
     const result = await deliver(event, context);
     try {
-      for (const alert of await readAlerts(ids.filter((id) => !settled.has(id)))) {
+      for (const alert of await readAlerts(ids.filter((id) => pendingBefore.has(id)))) {
         if (alert.status === 'pending') continue;
         settled.add(alert.alertId);
         const label = alert.status === 'delivered' ? 'DELIVERED ' : 'FAILED    ';
@@ -274,7 +266,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const log = options.log ?? ((line: string) => console.log(line));
   const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
   const fakeTelegram = !options.telegram && options.telegramFake === true;
-  applyDefaults(localFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined || fakeTelegram));
+  applyLocalFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined || fakeTelegram);
 
   const emulators = await startEmulators({
     dataDir: options.dataDir,
@@ -332,6 +324,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const wanted = functionNames.filter((name) => !options.handlers?.[name]);
     const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
     if (!telegram) delete handlers.telegram;
+    stoppers.push(await useInvocationScopes());
 
     if (handlers.evaluate) {
       const poller = startPolling({
@@ -356,7 +349,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       const sweep = handlers.sweep;
       const schedule = startSchedule(async () => {
         try {
-          await sweep(scheduledEvent(Date.now()), lambdaContext('fleetwatch-sweep'));
+          const context = lambdaContext('fleetwatch-sweep');
+          await invoke(context, () => sweep(scheduledEvent(Date.now()), context));
         } catch (error) {
           report('sweep')(error);
         }

@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { lock } from 'proper-lockfile';
-import { startLocalRuntime, type LocalRuntime } from './runtime';
+import { applyLocalFunctionEnvironment } from './function-environment';
+import type { LocalRuntime } from './runtime';
 import { demoFleet, simulatedMessage } from './simulator';
 
 /**
@@ -271,6 +272,9 @@ async function main(): Promise<void> {
     console.log(`Local data wiped (${dataDir}).`);
   }
 
+  // before the runtime (and, through it, the functions' logger) loads: Powertools reads its level once
+  applyLocalFunctionEnvironment(settings.verbose, true);
+  const { startLocalRuntime } = await import('./runtime');
   const runtime = await startLocalRuntime({
     dataDir,
     ports: settings.ports,
