@@ -226,6 +226,7 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
     `  Input queue (SQS FIFO)         ${emulators.queues.input}`,
     `  DynamoDB (DynamoDB Local)      ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
     `  SQS (fauxqs)                   ${emulators.sqsEndpoint}    queues at ${emulators.sqsEndpoint}/_fauxqs/queues`,
+    '  (DynamoDB Local and fauxqs listen on all interfaces, the rest on 127.0.0.1: npm start -- --help says how to firewall them)',
     '',
     settings.simulator
       ? `Simulator: ${runtime.fleet.length} vehicles send one message a second; ${runtime.fleet[0]!.name} goes over 90 km/h for ~20 s every 40 s,\nso the first speeding e-mail (to ops@fleetwatch.local) reaches the inbox within a minute.`
