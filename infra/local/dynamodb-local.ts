@@ -67,7 +67,9 @@ async function waitUntilServing(endpoint: string, child: ChildProcess, output: (
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const port = options.port ?? (await freePort());
-  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  // its own process group: Ctrl-C in the terminal signals the whole foreground group, and a JVM that died with
+  // it would leave the pollers still stopping to fail with ECONNREFUSED; the runtime stops it last, itself
+  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe', detached: true });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

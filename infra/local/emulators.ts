@@ -107,7 +107,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     resetClients();
 
     await createTables(new DynamoDBClient({}), process.env, { timeToLive: options.timeToLive ?? true });
-    const queues = await createQueues(prefix);
+    const queues = await createQueues(prefix, sqs.port);
     const env = {
       ...endpoints,
       ...tables,
@@ -158,10 +158,18 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   }
 }
 
-async function createQueues(prefix: string): Promise<Emulators['queues']> {
+/**
+ * Creates the queues, or finds them in fauxqs's data folder. A queue kept from an earlier run answers with the
+ * URL it was created with, port included; fauxqs finds queues by region and name whatever the port, so the
+ * URL is given the port in use now, which is the one the console prints and a user's curl needs.
+ */
+async function createQueues(prefix: string, port: number): Promise<Emulators['queues']> {
   const client = sqsClient();
-  const create = async (name: string, attributes: Record<string, string> = {}) =>
-    (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl!;
+  const create = async (name: string, attributes: Record<string, string> = {}) => {
+    const url = new URL((await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl!);
+    url.port = String(port);
+    return url.toString();
+  };
   const arnOf = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;
   const inputDlq = await create(`${prefix}-messages-dlq.fifo`, { FifoQueue: 'true' });
   const input = await create(`${prefix}-messages.fifo`, {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { invoke } from './invocation';
 import { lambdaContext } from './sqs-poller';
 
 /**
@@ -199,7 +200,8 @@ async function handleRequest(options: HttpServerOptions, request: IncomingMessag
   );
   let parts: HttpResponseParts;
   try {
-    parts = fromHandlerResult(await route.handler(event, lambdaContext(route.functionName)));
+    const context = lambdaContext(route.functionName);
+    parts = fromHandlerResult(await invoke(context, () => route.handler(event, context)));
   } catch (error) {
     // what API Gateway answers when the function itself fails
     options.onError?.(error);

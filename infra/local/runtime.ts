@@ -10,8 +10,13 @@ import { startHttpServer, type HttpHandler, type HttpRoute, type RunningHttpServ
 import { startSecretsEmulator } from './secrets-emulator';
 import { seedDemoData, seedDemoWebhook, type DemoData } from './seed';
 import { startWebhookReceiver } from './webhook-receiver';
+import { FakeTelegram } from './telegram-fake';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
+import { invoke, useInvocationScopes } from './invocation';
+import { applyLocalFunctionEnvironment } from './function-environment';
+
+export { localFunctionEnvironment } from './function-environment';
 
 /**
  * The whole of fleetwatch on one machine: the emulators, the demo data, the same Lambda handlers that run
@@ -37,7 +42,7 @@ export interface LocalRuntimeOptions {
   /** Folder for local data (DynamoDB Local's database, fauxqs's queues); in memory when omitted. */
   dataDir?: string;
   /** `webhook`: the demo webhook receiver (default FLEETWATCH_WEBHOOK_PORT, else any free port). */
-  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number };
+  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number; telegramFake?: number };
   /** A DynamoDB Local already running (tests share one); started with the runtime when omitted. */
   dynamoEndpoint?: string;
   /** Table and queue name prefix (default `fleetwatch`). */
@@ -60,6 +65,12 @@ export interface LocalRuntimeOptions {
    * as not configured.
    */
   telegram?: { botToken: string; webhookSecret: string };
+  /**
+   * Without a real bot: a loopback Telegram Bot API fake (infra/local/telegram-fake.ts) that grammy reaches
+   * through TELEGRAM_API_ROOT, with a page of the messages the bot sent and a form that sends `/start <code>`
+   * to the webhook as a Telegram user would.
+   */
+  telegramFake?: boolean;
   /** Console lines: alerts raised and delivered, failures. */
   log?: (line: string) => void;
   verbose?: boolean;
@@ -70,32 +81,14 @@ export interface LocalRuntime {
   apiUrl: string;
   /** Where Telegram posts updates; null when Telegram is off. */
   telegramWebhookUrl: string | null;
+  /** The Telegram fake (its page is at its url), when it runs. */
+  telegramFake: { url: string; fake: FakeTelegram } | null;
   /** The demo webhook receiver: the demo client's endpoint, and a page of the alerts it received. */
   webhookReceiverUrl: string;
   demo: DemoData;
   fleet: SimulatedVehicle[];
   simulator: RunningSimulator | undefined;
   stop(): Promise<void>;
-}
-
-/** Settings the deployed stack gives every function, with local values; variables already set win. */
-export function localFunctionEnvironment(verbose: boolean, telegram: boolean): Record<string, string> {
-  return {
-    POWERTOOLS_SERVICE_NAME: 'fleetwatch',
-    POWERTOOLS_METRICS_NAMESPACE: 'fleetwatch',
-    // the console stays readable: Powertools logs warnings only, and EMF metric lines are not printed
-    POWERTOOLS_LOG_LEVEL: verbose ? 'INFO' : 'WARN',
-    POWERTOOLS_METRICS_DISABLED: verbose ? 'false' : 'true',
-    SES_FROM_ADDRESS: 'alerts@fleetwatch.local',
-    // the demo webhook receiver listens on loopback over plain HTTP; the deployed stack never allows this
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    // without a bot the API says so instead of handing out links to a bot that does not exist
-    ...(telegram ? { TELEGRAM_BOT_USERNAME: 'fleetwatch_local_bot' } : {}),
-  };
-}
-
-function applyDefaults(values: Record<string, string>): void {
-  for (const [name, value] of Object.entries(values)) process.env[name] ??= value;
 }
 
 /**
@@ -130,7 +123,9 @@ function scheduledEvent(now: number): ScheduledEvent {
   };
 }
 
-async function readAlerts(alertIds: readonly string[]): Promise<Alert[]> {
+async function readAlerts(requested: readonly string[]): Promise<Alert[]> {
+  // a batch may carry one alert's request twice (a redelivery), and BatchGetItem refuses duplicate keys
+  const alertIds = [...new Set(requested)];
   if (alertIds.length === 0) return [];
   const { ALERTS_TABLE } = resourcesConfig();
   const alerts: Alert[] = [];
@@ -182,16 +177,22 @@ export function describeDeliveries(alert: Alert): string {
 
 /**
  * Wraps the deliver handler so that the console shows one line per alert raised and one per alert
- * delivered, read back from the alerts table around the real handler.
+ * settled, read back from the alerts table around the real handler. Only what this invocation did is told:
+ * an alert that was already settled before it ran (a delivery request received again, e.g. after a restart)
+ * gets no line, so the console never reports a send that did not happen now.
  */
-function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, string>, log: (line: string) => void): SqsHandler {
+export function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, string>, log: (line: string) => void): SqsHandler {
   const announced = new Set<string>();
   const settled = new Set<string>();
   const nameOf = (vehicleId: number) => names.get(vehicleId) ?? `vehicle ${vehicleId}`;
   return async (event, context) => {
     const ids = alertIdsOf(event);
+    const pendingBefore = new Set<string>();
     try {
-      for (const alert of await readAlerts(ids.filter((id) => !announced.has(id)))) {
+      for (const alert of await readAlerts(ids.filter((id) => !settled.has(id)))) {
+        if (alert.status !== 'pending') continue;
+        pendingBefore.add(alert.alertId);
+        if (announced.has(alert.alertId)) continue;
         announced.add(alert.alertId);
         log(`${clock()}  ALERT      ${describeAlert(alert, nameOf(alert.vehicleId))}`);
       }
@@ -200,7 +201,7 @@ function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, strin
     }
     const result = await deliver(event, context);
     try {
-      for (const alert of await readAlerts(ids.filter((id) => !settled.has(id)))) {
+      for (const alert of await readAlerts(ids.filter((id) => pendingBefore.has(id)))) {
         if (alert.status === 'pending') continue;
         settled.add(alert.alertId);
         const label = alert.status === 'delivered' ? 'DELIVERED ' : 'FAILED    ';
@@ -264,7 +265,8 @@ function watchDeadLetters(emulators: Emulators, log: (line: string) => void, int
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
   const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
-  applyDefaults(localFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined));
+  const fakeTelegram = !options.telegram && options.telegramFake === true;
+  applyLocalFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined || fakeTelegram);
 
   const emulators = await startEmulators({
     dataDir: options.dataDir,
@@ -286,8 +288,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   };
 
   try {
-    if (options.telegram) {
-      const secrets = await startSecretsEmulator({ [LOCAL_TELEGRAM_SECRET]: JSON.stringify(options.telegram) });
+    let telegram = options.telegram;
+    let telegramFake: LocalRuntime['telegramFake'] = null;
+    if (fakeTelegram) {
+      const fake = new FakeTelegram();
+      const url = await fake.start(options.ports?.telegramFake ?? 0);
+      stoppers.push(() => fake.stop());
+      telegramFake = { url, fake };
+      // the token only has to have Telegram's shape: the fake accepts any
+      telegram = { botToken: '1000:local-fake-token', webhookSecret: randomUUID() };
+      process.env.TELEGRAM_API_ROOT = url;
+    }
+    if (telegram) {
+      const secrets = await startSecretsEmulator({ [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) });
       stoppers.push(() => secrets.stop());
       Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
     }
@@ -307,10 +320,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
 
-    const functionNames = options.telegram ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const) : (['evaluate', 'deliver', 'sweep', 'api'] as const);
+    const functionNames = telegram ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const) : (['evaluate', 'deliver', 'sweep', 'api'] as const);
     const wanted = functionNames.filter((name) => !options.handlers?.[name]);
     const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
-    if (!options.telegram) delete handlers.telegram;
+    if (!telegram) delete handlers.telegram;
+    stoppers.push(await useInvocationScopes());
 
     if (handlers.evaluate) {
       const poller = startPolling({
@@ -335,7 +349,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       const sweep = handlers.sweep;
       const schedule = startSchedule(async () => {
         try {
-          await sweep(scheduledEvent(Date.now()), lambdaContext('fleetwatch-sweep'));
+          const context = lambdaContext('fleetwatch-sweep');
+          await invoke(context, () => sweep(scheduledEvent(Date.now()), context));
         } catch (error) {
           report('sweep')(error);
         }
@@ -364,7 +379,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
 
     const telegramWebhookUrl = handlers.telegram ? `${http.url}/telegram/webhook` : null;
-    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, webhookReceiverUrl: webhookReceiver.url, demo, fleet, simulator, stop: stopAll };
+    if (telegramFake && telegramWebhookUrl && telegram) telegramFake.fake.webhook = { url: telegramWebhookUrl, secretToken: telegram.webhookSecret };
+    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, telegramFake, webhookReceiverUrl: webhookReceiver.url, demo, fleet, simulator, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -1,6 +1,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../../shared/aws/clients';
+import { invoke } from './invocation';
 
 /**
  * Plays the part of Lambda's SQS event source mapping on one machine: receives batches, invokes the handler
@@ -90,7 +91,8 @@ export async function pollOnce(options: PollOptions): Promise<number> {
   const event: SQSEvent = { Records: Messages.map((message) => toSqsRecord(message, queueArnOf(options.queueUrl))) };
   let failed = new Set<string>();
   try {
-    const response = await options.handler(event, lambdaContext(options.functionName));
+    const context = lambdaContext(options.functionName);
+    const response = await invoke(context, () => options.handler(event, context));
     failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
   } catch (error) {
     options.onError?.(error);

@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { lock } from 'proper-lockfile';
-import { startLocalRuntime, type LocalRuntime } from './runtime';
+import { applyLocalFunctionEnvironment } from './function-environment';
+import type { LocalRuntime } from './runtime';
 import { demoFleet, simulatedMessage } from './simulator';
 
 /**
@@ -19,21 +20,30 @@ const USAGE = `Usage: npm start -- [options]
   --no-simulator      do not drive the demo fleet                       env FLEETWATCH_SIMULATOR=0
   --vehicles <n>      vehicles in the demo fleet, 1-100 (default 3)     env FLEETWATCH_VEHICLES
                       (the demo rules get the fleet when first seeded; --reset re-seeds)
-  --verbose           show the functions' Powertools logs and metrics   env FLEETWATCH_VERBOSE=1
+  --telegram-fake     use the local Telegram fake even when a bot token is set
+  --verbose           also show the functions' Powertools logs (JSON)   env FLEETWATCH_VERBOSE=1
+                      and metrics; without it the console shows the summary, one line per
+                      alert and per delivery outcome, and errors
                       local data lives in .local/ (env FLEETWATCH_DATA_DIR moves it); one
                       instance at a time may use a data folder
   --help              this text
 
-Telegram (optional; without a token, alerts are not sent to Telegram locally):
+Telegram: without a bot token, a local Telegram fake stands in for the Bot API (grammy reaches it
+through TELEGRAM_API_ROOT). Its web page lists the messages the bot sent and sends "/start <code>"
+to the local webhook as a Telegram user would. For a real bot:
   FLEETWATCH_TELEGRAM_BOT_TOKEN       bot token from @BotFather
   FLEETWATCH_TELEGRAM_WEBHOOK_SECRET  secret token for the webhook (needed to register one)
   TELEGRAM_BOT_USERNAME               the bot's username, for the link the API hands out
 
-Ports (127.0.0.1):
-  FLEETWATCH_API_PORT       HTTP API and Telegram webhook  (default 3000)
-  FLEETWATCH_SES_PORT       SES and its web inbox          (default 8005)
-  FLEETWATCH_DYNAMODB_PORT  DynamoDB (DynamoDB Local)      (default 8000)
-  FLEETWATCH_SQS_PORT       SQS (fauxqs)                   (default 9324)
+Ports (a busy port stops the start with a message naming the variable that moves it):
+  FLEETWATCH_API_PORT            HTTP API and Telegram webhook  (default 3000)   127.0.0.1
+  FLEETWATCH_SES_PORT            SES and its web inbox          (default 8005)   127.0.0.1
+  FLEETWATCH_TELEGRAM_FAKE_PORT  Telegram fake and its page     (default 8081)   127.0.0.1
+  FLEETWATCH_WEBHOOK_PORT        demo webhook receiver          (default: any)   127.0.0.1
+  FLEETWATCH_DYNAMODB_PORT       DynamoDB (DynamoDB Local)      (default 8000)   ALL interfaces
+  FLEETWATCH_SQS_PORT            SQS (fauxqs)                   (default 9324)   ALL interfaces
+  DynamoDB Local and fauxqs have no setting to listen on loopback only. On a shared network,
+  firewall them, e.g.:  sudo iptables -I INPUT ! -i lo -p tcp -m multiport --dports 8000,9324 -j DROP
 `;
 
 export interface StartSettings {
@@ -42,9 +52,11 @@ export interface StartSettings {
   vehicles: number;
   verbose: boolean;
   help: boolean;
+  /** The loopback Telegram fake instead of a real bot: with --telegram-fake, and whenever no bot token is set. */
+  telegramFake: boolean;
   /** A real bot for local runs; the webhook secret is generated (and never shown) when not given. */
   telegram: { botToken: string; webhookSecret: string; webhookSecretGiven: boolean } | null;
-  ports: { api: number; ses: number; dynamo: number; sqs: number };
+  ports: { api: number; ses: number; dynamo: number; sqs: number; telegramFake: number };
 }
 
 const PORTS = [
@@ -52,6 +64,7 @@ const PORTS = [
   { key: 'ses', env: 'FLEETWATCH_SES_PORT', fallback: 8005, what: 'SES' },
   { key: 'dynamo', env: 'FLEETWATCH_DYNAMODB_PORT', fallback: 8000, what: 'DynamoDB' },
   { key: 'sqs', env: 'FLEETWATCH_SQS_PORT', fallback: 9324, what: 'SQS' },
+  { key: 'telegramFake', env: 'FLEETWATCH_TELEGRAM_FAKE_PORT', fallback: 8081, what: 'the Telegram fake' },
 ] as const;
 
 class UsageError extends Error {}
@@ -78,6 +91,7 @@ export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSetti
         'no-simulator': { type: 'boolean' },
         vehicles: { type: 'string' },
         verbose: { type: 'boolean' },
+        'telegram-fake': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -88,13 +102,15 @@ export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSetti
   const ports = Object.fromEntries(
     PORTS.map(({ key, env: name, fallback }) => [key, env[name] ? whole(env[name], name, 1, 65_535) : fallback]),
   ) as StartSettings['ports'];
+  const telegramFake = parsed['telegram-fake'] === true || !env.FLEETWATCH_TELEGRAM_BOT_TOKEN;
   return {
     reset: parsed.reset ?? flag(env.FLEETWATCH_RESET),
     simulator: parsed['no-simulator'] ? false : (parsed.simulator ?? (env.FLEETWATCH_SIMULATOR === undefined || flag(env.FLEETWATCH_SIMULATOR))),
     vehicles: whole(parsed.vehicles ?? env.FLEETWATCH_VEHICLES ?? '3', '--vehicles', 1, 100),
     verbose: parsed.verbose ?? flag(env.FLEETWATCH_VERBOSE),
     help: parsed.help ?? false,
-    telegram: env.FLEETWATCH_TELEGRAM_BOT_TOKEN
+    telegramFake,
+    telegram: !telegramFake && env.FLEETWATCH_TELEGRAM_BOT_TOKEN
       ? {
           botToken: env.FLEETWATCH_TELEGRAM_BOT_TOKEN,
           webhookSecret: env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET || randomBytes(24).toString('base64url'),
@@ -137,9 +153,10 @@ async function portIsFree(port: number): Promise<boolean> {
 }
 
 /** Names every port that is already taken, with the variable that moves it. */
-export async function checkPorts(ports: StartSettings['ports']): Promise<string[]> {
+export async function checkPorts(ports: StartSettings['ports'], telegramFake = true): Promise<string[]> {
   const problems: string[] = [];
   for (const { key, env, what } of PORTS) {
+    if (key === 'telegramFake' && !telegramFake) continue;
     if (!(await portIsFree(ports[key]))) {
       problems.push(`port ${ports[key]} (${what}) is already in use: stop what uses it, or choose another port with ${env}=<port>`);
     }
@@ -172,6 +189,14 @@ function sendByHandCommand(runtime: LocalRuntime): string {
 }
 
 function telegramLines(runtime: LocalRuntime, settings: StartSettings): string[] {
+  if (runtime.telegramFake) {
+    return [
+      `Telegram: local fake at ${runtime.telegramFake.url} (nothing reaches Telegram; set FLEETWATCH_TELEGRAM_BOT_TOKEN for a real bot).`,
+      '  Its page lists what the bot sent and sends /start <code> as a user. Get a code (after logging in, below):',
+      `  curl -s -X POST ${runtime.apiUrl}/telegram/link -H "X-Auth: $TOKEN"`,
+      '',
+    ];
+  }
   if (!settings.telegram || !runtime.telegramWebhookUrl) {
     return ['Telegram: off. Set FLEETWATCH_TELEGRAM_BOT_TOKEN (from @BotFather) to send alerts to Telegram chats.', ''];
   }
@@ -201,6 +226,7 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
     `  Input queue (SQS FIFO)         ${emulators.queues.input}`,
     `  DynamoDB (DynamoDB Local)      ${emulators.dynamoEndpoint}    data in ${dataDir} (npm start -- --reset wipes it)`,
     `  SQS (fauxqs)                   ${emulators.sqsEndpoint}    queues at ${emulators.sqsEndpoint}/_fauxqs/queues`,
+    '  (DynamoDB Local and fauxqs listen on all interfaces, the rest on 127.0.0.1: npm start -- --help says how to firewall them)',
     '',
     settings.simulator
       ? `Simulator: ${runtime.fleet.length} vehicles send one message a second; ${runtime.fleet[0]!.name} goes over 90 km/h for ~20 s every 40 s,\nso the first speeding e-mail (to ops@fleetwatch.local) reaches the inbox within a minute.`
@@ -230,7 +256,7 @@ async function main(): Promise<void> {
     return;
   }
   const dataDir = process.env.FLEETWATCH_DATA_DIR || fileURLToPath(new URL('../../.local', import.meta.url));
-  const problems = await checkPorts(settings.ports);
+  const problems = await checkPorts(settings.ports, settings.telegramFake);
   if (problems.length > 0) {
     console.error(`fleetwatch cannot start:\n  ${problems.join('\n  ')}`);
     process.exitCode = 1;
@@ -247,12 +273,16 @@ async function main(): Promise<void> {
     console.log(`Local data wiped (${dataDir}).`);
   }
 
+  // before the runtime (and, through it, the functions' logger) loads: Powertools reads its level once
+  applyLocalFunctionEnvironment(settings.verbose, true);
+  const { startLocalRuntime } = await import('./runtime');
   const runtime = await startLocalRuntime({
     dataDir,
     ports: settings.ports,
     fleet: demoFleet(settings.vehicles),
     simulator: settings.simulator ? {} : false,
     verbose: settings.verbose,
+    telegramFake: settings.telegramFake,
     telegram: settings.telegram ? { botToken: settings.telegram.botToken, webhookSecret: settings.telegram.webhookSecret } : undefined,
   });
   if (runtime.demo.created.length > 0) console.log(`Seeded demo data: ${runtime.demo.created.join(', ')}.`);

@@ -8,6 +8,7 @@ import {
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { resourcesConfig } from '../../shared/config';
+import { invoke } from './invocation';
 
 /**
  * Plays the DynamoDB Streams event source mapping of the project function on one machine: polls the rules
@@ -150,7 +151,8 @@ export async function startStreamProjector(options: StreamProjectorOptions = {})
       if (cursor.pending.length > 0) {
         busy = true;
         const records = cursor.pending.map((record) => toLambdaRecord(record, streamArn));
-        const response = await handler({ Records: records }, lambdaContext());
+        const context = lambdaContext();
+        const response = await invoke(context, () => handler({ Records: records }, context));
         const failed = response?.batchItemFailures?.[0]?.itemIdentifier;
         const failedAt = failed === undefined ? -1 : cursor.pending.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
         cursor.pending = failedAt < 0 ? [] : cursor.pending.slice(failedAt);

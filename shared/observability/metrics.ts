@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logger } from './logger';
 
 /**
  * The one EMF metrics emitter of the process, namespace `fleetwatch`
@@ -7,6 +8,9 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'fleetwatch',
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'fleetwatch',
+  // Powertools' own warnings (e.g. "No application metrics to publish") go through the structured logger and
+  // follow its level, instead of a bare console line
+  logger,
 });
 
 /** Metric names agreed across fleetwatch. */

@@ -8,7 +8,7 @@ import { forgetTelegramCredentials } from '../../shared/channels/telegram/creden
 import { resetTelegramSender } from '../../shared/delivery/senders';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from './support/fake-secrets-manager';
-import { FakeTelegram } from './support/fake-telegram';
+import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { SnsStub } from './support/sns-stub';
 import { PARENT_ID, getAlertItem, getUser, linkChat, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';

@@ -8,7 +8,7 @@ import { registerTelegramWebhook } from '../../shared/channels/telegram/register
 import { issueLinkCode } from '../../shared/store/telegram-links';
 import { startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from './support/fake-secrets-manager';
-import { FakeTelegram } from './support/fake-telegram';
+import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { getUser, putUser } from './support/fixtures';
 
 const WEBHOOK_SECRET = 'webhook-secret-token';

@@ -40,9 +40,11 @@ interface Started {
 }
 
 async function npmStart(dataDir: string, ports: number[]): Promise<Started> {
-  const [api, ses, dynamo, sqs] = ports;
+  const [api, ses, dynamo, sqs, telegramFake] = ports;
   const child = spawn('npm', ['start', '--', '--no-simulator'], {
     cwd: PROJECT_ROOT,
+    // its own process group, as a terminal's foreground job: Ctrl-C signals the whole group
+    detached: true,
     env: {
       ...process.env,
       FLEETWATCH_DATA_DIR: dataDir,
@@ -50,6 +52,7 @@ async function npmStart(dataDir: string, ports: number[]): Promise<Started> {
       FLEETWATCH_SES_PORT: String(ses),
       FLEETWATCH_DYNAMODB_PORT: String(dynamo),
       FLEETWATCH_SQS_PORT: String(sqs),
+      FLEETWATCH_TELEGRAM_FAKE_PORT: String(telegramFake),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -80,24 +83,29 @@ describe('npm start as a process', () => {
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`stops every child and frees its ports on ${signal}, and keeps its data folder to itself meanwhile`, async () => {
-      const ports = await freePorts(4);
+      const ports = await freePorts(5);
       const first = await npmStart(dataDir, ports);
       started.push(first);
       await waitFor(() => first.output().includes('Ctrl-C stops everything'), 'the banner');
       expect(findProcessesMentioning(dataDir).length).toBeGreaterThan(0);
 
       // a second instance on other ports but the same data folder is refused, and wipes nothing
-      const second = await npmStart(dataDir, await freePorts(4));
+      const second = await npmStart(dataDir, await freePorts(5));
       started.push(second);
       expect(await second.exited).not.toBe(0);
       expect(second.output()).toContain(`another \`npm start\` is using ${dataDir}`);
 
-      first.child.kill(signal);
+      // SIGTERM to npm alone (as a service manager sends it); SIGINT to the whole group, as Ctrl-C does
+      if (signal === 'SIGINT') process.kill(-first.child.pid!, signal);
+      else first.child.kill(signal);
       expect(await first.exited).toBe(0);
       await waitFor(async () => (await Promise.all(ports.map(portIsFree))).every(Boolean), 'the ports to be free', 15_000);
       expect(findProcessesMentioning(dataDir)).toEqual([]);
       // without --verbose the console carries fleetwatch's own lines, not the functions' Powertools output
-      expect(first.output()).not.toMatch(/No application metrics|"level":"WARN"/);
+      expect(first.output()).not.toMatch(/No application metrics|"level":"WARN"|"level":"INFO"/);
+      // pollers stop before the emulators they poll: no refused connection on the way out
+      expect(first.output()).not.toMatch(/ECONNREFUSED|failed:/);
+      expect(first.output()).toContain('Stopped.');
     });
   }
 });

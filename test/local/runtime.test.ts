@@ -104,8 +104,9 @@ describe('npm start settings', () => {
       vehicles: 3,
       verbose: false,
       help: false,
+      telegramFake: true,
       telegram: null,
-      ports: { api: 3000, ses: 8005, dynamo: 8000, sqs: 9324 },
+      ports: { api: 3000, ses: 8005, dynamo: 8000, sqs: 9324, telegramFake: 8081 },
     });
   });
 
@@ -153,7 +154,7 @@ describe('npm start settings', () => {
           probe.close(() => resolve(port));
         });
       });
-      const problems = await checkPorts({ api: free, ses: taken, dynamo: free, sqs: free });
+      const problems = await checkPorts({ api: free, ses: taken, dynamo: free, sqs: free, telegramFake: free });
       expect(problems).toEqual([`port ${taken} (SES) is already in use: stop what uses it, or choose another port with FLEETWATCH_SES_PORT=<port>`]);
     });
   });

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
@@ -21,35 +19,18 @@ describe('local runtime end to end', () => {
   const fleet = demoFleet(3);
   const speeder = fleet[0]!;
 
-  // no Telegram emulator exists: a fake Bot API on loopback answers what the webhook bot asks at start
-  let botApi: Server;
-  const botApiCalls: string[] = [];
-
+  // no Telegram emulator exists: the runtime's own loopback Bot API fake, as `npm start` runs it without a token
   beforeAll(async () => {
-    botApi = createServer((request, response) => {
-      botApiCalls.push(request.url?.split('/').pop() ?? '');
-      const result = request.url?.endsWith('/getMe')
-        ? { id: 4242, is_bot: true, first_name: 'fleetwatch', username: 'fleetwatch_local_bot', can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false }
-        : true;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ ok: true, result }));
-    });
-    await new Promise<void>((resolve) => botApi.listen(0, '127.0.0.1', resolve));
-    process.env.TELEGRAM_API_ROOT = `http://127.0.0.1:${(botApi.address() as AddressInfo).port}`;
     runtime = await startLocalRuntime({
       dynamoEndpoint: sharedDynamoEndpoint(),
       prefix: `t-local-e2e-${process.pid}`,
       fleet,
       simulator: false,
-      telegram: { botToken: '4242:local-test-token', webhookSecret: 'local-webhook-secret' },
+      telegramFake: true,
       log: (line) => lines.push(line),
     });
   });
-  afterAll(async () => {
-    await runtime?.stop();
-    botApi.closeAllConnections();
-    await new Promise<void>((resolve) => botApi.close(() => resolve()));
-  });
+  afterAll(async () => runtime?.stop());
 
   async function waitFor<T>(read: () => Promise<T | undefined>, attempts = 150): Promise<T | undefined> {
     for (let attempt = 0; attempt < attempts; attempt++) {
@@ -149,10 +130,50 @@ describe('local runtime end to end', () => {
     expect(wrong.status).toBe(401);
     const right = await fetch(runtime.telegramWebhookUrl!, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'local-webhook-secret' },
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': runtime.telegramFake!.fake.webhook!.secretToken },
       body: update,
     });
     expect(right.status).toBe(200);
-    expect(botApiCalls).toContain('getMe');
+    expect(runtime.telegramFake!.fake.calls.map((call) => call.method)).toContain('getMe');
+  });
+
+  it('links a chat from the Telegram fake page: a link code from the API, "/start <code>" sent as the user, the reply on the page', async () => {
+    const { url, fake } = runtime.telegramFake!;
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+    expect(process.env.TELEGRAM_API_ROOT).toBe(url);
+    const login = await fetch(`${runtime.apiUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'demo', password: 'demo' }),
+    });
+    const { AuthId } = (await login.json()) as { AuthId: string };
+    const link = await fetch(`${runtime.apiUrl}/telegram/link`, { method: 'POST', headers: { 'x-auth': AuthId } });
+    expect(link.status).toBe(200);
+    const { code } = (await link.json()) as { code: string };
+
+    // the page's form, posted as the browser would
+    const sent = await fetch(`${url}/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
+      body: new URLSearchParams({ chatId: '777001', text: `/start ${code}` }).toString(),
+      redirect: 'manual',
+    });
+    expect(sent.status).toBe(303);
+    expect(fake.userMessages).toEqual([{ chatId: '777001', text: `/start ${code}`, webhookStatus: 200 }]);
+    const reply = fake.delivered().find((message) => message.chatId === '777001');
+    expect(reply?.text).toContain('demo');
+    expect(reply?.text).not.toMatch(/invalid/i);
+
+    // the page lists both, escaped; a post from another site is refused
+    const page = await (await fetch(url)).text();
+    expect(page).toContain(`/start ${code}`);
+    expect(page).toContain('777001');
+    const forged = await fetch(`${url}/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams({ chatId: '1', text: '/stop' }).toString(),
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
   });
 });

@@ -13,7 +13,7 @@ import { startTestEmulators } from '../support/emulators';
 import { captureOutput, type CapturedOutput } from '../support/replay-output';
 import { apiClient, seedTenants, type Api, type Tenant } from '../api/support';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
-import { FakeTelegram } from '../delivery/support/fake-telegram';
+import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { linkChats } from '../support/owned-fleet';
 
 /**

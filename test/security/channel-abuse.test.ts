@@ -15,7 +15,7 @@ import { createAgent, putVehicle } from '../../shared/store/directory-store';
 import { issueLinkCode, redeemLinkCode, unlinkTelegramChat } from '../../shared/store/telegram-links';
 import { clearSentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
-import { FakeTelegram } from '../delivery/support/fake-telegram';
+import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { getAlertItem, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 import { apiClient, lambdaContext, login, ruleBody, seedTenants, type Api } from '../api/support';
 

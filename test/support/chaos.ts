@@ -1,5 +1,5 @@
 import type { Emulators } from '../../infra/local/emulators';
-import type { FakeTelegram } from '../delivery/support/fake-telegram';
+import type { FakeTelegram } from '../../infra/local/telegram-fake';
 import { INTERNAL_ERROR, THROTTLED, type InjectedFault } from './fault-proxy';
 
 /**

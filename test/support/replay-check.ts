@@ -5,7 +5,7 @@ import { resetClients } from '../../shared/aws/clients';
 import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { resetTelegramSender } from '../../shared/delivery/senders';
 import { startSecretsEmulator } from '../../infra/local/secrets-emulator';
-import { FakeTelegram } from '../delivery/support/fake-telegram';
+import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { ChaosController, type ChaosCounts } from './chaos';
 import { clearSentEmails } from './emulators';
 import { startFaultProxy } from './fault-proxy';
