@@ -5,6 +5,7 @@ import type { StoredRule } from '../schemas/notification';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertIdFor } from './alert-id';
+import { HOLDER_GRACE_MS } from '../delivery/alert-store';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -122,14 +123,17 @@ export async function claimForReenqueue(alert: PendingAlert, now: number): Promi
         TableName: alertsTable(),
         Key: { alertId: alert.alertId },
         UpdateExpression: 'SET outboxEnqueuedAt = :now ADD outboxAttempts :one',
+        // an alert whose next attempt is already waiting on the queue (deliver's retry) is not sent again
         ConditionExpression:
-          alert.outboxEnqueuedAt === null
+          (alert.outboxEnqueuedAt === null
             ? 'attribute_exists(#outbox) AND attribute_not_exists(outboxEnqueuedAt)'
-            : 'attribute_exists(#outbox) AND outboxEnqueuedAt = :previous',
+            : 'attribute_exists(#outbox) AND outboxEnqueuedAt = :previous') +
+          ' AND (attribute_not_exists(nextAttemptAt) OR nextAttemptAt < :stale)',
         ExpressionAttributeNames: { '#outbox': 'outbox' },
         ExpressionAttributeValues: {
           ':now': now,
           ':one': 1,
+          ':stale': now - HOLDER_GRACE_MS,
           ...(alert.outboxEnqueuedAt === null ? {} : { ':previous': alert.outboxEnqueuedAt }),
         },
       }),
