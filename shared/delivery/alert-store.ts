@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { HOLDER_GRACE_MS } from '../store/alerts-store';
 import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type DeliveryStatus } from '../schemas/alert';
 
 /**
@@ -16,9 +17,6 @@ import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type 
  */
 export const retryRecordSchema = deliveryRetrySchema;
 export type RetryRecord = DeliveryRetry;
-
-/** How long past `nextAttemptAt` the holder may be late (visibility timeout, a slow poll) before a copy takes over. */
-export const HOLDER_GRACE_MS = 10 * 60_000;
 
 export interface ClaimedAlert {
   alert: Alert;

@@ -5,7 +5,6 @@ import type { StoredRule } from '../schemas/notification';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertIdFor } from './alert-id';
-import { HOLDER_GRACE_MS } from '../delivery/alert-store';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -34,6 +33,13 @@ export interface AlertItem extends Alert {
   outboxEnqueuedAt?: number;
   outboxAttempts?: number;
 }
+
+/**
+ * How long past its `nextAttemptAt` the queue message holding an alert's retry may be late (visibility
+ * timeout, a slow poll) before it counts as lost: then another copy may take over and the outbox may enqueue
+ * the alert again.
+ */
+export const HOLDER_GRACE_MS = 10 * 60_000;
 
 export function alertsTable(): string {
   return resourcesConfig().ALERTS_TABLE;
