@@ -56,11 +56,14 @@ export const alertSchema = z.object({
   /** Per channel and recipient, e.g. `email:ops@example.com`, `telegram:12345`. */
   deliveries: z.record(z.string(), deliveryStatusSchema).default({}),
   /** Targets not settled yet after a passing problem, by the same keys as `deliveries`. */
-  deliveryRetries: z.record(z.string(), deliveryRetrySchema).optional(),
+  deliveryRetries: z
+    .record(z.string(), deliveryRetrySchema)
+    .optional()
+    .describe('targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time)'),
   /** Why delivery stopped: set when the alert failed, or was parked after its last attempt. */
-  deliveryError: z.string().optional(),
+  deliveryError: z.string().optional().describe('why delivery stopped: the alert failed, or was parked after its last attempt'),
   /** When the alert was parked (its request on the deliveries DLQ, unsent targets open for a redrive). */
-  parkedAt: z.string().optional(),
+  parkedAt: z.string().optional().describe('when the alert was parked; its open targets are sent again when the request is redriven'),
   stored: z.boolean(),
 });
 
