@@ -1,4 +1,4 @@
-import { Api } from 'grammy';
+import { Api, HttpError } from 'grammy';
 import { autoRetry } from '@grammyjs/auto-retry';
 
 /**
@@ -13,10 +13,15 @@ export function telegramClientOptions(): { apiRoot?: string; timeoutSeconds: num
   return { timeoutSeconds: TELEGRAM_API_TIMEOUT_SECONDS, ...(apiRoot ? { apiRoot } : {}) };
 }
 
-/** grammy's message when a call outlasted `timeoutSeconds`: "Request to 'getMe' timed out after 10 seconds". */
+/**
+ * Whether a call outlasted `timeoutSeconds`: grammy wraps its "Request to 'getMe' timed out after 10 seconds"
+ * in an HttpError ("Network request … failed!"), whose `error` is the original.
+ */
 export function isBotApiTimeout(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.message} ${error.cause instanceof Error ? error.cause.message : ''}` : String(error);
-  return /timed out after \d+ seconds/.test(text);
+  if (!(error instanceof Error)) return false;
+  if (/timed out after \d+ seconds/.test(error.message)) return true;
+  const inner = error instanceof HttpError ? error.error : error.cause;
+  return inner !== error && isBotApiTimeout(inner);
 }
 
 /**
