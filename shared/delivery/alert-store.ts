@@ -2,17 +2,21 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { heldShardOf } from '../store/alerts-store';
-import { alertSchema, type Alert, type DeliveryStatus } from '../schemas/alert';
+import { HOLDER_GRACE_MS, heldShardOf } from '../store/alerts-store';
+import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type DeliveryStatus } from '../schemas/alert';
 
 /**
  * The deliver function's reads and writes of an alert item. Besides the agreed `deliveries` map it keeps:
  * - `deliveryLease` (epoch ms): while a deliver invocation works on the alert, a second copy of the same
  *   queue message (duplicate, re-enqueued by the outbox sweep) leaves it alone instead of sending twice;
- * - `deliveryRetries`: per target, the attempts that hit a passing problem and its last error.
+ * - `deliveryRetries`: per target, the attempts that hit a passing problem, its last error and the next attempt;
+ * - `retryHolder` and `nextAttemptAt` (epoch ms): the one queue message that carries the alert's next attempt,
+ *   and when it is due. Any other copy of the request (the outbox's re-enqueue, a duplicate) that arrives
+ *   meanwhile is dropped, so one alert never has more than one retry waiting. A holder that has not come back
+ *   `HOLDER_GRACE_MS` after its time is taken as lost, and the next copy takes over.
  */
-export const retryRecordSchema = z.object({ attempts: z.number().int().min(0), error: z.string(), at: z.string() });
-export type RetryRecord = z.infer<typeof retryRecordSchema>;
+export const retryRecordSchema = deliveryRetrySchema;
+export type RetryRecord = DeliveryRetry;
 
 export interface ClaimedAlert {
   alert: Alert;
@@ -23,6 +27,7 @@ export type ClaimResult =
   | { outcome: 'claimed'; claimed: ClaimedAlert }
   | { outcome: 'finished' }
   | { outcome: 'busy' }
+  | { outcome: 'duplicate'; nextAttemptAt: number }
   | { outcome: 'missing' }
   | { outcome: 'invalid'; error: string };
 
@@ -37,8 +42,11 @@ function parseItem(item: Record<string, unknown>): ClaimedAlert | string {
   return { alert: alert.data, retries };
 }
 
-/** Takes the alert for `leaseMs` if it is still pending and nobody else holds it. */
-export async function claimAlert(alertId: string, now: number, leaseMs: number): Promise<ClaimResult> {
+/**
+ * Takes the alert for `leaseMs` if it is still pending, nobody else works on it, and no other message (than
+ * `messageId`) holds its next attempt.
+ */
+export async function claimAlert(alertId: string, now: number, leaseMs: number, messageId: string): Promise<ClaimResult> {
   try {
     const { Attributes } = await documentClient().send(
       new UpdateCommand({
@@ -47,9 +55,17 @@ export async function claimAlert(alertId: string, now: number, leaseMs: number):
         UpdateExpression:
           'SET deliveryLease = :until, deliveries = if_not_exists(deliveries, :empty), deliveryRetries = if_not_exists(deliveryRetries, :empty)',
         ConditionExpression:
-          'attribute_exists(alertId) AND #status = :pending AND (attribute_not_exists(deliveryLease) OR deliveryLease < :now)',
+          'attribute_exists(alertId) AND #status = :pending AND (attribute_not_exists(deliveryLease) OR deliveryLease < :now)' +
+          ' AND (attribute_not_exists(retryHolder) OR retryHolder = :message OR nextAttemptAt < :stale)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':until': now + leaseMs, ':now': now, ':pending': 'pending', ':empty': {} },
+        ExpressionAttributeValues: {
+          ':until': now + leaseMs,
+          ':now': now,
+          ':pending': 'pending',
+          ':empty': {},
+          ':message': messageId,
+          ':stale': now - HOLDER_GRACE_MS,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -65,6 +81,10 @@ export async function claimAlert(alertId: string, now: number, leaseMs: number):
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: { alertId }, ConsistentRead: true }));
   if (!Item) return { outcome: 'missing' };
   if (Item.status !== 'pending') return { outcome: 'finished' };
+  if (typeof Item.deliveryLease === 'number' && Item.deliveryLease >= now) return { outcome: 'busy' };
+  if (typeof Item.retryHolder === 'string' && Item.retryHolder !== messageId && typeof Item.nextAttemptAt === 'number') {
+    return { outcome: 'duplicate', nextAttemptAt: Item.nextAttemptAt };
+  }
   return { outcome: 'busy' };
 }
 
@@ -133,10 +153,26 @@ export async function parkAlert(alertId: string, now: number, reason: string): P
     new UpdateCommand({
       TableName: table(),
       Key: { alertId },
-      UpdateExpression: 'SET deliveryError = :reason, parkedAt = :at REMOVE outbox, deliveryLease',
+      UpdateExpression: 'SET deliveryError = :reason, parkedAt = :at REMOVE outbox, deliveryLease, retryHolder, nextAttemptAt',
       ConditionExpression: '#status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':reason': reason, ':at': new Date(now).toISOString(), ':pending': 'pending' },
+    }),
+  );
+}
+
+/**
+ * Hands the alert's next attempt to the queue message `messageId`, due at `nextAttemptAt` (epoch ms), and lets
+ * go of the lease: until then (and its grace) other copies of the request are dropped, and the outbox leaves
+ * the alert alone.
+ */
+export async function scheduleRetry(alertId: string, messageId: string, nextAttemptAt: number): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { alertId },
+      UpdateExpression: 'SET retryHolder = :message, nextAttemptAt = :at REMOVE deliveryLease',
+      ExpressionAttributeValues: { ':message': messageId, ':at': nextAttemptAt },
     }),
   );
 }

@@ -8,7 +8,7 @@ import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
 import { markTelegramChatInactive } from '../store/telegram-links';
 import { disableWebhook } from '../store/webhooks-store';
-import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, type RetryRecord } from './alert-store';
+import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, scheduleRetry, type RetryRecord } from './alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { ClientTree } from './client-tree';
 import { listUnsubscribeHeaders } from './links';
@@ -30,11 +30,14 @@ const PARALLEL_SENDS = 4;
 export interface DeliverOptions {
   senders: ChannelSenders;
   stats: DeliveryStats;
+  /** The queue message's id: the one message that may carry the alert's next attempt (see scheduleRetry). */
+  messageId: string;
   /** How many times the queue has handed out this message (ApproximateReceiveCount). */
   receiveCount: number;
   /**
-   * The queue's maxReceiveCount: on the last receive, a target still failing for a passing reason is given up
-   * on for now: the alert is parked and its request goes to the DLQ with the reason.
+   * The queue's maxReceiveCount, also the most attempts one target gets: on the last receive, or the target's
+   * last attempt, a target still failing for a passing reason is given up on for now: the alert is parked and
+   * its request goes to the DLQ with the reason.
    */
   maxReceiveCount: number;
   now?: () => number;
@@ -60,7 +63,7 @@ function isSettled(status: DeliveryStatus | undefined): boolean {
 
 export async function deliverAlert(alertId: string, options: DeliverOptions): Promise<DeliverResult> {
   const now = options.now ?? Date.now;
-  const claim = await claimAlert(alertId, now(), DELIVERY_LEASE_MS);
+  const claim = await claimAlert(alertId, now(), DELIVERY_LEASE_MS, options.messageId);
   switch (claim.outcome) {
     case 'missing':
       logger.warn('alert not found; nothing to deliver', { alertId });
@@ -69,6 +72,12 @@ export async function deliverAlert(alertId: string, options: DeliverOptions): Pr
       return { result: 'done' };
     case 'busy':
       return { result: 'retry', reason: 'another invocation is delivering this alert' };
+    case 'duplicate':
+      logger.info('second copy of a delivery request dropped: the alert already has a retry waiting on the queue', {
+        alertId,
+        nextAttemptAt: new Date(claim.nextAttemptAt).toISOString(),
+      });
+      return { result: 'done' };
     case 'invalid':
       logger.error('alert item does not match its schema', { alertId, error: claim.error });
       await finishAlert(alertId, 'failed', now(), `invalid alert item: ${claim.error}`);
@@ -133,6 +142,7 @@ async function deliverClaimed(
     const outcome = await send(target, notification, alert, options.senders, headers, bodyForWebhooks);
     const attempts = (retries[target.key]?.attempts ?? 0) + 1;
     const at = new Date(now()).toISOString();
+    const where = { alertId: alert.alertId, channel: target.channel, target: targetLabel(target), attempt: attempts };
     let status: DeliveryStatus | undefined;
     if (outcome.status === 'sent') {
       status = { status: 'sent', at, attempts };
@@ -140,18 +150,27 @@ async function deliverClaimed(
     } else if (outcome.status === 'failed') {
       status = { status: 'failed', at, attempts, error: outcome.error };
       options.stats.countFailed(target.channel);
-      logger.warn('delivery failed permanently', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
+      logger.warn(`delivery failed for good: ${outcome.error}`, { ...where, error: outcome.error });
       if (outcome.gone) await forgetTarget(target, outcome.error, now());
     } else {
-      // a passing problem: the target stays open for the next receive, or for a redrive from the DLQ
-      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
-      if (options.receiveCount < options.maxReceiveCount) {
+      // a passing problem: the target stays open for the next attempt, or for a redrive from the DLQ
+      const last = options.receiveCount >= options.maxReceiveCount || attempts >= options.maxReceiveCount;
+      if (!last) {
+        const delay = target.channel === 'webhook' ? webhookRetryDelaySeconds(attempts) : undefined;
+        const nextAttemptAt = delay === undefined ? undefined : new Date(now() + delay * 1000).toISOString();
+        await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at, ...(nextAttemptAt ? { nextAttemptAt } : {}) });
+        logger.warn(`delivery attempt ${attempts} of ${options.maxReceiveCount} failed: ${outcome.error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`, {
+          ...where,
+          error: outcome.error,
+          ...(nextAttemptAt ? { nextAttemptAt } : {}),
+        });
         retryReasons.push(`${target.channel}: ${outcome.error}`);
-        retryDelays.push(target.channel === 'webhook' ? webhookRetryDelaySeconds(attempts) : undefined);
+        retryDelays.push(delay);
         return;
       }
+      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
       options.stats.countFailed(target.channel);
-      logger.error('delivery still failing on the last receive; to the DLQ', { alertId: alert.alertId, channel: target.channel, error: outcome.error });
+      logger.error(`delivery parked after attempt ${attempts}: ${outcome.error}; its request is on the deliveries DLQ until redriven`, { ...where, error: outcome.error });
       givenUp.push(`${target.key}: ${outcome.error}`);
       return;
     }
@@ -161,13 +180,15 @@ async function deliverClaimed(
   });
 
   if (retryReasons.length) {
-    await releaseAlert(alert.alertId);
     const delays = retryDelays.filter((delay): delay is number => delay !== undefined);
     const delaySeconds = delays.length === retryDelays.length ? Math.min(...delays) : undefined;
+    // without a delay of its own the message comes back after the queue's visibility timeout; the holder's
+    // grace (HOLDER_GRACE_MS) covers that
+    await scheduleRetry(alert.alertId, options.messageId, now() + (delaySeconds ?? 0) * 1000);
     return { result: 'retry', reason: retryReasons.join('; '), ...(delaySeconds !== undefined ? { delaySeconds } : {}) };
   }
   if (givenUp.length) {
-    const reason = `not sent after ${options.receiveCount} receives: ${givenUp.join('; ')}`;
+    const reason = `parked after the last attempt: ${givenUp.join('; ')}`;
     await parkAlert(alert.alertId, now(), reason);
     return { result: 'dead-letter', reason };
   }
@@ -228,6 +249,18 @@ async function send(
     }
   } catch (error) {
     return { status: 'retry', error: describeError(error) };
+  }
+}
+
+/** Which target, for a log line: the endpoint or chat id, never an address or URL (they may carry secrets). */
+function targetLabel(target: DeliveryTarget): string {
+  switch (target.channel) {
+    case 'webhook':
+      return `webhook ${target.endpoint.id}`;
+    case 'telegram':
+      return `telegram chat ${target.chatId}`;
+    default:
+      return target.channel;
   }
 }
 

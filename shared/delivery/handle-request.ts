@@ -65,6 +65,7 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
   const outcome = await deliverAlert(request.alertId, {
     senders: dependencies.senders,
     stats: dependencies.stats,
+    messageId: record.messageId,
     receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
     maxReceiveCount: dependencies.maxReceiveCount,
     now: dependencies.clock,

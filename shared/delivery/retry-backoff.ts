@@ -1,17 +1,34 @@
 /**
  * How long a deliveries-queue message waits before its next receive when a webhook target hit a passing
- * problem (5xx, 408, 429, timeout): 30 s after the first attempt, then doubling (60 s, 120 s, 240 s …), at most
- * 15 minutes. The base is `WEBHOOK_RETRY_BASE_SECONDS` (30); 0 leaves the queue's own visibility timeout.
+ * problem (5xx, 408, 429, timeout, refused connection, TLS failure): exponential with equal jitter. After
+ * attempt n the ceiling is `min(cap, base * 2^(n-1))` and the delay is drawn from [ceiling/2, ceiling], so
+ * endpoints that failed together (one outage) are not all retried in the same second, and no retry comes
+ * sooner than half its ceiling. With the defaults (base 30 s, cap 15 min) and 5 attempts the schedule is
+ * 15–30 s, 30–60 s, 60–120 s, 120–240 s: the last attempt comes at most 7.5 minutes after the first.
+ * The base is `WEBHOOK_RETRY_BASE_SECONDS` (30); 0 leaves the queue's own visibility timeout.
  */
-const MAX_DELAY_SECONDS = 15 * 60;
+export const MAX_DELAY_SECONDS = 15 * 60;
 
 export function webhookRetryBaseSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const value = Number(env.WEBHOOK_RETRY_BASE_SECONDS ?? 30);
   return Number.isFinite(value) && value >= 0 ? value : 30;
 }
 
-/** Seconds before the next attempt, after `attempts` attempts (1 after the first); undefined with a base of 0. */
-export function webhookRetryDelaySeconds(attempts: number, baseSeconds: number = webhookRetryBaseSeconds()): number | undefined {
+/** The ceiling of the delay after `attempts` attempts (1 after the first). */
+export function retryCeilingSeconds(attempts: number, baseSeconds: number, capSeconds = MAX_DELAY_SECONDS): number {
+  return Math.min(capSeconds, baseSeconds * 2 ** Math.max(0, Math.min(attempts, 64) - 1));
+}
+
+/**
+ * Seconds before the next attempt, after `attempts` attempts; undefined with a base of 0. `random` returns a
+ * number in [0, 1), as Math.random does.
+ */
+export function webhookRetryDelaySeconds(
+  attempts: number,
+  baseSeconds: number = webhookRetryBaseSeconds(),
+  random: () => number = Math.random,
+): number | undefined {
   if (baseSeconds <= 0) return undefined;
-  return Math.min(MAX_DELAY_SECONDS, Math.round(baseSeconds * 2 ** Math.max(0, attempts - 1)));
+  const ceiling = retryCeilingSeconds(attempts, baseSeconds);
+  return Math.max(1, Math.round(ceiling / 2 + random() * (ceiling / 2)));
 }

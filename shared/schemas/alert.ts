@@ -32,6 +32,19 @@ export const deliveryStatusSchema = z.object({
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
 
 /**
+ * A target still open after a passing problem: how many attempts it has had, the last one's error in words,
+ * when it was made and when the next is due. One record per target, overwritten on each attempt.
+ */
+export const deliveryRetrySchema = z.object({
+  attempts: z.number().int().min(0),
+  error: z.string(),
+  at: z.string(),
+  nextAttemptAt: z.string().optional(),
+});
+
+export type DeliveryRetry = z.infer<typeof deliveryRetrySchema>;
+
+/**
  * An alert: one event of one rule for one vehicle. Its id is derived from (rule, vehicle, kind, time),
  * so a redelivered message can only ever write the same alert again.
  */
@@ -48,6 +61,15 @@ export const alertSchema = z.object({
   status: z.enum(['pending', 'delivered', 'failed']),
   /** Per channel and recipient, e.g. `email:ops@example.com`, `telegram:12345`. */
   deliveries: z.record(z.string(), deliveryStatusSchema).default({}),
+  /** Targets not settled yet after a passing problem, by the same keys as `deliveries`. */
+  deliveryRetries: z
+    .record(z.string(), deliveryRetrySchema)
+    .optional()
+    .describe('targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time)'),
+  /** Why delivery stopped: set when the alert failed, or was parked after its last attempt. */
+  deliveryError: z.string().optional().describe('why delivery stopped: the alert failed, or was parked after its last attempt'),
+  /** When the alert was parked (its request on the deliveries DLQ, unsent targets open for a redrive). */
+  parkedAt: z.string().optional().describe('when the alert was parked; its open targets are sent again when the request is redriven'),
   stored: z.boolean(),
 });
 

@@ -37,6 +37,13 @@ export interface AlertItem extends Alert {
   outboxAttempts?: number;
 }
 
+/**
+ * How long past its `nextAttemptAt` the queue message holding an alert's retry may be late (visibility
+ * timeout, a slow poll) before it counts as lost: then another copy may take over and the outbox may enqueue
+ * the alert again.
+ */
+export const HOLDER_GRACE_MS = 10 * 60_000;
+
 export function alertsTable(): string {
   return resourcesConfig().ALERTS_TABLE;
 }
@@ -128,14 +135,17 @@ export async function claimForReenqueue(alert: PendingAlert, now: number): Promi
         TableName: alertsTable(),
         Key: { alertId: alert.alertId },
         UpdateExpression: 'SET outboxEnqueuedAt = :now ADD outboxAttempts :one',
+        // an alert whose next attempt is already waiting on the queue (deliver's retry) is not sent again
         ConditionExpression:
-          alert.outboxEnqueuedAt === null
+          (alert.outboxEnqueuedAt === null
             ? 'attribute_exists(#outbox) AND attribute_not_exists(outboxEnqueuedAt)'
-            : 'attribute_exists(#outbox) AND outboxEnqueuedAt = :previous',
+            : 'attribute_exists(#outbox) AND outboxEnqueuedAt = :previous') +
+          ' AND (attribute_not_exists(nextAttemptAt) OR nextAttemptAt < :stale)',
         ExpressionAttributeNames: { '#outbox': 'outbox' },
         ExpressionAttributeValues: {
           ':now': now,
           ':one': 1,
+          ':stale': now - HOLDER_GRACE_MS,
           ...(alert.outboxEnqueuedAt === null ? {} : { ':previous': alert.outboxEnqueuedAt }),
         },
       }),

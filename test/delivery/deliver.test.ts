@@ -196,7 +196,7 @@ describe('deliver function', () => {
     const parked = await getAlertItem(alert.alertId);
     expect(parked.status).toBe('pending');
     expect(parked.outbox).toBeUndefined(); // the sweep leaves it alone: the DLQ holds it now
-    expect(parked.deliveryError).toMatch(/^not sent after 2 receives: telegram:8080: .*429/);
+    expect(parked.deliveryError).toMatch(/^parked after the last attempt: telegram:8080: .*429/);
     expect((parked.deliveries as Record<string, unknown>)['email:parked@example.com']).toMatchObject({ status: 'sent' });
     expect((parked.deliveries as Record<string, unknown>)['telegram:8080']).toBeUndefined();
     const { Messages = [] } = await sqsClient().send(

@@ -149,7 +149,7 @@ describe('secrets in logs', () => {
       process.env.TELEGRAM_API_ROOT = apiRoot;
       resetTelegramSender();
     }
-    expect(output.text()).toContain('delivery still failing on the last receive; to the DLQ');
+    expect(output.text()).toContain('its request is on the deliveries DLQ until redriven');
   }, 20_000);
 
   it('wrote logs, and none of them holds a password, a session token, the bot token or the webhook secret', () => {

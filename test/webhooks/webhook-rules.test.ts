@@ -118,8 +118,10 @@ describe('webhook answers and retries', () => {
   });
 
   it('backs off exponentially from the base, capped at 15 minutes; a base of 0 leaves the queue default', () => {
-    expect([1, 2, 3, 4, 5].map((attempts) => webhookRetryDelaySeconds(attempts, 30))).toEqual([30, 60, 120, 240, 480]);
-    expect(webhookRetryDelaySeconds(12, 30)).toBe(900);
+    // with the jitter at its top the delays are the ceilings
+    expect([1, 2, 3, 4, 5].map((attempts) => webhookRetryDelaySeconds(attempts, 30, () => 0.999_999))).toEqual([30, 60, 120, 240, 480]);
+    expect(webhookRetryDelaySeconds(12, 30, () => 0.999_999)).toBe(900);
+    expect(webhookRetryDelaySeconds(3, 30, () => 0)).toBe(60);
     expect(webhookRetryDelaySeconds(1, 0)).toBeUndefined();
   });
 });

@@ -65,7 +65,7 @@ describe('webhook secrets in logs', () => {
     const text = output.text();
     // the run did log: a retry, a permanent failure, and the metrics of the channel
     expect(text).toContain('delivery to be retried');
-    expect(text).toContain('delivery failed permanently');
+    expect(text).toContain('delivery failed for good');
     expect(text).toContain('"channel":"webhook"');
     expect(text).not.toContain(secret);
     expect(text).not.toContain(secret.slice('whsec_'.length, 'whsec_'.length + 16));

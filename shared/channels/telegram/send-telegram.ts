@@ -1,5 +1,7 @@
 import { GrammyError, HttpError, type Api } from 'grammy';
+import { logger } from '../../observability/logger';
 import { describeError, type SendOutcome } from '../outcome';
+import { isBotApiTimeout, TELEGRAM_API_TIMEOUT_SECONDS } from './bot-api';
 
 /** Telegram's limit on one message. */
 const MAX_MESSAGE_LENGTH = 4096;
@@ -31,6 +33,10 @@ export async function sendTelegramMessage(api: Api, chatId: string, message: Tel
       if (error.error_code === 403) return { status: 'failed', error: reason, gone: true };
       if (error.error_code === 429 || error.error_code >= 500) return { status: 'retry', error: reason };
       return { status: 'failed', error: reason };
+    }
+    if (isBotApiTimeout(error)) {
+      logger.warn(`Telegram Bot API did not answer within ${TELEGRAM_API_TIMEOUT_SECONDS} s; the message is retried later`, { method: 'sendMessage' });
+      return { status: 'retry', error: `Telegram did not answer within ${TELEGRAM_API_TIMEOUT_SECONDS} s` };
     }
     if (error instanceof HttpError) return { status: 'retry', error: `network: ${error.message}` };
     return { status: 'retry', error: describeError(error) };

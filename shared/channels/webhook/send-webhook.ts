@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { describeError, type SendOutcome } from '../outcome';
 import { addressRefusal } from './address-policy';
+import { describeSendError, describeStatus, describeTimeout } from './failure-words';
 import { guardedLookup, RefusedAddressError } from './guarded-lookup';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
 
@@ -35,10 +36,9 @@ export interface WebhookSendOptions {
  */
 export function outcomeOfStatus(status: number): SendOutcome {
   if (status >= 200 && status < 300) return { status: 'sent' };
-  if (status === 410) return { status: 'failed', error: 'the endpoint answered 410 Gone', gone: true };
-  if (status === 408 || status === 429 || status >= 500) return { status: 'retry', error: `the endpoint answered ${status}` };
-  if (status >= 300 && status < 400) return { status: 'failed', error: `the endpoint answered ${status}; redirects are not followed` };
-  return { status: 'failed', error: `the endpoint answered ${status}` };
+  if (status === 410) return { status: 'failed', error: describeStatus(status), gone: true };
+  if (status === 408 || status === 429 || status >= 500) return { status: 'retry', error: describeStatus(status) };
+  return { status: 'failed', error: describeStatus(status) };
 }
 
 /**
@@ -82,9 +82,9 @@ export async function sendWebhook(delivery: WebhookDelivery, options: WebhookSen
       return { status: 'failed', error: describeError(error instanceof RefusedAddressError ? error : (error as Error).cause) };
     }
     if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
-      return { status: 'retry', error: `no answer within ${(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000} s` };
+      return { status: 'retry', error: describeTimeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) };
     }
-    return { status: 'retry', error: describeError(error) };
+    return { status: 'retry', error: describeSendError(error) };
   }
 }
 
