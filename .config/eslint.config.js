@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 // a function's bundle must load only the SDK clients it uses: one module per service, never the barrel
 const sdkBarrel = { regex: '(^|/)aws/clients$', message: 'Import the client of one service (aws/dynamodb, aws/sqs, aws/ses, aws/sns).' };
@@ -33,4 +34,6 @@ export default tseslint.config(
     },
   },
   ...importRules(),
+  // formatting is Prettier's job; no lint rule may fight it
+  prettier,
 );
