@@ -15,11 +15,23 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A service the request needs (the geocoder) did not answer; try again later',
 };
 
+/** The `example` metadata a schema carries (`.meta({ example })`), if any. */
+const schemaExample = (schema: z.ZodType | undefined): unknown => (schema?.meta() as { example?: unknown } | undefined)?.example;
+
+/** A route's request and success examples: its own, else its schemas'. */
+export function routeExamples(route: ApiRoute): { body: unknown; response: unknown } {
+  return { body: route.examples?.body ?? schemaExample(route.body), response: route.examples?.response ?? schemaExample(route.response) };
+}
+
+/** A media type's `example`, only when there is one. */
+const withExample = (example: unknown) => (example === undefined ? {} : { example });
+
 /** The OpenAPI 3.1 document of the API, generated from the same zod schemas the routes validate with. */
 export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'XAuth', { type: 'apiKey', in: 'header', name: 'X-Auth' });
   for (const route of routes) {
+    const examples = routeExamples(route);
     const errors = [400, ...(route.auth ? [401, 429] : []), ...(route.path === '/api/v3/auth/login' ? [401, 429] : []), ...(route.errors ?? []), 500];
     registry.registerPath({
       method: route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete',
@@ -30,10 +42,10 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       ...(route.auth ? { security: [{ XAuth: [] }] } : {}),
       request: {
         ...(route.params ? { params: route.params as z.ZodObject } : {}),
-        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body, ...withExample(examples.body) } } } } : {}),
       },
       responses: {
-        200: { description: 'Success', content: { 'application/json': { schema: route.response } } },
+        200: { description: 'Success', content: { 'application/json': { schema: route.response, ...withExample(examples.response) } } },
         ...Object.fromEntries(
           [...new Set(errors)].map((status) => [
             status,

@@ -179,16 +179,26 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
   },
 ];
 
-const row = (setting: SettingReference) => `| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`;
+const shownDefault = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);
+const row = (setting: SettingReference) => `| \`${setting.key}\` | ${shownDefault(setting.default)} | ${setting.meaning} |`;
+
+const TABLE_HEAD = '| key | default | meaning |\n|---|---|---|';
+
+/** One type's settings as a Markdown table, followed by the rules between them. */
+export function typeSettingsMarkdown(type: RuleType): string {
+  const reference = SETTINGS_REFERENCE[type];
+  const constraints = reference.constraints.length > 0 ? `\n\nAlso: ${reference.constraints.join('; ')}.` : '';
+  return `${TABLE_HEAD}\n${reference.settings.map(row).join('\n')}${constraints}`;
+}
+
+/** The keys every type takes, as a Markdown table. */
+export function commonSettingsMarkdown(): string {
+  return `${TABLE_HEAD}\n${COMMON_SETTINGS_REFERENCE.map(row).join('\n')}`;
+}
 
 /** The settings reference as Markdown, one section per type, for the OpenAPI document. */
 export function settingsReferenceMarkdown(): string {
-  const common = `**every type** also takes\n\n| key | default | meaning |\n|---|---|---|\n${COMMON_SETTINGS_REFERENCE.map(row).join('\n')}`;
   return `${Object.entries(SETTINGS_REFERENCE)
-    .map(([type, reference]) => {
-      const rows = reference.settings.map(row);
-      const constraints = reference.constraints.length > 0 ? `\n\nAlso: ${reference.constraints.join('; ')}.` : '';
-      return `**type ${type}: ${reference.name}** (events ${reference.events})\n\n| key | default | meaning |\n|---|---|---|\n${rows.join('\n')}${constraints}`;
-    })
-    .join('\n\n')}\n\n${common}`;
+    .map(([type, reference]) => `**type ${type}: ${reference.name}** (events ${reference.events})\n\n${typeSettingsMarkdown(Number(type) as RuleType)}`)
+    .join('\n\n')}\n\n**every type** also takes\n\n${commonSettingsMarkdown()}`;
 }

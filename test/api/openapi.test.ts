@@ -6,6 +6,9 @@ import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient, type Api } from './support';
 
+/** A default as the settings tables show it: none, empty, or the value in backticks. */
+const shown = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);
+
 describe('OpenAPI document', () => {
   let emulators: Emulators;
   let api: Api;
@@ -45,11 +48,11 @@ describe('OpenAPI document', () => {
       for (const [type, reference] of Object.entries(SETTINGS_REFERENCE)) {
         expect(settings).toContain(`**type ${type}: ${reference.name}**`);
         for (const setting of reference.settings) {
-          expect(settings).toContain(`| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`);
+          expect(settings).toContain(`| \`${setting.key}\` | ${shown(setting.default)} | ${setting.meaning} |`);
         }
       }
       for (const setting of COMMON_SETTINGS_REFERENCE) {
-        expect(settings).toContain(`| \`${setting.key}\` | ${setting.default === null ? '—' : `\`${setting.default}\``} | ${setting.meaning} |`);
+        expect(settings).toContain(`| \`${setting.key}\` | ${shown(setting.default)} | ${setting.meaning} |`);
       }
       expect(settings).toContain('| `schedule` | — | hours in which events raise alerts');
       expect(schema.properties.timezone.description).toMatch(/settings\.schedule.*default 3/);

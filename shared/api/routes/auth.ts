@@ -6,6 +6,7 @@ import { tooManyRequests, unauthorized } from '../errors';
 import { defineRoute } from '../route';
 import { limits } from '../limits';
 import { loginBodySchema, loginResponseSchema, sessionCheckResponseSchema } from '../schemas';
+import { loginAnswerExample, loginExample } from '../examples';
 
 export const authRoutes = [
   defineRoute({
@@ -22,6 +23,7 @@ export const authRoutes = [
     writes: false,
     body: loginBodySchema,
     response: loginResponseSchema,
+    examples: { body: loginExample, response: loginAnswerExample },
     errors: [],
     async handle({ body, now, sourceIp }) {
       const { loginFreeAttemptsPerAddress, loginFreeAttemptsPerIp, loginMaxDelayMs } = limits();

@@ -3,6 +3,7 @@ import { issueLinkCode } from '../../store/telegram-links';
 import { validationError } from '../errors';
 import { defineRoute } from '../route';
 import { pushDeviceBodySchema, pushDeviceResponseSchema, telegramLinkResponseSchema } from '../schemas';
+import { pushDeviceAnswerExample, pushDeviceExample, telegramLinkAnswerExample } from '../examples';
 
 /** Where the logged-in user receives alerts. These change only the user's own profile, so read-only users may use them. */
 export const channelRoutes = [
@@ -15,6 +16,7 @@ export const channelRoutes = [
     auth: true,
     writes: false,
     response: telegramLinkResponseSchema,
+    examples: { response: telegramLinkAnswerExample },
     async handle({ caller, now }) {
       if (!process.env.TELEGRAM_BOT_USERNAME) {
         throw validationError([{ path: '', message: 'Telegram is not configured on this installation: there is no bot to link a chat to.' }]);
@@ -33,6 +35,7 @@ export const channelRoutes = [
     writes: false,
     body: pushDeviceBodySchema,
     response: pushDeviceResponseSchema,
+    examples: { body: pushDeviceExample, response: pushDeviceAnswerExample },
     async handle({ body, caller }) {
       try {
         return { body: await registerPushDevice(caller.user.id, body.platform, body.token) };

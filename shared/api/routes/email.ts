@@ -5,6 +5,7 @@ import { notFound } from '../errors';
 import { releaseHeldAlerts } from '../side-address-confirmation';
 import { defineRoute } from '../route';
 import { successSchema } from '../schemas';
+import { htmlPageExample, successExample } from '../examples';
 
 /**
  * Links in e-mails: confirming a side address, and unsubscribing from a rule's alerts (RFC 8058). They need no
@@ -30,6 +31,7 @@ export const emailRoutes = [
     writes: false,
     params: tokenParamsSchema,
     response: z.string(),
+    examples: { response: htmlPageExample },
     async handle() {
       return { body: null, html: page('fleetwatch alerts', 'Confirm that this address should receive fleetwatch vehicle alerts.', 'Confirm') };
     },
@@ -45,6 +47,7 @@ export const emailRoutes = [
     writes: false,
     params: tokenParamsSchema,
     response: successSchema,
+    examples: { response: successExample },
     errors: [404],
     async handle({ params, now }) {
       const confirmed = await confirmSideEmail(params.token, now);
@@ -63,6 +66,7 @@ export const emailRoutes = [
     writes: false,
     params: tokenParamsSchema,
     response: z.string(),
+    examples: { response: htmlPageExample },
     async handle() {
       return { body: null, html: page('fleetwatch alerts', 'Stop these fleetwatch alerts to this address?', 'Unsubscribe') };
     },
@@ -78,6 +82,7 @@ export const emailRoutes = [
     writes: false,
     params: tokenParamsSchema,
     response: successSchema,
+    examples: { response: successExample },
     errors: [404],
     async handle({ params, now }) {
       if (!(await unsubscribe(params.token, now))) throw notFound('unsubscribe link');

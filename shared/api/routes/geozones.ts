@@ -16,6 +16,7 @@ import { geozoneMeasures } from '../geozone-measures';
 import { checkGeozoneSize, requireGeozoneRoom } from '../limit-checks';
 import { defineRoute, type Caller } from '../route';
 import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
+import { geozoneCreateExample, geozoneRecordExample, geozoneReplaceExample, geozoneSummariesExample, parentIdExample, successExample } from '../examples';
 
 const geozoneReplaceBodySchema = geozoneWriteBodySchema.safeExtend({
   id: z.number().int().min(1).describe('the geozone; required'),
@@ -49,6 +50,7 @@ export const geozoneRoutes = [
     writes: false,
     body: parentIdBodySchema,
     response: z.array(geozoneSummarySchema),
+    examples: { body: parentIdExample, response: geozoneSummariesExample },
     errors: [404],
     async handle({ body, caller }) {
       const clients = await caller.scope.subtree(body.parentId);
@@ -66,6 +68,7 @@ export const geozoneRoutes = [
     writes: false,
     params: idParamsSchema,
     response: geozoneRecordSchema,
+    examples: { response: geozoneRecordExample },
     errors: [404],
     async handle({ params, caller }) {
       const zone = await visibleZone(params.id, caller);
@@ -83,6 +86,7 @@ export const geozoneRoutes = [
     writes: true,
     body: geozoneWriteBodySchema,
     response: geozoneRecordSchema,
+    examples: { body: geozoneCreateExample, response: geozoneRecordExample },
     errors: [403, 404],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
@@ -107,6 +111,7 @@ export const geozoneRoutes = [
     writes: true,
     body: geozoneReplaceBodySchema,
     response: geozoneRecordSchema,
+    examples: { body: geozoneReplaceExample, response: geozoneRecordExample },
     errors: [403, 404, 409],
     async handle({ body, caller, headers }) {
       const previous = await visibleZone(body.id, caller);
@@ -137,6 +142,7 @@ export const geozoneRoutes = [
     writes: true,
     params: idParamsSchema,
     response: successSchema,
+    examples: { response: successExample },
     errors: [403, 404, 409],
     async handle({ params, caller, headers }) {
       const zone = await visibleZone(params.id, caller);

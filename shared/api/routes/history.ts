@@ -3,6 +3,7 @@ import { getRule } from '../../store/rules-store';
 import { notFound, validationError } from '../errors';
 import { defineRoute } from '../route';
 import { historyBodySchema, historyResponseSchema } from '../schemas';
+import { historyAnswerExample, historyExample } from '../examples';
 
 /** The page cursor handed to clients: the last timeKey of a page, base64url-wrapped so it stays opaque. */
 function encodeToken(cursor: string): string {
@@ -32,6 +33,7 @@ export const historyRoutes = [
     writes: false,
     body: historyBodySchema,
     response: historyResponseSchema,
+    examples: { body: historyExample, response: historyAnswerExample },
     errors: [404],
     async handle({ body, caller }) {
       const before = body.nextToken === undefined ? undefined : decodeToken(body.nextToken);

@@ -8,6 +8,7 @@ import { queryVisits, type VisitItem } from '../../store/visits-store';
 import { notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { strictBody } from '../strict-body';
+import { intersectionsAnswerExample, intersectionsExample } from '../examples';
 
 /**
  * Geozone visits (`gis/intersections`): when vehicles were inside zones, from the journal evaluation keeps for
@@ -139,6 +140,7 @@ const intersectionRoute = (path: string, summary: string, description: string) =
     writes: false,
     body: intersectionsBodySchema,
     response: z.array(intersectionSchema),
+    examples: { body: intersectionsExample, response: intersectionsAnswerExample },
     errors: [404],
   });
 

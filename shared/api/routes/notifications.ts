@@ -22,6 +22,7 @@ import { checkRuleReferences } from '../rule-references';
 import { askSideAddresses } from '../side-address-confirmation';
 import { checkRuleSize, requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
+import { parentIdExample, prolongationAnswerExample, prolongationExample, ruleCreateExample, ruleRecordExample, ruleReplaceExample, ruleSummariesExample, successExample } from '../examples';
 import {
   idParamsSchema,
   notificationCreateBodySchema,
@@ -86,6 +87,7 @@ export const notificationRoutes = [
     writes: false,
     body: parentIdBodySchema,
     response: z.array(notificationSummarySchema),
+    examples: { body: parentIdExample, response: ruleSummariesExample },
     errors: [404],
     async handle({ body, caller }) {
       const clients = await caller.scope.subtree(body.parentId);
@@ -115,6 +117,7 @@ export const notificationRoutes = [
     writes: false,
     params: idParamsSchema,
     response: notificationRecordSchema,
+    examples: { response: ruleRecordExample },
     errors: [404],
     async handle({ params, caller }) {
       const rule = await visibleRule(params.id, caller);
@@ -141,6 +144,7 @@ export const notificationRoutes = [
     writes: true,
     body: notificationCreateBodySchema,
     response: notificationRecordSchema,
+    examples: { body: ruleCreateExample, response: ruleRecordExample },
     errors: [403, 404, 409, 503],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
@@ -169,6 +173,7 @@ export const notificationRoutes = [
     writes: true,
     body: notificationReplaceBodySchema,
     response: successSchema,
+    examples: { body: ruleReplaceExample, response: successExample },
     errors: [403, 404, 409, 503],
     async handle({ body, caller, headers, now }) {
       const previous = await visibleRule(body.id, caller);
@@ -204,6 +209,7 @@ export const notificationRoutes = [
     writes: true,
     params: idParamsSchema,
     response: successSchema,
+    examples: { response: successExample },
     errors: [403, 404, 409],
     async handle({ params, caller, headers }) {
       const rule = await visibleRule(params.id, caller);
@@ -228,6 +234,7 @@ export const notificationRoutes = [
     writes: true,
     body: prolongationBodySchema,
     response: prolongationResponseSchema,
+    examples: { body: prolongationExample, response: prolongationAnswerExample },
     errors: [403, 404, 409],
     async handle({ body, caller, now }) {
       const rules = [];

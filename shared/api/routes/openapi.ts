@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { buildOpenApiDocument } from '../openapi';
 import { defineRoute, type ApiRoute } from '../route';
+import { openApiAnswerExample } from '../examples';
 
 /** GET /api/v3/openapi.json, describing `routes()` (which includes this route). */
 export function openApiRoute(routes: () => readonly ApiRoute[]): ApiRoute {
@@ -13,6 +14,7 @@ export function openApiRoute(routes: () => readonly ApiRoute[]): ApiRoute {
     auth: false,
     writes: false,
     response: z.object({ openapi: z.string() }).loose(),
+    examples: { response: openApiAnswerExample },
     async handle() {
       document ??= buildOpenApiDocument(routes());
       return { body: document };

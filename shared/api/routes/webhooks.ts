@@ -6,6 +6,7 @@ import { limits } from '../limits';
 import { defineRoute } from '../route';
 import { parentIdBodySchema, successSchema } from '../schemas';
 import { createdWebhookSchema, webhookBodySchema, webhookListSchema, webhookParamsSchema } from '../webhook-schemas';
+import { parentIdExample, successExample, webhookCreatedExample, webhookExample, webhookListExample } from '../examples';
 
 /**
  * Webhook endpoints of a client: each alert of the client's rules with `toClient` is POSTed, signed, to each
@@ -28,6 +29,7 @@ export const webhookRoutes = [
     writes: true,
     body: webhookBodySchema,
     response: createdWebhookSchema,
+    examples: { body: webhookExample, response: webhookCreatedExample },
     errors: [403, 404, 409],
     async handle({ body, caller, now }) {
       const parentId = body.parentId ?? caller.user.parentId;
@@ -53,6 +55,7 @@ export const webhookRoutes = [
     auth: true,
     writes: false,
     response: webhookListSchema,
+    examples: { response: webhookListExample },
     async handle({ caller }) {
       return { body: await listWebhooks(caller.user.parentId) };
     },
@@ -67,6 +70,7 @@ export const webhookRoutes = [
     writes: false,
     body: parentIdBodySchema,
     response: webhookListSchema,
+    examples: { body: parentIdExample, response: webhookListExample },
     errors: [404],
     async handle({ body, caller }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
@@ -83,6 +87,7 @@ export const webhookRoutes = [
     writes: true,
     params: webhookParamsSchema,
     response: successSchema,
+    examples: { response: successExample },
     errors: [403, 404],
     async handle({ params, caller }) {
       const clientId = await findWebhookClient(params.id, caller.user.parentId);

@@ -1,0 +1,10 @@
+/** `npm run docs:generate`: rewrites the generated regions of docs/rules.md from shared/rules/settings-reference.ts. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateRulesPage } from './rules-page';
+
+const path = join(import.meta.dirname, '../../docs/rules.md');
+const page = readFileSync(path, 'utf8');
+const generated = generateRulesPage(page);
+if (generated !== page) writeFileSync(path, generated);
+console.log(generated === page ? 'docs/rules.md is up to date' : 'docs/rules.md rewritten');

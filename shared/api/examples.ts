@@ -1,0 +1,146 @@
+import { alertIdFor } from '../store/alert-id';
+import { EXAMPLE_CHILD_ID, EXAMPLE_CLIENT_ID, EXAMPLE_USER_ID } from './directory-schemas';
+
+/**
+ * Request and answer examples of the OpenAPI document, one consistent story: the client Acme Logistics, its
+ * dispatcher, Truck 17 (vehicle 40117) and the Depot North geozone (12). A test validates each against the
+ * schema of the route that shows it.
+ */
+
+const AT = '2026-11-25T08:00:00.000Z';
+
+export const loginExample = { login: 'dispatcher', password: 'correct horse battery staple' };
+export const loginAnswerExample = { AuthId: 'q4Vn3b9K2xPzL8dT0wYcR5mJ7hUeF1sA6gNiO2kBvQ', User: 'dispatcher' };
+
+export const parentIdExample = { parentId: EXAMPLE_CLIENT_ID };
+
+const ruleBody = {
+  type: 2,
+  userId: null,
+  parentId: EXAMPLE_CLIENT_ID,
+  name: 'Depot speeding',
+  active: true,
+  vehicleIds: [40117],
+  geoids: [12],
+  fieldids: [],
+  settings: { limit: '80', minDuration: '10', zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00' },
+  toEmail: true,
+  recipientIds: [EXAMPLE_USER_ID],
+  enableSideEmails: false,
+  sideEmails: [],
+  toTelegram: true,
+  telegrams: [{ id: '-1001234567890', info: 'dispatch group' }],
+  toMobile: false,
+  toClient: true,
+  stored: true,
+  kind: null,
+  activationMode: 0,
+  activationTime: null,
+  timezone: 'Europe/Berlin',
+  validity: 90,
+  autoProlongation: true,
+};
+
+export const ruleCreateExample = { ...ruleBody, settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00' } };
+export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
+export const ruleReplaceExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, settings: { ...ruleBody.settings, limit: '70' } };
+export const ruleSummariesExample = [
+  { id: 7, name: 'Depot speeding', active: true, type: 2, userId: null, parentId: EXAMPLE_CLIENT_ID, parentName: 'Acme Logistics' },
+  {
+    id: 9,
+    name: 'North gate',
+    active: true,
+    type: 0,
+    userId: EXAMPLE_USER_ID,
+    parentId: EXAMPLE_CHILD_ID,
+    parentName: 'Acme North depot',
+    problems: [{ path: 'geoids.0', message: 'geozone 15 does not exist any more' }],
+  },
+];
+
+export const prolongationExample = { ids: [7, 9], days: 30 };
+export const prolongationAnswerExample = [
+  { id: 7, expiresAt: '2027-03-25T08:00:00.000Z', clamped: false },
+  { id: 9, expiresAt: '2027-02-23T08:00:00.000Z', clamped: true },
+];
+
+export const historyExample = { parentId: EXAMPLE_CLIENT_ID, vehicleId: 40117, from: '2026-11-24T00:00:00Z', to: '2026-11-25T00:00:00Z', limit: 50 };
+export const historyAnswerExample = {
+  items: [
+    {
+      alertId: alertIdFor(7, 40117, 'speeding', '2026-11-24T09:14:05.000Z'),
+      ruleId: 7,
+      ruleType: 2,
+      ruleName: 'Depot speeding',
+      vehicleId: 40117,
+      parentId: EXAMPLE_CLIENT_ID,
+      event: {
+        kind: 'speeding',
+        time: '2026-11-24T09:14:05.000Z',
+        latitude: 52.5208,
+        longitude: 13.4094,
+        speed: 47,
+        values: { limit: 30, maxSpeed: 52, since: '2026-11-24T09:13:51.000Z', durationSeconds: 14, zoneId: 12, zoneName: 'Depot North' },
+      },
+      createdAt: '2026-11-24T09:14:06.210Z',
+      status: 'delivered',
+      deliveries: {
+        'email:dispatch@acme.example.com': { status: 'sent', at: '2026-11-24T09:14:07.020Z', attempts: 1 },
+        'telegram:-1001234567890': { status: 'sent', at: '2026-11-24T09:14:07.180Z', attempts: 1 },
+      },
+      stored: true,
+    },
+  ],
+  nextToken: null,
+};
+
+const ring = [
+  [13.405, 52.52],
+  [13.41, 52.52],
+  [13.41, 52.523],
+  [13.405, 52.523],
+  [13.405, 52.52],
+];
+const zoneBody = { name: 'Depot North', type: 'polygon', parentId: EXAMPLE_CLIENT_ID, radius: null, description: 'yard and gates', geometry: { type: 'Polygon', coordinates: [ring] } };
+const zoneComputed = { area: 113_270.4, perimetr: 1_346.2, createDate: AT };
+export const geozoneCreateExample = zoneBody;
+export const geozoneRecordExample = { id: 12, ...zoneBody, ...zoneComputed, version: 1 };
+export const geozoneReplaceExample = { ...geozoneRecordExample, description: 'yard, gates and fuel station' };
+export const geozoneSummariesExample = [
+  { id: 12, name: 'Depot North', type: 'polygon', fname: null, parentId: EXAMPLE_CLIENT_ID, radius: null, beginCalc: null, endCalc: null, description: 'yard and gates', ...zoneComputed },
+  { id: 14, name: 'Customer site', type: 'circle', fname: null, parentId: EXAMPLE_CLIENT_ID, radius: 150, beginCalc: null, endCalc: null, description: '', area: 70_685.8, perimetr: 942.5, createDate: AT },
+];
+
+export const intersectionsExample = { startDate: '2026-11-24T00:00:00Z', endDate: '2026-11-25T00:00:00Z', ids: [40117], byTime: 300, byDist: 0, filterByTime: 60, filterByHalfPerimeter: false };
+export const intersectionsAnswerExample = [
+  { geozoneId: 12, geozoneName: 'Depot North', startDate: '2026-11-24T06:02:11.000Z', endDate: '2026-11-24T07:15:40.000Z', duration: 4409, vehicleId: 40117, vehicleName: 'Truck 17' },
+  { geozoneId: 14, geozoneName: 'Customer site', startDate: '2026-11-24T16:40:02.000Z', endDate: null, duration: 26398, vehicleId: 40117, vehicleName: 'Truck 17' },
+];
+
+export const telegramLinkAnswerExample = { code: 'k3J9xQ2m', link: 'https://t.me/fleetwatch_bot?start=k3J9xQ2m', expiresAt: '2026-11-25T08:15:00.000Z' };
+
+export const pushDeviceExample = { platform: 'fcm', token: 'dQw4w9WgXcQ:APA91bH2kP0-example-registration-token' };
+export const pushDeviceAnswerExample = {
+  platform: 'fcm',
+  endpointArn: 'arn:aws:sns:eu-central-1:123456789012:endpoint/GCM/fleetwatch/2f1c3b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b',
+  registeredAt: AT,
+};
+
+export const htmlPageExample = '<!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html>';
+export const successExample = 'Success';
+
+export const webhookExample = { url: 'https://hooks.acme.example.com/fleetwatch', parentId: EXAMPLE_CLIENT_ID, description: 'dispatch board' };
+const webhookEndpoint = {
+  id: '5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d',
+  parentId: EXAMPLE_CLIENT_ID,
+  url: 'https://hooks.acme.example.com/fleetwatch',
+  description: 'dispatch board',
+  enabled: true,
+  createdAt: AT,
+  disabledAt: null,
+  disabledReason: null,
+};
+export const webhookCreatedExample = { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
+export const webhookListExample = [webhookEndpoint];
+
+export const openApiAnswerExample = { openapi: '3.1.0', info: { title: 'fleetwatch API', version: '3.0.0' }, paths: {} };
