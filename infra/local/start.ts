@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { writeSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -268,6 +269,17 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // until the runtime is up there is nothing to flush: a signal exits at once, and the exit handlers of what
+  // has started so far (DynamoDB Local runs in its own process group) stop it on the way out
+  let aborting = false;
+  const abortStart = (signal: string) => {
+    if (aborting) return;
+    aborting = true;
+    writeSync(1, `\n${signal} while starting: stopped.\n`);
+    void release().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', abortStart);
+  process.on('SIGTERM', abortStart);
   if (settings.reset) {
     await wipeLocalData(dataDir);
     console.log(`Local data wiped (${dataDir}).`);
@@ -311,6 +323,8 @@ async function main(): Promise<void> {
       },
     );
   };
+  process.off('SIGINT', abortStart);
+  process.off('SIGTERM', abortStart);
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }

@@ -81,6 +81,19 @@ describe('npm start as a process', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('leaves no DynamoDB Local behind when Ctrl-C comes while it is still starting', async () => {
+    const ports = await freePorts(5);
+    const run = await npmStart(dataDir, ports);
+    started.push(run);
+    // the JVM is up (it names the data folder) but the banner is not out yet
+    await waitFor(() => findProcessesMentioning(join(dataDir, 'dynamodb')).length > 0, 'DynamoDB Local to start');
+    expect(run.output()).not.toContain('Ctrl-C stops everything');
+    process.kill(-run.child.pid!, 'SIGINT');
+    await run.exited;
+    await waitFor(() => findProcessesMentioning(dataDir).length === 0, 'every child to stop', 15_000);
+    await waitFor(async () => (await Promise.all(ports.map(portIsFree))).every(Boolean), 'the ports to be free', 15_000);
+  });
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`stops every child and frees its ports on ${signal}, and keeps its data folder to itself meanwhile`, async () => {
       const ports = await freePorts(5);
