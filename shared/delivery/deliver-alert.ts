@@ -1,14 +1,9 @@
 import pLimit from 'p-limit';
-import type { Channel, SendOutcome } from '../channels/outcome';
-import { describeError } from '../channels/outcome';
-import { removePushDevice } from '../channels/push/register';
 import { webhookPayload } from '../channels/webhook/payload';
 import { logger } from '../observability/logger';
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
-import { markTelegramChatInactive } from '../store/telegram-links';
-import { disableWebhook } from '../store/webhooks-store';
 import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, scheduleRetry, type RetryRecord } from './alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { ClientTree } from './client-tree';
@@ -22,6 +17,7 @@ import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
 import { buildTemplateData } from './template-data';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
+import { forgetTarget, send, targetLabel } from './send-target';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -278,60 +274,4 @@ function notificationRenderer(alert: Alert, rule: StoredRule, vehicleName: strin
     }
     return notification;
   };
-}
-
-async function send(
-  target: DeliveryTarget,
-  notification: RenderedNotification,
-  alert: Alert,
-  senders: ChannelSenders,
-  headers: { name: string; value: string }[],
-  webhookBody: () => string,
-): Promise<SendOutcome> {
-  try {
-    switch (target.channel) {
-      case 'email':
-        return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html, headers });
-      case 'telegram':
-        return await senders.telegram(target.chatId, { html: notification.telegram, text: notification.text });
-      case 'push':
-        return await senders.push(target.device, {
-          title: notification.subject,
-          body: notification.text,
-          data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
-        });
-      case 'webhook':
-        return await senders.webhook({ url: target.endpoint.url, secret: target.endpoint.secret, body: webhookBody(), idempotencyKey: alert.alertId });
-    }
-  } catch (error) {
-    return { status: 'retry', error: describeError(error) };
-  }
-}
-
-/** Which target, for a log line: the endpoint or chat id, never an address or URL (they may carry secrets). */
-function targetLabel(target: DeliveryTarget): string {
-  switch (target.channel) {
-    case 'webhook':
-      return `webhook ${target.endpoint.id}`;
-    case 'telegram':
-      return `telegram chat ${target.chatId}`;
-    default:
-      return target.channel;
-  }
-}
-
-/**
- * A chat that blocked the bot is marked inactive; a disabled push endpoint is removed from its user and
- * deleted in SNS, so that the app registering its token again gets a fresh, enabled endpoint; a webhook
- * endpoint that answered 410 is disabled (it stays listed, with the reason, until its client deletes it).
- */
-async function forgetTarget(target: DeliveryTarget, reason: string, now: number): Promise<void> {
-  try {
-    if (target.channel === 'webhook') await disableWebhook(target.endpoint.parentId, target.endpoint.id, reason, now);
-    if (!target.userId) return;
-    if (target.channel === 'telegram') await markTelegramChatInactive(target.userId, target.chatId);
-    if (target.channel === 'push') await removePushDevice(target.userId, target.device.endpointArn, { deleteEndpoint: true });
-  } catch (error) {
-    logger.warn('could not forget a dead target', { channel: target.channel as Channel, error: describeError(error) });
-  }
 }
