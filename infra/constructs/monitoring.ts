@@ -89,11 +89,22 @@ export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
+  private readonly action: SnsAction;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { functions, queues } = props;
+    this.topic = this.alarmTopic(props.alarmEmail);
+    this.action = new SnsAction(this.topic);
+    this.deadLetterAlarms(props.queues);
+    this.functionAlarms(props.functions);
+    this.tableAlarms(props.tables);
+    this.sesAlarms();
+    this.lateAlertAlarms(props.queues, props.apiStage);
+    this.dashboard = this.operationsDashboard(props);
+  }
 
+  /** The encrypted topic the alarms notify, with the operator's address subscribed when one is set. */
+  private alarmTopic(alarmEmail: MonitoringProps['alarmEmail']): Topic {
     // CloudWatch can publish to an encrypted topic only through a customer-managed key that allows it.
     const key = new Key(this, 'AlarmTopicKey', {
       description: 'fleetwatch alarm notifications',
@@ -102,13 +113,13 @@ export class Monitoring extends Construct {
       pendingWindow: Duration.days(7),
     });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    this.topic = new Topic(this, 'AlarmTopic', { displayName: 'fleetwatch alarms', masterKey: key, enforceSSL: true });
+    const topic = new Topic(this, 'AlarmTopic', { displayName: 'fleetwatch alarms', masterKey: key, enforceSSL: true });
     // The topic policy replaces SNS's default one, so CloudWatch's right to publish is stated: this account's alarms only.
-    this.topic.addToResourcePolicy(
+    topic.addToResourcePolicy(
       new PolicyStatement({
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
+        resources: [topic.topicArn],
         conditions: {
           ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
           StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
@@ -116,29 +127,31 @@ export class Monitoring extends Construct {
       }),
     );
     const subscription = new CfnSubscription(this, 'AlarmEmailSubscription', {
-      topicArn: this.topic.topicArn,
+      topicArn: topic.topicArn,
       protocol: 'email',
-      endpoint: props.alarmEmail.address,
+      endpoint: alarmEmail.address,
     });
-    subscription.cfnOptions.condition = props.alarmEmail.condition;
+    subscription.cfnOptions.condition = alarmEmail.condition;
+    return topic;
+  }
 
-    const action = new SnsAction(this.topic);
-    const alarm = (alarmId: string, description: string, metric: IMetric, threshold: number, periods = 1) => {
-      const created = new Alarm(this, alarmId, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: periods,
-        datapointsToAlarm: periods,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(action);
-      created.addOkAction(action);
-      this.alarms.push(created);
-      return created;
-    };
+  private alarm(alarmId: string, description: string, metric: IMetric, threshold: number, periods = 1): Alarm {
+    const created = new Alarm(this, alarmId, {
+      alarmDescription: description,
+      metric,
+      threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: periods,
+      datapointsToAlarm: periods,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    created.addAlarmAction(this.action);
+    created.addOkAction(this.action);
+    this.alarms.push(created);
+    return created;
+  }
 
+  private deadLetterAlarms(queues: MessageQueues): void {
     // A dead-letter queue alarms when messages arrive, and recovers by itself a minute later: an operator who
     // has not purged yet is not paged again, and the next arrival pages anew. Arrivals are counted as the rise
     // of the visible count, because SQS does not count messages moved by a redrive policy as sent.
@@ -149,149 +162,179 @@ export class Monitoring extends Construct {
         label,
         period: ONE_MINUTE,
       });
-    alarm(
+    this.alarm(
       'InputDeadLettersAlarm',
       'New terminal messages reached the input dead-letter queue (malformed, or failed 5 times). Their reason is in the message attributes; `npm run admin -- redrive input` puts them back.',
       arrivals(queues.inputDeadLetters, 'Input DLQ arrivals'),
       1,
     );
-    alarm(
+    this.alarm(
       'DeliveryDeadLettersAlarm',
       'New delivery requests reached the deliveries dead-letter queue (reason in the message attributes): some alerts were not sent to every channel. Redrive them once the channel works again (`npm run admin -- redrive deliveries`): only what was not sent goes out.',
       arrivals(queues.deliveryDeadLetters, 'Deliveries DLQ arrivals'),
       1,
     );
+  }
+
+  private functionAlarms(functions: Record<string, IFunction>): void {
     for (const [name, fn] of Object.entries(functions)) {
-      alarm(
+      this.alarm(
         `${capitalized(name)}ErrorsAlarm`,
         ERROR_MEANING[name] ?? `The ${name} function failed invocations. Check its logs.`,
         fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
         1,
       );
-      alarm(
+      this.alarm(
         `${capitalized(name)}ThrottlesAlarm`,
         `Lambda throttled the ${name} function: the account or function concurrency limit is reached, and its work waits.`,
         fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
         1,
       );
     }
-    for (const [name, table] of Object.entries(props.tables)) {
-      alarm(
+  }
+
+  private tableAlarms(tables: Record<string, ITable>): void {
+    for (const [name, table] of Object.entries(tables)) {
+      this.alarm(
         `${capitalized(name)}TableThrottlesAlarm`,
         `DynamoDB throttled requests to the ${name} table: reads or writes are retried, and alerts or API answers are slower.`,
         tableThrottles(table, name, `${name} throttled requests`, FIVE_MINUTES),
         1,
       );
     }
-    alarm(
+  }
+
+  private sesAlarms(): void {
+    this.alarm(
       'SesBounceRateAlarm',
       `The account's SES bounce rate reached ${SES_BOUNCE_RATE_REVIEW * 100} %, where SES puts sending under review: find the bouncing addresses (deliveryError on alerts) and remove them from rules.`,
       new Metric({ namespace: 'AWS/SES', metricName: 'Reputation.BounceRate', period: ONE_HOUR, statistic: 'Maximum' }),
       SES_BOUNCE_RATE_REVIEW,
     );
-    alarm(
+    this.alarm(
       'SesComplaintRateAlarm',
       `The account's SES complaint rate reached ${SES_COMPLAINT_RATE_REVIEW * 100} %, where SES puts sending under review: recipients mark alerts as spam; check who receives which rules.`,
       new Metric({ namespace: 'AWS/SES', metricName: 'Reputation.ComplaintRate', period: ONE_HOUR, statistic: 'Maximum' }),
       SES_COMPLAINT_RATE_REVIEW,
     );
-    alarm(
+  }
+
+  /** Late terminal messages, failing sends and API faults. */
+  private lateAlertAlarms(queues: MessageQueues, apiStage: HttpStage): void {
+    this.alarm(
       'InputBacklogAlarm',
       `The oldest terminal message on the input queue has waited ${INPUT_AGE_THRESHOLD.toMinutes()} minutes or more for 3 minutes: alerts are late.`,
       queues.input.metricApproximateAgeOfOldestMessage({ period: ONE_MINUTE, statistic: 'Maximum' }),
       INPUT_AGE_THRESHOLD.toSeconds(),
       3,
     );
-    alarm(
+    this.alarm(
       'DeliveryFailuresAlarm',
       `${DELIVERY_FAILURES_THRESHOLD} or more notification sends failed in 5 minutes (any channel): check SES, Telegram and push.`,
       appMetric('DeliveryFailures', 'Delivery failures', FIVE_MINUTES),
       DELIVERY_FAILURES_THRESHOLD,
     );
-    alarm(
+    this.alarm(
       'ApiServerErrorsAlarm',
       `The HTTP API answered ${API_SERVER_ERRORS_THRESHOLD} or more 5xx in 5 minutes: integrators or the Telegram webhook are failing. Check the api and telegram function logs.`,
-      props.apiStage.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      apiStage.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
       API_SERVER_ERRORS_THRESHOLD,
     );
+  }
 
-    this.dashboard = new Dashboard(this, 'Dashboard', {
+  /** One row per widget group: alarms, traffic, queues and API, functions, throttles. */
+  private operationsDashboard(props: MonitoringProps): Dashboard {
+    const dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `${Stack.of(this).stackName}-operations`,
       defaultInterval: Duration.hours(3),
     });
-    const fns = Object.entries(functions);
-    const width = 8;
-    this.dashboard.addWidgets(
-      new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
-    );
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Terminal messages',
-        width,
-        // taken and deleted is the queue's count, which costs no log bytes; the function counts rejections only
-        left: [
-          queues.input.metricNumberOfMessagesDeleted({ label: 'Processed', period: ONE_MINUTE, statistic: 'Sum' }),
-          appMetric('MessagesRejected', 'Rejected (to DLQ)', ONE_MINUTE),
-        ],
-      }),
-      new GraphWidget({ title: 'Alerts raised', width, left: [appMetric('AlertsRaised', 'Alerts', ONE_MINUTE)] }),
-      new GraphWidget({
-        title: 'Deliveries by channel',
-        width,
-        left: [appMetric('DeliveriesSent', 'Sent', ONE_MINUTE, 'channel')],
-        right: [appMetric('DeliveryFailures', 'Failed', ONE_MINUTE, 'channel')],
-      }),
-    );
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Queue depth',
-        width,
-        left: [
-          queues.input.metricApproximateNumberOfMessagesVisible({ label: 'Input', period: ONE_MINUTE, statistic: 'Maximum' }),
-          queues.deliveries.metricApproximateNumberOfMessagesVisible({ label: 'Deliveries', period: ONE_MINUTE, statistic: 'Maximum' }),
-        ],
-        right: [
-          queues.inputDeadLetters.metricApproximateNumberOfMessagesVisible({ label: 'Input DLQ', period: ONE_MINUTE, statistic: 'Maximum' }),
-          queues.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ label: 'Deliveries DLQ', period: ONE_MINUTE, statistic: 'Maximum' }),
-        ],
-      }),
-      new GraphWidget({
-        title: 'Age of oldest message (s)',
-        width,
-        left: [
-          queues.input.metricApproximateAgeOfOldestMessage({ label: 'Input', period: ONE_MINUTE, statistic: 'Maximum' }),
-          queues.deliveries.metricApproximateAgeOfOldestMessage({ label: 'Deliveries', period: ONE_MINUTE, statistic: 'Maximum' }),
-        ],
-      }),
-      new GraphWidget({
-        title: 'API responses',
-        width,
-        left: [
-          props.apiStage.metricCount({ label: 'Requests', period: ONE_MINUTE }),
-          props.apiStage.metricClientError({ label: '4xx', period: ONE_MINUTE }),
-          props.apiStage.metricServerError({ label: '5xx', period: ONE_MINUTE }),
-        ],
-      }),
-    );
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Function errors',
-        width: 12,
-        left: fns.map(([name, fn]) => fn.metricErrors({ label: name, period: ONE_MINUTE, statistic: 'Sum' })),
-      }),
-      new GraphWidget({
-        title: 'Function duration p99 (ms)',
-        width: 12,
-        left: fns.map(([name, fn]) => fn.metricDuration({ label: name, period: ONE_MINUTE, statistic: 'p99' })),
-      }),
-    );
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Throttled: Lambda invocations (left), DynamoDB requests (right)',
-        width: 24,
-        left: fns.map(([name, fn]) => fn.metricThrottles({ label: name, period: ONE_MINUTE, statistic: 'Sum' })),
-        right: Object.entries(props.tables).map(([name, table]) => tableThrottles(table, name, name, ONE_MINUTE)),
-      }),
-    );
+    dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
+    dashboard.addWidgets(...trafficWidgets(props.queues));
+    dashboard.addWidgets(...queueAndApiWidgets(props.queues, props.apiStage));
+    dashboard.addWidgets(...functionWidgets(props.functions));
+    dashboard.addWidgets(throttlesWidget(props.functions, props.tables));
+    return dashboard;
   }
+}
+
+const WIDGET_WIDTH = 8;
+
+function trafficWidgets(queues: MessageQueues): GraphWidget[] {
+  return [
+    new GraphWidget({
+      title: 'Terminal messages',
+      width: WIDGET_WIDTH,
+      // taken and deleted is the queue's count, which costs no log bytes; the function counts rejections only
+      left: [
+        queues.input.metricNumberOfMessagesDeleted({ label: 'Processed', period: ONE_MINUTE, statistic: 'Sum' }),
+        appMetric('MessagesRejected', 'Rejected (to DLQ)', ONE_MINUTE),
+      ],
+    }),
+    new GraphWidget({ title: 'Alerts raised', width: WIDGET_WIDTH, left: [appMetric('AlertsRaised', 'Alerts', ONE_MINUTE)] }),
+    new GraphWidget({
+      title: 'Deliveries by channel',
+      width: WIDGET_WIDTH,
+      left: [appMetric('DeliveriesSent', 'Sent', ONE_MINUTE, 'channel')],
+      right: [appMetric('DeliveryFailures', 'Failed', ONE_MINUTE, 'channel')],
+    }),
+  ];
+}
+
+function queueAndApiWidgets(queues: MessageQueues, apiStage: HttpStage): GraphWidget[] {
+  return [
+    new GraphWidget({
+      title: 'Queue depth',
+      width: WIDGET_WIDTH,
+      left: [
+        queues.input.metricApproximateNumberOfMessagesVisible({ label: 'Input', period: ONE_MINUTE, statistic: 'Maximum' }),
+        queues.deliveries.metricApproximateNumberOfMessagesVisible({ label: 'Deliveries', period: ONE_MINUTE, statistic: 'Maximum' }),
+      ],
+      right: [
+        queues.inputDeadLetters.metricApproximateNumberOfMessagesVisible({ label: 'Input DLQ', period: ONE_MINUTE, statistic: 'Maximum' }),
+        queues.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ label: 'Deliveries DLQ', period: ONE_MINUTE, statistic: 'Maximum' }),
+      ],
+    }),
+    new GraphWidget({
+      title: 'Age of oldest message (s)',
+      width: WIDGET_WIDTH,
+      left: [
+        queues.input.metricApproximateAgeOfOldestMessage({ label: 'Input', period: ONE_MINUTE, statistic: 'Maximum' }),
+        queues.deliveries.metricApproximateAgeOfOldestMessage({ label: 'Deliveries', period: ONE_MINUTE, statistic: 'Maximum' }),
+      ],
+    }),
+    new GraphWidget({
+      title: 'API responses',
+      width: WIDGET_WIDTH,
+      left: [
+        apiStage.metricCount({ label: 'Requests', period: ONE_MINUTE }),
+        apiStage.metricClientError({ label: '4xx', period: ONE_MINUTE }),
+        apiStage.metricServerError({ label: '5xx', period: ONE_MINUTE }),
+      ],
+    }),
+  ];
+}
+
+function functionWidgets(functions: Record<string, IFunction>): GraphWidget[] {
+  const fns = Object.entries(functions);
+  return [
+    new GraphWidget({
+      title: 'Function errors',
+      width: 12,
+      left: fns.map(([name, fn]) => fn.metricErrors({ label: name, period: ONE_MINUTE, statistic: 'Sum' })),
+    }),
+    new GraphWidget({
+      title: 'Function duration p99 (ms)',
+      width: 12,
+      left: fns.map(([name, fn]) => fn.metricDuration({ label: name, period: ONE_MINUTE, statistic: 'p99' })),
+    }),
+  ];
+}
+
+function throttlesWidget(functions: Record<string, IFunction>, tables: Record<string, ITable>): GraphWidget {
+  return new GraphWidget({
+    title: 'Throttled: Lambda invocations (left), DynamoDB requests (right)',
+    width: 24,
+    left: Object.entries(functions).map(([name, fn]) => fn.metricThrottles({ label: name, period: ONE_MINUTE, statistic: 'Sum' })),
+    right: Object.entries(tables).map(([name, table]) => tableThrottles(table, name, name, ONE_MINUTE)),
+  });
 }

@@ -1,6 +1,6 @@
 import { initialValidity } from '../../shared/rules/lifecycle';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
-import { createAgent, createUser, findUserByLogin, getAgent, putVehicle } from '../../shared/store/directory-store';
+import { createAgent, createUser, findUserByLogin, getAgent } from '../../shared/store/directory-store';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { createGeozone, listGeozonesOfClient } from '../../shared/store/geozones-store';
 import { createRule, listRulesOfClient } from '../../shared/store/rules-store';
@@ -9,6 +9,7 @@ import type { StoredWebhook } from '../../shared/schemas/webhook';
 import { geozoneBodySchema } from '../../shared/schemas/geozone';
 import { notificationBodySchema, RULE_TYPES, type NotificationBody } from '../../shared/schemas/notification';
 import { depotYardRing, type SimulatedVehicle } from './simulator';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 /**
  * Demo data for the local runtime: a client, a user who can log in, the simulated vehicles, the depot yard
@@ -149,7 +150,7 @@ export async function seedDemoData(fleet: readonly SimulatedVehicle[], now: numb
   const created: string[] = [];
   const owner = await seedClientAndUser(created);
   for (const vehicle of fleet) {
-    await putVehicle({ vehicleId: vehicle.vehicleId, name: vehicle.name, parentId: owner.agentId });
+    await registerVehicle({ vehicleId: vehicle.vehicleId, name: vehicle.name, parentId: owner.agentId }, { allowMove: true });
   }
   const geozoneId = await seedGeozone(owner.agentId, now, created);
   const vehicleIds = fleet.map((vehicle) => vehicle.vehicleId);

@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
+import { haversineMeters } from '../../shared/geo/measure';
 import type { TerminalMessageInput } from '../../shared/schemas/terminal-message';
 
 /**
@@ -186,15 +187,6 @@ export function motionAt(vehicle: SimulatedVehicle, seconds: number): Motion {
   return { ...motion, metres: motion.metres - cycleMotion(vehicle.cycle, vehicle.cycleOffset).metres };
 }
 
-function distanceMetres(a: Point, b: Point): number {
-  const toRadians = Math.PI / 180;
-  const dLat = (b.latitude - a.latitude) * toRadians;
-  const dLon = (b.longitude - a.longitude) * toRadians;
-  const h =
-    Math.sin(dLat / 2) ** 2 + Math.cos(a.latitude * toRadians) * Math.cos(b.latitude * toRadians) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6_371_000 * Math.asin(Math.sqrt(h));
-}
-
 function bearingDegrees(a: Point, b: Point): number {
   const toRadians = Math.PI / 180;
   const y = Math.sin((b.longitude - a.longitude) * toRadians) * Math.cos(b.latitude * toRadians);
@@ -208,7 +200,7 @@ function bearingDegrees(a: Point, b: Point): number {
 export function positionAlong(route: readonly Point[], metres: number): Point & { course: number } {
   const legs = route.map((from, index) => {
     const to = route[(index + 1) % route.length]!;
-    return { from, to, length: distanceMetres(from, to) };
+    return { from, to, length: haversineMeters(from.latitude, from.longitude, to.latitude, to.longitude) };
   });
   const perimeter = legs.reduce((sum, leg) => sum + leg.length, 0);
   let along = ((metres % perimeter) + perimeter) % perimeter;

@@ -90,84 +90,19 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
 export async function startStreamProjector(options: StreamProjectorOptions = {}): Promise<StreamProjector> {
   const handler = options.handler ?? (await import('../../functions/project/handler')).handler;
   const streams = new DynamoDBStreamsClient({ endpoint: endpoint() });
-  const dynamo = new DynamoDBClient({});
-  const { RULES_TABLE, GEOZONES_TABLE } = resourcesConfig();
-  const streamArns: string[] = [];
-  for (const TableName of [RULES_TABLE, GEOZONES_TABLE]) {
-    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName }));
-    if (!Table?.LatestStreamArn) throw new Error(`table ${TableName} has no stream`);
-    streamArns.push(Table.LatestStreamArn);
-  }
-  dynamo.destroy();
-
+  const streamArns = await tableStreamArns();
   const cursors = new Map<string, ShardCursor>();
   let stopped = false;
   /** Callers of idle(), with the round they asked in: only a quiet round started after that answers them. */
   let waiters: Array<{ after: number; resolve: () => void }> = [];
   let rounds = 0;
-  let round: Promise<void> = Promise.resolve();
-
-  /** The next records of a shard, or undefined when DynamoDB Local calls the iterator trimmed. */
-  async function readRecords(iterator: string) {
-    try {
-      return await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
-    } catch (error) {
-      if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
-      return undefined;
-    }
-  }
-
-  async function poll(streamArn: string): Promise<boolean> {
-    let busy = false;
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    for (const shard of StreamDescription?.Shards ?? []) {
-      const key = `${streamArn}|${shard.ShardId}`;
-      const fresh = async (): Promise<ShardCursor> => {
-        const { ShardIterator } = await streams.send(
-          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }),
-        );
-        return { iterator: ShardIterator, pending: [], done: false };
-      };
-      const kept = cursors.get(key);
-      let cursor = kept ?? (await fresh());
-      if (cursor.done) continue;
-      if (cursor.pending.length === 0 && cursor.iterator) {
-        // DynamoDB Local answers an iterator taken while the shard had no record with TrimmedDataAccessException,
-        // even once records have come: a kept iterator is replaced at once, so that a record written before
-        // idle() was called is never missed by the round that answers it; a shard still empty waits a round
-        let output = await readRecords(cursor.iterator);
-        if (!output && kept) {
-          cursor = await fresh();
-          output = cursor.iterator ? await readRecords(cursor.iterator) : undefined;
-        }
-        if (!output) {
-          cursors.delete(key);
-          continue;
-        }
-        cursor.pending = output.Records ?? [];
-        cursor.iterator = output.NextShardIterator;
-      }
-      cursors.set(key, cursor);
-      if (cursor.pending.length > 0) {
-        busy = true;
-        const records = cursor.pending.map((record) => toLambdaRecord(record, streamArn));
-        const context = lambdaContext();
-        const response = await invoke(context, () => handler({ Records: records }, context));
-        const failed = response?.batchItemFailures?.[0]?.itemIdentifier;
-        const failedAt = failed === undefined ? -1 : cursor.pending.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
-        cursor.pending = failedAt < 0 ? [] : cursor.pending.slice(failedAt);
-      }
-      if (cursor.pending.length === 0 && !cursor.iterator) cursor.done = true;
-    }
-    return busy;
-  }
 
   async function loop(): Promise<void> {
     while (!stopped) {
       const started = ++rounds;
       let busy = false;
       try {
-        for (const streamArn of streamArns) busy = (await poll(streamArn)) || busy;
+        for (const streamArn of streamArns) busy = (await pollStream(streams, streamArn, cursors, handler)) || busy;
       } catch (error) {
         busy = true;
         options.onError?.(error);
@@ -180,7 +115,7 @@ export async function startStreamProjector(options: StreamProjectorOptions = {})
       }
     }
   }
-  round = loop();
+  const round = loop();
 
   return {
     idle: () => new Promise<void>((resolve) => waiters.push({ after: rounds, resolve })),
@@ -191,4 +126,90 @@ export async function startStreamProjector(options: StreamProjectorOptions = {})
       streams.destroy();
     },
   };
+}
+
+/** The streams of the rules and geozones tables. */
+async function tableStreamArns(): Promise<string[]> {
+  const dynamo = new DynamoDBClient({});
+  const { RULES_TABLE, GEOZONES_TABLE } = resourcesConfig();
+  const streamArns: string[] = [];
+  try {
+    for (const TableName of [RULES_TABLE, GEOZONES_TABLE]) {
+      const { Table } = await dynamo.send(new DescribeTableCommand({ TableName }));
+      if (!Table?.LatestStreamArn) throw new Error(`table ${TableName} has no stream`);
+      streamArns.push(Table.LatestStreamArn);
+    }
+  } finally {
+    dynamo.destroy();
+  }
+  return streamArns;
+}
+
+/** One round over a stream's shards: reads each open shard and hands its records over. Returns whether any came. */
+async function pollStream(streams: DynamoDBStreamsClient, streamArn: string, cursors: Map<string, ShardCursor>, handler: StreamHandler): Promise<boolean> {
+  let busy = false;
+  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+  for (const shard of StreamDescription?.Shards ?? []) {
+    const key = `${streamArn}|${shard.ShardId}`;
+    const kept = cursors.get(key);
+    if (kept?.done) continue;
+    const cursor = await readShard(streams, streamArn, shard.ShardId!, kept);
+    if (!cursor) {
+      cursors.delete(key);
+      continue;
+    }
+    cursors.set(key, cursor);
+    if (cursor.pending.length > 0) {
+      busy = true;
+      await handOver(handler, streamArn, cursor);
+    }
+    if (cursor.pending.length === 0 && !cursor.iterator) cursor.done = true;
+  }
+  return busy;
+}
+
+async function openShard(streams: DynamoDBStreamsClient, streamArn: string, shardId: string): Promise<ShardCursor> {
+  const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }));
+  return { iterator: ShardIterator, pending: [], done: false };
+}
+
+/**
+ * The shard's cursor with its next records pending, unless records are still pending from a failed hand-over;
+ * undefined when the shard has nothing to read yet.
+ */
+async function readShard(streams: DynamoDBStreamsClient, streamArn: string, shardId: string, kept: ShardCursor | undefined): Promise<ShardCursor | undefined> {
+  let cursor = kept ?? (await openShard(streams, streamArn, shardId));
+  if (cursor.pending.length > 0 || !cursor.iterator) return cursor;
+  // DynamoDB Local answers an iterator taken while the shard had no record with TrimmedDataAccessException,
+  // even once records have come: a kept iterator is replaced at once, so that a record written before
+  // idle() was called is never missed by the round that answers it; a shard still empty waits a round
+  let output = await readRecords(streams, cursor.iterator);
+  if (!output && kept) {
+    cursor = await openShard(streams, streamArn, shardId);
+    output = cursor.iterator ? await readRecords(streams, cursor.iterator) : undefined;
+  }
+  if (!output) return undefined;
+  cursor.pending = output.Records ?? [];
+  cursor.iterator = output.NextShardIterator;
+  return cursor;
+}
+
+/** The next records of a shard, or undefined when DynamoDB Local calls the iterator trimmed. */
+async function readRecords(streams: DynamoDBStreamsClient, iterator: string) {
+  try {
+    return await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+  } catch (error) {
+    if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
+    return undefined;
+  }
+}
+
+/** Hands the pending records to the handler; the first it reports failed stays pending, with those after it. */
+async function handOver(handler: StreamHandler, streamArn: string, cursor: ShardCursor): Promise<void> {
+  const records = cursor.pending.map((record) => toLambdaRecord(record, streamArn));
+  const context = lambdaContext();
+  const response = await invoke(context, () => handler({ Records: records }, context));
+  const failed = response?.batchItemFailures?.[0]?.itemIdentifier;
+  const failedAt = failed === undefined ? -1 : cursor.pending.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
+  cursor.pending = failedAt < 0 ? [] : cursor.pending.slice(failedAt);
 }

@@ -1,26 +1,23 @@
-import type { Channel, SendOutcome } from '../channels/outcome';
-import { describeError } from '../channels/outcome';
-import { removePushDevice } from '../channels/push/register';
+import pLimit from 'p-limit';
 import { webhookPayload } from '../channels/webhook/payload';
 import { logger } from '../observability/logger';
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
-import { markTelegramChatInactive } from '../store/telegram-links';
-import { disableWebhook } from '../store/webhooks-store';
 import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, scheduleRetry, type RetryRecord } from './alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { ClientTree } from './client-tree';
 import { listUnsubscribeHeaders } from './links';
 import { loadRule, loadUsers, loadVehicle } from './recipients';
-import { lookUpScope } from './scope-facts';
+import { lookUpScope, type ScopeLookup } from './scope-facts';
 import { unsubscribeToken } from '../store/email-consent';
 import { renderNotification, type RenderedNotification } from './render';
 import type { ChannelSenders } from './senders';
 import { webhookRetryDelaySeconds } from './retry-backoff';
-import { planDelivery, type DeliveryTarget } from './targets';
+import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
 import { buildTemplateData } from './template-data';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
+import { forgetTarget, send, targetLabel } from './send-target';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -92,111 +89,166 @@ export async function deliverAlert(alertId: string, options: DeliverOptions): Pr
   }
 }
 
+interface DeliveryContext {
+  rule: StoredRule;
+  vehicleName: string;
+  scope: ScopeLookup;
+  plan: DeliveryPlan;
+}
+
+/** What one attempt at one target left behind: recorded for good, to try again, or given up on for now. */
+type Attempt = { outcome: 'recorded' } | { outcome: 'retry'; reason: string; delaySeconds: number | undefined } | { outcome: 'parked'; reason: string };
+
+/** What every target's attempt of one alert shares. */
+interface Attempting {
+  alert: Alert;
+  retries: Record<string, RetryRecord>;
+  options: DeliverOptions;
+  now: () => number;
+  statuses: Record<string, DeliveryStatus>;
+  render: (language: Language) => RenderedNotification;
+  emailHeaders: (address: string) => Promise<{ name: string; value: string }[]>;
+  webhookBody: () => string;
+}
+
 async function deliverClaimed(
   alert: Alert,
   retries: Record<string, RetryRecord>,
   options: DeliverOptions,
   now: () => number,
 ): Promise<DeliverResult> {
-  const rule = await loadRule(alert.ruleId);
-  if (!rule) {
-    await finishAlert(alert.alertId, 'failed', now(), `rule ${alert.ruleId} no longer exists`);
+  const context = await loadDeliveryContext(alert, options, now);
+  if ('failure' in context) {
+    await finishAlert(alert.alertId, 'failed', now(), context.failure);
     return { result: 'done' };
   }
+  const { rule, vehicleName, scope, plan } = context;
+  const statuses: Record<string, DeliveryStatus> = { ...alert.deliveries };
+  await recordSkipped(alert.alertId, plan.skipped, statuses, now());
+  const held = await settleHeldTargets(alert, rule.parentId, plan, statuses, now());
+
+  const open = plan.targets.filter((target) => !isSettled(statuses[target.key]));
+  let webhookBody: string | undefined;
+  const attempting: Attempting = {
+    alert,
+    retries,
+    options,
+    now,
+    statuses,
+    render: notificationRenderer(alert, rule, vehicleName),
+    emailHeaders: async (address) => {
+      const key = address.trim().toLowerCase();
+      return listUnsubscribeHeaders(scope.unsubscribeTokens.get(key) ?? (await unsubscribeToken(rule.id, key)));
+    },
+    webhookBody: () => (webhookBody ??= JSON.stringify(webhookPayload(alert, vehicleName))),
+  };
+  // every target is attempted even when one throws (a store write failed): the targets that went out are
+  // recorded, so the retry that follows the rethrown error sends none of them twice
+  const limit = pLimit(PARALLEL_SENDS);
+  const settled = await Promise.allSettled(open.map((target) => limit(() => attemptTarget(target, attempting))));
+  const rejected = settled.find((result) => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  const attempts = settled.map((result) => (result as PromiseFulfilledResult<Attempt>).value);
+  return settle(alert.alertId, rule.parentId, attempts, held, statuses, options.messageId, now);
+}
+
+/** The rule, and its vehicle when it belongs to the rule's client; the users, their scope and the plan. */
+async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: () => number): Promise<DeliveryContext | { failure: string }> {
+  const rule = await loadRule(alert.ruleId);
+  if (!rule) return { failure: `rule ${alert.ruleId} no longer exists` };
   // alerts reach only the vehicle's owners: the rule's client or a client below it
   const tree = new ClientTree();
   const vehicle = await loadVehicle(alert.vehicleId);
   if (!vehicle || !(await tree.isWithin(vehicle.parentId, rule.parentId))) {
-    await finishAlert(alert.alertId, 'failed', now(), `vehicle ${alert.vehicleId} does not belong to the client of rule ${rule.id}`);
-    return { result: 'done' };
+    return { failure: `vehicle ${alert.vehicleId} does not belong to the client of rule ${rule.id}` };
   }
   const users = await loadUsers(rule.userId ? [...rule.recipientIds, rule.userId] : rule.recipientIds);
   const ownerLanguage = users.find((user) => user.id === rule.userId)?.language;
   const scope = await lookUpScope(rule, users, tree, options.senders, now());
-  const plan = planDelivery(rule, users, ownerLanguage, scope.facts);
-  const statuses: Record<string, DeliveryStatus> = { ...alert.deliveries };
+  return { rule, vehicleName: vehicle.name, scope, plan: planDelivery(rule, users, ownerLanguage, scope.facts) };
+}
 
-  for (const skipped of plan.skipped) {
-    if (isSettled(statuses[skipped.key])) continue;
-    const status: DeliveryStatus = { status: 'skipped', at: new Date(now()).toISOString(), attempts: 0, error: skipped.reason };
-    await recordDelivery(alert.alertId, skipped.key, status);
-    statuses[skipped.key] = status;
-  }
-  const held = await settleHeldTargets(alert, rule.parentId, plan, statuses, now());
-
-  const open = plan.targets.filter((target) => !isSettled(statuses[target.key]));
-  const renderer = open.length ? notificationRenderer(alert, rule, vehicle.name) : undefined;
-  const unsubscribeHeaders = async (address: string) => {
-    const key = address.trim().toLowerCase();
-    return listUnsubscribeHeaders(scope.unsubscribeTokens.get(key) ?? (await unsubscribeToken(rule.id, key)));
-  };
-  const retryReasons: string[] = [];
-  // per retrying target: its own backoff, or undefined for the queue's visibility timeout
-  const retryDelays: (number | undefined)[] = [];
-  const givenUp: string[] = [];
-  let webhookBody: string | undefined;
-  const bodyForWebhooks = () => (webhookBody ??= JSON.stringify(webhookPayload(alert, vehicle.name)));
-  await forEachLimited(open, PARALLEL_SENDS, async (target) => {
-    const notification = renderer!(target.language);
-    const headers = target.channel === 'email' ? await unsubscribeHeaders(target.address) : [];
-    const outcome = await send(target, notification, alert, options.senders, headers, bodyForWebhooks);
-    const attempts = (retries[target.key]?.attempts ?? 0) + 1;
-    const at = new Date(now()).toISOString();
-    const where = { alertId: alert.alertId, channel: target.channel, target: targetLabel(target), attempt: attempts };
-    let status: DeliveryStatus | undefined;
-    if (outcome.status === 'sent') {
-      status = { status: 'sent', at, attempts };
-      options.stats.countSent(target.channel);
-    } else if (outcome.status === 'failed') {
-      status = { status: 'failed', at, attempts, error: outcome.error };
-      options.stats.countFailed(target.channel);
-      logger.warn(`delivery failed for good: ${outcome.error}`, { ...where, error: outcome.error });
-      if (outcome.gone) await forgetTarget(target, outcome.error, now());
-    } else {
-      // a passing problem: the target stays open for the next attempt, or for a redrive from the DLQ
-      const last = options.receiveCount >= options.maxReceiveCount || attempts >= options.maxReceiveCount;
-      if (!last) {
-        const delay = target.channel === 'webhook' ? webhookRetryDelaySeconds(attempts) : undefined;
-        const nextAttemptAt = delay === undefined ? undefined : new Date(now() + delay * 1000).toISOString();
-        await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at, ...(nextAttemptAt ? { nextAttemptAt } : {}) });
-        logger.warn(`delivery attempt ${attempts} of ${options.maxReceiveCount} failed: ${outcome.error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`, {
-          ...where,
-          error: outcome.error,
-          ...(nextAttemptAt ? { nextAttemptAt } : {}),
-        });
-        retryReasons.push(`${target.channel}: ${outcome.error}`);
-        retryDelays.push(delay);
-        return;
-      }
-      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
-      options.stats.countFailed(target.channel);
-      logger.error(`delivery parked after attempt ${attempts}: ${outcome.error}; its request is on the deliveries DLQ until redriven`, { ...where, error: outcome.error });
-      givenUp.push(`${target.key}: ${outcome.error}`);
-      return;
-    }
-    // recorded at once: a retry after a later failure must not send this one again
-    await recordDelivery(alert.alertId, target.key, status);
+async function recordSkipped(alertId: string, skipped: readonly SkippedTarget[], statuses: Record<string, DeliveryStatus>, now: number): Promise<void> {
+  for (const target of skipped) {
+    if (isSettled(statuses[target.key])) continue;
+    const status: DeliveryStatus = { status: 'skipped', at: new Date(now).toISOString(), attempts: 0, error: target.reason };
+    await recordDelivery(alertId, target.key, status);
     statuses[target.key] = status;
-  });
+  }
+}
 
-  if (retryReasons.length) {
-    const delays = retryDelays.filter((delay): delay is number => delay !== undefined);
-    const delaySeconds = delays.length === retryDelays.length ? Math.min(...delays) : undefined;
+/** Sends to one target and records what came of it: sent, failed for good, to retry, or parked. */
+async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
+  const { alert, retries, options, now, statuses } = attempting;
+  const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
+  const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody);
+  const attempts = (retries[target.key]?.attempts ?? 0) + 1;
+  const at = new Date(now()).toISOString();
+  const where = { alertId: alert.alertId, channel: target.channel, target: targetLabel(target), attempt: attempts };
+  let status: DeliveryStatus;
+  if (outcome.status === 'sent') {
+    status = { status: 'sent', at, attempts };
+    options.stats.countSent(target.channel);
+  } else if (outcome.status === 'failed') {
+    status = { status: 'failed', at, attempts, error: outcome.error };
+    options.stats.countFailed(target.channel);
+    logger.warn(`delivery failed for good: ${outcome.error}`, { ...where, error: outcome.error });
+    if (outcome.gone) await forgetTarget(target, outcome.error, now());
+  } else {
+    // a passing problem: the target stays open for the next attempt, or for a redrive from the DLQ
+    const last = options.receiveCount >= options.maxReceiveCount || attempts >= options.maxReceiveCount;
+    if (!last) {
+      const delay = target.channel === 'webhook' ? webhookRetryDelaySeconds(attempts) : undefined;
+      const nextAttemptAt = delay === undefined ? undefined : new Date(now() + delay * 1000).toISOString();
+      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at, ...(nextAttemptAt ? { nextAttemptAt } : {}) });
+      logger.warn(`delivery attempt ${attempts} of ${options.maxReceiveCount} failed: ${outcome.error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`, {
+        ...where,
+        error: outcome.error,
+        ...(nextAttemptAt ? { nextAttemptAt } : {}),
+      });
+      return { outcome: 'retry', reason: `${target.channel}: ${outcome.error}`, delaySeconds: delay };
+    }
+    await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
+    options.stats.countFailed(target.channel);
+    logger.error(`delivery parked after attempt ${attempts}: ${outcome.error}; its request is on the deliveries DLQ until redriven`, { ...where, error: outcome.error });
+    return { outcome: 'parked', reason: `${target.key}: ${outcome.error}` };
+  }
+  // recorded at once: a retry after a later failure must not send this one again
+  await recordDelivery(alert.alertId, target.key, status);
+  statuses[target.key] = status;
+  return { outcome: 'recorded' };
+}
+
+/** After the attempts: retry when a target may still go out, park when one was given up on, hold, or finish. */
+async function settle(
+  alertId: string,
+  clientId: string,
+  attempts: readonly Attempt[],
+  held: readonly EmailTarget[],
+  statuses: Record<string, DeliveryStatus>,
+  messageId: string,
+  now: () => number,
+): Promise<DeliverResult> {
+  const retrying = attempts.filter((attempt) => attempt.outcome === 'retry');
+  if (retrying.length) {
+    const delays = retrying.flatMap((attempt) => (attempt.delaySeconds === undefined ? [] : [attempt.delaySeconds]));
+    const delaySeconds = delays.length === retrying.length ? Math.min(...delays) : undefined;
     // without a delay of its own the message comes back after the queue's visibility timeout; the holder's
     // grace (HOLDER_GRACE_MS) covers that
-    await scheduleRetry(alert.alertId, options.messageId, now() + (delaySeconds ?? 0) * 1000);
-    return { result: 'retry', reason: retryReasons.join('; '), ...(delaySeconds !== undefined ? { delaySeconds } : {}) };
+    await scheduleRetry(alertId, messageId, now() + (delaySeconds ?? 0) * 1000);
+    return { result: 'retry', reason: retrying.map((attempt) => attempt.reason).join('; '), ...(delaySeconds !== undefined ? { delaySeconds } : {}) };
   }
-  if (givenUp.length) {
-    const reason = `parked after the last attempt: ${givenUp.join('; ')}`;
-    await parkAlert(alert.alertId, now(), reason);
+  const parked = attempts.filter((attempt) => attempt.outcome === 'parked');
+  if (parked.length) {
+    const reason = `parked after the last attempt: ${parked.map((attempt) => attempt.reason).join('; ')}`;
+    await parkAlert(alertId, now(), reason);
     return { result: 'dead-letter', reason };
   }
   if (held.length) {
-    const hold = await holdUntilConfirmed(alert.alertId, rule.parentId, held);
+    const hold = await holdUntilConfirmed(alertId, clientId, held);
     return hold === 'held' ? { result: 'done' } : { result: 'retry', reason: 'a held address confirmed meanwhile' };
   }
-  await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now());
+  await finishAlert(alertId, finalStatus(Object.values(statuses)), now());
   return { result: 'done' };
 }
 
@@ -222,77 +274,4 @@ function notificationRenderer(alert: Alert, rule: StoredRule, vehicleName: strin
     }
     return notification;
   };
-}
-
-async function send(
-  target: DeliveryTarget,
-  notification: RenderedNotification,
-  alert: Alert,
-  senders: ChannelSenders,
-  headers: { name: string; value: string }[],
-  webhookBody: () => string,
-): Promise<SendOutcome> {
-  try {
-    switch (target.channel) {
-      case 'email':
-        return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html, headers });
-      case 'telegram':
-        return await senders.telegram(target.chatId, { html: notification.telegram, text: notification.text });
-      case 'push':
-        return await senders.push(target.device, {
-          title: notification.subject,
-          body: notification.text,
-          data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
-        });
-      case 'webhook':
-        return await senders.webhook({ url: target.endpoint.url, secret: target.endpoint.secret, body: webhookBody(), idempotencyKey: alert.alertId });
-    }
-  } catch (error) {
-    return { status: 'retry', error: describeError(error) };
-  }
-}
-
-/** Which target, for a log line: the endpoint or chat id, never an address or URL (they may carry secrets). */
-function targetLabel(target: DeliveryTarget): string {
-  switch (target.channel) {
-    case 'webhook':
-      return `webhook ${target.endpoint.id}`;
-    case 'telegram':
-      return `telegram chat ${target.chatId}`;
-    default:
-      return target.channel;
-  }
-}
-
-/**
- * A chat that blocked the bot is marked inactive; a disabled push endpoint is removed from its user and
- * deleted in SNS, so that the app registering its token again gets a fresh, enabled endpoint; a webhook
- * endpoint that answered 410 is disabled (it stays listed, with the reason, until its client deletes it).
- */
-async function forgetTarget(target: DeliveryTarget, reason: string, now: number): Promise<void> {
-  try {
-    if (target.channel === 'webhook') await disableWebhook(target.endpoint.parentId, target.endpoint.id, reason, now);
-    if (!target.userId) return;
-    if (target.channel === 'telegram') await markTelegramChatInactive(target.userId, target.chatId);
-    if (target.channel === 'push') await removePushDevice(target.userId, target.device.endpointArn, { deleteEndpoint: true });
-  } catch (error) {
-    logger.warn('could not forget a dead target', { channel: target.channel as Channel, error: describeError(error) });
-  }
-}
-
-async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const errors: unknown[] = [];
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (errors.length) throw errors[0];
 }

@@ -1,6 +1,7 @@
 import type { Alert } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
-import { formatEventTime, type RuleTimezone } from './format-time';
+import type { RuleTimeZone } from '../rules/time-zone';
+import { formatEventTime } from './format-time';
 
 /**
  * The placeholders every notification template (and a rule's own `settings.messageTemplate`) can use.
@@ -84,7 +85,7 @@ export function openStreetMapUrl(latitude: number, longitude: number): string {
 export function buildTemplateData(input: {
   alert: Pick<Alert, 'event' | 'ruleName' | 'vehicleId'>;
   vehicleName: string;
-  timezone: RuleTimezone;
+  timezone: RuleTimeZone;
   language: Language;
 }): TemplateData {
   const { event } = input.alert;

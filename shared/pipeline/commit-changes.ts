@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
@@ -153,11 +154,8 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
     }),
   );
   // a batch from the queue holds at most ten vehicles; larger ones (tests, replays) keep a bounded fan-out
-  let next = 0;
-  const worker = async () => {
-    while (next < alone.length) await commitAlone(alone[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(ALONE_CONCURRENCY, alone.length) }, worker));
+  const limit = pLimit(ALONE_CONCURRENCY);
+  await Promise.all(alone.map((change) => limit(() => commitAlone(change))));
   return result;
 }
 

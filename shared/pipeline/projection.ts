@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -39,11 +40,8 @@ function zonesOfRule(rule: StoredRule): number[] {
 }
 
 async function applyAll(changes: RefChange[]): Promise<number> {
-  let next = 0;
-  const worker = async () => {
-    while (next < changes.length) await applyRefChange(changes[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(PROJECTION_CONCURRENCY, changes.length) }, worker));
+  const limit = pLimit(PROJECTION_CONCURRENCY);
+  await Promise.all(changes.map((change) => limit(() => applyRefChange(change))));
   return changes.length;
 }
 
@@ -118,11 +116,7 @@ async function vehiclesBelow(clientId: string): Promise<number[]> {
  */
 async function startZoneSetVersion(clientId: string, version: number): Promise<number> {
   const vehicleIds = await vehiclesBelow(clientId);
-  let next = 0;
-  let changed = 0;
-  const worker = async () => {
-    while (next < vehicleIds.length) if (await bumpZoneSet(vehicleIds[next++]!, clientId, version)) changed++;
-  };
-  await Promise.all(Array.from({ length: Math.min(PROJECTION_CONCURRENCY, vehicleIds.length) }, worker));
-  return changed;
+  const limit = pLimit(PROJECTION_CONCURRENCY);
+  const bumped = await Promise.all(vehicleIds.map((vehicleId) => limit(() => bumpZoneSet(vehicleId, clientId, version))));
+  return bumped.filter(Boolean).length;
 }

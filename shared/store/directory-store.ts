@@ -15,7 +15,6 @@ import {
 } from '../schemas/directory';
 import { hashPassword } from '../auth/password';
 import { batchGetItems } from './batch-get';
-import { setVehicleOwners } from './vehicle-state-store';
 
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
@@ -294,29 +293,6 @@ export async function getUsers(userIds: readonly string[]): Promise<StoredUser[]
     const parsed = storedUserSchema.safeParse(item);
     return parsed.success ? [parsed.data] : [];
   });
-}
-
-/** The client and every client above it, the client first. */
-export async function ownerChain(agentId: string): Promise<string[]> {
-  const chain: string[] = [];
-  for (let current: string | null = agentId; current !== null && !chain.includes(current); ) {
-    chain.push(current);
-    current = (await getAgent(current))?.parentId ?? null;
-  }
-  return chain;
-}
-
-/**
- * Stores a vehicle under its owner. The vehicle's item in the state table learns the owner (and the clients
- * above it) at once, so evaluation stops applying a former owner's rules from the next message on.
- */
-export async function putVehicle(vehicle: VehicleProfile): Promise<VehicleProfile> {
-  const parsed = vehicleProfileSchema.parse(vehicle);
-  const agent = await getAgent(parsed.parentId);
-  if (!agent) throw new DirectoryConflictError(`client ${parsed.parentId} does not exist`);
-  await documentClient().send(new PutCommand({ TableName: table(), Item: { ...directoryKeys.vehicle(parsed.vehicleId), ...parsed } }));
-  await setVehicleOwners(parsed.vehicleId, await ownerChain(parsed.parentId));
-  return parsed;
 }
 
 export async function getVehicles(vehicleIds: readonly number[]): Promise<VehicleProfile[]> {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { createApiHandler, type ApiOptions } from '../../shared/api/app';
-import { createAgent, createUser, putVehicle } from '../../shared/store/directory-store';
+import { createAgent, createUser } from '../../shared/store/directory-store';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -123,9 +124,9 @@ export async function seedTenants(prefix: string) {
     sibling: await user(siblingAgent.agentId, 'sibling'),
     readOnly: await user(rootAgent.agentId, 'viewer', true),
   };
-  await putVehicle({ vehicleId: 101, name: 'Truck 101', parentId: rootAgent.agentId });
-  await putVehicle({ vehicleId: 202, name: 'Truck 202', parentId: siblingAgent.agentId });
-  await putVehicle({ vehicleId: 303, name: 'Van 303', parentId: childAgent.agentId });
+  await registerVehicle({ vehicleId: 101, name: 'Truck 101', parentId: rootAgent.agentId }, { allowMove: true });
+  await registerVehicle({ vehicleId: 202, name: 'Truck 202', parentId: siblingAgent.agentId }, { allowMove: true });
+  await registerVehicle({ vehicleId: 303, name: 'Van 303', parentId: childAgent.agentId }, { allowMove: true });
   return tenants;
 }
 

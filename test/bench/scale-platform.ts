@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
@@ -135,18 +136,16 @@ export async function writeItems(tableName: string, items: Iterable<Record<strin
     }
   }
   if (chunk.length > 0) chunks.push(chunk);
-  let next = 0;
-  const worker = async () => {
-    while (next < chunks.length) {
-      let requests = chunks[next++]!.map((Item) => ({ PutRequest: { Item } }));
-      for (let round = 0; requests.length > 0; round++) {
-        if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * round));
-        const output: BatchWriteCommandOutput = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-        requests = (output.UnprocessedItems?.[tableName] ?? []) as typeof requests;
-      }
+  const writeChunk = async (items: Record<string, unknown>[]) => {
+    let requests = items.map((Item) => ({ PutRequest: { Item } }));
+    for (let round = 0; requests.length > 0; round++) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * round));
+      const output: BatchWriteCommandOutput = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (output.UnprocessedItems?.[tableName] ?? []) as typeof requests;
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  const limit = pLimit(concurrency);
+  await Promise.all(chunks.map((items) => limit(() => writeChunk(items))));
 }
 
 export async function seedRulesAndZones(platform: Platform): Promise<void> {

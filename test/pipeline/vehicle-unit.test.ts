@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
-import { createAgent, putVehicle } from '../../shared/store/directory-store';
+import { createAgent } from '../../shared/store/directory-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { countDynamoRequests } from '../support/count-requests';
 import { alertsInTable, drainQueue, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 /**
  * The vehicle as the unit of loading and of trust: what a vehicle's item names decides which rules evaluate
@@ -42,7 +43,7 @@ describe('per-vehicle rules and ownership at evaluation', () => {
     const parent = await createAgent({ name: 'Holding' });
     const first = await createAgent({ name: 'First carrier', parentId: parent.agentId });
     const second = await createAgent({ name: 'Second carrier' });
-    await putVehicle({ vehicleId: 3101, name: 'Truck 3101', parentId: first.agentId });
+    await registerVehicle({ vehicleId: 3101, name: 'Truck 3101', parentId: first.agentId }, { allowMove: true });
     const firstRule = storedRule({ id: 311, parentId: first.agentId, vehicleIds: [3101], settings: { limit: '90', minDuration: '0' } });
     const parentRule = storedRule({ id: 312, type: 6, name: 'Panic (holding)', parentId: parent.agentId, vehicleIds: [3101], settings: { parameter: 'panic' } });
     await putRule(firstRule, { registerVehicles: false });
@@ -55,7 +56,7 @@ describe('per-vehicle rules and ownership at evaluation', () => {
     expect(await alertsOf(312, 3101)).toHaveLength(1);
 
     // sold to a client outside the holding: neither rule applies from the next message on
-    await putVehicle({ vehicleId: 3101, name: 'Truck 3101', parentId: second.agentId });
+    await registerVehicle({ vehicleId: 3101, name: 'Truck 3101', parentId: second.agentId }, { allowMove: true });
     now = T0 + 60_000;
     await invoke(evaluate, [
       sqsRecord(terminalMessage(3101, 40, 50, { parameters: { panic: '0' } })),

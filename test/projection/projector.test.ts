@@ -8,10 +8,11 @@ import { notificationBodySchema } from '../../shared/schemas/notification';
 import type { Emulators } from '../../infra/local/emulators';
 import { startStreamProjector, type StreamProjector } from '../../infra/local/stream-projector';
 import { startTestEmulators } from '../support/emulators';
-import { createAgent, putVehicle } from '../../shared/store/directory-store';
+import { createAgent } from '../../shared/store/directory-store';
 import { queryVisits } from '../../shared/store/visits-store';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { invoke, sqsRecord, storeCircleZone, terminalMessage } from '../pipeline/support';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 /** The projector, fed from the real streams of DynamoDB Local by the local stand-in of the event source mapping. */
 const PARENT = '0b5d2c6e-1f3a-4c5d-9e7f-8a9b0c1d2e3f';
@@ -74,8 +75,8 @@ describe('projector on the rules and geozones streams', () => {
     const parent = await createAgent({ name: 'Parent' });
     const child = await createAgent({ name: 'Child', parentId: parent.agentId });
     const other = await createAgent({ name: 'Other' });
-    await putVehicle({ vehicleId: 701, name: 'child truck', parentId: child.agentId });
-    await putVehicle({ vehicleId: 702, name: 'other truck', parentId: other.agentId });
+    await registerVehicle({ vehicleId: 701, name: 'child truck', parentId: child.agentId }, { allowMove: true });
+    await registerVehicle({ vehicleId: 702, name: 'other truck', parentId: other.agentId }, { allowMove: true });
     const evaluate = createEvaluateHandler({ clock: () => T0 + 3_600_000 });
     const message = (vehicleId: number, second: number, latitude: number) =>
       sqsRecord(terminalMessage(vehicleId, second, 30, { latitude, longitude: 40.1 }));

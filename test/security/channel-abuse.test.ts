@@ -11,13 +11,14 @@ import type { Emulators } from '../../infra/local/emulators';
 import { createDeliverHandler, handler as deliverFunction } from '../../functions/deliver/handler';
 import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { resetTelegramSender } from '../../shared/delivery/senders';
-import { createAgent, putVehicle } from '../../shared/store/directory-store';
+import { createAgent } from '../../shared/store/directory-store';
 import { issueLinkCode, redeemLinkCode, unlinkTelegramChat } from '../../shared/store/telegram-links';
 import { clearSentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { getAlertItem, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 import { apiClient, lambdaContext, login, ruleBody, seedTenants, type Api } from '../api/support';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 interface InboxEmail {
   destination: { to: string[] };
@@ -78,7 +79,7 @@ describe('security: the official bot and sender are not usable against strangers
   /** A vehicle of `clientId` and an alert of `rule` on it, delivered. */
   async function alertOn(rule: Awaited<ReturnType<typeof putRule>>, owner = rule.parentId) {
     const vehicleId = vehicle++;
-    await putVehicle({ vehicleId, name: `Truck ${vehicleId}`, parentId: owner });
+    await registerVehicle({ vehicleId, name: `Truck ${vehicleId}`, parentId: owner }, { allowMove: true });
     const alert = await putAlert(rule, vehicleId);
     await deliver(alert.alertId);
     return getAlertItem(alert.alertId);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
-import { putVehicle } from '../../shared/store/directory-store';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api } from '../api/support';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 /** A closed ring of `count` positions on a small circle, with full double precision. */
 function ring(count: number, centre: [number, number]): [number, number][] {
@@ -34,8 +34,8 @@ describe('security: per-client limits', () => {
       LIMIT_GEOZONES_PER_CLIENT: '2',
     });
     tenants = await seedTenants('seclimits');
-    await putVehicle({ vehicleId: 102, name: 'Truck 102', parentId: tenants.root.agentId });
-    await putVehicle({ vehicleId: 103, name: 'Truck 103', parentId: tenants.root.agentId });
+    await registerVehicle({ vehicleId: 102, name: 'Truck 102', parentId: tenants.root.agentId }, { allowMove: true });
+    await registerVehicle({ vehicleId: 103, name: 'Truck 103', parentId: tenants.root.agentId }, { allowMove: true });
     api = apiClient({ now: clock.now });
     for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
   });

@@ -5,6 +5,7 @@ import { resourcesConfig } from '../../../shared/config';
 import { alertSchema, type Alert } from '../../../shared/schemas/alert';
 import { directoryKeys, storedUserSchema, type PushDevice, type StoredUser, type TelegramChat } from '../../../shared/schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../../../shared/schemas/notification';
+import { registerVehicle } from '../../../shared/store/vehicle-registry';
 
 export const PARENT_ID = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
 
@@ -76,12 +77,7 @@ async function putIfAbsent(item: Record<string, unknown>): Promise<void> {
 
 export async function putVehicle(vehicleId: number, name: string): Promise<void> {
   await ensureAgent(PARENT_ID);
-  await documentClient().send(
-    new PutCommand({
-      TableName: resourcesConfig().DIRECTORY_TABLE,
-      Item: { ...directoryKeys.vehicle(vehicleId), vehicleId, name, parentId: PARENT_ID },
-    }),
-  );
+  await registerVehicle({ vehicleId, name, parentId: PARENT_ID }, { allowMove: true });
 }
 
 let nextAlert = 1;

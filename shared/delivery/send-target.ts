@@ -1,0 +1,67 @@
+import type { Channel, SendOutcome } from '../channels/outcome';
+import { describeError } from '../channels/outcome';
+import { removePushDevice } from '../channels/push/register';
+import { logger } from '../observability/logger';
+import type { Alert } from '../schemas/alert';
+import { markTelegramChatInactive } from '../store/telegram-links';
+import { disableWebhook } from '../store/webhooks-store';
+import type { RenderedNotification } from './render';
+import type { ChannelSenders } from './senders';
+import type { DeliveryTarget } from './targets';
+
+/** Sending one alert's notification to one target, on its channel; a throw is a passing problem. */
+export async function send(
+  target: DeliveryTarget,
+  notification: RenderedNotification,
+  alert: Alert,
+  senders: ChannelSenders,
+  headers: { name: string; value: string }[],
+  webhookBody: () => string,
+): Promise<SendOutcome> {
+  try {
+    switch (target.channel) {
+      case 'email':
+        return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html, headers });
+      case 'telegram':
+        return await senders.telegram(target.chatId, { html: notification.telegram, text: notification.text });
+      case 'push':
+        return await senders.push(target.device, {
+          title: notification.subject,
+          body: notification.text,
+          data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
+        });
+      case 'webhook':
+        return await senders.webhook({ url: target.endpoint.url, secret: target.endpoint.secret, body: webhookBody(), idempotencyKey: alert.alertId });
+    }
+  } catch (error) {
+    return { status: 'retry', error: describeError(error) };
+  }
+}
+
+/** Which target, for a log line: the endpoint or chat id, never an address or URL (they may carry secrets). */
+export function targetLabel(target: DeliveryTarget): string {
+  switch (target.channel) {
+    case 'webhook':
+      return `webhook ${target.endpoint.id}`;
+    case 'telegram':
+      return `telegram chat ${target.chatId}`;
+    default:
+      return target.channel;
+  }
+}
+
+/**
+ * A chat that blocked the bot is marked inactive; a disabled push endpoint is removed from its user and
+ * deleted in SNS, so that the app registering its token again gets a fresh, enabled endpoint; a webhook
+ * endpoint that answered 410 is disabled (it stays listed, with the reason, until its client deletes it).
+ */
+export async function forgetTarget(target: DeliveryTarget, reason: string, now: number): Promise<void> {
+  try {
+    if (target.channel === 'webhook') await disableWebhook(target.endpoint.parentId, target.endpoint.id, reason, now);
+    if (!target.userId) return;
+    if (target.channel === 'telegram') await markTelegramChatInactive(target.userId, target.chatId);
+    if (target.channel === 'push') await removePushDevice(target.userId, target.device.endpointArn, { deleteEndpoint: true });
+  } catch (error) {
+    logger.warn('could not forget a dead target', { channel: target.channel as Channel, error: describeError(error) });
+  }
+}
