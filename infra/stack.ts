@@ -16,6 +16,7 @@ import { Monitoring } from './constructs/monitoring';
 import { PublicHttpApi } from './constructs/public-http-api';
 import { TelegramSecret } from './constructs/telegram-secret';
 import { vehicleClockSchema, type VehicleClock } from '../shared/config';
+import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -124,7 +125,6 @@ export class FleetwatchStack extends Stack {
         VEHICLE_CLOCK: vehicleClock,
       },
     });
-    // the compiled rule index is a scan of rules and geozones, reloaded only when the rules version moves
     // rules and geozones are read by id, through the rule cache; a client's zones for the visit journal by
     // the geozones' byParent index, once per zone-set version
     data.grant(evaluate.role, 'rules', ['GetItem', 'BatchGetItem']);
@@ -318,14 +318,14 @@ export class FleetwatchStack extends Stack {
     this.httpApi = httpApi;
     this.monitoring = monitoring;
 
-    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the fleetwatch API v3', value: httpApi.apiUrl });
-    new CfnOutput(this, 'InputQueueUrl', {
+    new CfnOutput(this, API_URL_OUTPUT, { description: 'Base URL of the fleetwatch API v3', value: httpApi.apiUrl });
+    new CfnOutput(this, QUEUE_OUTPUTS.input, {
       description: 'FIFO queue for terminal messages (MessageGroupId = vehicle id, body = terminal message JSON)',
       value: queues.input.queueUrl,
     });
-    new CfnOutput(this, 'InputDeadLetterQueueUrl', { description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)', value: queues.inputDeadLetters.queueUrl });
-    new CfnOutput(this, 'DeliveriesQueueUrl', { description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)', value: queues.deliveries.queueUrl });
-    new CfnOutput(this, 'DeliveriesDeadLetterQueueUrl', {
+    new CfnOutput(this, QUEUE_OUTPUTS.inputDeadLetters, { description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)', value: queues.inputDeadLetters.queueUrl });
+    new CfnOutput(this, QUEUE_OUTPUTS.deliveries, { description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)', value: queues.deliveries.queueUrl });
+    new CfnOutput(this, QUEUE_OUTPUTS.deliveryDeadLetters, {
       description: 'Deliveries DLQ (DELIVERIES_DLQ_URL for `npm run admin -- redrive deliveries`)',
       value: queues.deliveryDeadLetters.queueUrl,
     });
@@ -333,7 +333,7 @@ export class FleetwatchStack extends Stack {
       description: 'Register with Telegram setWebhook, passing the secret\'s webhookSecret as secret_token',
       value: httpApi.telegramWebhookUrl,
     });
-    new CfnOutput(this, 'TelegramSecretName', {
+    new CfnOutput(this, TELEGRAM_SECRET_NAME_OUTPUT, {
       description:
         'Secrets Manager secret {"botToken","webhookSecret"}: put the BotFather token with ' +
         '`aws secretsmanager put-secret-value`, keeping the generated webhookSecret',

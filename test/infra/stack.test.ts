@@ -542,6 +542,34 @@ describe('FleetwatchStack template', () => {
       expect(outputs.TelegramSecretName!.Value).toBe('FleetwatchTest/telegram');
       expect(outputs.InputQueueUrl!.Value).toEqual({ Ref: logicalId(stack.queues.input) });
     });
+
+    it('outputs every table, both queues with their DLQs and the API URL under stable keys, none exported', () => {
+      const outputs = template.toJSON().Outputs as Record<string, { Value: unknown; Export?: unknown; Description?: string }>;
+      // literal keys: renaming one breaks `npm run admin -- --stack` and operators' scripts on deployed stacks
+      const tables: Record<keyof typeof TABLES, string> = {
+        rules: 'RulesTableName',
+        vehicleState: 'VehicleStateTableName',
+        alerts: 'AlertsTableName',
+        directory: 'DirectoryTableName',
+        geozones: 'GeozonesTableName',
+        visits: 'VisitsTableName',
+      };
+      for (const [key, output] of Object.entries(tables)) {
+        expect(outputs[output]?.Value, output).toEqual({ Ref: logicalId(stack.tables.tables[key as keyof typeof TABLES]) });
+      }
+      const queues = {
+        InputQueueUrl: stack.queues.input,
+        InputDeadLetterQueueUrl: stack.queues.inputDeadLetters,
+        DeliveriesQueueUrl: stack.queues.deliveries,
+        DeliveriesDeadLetterQueueUrl: stack.queues.deliveryDeadLetters,
+      };
+      for (const [output, queue] of Object.entries(queues)) expect(outputs[output]?.Value, output).toEqual({ Ref: logicalId(queue) });
+      expect(flattenJoin(outputs.ApiUrl?.Value)).toMatch(/api\/v3\/$/);
+      for (const [key, output] of Object.entries(outputs)) {
+        expect(output.Export, key).toBeUndefined();
+        expect(output.Description?.length ?? 0, key).toBeGreaterThan(10);
+      }
+    });
   });
 });
 
