@@ -15,6 +15,7 @@ import { MAX_RECEIVE_COUNT, MessageQueues } from './constructs/message-queues';
 import { Monitoring } from './constructs/monitoring';
 import { PublicHttpApi } from './constructs/public-http-api';
 import { TelegramSecret } from './constructs/telegram-secret';
+import { makeThrowaway, throwawaySchema } from './constructs/throwaway';
 import { vehicleClockSchema, type VehicleClock } from '../shared/config';
 import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
 
@@ -53,6 +54,8 @@ export interface FleetwatchStackProps extends StackProps {
   geocoding?: boolean;
   /** How evaluate stores each vehicle's clock; defaults to the `vehicleClock` context value, `exact` unless given. */
   vehicleClock?: VehicleClock;
+  /** Delete tables, log groups and the secret with the stack (test stacks); defaults to the `throwaway` context value, off unless `true`. */
+  throwaway?: boolean;
 }
 
 /** `cdk deploy -c geocoding=false` turns the geocoding of address rules off (the API then asks for coordinates). */
@@ -70,6 +73,15 @@ function vehicleClockFromContext(scope: Construct): VehicleClock {
   if (value === undefined) return 'exact';
   const parsed = vehicleClockSchema.safeParse(value);
   if (!parsed.success) throw new Error(`vehicleClock must be one of ${vehicleClockSchema.options.join(', ')}, not ${String(value)}`);
+  return parsed.data;
+}
+
+/** `cdk deploy -c throwaway=true`: a test stack that `cdk destroy` removes entirely, data included. */
+function throwawayFromContext(scope: Construct): boolean {
+  const value: unknown = scope.node.tryGetContext('throwaway');
+  if (value === undefined) return false;
+  const parsed = throwawaySchema.safeParse(value);
+  if (!parsed.success) throw new Error(`throwaway must be true or false, not ${String(value)}`);
   return parsed.data;
 }
 
@@ -341,5 +353,7 @@ export class FleetwatchStack extends Stack {
     });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: monitoring.dashboard.dashboardName });
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: monitoring.topic.topicArn });
+
+    if (props.throwaway ?? throwawayFromContext(this)) makeThrowaway(this);
   }
 }
