@@ -1,4 +1,4 @@
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import * as z from 'zod';
 import { TABLES, type TableKey } from '../../shared/store/tables';
 import { QUEUE_OUTPUTS, TABLE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from '../outputs';
