@@ -37,6 +37,9 @@ export async function passwordFrom(options: PasswordOptions, terminal: Terminal 
   }
   const ask = (prompt: string) => read({ prompt, silent: true, replace: '', input: terminal.stdin, output: terminal.stderr });
   const password = await ask('Password: ');
-  if ((await ask('Password again: ')) !== password) throw new PasswordInputError('the two passwords differ');
+  const again = await ask('Password again: ');
+  // the silent prompt ends without a line break; what follows starts on a line of its own
+  terminal.stderr.write('\n');
+  if (again !== password) throw new PasswordInputError('the two passwords differ');
   return password;
 }
