@@ -15,7 +15,9 @@ import { MAX_RECEIVE_COUNT, MessageQueues } from './constructs/message-queues';
 import { Monitoring } from './constructs/monitoring';
 import { PublicHttpApi } from './constructs/public-http-api';
 import { TelegramSecret } from './constructs/telegram-secret';
+import { makeThrowaway, throwawaySchema } from './constructs/throwaway';
 import { vehicleClockSchema, type VehicleClock } from '../shared/config';
+import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -52,6 +54,8 @@ export interface FleetwatchStackProps extends StackProps {
   geocoding?: boolean;
   /** How evaluate stores each vehicle's clock; defaults to the `vehicleClock` context value, `exact` unless given. */
   vehicleClock?: VehicleClock;
+  /** Delete tables, log groups and the secret with the stack (test stacks); defaults to the `throwaway` context value, off unless `true`. */
+  throwaway?: boolean;
 }
 
 /** `cdk deploy -c geocoding=false` turns the geocoding of address rules off (the API then asks for coordinates). */
@@ -69,6 +73,15 @@ function vehicleClockFromContext(scope: Construct): VehicleClock {
   if (value === undefined) return 'exact';
   const parsed = vehicleClockSchema.safeParse(value);
   if (!parsed.success) throw new Error(`vehicleClock must be one of ${vehicleClockSchema.options.join(', ')}, not ${String(value)}`);
+  return parsed.data;
+}
+
+/** `cdk deploy -c throwaway=true`: a test stack that `cdk destroy` removes entirely, data included. */
+function throwawayFromContext(scope: Construct): boolean {
+  const value: unknown = scope.node.tryGetContext('throwaway');
+  if (value === undefined) return false;
+  const parsed = throwawaySchema.safeParse(value);
+  if (!parsed.success) throw new Error(`throwaway must be true or false, not ${String(value)}`);
   return parsed.data;
 }
 
@@ -124,7 +137,6 @@ export class FleetwatchStack extends Stack {
         VEHICLE_CLOCK: vehicleClock,
       },
     });
-    // the compiled rule index is a scan of rules and geozones, reloaded only when the rules version moves
     // rules and geozones are read by id, through the rule cache; a client's zones for the visit journal by
     // the geozones' byParent index, once per zone-set version
     data.grant(evaluate.role, 'rules', ['GetItem', 'BatchGetItem']);
@@ -318,14 +330,14 @@ export class FleetwatchStack extends Stack {
     this.httpApi = httpApi;
     this.monitoring = monitoring;
 
-    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the fleetwatch API v3', value: httpApi.apiUrl });
-    new CfnOutput(this, 'InputQueueUrl', {
+    new CfnOutput(this, API_URL_OUTPUT, { description: 'Base URL of the fleetwatch API v3', value: httpApi.apiUrl });
+    new CfnOutput(this, QUEUE_OUTPUTS.input, {
       description: 'FIFO queue for terminal messages (MessageGroupId = vehicle id, body = terminal message JSON)',
       value: queues.input.queueUrl,
     });
-    new CfnOutput(this, 'InputDeadLetterQueueUrl', { description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)', value: queues.inputDeadLetters.queueUrl });
-    new CfnOutput(this, 'DeliveriesQueueUrl', { description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)', value: queues.deliveries.queueUrl });
-    new CfnOutput(this, 'DeliveriesDeadLetterQueueUrl', {
+    new CfnOutput(this, QUEUE_OUTPUTS.inputDeadLetters, { description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)', value: queues.inputDeadLetters.queueUrl });
+    new CfnOutput(this, QUEUE_OUTPUTS.deliveries, { description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)', value: queues.deliveries.queueUrl });
+    new CfnOutput(this, QUEUE_OUTPUTS.deliveryDeadLetters, {
       description: 'Deliveries DLQ (DELIVERIES_DLQ_URL for `npm run admin -- redrive deliveries`)',
       value: queues.deliveryDeadLetters.queueUrl,
     });
@@ -333,7 +345,7 @@ export class FleetwatchStack extends Stack {
       description: 'Register with Telegram setWebhook, passing the secret\'s webhookSecret as secret_token',
       value: httpApi.telegramWebhookUrl,
     });
-    new CfnOutput(this, 'TelegramSecretName', {
+    new CfnOutput(this, TELEGRAM_SECRET_NAME_OUTPUT, {
       description:
         'Secrets Manager secret {"botToken","webhookSecret"}: put the BotFather token with ' +
         '`aws secretsmanager put-secret-value`, keeping the generated webhookSecret',
@@ -341,5 +353,7 @@ export class FleetwatchStack extends Stack {
     });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: monitoring.dashboard.dashboardName });
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: monitoring.topic.topicArn });
+
+    if (props.throwaway ?? throwawayFromContext(this)) makeThrowaway(this);
   }
 }

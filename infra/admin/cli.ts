@@ -1,15 +1,23 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { applyLocalDefaults } from './local-defaults';
 import { HelpRequested, USAGE, UsageError, runAdmin } from './commands';
+import { GlobalOptionError, takeGlobalOptions } from './global-options';
+import { stackEnvironment } from './stack-outputs';
 
-/** `npm run admin -- <command> [options]`: see USAGE. */
-applyLocalDefaults();
+/** `npm run admin -- [--stack <name>] [--region <region>] <command> [options]`: see USAGE. */
 try {
-  const created = await runAdmin(process.argv.slice(2));
+  const { stack, region, argv } = takeGlobalOptions(process.argv.slice(2));
+  if (region) process.env.AWS_REGION = region;
+  applyLocalDefaults();
+  if (stack && !argv.includes('--help') && !argv.includes('-h')) {
+    Object.assign(process.env, await stackEnvironment(stack, new CloudFormationClient(region ? { region } : {})));
+  }
+  const created = await runAdmin(argv);
   process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
 } catch (error) {
   if (error instanceof HelpRequested) {
     process.stdout.write(USAGE);
-  } else if (error instanceof UsageError) {
+  } else if (error instanceof UsageError || error instanceof GlobalOptionError) {
     process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
     process.exitCode = 2;
   } else {

@@ -7,6 +7,7 @@ import { registerTelegramWebhook } from '../../shared/channels/telegram/register
 import { DirectoryConflictError, createAgent, createUser, linkUsersToClients } from '../../shared/store/directory-store';
 import { UnknownClientError, VehicleMoveRefusedError, registerVehicle } from '../../shared/store/vehicle-registry';
 import { importVehicles } from './import-vehicles';
+import { PasswordInputError, passwordFrom } from './password';
 import { redrive } from './redrive';
 
 /**
@@ -17,8 +18,10 @@ import { redrive } from './redrive';
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
   create-client  --name <name> [--full-name <text>] [--parent <agentId>]
-  create-user    --client <agentId> --login <login> --password <password> --email <address>
+  create-user    --client <agentId> --login <login> --email <address> [--password-stdin]
                  [--first-name <text>] [--last-name <text>] [--language 1|2|3] [--read-only] [--session-duration <minutes>]
+                 (asks for the password without echoing it; --password-stdin reads it from standard input instead;
+                 --password <password> works but leaves it in the shell history)
   create-vehicle --client <agentId> --id <vehicleId> --name <name> [--move]
                  (a vehicle of another client is moved only with --move; the answer names the rules that stop applying)
   import-vehicles --file <vehicles.json>
@@ -32,7 +35,12 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                  DELIVERIES_QUEUE_URL, DELIVERIES_DLQ_URL; locally the npm start queues are found by name)
   --help         this text
 
-Tables: RULES_TABLE, DIRECTORY_TABLE … (defaults fleetwatch-…). Against a local endpoint
+Global options, anywhere on the line:
+  --stack <name>   a deployed fleetwatch stack: its outputs name the tables, queues and Telegram secret
+                   (CloudFormation DescribeStacks; needs cloudformation:DescribeStacks)
+  --region <name>  the AWS region of the stack (otherwise AWS_REGION or your profile's)
+
+Tables: RULES_TABLE, DIRECTORY_TABLE … (defaults fleetwatch-…), unless --stack is given. Against a local endpoint
 (AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8000) the region and credentials default to local dummies.
 `;
 
@@ -50,7 +58,8 @@ const clientArgs = z.object({
 const userArgs = z.object({
   client: guidSchema,
   login: z.string().trim().min(1).max(100),
-  password: z.string().min(8, 'use at least 8 characters').max(1_000),
+  password: z.string().optional(),
+  'password-stdin': z.boolean().optional(),
   email: z.email(),
   'first-name': z.string().max(200).optional(),
   'last-name': z.string().max(200).optional(),
@@ -68,6 +77,8 @@ const vehicleArgs = z.object({
 
 const importArgs = z.object({ file: z.string().min(1) });
 
+const passwordArg = z.object({ password: z.string().min(8, 'use at least 8 characters').max(1_000) });
+
 const webhookArgs = z.object({
   url: z.url({ protocol: /^https$/, error: 'the webhook URL must be https (the stack output TelegramWebhookUrl)' }),
 });
@@ -77,7 +88,7 @@ const redriveArgs = z.object({
 });
 
 const optionNames = ['max', 'url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id', 'file'];
-const flagNames = ['read-only', 'move', 'help'];
+const flagNames = ['read-only', 'move', 'help', 'password-stdin'];
 
 function parse<T>(schema: z.ZodType<T>, values: unknown): T {
   const parsed = schema.safeParse(values);
@@ -114,10 +125,11 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
       }
       case 'create-user': {
         const args = parse(userArgs, values);
+        const { password } = parse(passwordArg, { password: await passwordFrom(args) });
         const user = await createUser({
           parentId: args.client,
           login: args.login,
-          password: args.password,
+          password,
           email: args.email,
           firstName: args['first-name'],
           lastName: args['last-name'],
@@ -163,7 +175,7 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
         throw new UsageError(command ? `unknown command ${command}` : 'no command given');
     }
   } catch (error) {
-    if (error instanceof DirectoryConflictError || error instanceof VehicleMoveRefusedError || error instanceof UnknownClientError) {
+    if (error instanceof DirectoryConflictError || error instanceof VehicleMoveRefusedError || error instanceof UnknownClientError || error instanceof PasswordInputError) {
       throw new UsageError(error.message);
     }
     throw error;

@@ -1,8 +1,9 @@
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
+import { TABLE_OUTPUTS } from '../outputs';
 
 /** The DynamoDB actions the functions use; nothing else is ever granted. */
 export type DynamoAction =
@@ -50,6 +51,11 @@ export class DataTables extends Construct {
           projectionType: index.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
         });
       }
+      // the stable key, not one derived from the construct path: `npm run admin -- --stack` reads it
+      new CfnOutput(this, TABLE_OUTPUTS[key], {
+        description: `DynamoDB table ${key} (${definition.envName} for \`npm run admin\`)`,
+        value: table.tableName,
+      }).overrideLogicalId(TABLE_OUTPUTS[key]);
       return [key, table] as const;
     });
     this.tables = Object.fromEntries(entries) as Record<TableKey, Table>;

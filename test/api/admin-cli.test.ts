@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileException } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError, runAdmin } from '../../infra/admin/commands';
@@ -74,6 +74,46 @@ describe('admin CLI', () => {
     const failure = await cli(['create-user', '--client', 'x']).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('Usage: npm run admin');
+  });
+
+  /** The CLI with `input` on its standard input (a pipe, not a terminal), as a script or `echo … |` runs it. */
+  const cliWithInput = (args: string[], input: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile('npx', ['tsx', 'infra/admin/cli.ts', ...args], { env: cleanEnvironment(), cwd: process.cwd() }, (error: ExecFileException | null, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+      child.stdin!.end(input);
+    });
+
+  it('reads the password from standard input with --password-stdin, creating a user who can log in, and never prints it', async () => {
+    const client = await runAdmin(['create-client', '--name', 'Piped Fleet']);
+    const password = 'piped through stdin 42';
+    const created = await cliWithInput(['create-user', '--client', String(client.agentId), '--login', 'piped-ops', '--email', 'p@piped.test', '--password-stdin'], `${password}\n`);
+    expect(created.code).toBe(0);
+    const user = JSON.parse(created.stdout) as { id: string; login: string };
+    expect(user.login).toBe('piped-ops');
+    expect(created.stdout + created.stderr).not.toContain(password);
+    // the line break echo adds is not part of the password
+    expect(await login(apiClient(), { agentId: String(client.agentId), login: 'piped-ops', password, userId: user.id })).toBeTruthy();
+  });
+
+  it('warns on standard error that --password is unsafe, still without printing the password', async () => {
+    const client = await runAdmin(['create-client', '--name', 'Typed Fleet']);
+    const password = 'typed on the line 42';
+    const created = await cliWithInput(['create-user', '--client', String(client.agentId), '--login', 'typed-ops', '--email', 't@typed.test', '--password', password], '');
+    expect(created.code).toBe(0);
+    expect(created.stderr).toMatch(/warning: --password puts the password in your shell history/);
+    expect(created.stdout + created.stderr).not.toContain(password);
+  });
+
+  it('without a password and without a terminal to ask in, refuses and points to --password-stdin', async () => {
+    const client = await runAdmin(['create-client', '--name', 'Silent Fleet']);
+    const refused = await cliWithInput(['create-user', '--client', String(client.agentId), '--login', 'silent-ops', '--email', 's@silent.test'], '');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/error: a password is needed: .*--password-stdin/);
+    expect(await userIdsOfClient(String(client.agentId))).toEqual([]);
+    const twice = await cliWithInput(['create-user', '--client', String(client.agentId), '--login', 'silent-ops', '--email', 's@silent.test', '--password', 'long enough', '--password-stdin'], 'long enough\n');
+    expect(twice).toMatchObject({ code: 2, stderr: expect.stringMatching(/not both/) });
   });
 
   it('prints the usage on --help and exits 0', async () => {

@@ -235,6 +235,33 @@ describe('FleetwatchStack template', () => {
       expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(/vehicleClock must be one of exact, coalesced/);
     });
 
+    it('keeps tables and log groups when the stack is deleted unless -c throwaway=true, which removes them all, the secret and keys too', () => {
+      const kept = (type: string) => ofType(type).map(([id, resource]) => [id, resource.DeletionPolicy]);
+      for (const type of ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup']) {
+        expect(kept(type).length, type).toBeGreaterThan(0);
+        for (const [id, policy] of kept(type)) expect(policy, id).toBe('Retain');
+      }
+      for (const [id, table] of ofType('AWS::DynamoDB::Table')) expect(table.Properties.DeletionProtectionEnabled, id).toBe(true);
+
+      const throwaway = (value: unknown) =>
+        Template.fromStack(new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], throwaway: value } }), 'FleetwatchThrowaway')).toJSON() as {
+          Resources: Record<string, Resource>;
+        };
+      for (const value of ['true', true]) {
+        const all = Object.entries(throwaway(value).Resources);
+        const of = (type: string) => all.filter(([, resource]) => resource.Type === type);
+        for (const type of ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret', 'AWS::KMS::Key']) {
+          expect(of(type).length, type).toBeGreaterThan(0);
+          for (const [id, resource] of of(type)) expect(resource.DeletionPolicy, `${id} with throwaway=${String(value)}`).toBe('Delete');
+        }
+        expect(all.filter(([, resource]) => resource.DeletionPolicy === 'Retain' || resource.DeletionPolicy === 'RetainExceptOnCreate')).toEqual([]);
+        for (const [id, table] of of('AWS::DynamoDB::Table')) expect(table.Properties.DeletionProtectionEnabled, id).toBe(false);
+      }
+      const retained = Object.values(throwaway('false').Resources).filter((resource) => resource.Type === 'AWS::DynamoDB::Table');
+      expect(retained.map((table) => [table.DeletionPolicy, table.Properties.DeletionProtectionEnabled])).toEqual(retained.map(() => ['Retain', true]));
+      expect(() => throwaway('yes')).toThrow(/throwaway must be true or false, not yes/);
+    });
+
     it('never puts a secret in an environment variable: Telegram functions get only the secret ARN', () => {
       const secrets = ofType('AWS::SecretsManager::Secret');
       expect(secrets).toHaveLength(1);
@@ -541,6 +568,34 @@ describe('FleetwatchStack template', () => {
       expect(JSON.stringify(outputs.TelegramWebhookUrl!.Value)).toContain('telegram/webhook');
       expect(outputs.TelegramSecretName!.Value).toBe('FleetwatchTest/telegram');
       expect(outputs.InputQueueUrl!.Value).toEqual({ Ref: logicalId(stack.queues.input) });
+    });
+
+    it('outputs every table, both queues with their DLQs and the API URL under stable keys, none exported', () => {
+      const outputs = template.toJSON().Outputs as Record<string, { Value: unknown; Export?: unknown; Description?: string }>;
+      // literal keys: renaming one breaks `npm run admin -- --stack` and operators' scripts on deployed stacks
+      const tables: Record<keyof typeof TABLES, string> = {
+        rules: 'RulesTableName',
+        vehicleState: 'VehicleStateTableName',
+        alerts: 'AlertsTableName',
+        directory: 'DirectoryTableName',
+        geozones: 'GeozonesTableName',
+        visits: 'VisitsTableName',
+      };
+      for (const [key, output] of Object.entries(tables)) {
+        expect(outputs[output]?.Value, output).toEqual({ Ref: logicalId(stack.tables.tables[key as keyof typeof TABLES]) });
+      }
+      const queues = {
+        InputQueueUrl: stack.queues.input,
+        InputDeadLetterQueueUrl: stack.queues.inputDeadLetters,
+        DeliveriesQueueUrl: stack.queues.deliveries,
+        DeliveriesDeadLetterQueueUrl: stack.queues.deliveryDeadLetters,
+      };
+      for (const [output, queue] of Object.entries(queues)) expect(outputs[output]?.Value, output).toEqual({ Ref: logicalId(queue) });
+      expect(flattenJoin(outputs.ApiUrl?.Value)).toMatch(/api\/v3\/$/);
+      for (const [key, output] of Object.entries(outputs)) {
+        expect(output.Export, key).toBeUndefined();
+        expect(output.Description?.length ?? 0, key).toBeGreaterThan(10);
+      }
     });
   });
 });
