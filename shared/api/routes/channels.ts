@@ -3,6 +3,7 @@ import { issueLinkCode } from '../../store/telegram-links';
 import { validationError } from '../errors';
 import { defineRoute } from '../route';
 import { pushDeviceBodySchema, pushDeviceResponseSchema, telegramLinkResponseSchema } from '../schemas';
+import { readConfig, telegramSchema } from '../../config';
 
 /** Where the logged-in user receives alerts. These change only the user's own profile, so read-only users may use them. */
 export const channelRoutes = [
@@ -16,7 +17,7 @@ export const channelRoutes = [
     writes: false,
     response: telegramLinkResponseSchema,
     async handle({ caller, now }) {
-      if (!process.env.TELEGRAM_BOT_USERNAME) {
+      if (!readConfig(telegramSchema).TELEGRAM_BOT_USERNAME) {
         throw validationError([{ path: '', message: 'Telegram is not configured on this installation: there is no bot to link a chat to.' }]);
       }
       const { code, expiresAt, link } = await issueLinkCode(caller.user.id, now);
