@@ -165,21 +165,24 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Parses `env` with `schema`, or throws a ConfigError naming every bad variable, its meaning and its value. */
+/**
+ * What is wrong with `input` by `schema`, one line per variable: its name and value as `display` shows them, what
+ * zod expected, and the variable's meaning.
+ */
+export function configProblems(schema: z.ZodObject, error: z.ZodError, display: (key: string) => string): string[] {
+  return error.issues.map((issue) => {
+    const key = String(issue.path[0] ?? '');
+    const meaning = (schema.shape as Record<string, z.ZodType>)[key]?.description;
+    return `${display(key)}: ${issue.message}${meaning ? ` (${meaning})` : ''}`;
+  });
+}
+
+/** Parses `env` with `schema`, or throws a ConfigError naming every bad variable, its value and its meaning. */
 export function readConfig<Schema extends z.ZodObject>(schema: Schema, env: Env = process.env): z.infer<Schema> {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const variable = String(issue.path[0] ?? '');
-    const meaning = (schema.shape as Record<string, z.ZodType>)[variable]?.description;
-    const given = env[variable];
-    return `${variable}=${given === undefined ? '(unset)' : JSON.stringify(given)}: ${issue.message}${meaning ? ` — ${meaning}` : ''}`;
-  });
-  return fail(problems);
-}
-
-function fail(problems: string[]): never {
-  throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  const display = (key: string) => `${key}=${env[key] === undefined ? '(unset)' : JSON.stringify(env[key])}`;
+  throw new ConfigError(`invalid configuration: ${configProblems(schema, parsed.error, display).join('; ')}`);
 }
 
 /** Checks the whole configuration of one function; its handler calls this at cold start. */
