@@ -74,7 +74,7 @@ export const webhookSchema = z.object({
 
 export const publicLinksSchema = z.object({
   PUBLIC_API_URL: text().describe('Base of the public links in e-mails (address confirmation, one-click unsubscribe): the HTTP API\'s `/api/v3/` URL, set by the stack. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.'),
-  FLEETWATCH_API_PORT: whole(1, 3000).pipe(z.number().max(65_535)).describe('Port of the local HTTP API, for the default PUBLIC_API_URL.'),
+  FLEETWATCH_API_PORT: z.preprocess(unsetIfBlank, z.coerce.number().int().min(1).max(65_535).default(3000)).describe('Port of the local HTTP API, for the default PUBLIC_API_URL.'),
 });
 
 export const templatesSchema = z.object({
