@@ -67,8 +67,11 @@ export const outboxSchema = z.object({
   OUTBOX_MAX_ATTEMPTS: whole(1, DEFAULT_OUTBOX_MAX_ATTEMPTS).describe('Re-enqueues of a pending alert before the sweep gives up on it (marks it failed, logs an error).'),
 });
 
-export const webhookSchema = z.object({
+export const webhookRetrySchema = z.object({
   WEBHOOK_RETRY_BASE_SECONDS: seconds(30).describe('Base of the jittered exponential backoff after a passing webhook failure, in seconds (the delay after attempt n is drawn from [c/2, c], c = min(15 min, base · 2^(n−1))). 0 leaves the queue\'s visibility timeout.'),
+});
+
+export const webhookTargetsSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag().describe('`true` lets webhooks reach loopback and private addresses over plain HTTP: for the local stack and tests only; the deployed stack never sets it.'),
 });
 
@@ -143,11 +146,10 @@ export const apiSchema = z.object({
 
 /** The schema of each function: what its code reads, piece by piece. */
 export const functionConfigSchemas = {
-  api: resourcesSchema.extend(apiSchema.shape).extend(limitsSchema.shape).extend(webhookSchema.shape).extend(publicLinksSchema.shape)
-    .extend(templatesSchema.shape).extend(emailSchema.shape).extend(telegramSchema.shape).extend(pushSchema.shape),
+  api: resourcesSchema.extend(apiSchema.shape).extend(limitsSchema.shape).extend(webhookTargetsSchema.shape).extend(telegramSchema.shape).extend(pushSchema.shape),
   evaluate: resourcesSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
-  deliver: resourcesSchema.extend(deliverSchema.shape).extend(webhookSchema.shape).extend(publicLinksSchema.shape).extend(templatesSchema.shape)
-    .extend(emailSchema.shape).extend(telegramSchema.shape),
+  deliver: resourcesSchema.extend(deliverSchema.shape).extend(webhookRetrySchema.shape).extend(webhookTargetsSchema.shape).extend(publicLinksSchema.shape)
+    .extend(templatesSchema.shape).extend(emailSchema.shape).extend(telegramSchema.shape).extend(pushSchema.shape),
   sweep: resourcesSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape).extend(outboxSchema.shape),
   project: resourcesSchema,
   telegram: resourcesSchema.extend(telegramSchema.shape),

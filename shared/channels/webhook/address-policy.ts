@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { readConfig, webhookSchema } from '../../config';
+import { readConfig, webhookTargetsSchema } from '../../config';
 
 /**
  * Which addresses a webhook may reach. In the deployed stack only public unicast addresses: never loopback,
@@ -22,5 +22,5 @@ export function addressRefusal(address: string): string | null {
  * the local stack and tests only, where the receiver runs on the same machine. The deployed stack never sets it.
  */
 export function privateTargetsAllowed(env: Record<string, string | undefined> = process.env): boolean {
-  return readConfig(webhookSchema, env).WEBHOOK_ALLOW_PRIVATE_TARGETS;
+  return readConfig(webhookTargetsSchema, env).WEBHOOK_ALLOW_PRIVATE_TARGETS;
 }
