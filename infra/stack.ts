@@ -15,9 +15,10 @@ import { MAX_RECEIVE_COUNT, MessageQueues } from './constructs/message-queues';
 import { Monitoring } from './constructs/monitoring';
 import { PublicHttpApi } from './constructs/public-http-api';
 import { TelegramSecret } from './constructs/telegram-secret';
-import { makeThrowaway, throwawaySchema } from './constructs/throwaway';
-import { vehicleClockSchema, type VehicleClock } from '../shared/config';
+import { makeThrowaway } from './constructs/throwaway';
+import type { VehicleClock } from '../shared/config';
 import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
+import { stackContext } from './context';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -58,39 +59,6 @@ export interface FleetwatchStackProps extends StackProps {
   throwaway?: boolean;
 }
 
-/** `cdk deploy -c geocoding=false` turns the geocoding of address rules off (the API then asks for coordinates). */
-function geocodingFromContext(scope: Construct): boolean {
-  const value: unknown = scope.node.tryGetContext('geocoding');
-  return value === undefined || String(value) !== 'false';
-}
-
-/**
- * `cdk deploy -c vehicleClock=coalesced` stores a vehicle's clock with its rule-state changes and a heartbeat
- * only: about half the DynamoDB bill of `exact`, with a window in which a late message counts as current.
- */
-function vehicleClockFromContext(scope: Construct): VehicleClock {
-  const value: unknown = scope.node.tryGetContext('vehicleClock');
-  if (value === undefined) return 'exact';
-  const parsed = vehicleClockSchema.safeParse(value);
-  if (!parsed.success) throw new Error(`vehicleClock must be one of ${vehicleClockSchema.options.join(', ')}, not ${String(value)}`);
-  return parsed.data;
-}
-
-/** `cdk deploy -c throwaway=true`: a test stack that `cdk destroy` removes entirely, data included. */
-function throwawayFromContext(scope: Construct): boolean {
-  const value: unknown = scope.node.tryGetContext('throwaway');
-  if (value === undefined) return false;
-  const parsed = throwawaySchema.safeParse(value);
-  if (!parsed.success) throw new Error(`throwaway must be true or false, not ${String(value)}`);
-  return parsed.data;
-}
-
-/** `cdk deploy -c sesMaxSendRate=<n>`; undefined when not given. */
-function sesMaxSendRateFromContext(scope: Construct): number | undefined {
-  const value: unknown = scope.node.tryGetContext('sesMaxSendRate');
-  return value === undefined ? undefined : Number(value);
-}
-
 /**
  * fleetwatch on AWS: terminal messages arrive on a FIFO queue and are evaluated against the notification
  * rules; alerts are stored once and delivered by e-mail, Telegram and push; an HTTP API manages rules.
@@ -109,6 +77,8 @@ export class FleetwatchStack extends Stack {
       ...props,
     });
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+    // every -c key, checked at once (infra/context.ts)
+    const context = stackContext(this);
     const parameters = new DeployParameters(this);
     const data = new DataTables(this, 'DataTables');
     const queues = new MessageQueues(this, 'Queues', {
@@ -117,7 +87,7 @@ export class FleetwatchStack extends Stack {
     });
     const telegram = new TelegramSecret(this, 'Telegram');
     // evaluate and the sweep must agree on it: the sweep trusts the last-seen the way evaluate stores it
-    const vehicleClock = props.vehicleClock ?? vehicleClockFromContext(this);
+    const vehicleClock = props.vehicleClock ?? context.vehicleClock;
     const pushEnvironment = {
       PUSH_FCM_APPLICATION_ARN: parameters.fcmPlatformApplicationArn.valueAsString,
       PUSH_APNS_APPLICATION_ARN: parameters.apnsPlatformApplicationArn.valueAsString,
@@ -209,7 +179,7 @@ export class FleetwatchStack extends Stack {
       );
     }
 
-    const pacing = deliveryPacing(props.sesMaxSendRate ?? sesMaxSendRateFromContext(this));
+    const pacing = deliveryPacing(props.sesMaxSendRate ?? context.sesMaxSendRate);
     const deliver = new FleetwatchFunction(this, 'Deliver', {
       name: 'deliver',
       description: 'Sends alert notifications by e-mail (SES), Telegram, mobile push (SNS) and signed webhooks',
@@ -280,7 +250,7 @@ export class FleetwatchStack extends Stack {
     // finding vehicles reads the byOwner index
     data.grant(api.role, 'vehicleState', ['GetItem', 'UpdateItem', 'Query']);
     queues.deliveries.grantSendMessages(api.role);
-    if (props.geocoding ?? geocodingFromContext(this)) {
+    if (props.geocoding ?? context.geocoding) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);
     }
@@ -354,6 +324,6 @@ export class FleetwatchStack extends Stack {
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: monitoring.dashboard.dashboardName });
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: monitoring.topic.topicArn });
 
-    if (props.throwaway ?? throwawayFromContext(this)) makeThrowaway(this);
+    if (props.throwaway ?? context.throwaway) makeThrowaway(this);
   }
 }

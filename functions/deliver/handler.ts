@@ -8,6 +8,7 @@ import { MetricName, MetricUnit, metrics } from '../../shared/observability/metr
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
 import { handleDeliveryRequest } from '../../shared/delivery/handle-request';
 import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
+import { checkFunctionConfig, deliverSchema, readConfig } from '../../shared/config';
 
 /**
  * Delivers alerts named on the deliveries queue (`{"alertId": "..."}`) by e-mail, Telegram and mobile push.
@@ -26,7 +27,7 @@ export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {
   const dependencies: DeliverDependencies = {
     senders: channelSenders,
     clock: Date.now,
-    maxReceiveCount: Number(process.env.DELIVERIES_MAX_RECEIVE_COUNT) || 5,
+    maxReceiveCount: readConfig(deliverSchema).DELIVERIES_MAX_RECEIVE_COUNT,
     ...overrides,
   };
   const processor = new BatchProcessor(EventType.SQS);
@@ -56,6 +57,9 @@ export function createSesEventHandler(clock: () => number = Date.now) {
       await handleSesEvents(event, clock());
     });
 }
+
+// a missing or malformed setting fails the cold start, naming the variable
+checkFunctionConfig('deliver');
 
 const deliverHandler = createDeliverHandler();
 const sesEventHandler = createSesEventHandler();

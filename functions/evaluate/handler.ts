@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { vehicleClockConfig, type VehicleClock } from '../../shared/config';
+import { checkFunctionConfig, vehicleClockConfig, type VehicleClock } from '../../shared/config';
 import { logger, loggerContext } from '../../shared/observability/logger';
 import { countIfAny, MetricName, publishMetricsIfAny } from '../../shared/observability/metrics';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -47,5 +47,8 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
       return { batchItemFailures: outcome.failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
     });
 }
+
+// a missing or malformed setting fails the cold start, naming the variable
+checkFunctionConfig('evaluate');
 
 export const handler = createEvaluateHandler();

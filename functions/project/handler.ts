@@ -3,7 +3,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { resourcesConfig } from '../../shared/config';
+import { checkFunctionConfig, resourcesConfig } from '../../shared/config';
 import { logger, loggerContext } from '../../shared/observability/logger';
 import { projectGeozoneChange, projectRuleChange } from '../../shared/pipeline/projection';
 
@@ -39,5 +39,8 @@ export function createProjectHandler() {
       processPartialResponse(event, async (record: DynamoDBRecord) => projectRecord(record), processor, { context, processInParallel: false }),
     );
 }
+
+// a missing or malformed setting fails the cold start, naming the variable
+checkFunctionConfig('project');
 
 export const handler = createProjectHandler();

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { ScheduledEvent } from 'aws-lambda';
-import { vehicleClockConfig, type VehicleClock } from '../../shared/config';
+import { checkFunctionConfig, vehicleClockConfig, type VehicleClock } from '../../shared/config';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -48,5 +48,8 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
       return report;
     });
 }
+
+// a missing or malformed setting fails the cold start, naming the variable
+checkFunctionConfig('sweep');
 
 export const handler = createSweepHandler();

@@ -6,6 +6,7 @@ import { logger, loggerContext } from '../../shared/observability/logger';
 import { isBotApiTimeout, TELEGRAM_API_TIMEOUT_SECONDS } from '../../shared/channels/telegram/bot-api';
 import { telegramCredentials } from '../../shared/channels/telegram/credentials';
 import { createLinkBot } from '../../shared/channels/telegram/link-bot';
+import { checkFunctionConfig } from '../../shared/config';
 
 /**
  * Telegram webhook (POST /telegram/webhook on the HTTP API). The X-Telegram-Bot-Api-Secret-Token header is
@@ -57,6 +58,9 @@ function secretMatches(given: string, expected: string): boolean {
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+// a missing or malformed setting fails the cold start, naming the variable
+checkFunctionConfig('telegram');
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
   .use(loggerContext())

@@ -1,13 +1,6 @@
 import { Aspects, RemovalPolicies, type IAspect } from 'aws-cdk-lib';
 import { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IConstruct } from 'constructs';
-import * as z from 'zod';
-
-/**
- * `cdk deploy -c throwaway=true`: `true` or `false` (the CLI passes context values as strings, cdk.json may
- * hold a boolean).
- */
-export const throwawaySchema = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
 
 const tablesUnprotected: IAspect = {
   visit(node: IConstruct): void {

@@ -5,6 +5,7 @@ import { addressSettingsSchema, hasCoordinates } from '../rules/address';
 import { MISSING_COORDINATES } from '../rules/rule-validation';
 import { logger } from '../observability/logger';
 import { ApiError, validationError } from './errors';
+import { apiSchema, readConfig } from '../config';
 
 /**
  * Address rules (type 10) work on coordinates. A rule written with an address and no coordinates has them found
@@ -13,9 +14,9 @@ import { ApiError, validationError } from './errors';
  */
 export type Geocoder = (address: string) => Promise<{ latitude: number; longitude: number } | null>;
 
-/** `GEOCODER=amazon-location` (set by the stack) turns geocoding on; anything else leaves it off. */
-export function configuredGeocoder(env: NodeJS.ProcessEnv = process.env): Geocoder | undefined {
-  return env.GEOCODER === 'amazon-location' ? amazonLocationGeocoder : undefined;
+/** `GEOCODER=amazon-location` (set by the stack) turns geocoding on; `none` (default) leaves it off. */
+export function configuredGeocoder(env: Record<string, string | undefined> = process.env): Geocoder | undefined {
+  return readConfig(apiSchema, env).GEOCODER === 'amazon-location' ? amazonLocationGeocoder : undefined;
 }
 
 /** A geocoder's position, [longitude, latitude] in WGS 84, checked before it is stored. */

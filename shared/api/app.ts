@@ -15,6 +15,7 @@ import { takeClientRequest } from './client-rate';
 import { limits } from './limits';
 import type { ApiEvent, ApiLambdaContext, ApiRoute } from './route';
 import { apiRoutes } from './routes';
+import { apiSchema, readConfig } from '../config';
 
 export interface ApiOptions {
   /** Clock of the API, epoch ms. */
@@ -26,9 +27,8 @@ export interface ApiOptions {
 
 type Request = middy.Request<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>;
 
-export function rateLimitIntervalFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.RATE_LIMIT_INTERVAL_MS ?? 1000);
-  return Number.isFinite(value) && value >= 0 ? value : 1000;
+export function rateLimitIntervalFromEnv(env: Record<string, string | undefined> = process.env): number {
+  return readConfig(apiSchema, env).RATE_LIMIT_INTERVAL_MS;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResultV2 {

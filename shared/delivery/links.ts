@@ -1,9 +1,12 @@
+import { publicLinksSchema, readConfig } from '../config';
+
 /**
  * Public links in e-mails (address confirmation, one-click unsubscribe) point at the HTTP API:
  * `PUBLIC_API_URL` (the stack sets it to the API's `/api/v3/` base), else the local API of `npm start`.
  */
-export function publicApiUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.PUBLIC_API_URL || `http://127.0.0.1:${env.FLEETWATCH_API_PORT || 3000}/api/v3/`;
+export function publicApiUrl(env: Record<string, string | undefined> = process.env): string {
+  const { PUBLIC_API_URL, FLEETWATCH_API_PORT } = readConfig(publicLinksSchema, env);
+  const base = PUBLIC_API_URL ?? `http://127.0.0.1:${FLEETWATCH_API_PORT}/api/v3/`;
   return base.endsWith('/') ? base : `${base}/`;
 }
 

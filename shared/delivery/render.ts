@@ -5,6 +5,7 @@ import { Eta } from 'eta';
 import type { Language } from '../schemas/directory';
 import { escapeHtml } from '../channels/escape-html';
 import type { TemplateData } from './template-data';
+import { readConfig, templatesSchema } from '../config';
 
 /**
  * Renders notifications from the eta templates in `TEMPLATES_DIR` (default: the source folder shared/templates).
@@ -35,7 +36,7 @@ export interface TemplateOverride {
 export const LANGUAGE_FOLDERS: Record<Language, string> = { 1: 'ru', 2: 'en', 3: 'az' };
 
 export function templatesDir(): string {
-  return process.env.TEMPLATES_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../templates');
+  return readConfig(templatesSchema).TEMPLATES_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../templates');
 }
 
 const escapers: Record<Format, (value: unknown) => string> = {

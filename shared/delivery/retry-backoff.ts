@@ -7,11 +7,12 @@
  * 15–30 s, 30–60 s, 60–120 s, 120–240 s: the last attempt comes at most 7.5 minutes after the first.
  * The base is `WEBHOOK_RETRY_BASE_SECONDS` (30); 0 leaves the queue's own visibility timeout.
  */
+import { readConfig, webhookRetrySchema } from '../config';
+
 export const MAX_DELAY_SECONDS = 15 * 60;
 
-export function webhookRetryBaseSeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.WEBHOOK_RETRY_BASE_SECONDS ?? 30);
-  return Number.isFinite(value) && value >= 0 ? value : 30;
+export function webhookRetryBaseSeconds(env: Record<string, string | undefined> = process.env): number {
+  return readConfig(webhookRetrySchema, env).WEBHOOK_RETRY_BASE_SECONDS;
 }
 
 /** The ceiling of the delay after `attempts` attempts (1 after the first). */

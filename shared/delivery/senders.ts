@@ -9,6 +9,7 @@ import { sendTelegramMessage, type TelegramText } from '../channels/telegram/sen
 import { privateTargetsAllowed } from '../channels/webhook/address-policy';
 import { sendWebhook, type WebhookDelivery } from '../channels/webhook/send-webhook';
 import type { PushDevice } from '../schemas/directory';
+import { readConfig, telegramSchema } from '../config';
 
 /** The ways out, as the delivery logic sees them. */
 export interface ChannelSenders {
@@ -39,7 +40,7 @@ export function resetTelegramSender(): void {
 export const channelSenders: ChannelSenders = {
   email: paced(sendEmail),
   async telegram(chatId, message) {
-    if (!process.env.TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
+    if (!readConfig(telegramSchema).TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
     let api: Api;
     try {
       api = await botApi();

@@ -1,4 +1,4 @@
-import { resourcesConfig } from '../config';
+import { readConfig, resourcesConfig, ruleCacheSchema } from '../config';
 import { compileZone, zoneContains, type CompiledZone } from '../geo/compiled-zone';
 import { logger } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
@@ -19,7 +19,7 @@ import type { LoadedState } from '../store/vehicle-state-store';
  * in the cache, or cached at an older version, is read, by id, in one BatchGetItem per table for the whole
  * batch. Nothing is ever scanned, so the work follows the vehicles in the batch, not the platform's size.
  */
-export const DEFAULT_RULE_CACHE_BYTES = 32 * 1024 * 1024;
+export { DEFAULT_RULE_CACHE_BYTES } from '../config';
 
 export interface VehicleRules {
   /** Rules that apply to the vehicle now (in force, listing it, of its owner or above), by rule id. */
@@ -43,9 +43,8 @@ interface RuleValue {
   vehicles: ReadonlySet<number>;
 }
 
-export function ruleCacheBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const configured = Number(env.RULE_CACHE_BYTES);
-  return env.RULE_CACHE_BYTES && Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_RULE_CACHE_BYTES;
+export function ruleCacheBytes(env: Record<string, string | undefined> = process.env): number {
+  return readConfig(ruleCacheSchema, env).RULE_CACHE_BYTES;
 }
 
 /** Least recently used map bounded by the sum of its entries' byte estimates. */

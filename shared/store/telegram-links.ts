@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
-import { resourcesConfig } from '../config';
+import { readConfig, resourcesConfig, telegramSchema } from '../config';
 import { directoryKeys, storedUserSchema, telegramChatSchema, type StoredUser, type TelegramChat } from '../schemas/directory';
 import { updateUserMapEntry } from './user-maps';
 
@@ -23,7 +23,7 @@ function table(): string {
 
 /** Deep link that opens the bot with the code, when the bot's username is configured. */
 export function telegramStartLink(code: string): string | null {
-  const username = process.env.TELEGRAM_BOT_USERNAME;
+  const username = readConfig(telegramSchema).TELEGRAM_BOT_USERNAME;
   return username ? `https://t.me/${username}?start=${code}` : null;
 }
 

@@ -232,7 +232,7 @@ describe('FleetwatchStack template', () => {
         (variables.Resources[logicalId(coalesced.functions[name].function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables.VEHICLE_CLOCK;
       expect([clockOf('evaluate'), clockOf('sweep')]).toEqual(['coalesced', 'coalesced']);
       const typo = new App({ context: { 'aws:cdk:bundling-stacks': [], vehicleClock: 'exactly' } });
-      expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(/vehicleClock must be one of exact, coalesced/);
+      expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(/-c vehicleClock="exactly": Invalid option: expected one of "exact"\|"coalesced"/);
     });
 
     it('keeps tables and log groups when the stack is deleted unless -c throwaway=true, which removes them all, the secret and keys too', () => {

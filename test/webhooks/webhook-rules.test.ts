@@ -40,7 +40,9 @@ describe('webhook address policy', () => {
 
   it('allows private targets only behind the explicit setting', () => {
     expect(privateTargetsAllowed({})).toBe(false);
-    expect(privateTargetsAllowed({ WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' })).toBe(false);
+    // anything but true or false is refused rather than read as off, so a typo cannot hide
+    expect(() => privateTargetsAllowed({ WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS="1"/);
+    expect(privateTargetsAllowed({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' })).toBe(false);
     expect(privateTargetsAllowed({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { validationError } from '../errors';
 import { defineRoute } from '../route';
 import { pushDeviceBodySchema, pushDeviceResponseSchema, telegramLinkResponseSchema } from '../schemas';
 import { pushDeviceAnswerExample, pushDeviceExample, telegramLinkAnswerExample } from '../examples';
+import { readConfig, telegramSchema } from '../../config';
 
 /** Where the logged-in user receives alerts. These change only the user's own profile, so read-only users may use them. */
 export const channelRoutes = [
@@ -18,7 +19,7 @@ export const channelRoutes = [
     response: telegramLinkResponseSchema,
     examples: { response: telegramLinkAnswerExample },
     async handle({ caller, now }) {
-      if (!process.env.TELEGRAM_BOT_USERNAME) {
+      if (!readConfig(telegramSchema).TELEGRAM_BOT_USERNAME) {
         throw validationError([{ path: '', message: 'Telegram is not configured on this installation: there is no bot to link a chat to.' }]);
       }
       const { code, expiresAt, link } = await issueLinkCode(caller.user.id, now);

@@ -1,6 +1,7 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { sesClient } from '../../aws/ses';
 import { describeError, type SendOutcome } from '../outcome';
+import { emailSchema, readConfig } from '../../config';
 
 export interface EmailMessage {
   to: string;
@@ -11,7 +12,7 @@ export interface EmailMessage {
   headers?: { name: string; value: string }[];
 }
 
-export const DEFAULT_FROM_ADDRESS = 'alerts@fleetwatch.local';
+export { DEFAULT_FROM_ADDRESS } from '../../config';
 
 /** SES answers that no retry can change. */
 const PERMANENT_ERRORS = new Set([
@@ -30,11 +31,12 @@ const PERMANENT_ERRORS = new Set([
  */
 export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
   try {
+    const { SES_FROM_ADDRESS, SES_CONFIGURATION_SET } = readConfig(emailSchema);
     await sesClient().send(
       new SendEmailCommand({
-        FromEmailAddress: process.env.SES_FROM_ADDRESS || DEFAULT_FROM_ADDRESS,
+        FromEmailAddress: SES_FROM_ADDRESS,
         Destination: { ToAddresses: [message.to] },
-        ConfigurationSetName: process.env.SES_CONFIGURATION_SET || undefined,
+        ConfigurationSetName: SES_CONFIGURATION_SET,
         Content: {
           Simple: {
             Subject: { Data: message.subject, Charset: 'UTF-8' },

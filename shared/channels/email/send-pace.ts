@@ -1,4 +1,5 @@
 import pThrottle from 'p-throttle';
+import { emailSchema, readConfig } from '../../config';
 
 /**
  * Spaces calls to at most `perSecond` a second within this process (SES_SEND_RATE_PER_FUNCTION, set by the
@@ -6,7 +7,7 @@ import pThrottle from 'p-throttle';
  */
 export function paced<Args extends unknown[], Result>(
   send: (...args: Args) => Promise<Result>,
-  perSecond: number | undefined = Number(process.env.SES_SEND_RATE_PER_FUNCTION) || undefined,
+  perSecond: number | undefined = readConfig(emailSchema).SES_SEND_RATE_PER_FUNCTION,
 ): (...args: Args) => Promise<Result> {
   if (!perSecond) return send;
   return pThrottle({ limit: perSecond, interval: 1000 })(send);

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { updateUserMapEntry } from '../../store/user-maps';
 import { documentClient } from '../../aws/dynamodb';
 import { snsClient } from '../../aws/sns';
-import { resourcesConfig } from '../../config';
+import { pushSchema, readConfig, resourcesConfig } from '../../config';
 import { directoryKeys, pushDeviceSchema, storedUserSchema, type PushDevice } from '../../schemas/directory';
 
 export type PushPlatform = PushDevice['platform'];
@@ -24,7 +24,8 @@ export class PushUserNotFoundError extends Error {
 }
 
 function applicationArn(platform: PushPlatform): string {
-  const arn = platform === 'fcm' ? process.env.PUSH_FCM_APPLICATION_ARN : process.env.PUSH_APNS_APPLICATION_ARN;
+  const push = readConfig(pushSchema);
+  const arn = platform === 'fcm' ? push.PUSH_FCM_APPLICATION_ARN : push.PUSH_APNS_APPLICATION_ARN;
   if (!arn) throw new PushNotConfiguredError(platform);
   return arn;
 }

@@ -1,5 +1,6 @@
 import { Api, HttpError } from 'grammy';
 import { autoRetry } from '@grammyjs/auto-retry';
+import { readConfig, telegramSchema } from '../../config';
 
 /**
  * Seconds one Bot API call may take before grammy aborts it (its own default is 500 s, far past the function's
@@ -9,7 +10,7 @@ export const TELEGRAM_API_TIMEOUT_SECONDS = 10;
 
 /** Client options shared by the sender and the webhook bot: `TELEGRAM_API_ROOT` overrides the Bot API root. */
 export function telegramClientOptions(): { apiRoot?: string; timeoutSeconds: number } {
-  const apiRoot = process.env.TELEGRAM_API_ROOT;
+  const apiRoot = readConfig(telegramSchema).TELEGRAM_API_ROOT;
   return { timeoutSeconds: TELEGRAM_API_TIMEOUT_SECONDS, ...(apiRoot ? { apiRoot } : {}) };
 }
 

@@ -1,5 +1,6 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
+import { readConfig, telegramSchema } from '../../config';
 
 /** The Telegram secret in Secrets Manager (`TELEGRAM_SECRET_ID`): the bot token and the webhook's secret token. */
 export const telegramSecretSchema = z.object({
@@ -20,7 +21,7 @@ export function telegramCredentials(): Promise<TelegramSecret> {
 }
 
 async function load(): Promise<TelegramSecret> {
-  const secretId = process.env.TELEGRAM_SECRET_ID;
+  const secretId = readConfig(telegramSchema).TELEGRAM_SECRET_ID;
   if (!secretId) throw new Error('TELEGRAM_SECRET_ID is not set');
   const value = await getSecret(secretId, { transform: 'json', maxAge: 24 * 3600 });
   const parsed = telegramSecretSchema.safeParse(value);

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { readConfig, webhookTargetsSchema } from '../../config';
 
 /**
  * Which addresses a webhook may reach. In the deployed stack only public unicast addresses: never loopback,
@@ -20,6 +21,6 @@ export function addressRefusal(address: string): string | null {
  * `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lets webhooks reach loopback and private addresses over plain HTTP: for
  * the local stack and tests only, where the receiver runs on the same machine. The deployed stack never sets it.
  */
-export function privateTargetsAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true';
+export function privateTargetsAllowed(env: Record<string, string | undefined> = process.env): boolean {
+  return readConfig(webhookTargetsSchema, env).WEBHOOK_ALLOW_PRIVATE_TARGETS;
 }

@@ -1,3 +1,4 @@
+import { outboxSchema, readConfig } from '../../config';
 import { abandonPending, claimForReenqueue, pendingAlertsOlderThan, type PendingAlert } from '../../store/alerts-store';
 import { logger } from '../../observability/logger';
 import { enqueueDeliveries } from '../enqueue-deliveries';
@@ -10,17 +11,14 @@ import { CONSENT_HOLD_MS } from '../../delivery/consent-hold';
  * After `maxAttempts` re-enqueues the alert is given up on (marked failed, logged as an error): a delivery
  * that keeps failing that long is no longer news to the operator it was meant for.
  */
-export const DEFAULT_OUTBOX_AGE_MS = 120_000;
-export const DEFAULT_OUTBOX_MAX_ATTEMPTS = 10;
+export { DEFAULT_OUTBOX_AGE_MS, DEFAULT_OUTBOX_MAX_ATTEMPTS } from '../../config';
 
-export function outboxAgeMs(env: NodeJS.ProcessEnv = process.env): number {
-  const configured = Number(env.OUTBOX_AGE_MS);
-  return env.OUTBOX_AGE_MS && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_OUTBOX_AGE_MS;
+export function outboxAgeMs(env: Record<string, string | undefined> = process.env): number {
+  return readConfig(outboxSchema, env).OUTBOX_AGE_MS;
 }
 
-export function outboxMaxAttempts(env: NodeJS.ProcessEnv = process.env): number {
-  const configured = Number(env.OUTBOX_MAX_ATTEMPTS);
-  return env.OUTBOX_MAX_ATTEMPTS && Number.isInteger(configured) && configured >= 1 ? configured : DEFAULT_OUTBOX_MAX_ATTEMPTS;
+export function outboxMaxAttempts(env: Record<string, string | undefined> = process.env): number {
+  return readConfig(outboxSchema, env).OUTBOX_MAX_ATTEMPTS;
 }
 
 export interface OutboxResult {

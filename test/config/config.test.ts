@@ -1,0 +1,72 @@
+import { App } from 'aws-cdk-lib';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { checkFunctionConfig, ConfigError, readConfig, resourcesConfig, telegramSchema, vehicleClockConfig } from '../../shared/config';
+import { stackContext } from '../../infra/context';
+import { webhookRetryBaseSeconds } from '../../shared/delivery/retry-backoff';
+import { outboxAgeMs, outboxMaxAttempts } from '../../shared/pipeline/sweep/outbox-pass';
+import { ruleCacheBytes } from '../../shared/pipeline/rule-cache';
+import { limitsFromEnv } from '../../shared/api/limits';
+import { rateLimitIntervalFromEnv } from '../../shared/api/app';
+import { configuredGeocoder } from '../../shared/api/address-location';
+import { publicApiUrl } from '../../shared/delivery/links';
+
+describe('configuration schemas', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it('refuses a malformed value, naming the variable, its value and its meaning', () => {
+    expect(() => webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: 'abc' })).toThrow(ConfigError);
+    expect(() => webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: 'abc' })).toThrow(/WEBHOOK_RETRY_BASE_SECONDS="abc": .*expected number.*\(Base of the jittered exponential backoff/);
+    expect(() => vehicleClockConfig({ VEHICLE_CLOCK: 'fast' })).toThrow(/VEHICLE_CLOCK="fast": .*"exact"\|"coalesced"/);
+    expect(() => outboxAgeMs({ OUTBOX_AGE_MS: '-1' })).toThrow(/OUTBOX_AGE_MS="-1"/);
+    expect(() => outboxMaxAttempts({ OUTBOX_MAX_ATTEMPTS: '2.5' })).toThrow(/OUTBOX_MAX_ATTEMPTS="2.5"/);
+    expect(() => ruleCacheBytes({ RULE_CACHE_BYTES: '0' })).toThrow(/RULE_CACHE_BYTES="0"/);
+    expect(() => limitsFromEnv({ LIMIT_RULES_PER_CLIENT: 'lots' })).toThrow(/LIMIT_RULES_PER_CLIENT="lots"/);
+    expect(() => rateLimitIntervalFromEnv({ RATE_LIMIT_INTERVAL_MS: '1s' })).toThrow(/RATE_LIMIT_INTERVAL_MS="1s"/);
+    expect(() => configuredGeocoder({ GEOCODER: 'google' })).toThrow(/GEOCODER="google"/);
+    expect(() => readConfig(telegramSchema, { TELEGRAM_API_ROOT: 'api.telegram.org' })).toThrow(/TELEGRAM_API_ROOT="api.telegram.org"/);
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => checkFunctionConfig('sweep', { VEHICLE_CLOCK: 'fast', OUTBOX_MAX_ATTEMPTS: 'ten' })).toThrow(/VEHICLE_CLOCK="fast".*; OUTBOX_MAX_ATTEMPTS="ten"/);
+  });
+
+  it('reads values and defaults, an empty value counting as unset', () => {
+    expect(webhookRetryBaseSeconds({})).toBe(30);
+    expect(webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: '0' })).toBe(0);
+    expect(outboxAgeMs({ OUTBOX_AGE_MS: '' })).toBe(120_000);
+    expect(limitsFromEnv({ LIMIT_RULES_PER_CLIENT: '7' }).rulesPerClient).toBe(7);
+    expect(limitsFromEnv({}).webhooksPerClient).toBe(10);
+    expect(configuredGeocoder({ GEOCODER: '' })).toBeUndefined();
+    expect(configuredGeocoder({ GEOCODER: 'amazon-location' })).toBeTypeOf('function');
+    expect(readConfig(telegramSchema, { TELEGRAM_BOT_USERNAME: '' }).TELEGRAM_BOT_USERNAME).toBeUndefined();
+    expect(publicApiUrl({ FLEETWATCH_API_PORT: '3100' })).toBe('http://127.0.0.1:3100/api/v3/');
+    expect(resourcesConfig({ VEHICLE_STATE_TABLE: 'x-vehicle-state' }).VISITS_TABLE).toBe('x-visits');
+  });
+
+  it('checks only the variables the function reads', () => {
+    expect(() => checkFunctionConfig('deliver', { DELIVERIES_MAX_RECEIVE_COUNT: 'five' })).toThrow(/DELIVERIES_MAX_RECEIVE_COUNT="five"/);
+    expect(() => checkFunctionConfig('evaluate', { DELIVERIES_MAX_RECEIVE_COUNT: 'five' })).not.toThrow();
+  });
+
+  it('fails a function at cold start when its configuration is malformed', async () => {
+    vi.stubEnv('VEHICLE_CLOCK', 'fast');
+    await expect(import('../../functions/evaluate/handler')).rejects.toThrow(/VEHICLE_CLOCK="fast"/);
+    vi.resetModules();
+    vi.stubEnv('VEHICLE_CLOCK', 'coalesced');
+    vi.stubEnv('WEBHOOK_RETRY_BASE_SECONDS', 'abc');
+    await expect(import('../../functions/deliver/handler')).rejects.toThrow(/WEBHOOK_RETRY_BASE_SECONDS="abc"/);
+    vi.resetModules();
+    await expect(import('../../functions/evaluate/handler')).resolves.toHaveProperty('handler');
+  });
+
+  it('refuses a malformed CDK context key, naming it', () => {
+    const context = (values: Record<string, unknown>) => stackContext(new App({ context: values }));
+    expect(context({})).toEqual({ stackName: 'Fleetwatch', geocoding: true, vehicleClock: 'exact', sesMaxSendRate: 14 });
+    expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({ geocoding: false, sesMaxSendRate: 100, stackName: 'Fleet2' });
+    expect(() => context({ geocoding: 'maybe' })).toThrow(/-c geocoding="maybe"/);
+    expect(() => context({ sesMaxSendRate: 'fast' })).toThrow(/-c sesMaxSendRate="fast": .*\(The account's SES maximum send rate/);
+  });
+});
