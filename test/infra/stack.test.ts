@@ -259,7 +259,7 @@ describe('FleetwatchStack template', () => {
       }
       const retained = Object.values(throwaway('false').Resources).filter((resource) => resource.Type === 'AWS::DynamoDB::Table');
       expect(retained.map((table) => [table.DeletionPolicy, table.Properties.DeletionProtectionEnabled])).toEqual(retained.map(() => ['Retain', true]));
-      expect(() => throwaway('yes')).toThrow(/throwaway must be true or false, not yes/);
+      expect(() => throwaway('yes')).toThrow(/-c throwaway="yes": .*expected one of "true"\|"false"/);
     });
 
     it('never puts a secret in an environment variable: Telegram functions get only the secret ARN', () => {
