@@ -17,5 +17,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // no module isolation between files: nothing here holds state across files, and each file's imports
+    // (the CDK, the AWS SDK) would otherwise load again per file
+    isolate: false,
   },
 });
