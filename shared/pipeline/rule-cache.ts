@@ -43,6 +43,37 @@ interface RuleValue {
   vehicles: ReadonlySet<number>;
 }
 
+/**
+ * Where the cache reads the records it lacks, as stored items (the cache parses and compiles them). The deployed
+ * functions read DynamoDB (`dynamoRuleRecords`); the benchmarks and the evaluator tests hand the same cache records
+ * held in memory, so they resolve rules exactly as the functions do.
+ */
+export interface RuleRecords {
+  /** Rules by id, read consistently; an id with no item is simply absent from the answer. */
+  rulesById(ids: readonly number[]): Promise<Record<string, unknown>[]>;
+  /** Geozones by id, read consistently; an id with no item is simply absent from the answer. */
+  zonesById(ids: readonly number[]): Promise<Record<string, unknown>[]>;
+  /** Every geozone of one client (the geozones' `byParent` index). */
+  zonesOfClient(clientId: string): Promise<Record<string, unknown>[]>;
+}
+
+export const dynamoRuleRecords: RuleRecords = {
+  rulesById: (ids) => batchGetItems(resourcesConfig().RULES_TABLE, ids.map((id) => ({ id })), { consistentRead: true }),
+  zonesById: (ids) => batchGetItems(resourcesConfig().GEOZONES_TABLE, ids.map((id) => ({ id })), { consistentRead: true }),
+  async zonesOfClient(clientId) {
+    const items: Record<string, unknown>[] = [];
+    for await (const page of paginateQuery({ client: documentClient() }, {
+      TableName: resourcesConfig().GEOZONES_TABLE,
+      IndexName: 'byParent',
+      KeyConditionExpression: 'parentId = :parent',
+      ExpressionAttributeValues: { ':parent': clientId },
+    })) {
+      items.push(...(page.Items ?? []));
+    }
+    return items;
+  },
+};
+
 export function ruleCacheBytes(env: Record<string, string | undefined> = process.env): number {
   return readConfig(ruleCacheSchema, env).RULE_CACHE_BYTES;
 }
@@ -166,7 +197,10 @@ export class RuleCache {
   private readonly zoneSets: BoundedCache<ZoneSet>;
   private readonly journals: BoundedCache<JournalZones>;
 
-  constructor(maxBytes: number = ruleCacheBytes()) {
+  constructor(
+    maxBytes: number = ruleCacheBytes(),
+    private readonly records: RuleRecords = dynamoRuleRecords,
+  ) {
     this.rules = new BoundedCache(Math.floor((maxBytes * 3) / 8));
     this.zones = new BoundedCache(Math.floor((maxBytes * 3) / 8));
     this.zoneSets = new BoundedCache(Math.floor((maxBytes * 7) / 32));
@@ -223,21 +257,14 @@ export class RuleCache {
     const readAt = Date.now();
     const compiled: CompiledZone[] = [];
     let bytes = 64;
-    for await (const page of paginateQuery({ client: documentClient() }, {
-      TableName: resourcesConfig().GEOZONES_TABLE,
-      IndexName: 'byParent',
-      KeyConditionExpression: 'parentId = :parent',
-      ExpressionAttributeValues: { ':parent': clientId },
-    })) {
-      for (const item of page.Items ?? []) {
-        const parsed = geozoneSchema.safeParse(item);
-        if (!parsed.success) continue;
-        const zone = compileZone(parsed.data);
-        const itemBytes = estimateBytes(item);
-        this.zones.set(String(parsed.data.id), { version: parsed.data.version, value: zone, bytes: itemBytes });
-        compiled.push(zone);
-        bytes += itemBytes;
-      }
+    for (const item of await this.records.zonesOfClient(clientId)) {
+      const parsed = geozoneSchema.safeParse(item);
+      if (!parsed.success) continue;
+      const zone = compileZone(parsed.data);
+      const itemBytes = estimateBytes(item);
+      this.zones.set(String(parsed.data.id), { version: parsed.data.version, value: zone, bytes: itemBytes });
+      compiled.push(zone);
+      bytes += itemBytes;
     }
     compiled.sort((a, b) => a.id - b.id);
     return { version: readAt, value: { ids: compiled.map((zone) => zone.id), index: new ZoneIndex([], compiled) }, bytes };
@@ -248,7 +275,7 @@ export class RuleCache {
     const known = [...vehicles].filter(([, loaded]) => loaded.projection.owners.length > 0);
     await this.refresh(
       this.rules,
-      resourcesConfig().RULES_TABLE,
+      this.records.rulesById,
       known.flatMap(([, loaded]) => Object.entries(loaded.projection.ruleRefs)),
       (item) => {
         const parsed = storedRuleSchema.safeParse(item);
@@ -285,7 +312,7 @@ export class RuleCache {
     }
     // zone sets first: their Query fills the zone cache, so rule zones of the owners need no second read
     const journals = options.journal ? await this.journalsFor(known) : new Map<number, JournalZones>();
-    await this.refresh(this.zones, resourcesConfig().GEOZONES_TABLE, zoneWants, (item) => {
+    await this.refresh(this.zones, this.records.zonesById, zoneWants, (item) => {
       const parsed = geozoneSchema.safeParse(item);
       if (!parsed.success) {
         logger.error('unreadable geozone skipped', { zoneId: item.id, issues: parsed.error.issues.slice(0, 5) });
@@ -321,12 +348,12 @@ export class RuleCache {
   }
 
   /**
-   * Reads, in one BatchGetItem, every wanted id the cache lacks or holds at a version below the wanted one
+   * Reads, in one read of the records, every wanted id the cache lacks or holds at a version below the wanted one
    * (0: any cached version will do). A record that does not exist is remembered as absent at that version.
    */
   private async refresh<T>(
     cache: BoundedCache<T>,
-    tableName: string,
+    read: (ids: readonly number[]) => Promise<Record<string, unknown>[]>,
     wants: readonly [string, number][],
     build: (item: Record<string, unknown>) => T | null,
   ): Promise<void> {
@@ -337,7 +364,7 @@ export class RuleCache {
       missing.set(id, Math.max(version, missing.get(id) ?? 0));
     }
     if (missing.size === 0) return;
-    const items = await batchGetItems(tableName, [...missing.keys()].map((id) => ({ id: Number(id) })), { consistentRead: true });
+    const items = await read([...missing.keys()].map(Number));
     for (const item of items) {
       const id = String(item.id);
       const version = typeof item.version === 'number' ? item.version : 1;

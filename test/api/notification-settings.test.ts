@@ -3,12 +3,12 @@ import fc from 'fast-check';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
 import { getGeozone } from '../../shared/store/geozones-store';
 import { getRule } from '../../shared/store/rules-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
+import { resolveRules } from '../support/resolve-rules';
 import { apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
 
 /** Every rule the API accepts can work; every rule it refuses is refused naming the setting at fault. */
@@ -94,7 +94,7 @@ describe('notification settings', () => {
     expect(scheduled.status).toBe(200);
     const read = await api({ method: 'GET', path: `/api/v3/notifications/${scheduled.body.id}`, token });
     expect(read.body).toMatchObject({ timezone: 'Europe/Berlin', settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' } });
-    const compiled = compileRuleIndex([(await getRule(scheduled.body.id))!], []).rulesFor(101, Date.now())[0]!;
+    const compiled = (await resolveRules([(await getRule(scheduled.body.id))!], 101, Date.now())).rules[0]!;
     // Saturday 2026-11-28, 12:59 and 13:00 in Berlin (UTC+1)
     expect(compiled.schedule?.isOpen(Date.parse('2026-11-28T11:59:00Z'))).toBe(true);
     expect(compiled.schedule?.isOpen(Date.parse('2026-11-28T12:00:00Z'))).toBe(false);
@@ -131,7 +131,9 @@ describe('notification settings', () => {
         if (response.status === 200) {
           const stored = (await getRule(response.body.id))!;
           const zone = (await getGeozone(zoneId))!;
-          expect(compileRuleIndex([stored], [zone]).invalidRules, context).toEqual([]);
+          // evaluation takes it: compiled and resolved for its vehicle as evaluate does
+          const resolved = await resolveRules([stored], 101, Date.now(), [zone]);
+          expect(resolved.rules.map((rule) => rule.rule.id), context).toEqual([stored.id]);
           expect(response.body.settings, context).toEqual(settings);
         } else {
           expect(response.status, context).toBe(400);

@@ -1,10 +1,10 @@
-import { compileRuleIndex } from '../../shared/rules/rule-index';
-import type { EvaluationContext } from '../../shared/rules/types';
+import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import type { StoredRule, RuleType } from '../../shared/schemas/notification';
 import type { TerminalMessage } from '../../shared/schemas/terminal-message';
 import { REGION, syntheticZones } from './synthetic-zones';
 import type { BenchSection } from './section';
 import { bestTimes, formatTable, seededRandom } from './timing';
+import { ruleResolver } from '../support/resolve-rules';
 
 const VEHICLES = 10_000;
 const ROUNDS = 20;
@@ -99,13 +99,15 @@ export function benchScenario() {
   return { zones, rules, bodies };
 }
 
-export function runEvaluationBench(): BenchSection {
+export async function runEvaluationBench(): Promise<BenchSection> {
   const { zones, rules, bodies } = benchScenario();
-  const index = compileRuleIndex(rules, zones);
-  if (index.invalidRules.length > 0) throw new Error(`bench rules invalid: ${JSON.stringify(index.invalidRules)}`);
   const messages = bodies.map((body) => JSON.parse(body) as TerminalMessage);
   const now = T0 + ROUNDS * 30_000;
-  const context: EvaluationContext = { now, zones: index.zones };
+  // the rules of every vehicle, resolved once as evaluate resolves a batch's (RuleCache); evaluation is what is timed
+  const resolved = await ruleResolver(rules, zones).forVehicles(new Set(messages.map((message) => message.vehicleId)), now);
+  const resolvedIds = new Set([...resolved.values()].flatMap((vehicle) => vehicle.rules.map((compiled) => compiled.rule.id)));
+  const leftOut = rules.filter((rule) => !resolvedIds.has(rule.id)).map((rule) => rule.id);
+  if (leftOut.length > 0) throw new Error(`bench rules left out of evaluation: ${leftOut.join(', ')}`);
 
   let sink = 0;
   const parse = () => {
@@ -118,12 +120,13 @@ export function runEvaluationBench(): BenchSection {
     events = 0;
     evaluations = 0;
     for (const message of messages) {
-      const compiled = index.rulesFor(message.vehicleId, now);
+      const { rules: compiled, zones: vehicleZones } = resolved.get(message.vehicleId)!;
+      const context = { now, zones: vehicleZones };
       let vehicleStates = states.get(message.vehicleId);
       if (vehicleStates === undefined) states.set(message.vehicleId, (vehicleStates = []));
       for (let i = 0; i < compiled.length; i++) {
         const entry = compiled[i]!;
-        const result = index.evaluatorOf(entry).evaluate(entry, vehicleStates[i], message, context);
+        const result = RULE_EVALUATORS[entry.rule.type]!.evaluate(entry, vehicleStates[i], message, context);
         vehicleStates[i] = result.state;
         events += result.events.length;
       }

@@ -10,7 +10,7 @@ import type { BenchSection } from './section';
  */
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
-  const sections: BenchSection[] = [runEvaluationBench(), runGeozoneBench(), await runMessageCostBench(), runBundleBench()];
+  const sections: BenchSection[] = [await runEvaluationBench(), runGeozoneBench(), await runMessageCostBench(), runBundleBench()];
   if (json) {
     console.log(JSON.stringify(Object.assign({}, ...sections.map((section) => section.figures))));
   } else {

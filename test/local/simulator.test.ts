@@ -5,7 +5,7 @@ import { point, polygon } from '@turf/helpers';
 import { sqsClient } from '../../shared/aws/clients';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
 import { initialValidity } from '../../shared/rules/lifecycle';
-import { compileRuleIndex } from '../../shared/rules/rule-index';
+import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import type { RuleEvent } from '../../shared/schemas/alert';
 import type { Geozone } from '../../shared/schemas/geozone';
 import type { StoredRule } from '../../shared/schemas/notification';
@@ -14,6 +14,7 @@ import type { Emulators } from '../../infra/local/emulators';
 import { demoRules } from '../../infra/local/seed';
 import { demoFleet, depotYardRing, simulatedMessage, simulatedSpan, startSimulator } from '../../infra/local/simulator';
 import { startTestEmulators } from '../support/emulators';
+import { ruleResolver } from '../support/resolve-rules';
 
 const START = Date.parse('2026-03-02T06:00:00.000Z');
 const fleet = demoFleet(3);
@@ -36,7 +37,7 @@ function distanceMetres(a: TerminalMessage, b: TerminalMessage): number {
 }
 
 /** Feeds a trace through the real evaluators of the demo rules, as the evaluate function would, without I/O. */
-function evaluateDemoRules(messages: TerminalMessage[]): Array<RuleEvent & { vehicleId: number; ruleId: number }> {
+async function evaluateDemoRules(messages: TerminalMessage[]): Promise<Array<RuleEvent & { vehicleId: number; ruleId: number }>> {
   const ring = depotYardRing();
   const geometry = { type: 'Polygon' as const, coordinates: [ring] };
   const zone: Geozone = {
@@ -62,14 +63,15 @@ function evaluateDemoRules(messages: TerminalMessage[]): Array<RuleEvent & { veh
     updatedAt: stamp,
     ...initialValidity(body, START - 60_000),
   }));
-  const index = compileRuleIndex(rules, [zone]);
+  const resolver = ruleResolver(rules, [zone]);
   const states = new Map<string, unknown>();
   const events: Array<RuleEvent & { vehicleId: number; ruleId: number }> = [];
   for (const message of messages) {
     const now = Date.parse(message.deviceTime);
-    for (const compiled of index.rulesFor(message.vehicleId, now)) {
+    const vehicle = await resolver.forVehicle(message.vehicleId, now);
+    for (const compiled of vehicle.rules) {
       const key = `${message.vehicleId}/${compiled.rule.id}`;
-      const result = index.evaluatorOf(compiled).evaluate(compiled, states.get(key), message, { now, zones: index.zones });
+      const result = RULE_EVALUATORS[compiled.rule.type]!.evaluate(compiled, states.get(key), message, { now, zones: vehicle.zones });
       states.set(key, JSON.parse(JSON.stringify(result.state ?? null)) ?? undefined);
       events.push(...result.events.map((event) => ({ ...event, vehicleId: message.vehicleId, ruleId: compiled.rule.id })));
     }
@@ -140,8 +142,8 @@ describe('fleet simulator', () => {
     expect(messages.filter((message) => message.vehicleId !== speeder!.vehicleId && message.speed > 90)).toEqual([]);
   });
 
-  it('trips the demo speeding rule within the first minute, then once per episode', () => {
-    const events = evaluateDemoRules(parsedSpan(0, 200));
+  it('trips the demo speeding rule within the first minute, then once per episode', async () => {
+    const events = await evaluateDemoRules(parsedSpan(0, 200));
     const speeding = events.filter((event) => event.kind === 'speeding');
     expect(speeding.length).toBeGreaterThanOrEqual(4);
     expect(new Set(speeding.map((event) => event.vehicleId))).toEqual(new Set([speeder!.vehicleId]));
@@ -151,8 +153,8 @@ describe('fleet simulator', () => {
     expect(speeding[0]!.speed).toBeGreaterThan(90);
   });
 
-  it('trips the demo geozone-exit rule for the courier and the idle rule for the van, and nothing else', () => {
-    const events = evaluateDemoRules(parsedSpan(0, 420));
+  it('trips the demo geozone-exit rule for the courier and the idle rule for the van, and nothing else', async () => {
+    const events = await evaluateDemoRules(parsedSpan(0, 420));
     const van = fleet[2]!;
     const exits = events.filter((event) => event.kind === 'zoneExit');
     expect(exits.map((event) => event.vehicleId)).toEqual([courier!.vehicleId]);

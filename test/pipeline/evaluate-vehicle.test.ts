@@ -1,33 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { deadlineToStore, evaluateVehicle, heartbeatIntervalMs, MAX_HEARTBEAT_INTERVAL_MS, MIN_HEARTBEAT_INTERVAL_MS, silenceDeadline, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
-import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleClock } from '../../shared/config';
 import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import { resolveRules } from '../support/resolve-rules';
 import { storedRule, T0, terminalMessage } from './support';
 
 /** The pure part of evaluation: what is written, and when, for one vehicle. */
 const evaluatorFor: EvaluatorLookup = (type) => RULE_EVALUATORS[type];
-const index = compileRuleIndex(
+/** Vehicle 1's rules as evaluate resolves them (RuleCache); none starts or ends within these tests' minutes. */
+const vehicle = await resolveRules(
   [
     storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '0' } }),
     storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes: '5' } }),
   ],
-  [],
+  1,
+  T0,
 );
 
 function message(second: number, speed: number): TerminalMessage {
   return terminalMessageSchema.parse(terminalMessage(1, second, speed));
 }
 
-function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number, clock: VehicleClock = 'coalesced', vehicleId = 1) {
+function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number, clock: VehicleClock = 'coalesced') {
   return evaluateVehicle({
-    vehicleId,
+    vehicleId: 1,
     state,
     messages,
-    rules: index.rulesFor(vehicleId, now),
-    context: { now, zones: index.zones },
+    rules: vehicle.rules,
+    context: { now, zones: vehicle.zones },
     evaluatorFor,
     vehicleClock: clock,
   });
@@ -58,7 +60,7 @@ describe('evaluating one vehicle', () => {
 
   it('coalesces heartbeat-only changes to one write per interval', () => {
     // the smallest connection-loss limit is 5 minutes: a tenth of it is below the 1-minute floor
-    const interval = heartbeatIntervalMs(index.rulesFor(1, T0), 'coalesced');
+    const interval = heartbeatIntervalMs(vehicle.rules, 'coalesced');
     expect(interval).toBe(MIN_HEARTBEAT_INTERVAL_MS);
     const within = run(stored(), [message(130, 50)], T0 + 100_000 + interval - 1);
     expect(within.nextState).toBeUndefined();
@@ -67,7 +69,7 @@ describe('evaluating one vehicle', () => {
   });
 
   it('with the exact clock, writes every message that moves the clock, and nothing for a message that does not', () => {
-    expect(heartbeatIntervalMs(index.rulesFor(1, T0), 'exact')).toBe(0);
+    expect(heartbeatIntervalMs(vehicle.rules, 'exact')).toBe(0);
     const next = run(stored(), [message(101, 50)], T0 + 102_000, 'exact');
     expect(next.nextState).toMatchObject({ lastDeviceTime: new Date(T0 + 101_000).toISOString() });
     expect(run(stored(), [message(100, 50)], T0 + 102_000, 'exact').nextState).toBeUndefined();
@@ -91,20 +93,20 @@ describe('evaluating one vehicle', () => {
     expect(coalesced.events.map(({ event }) => event.kind)).toEqual(['speeding']);
   });
 
-  it('lets the heartbeat interval follow the smallest connection-loss limit, and writes none for a vehicle no rule watches', () => {
+  it('lets the heartbeat interval follow the smallest connection-loss limit, and writes none for a vehicle no rule watches', async () => {
     const silence = (minutes: string, id: number) => storedRule({ id, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes } });
-    const rulesOf = (...rules: ReturnType<typeof storedRule>[]) => compileRuleIndex(rules, []).rulesFor(1, T0);
-    expect(heartbeatIntervalMs(rulesOf(silence('30', 5), silence('60', 6)), 'coalesced')).toBe(180_000);
-    expect(heartbeatIntervalMs(rulesOf(silence('600', 5)), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
-    expect(heartbeatIntervalMs(rulesOf(storedRule({ id: 7, vehicleIds: [1] })), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
+    const rulesOf = async (...rules: ReturnType<typeof storedRule>[]) => (await resolveRules(rules, 1, T0)).rules;
+    expect(heartbeatIntervalMs(await rulesOf(silence('30', 5), silence('60', 6)), 'coalesced')).toBe(180_000);
+    expect(heartbeatIntervalMs(await rulesOf(silence('600', 5)), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
+    expect(heartbeatIntervalMs(await rulesOf(storedRule({ id: 7, vehicleIds: [1] })), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
     expect(heartbeatIntervalMs([], 'coalesced')).toBe(Number.POSITIVE_INFINITY);
     expect(heartbeatIntervalMs([], 'exact')).toBe(Number.POSITIVE_INFINITY);
-    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: index.zones }, evaluatorFor, vehicleClock: 'exact' });
+    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: vehicle.zones }, evaluatorFor, vehicleClock: 'exact' });
     expect(unwatched.nextState).toBeUndefined();
   });
 
   it('puts the silence deadline at last seen + the smallest pending limit + one heartbeat interval', () => {
-    const rules = index.rulesFor(1, T0);
+    const rules = vehicle.rules;
     expect(silenceDeadline(stored(), rules, 'coalesced')).toBe(T0 + 100_000 + 5 * 60_000 + MIN_HEARTBEAT_INTERVAL_MS);
     // a loss already reported for this silence waits for nothing more
     expect(silenceDeadline(stored({ rules: { '2': { silentSince: T0 + 100_000 } } }), rules, 'coalesced')).toBeNull();
@@ -156,8 +158,8 @@ describe('evaluating one vehicle', () => {
       vehicleId: 1,
       state: before,
       messages: [message(110, 50)],
-      rules: index.rulesFor(1, T0 + 111_000),
-      context: { now: T0 + 111_000, zones: index.zones },
+      rules: vehicle.rules,
+      context: { now: T0 + 111_000, zones: vehicle.zones },
       evaluatorFor: throwing,
       vehicleClock: 'coalesced',
     });
@@ -172,8 +174,9 @@ describe('evaluating one vehicle', () => {
     const outcome = tickVehicle({
       vehicleId: 1,
       state: before,
-      rules: index.rulesOfType(7),
-      context: { now, zones: index.zones },
+      // every rule of the vehicle, as the sweep passes them: only connection-loss rules react to time passing
+      rules: vehicle.rules,
+      context: { now, zones: vehicle.zones },
       evaluatorFor,
     });
     expect(outcome.events.map(({ event }) => event.kind)).toEqual(['connectionLost']);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { deadlineToStore, evaluateVehicle, heartbeatIntervalMs, silenceDeadline, silenceWindow, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
-import { compileRuleIndex } from '../../shared/rules/rule-index';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import { resolveRules } from '../support/resolve-rules';
 import { storedRule as baseRule } from './support';
 
 /**
@@ -20,73 +20,76 @@ const MIN = 60_000;
 /** A rule in force through the weeks of these tests. */
 const storedRule = (overrides: Partial<StoredRule>) => baseRule({ expiresAt: '2027-01-01T00:00:00.000Z', ...overrides });
 
-function rulesOf(...rules: StoredRule[]) {
-  return compileRuleIndex(rules, []).rulesFor(1, at('2026-11-23T00:00:00Z'));
-}
+/** The rules as evaluate resolves them for vehicle 1 (RuleCache), and the zones that come with them (none here). */
+const resolved = (...rules: StoredRule[]) => resolveRules(rules, 1, at('2026-11-23T00:00:00Z'));
+const rulesOf = async (...rules: StoredRule[]) => (await resolved(...rules)).rules;
+const { zones } = await resolved();
 
-function drive(rules: ReturnType<typeof rulesOf>, from: string, seconds: number, every: number, speed: (second: number) => number, state?: VehicleState) {
+function drive(rules: Awaited<ReturnType<typeof rulesOf>>, from: string, seconds: number, every: number, speed: (second: number) => number, state?: VehicleState) {
   const start = at(from);
   const messages: TerminalMessage[] = [];
   for (let second = 0; second <= seconds; second += every) {
     messages.push(terminalMessageSchema.parse({ vehicleId: 1, deviceTime: iso(start + second * 1000), latitude: 55.75, longitude: 37.62, speed: speed(second), parameters: {} }));
   }
   const now = start + seconds * 1000 + 1000;
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules, context: { now, zones: compileRuleIndex([], []).zones }, evaluatorFor, vehicleClock: 'exact' });
+  return evaluateVehicle({ vehicleId: 1, state, messages, rules, context: { now, zones: zones }, evaluatorFor, vehicleClock: 'exact' });
 }
 
 const speeding = (settings: Record<string, string>) =>
   storedRule({ id: 1, vehicleIds: [1], ...ZONE, settings: { limit: '90', minDuration: '10', ...OFFICE, ...settings } });
 
 describe('schedule: events raised by messages', () => {
-  it('lets a speeding that starts at 17:59 and lasts 3 minutes raise one alert', () => {
-    const outcome = drive(rulesOf(speeding({})), '2026-11-23T16:59:00Z', 180, 10, () => 120);
+  it('lets a speeding that starts at 17:59 and lasts 3 minutes raise one alert', async () => {
+    const outcome = drive(await rulesOf(speeding({})), '2026-11-23T16:59:00Z', 180, 10, () => 120);
     expect(outcome.events.map(({ event }) => [event.kind, event.time])).toEqual([['speeding', '2026-11-23T16:59:10.000Z']]);
   });
 
-  it('lets an episode that starts inside alert even when it is confirmed after the close', () => {
-    const outcome = drive(rulesOf(speeding({ minDuration: '120' })), '2026-11-23T16:59:30Z', 180, 10, () => 120);
+  it('lets an episode that starts inside alert even when it is confirmed after the close', async () => {
+    const outcome = drive(await rulesOf(speeding({ minDuration: '120' })), '2026-11-23T16:59:30Z', 180, 10, () => 120);
     expect(outcome.events.map(({ event }) => [event.kind, event.time, event.values.since])).toEqual([
       ['speeding', '2026-11-23T17:01:30.000Z', '2026-11-23T16:59:30.000Z'],
     ]);
   });
 
-  it('raises nothing for an episode entirely outside, and nothing for it when the schedule opens while it lasts', () => {
-    const night = drive(rulesOf(speeding({})), '2026-11-23T19:00:00Z', 300, 10, () => 120);
+  it('raises nothing for an episode entirely outside, and nothing for it when the schedule opens while it lasts', async () => {
+    const night = drive(await rulesOf(speeding({})), '2026-11-23T19:00:00Z', 300, 10, () => 120);
     expect(night.events).toEqual([]);
     // the rule's state moved on all the same: it knows the episode
     expect(night.nextState?.rules['1']).toMatchObject({ alerted: true });
 
-    const intoMorning = drive(rulesOf(speeding({})), '2026-11-24T06:58:00Z', 600, 10, () => 120);
+    const intoMorning = drive(await rulesOf(speeding({})), '2026-11-24T06:58:00Z', 600, 10, () => 120);
     expect(intoMorning.events).toEqual([]);
     expect(intoMorning.nextState?.rules['1']).toMatchObject({ alerted: true, start: at('2026-11-24T06:58:00Z') });
   });
 
-  it('alerts for an episode confirmed after the opening though it began just before', () => {
-    const outcome = drive(rulesOf(speeding({ minDuration: '120' })), '2026-11-24T06:59:00Z', 240, 10, () => 120);
+  it('alerts for an episode confirmed after the opening though it began just before', async () => {
+    const outcome = drive(await rulesOf(speeding({ minDuration: '120' })), '2026-11-24T06:59:00Z', 240, 10, () => 120);
     expect(outcome.events.map(({ event }) => event.time)).toEqual(['2026-11-24T07:01:00.000Z']);
   });
 
-  it('raises nothing at the weekend and alerts again on Monday; a rule without a schedule alerts at any time', () => {
-    const saturday = drive(rulesOf(speeding({})), '2026-11-28T10:00:00Z', 60, 10, () => 120);
+  it('raises nothing at the weekend and alerts again on Monday; a rule without a schedule alerts at any time', async () => {
+    const saturday = drive(await rulesOf(speeding({})), '2026-11-28T10:00:00Z', 60, 10, () => 120);
     expect(saturday.events).toEqual([]);
-    const monday = drive(rulesOf(speeding({})), '2026-11-30T10:00:00Z', 60, 10, () => 120);
+    const monday = drive(await rulesOf(speeding({})), '2026-11-30T10:00:00Z', 60, 10, () => 120);
     expect(monday.events).toHaveLength(1);
-    const always = drive(rulesOf(storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '10' } })), '2026-11-28T10:00:00Z', 60, 10, () => 120);
+    const always = drive(await rulesOf(storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '10' } })), '2026-11-28T10:00:00Z', 60, 10, () => 120);
     expect(always.events).toHaveLength(1);
   });
 
-  it('reads the schedule in the rule timezone, a fixed offset in hours as well', () => {
+  it('reads the schedule in the rule timezone, a fixed offset in hours as well', async () => {
     // 08:00 at UTC+3 is 05:00Z
-    const early = (timezone: StoredRule['timezone']) =>
-      drive(rulesOf(storedRule({ id: 1, vehicleIds: [1], timezone, settings: { limit: '90', minDuration: '0', ...OFFICE } })), '2026-11-24T05:10:00Z', 20, 10, () => 120).events;
-    expect(early(3)).toHaveLength(1);
-    expect(early('Europe/Berlin')).toEqual([]);
+    const early = async (timezone: StoredRule['timezone']) =>
+      drive(await rulesOf(storedRule({ id: 1, vehicleIds: [1], timezone, settings: { limit: '90', minDuration: '0', ...OFFICE } })), '2026-11-24T05:10:00Z', 20, 10, () => 120).events;
+    expect(await early(3)).toHaveLength(1);
+    expect(await early('Europe/Berlin')).toEqual([]);
   });
 });
 
+const silence = storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], ...ZONE, settings: { minutes: '30', ...OFFICE } });
+const silenceRules = await rulesOf(silence);
+
 describe('schedule: connection loss, raised by time passing', () => {
-  const silence = storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], ...ZONE, settings: { minutes: '30', ...OFFICE } });
-  const rules = rulesOf(silence);
+  const rules = silenceRules;
   const heartbeat = heartbeatIntervalMs(rules, 'coalesced');
   const seenAt = (time: string, rulesState: Record<string, unknown> = {}): VehicleState => ({
     vehicleId: 1,
@@ -96,7 +99,7 @@ describe('schedule: connection loss, raised by time passing', () => {
     lastPosition: null,
     rules: rulesState,
   });
-  const tick = (state: VehicleState, now: number) => tickVehicle({ vehicleId: 1, state, rules, context: { now, zones: compileRuleIndex([], []).zones }, evaluatorFor });
+  const tick = (state: VehicleState, now: number) => tickVehicle({ vehicleId: 1, state, rules, context: { now, zones: zones }, evaluatorFor });
 
   it('holds a loss that begins after the close until the opening, and reports it then if still lost', () => {
     // last seen 17:50, lost at 18:20: outside
@@ -130,15 +133,15 @@ describe('schedule: connection loss, raised by time passing', () => {
     expect(tick(state, at('2026-11-23T17:30:00Z')).events.map(({ event }) => event.time)).toEqual(['2026-11-23T16:50:00.000Z']);
   });
 
-  it('raises no restored alert outside the schedule, and forgets the loss all the same', () => {
-    const notify = rulesOf(storedRule({ ...silence, settings: { ...silence.settings, notifyRestored: 'true' } }));
+  it('raises no restored alert outside the schedule, and forgets the loss all the same', async () => {
+    const notify = await rulesOf(storedRule({ ...silence, settings: { ...silence.settings, notifyRestored: 'true' } }));
     const message = terminalMessageSchema.parse({ vehicleId: 1, deviceTime: '2026-11-24T05:00:00Z', latitude: 55.75, longitude: 37.62, speed: 0 });
     const night = evaluateVehicle({
       vehicleId: 1,
       state: seenAt('2026-11-23T12:00:00Z', { '2': { silentSince: at('2026-11-23T12:00:00Z') } }),
       messages: [message],
       rules: notify,
-      context: { now: at('2026-11-24T05:00:01Z'), zones: compileRuleIndex([], []).zones },
+      context: { now: at('2026-11-24T05:00:01Z'), zones: zones },
       evaluatorFor,
       vehicleClock: 'exact',
     });

@@ -3,12 +3,13 @@ import { haversineMeters } from '../../shared/geo/measure';
 import { ZoneIndex } from '../../shared/geo/zone-index';
 import { evaluateVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
-import { compileRuleIndex } from '../../shared/rules/rule-index';
 import type { Journal } from '../../shared/rules/visit-journal';
 import { geozoneSchema } from '../../shared/schemas/geozone';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { VehicleRules } from '../../shared/pipeline/rule-cache';
 import { storedRule, T0, terminalMessage } from '../pipeline/support';
+import { resolveRules } from '../support/resolve-rules';
 
 /** The visit journal inside the pure per-vehicle step: hysteresis, stale messages, distance inside. */
 const evaluatorFor: EvaluatorLookup = (type) => RULE_EVALUATORS[type];
@@ -33,10 +34,13 @@ const north = (metres: number) => ({ latitude: Math.round((CENTER.latitude + met
 const at = (second: number, where: { latitude: number; longitude: number }): TerminalMessage =>
   terminalMessageSchema.parse(terminalMessage(1, second, 30, where));
 
+/** No rule watches the vehicle (resolved as evaluate does, through RuleCache). */
+const unwatched = await resolveRules([], 1, T0);
+
 /** Evaluated one second after the last message's device time, as a live stream is. */
-function run(state: VehicleState | undefined, messages: TerminalMessage[], rules = compileRuleIndex([], [])) {
+function run(state: VehicleState | undefined, messages: TerminalMessage[], rules: VehicleRules = unwatched) {
   const now = Date.parse(messages.at(-1)!.deviceTime) + 1_000;
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules: rules.rulesFor(1, now), context: { now, zones: rules.zones }, evaluatorFor, journal: journal(now), vehicleClock: 'exact' });
+  return evaluateVehicle({ vehicleId: 1, state, messages, rules: rules.rules, context: { now, zones: rules.zones }, evaluatorFor, journal: journal(now), vehicleClock: 'exact' });
 }
 
 describe('visit journal', () => {
@@ -66,8 +70,9 @@ describe('visit journal', () => {
     expect(stale.nextState).toBeUndefined();
   });
 
-  it('measures the distance inside along the positions stored with each state write (a lower bound)', () => {
-    const rules = compileRuleIndex([storedRule({ id: 1, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes: '10' } })], []);
+  it('measures the distance inside along the positions stored with each state write (a lower bound)', async () => {
+    // none of the rule's boundaries falls within these minutes
+    const rules = await resolveRules([storedRule({ id: 1, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes: '10' } })], 1, T0);
     let outcome = run(undefined, [at(0, north(-400))], rules);
     let state = { ...outcome.nextState!, version: 1 };
     // heartbeats inside, written once a minute: 0 → -400 m, 60 s → +300 m, 120 s → -300 m; the point at 30 s is never stored

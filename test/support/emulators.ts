@@ -1,9 +1,13 @@
 import { inject } from 'vitest';
 import { startEmulators, type Emulators } from '../../infra/local/emulators';
 
-/** The DynamoDB Local that the test run's global setup started. */
+export const NEEDS_EMULATORS = 'this test needs the emulators: it belongs to npm test, not test:unit';
+
+/** The DynamoDB Local that the test run's global setup started (`npm test`; the unit ring starts none). */
 export function sharedDynamoEndpoint(): string {
-  return inject('dynamoEndpoint');
+  const endpoint = inject('dynamoEndpoint') as string | undefined;
+  if (endpoint === undefined) throw new Error(NEEDS_EMULATORS);
+  return endpoint;
 }
 
 /**
