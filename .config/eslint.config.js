@@ -6,7 +6,16 @@ import prettier from 'eslint-config-prettier';
 const sdkBarrel = { regex: '(^|/)aws/clients$', message: 'Import the client of one service (aws/dynamodb, aws/sqs, aws/ses, aws/sns).' };
 
 // the floors of shared/, bottom first: a module imports from its own floor or lower ones, never higher
-const FLOORS = [['config', 'aws', 'observability', 'schemas'], ['geo'], ['rules'], ['auth'], ['store'], ['channels'], ['delivery', 'pipeline'], ['api']];
+const FLOORS = [
+  ['config', 'aws', 'observability', 'schemas'],
+  ['geo'],
+  ['rules'],
+  ['auth'],
+  ['store'],
+  ['channels'],
+  ['delivery', 'pipeline'],
+  ['api'],
+];
 
 function importRules() {
   return [
@@ -15,7 +24,10 @@ function importRules() {
       const higher = FLOORS.slice(level + 1).flat();
       const patterns = [sdkBarrel];
       if (higher.length > 0) {
-        patterns.push({ regex: `^(\\.\\./)+(${higher.join('|')})/`, message: `shared/${floor.join(', shared/')} may not import from a higher floor (${higher.join(', ')}).` });
+        patterns.push({
+          regex: `^(\\.\\./)+(${higher.join('|')})/`,
+          message: `shared/${floor.join(', shared/')} may not import from a higher floor (${higher.join(', ')}).`,
+        });
       }
       return { files: floor.map((folder) => `shared/${folder}/**/*.ts`), rules: { 'no-restricted-imports': ['error', { patterns }] } };
     }),

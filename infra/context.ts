@@ -10,17 +10,26 @@ import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
  */
 const asText = (value: unknown) => (typeof value === 'boolean' || typeof value === 'number' ? String(value) : value === '' ? undefined : value);
 
-const onOff = (fallback: 'true' | 'false') => z.preprocess(asText, z.enum(['true', 'false']).default(fallback)).transform((value) => value === 'true');
+const onOff = (fallback: 'true' | 'false') =>
+  z.preprocess(asText, z.enum(['true', 'false']).default(fallback)).transform((value) => value === 'true');
 
 export const contextSchema = z.object({
-  stackName: z.preprocess(asText, z.string().min(1).default('Fleetwatch')).describe('Name of the CloudFormation stack (infra/app.ts); several installations in one account take different names.'),
-  geocoding: onOff('true').describe('`false` turns off the geocoding of address rules written without coordinates (no Amazon Location permission; the API then asks for coordinates).'),
+  stackName: z
+    .preprocess(asText, z.string().min(1).default('Fleetwatch'))
+    .describe('Name of the CloudFormation stack (infra/app.ts); several installations in one account take different names.'),
+  geocoding: onOff('true').describe(
+    '`false` turns off the geocoding of address rules written without coordinates (no Amazon Location permission; the API then asks for coordinates).',
+  ),
   vehicleClock: z
     .preprocess(asText, vehicleClockSchema.default('exact'))
-    .describe('How evaluate stores each vehicle\'s clock: `exact`, or `coalesced` (about half the DynamoDB writes of `exact`, with a window in which a late message counts as current). Sets VEHICLE_CLOCK on evaluate and the sweep.'),
+    .describe(
+      "How evaluate stores each vehicle's clock: `exact`, or `coalesced` (about half the DynamoDB writes of `exact`, with a window in which a late message counts as current). Sets VEHICLE_CLOCK on evaluate and the sweep.",
+    ),
   sesMaxSendRate: z
     .preprocess(asText, z.coerce.number().min(1).default(DEFAULT_SES_MAX_SEND_RATE))
-    .describe('The account\'s SES maximum send rate (e-mails per second; SES\'s first production quota is 14), shared out between the deliver function\'s instances: it sets their maximum concurrency and SES_SEND_RATE_PER_FUNCTION.'),
+    .describe(
+      "The account's SES maximum send rate (e-mails per second; SES's first production quota is 14), shared out between the deliver function's instances: it sets their maximum concurrency and SES_SEND_RATE_PER_FUNCTION.",
+    ),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',
   ),

@@ -116,9 +116,7 @@ export class FleetwatchStack extends Stack {
     data.grant(evaluate.role, 'alerts', ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(evaluate.role);
     queues.inputDeadLetters.grantSendMessages(evaluate.role);
-    evaluate.function.addEventSource(
-      new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true }),
-    );
+    evaluate.function.addEventSource(new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true }));
 
     const sweep = new FleetwatchFunction(this, 'Sweep', {
       name: 'sweep',
@@ -305,14 +303,20 @@ export class FleetwatchStack extends Stack {
       description: 'FIFO queue for terminal messages (MessageGroupId = vehicle id, body = terminal message JSON)',
       value: queues.input.queueUrl,
     });
-    new CfnOutput(this, QUEUE_OUTPUTS.inputDeadLetters, { description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)', value: queues.inputDeadLetters.queueUrl });
-    new CfnOutput(this, QUEUE_OUTPUTS.deliveries, { description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)', value: queues.deliveries.queueUrl });
+    new CfnOutput(this, QUEUE_OUTPUTS.inputDeadLetters, {
+      description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)',
+      value: queues.inputDeadLetters.queueUrl,
+    });
+    new CfnOutput(this, QUEUE_OUTPUTS.deliveries, {
+      description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)',
+      value: queues.deliveries.queueUrl,
+    });
     new CfnOutput(this, QUEUE_OUTPUTS.deliveryDeadLetters, {
       description: 'Deliveries DLQ (DELIVERIES_DLQ_URL for `npm run admin -- redrive deliveries`)',
       value: queues.deliveryDeadLetters.queueUrl,
     });
     new CfnOutput(this, 'TelegramWebhookUrl', {
-      description: 'Register with Telegram setWebhook, passing the secret\'s webhookSecret as secret_token',
+      description: "Register with Telegram setWebhook, passing the secret's webhookSecret as secret_token",
       value: httpApi.telegramWebhookUrl,
     });
     new CfnOutput(this, TELEGRAM_SECRET_NAME_OUTPUT, {

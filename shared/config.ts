@@ -24,7 +24,7 @@ const flag = () => z.preprocess(unsetIfBlank, z.enum(['true', 'false']).default(
  */
 export const resourcesSchema = z.object({
   RULES_TABLE: name('fleetwatch-rules').describe('DynamoDB table of the notification rules.'),
-  VEHICLE_STATE_TABLE: name('fleetwatch-vehicle-state').describe('DynamoDB table of each vehicle\'s rule state and clock.'),
+  VEHICLE_STATE_TABLE: name('fleetwatch-vehicle-state').describe("DynamoDB table of each vehicle's rule state and clock."),
   ALERTS_TABLE: name('fleetwatch-alerts').describe('DynamoDB table of the alerts and their deliveries.'),
   DIRECTORY_TABLE: name('fleetwatch-directory').describe('DynamoDB table of clients, users, sessions, channels and webhook endpoints.'),
   GEOZONES_TABLE: name('fleetwatch-geozones').describe('DynamoDB table of the geozones.'),
@@ -32,9 +32,18 @@ export const resourcesSchema = z.object({
     .preprocess(unsetIfBlank, z.string().min(1).optional())
     .describe('DynamoDB table of geozone visits. Default: VEHICLE_STATE_TABLE with `vehicle-state` replaced by `visits`.'),
   DELIVERIES_QUEUE_URL: z.string().default('').describe('URL of the deliveries queue (alerts to deliver). Empty: nothing is enqueued.'),
-  INPUT_DLQ_URL: z.string().default('').describe('URL of the input queue\'s dead-letter queue, where malformed terminal messages go with their reason.'),
-  DELIVERIES_DLQ_URL: z.string().default('').describe('URL of the deliveries queue\'s dead-letter queue, where malformed delivery requests go with their reason.'),
-  INPUT_QUEUE_NAME: z.string().default('').describe('Name of the input queue, for its ApproximateAgeOfOldestMessage metric (read by the sweep). Empty: not monitored.'),
+  INPUT_DLQ_URL: z
+    .string()
+    .default('')
+    .describe("URL of the input queue's dead-letter queue, where malformed terminal messages go with their reason."),
+  DELIVERIES_DLQ_URL: z
+    .string()
+    .default('')
+    .describe("URL of the deliveries queue's dead-letter queue, where malformed delivery requests go with their reason."),
+  INPUT_QUEUE_NAME: z
+    .string()
+    .default('')
+    .describe('Name of the input queue, for its ApproximateAgeOfOldestMessage metric (read by the sweep). Empty: not monitored.'),
 });
 
 /**
@@ -50,63 +59,95 @@ export type VehicleClock = z.infer<typeof vehicleClockSchema>;
 export const vehicleClockEnvSchema = z.object({
   VEHICLE_CLOCK: z
     .preprocess(unsetIfBlank, vehicleClockSchema.default('exact'))
-    .describe('How evaluate stores each vehicle\'s clock: `exact` with every message that moves it, or `coalesced` with rule-state changes and a heartbeat (about half the writes; a late message within one heartbeat counts as current).'),
+    .describe(
+      "How evaluate stores each vehicle's clock: `exact` with every message that moves it, or `coalesced` with rule-state changes and a heartbeat (about half the writes; a late message within one heartbeat counts as current).",
+    ),
 });
 
 export const DEFAULT_RULE_CACHE_BYTES = 32 * 1024 * 1024;
 
 export const ruleCacheSchema = z.object({
-  RULE_CACHE_BYTES: whole(1, DEFAULT_RULE_CACHE_BYTES).describe('Bytes of compiled rules and geozones a warm function keeps in memory (least recently used go first).'),
+  RULE_CACHE_BYTES: whole(1, DEFAULT_RULE_CACHE_BYTES).describe(
+    'Bytes of compiled rules and geozones a warm function keeps in memory (least recently used go first).',
+  ),
 });
 
 export const DEFAULT_OUTBOX_AGE_MS = 120_000;
 export const DEFAULT_OUTBOX_MAX_ATTEMPTS = 10;
 
 export const outboxSchema = z.object({
-  OUTBOX_AGE_MS: whole(0, DEFAULT_OUTBOX_AGE_MS).describe('Milliseconds an alert stays pending before the sweep enqueues its delivery again (and between two re-enqueues).'),
-  OUTBOX_MAX_ATTEMPTS: whole(1, DEFAULT_OUTBOX_MAX_ATTEMPTS).describe('Re-enqueues of a pending alert before the sweep gives up on it (marks it failed, logs an error).'),
+  OUTBOX_AGE_MS: whole(0, DEFAULT_OUTBOX_AGE_MS).describe(
+    'Milliseconds an alert stays pending before the sweep enqueues its delivery again (and between two re-enqueues).',
+  ),
+  OUTBOX_MAX_ATTEMPTS: whole(1, DEFAULT_OUTBOX_MAX_ATTEMPTS).describe(
+    'Re-enqueues of a pending alert before the sweep gives up on it (marks it failed, logs an error).',
+  ),
 });
 
 export const webhookRetrySchema = z.object({
-  WEBHOOK_RETRY_BASE_SECONDS: seconds(30).describe('Base of the jittered exponential backoff after a passing webhook failure, in seconds (the delay after attempt n is drawn from [c/2, c], c = min(15 min, base · 2^(n−1))). 0 leaves the queue\'s visibility timeout.'),
+  WEBHOOK_RETRY_BASE_SECONDS: seconds(30).describe(
+    "Base of the jittered exponential backoff after a passing webhook failure, in seconds (the delay after attempt n is drawn from [c/2, c], c = min(15 min, base · 2^(n−1))). 0 leaves the queue's visibility timeout.",
+  ),
 });
 
 export const webhookTargetsSchema = z.object({
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag().describe('`true` lets webhooks reach loopback and private addresses over plain HTTP: for the local stack and tests only; the deployed stack never sets it.'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag().describe(
+    '`true` lets webhooks reach loopback and private addresses over plain HTTP: for the local stack and tests only; the deployed stack never sets it.',
+  ),
 });
 
 export const publicLinksSchema = z.object({
-  PUBLIC_API_URL: text().describe('Base of the public links in e-mails (address confirmation, one-click unsubscribe): the HTTP API\'s `/api/v3/` URL, set by the stack. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.'),
-  FLEETWATCH_API_PORT: z.preprocess(unsetIfBlank, z.coerce.number().int().min(1).max(65_535).default(3000)).describe('Port of the local HTTP API, for the default PUBLIC_API_URL.'),
+  PUBLIC_API_URL: text().describe(
+    "Base of the public links in e-mails (address confirmation, one-click unsubscribe): the HTTP API's `/api/v3/` URL, set by the stack. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.",
+  ),
+  FLEETWATCH_API_PORT: z
+    .preprocess(unsetIfBlank, z.coerce.number().int().min(1).max(65_535).default(3000))
+    .describe('Port of the local HTTP API, for the default PUBLIC_API_URL.'),
 });
 
 export const templatesSchema = z.object({
-  TEMPLATES_DIR: text().describe('Folder of the message templates. Default: shared/templates next to the code (the stack bundles them at /var/task/templates).'),
+  TEMPLATES_DIR: text().describe(
+    'Folder of the message templates. Default: shared/templates next to the code (the stack bundles them at /var/task/templates).',
+  ),
 });
 
 export const DEFAULT_FROM_ADDRESS = 'alerts@fleetwatch.local';
 
 export const emailSchema = z.object({
   SES_FROM_ADDRESS: name(DEFAULT_FROM_ADDRESS).describe('Sender address of every e-mail (a verified SES identity).'),
-  SES_CONFIGURATION_SET: text().describe('SES configuration set named on every e-mail (its event destination reports bounces and complaints). Unset: none.'),
+  SES_CONFIGURATION_SET: text().describe(
+    'SES configuration set named on every e-mail (its event destination reports bounces and complaints). Unset: none.',
+  ),
   SES_SEND_RATE_PER_FUNCTION: z
     .preprocess(unsetIfBlank, z.coerce.number().positive().optional())
-    .describe('E-mails per second one function instance may send (the stack sets its share of the account\'s SES quota). Unset: unpaced.'),
+    .describe("E-mails per second one function instance may send (the stack sets its share of the account's SES quota). Unset: unpaced."),
 });
 
 export const telegramSchema = z.object({
-  TELEGRAM_SECRET_ID: text().describe('Secrets Manager id of the Telegram secret `{botToken, webhookSecret}`. Unset: Telegram deliveries fail as not configured.'),
-  TELEGRAM_API_ROOT: z.preprocess(unsetIfBlank, z.url().optional()).describe('Root URL of the Telegram Bot API. Unset: grammy\'s default, https://api.telegram.org.'),
-  TELEGRAM_BOT_USERNAME: text().describe('Username of the bot, for t.me links that connect a chat. Unset: the API answers that Telegram is not configured.'),
+  TELEGRAM_SECRET_ID: text().describe(
+    'Secrets Manager id of the Telegram secret `{botToken, webhookSecret}`. Unset: Telegram deliveries fail as not configured.',
+  ),
+  TELEGRAM_API_ROOT: z
+    .preprocess(unsetIfBlank, z.url().optional())
+    .describe("Root URL of the Telegram Bot API. Unset: grammy's default, https://api.telegram.org."),
+  TELEGRAM_BOT_USERNAME: text().describe(
+    'Username of the bot, for t.me links that connect a chat. Unset: the API answers that Telegram is not configured.',
+  ),
 });
 
 export const pushSchema = z.object({
-  PUSH_FCM_APPLICATION_ARN: text().describe('ARN of the SNS platform application for Firebase (Android) devices. Unset: FCM registration answers that push is not configured.'),
-  PUSH_APNS_APPLICATION_ARN: text().describe('ARN of the SNS platform application for APNs (iOS) devices. Unset: APNs registration answers that push is not configured.'),
+  PUSH_FCM_APPLICATION_ARN: text().describe(
+    'ARN of the SNS platform application for Firebase (Android) devices. Unset: FCM registration answers that push is not configured.',
+  ),
+  PUSH_APNS_APPLICATION_ARN: text().describe(
+    'ARN of the SNS platform application for APNs (iOS) devices. Unset: APNs registration answers that push is not configured.',
+  ),
 });
 
 export const deliverSchema = z.object({
-  DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe('The deliveries queue\'s maxReceiveCount: the receive after which a failing delivery is parked rather than retried.'),
+  DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe(
+    "The deliveries queue's maxReceiveCount: the receive after which a failing delivery is parked rather than retried.",
+  ),
 });
 
 /**
@@ -118,10 +159,16 @@ export const LIMITS = {
   vehicleIdsPerRule: { value: 5_000, meaning: 'Vehicle ids one rule may list.' },
   webhooksPerClient: { value: 10, meaning: 'Webhook endpoints one client may register (its own, not counting clients below it).' },
   geozonesPerClient: { value: 2_000, meaning: 'Geozones one client may own.' },
-  verticesPerGeozone: { value: 20_000, meaning: 'Vertices of one geozone\'s geometry, all rings together.' },
-  geozoneGeometryBytes: { value: 300_000, meaning: 'Bytes of one geozone\'s geometry as JSON (a DynamoDB item holds at most 400 KB).' },
-  apiRequestsPerClientPerMinute: { value: 600, meaning: 'API requests of all users of one client within one minute (besides one request per second per session).' },
-  loginFreeAttemptsPerAddress: { value: 5, meaning: 'Failed logins of one login from one address before each further attempt must wait (1 s, doubling).' },
+  verticesPerGeozone: { value: 20_000, meaning: "Vertices of one geozone's geometry, all rings together." },
+  geozoneGeometryBytes: { value: 300_000, meaning: "Bytes of one geozone's geometry as JSON (a DynamoDB item holds at most 400 KB)." },
+  apiRequestsPerClientPerMinute: {
+    value: 600,
+    meaning: 'API requests of all users of one client within one minute (besides one request per second per session).',
+  },
+  loginFreeAttemptsPerAddress: {
+    value: 5,
+    meaning: 'Failed logins of one login from one address before each further attempt must wait (1 s, doubling).',
+  },
   loginFreeAttemptsPerIp: { value: 20, meaning: 'Failed logins from one address, over all logins, before each further attempt must wait.' },
   loginMaxDelayMs: { value: 15 * 60_000, meaning: 'Longest wait imposed on a login attempt, in milliseconds.' },
 } as const;
@@ -138,18 +185,34 @@ export const limitsSchema = z.object(
 );
 
 export const apiSchema = z.object({
-  RATE_LIMIT_INTERVAL_MS: whole(0, 1000).describe('Minimum milliseconds between two requests of one session (the platform API\'s limit); 0 turns it off.'),
+  RATE_LIMIT_INTERVAL_MS: whole(0, 1000).describe(
+    "Minimum milliseconds between two requests of one session (the platform API's limit); 0 turns it off.",
+  ),
   GEOCODER: z
     .preprocess(unsetIfBlank, z.enum(['amazon-location', 'none']).default('none'))
-    .describe('`amazon-location` geocodes the address of address rules written without coordinates (set by the stack unless `-c geocoding=false`); `none`: the API asks for coordinates.'),
+    .describe(
+      '`amazon-location` geocodes the address of address rules written without coordinates (set by the stack unless `-c geocoding=false`); `none`: the API asks for coordinates.',
+    ),
 });
 
 /** The schema of each function: what its code reads, piece by piece. */
 export const functionConfigSchemas = {
-  api: resourcesSchema.extend(apiSchema.shape).extend(limitsSchema.shape).extend(webhookTargetsSchema.shape).extend(telegramSchema.shape).extend(pushSchema.shape),
+  api: resourcesSchema
+    .extend(apiSchema.shape)
+    .extend(limitsSchema.shape)
+    .extend(webhookTargetsSchema.shape)
+    .extend(telegramSchema.shape)
+    .extend(pushSchema.shape),
   evaluate: resourcesSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
-  deliver: resourcesSchema.extend(deliverSchema.shape).extend(webhookRetrySchema.shape).extend(webhookTargetsSchema.shape).extend(publicLinksSchema.shape)
-    .extend(templatesSchema.shape).extend(emailSchema.shape).extend(telegramSchema.shape).extend(pushSchema.shape),
+  deliver: resourcesSchema
+    .extend(deliverSchema.shape)
+    .extend(webhookRetrySchema.shape)
+    .extend(webhookTargetsSchema.shape)
+    .extend(publicLinksSchema.shape)
+    .extend(templatesSchema.shape)
+    .extend(emailSchema.shape)
+    .extend(telegramSchema.shape)
+    .extend(pushSchema.shape),
   sweep: resourcesSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape).extend(outboxSchema.shape),
   project: resourcesSchema,
   telegram: resourcesSchema.extend(telegramSchema.shape),

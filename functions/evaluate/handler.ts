@@ -36,7 +36,12 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
     .use(publishMetricsIfAny())
     .handler(async (event) => {
       const now = dependencies.clock();
-      const outcome = await processBatch(event.Records, { now, rules: dependencies.rules, evaluatorFor: dependencies.evaluatorFor, vehicleClock: dependencies.vehicleClock });
+      const outcome = await processBatch(event.Records, {
+        now,
+        rules: dependencies.rules,
+        evaluatorFor: dependencies.evaluatorFor,
+        vehicleClock: dependencies.vehicleClock,
+      });
       // messages taken and deleted are counted by the input queue's own metrics; a batch of ordinary
       // messages logs nothing (CloudWatch Logs bills each byte, and this runs once per 10 messages)
       countIfAny(MetricName.MessagesRejected, outcome.rejected);

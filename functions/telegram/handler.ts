@@ -79,7 +79,8 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
       return await callback({ ...event, body, isBase64Encoded: false }, context);
     } catch (error) {
       // Telegram sends the update again after an error answer; the link code survives a failed redemption
-      if (isBotApiTimeout(error)) logger.error(`Telegram Bot API did not answer within ${TELEGRAM_API_TIMEOUT_SECONDS} s; Telegram sends the update again`);
+      if (isBotApiTimeout(error))
+        logger.error(`Telegram Bot API did not answer within ${TELEGRAM_API_TIMEOUT_SECONDS} s; Telegram sends the update again`);
       else logger.error('Telegram update failed', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       throw error;
     }

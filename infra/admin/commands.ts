@@ -65,7 +65,12 @@ const userArgs = z.object({
   'last-name': z.string().max(200).optional(),
   language: z.coerce.number().pipe(languageSchema).optional(),
   'read-only': z.boolean().optional(),
-  'session-duration': z.coerce.number().int().min(1).max(7 * 24 * 60).optional(),
+  'session-duration': z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .optional(),
 });
 
 const vehicleArgs = z.object({
@@ -87,7 +92,23 @@ const redriveArgs = z.object({
   max: z.coerce.number().int().min(1).optional(),
 });
 
-const optionNames = ['max', 'url', 'name', 'full-name', 'parent', 'client', 'login', 'password', 'email', 'first-name', 'last-name', 'language', 'session-duration', 'id', 'file'];
+const optionNames = [
+  'max',
+  'url',
+  'name',
+  'full-name',
+  'parent',
+  'client',
+  'login',
+  'password',
+  'email',
+  'first-name',
+  'last-name',
+  'language',
+  'session-duration',
+  'id',
+  'file',
+];
 const flagNames = ['read-only', 'move', 'help', 'password-stdin'];
 
 function parse<T>(schema: z.ZodType<T>, values: unknown): T {
@@ -175,7 +196,12 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
         throw new UsageError(command ? `unknown command ${command}` : 'no command given');
     }
   } catch (error) {
-    if (error instanceof DirectoryConflictError || error instanceof VehicleMoveRefusedError || error instanceof UnknownClientError || error instanceof PasswordInputError) {
+    if (
+      error instanceof DirectoryConflictError ||
+      error instanceof VehicleMoveRefusedError ||
+      error instanceof UnknownClientError ||
+      error instanceof PasswordInputError
+    ) {
       throw new UsageError(error.message);
     }
     throw error;

@@ -50,7 +50,12 @@ export async function importVehicles(path: string): Promise<ImportReport> {
     try {
       const result = await registerVehicle(parsed.data, { allowMove: true });
       if (result.outcome === 'moved') {
-        report.moved.push({ vehicleId: result.vehicle.vehicleId, from: result.from, to: result.vehicle.parentId, rulesNoLongerApplying: result.rulesNoLongerApplying });
+        report.moved.push({
+          vehicleId: result.vehicle.vehicleId,
+          from: result.from,
+          to: result.vehicle.parentId,
+          rulesNoLongerApplying: result.rulesNoLongerApplying,
+        });
       } else {
         report[result.outcome]++;
       }

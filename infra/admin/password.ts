@@ -25,7 +25,8 @@ export interface Terminal {
 const processTerminal: Terminal = { stdin: process.stdin, stderr: process.stderr };
 
 export async function passwordFrom(options: PasswordOptions, terminal: Terminal = processTerminal): Promise<string> {
-  if (options.password !== undefined && options['password-stdin']) throw new PasswordInputError('give the password once: --password-stdin or --password, not both');
+  if (options.password !== undefined && options['password-stdin'])
+    throw new PasswordInputError('give the password once: --password-stdin or --password, not both');
   if (options.password !== undefined) {
     terminal.stderr.write(PASSWORD_OPTION_WARNING);
     return options.password;

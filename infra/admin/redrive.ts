@@ -57,7 +57,10 @@ function redrivenCopy(message: Message, queues: QueuePair) {
   });
 }
 
-export async function redrive(target: RedriveTarget, limit = Number.POSITIVE_INFINITY): Promise<{ target: RedriveTarget; moved: number; from: string; to: string }> {
+export async function redrive(
+  target: RedriveTarget,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<{ target: RedriveTarget; moved: number; from: string; to: string }> {
   const queues = await queuesOf(target);
   let moved = 0;
   while (moved < limit) {

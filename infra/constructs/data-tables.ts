@@ -7,15 +7,7 @@ import { TABLE_OUTPUTS } from '../outputs';
 
 /** The DynamoDB actions the functions use; nothing else is ever granted. */
 export type DynamoAction =
-  | 'GetItem'
-  | 'BatchGetItem'
-  | 'Query'
-  | 'Scan'
-  | 'ConditionCheckItem'
-  | 'PutItem'
-  | 'UpdateItem'
-  | 'DeleteItem'
-  | 'BatchWriteItem';
+  'GetItem' | 'BatchGetItem' | 'Query' | 'Scan' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
 
 function attribute(key: KeyAttribute): { name: string; type: AttributeType } {
   return { name: key.name, type: key.type === 'N' ? AttributeType.NUMBER : AttributeType.STRING };

@@ -38,9 +38,7 @@ function copyTemplatesHooks(): ICommandHooks {
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => [
-      `cp -R "${join(inputDir, 'shared', 'templates')}" "${join(outputDir, 'templates')}"`,
-    ],
+    afterBundling: (inputDir: string, outputDir: string) => [`cp -R "${join(inputDir, 'shared', 'templates')}" "${join(outputDir, 'templates')}"`],
   };
 }
 

@@ -49,7 +49,8 @@ const ERROR_MEANING: Record<string, string> = {
   sweep: 'The sweep function failed: connection-loss alerts, rule expiry and the outbox re-send are not running.',
   api: 'The api function failed invocations: integrators see 5xx answers. Check its logs.',
   telegram: 'The telegram webhook function failed invocations: Telegram retries the update, chats may not get linked. Check its logs.',
-  project: 'The project function failed on a rules or geozones stream batch: rule and geozone edits are not reaching the vehicles they affect until it succeeds (the stream retries). Check its logs.',
+  project:
+    'The project function failed on a rules or geozones stream batch: rule and geozone edits are not reaching the vehicles they affect until it succeeds (the stream retries). Check its logs.',
 };
 
 const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);

@@ -72,7 +72,10 @@ export class PublicHttpApi extends Construct {
     // The webhook has its own throttle, apart from the API's default: API load cannot block chat linking.
     // (RouteSettings is untyped in CloudFormation terms, so its keys are written as CloudFormation spells them.)
     (this.stage.node.defaultChild as CfnStage).routeSettings = {
-      [`POST /${TELEGRAM_WEBHOOK_PATH}`]: { ThrottlingRateLimit: TELEGRAM_WEBHOOK_THROTTLE.rateLimit, ThrottlingBurstLimit: TELEGRAM_WEBHOOK_THROTTLE.burstLimit },
+      [`POST /${TELEGRAM_WEBHOOK_PATH}`]: {
+        ThrottlingRateLimit: TELEGRAM_WEBHOOK_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: TELEGRAM_WEBHOOK_THROTTLE.burstLimit,
+      },
     };
 
     Validations.of(this.httpApi).acknowledge({

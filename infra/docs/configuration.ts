@@ -17,7 +17,7 @@ const FUNCTION_ROLES: Record<FunctionName, string> = {
   deliver: 'delivers alerts by e-mail, Telegram, push and webhooks; takes SES bounce and complaint events',
   sweep: 'runs every minute: rule expiry, connection loss, the outbox',
   project: 'projects rule and geozone changes onto vehicles (DynamoDB streams)',
-  telegram: 'the Telegram bot\'s webhook',
+  telegram: "the Telegram bot's webhook",
 };
 
 interface JsonField {
@@ -71,7 +71,7 @@ export function configurationPage(): string {
     '```',
     '',
     'An empty value counts as unset. Not listed here, because their libraries read and check them themselves: the',
-    'AWS SDK\'s variables (`AWS_REGION`, `AWS_ENDPOINT_URL_<SERVICE>`, credentials) and Powertools\' `POWERTOOLS_*`',
+    "AWS SDK's variables (`AWS_REGION`, `AWS_ENDPOINT_URL_<SERVICE>`, credentials) and Powertools' `POWERTOOLS_*`",
     'variables (`POWERTOOLS_SERVICE_NAME`, `POWERTOOLS_METRICS_NAMESPACE`, `POWERTOOLS_LOG_LEVEL`; fleetwatch',
     'defaults the service name and metrics namespace to `fleetwatch`).',
     '',

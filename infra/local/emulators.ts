@@ -11,8 +11,7 @@ import { createTables } from '../../shared/store/create-tables';
 
 // Node's own ESM loader (tsx, npm start) hands over this CommonJS package's module.exports, whose `default`
 // is the function; vitest unwraps it already.
-const sesServer =
-  (sesServerModule as unknown as { default?: typeof sesServerModule }).default ?? sesServerModule;
+const sesServer = (sesServerModule as unknown as { default?: typeof sesServerModule }).default ?? sesServerModule;
 
 /**
  * The stand-ins that let fleetwatch run on one machine: Amazon's DynamoDB Local, fauxqs for SQS and
@@ -80,8 +79,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     if (!ses.listening) await new Promise((resolve) => ses.once('listening', resolve));
     started.push(() => close(ses));
     const sesPort = (ses.address() as AddressInfo).port;
-    const startSqs = (port: number) =>
-      startFauxqs({ port, logger: false, ...(options.dataDir ? { dataDir: join(options.dataDir, 'sqs') } : {}) });
+    const startSqs = (port: number) => startFauxqs({ port, logger: false, ...(options.dataDir ? { dataDir: join(options.dataDir, 'sqs') } : {}) });
     let sqs: FauxqsServer | undefined = await startSqs(options.sqsPort ?? 0);
     const sqsPort = sqs.port;
     const sqsAddress = sqs.address;

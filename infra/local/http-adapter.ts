@@ -76,7 +76,13 @@ export function toApiGatewayEvent(request: RequestParts, route: HttpRoute, now: 
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     if (lower === 'cookie') {
-      cookies.push(...[value].flat().flatMap((line) => line.split(';')).map((cookie) => cookie.trim()).filter(Boolean));
+      cookies.push(
+        ...[value]
+          .flat()
+          .flatMap((line) => line.split(';'))
+          .map((cookie) => cookie.trim())
+          .filter(Boolean),
+      );
       continue;
     }
     headers[lower] = Array.isArray(value) ? value.join(',') : value;

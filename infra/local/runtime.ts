@@ -312,7 +312,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const webhookReceiver = await startWebhookReceiver({
       port: options.ports?.webhook ?? (Number(process.env.FLEETWATCH_WEBHOOK_PORT) || 0),
       onAlert: (received) =>
-        log(`${clock()}  WEBHOOK    ${received.payload.event.kind} · ${received.payload.vehicle.name} → demo receiver (signature checked) ${received.alertId}`),
+        log(
+          `${clock()}  WEBHOOK    ${received.payload.event.kind} · ${received.payload.vehicle.name} → demo receiver (signature checked) ${received.alertId}`,
+        ),
     });
     stoppers.push(() => webhookReceiver.stop());
     webhookReceiver.secret = (await seedDemoWebhook(demo.agentId, webhookReceiver.url)).secret;
@@ -320,7 +322,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
 
-    const functionNames = telegram ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const) : (['evaluate', 'deliver', 'sweep', 'api'] as const);
+    const functionNames = telegram
+      ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const)
+      : (['evaluate', 'deliver', 'sweep', 'api'] as const);
     const wanted = functionNames.filter((name) => !options.handlers?.[name]);
     const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
     if (!telegram) delete handlers.telegram;
@@ -366,7 +370,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       routes.push({ routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler: handlers.api });
     }
     if (handlers.telegram) {
-      routes.push({ routeKey: 'POST /telegram/webhook', path: '/telegram/webhook', method: 'POST', functionName: 'fleetwatch-telegram', handler: handlers.telegram });
+      routes.push({
+        routeKey: 'POST /telegram/webhook',
+        path: '/telegram/webhook',
+        method: 'POST',
+        functionName: 'fleetwatch-telegram',
+        handler: handlers.telegram,
+      });
     }
     const http: RunningHttpServer = await startHttpServer({ routes, port: options.ports?.api ?? 0, onError: report('HTTP request') });
     stoppers.push(() => http.stop());
@@ -380,7 +390,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
     const telegramWebhookUrl = handlers.telegram ? `${http.url}/telegram/webhook` : null;
     if (telegramFake && telegramWebhookUrl && telegram) telegramFake.fake.webhook = { url: telegramWebhookUrl, secretToken: telegram.webhookSecret };
-    return { emulators, apiUrl: `${http.url}/api/v3`, telegramWebhookUrl, telegramFake, webhookReceiverUrl: webhookReceiver.url, demo, fleet, simulator, stop: stopAll };
+    return {
+      emulators,
+      apiUrl: `${http.url}/api/v3`,
+      telegramWebhookUrl,
+      telegramFake,
+      webhookReceiverUrl: webhookReceiver.url,
+      demo,
+      fleet,
+      simulator,
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     throw error;

@@ -138,7 +138,14 @@ async function seedRules(
       continue;
     }
     const stamp = new Date(now).toISOString();
-    const rule = await createRule({ ...body, parentName: owner.agentName, version: 1, createdAt: stamp, updatedAt: stamp, ...initialValidity(body, now) });
+    const rule = await createRule({
+      ...body,
+      parentName: owner.agentName,
+      version: 1,
+      createdAt: stamp,
+      updatedAt: stamp,
+      ...initialValidity(body, now),
+    });
     created.push(`rule ${rule.name}`);
     rules.push({ id: rule.id, name: rule.name, type: rule.type });
   }

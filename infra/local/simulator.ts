@@ -100,7 +100,12 @@ export function demoFleet(count = 3): SimulatedVehicle[] {
     {
       vehicleId: 1001,
       name: 'Truck 1001 (MAN TGX)',
-      route: loop([[600, 400], [2600, 400], [2600, 1600], [600, 1600]]),
+      route: loop([
+        [600, 400],
+        [2600, 400],
+        [2600, 1600],
+        [600, 1600],
+      ]),
       cycle: SPEEDER_CYCLE,
       cycleOffset: 36,
       odometerKm: 182_340,
@@ -108,7 +113,13 @@ export function demoFleet(count = 3): SimulatedVehicle[] {
     {
       vehicleId: 1002,
       name: 'Truck 1002 (Volvo FH)',
-      route: loop([[0, 0], [0, -600], [1500, -600], [1500, 900], [0, 900]]),
+      route: loop([
+        [0, 0],
+        [0, -600],
+        [1500, -600],
+        [1500, 900],
+        [0, 900],
+      ]),
       cycle: COURIER_CYCLE,
       cycleOffset: 0,
       odometerKm: 96_120,
@@ -116,7 +127,12 @@ export function demoFleet(count = 3): SimulatedVehicle[] {
     {
       vehicleId: 1003,
       name: 'Van 1003 (Ford Transit)',
-      route: loop([[-700, -300], [-1900, -300], [-1900, -1400], [-700, -1400]]),
+      route: loop([
+        [-700, -300],
+        [-1900, -300],
+        [-1900, -1400],
+        [-700, -1400],
+      ]),
       cycle: VAN_CYCLE,
       cycleOffset: 0,
       odometerKm: 41_877,
@@ -128,7 +144,12 @@ export function demoFleet(count = 3): SimulatedVehicle[] {
     fleet.push({
       vehicleId: 1001 + index,
       name: `Truck ${1001 + index}`,
-      route: loop([[600, -400], [3200, -400], [3200, -2200], [600, -2200]]),
+      route: loop([
+        [600, -400],
+        [3200, -400],
+        [3200, -2200],
+        [600, -2200],
+      ]),
       cycle: [
         { seconds: 90, fromKmh: cruise - 8, toKmh: cruise + 8 },
         { seconds: 90, fromKmh: cruise + 8, toKmh: cruise - 8 },

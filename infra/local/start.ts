@@ -76,7 +76,8 @@ function flag(value: string | undefined): boolean {
 
 function whole(value: string, name: string, min: number, max: number): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
   return number;
 }
 
@@ -111,13 +112,14 @@ export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSetti
     verbose: parsed.verbose ?? flag(env.FLEETWATCH_VERBOSE),
     help: parsed.help ?? false,
     telegramFake,
-    telegram: !telegramFake && env.FLEETWATCH_TELEGRAM_BOT_TOKEN
-      ? {
-          botToken: env.FLEETWATCH_TELEGRAM_BOT_TOKEN,
-          webhookSecret: env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET || randomBytes(24).toString('base64url'),
-          webhookSecretGiven: Boolean(env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET),
-        }
-      : null,
+    telegram:
+      !telegramFake && env.FLEETWATCH_TELEGRAM_BOT_TOKEN
+        ? {
+            botToken: env.FLEETWATCH_TELEGRAM_BOT_TOKEN,
+            webhookSecret: env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET || randomBytes(24).toString('base64url'),
+            webhookSecretGiven: Boolean(env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET),
+          }
+        : null,
     ports,
   };
 }

@@ -146,7 +146,12 @@ async function tableStreamArns(): Promise<string[]> {
 }
 
 /** One round over a stream's shards: reads each open shard and hands its records over. Returns whether any came. */
-async function pollStream(streams: DynamoDBStreamsClient, streamArn: string, cursors: Map<string, ShardCursor>, handler: StreamHandler): Promise<boolean> {
+async function pollStream(
+  streams: DynamoDBStreamsClient,
+  streamArn: string,
+  cursors: Map<string, ShardCursor>,
+  handler: StreamHandler,
+): Promise<boolean> {
   let busy = false;
   const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
   for (const shard of StreamDescription?.Shards ?? []) {
@@ -169,7 +174,9 @@ async function pollStream(streams: DynamoDBStreamsClient, streamArn: string, cur
 }
 
 async function openShard(streams: DynamoDBStreamsClient, streamArn: string, shardId: string): Promise<ShardCursor> {
-  const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }));
+  const { ShardIterator } = await streams.send(
+    new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }),
+  );
   return { iterator: ShardIterator, pending: [], done: false };
 }
 
@@ -177,7 +184,12 @@ async function openShard(streams: DynamoDBStreamsClient, streamArn: string, shar
  * The shard's cursor with its next records pending, unless records are still pending from a failed hand-over;
  * undefined when the shard has nothing to read yet.
  */
-async function readShard(streams: DynamoDBStreamsClient, streamArn: string, shardId: string, kept: ShardCursor | undefined): Promise<ShardCursor | undefined> {
+async function readShard(
+  streams: DynamoDBStreamsClient,
+  streamArn: string,
+  shardId: string,
+  kept: ShardCursor | undefined,
+): Promise<ShardCursor | undefined> {
   let cursor = kept ?? (await openShard(streams, streamArn, shardId));
   if (cursor.pending.length > 0 || !cursor.iterator) return cursor;
   // DynamoDB Local answers an iterator taken while the shard had no record with TrimmedDataAccessException,

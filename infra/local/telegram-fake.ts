@@ -204,7 +204,21 @@ ${rows || '<tr><td colspan="3">No messages yet.</td></tr>'}
     this.calls.push(call);
 
     if (method === 'getMe') {
-      return { status: 200, body: { ok: true, result: { id: 1000, is_bot: true, first_name: 'fleetwatch', username: 'fleetwatch_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } } };
+      return {
+        status: 200,
+        body: {
+          ok: true,
+          result: {
+            id: 1000,
+            is_bot: true,
+            first_name: 'fleetwatch',
+            username: 'fleetwatch_bot',
+            can_join_groups: true,
+            can_read_all_group_messages: false,
+            supports_inline_queries: false,
+          },
+        },
+      };
     }
     if (method !== 'sendMessage') return { status: 200, body: { ok: true, result: true } };
 
@@ -215,11 +229,22 @@ ${rows || '<tr><td colspan="3">No messages yet.</td></tr>'}
     if (this.throttling && this.throttling.requests++ % 2 === 0) {
       this.throttled++;
       const retryAfter = this.throttling.retryAfter;
-      return { status: 429, body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } } };
+      return {
+        status: 429,
+        body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } },
+      };
     }
     const next = this.scripted.get(chatId)?.shift();
     if (next?.code === 429) {
-      return { status: 429, body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${next.retryAfter}`, parameters: { retry_after: next.retryAfter } } };
+      return {
+        status: 429,
+        body: {
+          ok: false,
+          error_code: 429,
+          description: `Too Many Requests: retry after ${next.retryAfter}`,
+          parameters: { retry_after: next.retryAfter },
+        },
+      };
     }
     if (next?.code === 403) return { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } };
     if (next?.code === 400) return { status: 400, body: { ok: false, error_code: 400, description: next.description } };

@@ -61,9 +61,11 @@ function page(received: readonly ReceivedWebhook[]): string {
         `<td>${escapeHtml(entry.payload.rule.name)}</td><td><code>${escapeHtml(entry.alertId)}</code></td></tr>`,
     )
     .join('');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>fleetwatch webhook receiver</title></head><body>` +
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>fleetwatch webhook receiver</title></head><body>` +
     `<h1>Alerts received by the demo webhook</h1><p>${received.length} alert(s), signatures checked. JSON: <a href="received.json">received.json</a></p>` +
-    `<table border="1" cellpadding="4"><tr><th>received</th><th>event</th><th>vehicle</th><th>rule</th><th>alert id</th></tr>${rows}</table></body></html>`;
+    `<table border="1" cellpadding="4"><tr><th>received</th><th>event</th><th>vehicle</th><th>rule</th><th>alert id</th></tr>${rows}</table></body></html>`
+  );
 }
 
 export async function startWebhookReceiver(options: WebhookReceiverOptions = {}): Promise<RunningWebhookReceiver> {

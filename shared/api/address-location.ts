@@ -33,7 +33,9 @@ export async function withAddressLocated<Body extends NotificationBody>(body: Bo
   const settings = addressSettingsSchema.parse(body.settings);
   if (hasCoordinates(settings)) return body;
   if (geocoder === undefined) {
-    throw validationError([{ path: 'settings.latitude', message: `${MISSING_COORDINATES}: this installation has no geocoder, send latitude and longitude` }]);
+    throw validationError([
+      { path: 'settings.latitude', message: `${MISSING_COORDINATES}: this installation has no geocoder, send latitude and longitude` },
+    ]);
   }
   let found: Awaited<ReturnType<Geocoder>>;
   try {

@@ -52,7 +52,10 @@ function apiErrors(): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, Ap
       const status = error?.statusCode;
       if (status === 422) {
         // from the JSON body parser: missing, malformed or prototype-polluting JSON
-        const issue = { path: '', message: error?.message === 'Forbidden key in JSON body' ? 'the body contains a forbidden key' : 'the body must be valid JSON' };
+        const issue = {
+          path: '',
+          message: error?.message === 'Forbidden key in JSON body' ? 'the body contains a forbidden key' : 'the body must be valid JSON',
+        };
         request.response = json(400, validationError([issue]).body(), { 'X-Correlation-Id': id });
         return;
       }
@@ -102,7 +105,10 @@ function authenticate(route: ApiRoute, options: Settings): MiddlewareObj<ApiEven
       const { apiRequestsPerClientPerMinute } = limits();
       const clientWait = await takeClientRequest(user.parentId, now, apiRequestsPerClientPerMinute);
       if (clientWait > 0) {
-        throw tooManyRequests(clientWait, `request rate exceeded: at most ${apiRequestsPerClientPerMinute} requests per minute for all users of your client`);
+        throw tooManyRequests(
+          clientWait,
+          `request rate exceeded: at most ${apiRequestsPerClientPerMinute} requests per minute for all users of your client`,
+        );
       }
       if (route.writes && user.isReadOnly) throw forbidden('this user has read-only rights and cannot change data');
       request.context.caller = { user, session: check.session, scope: new TenantScope(user.parentId) };
@@ -141,9 +147,11 @@ export function createApiHandler(options: ApiOptions = {}) {
     now: options.now ?? Date.now,
     rateLimitIntervalMs: () => options.rateLimitIntervalMs ?? rateLimitIntervalFromEnv(),
   };
-  const routes = (options.routes ?? apiRoutes).map(
-    (route): Route<ApiEvent, APIGatewayProxyResultV2> => ({ method: route.method, path: route.path, handler: routeHandler(route, settings) }),
-  );
+  const routes = (options.routes ?? apiRoutes).map((route): Route<ApiEvent, APIGatewayProxyResultV2> => ({
+    method: route.method,
+    path: route.path,
+    handler: routeHandler(route, settings),
+  }));
   return middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>()
     .use(loggerContext())
     .use(logMetrics(metrics))

@@ -34,7 +34,10 @@ export function unreachedChannels(rule: ChannelFields, recipients: readonly Stor
   }
   const phone = reachable.some((user) => Object.keys(user.pushDevices).length > 0);
   if (rule.toMobile && !phone) {
-    issues.push({ path: 'toMobile', message: 'toMobile reaches nobody: name in recipientIds a user who has registered a phone (POST /api/v3/push/devices)' });
+    issues.push({
+      path: 'toMobile',
+      message: 'toMobile reaches nobody: name in recipientIds a user who has registered a phone (POST /api/v3/push/devices)',
+    });
   }
   return issues;
 }

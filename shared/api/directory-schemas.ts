@@ -10,7 +10,6 @@ import { strictBody } from './strict-body';
  * back is accepted.
  */
 
-
 const vehicleIdSchema = z.number().int().min(1).max(2_147_483_647);
 const readOnlyParentName = z.string().max(500).nullable().optional().describe('read-only: accepted and ignored');
 
@@ -35,7 +34,10 @@ export type Paging = { offset: number; limit: number };
 // ---- clients (agents)
 
 export const agentFindBodySchema = strictBody({
-  parentId: guidSchema.nullable().optional().describe('the client whose own record and clients below it are listed; default (or null) your own client'),
+  parentId: guidSchema
+    .nullable()
+    .optional()
+    .describe('the client whose own record and clients below it are listed; default (or null) your own client'),
   ...paging,
 }).meta({ example: { parentId: null } });
 
@@ -58,7 +60,15 @@ export const agentFindResponseSchema = z.array(agentSummarySchema).meta({
 export const agentRecordSchema = agentSummarySchema
   .extend({ parentName: z.string().nullable().describe('name of the parent client; null for a client without one') })
   .meta({
-    example: { agentId: EXAMPLE_CHILD_ID, parentId: EXAMPLE_CLIENT_ID, parentName: 'Acme Logistics', name: 'Acme North depot', fullName: '', agentInfoType: 0, status: 1 },
+    example: {
+      agentId: EXAMPLE_CHILD_ID,
+      parentId: EXAMPLE_CLIENT_ID,
+      parentName: 'Acme Logistics',
+      name: 'Acme North depot',
+      fullName: '',
+      agentInfoType: 0,
+      status: 1,
+    },
   });
 
 export const agentParamsSchema = z.object({ id: guidSchema });
@@ -66,7 +76,10 @@ export const agentParamsSchema = z.object({ id: guidSchema });
 // ---- users
 
 export const userFindBodySchema = strictBody({
-  parentId: guidSchema.nullable().optional().describe('the client whose users (and those of the clients below it) are listed; default (or null) your own client'),
+  parentId: guidSchema
+    .nullable()
+    .optional()
+    .describe('the client whose users (and those of the clients below it) are listed; default (or null) your own client'),
   userId: guidSchema.nullable().optional().describe('exact user id; null ignores the filter'),
   login: z.string().max(100).nullable().optional().describe('exact login, in any letter case; null ignores the filter'),
   email: z.string().max(320).nullable().optional().describe('exact e-mail address, in any letter case; null ignores the filter'),
@@ -132,7 +145,16 @@ export const userCreateBodySchema = strictBody({
   password: passwordSchema,
   parentId: guidSchema.nullable().optional().describe('the client of the user; default (or null) your own client'),
   ...userFields,
-}).meta({ example: { login: 'dispatcher', password: 'correct horse battery staple', email: 'dispatch@acme.example.com', firstName: 'Dana', lastName: 'Reyes', parentId: EXAMPLE_CLIENT_ID } });
+}).meta({
+  example: {
+    login: 'dispatcher',
+    password: 'correct horse battery staple',
+    email: 'dispatch@acme.example.com',
+    firstName: 'Dana',
+    lastName: 'Reyes',
+    parentId: EXAMPLE_CLIENT_ID,
+  },
+});
 
 export const userReplaceBodySchema = strictBody({
   id: guidSchema,
@@ -142,7 +164,20 @@ export const userReplaceBodySchema = strictBody({
   ...userFields,
   email: userFields.email.nullable().optional().describe('default (or null): unchanged'),
 }).meta({
-  example: { id: EXAMPLE_USER_ID, login: null, password: null, email: null, firstName: 'Dana', lastName: 'Reyes-Ortiz', parentId: EXAMPLE_CLIENT_ID, parentName: 'Acme Logistics', language: 2, isReadOnly: false, isEnabled: true, sessionDuration: 60 },
+  example: {
+    id: EXAMPLE_USER_ID,
+    login: null,
+    password: null,
+    email: null,
+    firstName: 'Dana',
+    lastName: 'Reyes-Ortiz',
+    parentId: EXAMPLE_CLIENT_ID,
+    parentName: 'Acme Logistics',
+    language: 2,
+    isReadOnly: false,
+    isEnabled: true,
+    sessionDuration: 60,
+  },
 });
 
 export type UserCreateBody = z.infer<typeof userCreateBodySchema>;
@@ -204,7 +239,13 @@ export const vehicleWriteResponseSchema = vehicleRecordSchema
       .describe('present after a move: the rules of your clients that watched the vehicle and stop applying to it'),
   })
   .meta({
-    example: { vehicleId: 40117, name: 'Truck 17', parentId: EXAMPLE_CLIENT_ID, parentName: 'Acme Logistics', rulesNoLongerApplying: [{ id: 12, name: 'Depot speeding', parentId: EXAMPLE_CHILD_ID }] },
+    example: {
+      vehicleId: 40117,
+      name: 'Truck 17',
+      parentId: EXAMPLE_CLIENT_ID,
+      parentName: 'Acme Logistics',
+      rulesNoLongerApplying: [{ id: 12, name: 'Depot speeding', parentId: EXAMPLE_CHILD_ID }],
+    },
   });
 
 export type VehicleCreateBody = z.infer<typeof vehicleCreateBodySchema>;

@@ -17,7 +17,14 @@ export async function clientNames(agentIds: Iterable<string>): Promise<Map<strin
   return new Map(agents.flatMap((agent) => (agent ? [[agent.agentId, agent.name] as const] : [])));
 }
 
-export const agentSummary = ({ agentId, parentId, name, fullName, agentInfoType, status }: Agent) => ({ agentId, parentId, name, fullName, agentInfoType, status });
+export const agentSummary = ({ agentId, parentId, name, fullName, agentInfoType, status }: Agent) => ({
+  agentId,
+  parentId,
+  name,
+  fullName,
+  agentInfoType,
+  status,
+});
 
 export const userSummary = (user: StoredUser, names: ReadonlyMap<string, string>) => ({
   id: user.id,

@@ -29,7 +29,13 @@ export class ApiError extends Error {
 
 /** 400 listing every issue; the message names them too (`settings.limit: must be a number`), for people reading logs. */
 export const validationError = (issues: Issue[]): ApiError =>
-  new ApiError(400, 'ValidationError', `the request is not valid: ${issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`).join('; ')}`.slice(0, 2_000), {}, issues);
+  new ApiError(
+    400,
+    'ValidationError',
+    `the request is not valid: ${issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`).join('; ')}`.slice(0, 2_000),
+    {},
+    issues,
+  );
 
 /** One issue per problem, and one per unknown field, so that each names the field (`vehicleIDs`, `settings.speed`). */
 export const issuesOf = (issues: readonly z.core.$ZodIssue[], prefix: string[] = []): Issue[] =>

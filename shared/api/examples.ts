@@ -101,23 +101,82 @@ const ring = [
   [13.405, 52.523],
   [13.405, 52.52],
 ];
-const zoneBody = { name: 'Depot North', type: 'polygon', parentId: EXAMPLE_CLIENT_ID, radius: null, description: 'yard and gates', geometry: { type: 'Polygon', coordinates: [ring] } };
+const zoneBody = {
+  name: 'Depot North',
+  type: 'polygon',
+  parentId: EXAMPLE_CLIENT_ID,
+  radius: null,
+  description: 'yard and gates',
+  geometry: { type: 'Polygon', coordinates: [ring] },
+};
 const zoneComputed = { area: 113_270.4, perimetr: 1_346.2, createDate: AT };
 export const geozoneCreateExample = zoneBody;
 export const geozoneRecordExample = { id: 12, ...zoneBody, ...zoneComputed, version: 1 };
 export const geozoneReplaceExample = { ...geozoneRecordExample, description: 'yard, gates and fuel station' };
 export const geozoneSummariesExample = [
-  { id: 12, name: 'Depot North', type: 'polygon', fname: null, parentId: EXAMPLE_CLIENT_ID, radius: null, beginCalc: null, endCalc: null, description: 'yard and gates', ...zoneComputed },
-  { id: 14, name: 'Customer site', type: 'circle', fname: null, parentId: EXAMPLE_CLIENT_ID, radius: 150, beginCalc: null, endCalc: null, description: '', area: 70_685.8, perimetr: 942.5, createDate: AT },
+  {
+    id: 12,
+    name: 'Depot North',
+    type: 'polygon',
+    fname: null,
+    parentId: EXAMPLE_CLIENT_ID,
+    radius: null,
+    beginCalc: null,
+    endCalc: null,
+    description: 'yard and gates',
+    ...zoneComputed,
+  },
+  {
+    id: 14,
+    name: 'Customer site',
+    type: 'circle',
+    fname: null,
+    parentId: EXAMPLE_CLIENT_ID,
+    radius: 150,
+    beginCalc: null,
+    endCalc: null,
+    description: '',
+    area: 70_685.8,
+    perimetr: 942.5,
+    createDate: AT,
+  },
 ];
 
-export const intersectionsExample = { startDate: '2026-11-24T00:00:00Z', endDate: '2026-11-25T00:00:00Z', ids: [40117], byTime: 300, byDist: 0, filterByTime: 60, filterByHalfPerimeter: false };
+export const intersectionsExample = {
+  startDate: '2026-11-24T00:00:00Z',
+  endDate: '2026-11-25T00:00:00Z',
+  ids: [40117],
+  byTime: 300,
+  byDist: 0,
+  filterByTime: 60,
+  filterByHalfPerimeter: false,
+};
 export const intersectionsAnswerExample = [
-  { geozoneId: 12, geozoneName: 'Depot North', startDate: '2026-11-24T06:02:11.000Z', endDate: '2026-11-24T07:15:40.000Z', duration: 4409, vehicleId: 40117, vehicleName: 'Truck 17' },
-  { geozoneId: 14, geozoneName: 'Customer site', startDate: '2026-11-24T16:40:02.000Z', endDate: null, duration: 26398, vehicleId: 40117, vehicleName: 'Truck 17' },
+  {
+    geozoneId: 12,
+    geozoneName: 'Depot North',
+    startDate: '2026-11-24T06:02:11.000Z',
+    endDate: '2026-11-24T07:15:40.000Z',
+    duration: 4409,
+    vehicleId: 40117,
+    vehicleName: 'Truck 17',
+  },
+  {
+    geozoneId: 14,
+    geozoneName: 'Customer site',
+    startDate: '2026-11-24T16:40:02.000Z',
+    endDate: null,
+    duration: 26398,
+    vehicleId: 40117,
+    vehicleName: 'Truck 17',
+  },
 ];
 
-export const telegramLinkAnswerExample = { code: 'k3J9xQ2m', link: 'https://t.me/fleetwatch_bot?start=k3J9xQ2m', expiresAt: '2026-11-25T08:15:00.000Z' };
+export const telegramLinkAnswerExample = {
+  code: 'k3J9xQ2m',
+  link: 'https://t.me/fleetwatch_bot?start=k3J9xQ2m',
+  expiresAt: '2026-11-25T08:15:00.000Z',
+};
 
 export const pushDeviceExample = { platform: 'fcm', token: 'dQw4w9WgXcQ:APA91bH2kP0-example-registration-token' };
 export const pushDeviceAnswerExample = {

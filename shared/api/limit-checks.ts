@@ -48,6 +48,8 @@ export function checkGeozoneSize(geometry: GeozoneGeometry): void {
   }
   const bytes = Buffer.byteLength(JSON.stringify(geometry));
   if (bytes > geozoneGeometryBytes) {
-    throw validationError([{ path: 'geometry', message: `the geometry takes ${bytes} bytes; a geozone may take at most ${geozoneGeometryBytes} bytes` }]);
+    throw validationError([
+      { path: 'geometry', message: `the geometry takes ${bytes} bytes; a geozone may take at most ${geozoneGeometryBytes} bytes` },
+    ]);
   }
 }

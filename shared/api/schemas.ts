@@ -30,7 +30,13 @@ export const sessionCheckResponseSchema = z
     userId: guidSchema.describe('id of the logged-in user'),
     parentId: guidSchema.describe('id of its client (the root of what it may see and change)'),
   })
-  .meta({ example: { expiresAt: '2026-03-01T08:30:00.000Z', userId: 'a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d', parentId: '6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f' } });
+  .meta({
+    example: {
+      expiresAt: '2026-03-01T08:30:00.000Z',
+      userId: 'a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d',
+      parentId: '6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f',
+    },
+  });
 
 export const successSchema = z.literal('Success');
 
@@ -48,11 +54,16 @@ function refuseUnworkableRule(body: Pick<NotificationBody, 'type' | 'settings' |
   const readable =
     typeof body.settings === 'object' && body.settings !== null && Array.isArray(body.geoids) && ruleTypeSchema.safeParse(body.type).success;
   if (!readable) return;
-  for (const problem of ruleProblems(body)) if (!problem.geocodable) ctx.addIssue({ code: 'custom', path: problem.path.split('.'), message: problem.message });
+  for (const problem of ruleProblems(body))
+    if (!problem.geocodable) ctx.addIssue({ code: 'custom', path: problem.path.split('.'), message: problem.message });
 }
 
 /** `settings` as the API documents it: with the reference of every rule type's keys, defaults and meaning. */
-const documentedSettings = { settings: notificationBodySchema.shape.settings.describe(`${notificationBodySchema.shape.settings.description ?? ''}\n\n${settingsReferenceMarkdown()}`) };
+const documentedSettings = {
+  settings: notificationBodySchema.shape.settings.describe(
+    `${notificationBodySchema.shape.settings.description ?? ''}\n\n${settingsReferenceMarkdown()}`,
+  ),
+};
 
 export const ruleProblemSchema = z.object({ path: z.string(), message: z.string() });
 
@@ -72,7 +83,9 @@ export const notificationCreateBodySchema = strictBody({
 }).superRefine(refuseUnworkableRule);
 
 export const notificationRecordSchema = notificationSchema.extend({
-  settings: z.record(z.string(), z.string()).describe('settings of the rule type, every value as a string (a number or boolean sent is answered as its string)'),
+  settings: z
+    .record(z.string(), z.string())
+    .describe('settings of the rule type, every value as a string (a number or boolean sent is answered as its string)'),
   version: z.number().int().min(1).describe('read-only; send it back (or as If-Match) to guard against concurrent edits'),
   expiresAt: z.iso.datetime().describe('read-only; end of the current validity period (UTC)'),
   problems: z

@@ -14,9 +14,7 @@ export const webhookBodySchema = strictBody({
       'required: the https URL each alert of your rules with toClient is POSTed to. No user name or password in it, not localhost ' +
         'nor a private, loopback or link-local address; the host is resolved and checked again at every delivery.',
     ),
-  parentId: guidSchema
-    .optional()
-    .describe("client whose rules' alerts the endpoint receives: yours or one below yours; default your own client"),
+  parentId: guidSchema.optional().describe("client whose rules' alerts the endpoint receives: yours or one below yours; default your own client"),
   description: z.string().trim().max(200).default('').describe("free text; default ''"),
 });
 

@@ -37,10 +37,7 @@ export interface Session {
   expiresAt: number;
 }
 
-export type SessionCheck =
-  | { ok: true; session: Session }
-  | { ok: false; reason: 'ended' }
-  | { ok: false; reason: 'tooSoon'; retryAfterMs: number };
+export type SessionCheck = { ok: true; session: Session } | { ok: false; reason: 'ended' } | { ok: false; reason: 'tooSoon'; retryAfterMs: number };
 
 export function sessionDurationMs(user: Pick<StoredUser, 'sessionDuration'>): number {
   return (user.sessionDuration ?? DEFAULT_SESSION_MINUTES) * 60_000;

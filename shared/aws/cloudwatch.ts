@@ -21,7 +21,9 @@ export interface MetricQuery {
 /** The Maximum of the most recent one-minute datapoint in the window, or null when there is none. */
 export async function latestMetricMaximum(query: MetricQuery): Promise<number | null> {
   const { GetMetricStatisticsCommand } = await loadSdk();
-  const output = await (await client()).send(
+  const output = await (
+    await client()
+  ).send(
     new GetMetricStatisticsCommand({
       Namespace: query.namespace,
       MetricName: query.metricName,

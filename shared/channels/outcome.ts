@@ -6,10 +6,7 @@
  *   webhook that answered 410).
  * - retry: a passing problem (throttling, an outage) that outlasted the in-process retries; try again later.
  */
-export type SendOutcome =
-  | { status: 'sent' }
-  | { status: 'failed'; error: string; gone?: boolean }
-  | { status: 'retry'; error: string };
+export type SendOutcome = { status: 'sent' } | { status: 'failed'; error: string; gone?: boolean } | { status: 'retry'; error: string };
 
 export type Channel = 'email' | 'telegram' | 'push' | 'webhook';
 

@@ -38,7 +38,10 @@ function table(): string {
 function parseItem(item: Record<string, unknown>): ClaimedAlert | string {
   const alert = alertSchema.safeParse(item);
   if (!alert.success) return alert.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-  const retries = z.record(z.string(), retryRecordSchema).catch({}).parse(item.deliveryRetries ?? {});
+  const retries = z
+    .record(z.string(), retryRecordSchema)
+    .catch({})
+    .parse(item.deliveryRetries ?? {});
   return { alert: alert.data, retries };
 }
 
@@ -115,12 +118,7 @@ export async function recordRetry(alertId: string, key: string, record: RetryRec
 }
 
 /** Every target is settled: the alert leaves the outbox. */
-export async function finishAlert(
-  alertId: string,
-  status: 'delivered' | 'failed',
-  now: number,
-  error?: string,
-): Promise<void> {
+export async function finishAlert(alertId: string, status: 'delivered' | 'failed', now: number, error?: string): Promise<void> {
   try {
     await documentClient().send(
       new UpdateCommand({
@@ -179,9 +177,7 @@ export async function scheduleRetry(alertId: string, messageId: string, nextAtte
 
 /** Lets the next attempt take the alert at once. */
 export async function releaseAlert(alertId: string): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({ TableName: table(), Key: { alertId }, UpdateExpression: 'REMOVE deliveryLease' }),
-  );
+  await documentClient().send(new UpdateCommand({ TableName: table(), Key: { alertId }, UpdateExpression: 'REMOVE deliveryLease' }));
 }
 
 /**

@@ -27,7 +27,8 @@ export async function sendConfirmation(clientId: string, address: string, sender
       `${client} wants to send fleetwatch vehicle alerts to ${address}.\n\n` +
       `To receive them, open this link and confirm: ${link}\n\n` +
       'If you do not expect these alerts, ignore this e-mail: nothing more will be sent to you.';
-    const html = `<p>${escapeHtml(client)} wants to send fleetwatch vehicle alerts to ${escapeHtml(address)}.</p>` +
+    const html =
+      `<p>${escapeHtml(client)} wants to send fleetwatch vehicle alerts to ${escapeHtml(address)}.</p>` +
       `<p><a href="${escapeHtml(link)}">Confirm that you want to receive them</a>.</p>` +
       '<p>If you do not expect these alerts, ignore this e-mail: nothing more will be sent to you.</p>';
     const outcome = await senders.email({ to: address, subject: 'Confirm fleetwatch alerts to this address', text, html });

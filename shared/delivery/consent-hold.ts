@@ -28,7 +28,8 @@ export async function settleHeldTargets(
   };
   const planned = new Set([...plan.targets, ...plan.skipped, ...plan.held].map((target) => target.key));
   for (const [key, status] of Object.entries(statuses)) {
-    if (status.status === 'held' && !planned.has(key)) await record(key, { status: 'skipped', at, attempts: 0, error: 'the address is no longer on the rule' });
+    if (status.status === 'held' && !planned.has(key))
+      await record(key, { status: 'skipped', at, attempts: 0, error: 'the address is no longer on the rule' });
   }
   if (now >= holdEnds) {
     for (const target of plan.held) await record(target.key, { status: 'skipped', at, attempts: 0, error: EXPIRED_REASON });
@@ -37,7 +38,12 @@ export async function settleHeldTargets(
   for (const target of plan.held) {
     await recordHold(clientId, target.address, alert.alertId, holdEnds);
     if (statuses[target.key]?.status !== 'held') {
-      await record(target.key, { status: 'held', at, attempts: 0, error: `waiting for the address to confirm, until ${new Date(holdEnds).toISOString()}` });
+      await record(target.key, {
+        status: 'held',
+        at,
+        attempts: 0,
+        error: `waiting for the address to confirm, until ${new Date(holdEnds).toISOString()}`,
+      });
     }
   }
   return plan.held;

@@ -49,9 +49,7 @@ export interface DeliverOptions {
  * without it the queue's visibility timeout applies.
  */
 export type DeliverResult =
-  | { result: 'done' }
-  | { result: 'retry'; reason: string; delaySeconds?: number }
-  | { result: 'dead-letter'; reason: string };
+  { result: 'done' } | { result: 'retry'; reason: string; delaySeconds?: number } | { result: 'dead-letter'; reason: string };
 
 /** Settled entries of the `deliveries` map are never sent again; a `held` one still waits. */
 function isSettled(status: DeliveryStatus | undefined): boolean {
@@ -97,7 +95,8 @@ interface DeliveryContext {
 }
 
 /** What one attempt at one target left behind: recorded for good, to try again, or given up on for now. */
-type Attempt = { outcome: 'recorded' } | { outcome: 'retry'; reason: string; delaySeconds: number | undefined } | { outcome: 'parked'; reason: string };
+type Attempt =
+  { outcome: 'recorded' } | { outcome: 'retry'; reason: string; delaySeconds: number | undefined } | { outcome: 'parked'; reason: string };
 
 /** What every target's attempt of one alert shares. */
 interface Attempting {
@@ -168,7 +167,12 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
   return { rule, vehicleName: vehicle.name, scope, plan: planDelivery(rule, users, ownerLanguage, scope.facts) };
 }
 
-async function recordSkipped(alertId: string, skipped: readonly SkippedTarget[], statuses: Record<string, DeliveryStatus>, now: number): Promise<void> {
+async function recordSkipped(
+  alertId: string,
+  skipped: readonly SkippedTarget[],
+  statuses: Record<string, DeliveryStatus>,
+  now: number,
+): Promise<void> {
   for (const target of skipped) {
     if (isSettled(statuses[target.key])) continue;
     const status: DeliveryStatus = { status: 'skipped', at: new Date(now).toISOString(), attempts: 0, error: target.reason };
@@ -201,16 +205,22 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
       const delay = target.channel === 'webhook' ? webhookRetryDelaySeconds(attempts) : undefined;
       const nextAttemptAt = delay === undefined ? undefined : new Date(now() + delay * 1000).toISOString();
       await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at, ...(nextAttemptAt ? { nextAttemptAt } : {}) });
-      logger.warn(`delivery attempt ${attempts} of ${options.maxReceiveCount} failed: ${outcome.error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`, {
-        ...where,
-        error: outcome.error,
-        ...(nextAttemptAt ? { nextAttemptAt } : {}),
-      });
+      logger.warn(
+        `delivery attempt ${attempts} of ${options.maxReceiveCount} failed: ${outcome.error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`,
+        {
+          ...where,
+          error: outcome.error,
+          ...(nextAttemptAt ? { nextAttemptAt } : {}),
+        },
+      );
       return { outcome: 'retry', reason: `${target.channel}: ${outcome.error}`, delaySeconds: delay };
     }
     await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
     options.stats.countFailed(target.channel);
-    logger.error(`delivery parked after attempt ${attempts}: ${outcome.error}; its request is on the deliveries DLQ until redriven`, { ...where, error: outcome.error });
+    logger.error(`delivery parked after attempt ${attempts}: ${outcome.error}; its request is on the deliveries DLQ until redriven`, {
+      ...where,
+      error: outcome.error,
+    });
     return { outcome: 'parked', reason: `${target.key}: ${outcome.error}` };
   }
   // recorded at once: a retry after a later failure must not send this one again

@@ -41,7 +41,9 @@ export function parseDeliveryRequest(body: string): { alertId: string } | Confir
   if (confirmation.success) return confirmation.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
-    return { error: `body is not {"alertId": "..."}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}` };
+    return {
+      error: `body is not {"alertId": "..."}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`,
+    };
   }
   return parsed.data;
 }

@@ -21,7 +21,10 @@ export async function loadRule(ruleId: number): Promise<StoredRule | null> {
 
 /** Users by id; ids without a (valid) user are left out. */
 export async function loadUsers(userIds: readonly string[]): Promise<StoredUser[]> {
-  const items = await batchGetItems(resourcesConfig().DIRECTORY_TABLE, [...new Set(userIds)].map((id) => directoryKeys.user(id)));
+  const items = await batchGetItems(
+    resourcesConfig().DIRECTORY_TABLE,
+    [...new Set(userIds)].map((id) => directoryKeys.user(id)),
+  );
   const users: StoredUser[] = [];
   for (const item of items) {
     const parsed = storedUserSchema.safeParse(item);

@@ -56,13 +56,11 @@ const markup: Record<Format, { b(text: string): string; link(url: string, label:
   },
   html: {
     b: (text) => `<b>${escapeHtml(text)}</b>`,
-    link: (url, label) =>
-      isSafeUrl(url) ? `<a href="${escapeHtml(url)}">${escapeHtml(label || url)}</a>` : escapeHtml(label || url),
+    link: (url, label) => (isSafeUrl(url) ? `<a href="${escapeHtml(url)}">${escapeHtml(label || url)}</a>` : escapeHtml(label || url)),
   },
   telegram: {
     b: (text) => `<b>${escapeHtml(text)}</b>`,
-    link: (url, label) =>
-      isSafeUrl(url) ? `<a href="${escapeHtml(url)}">${escapeHtml(label || url)}</a>` : escapeHtml(label || url),
+    link: (url, label) => (isSafeUrl(url) ? `<a href="${escapeHtml(url)}">${escapeHtml(label || url)}</a>` : escapeHtml(label || url)),
   },
 };
 

@@ -31,7 +31,12 @@ export async function send(
           data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
         });
       case 'webhook':
-        return await senders.webhook({ url: target.endpoint.url, secret: target.endpoint.secret, body: webhookBody(), idempotencyKey: alert.alertId });
+        return await senders.webhook({
+          url: target.endpoint.url,
+          secret: target.endpoint.secret,
+          body: webhookBody(),
+          idempotencyKey: alert.alertId,
+        });
     }
   } catch (error) {
     return { status: 'retry', error: describeError(error) };

@@ -82,7 +82,12 @@ export interface ScopeFacts {
  * skipped with its reason).
  * Pure: no I/O.
  */
-export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[], ownerLanguage: Language | undefined, facts: ScopeFacts): DeliveryPlan {
+export function planDelivery(
+  rule: StoredRule,
+  recipients: readonly StoredUser[],
+  ownerLanguage: Language | undefined,
+  facts: ScopeFacts,
+): DeliveryPlan {
   const targets = new Map<string, DeliveryTarget>();
   const skipped = new Map<string, SkippedTarget>();
   const held = new Map<string, EmailTarget>();
@@ -110,7 +115,8 @@ export function planDelivery(rule: StoredRule, recipients: readonly StoredUser[]
       if (rule.toEmail) skip({ key: targetKeys.email(user.email), channel: 'email', reason: `user ${user.login} is disabled` });
       continue;
     }
-    if (rule.toEmail) addEmail({ key: targetKeys.email(user.email), channel: 'email', address: user.email, language: user.language, userId: user.id });
+    if (rule.toEmail)
+      addEmail({ key: targetKeys.email(user.email), channel: 'email', address: user.email, language: user.language, userId: user.id });
     if (rule.toTelegram) {
       for (const chat of Object.values(user.telegramChats)) {
         const key = targetKeys.telegram(chat.chatId);

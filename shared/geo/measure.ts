@@ -26,7 +26,11 @@ export function degreeSpan(meters: number, lat: number): { dLat: number; dLon: n
  * `crossesAntimeridian` and `coversPole` tell when no such box exists within ±180° / ±90°; the box then
  * covers every longitude (and reaches the pole), which still contains the circle.
  */
-export function circleBounds(lat: number, lon: number, radius: number): { bbox: [number, number, number, number]; crossesAntimeridian: boolean; coversPole: boolean } {
+export function circleBounds(
+  lat: number,
+  lon: number,
+  radius: number,
+): { bbox: [number, number, number, number]; crossesAntimeridian: boolean; coversPole: boolean } {
   const angular = radius / EARTH_RADIUS_M;
   const slack = 1e-9;
   const dLat = angular / RAD + slack;

@@ -20,7 +20,10 @@ export function unsupportedGeometryIssues(zone: Pick<GeozoneBody, 'geometry' | '
     const { crossesAntimeridian, coversPole } = circleBounds(lat, lon, zone.radius);
     if (coversPole) issues.push({ path: ['radius'], message: 'a circle may not reach a pole: use a polygon' });
     else if (crossesAntimeridian) {
-      issues.push({ path: ['radius'], message: 'a circle may not cross the antimeridian (±180° longitude): use a MultiPolygon with one part on each side' });
+      issues.push({
+        path: ['radius'],
+        message: 'a circle may not cross the antimeridian (±180° longitude): use a MultiPolygon with one part on each side',
+      });
     }
     return issues;
   }
@@ -30,7 +33,8 @@ export function unsupportedGeometryIssues(zone: Pick<GeozoneBody, 'geometry' | '
       if (!ringCrossesAntimeridian(ring)) return;
       issues.push({
         path: geometry.type === 'Polygon' ? ['geometry', 'coordinates', r] : ['geometry', 'coordinates', p, r],
-        message: 'a ring may not cross the antimeridian (an edge spanning more than 180° of longitude): split it into a MultiPolygon with one part on each side',
+        message:
+          'a ring may not cross the antimeridian (an edge spanning more than 180° of longitude): split it into a MultiPolygon with one part on each side',
       });
     }),
   );

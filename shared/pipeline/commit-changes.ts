@@ -83,7 +83,11 @@ async function transact(items: TransactionItem[]): Promise<void> {
     } catch (error) {
       // the same answer a one-item transaction gives, so that one code path handles both
       if ((error as Error).name === 'ConditionalCheckFailedException') {
-        throw new TransactionCanceledException({ message: 'state version moved', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] });
+        throw new TransactionCanceledException({
+          message: 'state version moved',
+          $metadata: {},
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+        });
       }
       throw error;
     }

@@ -178,7 +178,8 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   };
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
-  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock))) return { nextState: undefined, events, staleMessages, failures };
+  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock)))
+    return { nextState: undefined, events, staleMessages, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
   return { nextState: candidate, events, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
 }

@@ -46,7 +46,10 @@ async function applyAll(changes: RefChange[]): Promise<number> {
 }
 
 /** Projects one change of a rules-table item (old and new images, either absent). Returns the vehicles touched. */
-export async function projectRuleChange(oldImage: Record<string, unknown> | undefined, newImage: Record<string, unknown> | undefined): Promise<number> {
+export async function projectRuleChange(
+  oldImage: Record<string, unknown> | undefined,
+  newImage: Record<string, unknown> | undefined,
+): Promise<number> {
   if (!ruleKey(oldImage) && !ruleKey(newImage)) return 0;
   const before = parseRule(oldImage);
   const after = parseRule(newImage);
@@ -60,10 +63,14 @@ export async function projectRuleChange(oldImage: Record<string, unknown> | unde
     const zoneIds = zonesOfRule(after);
     const zoneVersions: Record<number, number> = {};
     if (zoneIds.length > 0) {
-      const zones = await batchGetItems(resourcesConfig().GEOZONES_TABLE, zoneIds.map((id) => ({ id })), {
-        projectionExpression: 'id, version',
-        consistentRead: true,
-      });
+      const zones = await batchGetItems(
+        resourcesConfig().GEOZONES_TABLE,
+        zoneIds.map((id) => ({ id })),
+        {
+          projectionExpression: 'id, version',
+          consistentRead: true,
+        },
+      );
       for (const zone of zones) zoneVersions[Number(zone.id)] = typeof zone.version === 'number' ? zone.version : 1;
     }
     for (const vehicleId of listed) changes.push({ vehicleId, setRules: { [after.id]: after.version }, setZones: zoneVersions });
@@ -83,12 +90,15 @@ export async function projectGeozoneChange(
   if (!zone) return 0;
   if (before && after && before.version === after.version) return 0;
   const vehicles = new Set<number>();
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: resourcesConfig().RULES_TABLE,
-    IndexName: 'byParent',
-    KeyConditionExpression: 'parentId = :parent',
-    ExpressionAttributeValues: { ':parent': zone.parentId },
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: resourcesConfig().RULES_TABLE,
+      IndexName: 'byParent',
+      KeyConditionExpression: 'parentId = :parent',
+      ExpressionAttributeValues: { ':parent': zone.parentId },
+    },
+  )) {
     for (const item of page.Items ?? []) {
       const rule = parseRule(item);
       if (rule && zonesOfRule(rule).includes(zone.id)) for (const vehicleId of rule.vehicleIds) vehicles.add(vehicleId);

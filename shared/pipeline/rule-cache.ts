@@ -58,16 +58,29 @@ export interface RuleRecords {
 }
 
 export const dynamoRuleRecords: RuleRecords = {
-  rulesById: (ids) => batchGetItems(resourcesConfig().RULES_TABLE, ids.map((id) => ({ id })), { consistentRead: true }),
-  zonesById: (ids) => batchGetItems(resourcesConfig().GEOZONES_TABLE, ids.map((id) => ({ id })), { consistentRead: true }),
+  rulesById: (ids) =>
+    batchGetItems(
+      resourcesConfig().RULES_TABLE,
+      ids.map((id) => ({ id })),
+      { consistentRead: true },
+    ),
+  zonesById: (ids) =>
+    batchGetItems(
+      resourcesConfig().GEOZONES_TABLE,
+      ids.map((id) => ({ id })),
+      { consistentRead: true },
+    ),
   async zonesOfClient(clientId) {
     const items: Record<string, unknown>[] = [];
-    for await (const page of paginateQuery({ client: documentClient() }, {
-      TableName: resourcesConfig().GEOZONES_TABLE,
-      IndexName: 'byParent',
-      KeyConditionExpression: 'parentId = :parent',
-      ExpressionAttributeValues: { ':parent': clientId },
-    })) {
+    for await (const page of paginateQuery(
+      { client: documentClient() },
+      {
+        TableName: resourcesConfig().GEOZONES_TABLE,
+        IndexName: 'byParent',
+        KeyConditionExpression: 'parentId = :parent',
+        ExpressionAttributeValues: { ':parent': clientId },
+      },
+    )) {
       items.push(...(page.Items ?? []));
     }
     return items;
@@ -308,7 +321,10 @@ export class RuleCache {
         list.push(value);
         for (const zoneId of value.zoneIds) zoneWants.push([String(zoneId), zoneRefs[String(zoneId)] ?? 0]);
       }
-      applying.set(vehicleId, list.sort((a, b) => a.compiled.rule.id - b.compiled.rule.id));
+      applying.set(
+        vehicleId,
+        list.sort((a, b) => a.compiled.rule.id - b.compiled.rule.id),
+      );
     }
     // zone sets first: their Query fills the zone cache, so rule zones of the owners need no second read
     const journals = options.journal ? await this.journalsFor(known) : new Map<number, JournalZones>();

@@ -31,7 +31,9 @@ export function toVehicleChange(
   // or gone) is moved with a write of the state as it is, so that the sweep neither misses the vehicle nor
   // keeps finding it
   const stale =
-    !outcome.nextState && loaded.state !== undefined && deadlineToStore(loaded.silentAt, silenceWindow(loaded.state, rules, clock), now) !== loaded.silentAt;
+    !outcome.nextState &&
+    loaded.state !== undefined &&
+    deadlineToStore(loaded.silentAt, silenceWindow(loaded.state, rules, clock), now) !== loaded.silentAt;
   const state = outcome.nextState ?? (stale ? loaded.state : undefined);
   if (!state && alerts.size === 0) return undefined;
   return {

@@ -67,7 +67,10 @@ export const addressEvaluator: RuleEvaluator<AddressSettings, AddressState> = {
     if (state === undefined) return { state: { inside: distance <= settings.radius }, events: NO_EVENTS };
     if (state.inside) {
       if (distance <= settings.radius + settings.margin) return { state, events: NO_EVENTS };
-      return { state: { inside: false }, events: settings.mode === 'entry' ? NO_EVENTS : [addressEvent('addressDeparture', settings, distance, message)] };
+      return {
+        state: { inside: false },
+        events: settings.mode === 'entry' ? NO_EVENTS : [addressEvent('addressDeparture', settings, distance, message)],
+      };
     }
     if (distance > settings.radius - settings.margin) return { state, events: NO_EVENTS };
     return { state: { inside: true }, events: settings.mode === 'exit' ? NO_EVENTS : [addressEvent('addressArrival', settings, distance, message)] };

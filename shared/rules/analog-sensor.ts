@@ -17,7 +17,11 @@ export const analogSensorSettingsSchema = settingsMap({
   /** The condition ends only once the value is this far (parameter units) back on the other side, against flapping. */
   hysteresis: numberSetting(0, { min: 0, max: 1_000_000 }),
 })
-  .refine((settings) => settings.min !== undefined || settings.max !== undefined, { path: ['min'], message: 'min or max is required', ...onceReadable })
+  .refine((settings) => settings.min !== undefined || settings.max !== undefined, {
+    path: ['min'],
+    message: 'min or max is required',
+    ...onceReadable,
+  })
   .refine((settings) => settings.min === undefined || settings.max === undefined || settings.min <= settings.max, {
     path: ['min'],
     message: 'min must not exceed max',
@@ -26,9 +30,16 @@ export const analogSensorSettingsSchema = settingsMap({
   // Outside a two-sided range an episode ends only inside [min + hysteresis, max − hysteresis]: that band must exist.
   .refine(
     (settings) =>
-      settings.mode !== 'outside' || settings.min === undefined || settings.max === undefined || settings.hysteresis === 0 ||
+      settings.mode !== 'outside' ||
+      settings.min === undefined ||
+      settings.max === undefined ||
+      settings.hysteresis === 0 ||
       2 * settings.hysteresis < settings.max - settings.min,
-    { path: ['hysteresis'], message: 'with mode outside, twice the hysteresis must be less than max − min, or an episode could never end', ...onceReadable },
+    {
+      path: ['hysteresis'],
+      message: 'with mode outside, twice the hysteresis must be less than max − min, or an episode could never end',
+      ...onceReadable,
+    },
   );
 
 export type AnalogSensorSettings = z.infer<typeof analogSensorSettingsSchema>;

@@ -32,7 +32,13 @@ export interface GeozoneState {
   zones: Record<string, ZoneTrack>;
 }
 
-function zoneEvent(kind: 'zoneEntry' | 'zoneExit', zoneIds: number[], since: number[], message: TerminalMessage, context: EvaluationContext): RuleEvent {
+function zoneEvent(
+  kind: 'zoneEntry' | 'zoneExit',
+  zoneIds: number[],
+  since: number[],
+  message: TerminalMessage,
+  context: EvaluationContext,
+): RuleEvent {
   const names = zoneIds.map((id) => context.zones.zoneName(id) ?? String(id));
   return messageEvent(kind, message, {
     zoneId: zoneIds[0]!,

@@ -83,4 +83,5 @@ export function isUnusable(problems: readonly RuleProblem[]): boolean {
   return problems.some((problem) => problem.partial !== true);
 }
 
-export const formatProblems = (problems: readonly RuleProblem[]): string => problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');
+export const formatProblems = (problems: readonly RuleProblem[]): string =>
+  problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');

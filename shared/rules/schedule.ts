@@ -95,14 +95,20 @@ export function weeklySchedule(intervals: readonly (readonly [number, number])[]
 /** Reads schedule text; an error names the part that cannot be read. */
 export function parseSchedule(text: string): ScheduleParse {
   const intervals: [number, number][] = [];
-  const clauses = text.split(';').map((clause) => clause.trim()).filter((clause) => clause !== '');
+  const clauses = text
+    .split(';')
+    .map((clause) => clause.trim())
+    .filter((clause) => clause !== '');
   if (clauses.length === 0) return { ok: false, error: 'names no window (e.g. Mon-Fri 08:00-18:00)' };
   for (const clause of clauses) {
     const firstDigit = clause.search(/\d/);
     if (firstDigit < 0) return { ok: false, error: `"${clause}" names no window HH:MM-HH:MM` };
     const days = parseDays(clause.slice(0, firstDigit).trim());
     if (typeof days === 'string') return { ok: false, error: days };
-    for (const windowText of clause.slice(firstDigit).split(',').map((part) => part.trim())) {
+    for (const windowText of clause
+      .slice(firstDigit)
+      .split(',')
+      .map((part) => part.trim())) {
       const window = parseWindow(windowText);
       if (typeof window === 'string') return { ok: false, error: window };
       for (const day of days) intervals.push([day * DAY_MINUTES + window[0], day * DAY_MINUTES + window[1]]);
@@ -116,7 +122,7 @@ const clockText = (minutes: number) => `${String(Math.floor(minutes / 60)).padSt
 /** Consecutive day indexes as ranges: [0,1,2,4] → "Mon-Wed, Fri". */
 function daysText(days: readonly number[]): string {
   const parts: string[] = [];
-  for (let i = 0; i < days.length; ) {
+  for (let i = 0; i < days.length;) {
     let j = i;
     while (j + 1 < days.length && days[j + 1] === days[j]! + 1) j++;
     const first = DAY_NAMES[days[i]!]!;

@@ -58,7 +58,11 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
     settings: [
       { key: 'limit', default: '90', meaning: 'speed limit, km/h (1–1000)' },
       { key: 'minDuration', default: '10', meaning: 'seconds above the limit before the alert; 0 alerts on the first message above it (0–86400)' },
-      { key: 'zoneLimits', default: '', meaning: 'limits inside geozones as zoneId:limit pairs, e.g. 12:50,14:30; inside several, the lowest applies' },
+      {
+        key: 'zoneLimits',
+        default: '',
+        meaning: 'limits inside geozones as zoneId:limit pairs, e.g. 12:50,14:30; inside several, the lowest applies',
+      },
       { key: 'endMargin', default: '5', meaning: 'km/h below the limit that count as slow again (0–100)' },
       { key: 'endDuration', default: '30', meaning: 'seconds at or below limit − endMargin that end an episode (0–3600)' },
       { key: 'maxGap', default: '300', meaning: 'seconds of silence that end an episode (1–86400)' },
@@ -123,7 +127,11 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
     events: 'addressArrival, addressDeparture',
     settings: [
       { key: 'address', default: '', meaning: 'the address as people write it (at most 500 characters); shown in notifications' },
-      { key: 'latitude', default: null, meaning: 'latitude of the point (−90–90); found from address by the geocoder when left out, where the installation has one' },
+      {
+        key: 'latitude',
+        default: null,
+        meaning: 'latitude of the point (−90–90); found from address by the geocoder when left out, where the installation has one',
+      },
       { key: 'longitude', default: null, meaning: 'longitude of the point (−180–180); found with latitude' },
       { key: 'radius', default: '100', meaning: 'metres around the point that count as at the address (10–100000)' },
       { key: 'mode', default: 'both', meaning: 'which alerts: entry (arrival), exit (departure) or both' },
@@ -164,13 +172,21 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
 
 /** Keys every type takes besides its own. */
 export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
-  { key: 'messageSubject', default: null, meaning: "the rule's own subject line for its notifications, with {{placeholder}} fields (at most 200 characters); default: the template's" },
-  { key: 'messageTemplate', default: null, meaning: "the rule's own notification text, with {{placeholder}} fields, plain text (at most 2000 characters); default: the template's" },
+  {
+    key: 'messageSubject',
+    default: null,
+    meaning: "the rule's own subject line for its notifications, with {{placeholder}} fields (at most 200 characters); default: the template's",
+  },
+  {
+    key: 'messageTemplate',
+    default: null,
+    meaning: "the rule's own notification text, with {{placeholder}} fields, plain text (at most 2000 characters); default: the template's",
+  },
   {
     key: 'schedule',
     default: null,
     meaning:
-      'hours in which events raise alerts, in the rule\'s timezone (an IANA name follows daylight saving), e.g. `Mon-Fri 08:00-18:00; Sat 09:00-13:00`: ' +
+      "hours in which events raise alerts, in the rule's timezone (an IANA name follows daylight saving), e.g. `Mon-Fri 08:00-18:00; Sat 09:00-13:00`: " +
       'clauses separated by `;`, each days (Mon…Sun, ranges Mon-Fri, lists Mon, Wed; none: every day) and windows HH:MM-HH:MM separated by commas; ' +
       'an end of 24:00 is midnight, an end before the start (22:00-06:00) runs into the next day. An episode that starts inside the schedule alerts ' +
       'even if confirmed after its end; one entirely outside raises nothing; a connection loss that begins outside is reported when the schedule ' +
@@ -199,6 +215,8 @@ export function commonSettingsMarkdown(): string {
 /** The settings reference as Markdown, one section per type, for the OpenAPI document. */
 export function settingsReferenceMarkdown(): string {
   return `${Object.entries(SETTINGS_REFERENCE)
-    .map(([type, reference]) => `**type ${type}: ${reference.name}** (events ${reference.events})\n\n${typeSettingsMarkdown(Number(type) as RuleType)}`)
+    .map(
+      ([type, reference]) => `**type ${type}: ${reference.name}** (events ${reference.events})\n\n${typeSettingsMarkdown(Number(type) as RuleType)}`,
+    )
     .join('\n\n')}\n\n**every type** also takes\n\n${commonSettingsMarkdown()}`;
 }

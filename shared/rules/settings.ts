@@ -74,7 +74,10 @@ export function enumSetting<const Values extends readonly [string, ...string[]]>
 
 /** Name of a terminal message parameter. */
 export function parameterKeySetting(fallback: string) {
-  return z.string().default(fallback).pipe(z.string().trim().min(1, { message: 'must name a parameter' }).max(64));
+  return z
+    .string()
+    .default(fallback)
+    .pipe(z.string().trim().min(1, { message: 'must name a parameter' }).max(64));
 }
 
 /**
@@ -108,7 +111,9 @@ export const COMMON_SETTINGS = {
  */
 export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
   const shape = { ...typeShape, ...COMMON_SETTINGS };
-  const object = z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown setting (known: ${Object.keys(shape).join(', ')})` : undefined) });
+  const object = z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown setting (known: ${Object.keys(shape).join(', ')})` : undefined),
+  });
   // Every field reads a string (or its absence), which the record check before it guarantees.
   return z.record(z.string(), z.string()).pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

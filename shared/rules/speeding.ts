@@ -11,7 +11,10 @@ const zoneLimitsSetting = z
   .default('')
   .transform((text, ctx) => {
     const limits: { zoneId: number; limit: number }[] = [];
-    for (const pair of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const pair of text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       const match = /^(\d+)\s*:\s*(\d+(?:\.\d+)?)$/.exec(pair);
       if (match === null || Number(match[1]) < 1 || Number(match[2]) < 1 || Number(match[2]) > 1_000) {
         ctx.addIssue({ code: 'custom', message: `"${pair}" is not zoneId:limit with a limit of 1–1000 km/h (e.g. 12:50)` });

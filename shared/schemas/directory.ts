@@ -87,7 +87,13 @@ export const storedUserSchema = z.object({
   isReadOnly: z.boolean().default(false),
   isEnabled: z.boolean().default(true),
   /** Minutes; null means the platform default of 30. */
-  sessionDuration: z.number().int().min(1).max(7 * 24 * 60).nullable().default(null),
+  sessionDuration: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .nullable()
+    .default(null),
   /** Linked chats by chat id. */
   telegramChats: keyedBy(telegramChatSchema, 'chatId'),
   /** Registered devices by SNS endpoint ARN. */

@@ -18,11 +18,7 @@ export const multiPolygonGeometrySchema = z.object({
 });
 export const pointGeometrySchema = z.object({ type: z.literal('Point'), coordinates: position });
 
-export const geozoneGeometrySchema = z.discriminatedUnion('type', [
-  polygonGeometrySchema,
-  multiPolygonGeometrySchema,
-  pointGeometrySchema,
-]);
+export const geozoneGeometrySchema = z.discriminatedUnion('type', [polygonGeometrySchema, multiPolygonGeometrySchema, pointGeometrySchema]);
 
 export type GeozoneGeometry = z.infer<typeof geozoneGeometrySchema>;
 
@@ -39,7 +35,10 @@ export const geozoneBodySchema = z
   .superRefine(refuseMismatchedGeometry);
 
 /** A circle is a Point with a radius, a polygon is not a Point. */
-export function refuseMismatchedGeometry(zone: { type: 'polygon' | 'circle'; radius: number | null; geometry: GeozoneGeometry }, ctx: z.core.$RefinementCtx): void {
+export function refuseMismatchedGeometry(
+  zone: { type: 'polygon' | 'circle'; radius: number | null; geometry: GeozoneGeometry },
+  ctx: z.core.$RefinementCtx,
+): void {
   if (zone.type === 'circle' && (zone.geometry.type !== 'Point' || zone.radius === null)) {
     ctx.addIssue({ code: 'custom', path: ['geometry'], message: 'a circle needs a Point centre and a radius in metres' });
   }

@@ -86,7 +86,11 @@ export const notificationBodySchema = z.object({
     .max(10_000)
     .default([])
     .describe('vehicles the rule watches, registered to your clients; default []'),
-  geoids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('geozones of the rule (type 0, and zones named in zoneLimits of type 2); default []'),
+  geoids: z
+    .array(z.number().int().min(1))
+    .max(1_000)
+    .default([])
+    .describe('geozones of the rule (type 0, and zones named in zoneLimits of type 2); default []'),
   fieldids: z.array(z.number().int().min(1)).max(1_000).default([]).describe('field ids of the platform, kept as sent; default []'),
   settings: z
     .record(z.string().max(64), settingValueSchema)
@@ -97,13 +101,27 @@ export const notificationBodySchema = z.object({
         'In strings, numbers are decimal, booleans true/false, 1/0, yes/no or on/off, words are case-insensitive. An unknown key, an ' +
         'object, array or null value, a malformed value or a broken constraint is answered 400 naming the key (settings.<key>).',
     ),
-  toEmail: z.boolean().default(false).describe('e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false'),
+  toEmail: z
+    .boolean()
+    .default(false)
+    .describe('e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false'),
   recipientIds: z.array(guidSchema).max(100).default([]).describe('users (of your clients) who receive alerts; default []'),
-  enableSideEmails: z.boolean().default(false).describe('e-mail the addresses in sideEmails; when true, sideEmails must not be empty (else 400 on enableSideEmails); default false'),
+  enableSideEmails: z
+    .boolean()
+    .default(false)
+    .describe('e-mail the addresses in sideEmails; when true, sideEmails must not be empty (else 400 on enableSideEmails); default false'),
   sideEmails: z.array(z.email()).max(100).default([]).describe('outside e-mail addresses; default []'),
-  toTelegram: z.boolean().default(false).describe("send to Telegram: the chats in telegrams and the recipients' linked chats; when true, one of them must exist (else 400 on toTelegram); default false"),
+  toTelegram: z
+    .boolean()
+    .default(false)
+    .describe(
+      "send to Telegram: the chats in telegrams and the recipients' linked chats; when true, one of them must exist (else 400 on toTelegram); default false",
+    ),
   telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info}]; default []'),
-  toMobile: z.boolean().default(false).describe("push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false"),
+  toMobile: z
+    .boolean()
+    .default(false)
+    .describe("push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false"),
   toClient: z.boolean().default(false).describe("show in the web interface and post to the client's webhook endpoints; default false"),
   stored: z.boolean().default(false).describe('keep alerts in the history (notifications/history); default false'),
   kind: z.number().int().nullable().default(null).describe('kept as sent; default null'),
@@ -115,14 +133,12 @@ export const notificationBodySchema = z.object({
     .nullable()
     .default(null)
     .describe('when activationMode is 1 (required then): ISO 8601 with any offset, stored and answered in UTC; default null'),
-  timezone: timezoneSchema.default(3).describe('hours from UTC (3 = UTC+3, fixed) or an IANA name (daylight saving followed), used to write times in messages and to read settings.schedule; an unknown name is answered 400; default 3'),
-  validity: z
-    .number()
-    .int()
-    .min(1)
-    .max(90)
-    .default(90)
-    .describe('days the rule stays in force from its activation (or creation); default 90'),
+  timezone: timezoneSchema
+    .default(3)
+    .describe(
+      'hours from UTC (3 = UTC+3, fixed) or an IANA name (daylight saving followed), used to write times in messages and to read settings.schedule; an unknown name is answered 400; default 3',
+    ),
+  validity: z.number().int().min(1).max(90).default(90).describe('days the rule stays in force from its activation (or creation); default 90'),
   autoProlongation: z.boolean().default(false).describe('on expiry, start a new validity period instead of deactivating; default false'),
 });
 

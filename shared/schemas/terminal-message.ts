@@ -57,9 +57,7 @@ export type TerminalMessage = z.infer<typeof terminalMessageSchema>;
 /** What a producer sends: parameters may be numbers or booleans and may be left out. */
 export type TerminalMessageInput = z.input<typeof terminalMessageSchema>;
 
-export type MessageParseResult =
-  | { ok: true; message: TerminalMessage }
-  | { ok: false; reason: string };
+export type MessageParseResult = { ok: true; message: TerminalMessage } | { ok: false; reason: string };
 
 /**
  * Parses a raw queue body. The reason names every problem so that it can travel with the message to the DLQ.
@@ -84,7 +82,5 @@ export function parseTerminalMessage(body: string, now: number): MessageParseRes
 }
 
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
-    .join('; ');
+  return issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
 }

@@ -38,29 +38,30 @@ export type WebhookEndpoint = Omit<StoredWebhook, 'secret'>;
  * What a webhook receives for each alert (POST, `Content-Type: application/json`). Field names are stable:
  * new fields may be added, none renamed or removed.
  */
-export const webhookAlertPayloadSchema = z
-  .object({
-    type: z.literal('alert').describe('what the delivery carries; always "alert" for now'),
-    alertId: z.string().describe('the alert, also sent as the Idempotency-Key header: the same alert is never delivered under another id'),
-    createdAt: z.string().describe('when the alert was raised (ISO 8601, UTC)'),
-    parentId: z.string().describe('client the rule belongs to'),
-    rule: z
-      .object({
-        id: z.number().int().describe('notification rule'),
-        type: z.number().int().describe('rule type (0 geozone, 2 speeding, …)'),
-        name: z.string(),
-      })
-      .describe('the rule that raised the alert'),
-    vehicle: z.object({ id: z.number().int(), name: z.string() }).describe('the vehicle the alert is about'),
-    event: z
-      .object({
-        kind: z.string().describe('what happened: speeding, zoneEntry, zoneExit, drain, fuelling, panic, connectionLost, idle, …'),
-        time: z.string().describe('device time of the message that raised it (or the sweep time for connection loss), ISO 8601 UTC'),
-        latitude: z.number().nullable(),
-        longitude: z.number().nullable(),
-        speed: z.number().nullable().describe('km/h'),
-        values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('values of the event: limit, zone name, volume, …'),
-      })
-      .describe('the event, as the history shows it'),
-  });
+export const webhookAlertPayloadSchema = z.object({
+  type: z.literal('alert').describe('what the delivery carries; always "alert" for now'),
+  alertId: z.string().describe('the alert, also sent as the Idempotency-Key header: the same alert is never delivered under another id'),
+  createdAt: z.string().describe('when the alert was raised (ISO 8601, UTC)'),
+  parentId: z.string().describe('client the rule belongs to'),
+  rule: z
+    .object({
+      id: z.number().int().describe('notification rule'),
+      type: z.number().int().describe('rule type (0 geozone, 2 speeding, …)'),
+      name: z.string(),
+    })
+    .describe('the rule that raised the alert'),
+  vehicle: z.object({ id: z.number().int(), name: z.string() }).describe('the vehicle the alert is about'),
+  event: z
+    .object({
+      kind: z.string().describe('what happened: speeding, zoneEntry, zoneExit, drain, fuelling, panic, connectionLost, idle, …'),
+      time: z.string().describe('device time of the message that raised it (or the sweep time for connection loss), ISO 8601 UTC'),
+      latitude: z.number().nullable(),
+      longitude: z.number().nullable(),
+      speed: z.number().nullable().describe('km/h'),
+      values: z
+        .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+        .describe('values of the event: limit, zone name, volume, …'),
+    })
+    .describe('the event, as the history shows it'),
+});
 export type WebhookAlertPayload = z.infer<typeof webhookAlertPayloadSchema>;

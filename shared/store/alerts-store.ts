@@ -106,13 +106,16 @@ export async function* pendingAlertsOlderThan(createdBefore: number, kind: 'pend
 }
 
 async function* pendingInShard(shard: string, createdBefore: number): AsyncGenerator<PendingAlert> {
-  for await (const output of paginateQuery({ client: documentClient() }, {
-    TableName: alertsTable(),
-    IndexName: 'outbox',
-    KeyConditionExpression: '#outbox = :shard AND createdAt < :before',
-    ExpressionAttributeNames: { '#outbox': 'outbox' },
-    ExpressionAttributeValues: { ':shard': shard, ':before': new Date(createdBefore).toISOString() },
-  })) {
+  for await (const output of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: alertsTable(),
+      IndexName: 'outbox',
+      KeyConditionExpression: '#outbox = :shard AND createdAt < :before',
+      ExpressionAttributeNames: { '#outbox': 'outbox' },
+      ExpressionAttributeValues: { ':shard': shard, ':before': new Date(createdBefore).toISOString() },
+    },
+  )) {
     for (const item of output.Items ?? []) {
       yield {
         alertId: String(item.alertId),
@@ -139,8 +142,7 @@ export async function claimForReenqueue(alert: PendingAlert, now: number): Promi
         ConditionExpression:
           (alert.outboxEnqueuedAt === null
             ? 'attribute_exists(#outbox) AND attribute_not_exists(outboxEnqueuedAt)'
-            : 'attribute_exists(#outbox) AND outboxEnqueuedAt = :previous') +
-          ' AND (attribute_not_exists(nextAttemptAt) OR nextAttemptAt < :stale)',
+            : 'attribute_exists(#outbox) AND outboxEnqueuedAt = :previous') + ' AND (attribute_not_exists(nextAttemptAt) OR nextAttemptAt < :stale)',
         ExpressionAttributeNames: { '#outbox': 'outbox' },
         ExpressionAttributeValues: {
           ':now': now,

@@ -8,13 +8,16 @@ import { resourcesConfig } from '../config';
  */
 async function countByParent(tableName: string, parentId: string, upTo: number): Promise<number> {
   let count = 0;
-  for await (const page of paginateQuery({ client: documentClient(), pageSize: Math.min(upTo, 1_000) }, {
-    TableName: tableName,
-    IndexName: 'byParent',
-    KeyConditionExpression: 'parentId = :parent',
-    ExpressionAttributeValues: { ':parent': parentId },
-    Select: 'COUNT',
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient(), pageSize: Math.min(upTo, 1_000) },
+    {
+      TableName: tableName,
+      IndexName: 'byParent',
+      KeyConditionExpression: 'parentId = :parent',
+      ExpressionAttributeValues: { ':parent': parentId },
+      Select: 'COUNT',
+    },
+  )) {
     count += page.Count ?? 0;
     if (count >= upTo) break;
   }

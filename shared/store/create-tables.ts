@@ -40,9 +40,7 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [...attributes.values()].map(
-          (key): AttributeDefinition => ({ AttributeName: key.name, AttributeType: key.type }),
-        ),
+        AttributeDefinitions: [...attributes.values()].map((key): AttributeDefinition => ({ AttributeName: key.name, AttributeType: key.type })),
         KeySchema: keySchema(definition.partitionKey, definition.sortKey),
         ...(definition.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } } : {}),
         ...(definition.indexes.length

@@ -35,7 +35,13 @@ export interface NewAgent {
 }
 
 export async function createAgent(input: NewAgent): Promise<Agent> {
-  const agent = agentSchema.parse({ agentId: randomUUID(), parentId: input.parentId ?? null, name: input.name, fullName: input.fullName, agentInfoType: input.agentInfoType });
+  const agent = agentSchema.parse({
+    agentId: randomUUID(),
+    parentId: input.parentId ?? null,
+    name: input.name,
+    fullName: input.fullName,
+    agentInfoType: input.agentInfoType,
+  });
   const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
     { Put: { TableName: table(), Item: { ...directoryKeys.agent(agent.agentId), ...agent }, ConditionExpression: 'attribute_not_exists(pk)' } },
   ];
@@ -61,12 +67,15 @@ export async function getAgent(agentId: string): Promise<Agent | null> {
 
 export async function childAgentIds(agentId: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: table(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :child)',
-    ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':child': 'CHILD#' },
-    ProjectionExpression: 'agentId',
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :child)',
+      ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':child': 'CHILD#' },
+      ProjectionExpression: 'agentId',
+    },
+  )) {
     for (const item of page.Items ?? []) ids.push(String(item.agentId));
   }
   return ids;
@@ -125,7 +134,11 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
         TransactItems: [
           { ConditionCheck: { TableName: table(), Key: directoryKeys.agent(user.parentId), ConditionExpression: 'attribute_exists(pk)' } },
           {
-            Put: { TableName: table(), Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash }, ConditionExpression: 'attribute_not_exists(pk)' },
+            Put: {
+              TableName: table(),
+              Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
           {
             Put: {
@@ -174,11 +187,31 @@ export async function replaceUser(previous: StoredUser, next: UserReplacement): 
       },
     },
     sameGuard
-      ? { Put: { TableName: table(), Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash }, ConditionExpression: 'userId = :id', ExpressionAttributeValues: { ':id': user.id } } }
-      : { Put: { TableName: table(), Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ? {
+          Put: {
+            TableName: table(),
+            Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash },
+            ConditionExpression: 'userId = :id',
+            ExpressionAttributeValues: { ':id': user.id },
+          },
+        }
+      : {
+          Put: {
+            TableName: table(),
+            Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
   ];
   if (!sameGuard) {
-    items.push({ Delete: { TableName: table(), Key: loginGuardKey(previous.login), ConditionExpression: 'userId = :id', ExpressionAttributeValues: { ':id': user.id } } });
+    items.push({
+      Delete: {
+        TableName: table(),
+        Key: loginGuardKey(previous.login),
+        ConditionExpression: 'userId = :id',
+        ExpressionAttributeValues: { ':id': user.id },
+      },
+    });
   }
   if (user.parentId !== previous.parentId) {
     items.push(
@@ -211,12 +244,15 @@ export async function replaceUser(previous: StoredUser, next: UserReplacement): 
 /** Ids of the users of one client (not of the clients below it). */
 export async function userIdsOfClient(agentId: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: table(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
-    ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':user': 'USER#' },
-    ProjectionExpression: 'userId',
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+      ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':user': 'USER#' },
+      ProjectionExpression: 'userId',
+    },
+  )) {
     for (const item of page.Items ?? []) ids.push(String(item.userId));
   }
   return ids;
@@ -228,15 +264,20 @@ export async function userIdsOfClient(agentId: string): Promise<string[]> {
  */
 export async function linkUsersToClients(): Promise<number> {
   let linked = 0;
-  for await (const page of paginateScan({ client: documentClient() }, {
-    TableName: table(),
-    FilterExpression: 'begins_with(pk, :user) AND sk = :profile',
-    ExpressionAttributeValues: { ':user': 'USER#', ':profile': 'PROFILE' },
-    ProjectionExpression: 'id, parentId',
-  })) {
+  for await (const page of paginateScan(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      FilterExpression: 'begins_with(pk, :user) AND sk = :profile',
+      ExpressionAttributeValues: { ':user': 'USER#', ':profile': 'PROFILE' },
+      ProjectionExpression: 'id, parentId',
+    },
+  )) {
     for (const item of page.Items ?? []) {
       if (typeof item.id !== 'string' || typeof item.parentId !== 'string') continue;
-      await documentClient().send(new PutCommand({ TableName: table(), Item: { ...directoryKeys.userLink(item.parentId, item.id), userId: item.id } }));
+      await documentClient().send(
+        new PutCommand({ TableName: table(), Item: { ...directoryKeys.userLink(item.parentId, item.id), userId: item.id } }),
+      );
       linked++;
     }
   }

@@ -262,7 +262,5 @@ export async function unsubscribe(token: string, now: number): Promise<boolean> 
 
 /** An address that bounced permanently or complained: nothing more is sent to it. */
 export async function suppressAddress(address: string, reason: string, now: number): Promise<void> {
-  await documentClient().send(
-    new PutCommand({ TableName: table(), Item: { ...suppressedKey(address), reason, at: new Date(now).toISOString() } }),
-  );
+  await documentClient().send(new PutCommand({ TableName: table(), Item: { ...suppressedKey(address), reason, at: new Date(now).toISOString() } }));
 }

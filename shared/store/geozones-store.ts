@@ -59,7 +59,10 @@ export async function getGeozone(id: number): Promise<Geozone | null> {
 
 export async function getGeozones(ids: readonly number[]): Promise<Geozone[]> {
   const unique = [...new Set(ids)].filter((id) => id !== GEOZONES_META_ID);
-  const items = await batchGetItems(table(), unique.map((id) => ({ id })));
+  const items = await batchGetItems(
+    table(),
+    unique.map((id) => ({ id })),
+  );
   return items.flatMap((item) => parseZone(item) ?? []);
 }
 
@@ -110,12 +113,15 @@ export async function deleteGeozone(id: number, expectedVersion: number, seenRef
 
 export async function listGeozonesOfClient(parentId: string): Promise<Geozone[]> {
   const zones: Geozone[] = [];
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: table(),
-    IndexName: 'byParent',
-    KeyConditionExpression: 'parentId = :parent',
-    ExpressionAttributeValues: { ':parent': parentId },
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      IndexName: 'byParent',
+      KeyConditionExpression: 'parentId = :parent',
+      ExpressionAttributeValues: { ':parent': parentId },
+    },
+  )) {
     for (const item of page.Items ?? []) {
       const zone = parseZone(item);
       if (zone) zones.push(zone);
@@ -143,6 +149,10 @@ export function geozonesExist(ids: readonly number[]): TransactItem[] {
 /** Which of these zone ids exist (keys only, so a check costs what the ids cost, not what the polygons weigh). */
 export async function existingGeozoneIds(ids: readonly number[]): Promise<Set<number>> {
   const unique = [...new Set(ids)].filter((id) => id !== GEOZONES_META_ID);
-  const items = await batchGetItems(table(), unique.map((id) => ({ id })), { projectionExpression: 'id' });
+  const items = await batchGetItems(
+    table(),
+    unique.map((id) => ({ id })),
+    { projectionExpression: 'id' },
+  );
   return new Set(items.map((item) => Number(item.id)));
 }

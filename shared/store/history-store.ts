@@ -49,10 +49,7 @@ export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
 }
 
 /** Up to limit + 1 matching alerts of one partition, newest first (one more tells whether a next page exists). */
-async function queryPartition(
-  partition: { index: string; name: string; value: string | number },
-  query: HistoryQuery,
-): Promise<Found[]> {
+async function queryPartition(partition: { index: string; name: string; value: string | number }, query: HistoryQuery): Promise<Found[]> {
   const upper = query.before ?? `${query.to}#\uffff`;
   const found: Found[] = [];
   let startKey: Record<string, unknown> | undefined;

@@ -25,12 +25,15 @@ export function ruleItem(rule: StoredRule): Record<string, unknown> {
 export async function rulesDueForExpiry(now: number): Promise<StoredRule[]> {
   const rules: StoredRule[] = [];
   for (let shard = 0; shard < EXPIRY_SHARDS; shard++) {
-    for await (const page of paginateQuery({ client: documentClient() }, {
-      TableName: table(),
-      IndexName: EXPIRY_INDEX,
-      KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
-      ExpressionAttributeValues: { ':shard': `expiry#${shard}`, ':now': new Date(now).toISOString() },
-    })) {
+    for await (const page of paginateQuery(
+      { client: documentClient() },
+      {
+        TableName: table(),
+        IndexName: EXPIRY_INDEX,
+        KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
+        ExpressionAttributeValues: { ':shard': `expiry#${shard}`, ':now': new Date(now).toISOString() },
+      },
+    )) {
       rules.push(...parseRules(page.Items));
     }
   }
@@ -106,7 +109,11 @@ async function writeAlone(item: TransactItem): Promise<void> {
 /** Stores a new rule under a fresh id from the meta counter. `extraChecks` join the transaction (e.g. geozones exist). */
 export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = []): Promise<StoredRule> {
   const stored = storedRuleSchema.parse({ ...rule, id: await nextRuleId() });
-  await transact([{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'attribute_not_exists(id)' } }], [stored.id], extraChecks);
+  await transact(
+    [{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'attribute_not_exists(id)' } }],
+    [stored.id],
+    extraChecks,
+  );
   return stored;
 }
 
@@ -122,7 +129,16 @@ export async function getRule(id: number): Promise<StoredRule | null> {
 export async function replaceRule(rule: StoredRule, expectedVersion: number, extraChecks: TransactItem[] = []): Promise<StoredRule> {
   const stored = storedRuleSchema.parse(rule);
   await transact(
-    [{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } }],
+    [
+      {
+        Put: {
+          TableName: table(),
+          Item: ruleItem(stored),
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+        },
+      },
+    ],
     [stored.id],
     extraChecks,
   );
@@ -131,7 +147,16 @@ export async function replaceRule(rule: StoredRule, expectedVersion: number, ext
 
 export async function deleteRule(id: number, expectedVersion: number): Promise<void> {
   await transact(
-    [{ Delete: { TableName: table(), Key: { id }, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } }],
+    [
+      {
+        Delete: {
+          TableName: table(),
+          Key: { id },
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+        },
+      },
+    ],
     [id],
   );
 }
@@ -147,23 +172,24 @@ export interface ExpiryChange {
 export async function setRuleExpiries(changes: readonly ExpiryChange[]): Promise<void> {
   if (changes.length === 0) return;
   if (changes.length > 99) throw new RangeError('at most 99 rules per expiry change');
-  const writes = changes.map(
-    (change): TransactItem => ({
-      Update: {
-        TableName: table(),
-        Key: { id: change.id },
-        UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt, version = :next',
-        ConditionExpression: 'version = :expected',
-        ExpressionAttributeValues: {
-          ':expiresAt': change.expiresAt,
-          ':updatedAt': change.updatedAt,
-          ':expected': change.expectedVersion,
-          ':next': change.expectedVersion + 1,
-        },
+  const writes = changes.map((change): TransactItem => ({
+    Update: {
+      TableName: table(),
+      Key: { id: change.id },
+      UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt, version = :next',
+      ConditionExpression: 'version = :expected',
+      ExpressionAttributeValues: {
+        ':expiresAt': change.expiresAt,
+        ':updatedAt': change.updatedAt,
+        ':expected': change.expectedVersion,
+        ':next': change.expectedVersion + 1,
       },
-    }),
+    },
+  }));
+  await transact(
+    writes,
+    changes.map((change) => change.id),
   );
-  await transact(writes, changes.map((change) => change.id));
 }
 
 function parseRules(items: Record<string, unknown>[] | undefined): StoredRule[] {
@@ -175,12 +201,15 @@ function parseRules(items: Record<string, unknown>[] | undefined): StoredRule[] 
 
 export async function listRulesOfClient(parentId: string): Promise<StoredRule[]> {
   const rules: StoredRule[] = [];
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: table(),
-    IndexName: 'byParent',
-    KeyConditionExpression: 'parentId = :parent',
-    ExpressionAttributeValues: { ':parent': parentId },
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      IndexName: 'byParent',
+      KeyConditionExpression: 'parentId = :parent',
+      ExpressionAttributeValues: { ':parent': parentId },
+    },
+  )) {
     rules.push(...parseRules(page.Items));
   }
   return rules;
@@ -189,12 +218,15 @@ export async function listRulesOfClient(parentId: string): Promise<StoredRule[]>
 /** Rules whose `geoids` name the geozone. A scan: geozone deletions are rare and rule counts small. */
 export async function rulesReferencingGeozone(geozoneId: number): Promise<StoredRule[]> {
   const rules: StoredRule[] = [];
-  for await (const page of paginateScan({ client: documentClient() }, {
-    TableName: table(),
-    FilterExpression: 'contains(geoids, :zone)',
-    ExpressionAttributeValues: { ':zone': geozoneId },
-    ConsistentRead: true,
-  })) {
+  for await (const page of paginateScan(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      FilterExpression: 'contains(geoids, :zone)',
+      ExpressionAttributeValues: { ':zone': geozoneId },
+      ConsistentRead: true,
+    },
+  )) {
     rules.push(...parseRules(page.Items));
   }
   return rules;

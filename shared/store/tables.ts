@@ -52,7 +52,12 @@ export const TABLES = {
     envName: 'VEHICLE_STATE_TABLE',
     partitionKey: { name: 'vehicleId', type: 'N' },
     indexes: [
-      { indexName: 'bySilence', partitionKey: { name: 'silenceShard', type: 'S' }, sortKey: { name: 'silentAt', type: 'N' }, projection: 'KEYS_ONLY' },
+      {
+        indexName: 'bySilence',
+        partitionKey: { name: 'silenceShard', type: 'S' },
+        sortKey: { name: 'silentAt', type: 'N' },
+        projection: 'KEYS_ONLY',
+      },
       { indexName: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'vehicleId', type: 'N' }, projection: 'KEYS_ONLY' },
     ],
   },

@@ -28,10 +28,7 @@ export function telegramStartLink(code: string): string | null {
 }
 
 /** Creates a random single-use code for `userId`, valid for 15 minutes. */
-export async function issueLinkCode(
-  userId: string,
-  now: number,
-): Promise<{ code: string; expiresAt: string; link: string | null }> {
+export async function issueLinkCode(userId: string, now: number): Promise<{ code: string; expiresAt: string; link: string | null }> {
   // 80 random bits as hex: within what Telegram accepts as a /start parameter ([A-Za-z0-9_-], at most 64)
   const code = randomBytes(10).toString('hex');
   const expiresAtMs = now + LINK_CODE_TTL_SECONDS * 1000;
@@ -96,11 +93,7 @@ export async function redeemLinkCode(
   }
 }
 
-async function addChatToUser(
-  userId: string,
-  chat: { chatId: string; username: string },
-  now: number,
-): Promise<StoredUser | null> {
+async function addChatToUser(userId: string, chat: { chatId: string; username: string }, now: number): Promise<StoredUser | null> {
   const linked = telegramChatSchema.parse({
     chatId: chat.chatId,
     username: chat.username,

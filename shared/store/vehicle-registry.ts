@@ -15,7 +15,10 @@ import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
  * applying to the vehicle.
  */
 export class VehicleMoveRefusedError extends Error {
-  constructor(readonly vehicle: VehicleProfile, readonly to: string) {
+  constructor(
+    readonly vehicle: VehicleProfile,
+    readonly to: string,
+  ) {
     super(`vehicle ${vehicle.vehicleId} belongs to client ${vehicle.parentId}; moving it to client ${to} needs --move`);
     this.name = 'VehicleMoveRefusedError';
   }
@@ -38,7 +41,10 @@ export class VehicleTakenError extends Error {
 
 /** The vehicle's record changed between the read and the conditional write. */
 export class VehicleChangedError extends Error {
-  constructor(readonly vehicleId: number, options?: ErrorOptions) {
+  constructor(
+    readonly vehicleId: number,
+    options?: ErrorOptions,
+  ) {
     super(`vehicle ${vehicleId} changed meanwhile; run the command again`, options);
     this.name = 'VehicleChangedError';
   }
@@ -125,7 +131,9 @@ export async function registerVehicle(input: VehicleProfile, options: RegisterOp
         TableName: table(),
         Item: { ...directoryKeys.vehicle(vehicle.vehicleId), ...vehicle },
         ConditionExpression: previous ? 'parentId = :parent AND #name = :name' : 'attribute_not_exists(pk)',
-        ...(previous ? { ExpressionAttributeNames: { '#name': 'name' }, ExpressionAttributeValues: { ':parent': previous.parentId, ':name': previous.name } } : {}),
+        ...(previous
+          ? { ExpressionAttributeNames: { '#name': 'name' }, ExpressionAttributeValues: { ':parent': previous.parentId, ':name': previous.name } }
+          : {}),
       }),
     );
   } catch (error) {
@@ -136,5 +144,10 @@ export async function registerVehicle(input: VehicleProfile, options: RegisterOp
   if (!previous || moving) await setVehicleOwners(vehicle.vehicleId, await clientAndAncestors(vehicle.parentId));
   if (!previous) return { outcome: 'created', vehicle };
   if (!moving) return { outcome: 'renamed', vehicle };
-  return { outcome: 'moved', vehicle, from: previous.parentId, rulesNoLongerApplying: await rulesLostByMove(vehicle.vehicleId, previous.parentId, vehicle.parentId) };
+  return {
+    outcome: 'moved',
+    vehicle,
+    from: previous.parentId,
+    rulesNoLongerApplying: await rulesLostByMove(vehicle.vehicleId, previous.parentId, vehicle.parentId),
+  };
 }

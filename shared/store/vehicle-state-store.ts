@@ -108,7 +108,11 @@ function loaded(item: Record<string, unknown> | undefined): LoadedState {
  */
 export async function loadVehicleStates(vehicleIds: readonly number[], options: { consistent: boolean }): Promise<Map<number, LoadedState>> {
   const unique = [...new Set(vehicleIds)];
-  const items = await batchGetItems(vehicleStateTable(), unique.map((vehicleId) => ({ vehicleId })), { consistentRead: options.consistent });
+  const items = await batchGetItems(
+    vehicleStateTable(),
+    unique.map((vehicleId) => ({ vehicleId })),
+    { consistentRead: options.consistent },
+  );
   const states = new Map<number, LoadedState>();
   for (const item of items) states.set(Number(item.vehicleId), loaded(item));
   for (const vehicleId of unique) if (!states.has(vehicleId)) states.set(vehicleId, loaded(undefined));
@@ -140,13 +144,16 @@ export const OWNER_INDEX = 'byOwner';
 /** Ids of the vehicles the client owns itself (not those of clients below it), through the keys-only `byOwner` index. */
 export async function vehicleIdsOwnedBy(owner: string): Promise<number[]> {
   const vehicleIds: number[] = [];
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: vehicleStateTable(),
-    IndexName: OWNER_INDEX,
-    KeyConditionExpression: '#owner = :owner',
-    ExpressionAttributeNames: { '#owner': 'owner' },
-    ExpressionAttributeValues: { ':owner': owner },
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: vehicleStateTable(),
+      IndexName: OWNER_INDEX,
+      KeyConditionExpression: '#owner = :owner',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner },
+    },
+  )) {
     for (const item of page.Items ?? []) vehicleIds.push(Number(item.vehicleId));
   }
   return vehicleIds;
@@ -163,7 +170,9 @@ export async function setVehicleOwners(vehicleId: number, owners: readonly strin
       TableName: vehicleStateTable(),
       Key: { vehicleId },
       UpdateExpression:
-        owners.length > 0 ? 'SET owners = :owners, #owner = :owner, zoneSets = :sets ADD version :one' : 'REMOVE owners, #owner, zoneSets, silenceShard, silentAt ADD version :one',
+        owners.length > 0
+          ? 'SET owners = :owners, #owner = :owner, zoneSets = :sets ADD version :one'
+          : 'REMOVE owners, #owner, zoneSets, silenceShard, silentAt ADD version :one',
       ExpressionAttributeNames: { '#owner': 'owner' },
       ExpressionAttributeValues: {
         ':one': 1,
@@ -246,14 +255,20 @@ export async function applyRefChange(change: RefChange): Promise<void> {
         TableName: vehicleStateTable(),
         Key: { vehicleId: change.vehicleId },
         UpdateExpression: [
-          withMaps ? `SET ${ensureMaps.map((map) => `${map} = if_not_exists(${map}, :empty)`).join(', ')}` : sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+          withMaps
+            ? `SET ${ensureMaps.map((map) => `${map} = if_not_exists(${map}, :empty)`).join(', ')}`
+            : sets.length > 0
+              ? `SET ${sets.join(', ')}`
+              : '',
           !withMaps && removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
           'ADD version :one',
         ]
           .filter(Boolean)
           .join(' '),
         ...(withMaps || Object.keys(names).length === 0 ? {} : { ExpressionAttributeNames: names }),
-        ExpressionAttributeValues: withMaps ? { ':one': 1, ':empty': {} } : Object.fromEntries(Object.entries(values).filter(([key]) => key !== ':empty')),
+        ExpressionAttributeValues: withMaps
+          ? { ':one': 1, ':empty': {} }
+          : Object.fromEntries(Object.entries(values).filter(([key]) => key !== ':empty')),
       }),
     );
   try {

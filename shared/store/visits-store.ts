@@ -65,12 +65,17 @@ export async function queryVisits(
 ): Promise<VisitItem[]> {
   const byVehicle = source.kind === 'vehicle';
   const visits: VisitItem[] = [];
-  for await (const page of paginateQuery({ client: documentClient() }, {
-    TableName: visitsTable(),
-    ...(byVehicle ? {} : { IndexName: VISIT_ZONE_INDEX }),
-    KeyConditionExpression: byVehicle ? 'vehicleId = :id AND visitKey BETWEEN :from AND :before' : 'zoneId = :id AND zoneVisitKey BETWEEN :from AND :before',
-    ExpressionAttributeValues: { ':id': byVehicle ? source.vehicleId : source.zoneId, ':from': fromStart, ':before': beforeStart },
-  })) {
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: visitsTable(),
+      ...(byVehicle ? {} : { IndexName: VISIT_ZONE_INDEX }),
+      KeyConditionExpression: byVehicle
+        ? 'vehicleId = :id AND visitKey BETWEEN :from AND :before'
+        : 'zoneId = :id AND zoneVisitKey BETWEEN :from AND :before',
+      ExpressionAttributeValues: { ':id': byVehicle ? source.vehicleId : source.zoneId, ':from': fromStart, ':before': beforeStart },
+    },
+  )) {
     for (const item of page.Items ?? []) {
       const parsed = visitItemSchema.safeParse(item);
       // a start exactly at `beforeStart` sorts after it only with its suffix: keep the bound exclusive

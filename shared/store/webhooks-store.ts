@@ -52,7 +52,11 @@ function parseEndpoints(items: readonly Record<string, unknown>[] | undefined): 
   for (const item of items ?? []) {
     const parsed = storedWebhookSchema.safeParse(item);
     if (parsed.success) endpoints.push(parsed.data);
-    else logger.error('stored webhook endpoint does not match its schema', { endpointId: String(item.id), issues: parsed.error.issues.map((issue) => issue.path.join('.')) });
+    else
+      logger.error('stored webhook endpoint does not match its schema', {
+        endpointId: String(item.id),
+        issues: parsed.error.issues.map((issue) => issue.path.join('.')),
+      });
   }
   return endpoints;
 }

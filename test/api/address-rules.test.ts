@@ -28,7 +28,12 @@ describe('address rules (type 10)', () => {
   const clock = new TestClock();
 
   const create = (settings: Record<string, string>) =>
-    api({ method: 'POST', path: '/api/v3/notifications', token, body: ruleBody(tenants.root.agentId, { type: 10, name: 'At the client', settings }) });
+    api({
+      method: 'POST',
+      path: '/api/v3/notifications',
+      token,
+      body: ruleBody(tenants.root.agentId, { type: 10, name: 'At the client', settings }),
+    });
 
   beforeAll(async () => {
     places = createServer((request, response) => {

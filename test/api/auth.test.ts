@@ -31,7 +31,11 @@ describe('authentication', () => {
   });
 
   it('accepts the login in any letter case', async () => {
-    const response = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenants.child.login.toUpperCase(), password: tenants.child.password } });
+    const response = await api({
+      method: 'POST',
+      path: '/api/v3/auth/login',
+      body: { login: tenants.child.login.toUpperCase(), password: tenants.child.password },
+    });
     expect(response.status).toBe(200);
   });
 
@@ -74,7 +78,13 @@ describe('authentication', () => {
   });
 
   it("follows the user's own session duration", async () => {
-    const brief = await createUser({ parentId: tenants.root.agentId, login: 'auth-brief', password: 'brief-password', email: 'brief@example.com', sessionDuration: 5 });
+    const brief = await createUser({
+      parentId: tenants.root.agentId,
+      login: 'auth-brief',
+      password: 'brief-password',
+      email: 'brief@example.com',
+      sessionDuration: 5,
+    });
     const token = await login(api, { agentId: tenants.root.agentId, login: brief.login, password: 'brief-password', userId: brief.id });
     clock.advance(4 * 60_000);
     expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(200);

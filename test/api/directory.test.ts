@@ -42,7 +42,14 @@ describe('directory endpoints', () => {
       const found = await api({ method: 'POST', path: '/api/v3/agents/find', token: root, body: { parentId: null } });
       expect(found.status).toBe(200);
       expect(found.body.map((agent: { agentId: string }) => agent.agentId)).toEqual([tenants.root.agentId, tenants.child.agentId]);
-      expect(found.body[1]).toEqual({ agentId: tenants.child.agentId, parentId: tenants.root.agentId, name: 'dir Child Depot', fullName: '', agentInfoType: 0, status: 1 });
+      expect(found.body[1]).toEqual({
+        agentId: tenants.child.agentId,
+        parentId: tenants.root.agentId,
+        name: 'dir Child Depot',
+        fullName: '',
+        agentInfoType: 0,
+        status: 1,
+      });
       const fromChild = await api({ method: 'POST', path: '/api/v3/agents/find', token: root, body: { parentId: tenants.child.agentId } });
       expect(fromChild.body.map((agent: { agentId: string }) => agent.agentId)).toEqual([tenants.child.agentId]);
     });
@@ -55,7 +62,12 @@ describe('directory endpoints', () => {
     it('reads a client with its parent name', async () => {
       const child = await api({ method: 'GET', path: `/api/v3/agents/${tenants.child.agentId}`, token: root });
       expect(child.status).toBe(200);
-      expect(child.body).toMatchObject({ agentId: tenants.child.agentId, parentId: tenants.root.agentId, parentName: 'dir Root Logistics', name: 'dir Child Depot' });
+      expect(child.body).toMatchObject({
+        agentId: tenants.child.agentId,
+        parentId: tenants.root.agentId,
+        parentName: 'dir Root Logistics',
+        name: 'dir Child Depot',
+      });
     });
   });
 
@@ -66,7 +78,12 @@ describe('directory endpoints', () => {
       const logins = all.body.map((user: { login: string }) => user.login);
       expect(logins).toEqual(expect.arrayContaining([tenants.root.login, tenants.child.login, tenants.readOnly.login]));
       expect(logins).not.toContain(tenants.sibling.login);
-      const byLogin = await api({ method: 'POST', path: '/api/v3/users/find', token: root, body: { login: tenants.child.login.toUpperCase(), email: null } });
+      const byLogin = await api({
+        method: 'POST',
+        path: '/api/v3/users/find',
+        token: root,
+        body: { login: tenants.child.login.toUpperCase(), email: null },
+      });
       expect(byLogin.body).toEqual([
         {
           id: tenants.child.userId,
@@ -98,10 +115,22 @@ describe('directory endpoints', () => {
     });
 
     it('creates a user who can log in, and refuses a taken login in any letter case', async () => {
-      const body = { login: 'dir-new-driver', password: 'a long enough password', email: 'driver@dir.example.com', firstName: 'Ada', parentId: tenants.child.agentId };
+      const body = {
+        login: 'dir-new-driver',
+        password: 'a long enough password',
+        email: 'driver@dir.example.com',
+        firstName: 'Ada',
+        parentId: tenants.child.agentId,
+      };
       const created = await api({ method: 'POST', path: '/api/v3/users', token: root, body });
       expect(created.status).toBe(200);
-      expect(created.body).toMatchObject({ login: 'dir-new-driver', firstName: 'Ada', parentId: tenants.child.agentId, parentName: 'dir Child Depot', isEnabled: true });
+      expect(created.body).toMatchObject({
+        login: 'dir-new-driver',
+        firstName: 'Ada',
+        parentId: tenants.child.agentId,
+        parentName: 'dir Child Depot',
+        isEnabled: true,
+      });
       expect(created.body).not.toHaveProperty('password');
       expect(await login(api, { ...tenants.child, login: 'dir-new-driver', password: 'a long enough password' })).toEqual(expect.any(String));
       const taken = await api({ method: 'POST', path: '/api/v3/users', token: root, body: { ...body, login: 'DIR-NEW-DRIVER' } });
@@ -128,21 +157,47 @@ describe('directory endpoints', () => {
       const edited = { ...read.body, firstName: 'New', login: 'dir-edited', password: 'second password!', parentId: tenants.child.agentId };
       const replaced = await api({ method: 'PUT', path: '/api/v3/users', token: root, body: edited });
       expect(replaced.status).toBe(200);
-      expect(replaced.body).toMatchObject({ id: created.body.id, login: 'dir-edited', firstName: 'New', lastName: 'Name', parentId: tenants.child.agentId });
+      expect(replaced.body).toMatchObject({
+        id: created.body.id,
+        login: 'dir-edited',
+        firstName: 'New',
+        lastName: 'Name',
+        parentId: tenants.child.agentId,
+      });
       const oldLogin = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: 'dir-editable', password: 'first password!' } });
       expect(oldLogin.status).toBe(401);
       expect(await login(api, { ...tenants.child, login: 'dir-edited', password: 'second password!' })).toEqual(expect.any(String));
-      const childUsers = await api({ method: 'POST', path: '/api/v3/users/find', token: root, body: { parentId: tenants.child.agentId, login: 'dir-edited' } });
+      const childUsers = await api({
+        method: 'POST',
+        path: '/api/v3/users/find',
+        token: root,
+        body: { parentId: tenants.child.agentId, login: 'dir-edited' },
+      });
       expect(childUsers.body.map((user: { id: string }) => user.id)).toEqual([created.body.id]);
       // a field not sent takes its default; null login, password and email stay
-      const minimal = await api({ method: 'PUT', path: '/api/v3/users', token: root, body: { id: created.body.id, parentId: tenants.child.agentId, login: null, email: null } });
+      const minimal = await api({
+        method: 'PUT',
+        path: '/api/v3/users',
+        token: root,
+        body: { id: created.body.id, parentId: tenants.child.agentId, login: null, email: null },
+      });
       expect(minimal.body).toMatchObject({ login: 'dir-edited', email: 'edit@dir.example.com', firstName: '', lastName: '' });
     });
 
     it('refuses a replacement onto a taken login, and of another tenant (404)', async () => {
-      const taken = await api({ method: 'PUT', path: '/api/v3/users', token: root, body: { id: tenants.child.userId, parentId: tenants.child.agentId, login: tenants.root.login } });
+      const taken = await api({
+        method: 'PUT',
+        path: '/api/v3/users',
+        token: root,
+        body: { id: tenants.child.userId, parentId: tenants.child.agentId, login: tenants.root.login },
+      });
       expect(taken.status).toBe(409);
-      const foreign = await api({ method: 'PUT', path: '/api/v3/users', token: root, body: { id: tenants.sibling.userId, parentId: tenants.root.agentId, password: 'hijacked password' } });
+      const foreign = await api({
+        method: 'PUT',
+        path: '/api/v3/users',
+        token: root,
+        body: { id: tenants.sibling.userId, parentId: tenants.root.agentId, password: 'hijacked password' },
+      });
       expect(foreign.status).toBe(404);
       expect(await login(api, tenants.sibling)).toEqual(expect.any(String));
     });
@@ -150,7 +205,12 @@ describe('directory endpoints', () => {
 
   describe('vehicles', () => {
     it('finds the vehicles of the scope by filter, never another tenant', async () => {
-      const all = await api({ method: 'POST', path: '/api/v3/vehicles/find', token: root, body: { vehicleId: null, name: null, parentId: null, imei: null } });
+      const all = await api({
+        method: 'POST',
+        path: '/api/v3/vehicles/find',
+        token: root,
+        body: { vehicleId: null, name: null, parentId: null, imei: null },
+      });
       expect(all.status).toBe(200);
       expect(all.body.filter((vehicle: { vehicleId: number }) => [101, 202, 303].includes(vehicle.vehicleId))).toEqual([
         { vehicleId: 101, name: 'Truck 101', parentId: tenants.root.agentId, parentName: 'dir Root Logistics' },
@@ -161,7 +221,9 @@ describe('directory endpoints', () => {
       const byParent = await api({ method: 'POST', path: '/api/v3/vehicles/find', token: root, body: { parentId: tenants.root.agentId } });
       expect(byParent.body.map((vehicle: { vehicleId: number }) => vehicle.vehicleId)).not.toContain(303);
       expect((await api({ method: 'POST', path: '/api/v3/vehicles/find', token: root, body: { vehicleId: 202 } })).body).toEqual([]);
-      expect((await api({ method: 'POST', path: '/api/v3/vehicles/find', token: root, body: { parentId: tenants.sibling.agentId } })).status).toBe(404);
+      expect((await api({ method: 'POST', path: '/api/v3/vehicles/find', token: root, body: { parentId: tenants.sibling.agentId } })).status).toBe(
+        404,
+      );
     });
 
     it('pages with offset and limit, and bounds the page size', async () => {
@@ -176,7 +238,12 @@ describe('directory endpoints', () => {
     });
 
     it('registers a vehicle with its owner chain and zone sets, as the admin CLI does', async () => {
-      const created = await api({ method: 'POST', path: '/api/v3/vehicles', token: root, body: { vehicleId: 5101, name: 'Reefer 5101', parentId: tenants.child.agentId } });
+      const created = await api({
+        method: 'POST',
+        path: '/api/v3/vehicles',
+        token: root,
+        body: { vehicleId: 5101, name: 'Reefer 5101', parentId: tenants.child.agentId },
+      });
       expect(created.status).toBe(200);
       expect(created.body).toEqual({ vehicleId: 5101, name: 'Reefer 5101', parentId: tenants.child.agentId, parentName: 'dir Child Depot' });
       const { projection } = await loadVehicleState(5101);
@@ -195,25 +262,59 @@ describe('directory endpoints', () => {
         expect(taken.status).toBe(409);
         expect(taken.body.message).not.toContain(tenants.sibling.agentId);
       }
-      const replaced = await api({ method: 'PUT', path: '/api/v3/vehicles', token: root, body: { vehicleId: 202, name: 'Mine now', parentId: tenants.root.agentId, allowMove: true } });
+      const replaced = await api({
+        method: 'PUT',
+        path: '/api/v3/vehicles',
+        token: root,
+        body: { vehicleId: 202, name: 'Mine now', parentId: tenants.root.agentId, allowMove: true },
+      });
       expect(replaced.status).toBe(404);
       expect(await getVehicle(202)).toEqual({ vehicleId: 202, name: 'Truck 202', parentId: tenants.sibling.agentId });
       expect((await loadVehicleState(202)).projection.owners).toEqual([tenants.sibling.agentId]);
     });
 
     it('moves a vehicle within the scope only with allowMove, and names the rules that stop applying', async () => {
-      await api({ method: 'POST', path: '/api/v3/vehicles', token: root, body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.child.agentId } });
-      const rule = await api({ method: 'POST', path: '/api/v3/notifications', token: root, body: ruleBody(tenants.child.agentId, { vehicleIds: [5202] }) });
+      await api({
+        method: 'POST',
+        path: '/api/v3/vehicles',
+        token: root,
+        body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.child.agentId },
+      });
+      const rule = await api({
+        method: 'POST',
+        path: '/api/v3/notifications',
+        token: root,
+        body: ruleBody(tenants.child.agentId, { vehicleIds: [5202] }),
+      });
       expect(rule.status).toBe(200);
-      const refused = await api({ method: 'POST', path: '/api/v3/vehicles', token: root, body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.root.agentId } });
+      const refused = await api({
+        method: 'POST',
+        path: '/api/v3/vehicles',
+        token: root,
+        body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.root.agentId },
+      });
       expect(refused.status).toBe(409);
       expect(refused.body.message).toContain('allowMove');
-      const refusedPut = await api({ method: 'PUT', path: '/api/v3/vehicles', token: root, body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.root.agentId } });
+      const refusedPut = await api({
+        method: 'PUT',
+        path: '/api/v3/vehicles',
+        token: root,
+        body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.root.agentId },
+      });
       expect(refusedPut.status).toBe(409);
       expect((await getVehicle(5202))?.parentId).toBe(tenants.child.agentId);
-      const moved = await api({ method: 'PUT', path: '/api/v3/vehicles', token: root, body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.root.agentId, parentName: 'ignored', allowMove: true } });
+      const moved = await api({
+        method: 'PUT',
+        path: '/api/v3/vehicles',
+        token: root,
+        body: { vehicleId: 5202, name: 'Bus 5202', parentId: tenants.root.agentId, parentName: 'ignored', allowMove: true },
+      });
       expect(moved.status).toBe(200);
-      expect(moved.body).toMatchObject({ vehicleId: 5202, parentId: tenants.root.agentId, rulesNoLongerApplying: [{ id: rule.body.id, parentId: tenants.child.agentId }] });
+      expect(moved.body).toMatchObject({
+        vehicleId: 5202,
+        parentId: tenants.root.agentId,
+        rulesNoLongerApplying: [{ id: rule.body.id, parentId: tenants.child.agentId }],
+      });
       expect((await loadVehicleState(5202)).projection.owners).toEqual([tenants.root.agentId]);
     });
 
@@ -221,9 +322,19 @@ describe('directory endpoints', () => {
       const vehicle = await api({ method: 'POST', path: '/api/v3/vehicles', token: viewer, body: { vehicleId: 5303, name: 'Sneaky' } });
       expect(vehicle.status).toBe(403);
       expect(vehicle.body.error).toBe('Forbidden');
-      const user = await api({ method: 'POST', path: '/api/v3/users', token: viewer, body: { login: 'dir-sneaky', password: 'a long enough password', email: 's@dir.example.com' } });
+      const user = await api({
+        method: 'POST',
+        path: '/api/v3/users',
+        token: viewer,
+        body: { login: 'dir-sneaky', password: 'a long enough password', email: 's@dir.example.com' },
+      });
       expect(user.status).toBe(403);
-      const self = await api({ method: 'PUT', path: '/api/v3/users', token: viewer, body: { id: tenants.readOnly.userId, parentId: tenants.root.agentId, isReadOnly: false } });
+      const self = await api({
+        method: 'PUT',
+        path: '/api/v3/users',
+        token: viewer,
+        body: { id: tenants.readOnly.userId, parentId: tenants.root.agentId, isReadOnly: false },
+      });
       expect(self.status).toBe(403);
       expect(await getVehicle(5303)).toBeNull();
       expect((await api({ method: 'POST', path: '/api/v3/vehicles/find', token: viewer, body: {} })).status).toBe(200);

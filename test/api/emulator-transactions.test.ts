@@ -66,10 +66,7 @@ describe('DynamoDB transactions on DynamoDB Local', () => {
   it('rejects two operations on one item', async () => {
     const attempt = documentClient().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table, Item: { id: 20 } } },
-          { Delete: { TableName: table, Key: { id: 20 } } },
-        ],
+        TransactItems: [{ Put: { TableName: table, Item: { id: 20 } } }, { Delete: { TableName: table, Key: { id: 20 } } }],
       }),
     );
     await expect(attempt).rejects.toThrow(/multiple operations on one item/);

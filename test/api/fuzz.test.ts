@@ -51,7 +51,12 @@ describe('request fuzzing', () => {
       'POST /api/v3/vehicles/find': { name: 'truck' },
       'POST /api/v3/vehicles': { vehicleId: 101, name: 'Truck 101' },
       'PUT /api/v3/vehicles': { vehicleId: 101, name: 'Truck 101', parentId: tenants.root.agentId },
-      'POST /api/v3/gis/intersections/geozones': { startDate: '2026-01-01T00:00:00Z', endDate: '2026-01-02T00:00:00Z', ids: [zone.id], filterByHalfPerimeter: true },
+      'POST /api/v3/gis/intersections/geozones': {
+        startDate: '2026-01-01T00:00:00Z',
+        endDate: '2026-01-02T00:00:00Z',
+        ids: [zone.id],
+        filterByHalfPerimeter: true,
+      },
     };
     pathValues = { id: String(rule.id), token: `1.${Buffer.from('a@b.test').toString('base64url')}.secretpart` };
   });

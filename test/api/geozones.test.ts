@@ -27,7 +27,13 @@ describe('geozones', () => {
     expect(response.body.area).toBeLessThan(710_000);
     expect(response.body.perimetr).toBeGreaterThan(3_450);
     expect(response.body.perimetr).toBeLessThan(3_500);
-    expect(response.body).toMatchObject({ id: expect.any(Number), name: 'Depot', type: 'polygon', radius: null, createDate: new Date(clock.value).toISOString() });
+    expect(response.body).toMatchObject({
+      id: expect.any(Number),
+      name: 'Depot',
+      type: 'polygon',
+      radius: null,
+      createDate: new Date(clock.value).toISOString(),
+    });
   });
 
   it('creates a circle: area πr², perimeter 2πr', async () => {
@@ -44,7 +50,22 @@ describe('geozones', () => {
   });
 
   it('answers 400 for invalid geometry, 404 for a foreign client, 403 for read-only users', async () => {
-    const open = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1]]] } }));
+    const open = await createZone(
+      tokens.root,
+      squareZone(tenants.root.agentId, {
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [0, 0],
+              [1, 0],
+              [1, 1],
+              [0, 1],
+            ],
+          ],
+        },
+      }),
+    );
     expect(open.status).toBe(400);
     expect(open.body.issues[0].path).toMatch(/^geometry/);
     const circleWithoutRadius = await createZone(tokens.root, squareZone(tenants.root.agentId, { type: 'circle' }));
@@ -54,7 +75,13 @@ describe('geozones', () => {
   });
 
   it('answers 400 for a polygon across the antimeridian and for a circle across it or over a pole', async () => {
-    const ring = [[179.5, 10], [-179.5, 10], [-179.5, 11], [179.5, 11], [179.5, 10]];
+    const ring = [
+      [179.5, 10],
+      [-179.5, 10],
+      [-179.5, 11],
+      [179.5, 11],
+      [179.5, 10],
+    ];
     const across = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [ring] } }));
     expect(across.status).toBe(400);
     expect(across.body.issues).toEqual([{ path: 'geometry.coordinates.0', message: expect.stringMatching(/antimeridian/) }]);
@@ -70,9 +97,23 @@ describe('geozones', () => {
     // the same shapes clear of the line and the pole are fine
     expect((await circle(179.9, 0, 5_000)).status).toBe(200);
     expect((await circle(0, 89.9, 5_000)).status).toBe(200);
-    const east = [[179, 10], [180, 10], [180, 11], [179, 11], [179, 10]];
-    const west = [[-180, 10], [-179, 10], [-179, 11], [-180, 11], [-180, 10]];
-    expect((await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[east], [west]] } }))).status).toBe(200);
+    const east = [
+      [179, 10],
+      [180, 10],
+      [180, 11],
+      [179, 11],
+      [179, 10],
+    ];
+    const west = [
+      [-180, 10],
+      [-179, 10],
+      [-179, 11],
+      [-180, 11],
+      [-180, 10],
+    ];
+    expect(
+      (await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[east], [west]] } }))).status,
+    ).toBe(200);
   });
 
   it('lists the zones of a client and below with the platform fields', async () => {
@@ -115,15 +156,28 @@ describe('geozones', () => {
       method: 'PUT',
       path: '/api/v3/gis',
       token: tokens.root,
-      body: { id: zone.id, name: 'Big yard', type: 'circle', parentId: tenants.root.agentId, radius: 50, geometry: { type: 'Point', coordinates: [37.6, 55.7] } },
+      body: {
+        id: zone.id,
+        name: 'Big yard',
+        type: 'circle',
+        parentId: tenants.root.agentId,
+        radius: 50,
+        geometry: { type: 'Point', coordinates: [37.6, 55.7] },
+      },
     });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ id: zone.id, name: 'Big yard', description: '', createDate: zone.createDate });
     expect(replaced.body.area).toBeCloseTo(Math.PI * 2_500, 1);
     expect((await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token: tokens.root })).body).toEqual(replaced.body);
-    expect((await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...squareZone(tenants.root.agentId), id: 987654 } })).status).toBe(404);
-    expect((await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...squareZone(tenants.sibling.agentId), id: zone.id } })).status).toBe(404);
-    expect((await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.readOnly, body: { ...squareZone(tenants.root.agentId), id: zone.id } })).status).toBe(403);
+    expect(
+      (await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...squareZone(tenants.root.agentId), id: 987654 } })).status,
+    ).toBe(404);
+    expect(
+      (await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.root, body: { ...squareZone(tenants.sibling.agentId), id: zone.id } })).status,
+    ).toBe(404);
+    expect(
+      (await api({ method: 'PUT', path: '/api/v3/gis', token: tokens.readOnly, body: { ...squareZone(tenants.root.agentId), id: zone.id } })).status,
+    ).toBe(403);
   });
 
   it('versions zones: ETag on read and write, 409 for a stale version in the body or If-Match, one winner of two concurrent replaces', async () => {
@@ -159,11 +213,27 @@ describe('geozones', () => {
 
   it('refuses to delete a zone a rule refers to (409), deletes it once the rule lets go', async () => {
     const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).body;
-    const rule = (await api({ method: 'POST', path: '/api/v3/notifications', token: tokens.root, body: ruleBody(tenants.root.agentId, { type: 0, geoids: [zone.id], settings: {} }) })).body;
+    const rule = (
+      await api({
+        method: 'POST',
+        path: '/api/v3/notifications',
+        token: tokens.root,
+        body: ruleBody(tenants.root.agentId, { type: 0, geoids: [zone.id], settings: {} }),
+      })
+    ).body;
     const refused = await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain(`ids ${rule.id}`);
-    expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...rule, type: 2, geoids: [], settings: { limit: '90' } } })).status).toBe(200);
+    expect(
+      (
+        await api({
+          method: 'PUT',
+          path: '/api/v3/notifications',
+          token: tokens.root,
+          body: { ...rule, type: 2, geoids: [], settings: { limit: '90' } },
+        })
+      ).status,
+    ).toBe(200);
     const deleted = await api({ method: 'DELETE', path: `/api/v3/gis/${zone.id}`, token: tokens.root });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toBe('Success');

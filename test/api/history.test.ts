@@ -53,9 +53,23 @@ describe('alert history', () => {
   it('answers stored alerts of the own client and the clients below, newest first', async () => {
     const response = await history(tokens.root, {});
     expect(response.status).toBe(200);
-    expect(ids(response)).toEqual([expected.child[1], expected.root[4], expected.root[3], expected.root[2], expected.child[0], expected.root[1], expected.root[0]]);
+    expect(ids(response)).toEqual([
+      expected.child[1],
+      expected.root[4],
+      expected.root[3],
+      expected.root[2],
+      expected.child[0],
+      expected.root[1],
+      expected.root[0],
+    ]);
     expect(response.body.nextToken).toBeNull();
-    expect(response.body.items[0]).toMatchObject({ ruleId: rules.child, vehicleId: 303, parentId: tenants.child.agentId, stored: true, event: { kind: 'speeding', time: at(6) } });
+    expect(response.body.items[0]).toMatchObject({
+      ruleId: rules.child,
+      vehicleId: 303,
+      parentId: tenants.child.agentId,
+      stored: true,
+      event: { kind: 'speeding', time: at(6) },
+    });
     expect(response.body.items[0].timeKey).toBeUndefined();
     expect(response.body.items[0].outbox).toBeUndefined();
   });
@@ -81,7 +95,12 @@ describe('alert history', () => {
     expect(ids(await history(tokens.root, { ruleId: rules.root }))).toEqual([...expected.root].reverse());
     expect(ids(await history(tokens.readOnly, { vehicleId: 101 }))).toEqual([...expected.root].reverse());
     expect(ids(await history(tokens.sibling, { vehicleId: 101 }))).toEqual(expected.sibling);
-    expect(ids(await history(tokens.root, { from: at(2), to: at(4) }))).toEqual([expected.root[3], expected.root[2], expected.child[0], expected.root[1]]);
+    expect(ids(await history(tokens.root, { from: at(2), to: at(4) }))).toEqual([
+      expected.root[3],
+      expected.root[2],
+      expected.child[0],
+      expected.root[1],
+    ]);
     expect(ids(await history(tokens.child, {}))).toEqual([...expected.child].reverse());
   });
 

@@ -111,7 +111,11 @@ describe('geozone intersections API', () => {
     expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byTime: 120 }))).toEqual(['10:00:00', '10:12:00', '11:00:00']);
     expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byDist: 50 }))).toEqual(['10:00:00', '11:00:00']);
     expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byDist: 40 }))).toEqual(['10:00:00', '10:12:00', '11:00:00']);
-    expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byTime: 180, byDist: 40 }))).toEqual(['10:00:00', '10:12:00', '11:00:00']);
+    expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byTime: 180, byDist: 40 }))).toEqual([
+      '10:00:00',
+      '10:12:00',
+      '11:00:00',
+    ]);
   });
 
   it('filters by duration (s) and by half the perimeter', async () => {
@@ -139,7 +143,10 @@ describe('geozone intersections API', () => {
     for (const [body, path] of cases) {
       const response = await post(tokens.root, 'vehicles', body);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(response.body.issues.map((issue: { path: string }) => issue.path), JSON.stringify(body)).toContain(path);
+      expect(
+        response.body.issues.map((issue: { path: string }) => issue.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
   });
 });

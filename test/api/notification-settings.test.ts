@@ -65,13 +65,19 @@ describe('notification settings', () => {
     expect(listed.status).toBe(200);
 
     const rule = (await create(ruleBody(tenants.root.agentId))).body;
-    const replaced = await api({ method: 'PUT', path: '/api/v3/notifications', token, body: { ...rule, settings: { limit: '90', minDuraton: '5' } } });
+    const replaced = await api({
+      method: 'PUT',
+      path: '/api/v3/notifications',
+      token,
+      body: { ...rule, settings: { limit: '90', minDuraton: '5' } },
+    });
     expect(replaced.status).toBe(400);
     expect(paths(replaced)).toEqual(['settings.minDuraton']);
   });
 
   it('shows problems on GET and in find when a rule can no longer work, and none while it can', async () => {
-    const spare = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId, { name: 'spare' }) })).body.id as number;
+    const spare = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId, { name: 'spare' }) })).body
+      .id as number;
     const rule = (await create(ruleBody(tenants.root.agentId, { type: 0, settings: {}, geoids: [spare] }))).body;
     const healthy = await api({ method: 'GET', path: `/api/v3/notifications/${rule.id}`, token });
     expect(healthy.body.problems).toBeUndefined();
@@ -84,12 +90,18 @@ describe('notification settings', () => {
     const found = await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } });
     const listed = found.body.find((entry: { id: number }) => entry.id === rule.id);
     expect(listed.problems).toEqual(broken.body.problems);
-    expect(found.body.filter((entry: { problems?: unknown }) => entry.problems !== undefined).map((entry: { id: number }) => entry.id)).toEqual([rule.id]);
+    expect(found.body.filter((entry: { problems?: unknown }) => entry.problems !== undefined).map((entry: { id: number }) => entry.id)).toEqual([
+      rule.id,
+    ]);
   });
 
   it('takes a schedule read in the rule timezone, and refuses unreadable schedules and unknown zones with 400', async () => {
     const scheduled = await create(
-      ruleBody(tenants.root.agentId, { type: 7, timezone: 'Europe/Berlin', settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' } }),
+      ruleBody(tenants.root.agentId, {
+        type: 7,
+        timezone: 'Europe/Berlin',
+        settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' },
+      }),
     );
     expect(scheduled.status).toBe(200);
     const read = await api({ method: 'GET', path: `/api/v3/notifications/${scheduled.body.id}`, token });
@@ -104,7 +116,9 @@ describe('notification settings', () => {
     expect(unreadable.body.issues).toEqual([{ path: 'settings.schedule', message: '"8am-6pm" is not a window HH:MM-HH:MM' }]);
     const empty = await create(ruleBody(tenants.root.agentId, { settings: { limit: '90', schedule: 'Mon 08:00-08:00' } }));
     expect(paths(empty)).toEqual(['settings.schedule']);
-    const unknownZone = await create(ruleBody(tenants.root.agentId, { timezone: 'Europe/Atlantis', settings: { limit: '90', schedule: 'Mon-Fri 08:00-18:00' } }));
+    const unknownZone = await create(
+      ruleBody(tenants.root.agentId, { timezone: 'Europe/Atlantis', settings: { limit: '90', schedule: 'Mon-Fri 08:00-18:00' } }),
+    );
     expect(unknownZone.status).toBe(400);
     expect(paths(unknownZone)).toEqual(['timezone']);
   });
@@ -115,7 +129,28 @@ describe('notification settings', () => {
     const value = fc.oneof(
       fc.integer({ min: -10, max: 2_000 }).map(String),
       fc.double({ min: -1e6, max: 1e6, noNaN: true }).map(String),
-      fc.constantFrom('', ' ', 'fast', 'true', 'no', 'both', 'outside', 'inside', 'entry', 'exit', 'mileage', 'engineHours', '1e400', '0x10', `${zoneId}:50`, 'fuel', 'ain1', 'Mon-Fri 08:00-18:00', 'Sun 22:00-06:00', 'Mon 9-5'),
+      fc.constantFrom(
+        '',
+        ' ',
+        'fast',
+        'true',
+        'no',
+        'both',
+        'outside',
+        'inside',
+        'entry',
+        'exit',
+        'mileage',
+        'engineHours',
+        '1e400',
+        '0x10',
+        `${zoneId}:50`,
+        'fuel',
+        'ain1',
+        'Mon-Fri 08:00-18:00',
+        'Sun 22:00-06:00',
+        'Mon 9-5',
+      ),
     );
     return fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 5 });
   };
@@ -133,7 +168,10 @@ describe('notification settings', () => {
           const zone = (await getGeozone(zoneId))!;
           // evaluation takes it: compiled and resolved for its vehicle as evaluate does
           const resolved = await resolveRules([stored], 101, Date.now(), [zone]);
-          expect(resolved.rules.map((rule) => rule.rule.id), context).toEqual([stored.id]);
+          expect(
+            resolved.rules.map((rule) => rule.rule.id),
+            context,
+          ).toEqual([stored.id]);
           expect(response.body.settings, context).toEqual(settings);
         } else {
           expect(response.status, context).toBe(400);

@@ -58,7 +58,13 @@ describe('notification rules', () => {
     });
 
     it('answers 400 listing each schema violation', async () => {
-      const response = await create(tokens.root, { ...ruleBody(tenants.root.agentId), type: 3, name: '', validity: 91, sideEmails: ['not-an-address'] });
+      const response = await create(tokens.root, {
+        ...ruleBody(tenants.root.agentId),
+        type: 3,
+        name: '',
+        validity: 91,
+        sideEmails: ['not-an-address'],
+      });
       expect(response.status).toBe(400);
       expect(response.body.error).toBe('ValidationError');
       expect(response.body.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(['name', 'sideEmails.0', 'type', 'validity']);
@@ -92,13 +98,19 @@ describe('notification rules', () => {
 
     it('refuses vehicles the directory does not know, with the message a foreign vehicle gets; accepts geozones of the scope', async () => {
       const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.child, body: squareZone(tenants.child.agentId) });
-      const refused = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 999, 202], geoids: [zone.body.id] }));
+      const refused = await create(
+        tokens.root,
+        ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 999, 202], geoids: [zone.body.id] }),
+      );
       expect(refused.status).toBe(400);
       expect(refused.body.issues).toEqual([
         { path: 'vehicleIds.1', message: 'no vehicle 999 in your scope' },
         { path: 'vehicleIds.2', message: 'no vehicle 202 in your scope' },
       ]);
-      const response = await create(tokens.root, ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 303], geoids: [zone.body.id] }));
+      const response = await create(
+        tokens.root,
+        ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 303], geoids: [zone.body.id] }),
+      );
       expect(response.status).toBe(200);
       expect(response.body.geoids).toEqual([zone.body.id]);
     });
@@ -125,9 +137,34 @@ describe('notification rules', () => {
       expect(response.status).toBe(200);
       expect(Object.keys(response.body).sort()).toEqual(
         [
-          'activationMode', 'activationTime', 'active', 'autoProlongation', 'enableSideEmails', 'expiresAt', 'fieldids', 'geoids', 'id',
-          'kind', 'name', 'parentId', 'parentName', 'recipientIds', 'settings', 'sideEmails', 'stored', 'telegrams', 'timezone', 'toClient',
-          'toEmail', 'toMobile', 'toTelegram', 'type', 'userId', 'validity', 'vehicleIds', 'version',
+          'activationMode',
+          'activationTime',
+          'active',
+          'autoProlongation',
+          'enableSideEmails',
+          'expiresAt',
+          'fieldids',
+          'geoids',
+          'id',
+          'kind',
+          'name',
+          'parentId',
+          'parentName',
+          'recipientIds',
+          'settings',
+          'sideEmails',
+          'stored',
+          'telegrams',
+          'timezone',
+          'toClient',
+          'toEmail',
+          'toMobile',
+          'toTelegram',
+          'type',
+          'userId',
+          'validity',
+          'vehicleIds',
+          'version',
         ].sort(),
       );
     });
@@ -140,7 +177,12 @@ describe('notification rules', () => {
     });
 
     it('finds the rules of a client and of the clients below it', async () => {
-      const fromRoot = await api({ method: 'POST', path: '/api/v3/notifications/find', token: tokens.root, body: { parentId: tenants.root.agentId } });
+      const fromRoot = await api({
+        method: 'POST',
+        path: '/api/v3/notifications/find',
+        token: tokens.root,
+        body: { parentId: tenants.root.agentId },
+      });
       expect(fromRoot.status).toBe(200);
       const ids = fromRoot.body.map((rule: { id: number }) => rule.id);
       expect(ids).toEqual(expect.arrayContaining([rootRule, childRule]));
@@ -153,14 +195,23 @@ describe('notification rules', () => {
         parentId: tenants.child.agentId,
         parentName: 'rules Child Depot',
       });
-      const fromChild = await api({ method: 'POST', path: '/api/v3/notifications/find', token: tokens.child, body: { parentId: tenants.child.agentId } });
+      const fromChild = await api({
+        method: 'POST',
+        path: '/api/v3/notifications/find',
+        token: tokens.child,
+        body: { parentId: tenants.child.agentId },
+      });
       expect(fromChild.body.map((rule: { id: number }) => rule.id)).toContain(childRule);
       expect(fromChild.body.map((rule: { id: number }) => rule.id)).not.toContain(rootRule);
     });
 
     it('answers 404 when finding below a client outside the scope, 400 for a bad parentId', async () => {
-      expect((await api({ method: 'POST', path: '/api/v3/notifications/find', token: tokens.child, body: { parentId: tenants.root.agentId } })).status).toBe(404);
-      expect((await api({ method: 'POST', path: '/api/v3/notifications/find', token: tokens.sibling, body: { parentId: tenants.root.agentId } })).status).toBe(404);
+      expect(
+        (await api({ method: 'POST', path: '/api/v3/notifications/find', token: tokens.child, body: { parentId: tenants.root.agentId } })).status,
+      ).toBe(404);
+      expect(
+        (await api({ method: 'POST', path: '/api/v3/notifications/find', token: tokens.sibling, body: { parentId: tenants.root.agentId } })).status,
+      ).toBe(404);
       expect((await api({ method: 'POST', path: '/api/v3/notifications/find', token: tokens.root, body: { parentId: 'nope' } })).status).toBe(400);
     });
   });
@@ -168,9 +219,15 @@ describe('notification rules', () => {
   describe('replace', () => {
     it('replaces the whole record: a field not sent is reset, the version moves on', async () => {
       await redeemLinkCode((await issueLinkCode(tenants.root.userId, clock.value)).code, { chatId: '5', username: 'ops' }, clock.value);
-      const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: 5, info: 'ops chat' }] }))).body;
+      const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: 5, info: 'ops chat' }] })))
+        .body;
       const { telegrams: _telegrams, toTelegram: _toTelegram, ...rest } = created;
-      const response = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...rest, name: 'renamed', validity: 60 } });
+      const response = await api({
+        method: 'PUT',
+        path: '/api/v3/notifications',
+        token: tokens.root,
+        body: { ...rest, name: 'renamed', validity: 60 },
+      });
       expect(response.status).toBe(200);
       expect(response.body).toBe('Success');
       expect(response.headers.ETag).toBe('"2"');
@@ -186,9 +243,21 @@ describe('notification rules', () => {
       const stale = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...created, name: 'two' } });
       expect(stale.status).toBe(409);
       const { version: _version, ...withoutVersion } = created;
-      const staleHeader = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, headers: { 'If-Match': '"1"' }, body: withoutVersion });
+      const staleHeader = await api({
+        method: 'PUT',
+        path: '/api/v3/notifications',
+        token: tokens.root,
+        headers: { 'If-Match': '"1"' },
+        body: withoutVersion,
+      });
       expect(staleHeader.status).toBe(409);
-      const current = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, headers: { 'If-Match': '"2"' }, body: withoutVersion });
+      const current = await api({
+        method: 'PUT',
+        path: '/api/v3/notifications',
+        token: tokens.root,
+        headers: { 'If-Match': '"2"' },
+        body: withoutVersion,
+      });
       expect(current.status).toBe(200);
       const unconditional = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: withoutVersion });
       expect(unconditional.status).toBe(200);
@@ -202,7 +271,10 @@ describe('notification rules', () => {
       ]);
       expect([first.status, second.status].sort()).toEqual([200, 409]);
       const winner = first.status === 200 ? 'first' : 'second';
-      expect((await api({ method: 'GET', path: `/api/v3/notifications/${created.id}`, token: tokens.root })).body).toMatchObject({ name: winner, version: 2 });
+      expect((await api({ method: 'GET', path: `/api/v3/notifications/${created.id}`, token: tokens.root })).body).toMatchObject({
+        name: winner,
+        version: 2,
+      });
     });
 
     it('restarts the validity from now when an expired rule is made active again', async () => {
@@ -218,9 +290,17 @@ describe('notification rules', () => {
     it('answers 404 for unknown ids and foreign clients, 403 for read-only users, 400 for bad bodies', async () => {
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId))).body;
       expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...created, id: 999999 } })).status).toBe(404);
-      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...created, parentId: tenants.sibling.agentId } })).status).toBe(404);
+      expect(
+        (await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...created, parentId: tenants.sibling.agentId } }))
+          .status,
+      ).toBe(404);
       expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.readOnly, body: created })).status).toBe(403);
-      const bad = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...created, id: 'x', timezone: 'Mars/Olympus' } });
+      const bad = await api({
+        method: 'PUT',
+        path: '/api/v3/notifications',
+        token: tokens.root,
+        body: { ...created, id: 'x', timezone: 'Mars/Olympus' },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(['id', 'timezone']);
     });
@@ -238,9 +318,13 @@ describe('notification rules', () => {
 
     it('answers 409 for a stale If-Match and 403 for read-only users', async () => {
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId))).body;
-      expect((await api({ method: 'DELETE', path: `/api/v3/notifications/${created.id}`, token: tokens.root, headers: { 'If-Match': '"7"' } })).status).toBe(409);
+      expect(
+        (await api({ method: 'DELETE', path: `/api/v3/notifications/${created.id}`, token: tokens.root, headers: { 'If-Match': '"7"' } })).status,
+      ).toBe(409);
       expect((await api({ method: 'DELETE', path: `/api/v3/notifications/${created.id}`, token: tokens.readOnly })).status).toBe(403);
-      expect((await api({ method: 'DELETE', path: `/api/v3/notifications/${created.id}`, token: tokens.root, headers: { 'If-Match': '"1"' } })).status).toBe(200);
+      expect(
+        (await api({ method: 'DELETE', path: `/api/v3/notifications/${created.id}`, token: tokens.root, headers: { 'If-Match': '"1"' } })).status,
+      ).toBe(200);
     });
   });
 
@@ -265,12 +349,16 @@ describe('notification rules', () => {
       const foreign = (await create(tokens.sibling, ruleBody(tenants.sibling.agentId, { vehicleIds: [202] }))).body;
       const unknown = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id, 999999] } });
       expect(unknown.status).toBe(404);
-      expect((await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id, foreign.id] } })).status).toBe(404);
+      expect(
+        (await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id, foreign.id] } })).status,
+      ).toBe(404);
       expect((await api({ method: 'GET', path: `/api/v3/notifications/${a.id}`, token: tokens.root })).body.expiresAt).toBe(a.expiresAt);
       const bad = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [a.id, a.id], days: 91 } });
       expect(bad.status).toBe(400);
       expect(bad.body.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(['days', 'ids']);
-      expect((await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.readOnly, body: { ids: [a.id] } })).status).toBe(403);
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.readOnly, body: { ids: [a.id] } })).status).toBe(
+        403,
+      );
     });
   });
 
@@ -297,9 +385,15 @@ describe('notification rules', () => {
       for (const chatId of ['-1001234567890', '@fleet_ops']) {
         await redeemLinkCode((await issueLinkCode(tenants.root.userId, clock.value)).code, { chatId, username: 'ops' }, clock.value);
       }
-      const created = await create(tokens.root, ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops' }] }));
+      const created = await create(
+        tokens.root,
+        ruleBody(tenants.root.agentId, { toTelegram: true, telegrams: [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops' }] }),
+      );
       expect(created.status).toBe(200);
-      const expected = [{ id: -1001234567890, info: 'ops' }, { id: '@fleet_ops', info: '' }];
+      const expected = [
+        { id: -1001234567890, info: 'ops' },
+        { id: '@fleet_ops', info: '' },
+      ];
       expect(created.body.telegrams).toEqual(expected);
       expect((await read(created.body.id)).telegrams).toEqual(expected);
       const { version: _version, expiresAt: _expiresAt, ...record } = await read(created.body.id);
@@ -312,14 +406,21 @@ describe('notification rules', () => {
       const created = (await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime, validity: 90 }))).body;
       expect(created.expiresAt).toBe(new Date(clock.value + 820 * DAY_MS).toISOString());
       const { expiresAt: _expiresAt, ...record } = created;
-      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, activationMode: 0 } })).status).toBe(200);
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, activationMode: 0 } })).status).toBe(
+        200,
+      );
       expect((await read(created.id)).expiresAt).toBe(new Date(clock.value + 90 * DAY_MS).toISOString());
     });
 
     it('never moves an expiry earlier by prolongation, and says when the cap clamped it', async () => {
       const activationTime = new Date(clock.value + 30 * DAY_MS).toISOString();
       const deferred = (await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime, validity: 90 }))).body;
-      const response = await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [deferred.id], days: 5 } });
+      const response = await api({
+        method: 'PUT',
+        path: '/api/v3/notifications/prolongation',
+        token: tokens.root,
+        body: { ids: [deferred.id], days: 5 },
+      });
       expect(response.status).toBe(200);
       expect(response.body).toEqual([{ id: deferred.id, expiresAt: deferred.expiresAt, clamped: true }]);
       expect((await read(deferred.id)).expiresAt).toBe(deferred.expiresAt);
@@ -327,9 +428,13 @@ describe('notification rules', () => {
 
     it('keeps a prolongation when the rule is replaced without changing its period', async () => {
       const rule = (await create(tokens.root, ruleBody(tenants.root.agentId, { validity: 10 }))).body;
-      const prolonged = (await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [rule.id], days: 20 } })).body[0];
+      const prolonged = (
+        await api({ method: 'PUT', path: '/api/v3/notifications/prolongation', token: tokens.root, body: { ids: [rule.id], days: 20 } })
+      ).body[0];
       const { expiresAt: _expiresAt, version: _version, ...record } = await read(rule.id);
-      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, name: 'renamed' } })).status).toBe(200);
+      expect((await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, name: 'renamed' } })).status).toBe(
+        200,
+      );
       expect((await read(rule.id)).expiresAt).toBe(prolonged.expiresAt);
     });
   });

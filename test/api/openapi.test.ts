@@ -42,7 +42,10 @@ describe('OpenAPI document', () => {
 
   it("documents each rule type's settings with their defaults and meaning, and the default of every rule field", async () => {
     const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
-    for (const [method, path] of [['post', '/api/v3/notifications'], ['put', '/api/v3/notifications']] as const) {
+    for (const [method, path] of [
+      ['post', '/api/v3/notifications'],
+      ['put', '/api/v3/notifications'],
+    ] as const) {
       const schema = document.paths[path][method].requestBody.content['application/json'].schema;
       const settings: string = schema.properties.settings.description;
       for (const [type, reference] of Object.entries(SETTINGS_REFERENCE)) {
@@ -68,16 +71,26 @@ describe('OpenAPI document', () => {
 
   it('shows every request body as closed (additionalProperties: false), and settings values as strings, numbers or booleans', async () => {
     const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
-    const bodies = Object.entries(document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>).flatMap(
-      ([path, operations]) =>
-        Object.entries(operations).flatMap(([method, operation]) =>
-          operation.requestBody ? [[`${method} ${path}`, operation.requestBody.content['application/json']!.schema] as const] : [],
-        ),
+    const bodies = Object.entries(
+      document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>,
+    ).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) =>
+        operation.requestBody ? [[`${method} ${path}`, operation.requestBody.content['application/json']!.schema] as const] : [],
+      ),
     );
-    expect(bodies.map(([key]) => key).sort()).toEqual(apiRoutes.filter((route) => route.body).map((route) => `${route.method.toLowerCase()} ${route.path}`).sort());
+    expect(bodies.map(([key]) => key).sort()).toEqual(
+      apiRoutes
+        .filter((route) => route.body)
+        .map((route) => `${route.method.toLowerCase()} ${route.path}`)
+        .sort(),
+    );
     for (const [key, schema] of bodies) expect(schema.additionalProperties, key).toBe(false);
     const create = document.paths['/api/v3/notifications'].post.requestBody.content['application/json'].schema;
-    expect(create.properties.settings.additionalProperties.anyOf.map((value: { type: string }) => value.type)).toEqual(['string', 'number', 'boolean']);
+    expect(create.properties.settings.additionalProperties.anyOf.map((value: { type: string }) => value.type)).toEqual([
+      'string',
+      'number',
+      'boolean',
+    ]);
     expect(create.properties.settings.description).toMatch(/80 as "80"/);
     expect(create.properties.expiresAt.description).toMatch(/read-only/);
     const answered = document.paths['/api/v3/notifications/{id}'].get.responses['200'].content['application/json'].schema;

@@ -4,14 +4,7 @@ import { geozonesExist } from '../../shared/store/geozones-store';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import {
-  RuleReferenceGoneError,
-  StaleRuleError,
-  createRule,
-  getRule,
-  newRuleRecord,
-  setRuleExpiries,
-} from '../../shared/store/rules-store';
+import { RuleReferenceGoneError, StaleRuleError, createRule, getRule, newRuleRecord, setRuleExpiries } from '../../shared/store/rules-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 

@@ -24,11 +24,12 @@ describe('strict request bodies', () => {
   const replace = (body: Record<string, unknown>) => api({ method: 'PUT', path: '/api/v3/notifications', token, body });
   const read = async (id: number) => (await api({ method: 'GET', path: `/api/v3/notifications/${id}`, token })).body;
   const rulesNamed = async (name: string) =>
-    ((await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } })).body as { name: string }[]).filter(
-      (rule) => rule.name === name,
-    );
+    (
+      (await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } })).body as { name: string }[]
+    ).filter((rule) => rule.name === name);
   /** A rule with no channel but the history, which is valid on its own. */
-  const quietRule = (overrides: Record<string, unknown> = {}) => ruleBody(tenants.root.agentId, { enableSideEmails: false, sideEmails: [], ...overrides });
+  const quietRule = (overrides: Record<string, unknown> = {}) =>
+    ruleBody(tenants.root.agentId, { enableSideEmails: false, sideEmails: [], ...overrides });
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-strict-bodies');
@@ -43,7 +44,10 @@ describe('strict request bodies', () => {
     it('refuses a misspelt rule field, and a setting sent outside settings, naming each and storing nothing', async () => {
       const misspelt = await create(quietRule({ name: 'misspelt', vehicleIds: undefined, vehicleIDs: [101] }));
       expect(misspelt.status).toBe(400);
-      expect(misspelt.body).toMatchObject({ error: 'ValidationError', issues: [{ path: 'vehicleIDs', message: expect.stringMatching(/^unknown field \(known: .*vehicleIds/) }] });
+      expect(misspelt.body).toMatchObject({
+        error: 'ValidationError',
+        issues: [{ path: 'vehicleIDs', message: expect.stringMatching(/^unknown field \(known: .*vehicleIds/) }],
+      });
       expect(misspelt.body.message).toContain('vehicleIDs: unknown field');
 
       const outside = await create(quietRule({ name: 'outside', schedule: 'Mon-Fri 08:00-18:00', Active: false }));
@@ -81,9 +85,20 @@ describe('strict request bodies', () => {
 
       const zone = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId) })).body;
       const record = (await api({ method: 'GET', path: `/api/v3/gis/${zone.id}`, token })).body;
-      const put = await api({ method: 'PUT', path: '/api/v3/gis', token, body: { ...record, name: 'Depot, edited', area: 1, perimetr: 1, createDate: '2000-01-01T00:00:00Z' } });
+      const put = await api({
+        method: 'PUT',
+        path: '/api/v3/gis',
+        token,
+        body: { ...record, name: 'Depot, edited', area: 1, perimetr: 1, createDate: '2000-01-01T00:00:00Z' },
+      });
       expect(put.status, JSON.stringify(put.body)).toBe(200);
-      expect(put.body).toMatchObject({ name: 'Depot, edited', area: record.area, perimetr: record.perimetr, createDate: record.createDate, version: 2 });
+      expect(put.body).toMatchObject({
+        name: 'Depot, edited',
+        area: record.area,
+        perimetr: record.perimetr,
+        createDate: record.createDate,
+        version: 2,
+      });
       const refused = await api({ method: 'PUT', path: '/api/v3/gis', token, body: { ...put.body, descripton: 'typo' } });
       expect(refused.status).toBe(400);
       expect(paths(refused.body)).toEqual(['descripton']);
@@ -158,7 +173,11 @@ describe('strict request bodies', () => {
       await updateUserMapEntry(tenants.root.userId, 'pushDevices', 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict', {
         UpdateExpression: 'SET #map.#id = :device',
         ExpressionAttributeValues: {
-          ':device': { platform: 'fcm', endpointArn: 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict', registeredAt: '2026-03-01T08:00:00.000Z' },
+          ':device': {
+            platform: 'fcm',
+            endpointArn: 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict',
+            registeredAt: '2026-03-01T08:00:00.000Z',
+          },
         },
       });
       const after = await create(rule);
@@ -169,12 +188,21 @@ describe('strict request bodies', () => {
       expect(paths(stripped.body)).toEqual(['toMobile', 'toTelegram']);
     });
 
-    it("does not count a recipient of another tenant, whatever chats it has", async () => {
+    it('does not count a recipient of another tenant, whatever chats it has', async () => {
       await linkChats(tenants.sibling.userId, ['800800']);
       const response = await create(quietRule({ toTelegram: true, recipientIds: [tenants.sibling.userId] }));
       expect(response.status).toBe(400);
       expect(paths(response.body)).toEqual(['recipientIds.0', 'toTelegram']);
-      expect((await api({ method: 'POST', path: '/api/v3/notifications', token: sibling, body: ruleBody(tenants.sibling.agentId, { toTelegram: true, recipientIds: [tenants.sibling.userId], vehicleIds: [202] }) })).status).toBe(200);
+      expect(
+        (
+          await api({
+            method: 'POST',
+            path: '/api/v3/notifications',
+            token: sibling,
+            body: ruleBody(tenants.sibling.agentId, { toTelegram: true, recipientIds: [tenants.sibling.userId], vehicleIds: [202] }),
+          })
+        ).status,
+      ).toBe(200);
     });
   });
 });

@@ -26,7 +26,11 @@ const FUNCTION_ENV = {
 /** Milliseconds that one fresh Node.js process spends importing `specifier` (module load and top-level code). */
 function importMs(specifier: string, cwd: string): number {
   const script = `const t = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t));`;
-  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd, env: { ...process.env, ...FUNCTION_ENV }, encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd,
+    env: { ...process.env, ...FUNCTION_ENV },
+    encoding: 'utf8',
+  });
   return Number(output);
 }
 
@@ -80,7 +84,12 @@ export function runBundleBench(): BenchSection {
           ['function', 'bundle', 'init', 'ratio'],
           [
             ['@aws-sdk/client-dynamodb (baseline)', '', `${baselineMs.toFixed(1)} ms`, '1.00×'],
-            ...FUNCTIONS.map((name) => [name, `${(bundleBytes[name] / 1e6).toFixed(3)} MB`, `${initMs[name].toFixed(1)} ms`, `${initOverDynamoClientImport[name].toFixed(2)}×`]),
+            ...FUNCTIONS.map((name) => [
+              name,
+              `${(bundleBytes[name] / 1e6).toFixed(3)} MB`,
+              `${initMs[name].toFixed(1)} ms`,
+              `${initOverDynamoClientImport[name].toFixed(2)}×`,
+            ]),
           ],
         ),
       ],

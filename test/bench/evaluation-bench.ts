@@ -14,12 +14,37 @@ const DAY = 86_400_000;
 function rule(id: number, type: RuleType, vehicleIds: number[], settings: Record<string, string>, geoids: number[] = []): StoredRule {
   const time = new Date(T0 - DAY).toISOString();
   return {
-    id, type, vehicleIds, geoids, settings, name: `rule ${id}`, active: true,
-    userId: null, parentId: '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e', parentName: '', fieldids: [],
-    toEmail: false, recipientIds: [], enableSideEmails: false, sideEmails: [], toTelegram: false, telegrams: [],
-    toMobile: false, toClient: false, stored: false, kind: null, activationMode: 0, activationTime: null,
-    timezone: 3, validity: 90, autoProlongation: false, version: 1, createdAt: time, updatedAt: time,
-    validFrom: time, expiresAt: new Date(T0 + 30 * DAY).toISOString(),
+    id,
+    type,
+    vehicleIds,
+    geoids,
+    settings,
+    name: `rule ${id}`,
+    active: true,
+    userId: null,
+    parentId: '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e',
+    parentName: '',
+    fieldids: [],
+    toEmail: false,
+    recipientIds: [],
+    enableSideEmails: false,
+    sideEmails: [],
+    toTelegram: false,
+    telegrams: [],
+    toMobile: false,
+    toClient: false,
+    stored: false,
+    kind: null,
+    activationMode: 0,
+    activationTime: null,
+    timezone: 3,
+    validity: 90,
+    autoProlongation: false,
+    version: 1,
+    createdAt: time,
+    updatedAt: time,
+    validFrom: time,
+    expiresAt: new Date(T0 + 30 * DAY).toISOString(),
   };
 }
 
@@ -40,8 +65,22 @@ export function benchScenario() {
     for (let start = 1; start <= covered; start += size) out.push(Array.from({ length: Math.min(size, covered - start + 1) }, (_, i) => start + i));
     return out;
   };
-  for (const [g, vehicles] of groups(500, 1).entries()) rules.push(g % 2 ? rule(id++, 2, vehicles, { limit: '90' }) : rule(id++, 2, vehicles, { limit: '80', zoneLimits: `${g + 1}:40,${g + 2}:60` }, [g + 1, g + 2]));
-  for (const [g, vehicles] of groups(100, 1).entries()) rules.push(rule(id++, 0, vehicles, { margin: '30' }, Array.from({ length: 5 }, (_, i) => ((g * 5 + i) % 1_000) + 1)));
+  for (const [g, vehicles] of groups(500, 1).entries())
+    rules.push(
+      g % 2
+        ? rule(id++, 2, vehicles, { limit: '90' })
+        : rule(id++, 2, vehicles, { limit: '80', zoneLimits: `${g + 1}:40,${g + 2}:60` }, [g + 1, g + 2]),
+    );
+  for (const [g, vehicles] of groups(100, 1).entries())
+    rules.push(
+      rule(
+        id++,
+        0,
+        vehicles,
+        { margin: '30' },
+        Array.from({ length: 5 }, (_, i) => ((g * 5 + i) % 1_000) + 1),
+      ),
+    );
   for (const vehicles of groups(500, 0.5)) rules.push(rule(id++, 4, vehicles, {}));
   for (const vehicles of groups(500, 0.25)) {
     rules.push(rule(id++, 11, vehicles, {}), rule(id++, 6, vehicles, {}), rule(id++, 8, vehicles, { parameter: 'din1', edge: 'both' }));

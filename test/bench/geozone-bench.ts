@@ -17,10 +17,10 @@ export function runGeozoneBench(): BenchSection {
     const zones = syntheticZones(count, random);
     const index = new ZoneIndex(zones);
     const features = zones.map((zone) => ({ id: zone.id, feature: polygon(zone.geometry.coordinates as [number, number][][]) }));
-    const queries = Array.from({ length: 2_000 }, () => [
-      REGION.minLat + random() * (REGION.maxLat - REGION.minLat),
-      REGION.minLon + random() * (REGION.maxLon - REGION.minLon),
-    ] as const);
+    const queries = Array.from(
+      { length: 2_000 },
+      () => [REGION.minLat + random() * (REGION.maxLat - REGION.minLat), REGION.minLon + random() * (REGION.maxLon - REGION.minLon)] as const,
+    );
     const naiveQueries = queries.slice(0, Math.max(20, Math.floor(200_000 / count)));
 
     const naive = (lat: number, lon: number) => {
@@ -49,10 +49,18 @@ export function runGeozoneBench(): BenchSection {
     const naiveNs = naiveTotal / naiveQueries.length;
     if (sink < 0) throw new Error('unreachable');
     geozoneLookupSpeedup[count] = Math.round(naiveNs / indexNs);
-    rows.push([count.toLocaleString('en'), `${(naiveNs / 1000).toFixed(1)} µs`, `${(indexNs / 1000).toFixed(2)} µs`, `${(naiveNs / indexNs).toFixed(0)}×`]);
+    rows.push([
+      count.toLocaleString('en'),
+      `${(naiveNs / 1000).toFixed(1)} µs`,
+      `${(indexNs / 1000).toFixed(2)} µs`,
+      `${(naiveNs / indexNs).toFixed(0)}×`,
+    ]);
   }
   return {
-    lines: ['(b) geozone lookup: spatial index vs naive turf loop (target ≥ 50× at 10,000)', ...formatTable(['polygons', 'turf loop', 'index', 'speed-up'], rows)],
+    lines: [
+      '(b) geozone lookup: spatial index vs naive turf loop (target ≥ 50× at 10,000)',
+      ...formatTable(['polygons', 'turf loop', 'index', 'speed-up'], rows),
+    ],
     figures: { geozoneLookupSpeedup },
   };
 }

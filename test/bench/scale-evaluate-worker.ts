@@ -31,4 +31,6 @@ try {
   output.restore();
 }
 globalThis.gc?.();
-process.stdout.write(`${JSON.stringify({ rssMb: process.memoryUsage().rss / 2 ** 20, startRssMb, heapMb: process.memoryUsage().heapUsed / 2 ** 20, failed })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rssMb: process.memoryUsage().rss / 2 ** 20, startRssMb, heapMb: process.memoryUsage().heapUsed / 2 ** 20, failed })}\n`,
+);

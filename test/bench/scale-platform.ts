@@ -56,7 +56,10 @@ export function buildPlatform(vehicles: number): Platform {
       parentId: clients[Math.floor(index / ZONES_PER_CLIENT)]!,
       radius,
       description: '',
-      geometry: { type: 'Point', coordinates: [REGION.minLon + random() * (REGION.maxLon - REGION.minLon), REGION.minLat + random() * (REGION.maxLat - REGION.minLat)] },
+      geometry: {
+        type: 'Point',
+        coordinates: [REGION.minLon + random() * (REGION.maxLon - REGION.minLon), REGION.minLat + random() * (REGION.maxLat - REGION.minLat)],
+      },
       area: Math.PI * radius * radius,
       perimetr: 2 * Math.PI * radius,
       createDate: new Date(T0 - 30 * DAY).toISOString(),
@@ -70,7 +73,8 @@ export function buildPlatform(vehicles: number): Platform {
     for (const { type, count, settings } of SLOTS) {
       for (let n = 0; n < count; n++, slot++) {
         const id = client * RULES_PER_CLIENT + slot + 1;
-        const geoids = type === 0 ? [client * ZONES_PER_CLIENT + (n % ZONES_PER_CLIENT) + 1, client * ZONES_PER_CLIENT + ((n + 3) % ZONES_PER_CLIENT) + 1] : [];
+        const geoids =
+          type === 0 ? [client * ZONES_PER_CLIENT + (n % ZONES_PER_CLIENT) + 1, client * ZONES_PER_CLIENT + ((n + 3) % ZONES_PER_CLIENT) + 1] : [];
         rules.push({
           ...notificationBodySchema.parse({ type, parentId: clients[client], name: `rule ${id}`, active: true, geoids, settings }),
           id,
@@ -150,7 +154,10 @@ export async function writeItems(tableName: string, items: Iterable<Record<strin
 
 export async function seedRulesAndZones(platform: Platform): Promise<void> {
   const { RULES_TABLE, GEOZONES_TABLE } = resourcesConfig();
-  await writeItems(GEOZONES_TABLE, platform.zones.map((zone) => ({ ...zone })));
+  await writeItems(
+    GEOZONES_TABLE,
+    platform.zones.map((zone) => ({ ...zone })),
+  );
   await writeItems(RULES_TABLE, platform.rules.map(ruleItem));
 }
 
@@ -161,4 +168,3 @@ export async function seedVehicles(platform: Platform, from: number, to: number,
   }
   await writeItems(VEHICLE_STATE_TABLE, items());
 }
-

@@ -94,7 +94,9 @@ async function main(): Promise<void> {
     await evaluate({ Records: [sqsRecord(terminalMessage(vehicleId, 110, 50))] }, lambdaContext('evaluate'));
     const ruleChangeItemsRead = capacity.itemsRead();
     const ruleChangeTables = capacity.byTable();
-    say(`one rule edit projected onto ${projectedVehicles} vehicles; the next message read ${ruleChangeItemsRead} items ${JSON.stringify(ruleChangeTables)}`);
+    say(
+      `one rule edit projected onto ${projectedVehicles} vehicles; the next message read ${ruleChangeItemsRead} items ${JSON.stringify(ruleChangeTables)}`,
+    );
 
     // ten vehicles fall silent: last seen 40 minutes before the sweep, their deadline passed
     const sweepAt = T0 + 10 * 60_000;

@@ -18,7 +18,9 @@ describe('configuration schemas', () => {
 
   it('refuses a malformed value, naming the variable, its value and its meaning', () => {
     expect(() => webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: 'abc' })).toThrow(ConfigError);
-    expect(() => webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: 'abc' })).toThrow(/WEBHOOK_RETRY_BASE_SECONDS="abc": .*expected number.*\(Base of the jittered exponential backoff/);
+    expect(() => webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: 'abc' })).toThrow(
+      /WEBHOOK_RETRY_BASE_SECONDS="abc": .*expected number.*\(Base of the jittered exponential backoff/,
+    );
     expect(() => vehicleClockConfig({ VEHICLE_CLOCK: 'fast' })).toThrow(/VEHICLE_CLOCK="fast": .*"exact"\|"coalesced"/);
     expect(() => outboxAgeMs({ OUTBOX_AGE_MS: '-1' })).toThrow(/OUTBOX_AGE_MS="-1"/);
     expect(() => outboxMaxAttempts({ OUTBOX_MAX_ATTEMPTS: '2.5' })).toThrow(/OUTBOX_MAX_ATTEMPTS="2.5"/);
@@ -30,7 +32,9 @@ describe('configuration schemas', () => {
   });
 
   it('names every bad variable at once', () => {
-    expect(() => checkFunctionConfig('sweep', { VEHICLE_CLOCK: 'fast', OUTBOX_MAX_ATTEMPTS: 'ten' })).toThrow(/VEHICLE_CLOCK="fast".*; OUTBOX_MAX_ATTEMPTS="ten"/);
+    expect(() => checkFunctionConfig('sweep', { VEHICLE_CLOCK: 'fast', OUTBOX_MAX_ATTEMPTS: 'ten' })).toThrow(
+      /VEHICLE_CLOCK="fast".*; OUTBOX_MAX_ATTEMPTS="ten"/,
+    );
   });
 
   it('reads values and defaults, an empty value counting as unset', () => {
@@ -65,7 +69,11 @@ describe('configuration schemas', () => {
   it('refuses a malformed CDK context key, naming it', () => {
     const context = (values: Record<string, unknown>) => stackContext(new App({ context: values }));
     expect(context({})).toEqual({ stackName: 'Fleetwatch', geocoding: true, vehicleClock: 'exact', sesMaxSendRate: 14, throwaway: false });
-    expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({ geocoding: false, sesMaxSendRate: 100, stackName: 'Fleet2' });
+    expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({
+      geocoding: false,
+      sesMaxSendRate: 100,
+      stackName: 'Fleet2',
+    });
     expect(() => context({ geocoding: 'maybe' })).toThrow(/-c geocoding="maybe"/);
     expect(() => context({ sesMaxSendRate: 'fast' })).toThrow(/-c sesMaxSendRate="fast": .*\(The account's SES maximum send rate/);
   });

@@ -103,11 +103,7 @@ describe('deliver function', () => {
       'email:fleet@example.com',
       'email:owner@example.com',
     ]);
-    expect(Object.values(item.deliveries as Record<string, { status: string }>).map((entry) => entry.status)).toEqual([
-      'sent',
-      'sent',
-      'sent',
-    ]);
+    expect(Object.values(item.deliveries as Record<string, { status: string }>).map((entry) => entry.status)).toEqual(['sent', 'sent', 'sent']);
   });
 
   it('sends Telegram messages in HTML, waiting out a 429, and marks a chat that blocked the bot inactive', async () => {
@@ -183,7 +179,12 @@ describe('deliver function', () => {
   });
 
   it('parks a delivery still throttled on its last receive on the DLQ with the reason; a redrive sends only what had not gone out', async () => {
-    const rule = await putRule({ toTelegram: true, telegrams: [{ id: '8080', info: '' }], enableSideEmails: true, sideEmails: ['parked@example.com'] });
+    const rule = await putRule({
+      toTelegram: true,
+      telegrams: [{ id: '8080', info: '' }],
+      enableSideEmails: true,
+      sideEmails: ['parked@example.com'],
+    });
     await linkRuleChats('8080');
     await confirmSideEmails('parked@example.com');
     telegram.script('8080', { code: 429, retryAfter: 600 }, { code: 429, retryAfter: 600 });
@@ -282,7 +283,11 @@ describe('deliver function', () => {
   });
 
   it('sends a message too long for Telegram HTML as shortened plain text rather than have it refused', async () => {
-    const rule = await putRule({ toTelegram: true, telegrams: [{ id: '9191', info: '' }], settings: { messageTemplate: `${'&'.repeat(1990)} {{speed}}` } });
+    const rule = await putRule({
+      toTelegram: true,
+      telegrams: [{ id: '9191', info: '' }],
+      settings: { messageTemplate: `${'&'.repeat(1990)} {{speed}}` },
+    });
     await linkRuleChats('9191');
     const alert = await putAlert(rule, 19);
     await enqueue(JSON.stringify({ alertId: alert.alertId }));

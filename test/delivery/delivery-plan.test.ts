@@ -14,8 +14,15 @@ function user(index: 0 | 1 | 2, fields: Record<string, unknown> = {}): StoredUse
 
 function rule(fields: Partial<StoredRule>): StoredRule {
   return storedRuleSchema.parse({
-    id: 1, type: 2, parentId: PARENT, name: 'r', version: 1,
-    createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', validFrom: '2026-01-01T00:00:00Z', expiresAt: '2026-12-01T00:00:00Z',
+    id: 1,
+    type: 2,
+    parentId: PARENT,
+    name: 'r',
+    version: 1,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    validFrom: '2026-01-01T00:00:00Z',
+    expiresAt: '2026-12-01T00:00:00Z',
     ...fields,
   });
 }
@@ -27,7 +34,9 @@ const open = (chats: string[] = []): ScopeFacts => ({ usersInScope: new Set(ids)
 
 describe('delivery plan', () => {
   it('targets only the channels the rule enables', () => {
-    const users = [user(0, { telegramChats: [chat('1')], pushDevices: [{ platform: 'fcm', endpointArn: 'arn:e1', registeredAt: '2026-01-01T00:00:00.000Z' }] })];
+    const users = [
+      user(0, { telegramChats: [chat('1')], pushDevices: [{ platform: 'fcm', endpointArn: 'arn:e1', registeredAt: '2026-01-01T00:00:00.000Z' }] }),
+    ];
     const plan = planDelivery(rule({ recipientIds: [ids[0]], toEmail: true, sideEmails: ['side@example.com'] }), users, undefined, open());
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com']);
   });
@@ -35,7 +44,13 @@ describe('delivery plan', () => {
   it('writes each recipient in its language and outside addresses in the owner language, each address once', () => {
     const users = [user(0, { language: 1 }), user(1, { language: 3, email: 'Shared@Example.com' })];
     const plan = planDelivery(
-      rule({ userId: ids[0], recipientIds: [ids[0], ids[1]], toEmail: true, enableSideEmails: true, sideEmails: ['shared@example.com', 'out@example.com'] }),
+      rule({
+        userId: ids[0],
+        recipientIds: [ids[0], ids[1]],
+        toEmail: true,
+        enableSideEmails: true,
+        sideEmails: ['shared@example.com', 'out@example.com'],
+      }),
       users,
       1,
       open(),
@@ -48,9 +63,20 @@ describe('delivery plan', () => {
   });
 
   it('skips chats that blocked the bot and disabled users, and tries chats named on the rule only while linked in scope', () => {
-    const users = [user(0, { telegramChats: [chat('1'), chat('2', false), chat('3', false)] }), user(1, { isEnabled: false, telegramChats: [chat('4')] })];
+    const users = [
+      user(0, { telegramChats: [chat('1'), chat('2', false), chat('3', false)] }),
+      user(1, { isEnabled: false, telegramChats: [chat('4')] }),
+    ];
     const plan = planDelivery(
-      rule({ recipientIds: [ids[0], ids[1]], toEmail: true, toTelegram: true, telegrams: [{ id: '3', info: '' }, { id: '-100', info: '' }] }),
+      rule({
+        recipientIds: [ids[0], ids[1]],
+        toEmail: true,
+        toTelegram: true,
+        telegrams: [
+          { id: '3', info: '' },
+          { id: '-100', info: '' },
+        ],
+      }),
       users,
       undefined,
       open(['-100']),
@@ -71,7 +97,14 @@ describe('delivery plan', () => {
       rule({ recipientIds: [ids[0], ids[1], ids[2]], toEmail: true, toTelegram: true, enableSideEmails: true, sideEmails: ['new@example.com'] }),
       users,
       undefined,
-      { usersInScope: new Set([ids[1], ids[2]]), linkedChats: new Set(), blockedEmails: new Map([['u2@example.com', 'suppressed'], ['new@example.com', 'not confirmed']]) },
+      {
+        usersInScope: new Set([ids[1], ids[2]]),
+        linkedChats: new Set(),
+        blockedEmails: new Map([
+          ['u2@example.com', 'suppressed'],
+          ['new@example.com', 'not confirmed'],
+        ]),
+      },
     );
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u1@example.com']);
     expect(Object.fromEntries(plan.skipped.map((target) => [target.key, target.reason]))).toEqual({
@@ -85,7 +118,17 @@ describe('delivery plan', () => {
     const at = '2026-01-01T00:00:00.000Z';
     expect(finalStatus([])).toBe('delivered');
     expect(finalStatus([{ status: 'skipped', at, attempts: 0 }])).toBe('delivered');
-    expect(finalStatus([{ status: 'failed', at, attempts: 1 }, { status: 'sent', at, attempts: 1 }])).toBe('delivered');
-    expect(finalStatus([{ status: 'failed', at, attempts: 1 }, { status: 'skipped', at, attempts: 0 }])).toBe('failed');
+    expect(
+      finalStatus([
+        { status: 'failed', at, attempts: 1 },
+        { status: 'sent', at, attempts: 1 },
+      ]),
+    ).toBe('delivered');
+    expect(
+      finalStatus([
+        { status: 'failed', at, attempts: 1 },
+        { status: 'skipped', at, attempts: 0 },
+      ]),
+    ).toBe('failed');
   });
 });

@@ -34,7 +34,11 @@ describe('push device registration', () => {
     await registerPushDevice(user.id, 'fcm', 'token-1');
     const apns = await registerPushDevice(user.id, 'apns', 'token-2');
     expect(sns.calls.at(-1)?.input.PlatformApplicationArn).toBe(APNS_APP);
-    expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((stored) => stored.endpointArn).sort()).toEqual([device.endpointArn, apns.endpointArn].sort());
+    expect(
+      Object.values((await getUser(user.id)).pushDevices ?? {})
+        .map((stored) => stored.endpointArn)
+        .sort(),
+    ).toEqual([device.endpointArn, apns.endpointArn].sort());
 
     expect(await removePushDevice(user.id, device.endpointArn)).toBe(true);
     expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((stored) => stored.endpointArn)).toEqual([apns.endpointArn]);

@@ -55,7 +55,12 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
 
   async function saveRule(...addresses: string[]): Promise<number> {
     token = await login(api, tenants.root);
-    const created = await api({ method: 'POST', path: '/api/v3/notifications', headers: { 'X-Auth': token }, body: ruleBody(clientId, { sideEmails: addresses }) });
+    const created = await api({
+      method: 'POST',
+      path: '/api/v3/notifications',
+      headers: { 'X-Auth': token },
+      body: ruleBody(clientId, { sideEmails: addresses }),
+    });
     expect(created.status).toBe(200);
     return created.body.id as number;
   }
@@ -69,7 +74,8 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     return alert;
   }
 
-  const confirmPath = (text: string | undefined) => /https:\/\/api\.fleetwatch\.test(\/api\/v3\/email\/confirm\/[A-Za-z0-9_.-]+)/.exec(text ?? '')?.[1];
+  const confirmPath = (text: string | undefined) =>
+    /https:\/\/api\.fleetwatch\.test(\/api\/v3\/email\/confirm\/[A-Za-z0-9_.-]+)/.exec(text ?? '')?.[1];
 
   it('sends exactly one confirmation when the rule is saved, and none when it is saved again', async () => {
     const address = 'asked@outside.test';
@@ -93,7 +99,8 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     let refusals = 1;
     const throttled: ChannelSenders = {
       ...channelSenders,
-      email: async (message) => (refusals-- > 0 ? { status: 'retry', error: 'Throttling: Maximum sending rate exceeded' } : channelSenders.email(message)),
+      email: async (message) =>
+        refusals-- > 0 ? { status: 'retry', error: 'Throttling: Maximum sending rate exceeded' } : channelSenders.email(message),
     };
     const address = 'throttled@outside.test';
     await saveRule(address);

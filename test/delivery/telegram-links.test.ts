@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import {
-  issueLinkCode,
-  markTelegramChatInactive,
-  redeemLinkCode,
-  unlinkTelegramChat,
-} from '../../shared/store/telegram-links';
+import { issueLinkCode, markTelegramChatInactive, redeemLinkCode, unlinkTelegramChat } from '../../shared/store/telegram-links';
 import { getUser, putUser } from './support/fixtures';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';

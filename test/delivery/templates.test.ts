@@ -18,7 +18,12 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
   drain: { ...position, speed: 0, values: { before: 310.4, after: 262.1, volume: 48.3, parameter: 'fuel1' } },
   fuelling: { ...position, speed: 0, values: { before: 120, after: 400.5, volume: 280.5, parameter: 'fuel1' } },
   panic: { ...position, speed: 12, values: { parameter: 'in3' } },
-  connectionLost: { latitude: null, longitude: null, speed: null, values: { minutes: 30, lastSeenAt: '2026-03-01T09:30:00.000Z', lastDeviceTime: '2026-03-01T09:29:58.000Z' } },
+  connectionLost: {
+    latitude: null,
+    longitude: null,
+    speed: null,
+    values: { minutes: 30, lastSeenAt: '2026-03-01T09:30:00.000Z', lastDeviceTime: '2026-03-01T09:29:58.000Z' },
+  },
   connectionRestored: { ...position, speed: 20, values: { silentSince: '2026-03-01T08:10:00.000Z', silentMinutes: 110 } },
   sensorOn: { ...position, speed: 0, values: { parameter: 'door<1>', value: 1 } },
   sensorOff: { ...position, speed: 0, values: { parameter: 'door<1>', value: 0 } },
@@ -27,10 +32,19 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
   idle: { ...position, speed: 0, values: { idleMinutes: 17, minutes: 15, since: '2026-03-01T09:43:00.000Z' } },
   addressArrival: { ...position, speed: 5, values: { address: 'Nizami <10> & Co, Baku', radius: 100, distance: 42 } },
   addressDeparture: { ...position, speed: 31, values: { address: 'Nizami <10> & Co, Baku', radius: 100, distance: 128 } },
-  maintenanceDue: { ...position, speed: 0, values: { counter: 'mileage', parameter: 'mileage', value: 20012, threshold: 20000, interval: 10000, unit: 'km', thresholdsPassed: 1 } },
+  maintenanceDue: {
+    ...position,
+    speed: 0,
+    values: { counter: 'mileage', parameter: 'mileage', value: 20012, threshold: 20000, interval: 10000, unit: 'km', thresholdsPassed: 1 },
+  },
 };
 
-function render(kind: string, language: Language, event: Partial<Alert['event']>, options: { vehicleName?: string; ruleName?: string; timezone?: number | string; override?: { subject?: string; body?: string } } = {}) {
+function render(
+  kind: string,
+  language: Language,
+  event: Partial<Alert['event']>,
+  options: { vehicleName?: string; ruleName?: string; timezone?: number | string; override?: { subject?: string; body?: string } } = {},
+) {
   const alert = {
     ruleName: options.ruleName ?? 'Night & <weekend> watch',
     vehicleId: 12,
@@ -75,11 +89,18 @@ describe('notification templates', () => {
 
   it("renders a rule's own template with the same placeholders, never as code", () => {
     const rendered = render('speeding', 2, EVENTS.speeding, {
-      override: { subject: '{{vehicle}} over {{limit}}', body: 'Speed {{speed}}/{{limit}} <%= process.exit() %> {{values.durationSeconds}}s {{constructor}}\n{{mapUrl}}' },
+      override: {
+        subject: '{{vehicle}} over {{limit}}',
+        body: 'Speed {{speed}}/{{limit}} <%= process.exit() %> {{values.durationSeconds}}s {{constructor}}\n{{mapUrl}}',
+      },
     });
     expect(rendered.subject).toBe('Truck "A&B" <7> over 90');
-    expect(rendered.text).toBe('Speed 104/90 <%= process.exit() %> 45s\nhttps://www.openstreetmap.org/?mlat=40.40926&mlon=49.86709#map=16/40.40926/49.86709');
-    expect(rendered.telegram).toBe('Speed 104/90 &lt;%= process.exit() %&gt; 45s\nhttps://www.openstreetmap.org/?mlat=40.40926&amp;mlon=49.86709#map=16/40.40926/49.86709');
+    expect(rendered.text).toBe(
+      'Speed 104/90 <%= process.exit() %> 45s\nhttps://www.openstreetmap.org/?mlat=40.40926&mlon=49.86709#map=16/40.40926/49.86709',
+    );
+    expect(rendered.telegram).toBe(
+      'Speed 104/90 &lt;%= process.exit() %&gt; 45s\nhttps://www.openstreetmap.org/?mlat=40.40926&amp;mlon=49.86709#map=16/40.40926/49.86709',
+    );
     expect(rendered.html).toContain('Speed 104/90 &lt;%= process.exit() %&gt; 45s<br>');
   });
 

@@ -10,7 +10,14 @@ describe('docs/configuration.md', () => {
 
   it('lists every variable of every function and every CDK context key', () => {
     const page = configurationPage();
-    for (const name of ['WEBHOOK_RETRY_BASE_SECONDS', 'DELIVERIES_MAX_RECEIVE_COUNT', 'VEHICLE_CLOCK', 'OUTBOX_MAX_ATTEMPTS', 'LIMIT_RULES_PER_CLIENT', 'TEMPLATES_DIR']) {
+    for (const name of [
+      'WEBHOOK_RETRY_BASE_SECONDS',
+      'DELIVERIES_MAX_RECEIVE_COUNT',
+      'VEHICLE_CLOCK',
+      'OUTBOX_MAX_ATTEMPTS',
+      'LIMIT_RULES_PER_CLIENT',
+      'TEMPLATES_DIR',
+    ]) {
       expect(page).toContain(`| \`${name}\` |`);
     }
     for (const key of ['stackName', 'geocoding', 'vehicleClock', 'sesMaxSendRate']) expect(page).toContain(`| \`${key}\` |`);

@@ -14,7 +14,8 @@ describe('OpenAPI examples', () => {
     const missing: string[] = [];
     for (const route of apiRoutes) {
       const described = operation(route.method, route.path);
-      if (route.body && described.requestBody?.content['application/json']?.example === undefined) missing.push(`${route.method} ${route.path} request`);
+      if (route.body && described.requestBody?.content['application/json']?.example === undefined)
+        missing.push(`${route.method} ${route.path} request`);
       if (described.responses['200']?.content?.['application/json']?.example === undefined) missing.push(`${route.method} ${route.path} response`);
     }
     expect(missing).toEqual([]);
@@ -27,7 +28,10 @@ describe('OpenAPI examples', () => {
       const checks = [...(route.body ? [['request', route.body, body] as const] : []), ['response', route.response, response] as const];
       for (const [which, schema, example] of checks) {
         const parsed = schema.safeParse(example);
-        if (!parsed.success) invalid.push(`${route.method} ${route.path} ${which}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
+        if (!parsed.success)
+          invalid.push(
+            `${route.method} ${route.path} ${which}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`,
+          );
       }
     }
     expect(invalid).toEqual([]);

@@ -10,7 +10,9 @@ function stackAlarms(): { template: string[]; ids: Map<string, string> } {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new FleetwatchStack(app, 'FleetwatchRunbook');
   const resources = app.synth().getStackByName(stack.stackName).template.Resources as Record<string, { Type: string }>;
-  const template = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm').map(([id]) => id);
+  const template = Object.entries(resources)
+    .filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm')
+    .map(([id]) => id);
   const ids = new Map<string, string>();
   for (const construct of stack.node.findAll()) {
     if (construct instanceof CfnAlarm) ids.set(stack.resolve(construct.logicalId) as string, construct.node.scope!.node.id);

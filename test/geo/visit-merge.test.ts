@@ -78,7 +78,9 @@ describe('visit merging and filters', () => {
         for (const visit of visits) {
           const covering = merged.filter(
             (candidate) =>
-              pairKey(candidate) === pairKey(visit) && candidate.startMs <= visit.startMs && (candidate.endMs === null || (visit.endMs !== null && visit.endMs <= candidate.endMs)),
+              pairKey(candidate) === pairKey(visit) &&
+              candidate.startMs <= visit.startMs &&
+              (candidate.endMs === null || (visit.endMs !== null && visit.endMs <= candidate.endMs)),
           );
           expect(covering).toHaveLength(1);
         }
@@ -126,7 +128,15 @@ describe('visit merging and filters', () => {
   });
 
   it('merges a closed visit with an open one into an open visit', () => {
-    const closed: Visit = { vehicleId: 1, zoneId: 1, startMs: T, endMs: T + 60_000, entry: { latitude: 55.7, longitude: 37.6 }, exit: { latitude: 55.7, longitude: 37.6 }, distance: 300 };
+    const closed: Visit = {
+      vehicleId: 1,
+      zoneId: 1,
+      startMs: T,
+      endMs: T + 60_000,
+      entry: { latitude: 55.7, longitude: 37.6 },
+      exit: { latitude: 55.7, longitude: 37.6 },
+      distance: 300,
+    };
     const open: Visit = { vehicleId: 1, zoneId: 1, startMs: T + 90_000, endMs: null, entry: { latitude: 55.7, longitude: 37.6 } };
     expect(mergeVisits([open, closed], { ...OFF, byTime: 60 })).toEqual([{ vehicleId: 1, zoneId: 1, startMs: T, endMs: null, entry: closed.entry }]);
     expect(mergeVisits([open, closed], { ...OFF, byTime: 30 })).toHaveLength(2);

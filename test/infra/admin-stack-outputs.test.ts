@@ -62,7 +62,11 @@ describe('admin CLI --stack', () => {
     });
     // the names reach the code through the same configuration it reads today
     const config = resourcesConfig(environment);
-    expect(config).toMatchObject({ RULES_TABLE: environment.RULES_TABLE, VISITS_TABLE: environment.VISITS_TABLE, DELIVERIES_DLQ_URL: environment.DELIVERIES_DLQ_URL });
+    expect(config).toMatchObject({
+      RULES_TABLE: environment.RULES_TABLE,
+      VISITS_TABLE: environment.VISITS_TABLE,
+      DELIVERIES_DLQ_URL: environment.DELIVERIES_DLQ_URL,
+    });
   });
 
   it('names each missing output instead of running against default table names', async () => {
@@ -81,7 +85,10 @@ describe('admin CLI --stack', () => {
       region: 'eu-west-1',
       argv: ['create-client', '--name', 'Acme'],
     });
-    expect(takeGlobalOptions(['redrive', 'input', '--stack=fleet-staging', '--max', '5'])).toEqual({ stack: 'fleet-staging', argv: ['redrive', 'input', '--max', '5'] });
+    expect(takeGlobalOptions(['redrive', 'input', '--stack=fleet-staging', '--max', '5'])).toEqual({
+      stack: 'fleet-staging',
+      argv: ['redrive', 'input', '--max', '5'],
+    });
     expect(takeGlobalOptions(['link-users'])).toEqual({ argv: ['link-users'] });
     expect(() => takeGlobalOptions(['link-users', '--stack'])).toThrow(GlobalOptionError);
   });

@@ -116,7 +116,9 @@ describe('local emulators through the real AWS SDK clients', () => {
       });
     }
     expect(attempts).toBe(5);
-    const { Messages = [] } = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10 }));
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10 }),
+    );
     expect(Messages.map((message) => message.Body)).toEqual(['always fails']);
   });
 
@@ -128,7 +130,9 @@ describe('local emulators through the real AWS SDK clients', () => {
     for (const body of ['g1', 'g2', 'g3']) {
       await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: 'one-group' }));
     }
-    const { Messages = [] } = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+    );
     expect(Messages.map((message) => message.Body)).toEqual(['g1', 'g2', 'g3']);
   });
 });

@@ -7,7 +7,13 @@ import { startTestEmulators } from '../support/emulators';
 
 async function receiveAll(queueUrl: string) {
   const { Messages = [] } = await sqsClient().send(
-    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'], VisibilityTimeout: 0 }),
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      MessageSystemAttributeNames: ['All'],
+      MessageAttributeNames: ['All'],
+      VisibilityTimeout: 0,
+    }),
   );
   return Messages;
 }

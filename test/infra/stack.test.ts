@@ -13,7 +13,13 @@ import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/f
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
 import { ALLOWED_WILDCARDS, wildcardResources } from '../support/iam-wildcards';
 
-type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; Condition?: string; Metadata?: Record<string, unknown> };
+type Resource = {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DeletionPolicy?: string;
+  Condition?: string;
+  Metadata?: Record<string, unknown>;
+};
 type PolicyStatement = { Effect: string; Action: string | string[]; Resource: unknown };
 
 const FUNCTION_NAMES: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
@@ -105,7 +111,13 @@ describe('FleetwatchStack template', () => {
           GlobalSecondaryIndexes: Match.arrayWith([
             Match.objectLike({ IndexName: 'byParentTime' }),
             Match.objectLike({ IndexName: 'byVehicleTime' }),
-            Match.objectLike({ IndexName: 'outbox', KeySchema: [{ AttributeName: 'outbox', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }] }),
+            Match.objectLike({
+              IndexName: 'outbox',
+              KeySchema: [
+                { AttributeName: 'outbox', KeyType: 'HASH' },
+                { AttributeName: 'createdAt', KeyType: 'RANGE' },
+              ],
+            }),
           ]),
         }),
       });
@@ -151,9 +163,7 @@ describe('FleetwatchStack template', () => {
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: queue }],
           PolicyDocument: {
-            Statement: Match.arrayWith([
-              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            ]),
+            Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
           },
         });
       }
@@ -169,7 +179,12 @@ describe('FleetwatchStack template', () => {
         expect(fn, name).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
         const logGroupId = logicalId(stack.functions[name].logGroup);
         // START/END/REPORT lines are dropped (system level WARN): CloudWatch Logs bills every byte
-        expect(fn.LoggingConfig, name).toEqual({ LogGroup: { Ref: logGroupId }, LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' });
+        expect(fn.LoggingConfig, name).toEqual({
+          LogGroup: { Ref: logGroupId },
+          LogFormat: 'JSON',
+          ApplicationLogLevel: 'INFO',
+          SystemLogLevel: 'WARN',
+        });
         expect(resources[logGroupId]!.Properties.RetentionInDays, name).toBeGreaterThan(0);
         expect(environmentOf(name), name).toMatchObject({
           POWERTOOLS_SERVICE_NAME: `fleetwatch-${name}`,
@@ -185,11 +200,21 @@ describe('FleetwatchStack template', () => {
     });
 
     it('tells each function exactly the tables it uses, under the names shared/config.ts reads', () => {
-      const tableVariables = (name: FunctionName) => Object.keys(environmentOf(name)).filter((key) => key.endsWith('_TABLE')).sort();
+      const tableVariables = (name: FunctionName) =>
+        Object.keys(environmentOf(name))
+          .filter((key) => key.endsWith('_TABLE'))
+          .sort();
       expect(tableVariables('evaluate')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
       expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
       expect(tableVariables('deliver')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
-      expect(tableVariables('api')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
+      expect(tableVariables('api')).toEqual([
+        'ALERTS_TABLE',
+        'DIRECTORY_TABLE',
+        'GEOZONES_TABLE',
+        'RULES_TABLE',
+        'VEHICLE_STATE_TABLE',
+        'VISITS_TABLE',
+      ]);
       expect(tableVariables('telegram')).toEqual(['DIRECTORY_TABLE']);
       expect(environmentOf('evaluate')).toMatchObject({
         DELIVERIES_QUEUE_URL: { Ref: logicalId(stack.queues.deliveries) },
@@ -207,7 +232,7 @@ describe('FleetwatchStack template', () => {
       expect(environmentOf('api')).toMatchObject({ RATE_LIMIT_INTERVAL_MS: '1000', TELEGRAM_BOT_USERNAME: { Ref: 'TelegramBotUsername' } });
     });
 
-    it('lets the api function geocode addresses on the region\'s own place data, and nothing else of Amazon Location; -c geocoding=false turns it off', () => {
+    it("lets the api function geocode addresses on the region's own place data, and nothing else of Amazon Location; -c geocoding=false turns it off", () => {
       expect(environmentOf('api').GEOCODER).toBe('amazon-location');
       const geocoding = roleStatements('api').filter((statement) => asArray(statement.Action).some((action) => String(action).startsWith('geo')));
       expect(geocoding).toHaveLength(1);
@@ -215,24 +240,33 @@ describe('FleetwatchStack template', () => {
       expect(JSON.stringify(geocoding[0]!.Resource)).toMatch(/:geo-places:",\{"Ref":"AWS::Region"\},"::provider\/default"/);
       for (const name of FUNCTION_NAMES.filter((name) => name !== 'api')) {
         expect(environmentOf(name).GEOCODER, name).toBeUndefined();
-        expect(actionsOf(name).some((action) => action.startsWith('geo')), name).toBe(false);
+        expect(
+          actionsOf(name).some((action) => action.startsWith('geo')),
+          name,
+        ).toBe(false);
       }
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [], geocoding: 'false' } });
-      const off = Template.fromStack(new FleetwatchStack(app, 'FleetwatchNoGeocoding')).toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+      const off = Template.fromStack(new FleetwatchStack(app, 'FleetwatchNoGeocoding')).toJSON() as {
+        Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+      };
       expect(JSON.stringify(off.Resources)).not.toMatch(/geo-places|GEOCODER/);
     });
 
     it('stores vehicle clocks exactly unless -c vehicleClock=coalesced, and tells evaluate and the sweep the same', () => {
       for (const name of ['evaluate', 'sweep'] as const) expect(environmentOf(name).VEHICLE_CLOCK, name).toBe('exact');
-      for (const name of FUNCTION_NAMES.filter((name) => name !== 'evaluate' && name !== 'sweep')) expect(environmentOf(name).VEHICLE_CLOCK, name).toBeUndefined();
+      for (const name of FUNCTION_NAMES.filter((name) => name !== 'evaluate' && name !== 'sweep'))
+        expect(environmentOf(name).VEHICLE_CLOCK, name).toBeUndefined();
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [], vehicleClock: 'coalesced' } });
       const coalesced = new FleetwatchStack(app, 'FleetwatchCoalescedClock');
       const variables = Template.fromStack(coalesced).toJSON() as { Resources: Record<string, Resource> };
       const clockOf = (name: 'evaluate' | 'sweep') =>
-        (variables.Resources[logicalId(coalesced.functions[name].function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables.VEHICLE_CLOCK;
+        (variables.Resources[logicalId(coalesced.functions[name].function)]!.Properties.Environment as { Variables: Record<string, unknown> })
+          .Variables.VEHICLE_CLOCK;
       expect([clockOf('evaluate'), clockOf('sweep')]).toEqual(['coalesced', 'coalesced']);
       const typo = new App({ context: { 'aws:cdk:bundling-stacks': [], vehicleClock: 'exactly' } });
-      expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(/-c vehicleClock="exactly": Invalid option: expected one of "exact"\|"coalesced"/);
+      expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(
+        /-c vehicleClock="exactly": Invalid option: expected one of "exact"\|"coalesced"/,
+      );
     });
 
     it('keeps tables and log groups when the stack is deleted unless -c throwaway=true, which removes them all, the secret and keys too', () => {
@@ -244,7 +278,9 @@ describe('FleetwatchStack template', () => {
       for (const [id, table] of ofType('AWS::DynamoDB::Table')) expect(table.Properties.DeletionProtectionEnabled, id).toBe(true);
 
       const throwaway = (value: unknown) =>
-        Template.fromStack(new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], throwaway: value } }), 'FleetwatchThrowaway')).toJSON() as {
+        Template.fromStack(
+          new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], throwaway: value } }), 'FleetwatchThrowaway'),
+        ).toJSON() as {
           Resources: Record<string, Resource>;
         };
       for (const value of ['true', true]) {
@@ -258,7 +294,9 @@ describe('FleetwatchStack template', () => {
         for (const [id, table] of of('AWS::DynamoDB::Table')) expect(table.Properties.DeletionProtectionEnabled, id).toBe(false);
       }
       const retained = Object.values(throwaway('false').Resources).filter((resource) => resource.Type === 'AWS::DynamoDB::Table');
-      expect(retained.map((table) => [table.DeletionPolicy, table.Properties.DeletionProtectionEnabled])).toEqual(retained.map(() => ['Retain', true]));
+      expect(retained.map((table) => [table.DeletionPolicy, table.Properties.DeletionProtectionEnabled])).toEqual(
+        retained.map(() => ['Retain', true]),
+      );
       expect(() => throwaway('yes')).toThrow(/-c throwaway="yes": .*expected one of "true"\|"false"/);
     });
 
@@ -278,7 +316,10 @@ describe('FleetwatchStack template', () => {
       }
       for (const name of ['evaluate', 'sweep', 'api'] as const) {
         expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toBeUndefined();
-        expect(actionsOf(name).some((action) => action.startsWith('secretsmanager:')), name).toBe(false);
+        expect(
+          actionsOf(name).some((action) => action.startsWith('secretsmanager:')),
+          name,
+        ).toBe(false);
       }
     });
   });
@@ -289,20 +330,24 @@ describe('FleetwatchStack template', () => {
       roleStatements(name).some((statement) => JSON.stringify(statement.Resource).includes(`"${tableId(key)}"`));
     const writesTable = (name: FunctionName, key: keyof typeof TABLES) =>
       roleStatements(name).some(
-        (statement) =>
-          JSON.stringify(statement.Resource).includes(`"${tableId(key)}"`) && asArray(statement.Action).includes('dynamodb:PutItem'),
+        (statement) => JSON.stringify(statement.Resource).includes(`"${tableId(key)}"`) && asArray(statement.Action).includes('dynamodb:PutItem'),
       );
 
     it('grants no wildcard action and no wildcard resource, but ListStreams to the projector and the metric read to the sweep', () => {
       for (const name of FUNCTION_NAMES) {
         for (const statement of roleStatements(name)) {
-          expect(asArray(statement.Action).filter((action) => action.includes('*')), name).toEqual([]);
+          expect(
+            asArray(statement.Action).filter((action) => action.includes('*')),
+            name,
+          ).toEqual([]);
           // ListStreams has no resource-level permission; it lists stream ARNs, never data
           if (name === 'project' && asArray(statement.Action).join() === 'dynamodb:ListStreams') continue;
           // CloudWatch grants metric reads only on "*"
           if (name === 'sweep' && asArray(statement.Action).join() === 'cloudwatch:GetMetricStatistics') continue;
           const ownLogStreams = (wildcard: string) => wildcard.endsWith(':*') && wildcard.startsWith(`<${logicalId(stack.functions[name].logGroup)}`);
-          const unexpected = wildcardResources(statement).filter((wildcard) => !ownLogStreams(wildcard) && !ALLOWED_WILDCARDS.some((allowed) => allowed.test(wildcard)));
+          const unexpected = wildcardResources(statement).filter(
+            (wildcard) => !ownLogStreams(wildcard) && !ALLOWED_WILDCARDS.some((allowed) => allowed.test(wildcard)),
+          );
           expect(unexpected, name).toEqual([]);
         }
       }
@@ -335,7 +380,10 @@ describe('FleetwatchStack template', () => {
 
     it('lets only deliver send e-mail, and only from the sender address or its domain', () => {
       for (const name of ['evaluate', 'sweep', 'api', 'telegram'] as const) {
-        expect(actionsOf(name).filter((action) => action.startsWith('ses:')), name).toEqual([]);
+        expect(
+          actionsOf(name).filter((action) => action.startsWith('ses:')),
+          name,
+        ).toEqual([]);
       }
       const send = roleStatements('deliver').filter((statement) => asArray(statement.Action).includes('ses:SendEmail'));
       const resourcesJson = JSON.stringify(send.map((statement) => statement.Resource));
@@ -376,7 +424,8 @@ describe('FleetwatchStack template', () => {
         { 'Fn::GetAtt': [logicalId(stack.tables.tables.rules), 'StreamArn'] },
         { 'Fn::GetAtt': [logicalId(stack.tables.tables.geozones), 'StreamArn'] },
       ]);
-      for (const mapping of streams) expect(mapping).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
+      for (const mapping of streams)
+        expect(mapping).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
       const forFunction = (name: FunctionName) => mappings.find((mapping) => JSON.stringify(mapping.FunctionName).includes(functionId(name)));
       expect(forFunction('evaluate')).toMatchObject({
         EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.queues.input), 'Arn'] },
@@ -477,7 +526,9 @@ describe('FleetwatchStack template', () => {
     });
 
     it('caps concurrent deliver functions and paces each, so that a burst of alerts stays under the SES send rate', () => {
-      const deliverSource = ofType('AWS::Lambda::EventSourceMapping').find(([, mapping]) => JSON.stringify(mapping.Properties.FunctionName).includes(functionId('deliver')));
+      const deliverSource = ofType('AWS::Lambda::EventSourceMapping').find(([, mapping]) =>
+        JSON.stringify(mapping.Properties.FunctionName).includes(functionId('deliver')),
+      );
       const pacing = deliveryPacing(DEFAULT_SES_MAX_SEND_RATE);
       expect(deliverSource![1].Properties.ScalingConfig).toEqual({ MaximumConcurrency: pacing.maxConcurrency });
       expect(environmentOf('deliver').SES_SEND_RATE_PER_FUNCTION).toBe(String(pacing.perFunctionRate));
@@ -605,7 +656,8 @@ describe('cdk-nag AwsSolutions checks', () => {
     const { app } = unbundledStack();
     const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
     const findings = report.violations.map(
-      (violation) => `${violation.severity} ${violation.ruleName} at ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`,
+      (violation) =>
+        `${violation.severity} ${violation.ruleName} at ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`,
     );
     expect(findings).toEqual([]);
 

@@ -51,20 +51,22 @@ describe('local console without --verbose', () => {
         deliver: async (event: SQSEvent) => {
           for (const record of event.Records) {
             const { alertId } = JSON.parse(record.body) as { alertId: string };
-            await documentClient().send(
-              new UpdateCommand({
-                TableName: process.env.ALERTS_TABLE,
-                Key: { alertId },
-                UpdateExpression: 'SET #status = :delivered, deliveries = :deliveries',
-                ConditionExpression: '#status = :pending',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':delivered': 'delivered',
-                  ':pending': 'pending',
-                  ':deliveries': { 'email:ops@fleetwatch.local': { status: 'sent', at: new Date().toISOString(), attempts: 1 } },
-                },
-              }),
-            ).catch(() => undefined);
+            await documentClient()
+              .send(
+                new UpdateCommand({
+                  TableName: process.env.ALERTS_TABLE,
+                  Key: { alertId },
+                  UpdateExpression: 'SET #status = :delivered, deliveries = :deliveries',
+                  ConditionExpression: '#status = :pending',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: {
+                    ':delivered': 'delivered',
+                    ':pending': 'pending',
+                    ':deliveries': { 'email:ops@fleetwatch.local': { status: 'sent', at: new Date().toISOString(), attempts: 1 } },
+                  },
+                }),
+              )
+              .catch(() => undefined);
           }
           return { batchItemFailures: [] };
         },
@@ -128,7 +130,9 @@ describe('function log lines of the local runtime', () => {
   });
 
   it('with --verbose: the info and warning lines too, labelled alike', () => {
-    const parsed = run('--verbose').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; message: string; function_name: string });
+    const parsed = run('--verbose')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: string; message: string; function_name: string });
     expect(parsed.filter((line) => line.level === 'INFO')).toHaveLength(4);
     for (const line of parsed.filter((entry) => /^(sweep|project) /.test(entry.message))) {
       expect(line.function_name).toBe(`fleetwatch-${line.message.split(' ')[0]}`);

@@ -15,7 +15,12 @@ describe('local API Gateway (HTTP API, payload 2.0)', () => {
     if (mode === 'plain') return { plain: true, functionName: context.functionName };
     if (mode === 'string') return 'just text';
     if (mode === 'binary') {
-      return { statusCode: 201, headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0, 1, 2, 255]).toString('base64'), isBase64Encoded: true };
+      return {
+        statusCode: 201,
+        headers: { 'Content-Type': 'application/octet-stream' },
+        body: Buffer.from([0, 1, 2, 255]).toString('base64'),
+        isBase64Encoded: true,
+      };
     }
     return {
       statusCode: 202,

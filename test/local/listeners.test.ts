@@ -51,7 +51,8 @@ describe('local listeners', () => {
     }
     const outside = outsideAddress();
     if (!outside) return; // a machine with loopback only: nothing else to reach them from
-    for (const url of urls) expect(`${url.host} reachable on ${outside}: ${await accepts(outside, Number(url.port))}`).toBe(`${url.host} reachable on ${outside}: false`);
+    for (const url of urls)
+      expect(`${url.host} reachable on ${outside}: ${await accepts(outside, Number(url.port))}`).toBe(`${url.host} reachable on ${outside}: false`);
   });
 });
 

@@ -122,7 +122,10 @@ describe('npm start settings', () => {
   });
 
   it('reads switches from the command line and the environment, the command line first', () => {
-    const settings = readSettings(['--reset', '--no-simulator', '--vehicles', '7', '--verbose'], { FLEETWATCH_API_PORT: '3100', FLEETWATCH_VEHICLES: '2' });
+    const settings = readSettings(['--reset', '--no-simulator', '--vehicles', '7', '--verbose'], {
+      FLEETWATCH_API_PORT: '3100',
+      FLEETWATCH_VEHICLES: '2',
+    });
     expect(settings).toMatchObject({ reset: true, simulator: false, vehicles: 7, verbose: true, ports: { api: 3100 } });
     expect(readSettings([], { FLEETWATCH_RESET: '1', FLEETWATCH_SIMULATOR: '0', FLEETWATCH_VEHICLES: '2' })).toMatchObject({
       reset: true,

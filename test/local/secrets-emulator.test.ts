@@ -7,7 +7,11 @@ describe('local Secrets Manager stand-in', () => {
   let client: SecretsManagerClient;
   beforeAll(async () => {
     secrets = await startSecretsEmulator({ 'fleetwatch-local/telegram': '{"botToken":"1:abc","webhookSecret":"s"}' });
-    client = new SecretsManagerClient({ endpoint: secrets.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    client = new SecretsManagerClient({
+      endpoint: secrets.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
   });
   afterAll(async () => secrets.stop());
 

@@ -54,7 +54,11 @@ async function evaluateDemoRules(messages: TerminalMessage[]): Promise<Array<Rul
   };
   const owner = { agentId: zone.parentId, userId: '7b1d2e34-5a6f-4c70-8e91-a2b3c4d5e6f7' };
   const stamp = new Date(START - 60_000).toISOString();
-  const rules: StoredRule[] = demoRules(owner, fleet.map((vehicle) => vehicle.vehicleId), zone.id).map((body, index) => ({
+  const rules: StoredRule[] = demoRules(
+    owner,
+    fleet.map((vehicle) => vehicle.vehicleId),
+    zone.id,
+  ).map((body, index) => ({
     ...body,
     id: index + 1,
     parentName: 'Demo Logistics',
@@ -190,7 +194,12 @@ describe('fleet simulator sending to the input queue', () => {
     const drain = async () => {
       for (let round = 0; round < 20; round++) {
         const { Messages = [] } = await sqsClient().send(
-          new ReceiveMessageCommand({ QueueUrl: emulators.queues.input, MaxNumberOfMessages: 10, VisibilityTimeout: 300, MessageSystemAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({
+            QueueUrl: emulators.queues.input,
+            MaxNumberOfMessages: 10,
+            VisibilityTimeout: 300,
+            MessageSystemAttributeNames: ['All'],
+          }),
         );
         if (Messages.length === 0 && received.length > 0) return;
         for (const message of Messages) {

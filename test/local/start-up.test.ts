@@ -83,7 +83,9 @@ describe('local runtime end to end', () => {
     const line = await waitFor(async () => lines.find((entry) => entry.includes('WEBHOOK') && entry.includes('speeding')));
     expect(line).toContain(speeder.name);
     expect(lines.some((entry) => entry.includes(`Demo webhook receiver: ${runtime.webhookReceiverUrl}`))).toBe(true);
-    const received = (await (await fetch(`${runtime.webhookReceiverUrl}received.json`)).json()) as Array<{ payload: { event: { kind: string }; vehicle: { name: string } } }>;
+    const received = (await (await fetch(`${runtime.webhookReceiverUrl}received.json`)).json()) as Array<{
+      payload: { event: { kind: string }; vehicle: { name: string } };
+    }>;
     expect(received.filter((entry) => entry.payload.event.kind === 'speeding').map((entry) => entry.payload.vehicle.name)).toEqual([speeder.name]);
     expect(await (await fetch(runtime.webhookReceiverUrl)).text()).toContain('Alerts received by the demo webhook');
     // seeding again keeps the one demo endpoint

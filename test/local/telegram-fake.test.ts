@@ -51,14 +51,26 @@ describe('Telegram fake page', () => {
     expect(response.status).toBe(303);
     expect(received).toHaveLength(1);
     expect(received[0]!.secret).toBe('the-secret');
-    expect(received[0]!.body.message).toMatchObject({ chat: { id: 555 }, text: '/start ABC123', entities: [{ type: 'bot_command', offset: 0, length: 6 }] });
+    expect(received[0]!.body.message).toMatchObject({
+      chat: { id: 555 },
+      text: '/start ABC123',
+      entities: [{ type: 'bot_command', offset: 0, length: 6 }],
+    });
     expect(await (await fetch(url)).text()).toContain('/start ABC123');
   });
 
   it('refuses a bad form and a post from another origin', async () => {
-    const bad = await fetch(`${url}/send`, { method: 'POST', body: 'chatId=abc&text=hi', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const bad = await fetch(`${url}/send`, {
+      method: 'POST',
+      body: 'chatId=abc&text=hi',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(bad.status).toBe(400);
-    const forged = await fetch(`${url}/send`, { method: 'POST', body: 'chatId=1&text=hi', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' } });
+    const forged = await fetch(`${url}/send`, {
+      method: 'POST',
+      body: 'chatId=1&text=hi',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(forged.status).toBe(403);
     expect(received).toHaveLength(1);
   });

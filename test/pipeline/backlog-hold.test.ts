@@ -67,10 +67,21 @@ describe('connection loss while the input queue lags: the sweep', () => {
   it('holds connectionLost for a fleet whose messages wait in a lagging queue, raises it for vehicles silent beyond doubt, and only for the truly silent once the queue catches up', async () => {
     const fleet = Array.from({ length: 20 }, (_, index) => 961 + index);
     const longSilent = 990;
-    await putRule(storedRule({ id: 61, type: 7, name: 'Silent for 5 minutes', vehicleIds: [...fleet, longSilent], settings: { minutes: '5', notifyRestored: 'true' } }));
+    await putRule(
+      storedRule({
+        id: 61,
+        type: 7,
+        name: 'Silent for 5 minutes',
+        vehicleIds: [...fleet, longSilent],
+        settings: { minutes: '5', notifyRestored: 'true' },
+      }),
+    );
     // an hour before, vehicle 990 was last heard from; at T0 every vehicle of the fleet reported
     await invoke(createEvaluateHandler({ clock: () => T0 - 60 * MINUTE }), [sqsRecord(terminalMessage(longSilent, -3600, 30))]);
-    await invoke(createEvaluateHandler({ clock: () => T0 }), fleet.map((vehicleId) => sqsRecord(terminalMessage(vehicleId, 0, 30))));
+    await invoke(
+      createEvaluateHandler({ clock: () => T0 }),
+      fleet.map((vehicleId) => sqsRecord(terminalMessage(vehicleId, 0, 30))),
+    );
 
     // Evaluate stops at T0 + 1 min; the fleet keeps reporting, into the queue. At T0 + 12 min the oldest waiting
     // message is 11 minutes old (a simulated backlog: the signal the deployed sweep reads from CloudWatch).
@@ -87,7 +98,10 @@ describe('connection loss while the input queue lags: the sweep', () => {
     const reporting = fleet.slice(0, 10);
     const evaluate = createEvaluateHandler({ clock: () => T0 + 13 * MINUTE });
     for (const second of [120, 300, 480, 660]) {
-      await invoke(evaluate, reporting.map((vehicleId) => sqsRecord(terminalMessage(vehicleId, second, 30, { serverTime: new Date(T0 + second * 1000).toISOString() }))));
+      await invoke(
+        evaluate,
+        reporting.map((vehicleId) => sqsRecord(terminalMessage(vehicleId, second, 30, { serverTime: new Date(T0 + second * 1000).toISOString() }))),
+      );
     }
     backlog = { kind: 'measured', oldestMessageAgeMs: 0 };
     await sweep(T0 + 13 * MINUTE);
@@ -101,7 +115,10 @@ describe('connection loss while the input queue lags: the sweep', () => {
   it('holds every connectionLost while the lag cannot be read', async () => {
     await putRule(storedRule({ id: 62, type: 7, name: 'Silent for 1 minute', vehicleIds: [999], settings: { minutes: '1' } }));
     await invoke(createEvaluateHandler({ clock: () => T0 }), [sqsRecord(terminalMessage(999, 0, 30))]);
-    const sweep = createSweepHandler({ clock: () => T0 + 30 * MINUTE, readBacklog: async () => ({ kind: 'unavailable', reason: 'CloudWatch throttled' }) });
+    const sweep = createSweepHandler({
+      clock: () => T0 + 30 * MINUTE,
+      readBacklog: async () => ({ kind: 'unavailable', reason: 'CloudWatch throttled' }),
+    });
     const report = await sweep({}, lambdaContext('sweep'));
     expect(report.connectionLossAsOf).toBeNull();
     expect((await alertsInTable()).filter((alert) => alert.vehicleId === 999)).toEqual([]);

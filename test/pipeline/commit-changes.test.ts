@@ -61,7 +61,12 @@ describe('committing vehicle changes', () => {
     const reevaluate = async (id: number): Promise<VehicleChange> => {
       const stored = (await storedState(id))!;
       reevaluatedFrom.push(stored.version as number);
-      return { vehicleId: id, expectedVersion: stored.version as number, state: state(id, stored.version as number, `after ${stored.rules['7'].marker}`), alerts: [alert(id, 20)] };
+      return {
+        vehicleId: id,
+        expectedVersion: stored.version as number,
+        state: state(id, stored.version as number, `after ${stored.rules['7'].marker}`),
+        alerts: [alert(id, 20)],
+      };
     };
     const change = (marker: string, second: number): VehicleChange => ({
       vehicleId,
@@ -150,7 +155,10 @@ describe('committing vehicle changes', () => {
     it('writes visits in one transaction with the state, and not at all when the state version moved', async () => {
       const counter = countDynamoRequests();
       try {
-        const first = await commitChanges([{ vehicleId: 50, expectedVersion: 0, state: state(50, 0, 'in'), alerts: [], visits: [visit(50, 1)] }], async () => undefined);
+        const first = await commitChanges(
+          [{ vehicleId: 50, expectedVersion: 0, state: state(50, 0, 'in'), alerts: [], visits: [visit(50, 1)] }],
+          async () => undefined,
+        );
         expect(first.failedVehicles.size).toBe(0);
         expect(counter.byCommand()).toEqual({ TransactWriteItems: 1 });
       } finally {
@@ -159,7 +167,10 @@ describe('committing vehicle changes', () => {
       expect((await visitsOf(50)).map((item) => item.visitKey)).toEqual([visit(50, 1).visitKey]);
 
       // computed from version 0, but version 1 is stored: the re-evaluation finds nothing to write, nor does the visit
-      const stale = await commitChanges([{ vehicleId: 50, expectedVersion: 0, state: state(50, 0, 'again'), alerts: [], visits: [visit(50, 5)] }], async () => undefined);
+      const stale = await commitChanges(
+        [{ vehicleId: 50, expectedVersion: 0, state: state(50, 0, 'again'), alerts: [], visits: [visit(50, 5)] }],
+        async () => undefined,
+      );
       expect(stale.failedVehicles.size).toBe(0);
       expect((await visitsOf(50)).map((item) => item.visitKey)).toEqual([visit(50, 1).visitKey]);
     });

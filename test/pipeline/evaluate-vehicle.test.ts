@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { deadlineToStore, evaluateVehicle, heartbeatIntervalMs, MAX_HEARTBEAT_INTERVAL_MS, MIN_HEARTBEAT_INTERVAL_MS, silenceDeadline, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
+import {
+  deadlineToStore,
+  evaluateVehicle,
+  heartbeatIntervalMs,
+  MAX_HEARTBEAT_INTERVAL_MS,
+  MIN_HEARTBEAT_INTERVAL_MS,
+  silenceDeadline,
+  tickVehicle,
+  type EvaluatorLookup,
+} from '../../shared/pipeline/evaluate-vehicle';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleClock } from '../../shared/config';
@@ -101,7 +110,15 @@ describe('evaluating one vehicle', () => {
     expect(heartbeatIntervalMs(await rulesOf(storedRule({ id: 7, vehicleIds: [1] })), 'coalesced')).toBe(MAX_HEARTBEAT_INTERVAL_MS);
     expect(heartbeatIntervalMs([], 'coalesced')).toBe(Number.POSITIVE_INFINITY);
     expect(heartbeatIntervalMs([], 'exact')).toBe(Number.POSITIVE_INFINITY);
-    const unwatched = evaluateVehicle({ vehicleId: 1, state: undefined, messages: [message(10, 50)], rules: [], context: { now: T0 + 11_000, zones: vehicle.zones }, evaluatorFor, vehicleClock: 'exact' });
+    const unwatched = evaluateVehicle({
+      vehicleId: 1,
+      state: undefined,
+      messages: [message(10, 50)],
+      rules: [],
+      context: { now: T0 + 11_000, zones: vehicle.zones },
+      evaluatorFor,
+      vehicleClock: 'exact',
+    });
     expect(unwatched.nextState).toBeUndefined();
   });
 
@@ -168,7 +185,7 @@ describe('evaluating one vehicle', () => {
     expect(outcome.nextState).toBeUndefined();
   });
 
-  it('lets time pass for connection-loss rules only, keeping the other rules\' states', () => {
+  it("lets time pass for connection-loss rules only, keeping the other rules' states", () => {
     const before = stored({ rules: { '1': { start: T0, last: T0, maxSpeed: 100, alerted: true, slowSince: null } } });
     const now = T0 + 100_000 + 6 * 60_000;
     const outcome = tickVehicle({

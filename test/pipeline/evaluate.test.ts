@@ -64,7 +64,13 @@ describe('evaluate function', () => {
       new Date(T0 + 100_000).toISOString(),
     ]);
     for (const alert of alerts) {
-      expect(alert).toMatchObject({ ruleId: 1, vehicleId: 1, status: 'pending', outbox: expect.stringMatching(/^pending#\d+$/), ruleName: 'Speeding over 90' });
+      expect(alert).toMatchObject({
+        ruleId: 1,
+        vehicleId: 1,
+        status: 'pending',
+        outbox: expect.stringMatching(/^pending#\d+$/),
+        ruleName: 'Speeding over 90',
+      });
       expect(alert.timeKey).toBe(`${(alert.event as { time: string }).time}#${String(alert.alertId)}`);
     }
     expect(alerts.map((alert) => alert.timeKey).sort()).toEqual(
@@ -95,15 +101,11 @@ describe('evaluate function', () => {
     const now = T0 + 200_000;
     const handler = createEvaluateHandler({ clock: () => now });
     const good = sqsRecord(terminalMessage(3, 10, 40));
-    const tooManyParameters = Object.fromEntries(
-      Array.from({ length: MESSAGE_LIMITS.maxParameters + 1 }, (_, index) => [`p${index}`, index]),
-    );
+    const tooManyParameters = Object.fromEntries(Array.from({ length: MESSAGE_LIMITS.maxParameters + 1 }, (_, index) => [`p${index}`, index]));
     const bad = {
       badJson: sqsRecord('{"vehicleId": 3, "deviceTime": '),
       missingField: sqsRecord({ vehicleId: 3, deviceTime: new Date(T0).toISOString(), longitude: 37.6, speed: 10 }),
-      notANumber: sqsRecord(
-        `{"vehicleId":3,"deviceTime":"${new Date(T0).toISOString()}","latitude":NaN,"longitude":37.6,"speed":10}`,
-      ),
+      notANumber: sqsRecord(`{"vehicleId":3,"deviceTime":"${new Date(T0).toISOString()}","latitude":NaN,"longitude":37.6,"speed":10}`),
       outOfRange: sqsRecord(terminalMessage(3, 5, 10, { latitude: 95 })),
       future: sqsRecord(terminalMessage(3, 200 + 3_600, 10)),
       oversized: sqsRecord(terminalMessage(3, 6, 10, { parameters: tooManyParameters })),
@@ -198,7 +200,12 @@ describe('evaluate function', () => {
       Object.fromEntries(Object.entries(counter.byTable()).filter(([key]) => !key.endsWith(` ${resourcesConfig().RULES_TABLE}`)));
     try {
       counter.reset();
-      expect(await invoke(handler, TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(8, second - 20, speed))))).toEqual({ batchItemFailures: [] });
+      expect(
+        await invoke(
+          handler,
+          TWO_EPISODES.map(([second, speed]) => sqsRecord(terminalMessage(8, second - 20, speed))),
+        ),
+      ).toEqual({ batchItemFailures: [] });
       expect(stateRequests()).toEqual({ [`BatchGetItem ${stateTable}`]: 1 });
       for (const second of [130, 160]) {
         counter.reset();
@@ -234,8 +241,7 @@ describe('evaluate function', () => {
     expect(await drainQueue(deliveries)).toHaveLength(0);
 
     // (alerts of the other tests are pending too, since no deliver function runs here)
-    const requestsFor = async (alertId: string) =>
-      (await drainQueue(deliveries)).filter((request) => JSON.parse(request.Body!).alertId === alertId);
+    const requestsFor = async (alertId: string) => (await drainQueue(deliveries)).filter((request) => JSON.parse(request.Body!).alertId === alertId);
     await sweepAt(now + 180_000);
     expect(await requestsFor(String(alert!.alertId))).toHaveLength(1);
 
@@ -252,8 +258,7 @@ describe('evaluate function', () => {
     await invoke(handler, records);
     const [alert] = await alertsOf(7);
     const deliveries = process.env.DELIVERIES_QUEUE_URL!;
-    const timesEnqueued = async () =>
-      (await drainQueue(deliveries)).filter((request) => JSON.parse(request.Body!).alertId === alert!.alertId).length;
+    const timesEnqueued = async () => (await drainQueue(deliveries)).filter((request) => JSON.parse(request.Body!).alertId === alert!.alertId).length;
     expect(await timesEnqueued()).toBe(1);
 
     // nobody delivers: the outbox enqueues it again every 2 minutes, 10 times, then marks it failed
@@ -287,9 +292,7 @@ describe('evaluate function', () => {
     const remembered = await stateOf(60);
     expect(remembered).toMatchObject({ lastDeviceTime: before!.lastDeviceTime, lastPosition: before!.lastPosition });
     expect(remembered!.rules['2']).toEqual({ pressedSince: null, presses: [], latePresses: [[T0 + 50_000, T0 + 50_000]] });
-    expect((await drainQueue(emulators.queues.deliveries)).map((request) => JSON.parse(request.Body!).alertId)).toEqual([
-      alerts[0]!.alertId,
-    ]);
+    expect((await drainQueue(emulators.queues.deliveries)).map((request) => JSON.parse(request.Body!).alertId)).toEqual([alerts[0]!.alertId]);
 
     expect(await invoke(handler, [late])).toEqual({ batchItemFailures: [] });
     expect(await alertsOf(60)).toHaveLength(1);

@@ -37,7 +37,9 @@ describe('late messages', () => {
     await invoke(createEvaluateHandler({ clock: () => at(newer), vehicleClock: 'coalesced' }), [sqsRecord(terminalMessage(vehicleId, newer, 50))]);
     expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + newer * 1000).toISOString());
     // the late message would be an episode above the limit if it were current
-    await invoke(createEvaluateHandler({ clock: () => at(newer + 5), vehicleClock: 'coalesced' }), [sqsRecord(terminalMessage(vehicleId, newer - 5, 150))]);
+    await invoke(createEvaluateHandler({ clock: () => at(newer + 5), vehicleClock: 'coalesced' }), [
+      sqsRecord(terminalMessage(vehicleId, newer - 5, 150)),
+    ]);
     expect((await alertsInTable()).filter((alert) => alert.vehicleId === vehicleId)).toEqual([]);
     expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + newer * 1000).toISOString());
     expect(await drainQueue(emulators.queues.deliveries)).toEqual([]);

@@ -67,8 +67,18 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   const capacity = countCapacity();
   const { RULES_TABLE, GEOZONES_TABLE, DELIVERIES_QUEUE_URL } = resourcesConfig();
   const result: MessageCost = {
-    messages: 0, invocations: 0, readUnits: 0, writeUnits: 0, unitsPerMessage: 0, readUnitsPerMessage: 0, writeUnitsPerMessage: 0,
-    ruleTableUnits: 0, msPerInvocation: 0, logBytesPerInvocation: 0, alerts: 0, failures: 0,
+    messages: 0,
+    invocations: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    unitsPerMessage: 0,
+    readUnitsPerMessage: 0,
+    writeUnitsPerMessage: 0,
+    ruleTableUnits: 0,
+    msPerInvocation: 0,
+    logBytesPerInvocation: 0,
+    alerts: 0,
+    failures: 0,
     sweep: { runs: 0, readUnits: 0, writeUnits: 0, msPerRun: 0, logBytesPerRun: 0 },
   };
   let evaluateMs = 0;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { deadlineToStore, evaluateVehicle, heartbeatIntervalMs, silenceDeadline, silenceWindow, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
+import {
+  deadlineToStore,
+  evaluateVehicle,
+  heartbeatIntervalMs,
+  silenceDeadline,
+  silenceWindow,
+  tickVehicle,
+  type EvaluatorLookup,
+} from '../../shared/pipeline/evaluate-vehicle';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
@@ -25,11 +33,27 @@ const resolved = (...rules: StoredRule[]) => resolveRules(rules, 1, at('2026-11-
 const rulesOf = async (...rules: StoredRule[]) => (await resolved(...rules)).rules;
 const { zones } = await resolved();
 
-function drive(rules: Awaited<ReturnType<typeof rulesOf>>, from: string, seconds: number, every: number, speed: (second: number) => number, state?: VehicleState) {
+function drive(
+  rules: Awaited<ReturnType<typeof rulesOf>>,
+  from: string,
+  seconds: number,
+  every: number,
+  speed: (second: number) => number,
+  state?: VehicleState,
+) {
   const start = at(from);
   const messages: TerminalMessage[] = [];
   for (let second = 0; second <= seconds; second += every) {
-    messages.push(terminalMessageSchema.parse({ vehicleId: 1, deviceTime: iso(start + second * 1000), latitude: 55.75, longitude: 37.62, speed: speed(second), parameters: {} }));
+    messages.push(
+      terminalMessageSchema.parse({
+        vehicleId: 1,
+        deviceTime: iso(start + second * 1000),
+        latitude: 55.75,
+        longitude: 37.62,
+        speed: speed(second),
+        parameters: {},
+      }),
+    );
   }
   const now = start + seconds * 1000 + 1000;
   return evaluateVehicle({ vehicleId: 1, state, messages, rules, context: { now, zones: zones }, evaluatorFor, vehicleClock: 'exact' });
@@ -72,14 +96,26 @@ describe('schedule: events raised by messages', () => {
     expect(saturday.events).toEqual([]);
     const monday = drive(await rulesOf(speeding({})), '2026-11-30T10:00:00Z', 60, 10, () => 120);
     expect(monday.events).toHaveLength(1);
-    const always = drive(await rulesOf(storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '10' } })), '2026-11-28T10:00:00Z', 60, 10, () => 120);
+    const always = drive(
+      await rulesOf(storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '10' } })),
+      '2026-11-28T10:00:00Z',
+      60,
+      10,
+      () => 120,
+    );
     expect(always.events).toHaveLength(1);
   });
 
   it('reads the schedule in the rule timezone, a fixed offset in hours as well', async () => {
     // 08:00 at UTC+3 is 05:00Z
     const early = async (timezone: StoredRule['timezone']) =>
-      drive(await rulesOf(storedRule({ id: 1, vehicleIds: [1], timezone, settings: { limit: '90', minDuration: '0', ...OFFICE } })), '2026-11-24T05:10:00Z', 20, 10, () => 120).events;
+      drive(
+        await rulesOf(storedRule({ id: 1, vehicleIds: [1], timezone, settings: { limit: '90', minDuration: '0', ...OFFICE } })),
+        '2026-11-24T05:10:00Z',
+        20,
+        10,
+        () => 120,
+      ).events;
     expect(await early(3)).toHaveLength(1);
     expect(await early('Europe/Berlin')).toEqual([]);
   });

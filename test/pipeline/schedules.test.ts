@@ -18,13 +18,26 @@ import { alertsInTable, drainQueue, invoke, putRule, sqsRecord, storedRule } fro
  */
 const at = (iso: string) => Date.parse(iso);
 const office = (overrides: Partial<StoredRule>) =>
-  storedRule({ timezone: 'Europe/Berlin', expiresAt: '2027-01-01T00:00:00.000Z', ...overrides, settings: { schedule: 'Mon-Fri 08:00-18:00', ...overrides.settings } });
-const position = (vehicleId: number, deviceTime: number, speed: number) => ({ vehicleId, deviceTime: new Date(deviceTime).toISOString(), latitude: 55.75, longitude: 37.62, speed });
+  storedRule({
+    timezone: 'Europe/Berlin',
+    expiresAt: '2027-01-01T00:00:00.000Z',
+    ...overrides,
+    settings: { schedule: 'Mon-Fri 08:00-18:00', ...overrides.settings },
+  });
+const position = (vehicleId: number, deviceTime: number, speed: number) => ({
+  vehicleId,
+  deviceTime: new Date(deviceTime).toISOString(),
+  latitude: 55.75,
+  longitude: 37.62,
+  speed,
+});
 // alerts nobody delivers here stay pending: the outbox would enqueue them again, which is not what is looked at
 const sweepAt = (now: number) => createSweepHandler({ clock: () => now, outboxAgeMs: 30 * 86_400_000 })({}, lambdaContext('sweep'));
 
 async function silentAtOf(vehicleId: number): Promise<number | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId }, ConsistentRead: true }));
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId }, ConsistentRead: true }),
+  );
   return Item?.silentAt as number | undefined;
 }
 
@@ -35,7 +48,8 @@ describe('schedules through evaluate and sweep', () => {
   });
   afterAll(async () => emulators.stop());
 
-  const alertsOf = async (ruleId: number) => (await alertsInTable()).filter((alert) => alert.ruleId === ruleId).map((item) => alertSchema.parse(item));
+  const alertsOf = async (ruleId: number) =>
+    (await alertsInTable()).filter((alert) => alert.ruleId === ruleId).map((item) => alertSchema.parse(item));
 
   it('raises one alert for a speeding from 17:59 that lasts 3 minutes, and none for one at night', async () => {
     await putRule(office({ id: 501, vehicleIds: [5001], settings: { limit: '90', minDuration: '10' } }));
@@ -45,7 +59,8 @@ describe('schedules through evaluate and sweep', () => {
     const ride = async (from: string, seconds: number) => {
       for (let batch = 0; batch <= seconds; batch += 100) {
         const records = [];
-        for (let second = batch; second < Math.min(batch + 100, seconds + 1); second += 10) records.push(sqsRecord(position(5001, at(from) + second * 1000, 120)));
+        for (let second = batch; second < Math.min(batch + 100, seconds + 1); second += 10)
+          records.push(sqsRecord(position(5001, at(from) + second * 1000, 120)));
         now = at(from) + Math.min(batch + 100, seconds) * 1000 + 1000;
         expect((await invoke(evaluate, records)).batchItemFailures).toEqual([]);
       }

@@ -49,7 +49,12 @@ export async function registerVehicles(vehicleIds: readonly number[], owners: re
   for (const vehicleId of new Set(vehicleIds)) await setVehicleOwners(vehicleId, owners);
 }
 
-export function terminalMessage(vehicleId: number, secondsAfterT0: number, speed: number, extra: Partial<TerminalMessageInput> = {}): TerminalMessageInput {
+export function terminalMessage(
+  vehicleId: number,
+  secondsAfterT0: number,
+  speed: number,
+  extra: Partial<TerminalMessageInput> = {},
+): TerminalMessageInput {
   return {
     vehicleId,
     deviceTime: new Date(T0 + secondsAfterT0 * 1000).toISOString(),
@@ -118,7 +123,13 @@ export async function alertsInTable(): Promise<Record<string, unknown>[]> {
 }
 
 /** Stores a circular geozone of a client, with its area and perimeter as the platform computes them. */
-export function storeCircleZone(zone: { parentId: string; name: string; center: { latitude: number; longitude: number }; radius: number; createDate?: string }) {
+export function storeCircleZone(zone: {
+  parentId: string;
+  name: string;
+  center: { latitude: number; longitude: number };
+  radius: number;
+  createDate?: string;
+}) {
   return createGeozone({
     name: zone.name,
     type: 'circle',

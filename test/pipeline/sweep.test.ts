@@ -12,12 +12,9 @@ import { startTestEmulators } from '../support/emulators';
 import { alertsInTable, DAY_MS, drainQueue, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
 
 async function ruleItem(id: number) {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: resourcesConfig().RULES_TABLE, Key: { id }, ConsistentRead: true }),
-  );
+  const { Item } = await documentClient().send(new GetCommand({ TableName: resourcesConfig().RULES_TABLE, Key: { id }, ConsistentRead: true }));
   return Item;
 }
-
 
 const sweepAt = (now: number) => createSweepHandler({ clock: () => now })({}, lambdaContext('sweep'));
 

@@ -39,13 +39,20 @@ describe('per-vehicle rules and ownership at evaluation', () => {
     await drainQueue(emulators.queues.deliveries);
   });
 
-  it('stops the former owner\'s rules for a vehicle moved to another client, and applies a parent client\'s rules below it', async () => {
+  it("stops the former owner's rules for a vehicle moved to another client, and applies a parent client's rules below it", async () => {
     const parent = await createAgent({ name: 'Holding' });
     const first = await createAgent({ name: 'First carrier', parentId: parent.agentId });
     const second = await createAgent({ name: 'Second carrier' });
     await registerVehicle({ vehicleId: 3101, name: 'Truck 3101', parentId: first.agentId }, { allowMove: true });
     const firstRule = storedRule({ id: 311, parentId: first.agentId, vehicleIds: [3101], settings: { limit: '90', minDuration: '0' } });
-    const parentRule = storedRule({ id: 312, type: 6, name: 'Panic (holding)', parentId: parent.agentId, vehicleIds: [3101], settings: { parameter: 'panic' } });
+    const parentRule = storedRule({
+      id: 312,
+      type: 6,
+      name: 'Panic (holding)',
+      parentId: parent.agentId,
+      vehicleIds: [3101],
+      settings: { parameter: 'panic' },
+    });
     await putRule(firstRule, { registerVehicles: false });
     await putRule(parentRule, { registerVehicles: false });
 

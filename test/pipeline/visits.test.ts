@@ -52,7 +52,11 @@ describe('visit journal in evaluate', () => {
     expect(await visitsOf(7001)).toEqual(visits);
 
     // inside zone B's place, which belongs to another client: nothing recorded for it
-    const leaving = [at(7001, 90, IN_A, { mileage: '1000.2' }), at(7001, 150, IN_B, { mileage: '1005.2' }), at(7001, 200, OUTSIDE, { mileage: '1010' })];
+    const leaving = [
+      at(7001, 90, IN_A, { mileage: '1000.2' }),
+      at(7001, 150, IN_B, { mileage: '1005.2' }),
+      at(7001, 200, OUTSIDE, { mileage: '1010' }),
+    ];
     expect(await invoke(handler, leaving)).toEqual({ batchItemFailures: [] });
     visits = await visitsOf(7001);
     expect(visits).toHaveLength(1);
@@ -75,7 +79,12 @@ describe('visit journal in evaluate', () => {
     const [visit] = await visitsOf(7002);
     expect(visit?.endDate).toBe(new Date(T0 + 30_000).toISOString());
     // the position at 20 s was not stored (no write worth it), so the path is entry → exit: a lower bound
-    const direct = 6_371_008.8 * Math.acos(Math.sin(55.75 * Math.PI / 180) * Math.sin(55.7 * Math.PI / 180) + Math.cos(55.75 * Math.PI / 180) * Math.cos(55.7 * Math.PI / 180) * Math.cos(0.12 * Math.PI / 180));
+    const direct =
+      6_371_008.8 *
+      Math.acos(
+        Math.sin((55.75 * Math.PI) / 180) * Math.sin((55.7 * Math.PI) / 180) +
+          Math.cos((55.75 * Math.PI) / 180) * Math.cos((55.7 * Math.PI) / 180) * Math.cos((0.12 * Math.PI) / 180),
+      );
     expect(visit?.distance).toBeCloseTo(direct, -1);
   });
 

@@ -32,12 +32,17 @@ function message(vehicleId: number, secondsAfterPress: number, pressed: boolean,
     speed,
     parameters: { panic: pressed ? 1 : 0 },
   });
-  return toSqsRecord({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: body, Attributes: { MessageGroupId: String(vehicleId) } }, 'arn:aws:sqs:us-east-1:000000000000:fleetwatch-messages.fifo');
+  return toSqsRecord(
+    { MessageId: id, ReceiptHandle: `rh-${id}`, Body: body, Attributes: { MessageGroupId: String(vehicleId) } },
+    'arn:aws:sqs:us-east-1:000000000000:fleetwatch-messages.fifo',
+  );
 }
 
 async function panicAlerts(vehicleId: number): Promise<string[]> {
   const { Items = [] } = await documentClient().send(new ScanCommand({ TableName: resourcesConfig().ALERTS_TABLE, ConsistentRead: true }));
-  return Items.filter((item) => item.vehicleId === vehicleId && (item.event as { kind: string }).kind === 'panic').map((item) => (item.event as { time: string }).time);
+  return Items.filter((item) => item.vehicleId === vehicleId && (item.event as { kind: string }).kind === 'panic').map(
+    (item) => (item.event as { time: string }).time,
+  );
 }
 
 describe('a panic button held across several messages', () => {
@@ -76,7 +81,8 @@ describe('a panic button held across several messages', () => {
   afterAll(async () => emulators.stop());
   beforeEach(async () => {
     const { Items = [] } = await documentClient().send(new ScanCommand({ TableName: resourcesConfig().ALERTS_TABLE }));
-    for (const item of Items) await documentClient().send(new DeleteCommand({ TableName: resourcesConfig().ALERTS_TABLE, Key: { alertId: item.alertId } }));
+    for (const item of Items)
+      await documentClient().send(new DeleteCommand({ TableName: resourcesConfig().ALERTS_TABLE, Key: { alertId: item.alertId } }));
   });
 
   it('raises one alert when delivered in order, each message once', async () => {

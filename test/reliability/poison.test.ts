@@ -50,14 +50,26 @@ const POISON: { name: string; body: string; reason: RegExp }[] = [
   { name: 'JSON null', body: 'null', reason: /\(root\)/ },
   { name: 'JSON array', body: json([validMessage(7, 1)]), reason: /\(root\)/ },
   { name: 'missing deviceTime', body: json({ ...validMessage(7, 1), deviceTime: undefined }), reason: /deviceTime/ },
-  { name: 'missing vehicleId and coordinates', body: json({ deviceTime: new Date(NOW).toISOString(), speed: 1 }), reason: /vehicleId.*latitude.*longitude/s },
+  {
+    name: 'missing vehicleId and coordinates',
+    body: json({ deviceTime: new Date(NOW).toISOString(), speed: 1 }),
+    reason: /vehicleId.*latitude.*longitude/s,
+  },
   { name: 'vehicleId as text', body: json(validMessage(7, 1, { vehicleId: 'seven' as unknown as number })), reason: /vehicleId/ },
   { name: 'fractional vehicleId', body: json(validMessage(7.5, 1)), reason: /vehicleId/ },
   { name: 'speed as text', body: json(validMessage(7, 1, { speed: 'fast' as unknown as number })), reason: /speed/ },
   { name: 'deviceTime not a date', body: json(validMessage(7, 1, { deviceTime: 'yesterday' })), reason: /deviceTime/ },
-  { name: 'NaN literal', body: '{"vehicleId": 7, "deviceTime": "2026-03-02T11:59:00Z", "latitude": NaN, "longitude": 37.6, "speed": 1}', reason: /malformed JSON/ },
+  {
+    name: 'NaN literal',
+    body: '{"vehicleId": 7, "deviceTime": "2026-03-02T11:59:00Z", "latitude": NaN, "longitude": 37.6, "speed": 1}',
+    reason: /malformed JSON/,
+  },
   { name: 'NaN as text', body: json(validMessage(7, 1, { latitude: 'NaN' as unknown as number })), reason: /latitude/ },
-  { name: 'infinite longitude (1e999)', body: '{"vehicleId": 7, "deviceTime": "2026-03-02T11:59:00Z", "latitude": 55.7, "longitude": 1e999, "speed": 1}', reason: /longitude/ },
+  {
+    name: 'infinite longitude (1e999)',
+    body: '{"vehicleId": 7, "deviceTime": "2026-03-02T11:59:00Z", "latitude": 55.7, "longitude": 1e999, "speed": 1}',
+    reason: /longitude/,
+  },
   { name: 'latitude out of range', body: json(validMessage(7, 1, { latitude: 90.0001 })), reason: /latitude/ },
   { name: 'longitude out of range', body: json(validMessage(7, 1, { longitude: -180.5 })), reason: /longitude/ },
   { name: 'negative speed', body: json(validMessage(7, 1, { speed: -3 })), reason: /speed/ },
@@ -68,7 +80,9 @@ const POISON: { name: string; body: string; reason: RegExp }[] = [
   },
   {
     name: 'too many parameters',
-    body: json(validMessage(7, 1, { parameters: Object.fromEntries(Array.from({ length: MESSAGE_LIMITS.maxParameters + 1 }, (_, i) => [`p${i}`, i])) })),
+    body: json(
+      validMessage(7, 1, { parameters: Object.fromEntries(Array.from({ length: MESSAGE_LIMITS.maxParameters + 1 }, (_, i) => [`p${i}`, i])) }),
+    ),
     reason: /parameters/,
   },
   {
@@ -81,7 +95,11 @@ const POISON: { name: string; body: string; reason: RegExp }[] = [
     body: json(validMessage(7, 1, { parameters: { ['k'.repeat(MESSAGE_LIMITS.maxParameterKeyLength + 1)]: 1 } })),
     reason: /parameters/,
   },
-  { name: 'parameter value an object', body: json(validMessage(7, 1, { parameters: { nested: { a: 1 } as unknown as string } })), reason: /parameters\.nested/ },
+  {
+    name: 'parameter value an object',
+    body: json(validMessage(7, 1, { parameters: { nested: { a: 1 } as unknown as string } })),
+    reason: /parameters\.nested/,
+  },
   {
     name: 'huge body (150 KB of parameters)',
     body: json(validMessage(7, 1, { parameters: Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`blob${i}`, 'z'.repeat(1_000)])) })),
@@ -126,7 +144,8 @@ function toDeadLetter(message: Message): DeadLetter {
 describe('poison input on the input queue', () => {
   let emulators: Emulators;
   const evaluate = createEvaluateHandler({ clock: () => NOW });
-  const invoke = async (records: SQSRecord[]) => (await evaluate({ Records: records } satisfies SQSEvent, lambdaContext('evaluate'))) ?? { batchItemFailures: [] };
+  const invoke = async (records: SQSRecord[]) =>
+    (await evaluate({ Records: records } satisfies SQSEvent, lambdaContext('evaluate'))) ?? { batchItemFailures: [] };
 
   beforeAll(async () => {
     emulators = await startTestEmulators('poison');
@@ -193,7 +212,14 @@ describe('poison input on the input queue', () => {
   it('keeps sensor parameters DynamoDB cannot store as numbers (fuel "1e-200", "1e200") from failing their batch', async () => {
     const created = new Date(NOW - 86_400_000).toISOString();
     await createRule({
-      ...notificationBodySchema.parse({ type: 4, parentId: '6a1f0c2e-4b3d-4e5f-9a8b-7c6d5e4f3a2b', name: 'Fuel drain', active: true, vehicleIds: [41], settings: { parameter: 'fuel', window: '1' } }),
+      ...notificationBodySchema.parse({
+        type: 4,
+        parentId: '6a1f0c2e-4b3d-4e5f-9a8b-7c6d5e4f3a2b',
+        name: 'Fuel drain',
+        active: true,
+        vehicleIds: [41],
+        settings: { parameter: 'fuel', window: '1' },
+      }),
       parentName: '',
       version: 1,
       createdAt: created,
@@ -203,7 +229,9 @@ describe('poison input on the input queue', () => {
     });
     // a fresh function instance, so that it loads the rule just stored
     const withRule = createEvaluateHandler({ clock: () => NOW });
-    const readings = ['250.5', '1e-200', '250.4', '1e200', '250.3'].map((fuel, index) => record(json(validMessage(41, 50 - index * 10, { speed: 0, parameters: { fuel } })), 41));
+    const readings = ['250.5', '1e-200', '250.4', '1e200', '250.3'].map((fuel, index) =>
+      record(json(validMessage(41, 50 - index * 10, { speed: 0, parameters: { fuel } })), 41),
+    );
     const output = captureOutput({ silent: true });
     let response;
     try {
@@ -217,7 +245,10 @@ describe('poison input on the input queue', () => {
   it('moves several huge rejected bodies of one batch to the DLQ without failing it', async () => {
     // together over the 1 MiB a SendMessageBatch may carry, which the emulator enforces as SQS does
     const huge = (vehicleId: number) =>
-      record(json(validMessage(vehicleId, 1, { parameters: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`blob${i}`, 'z'.repeat(4_000)])) })), vehicleId);
+      record(
+        json(validMessage(vehicleId, 1, { parameters: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`blob${i}`, 'z'.repeat(4_000)])) })),
+        vehicleId,
+      );
     const records = [huge(21), huge(22), huge(23)];
     const output = captureOutput({ silent: true });
     let response;
@@ -269,13 +300,19 @@ describe('fuzzed batches on the input queue', () => {
       latitude: fc.double({ min: -90, max: 90, noNaN: true }),
       longitude: fc.double({ min: -180, max: 180, noNaN: true }),
       speed: fc.double({ min: 0, max: 300, noNaN: true }),
-      parameters: fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.boolean()), { maxKeys: 5 }),
+      parameters: fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.boolean()), {
+        maxKeys: 5,
+      }),
     })
     .map(({ secondsBeforeNow, ...fields }) => ({ ...fields, deviceTime: new Date(NOW - secondsBeforeNow * 1000).toISOString() }));
 
   /** A valid message with one field removed or replaced by arbitrary JSON. */
   const mutatedArbitrary = fc
-    .tuple(validArbitrary, fc.constantFrom('vehicleId', 'deviceTime', 'latitude', 'longitude', 'speed', 'parameters', 'course'), fc.option(fc.jsonValue(), { nil: undefined }))
+    .tuple(
+      validArbitrary,
+      fc.constantFrom('vehicleId', 'deviceTime', 'latitude', 'longitude', 'speed', 'parameters', 'course'),
+      fc.option(fc.jsonValue(), { nil: undefined }),
+    )
     .map(([message, field, value]) => JSON.stringify({ ...message, [field]: value }));
 
   type Body = { body: string; kind: 'valid' | 'string' | 'json' | 'mutated' };

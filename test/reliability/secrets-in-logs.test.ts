@@ -64,7 +64,10 @@ describe('secrets in logs', () => {
         vehicleIds: [VEHICLE],
         settings: { limit: '90', minDuration: '0' },
         toTelegram: true,
-        telegrams: [{ id: '4242', info: 'dispatch' }, { id: '5151', info: 'night shift' }],
+        telegrams: [
+          { id: '4242', info: 'dispatch' },
+          { id: '5151', info: 'night shift' },
+        ],
       }),
       parentName: '',
       version: 1,
@@ -96,7 +99,11 @@ describe('secrets in logs', () => {
   it('logs in, fails a login, and uses the session token', async () => {
     const wrong = await loginAs(tenants.root, `${tenants.root.password}-typo`);
     expect(wrong.status).toBe(401);
-    const malformed = await api({ method: 'POST', path: '/api/v3/auth/login', body: `{"login": "${tenants.root.login}", "password": "${tenants.root.password}"` });
+    const malformed = await api({
+      method: 'POST',
+      path: '/api/v3/auth/login',
+      body: `{"login": "${tenants.root.login}", "password": "${tenants.root.password}"`,
+    });
     expect(malformed.status).toBe(400);
     const ok = await loginAs(tenants.root, tenants.root.password);
     expect(ok.status).toBe(200);
@@ -116,7 +123,10 @@ describe('secrets in logs', () => {
     const body = (seconds: number, speed: number) =>
       JSON.stringify({ vehicleId: VEHICLE, deviceTime: new Date(NOW - seconds * 1000).toISOString(), latitude: 55.75, longitude: 37.62, speed });
     const records = [body(20, 60), body(10, 130), 'not json'].map((text, index) =>
-      toSqsRecord({ MessageId: `secrets-${index}`, ReceiptHandle: `rh-${index}`, Body: text, Attributes: { MessageGroupId: String(VEHICLE) } }, 'arn:aws:sqs:us-east-1:000000000000:in.fifo'),
+      toSqsRecord(
+        { MessageId: `secrets-${index}`, ReceiptHandle: `rh-${index}`, Body: text, Attributes: { MessageGroupId: String(VEHICLE) } },
+        'arn:aws:sqs:us-east-1:000000000000:in.fifo',
+      ),
     );
     const response = await evaluate({ Records: records }, lambdaContext('evaluate'));
     expect(response?.batchItemFailures).toEqual([]);
@@ -124,9 +134,15 @@ describe('secrets in logs', () => {
     telegram.script('5151', { code: 500 });
     const deliver = createDeliverHandler() as unknown as SqsHandler;
     for (let round = 0; round < 5; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
+      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0)
+        break;
     }
-    expect(telegram.delivered().map((message) => message.chatId).sort()).toEqual(['4242', '5151']);
+    expect(
+      telegram
+        .delivered()
+        .map((message) => message.chatId)
+        .sort(),
+    ).toEqual(['4242', '5151']);
     expect(telegram.calls.every((call) => call.token === BOT_TOKEN)).toBe(true);
   });
 
@@ -137,13 +153,24 @@ describe('secrets in logs', () => {
     resetTelegramSender();
     try {
       const evaluate = createEvaluateHandler({ clock: () => NOW + 600_000 });
-      const text = JSON.stringify({ vehicleId: VEHICLE, deviceTime: new Date(NOW + 590_000).toISOString(), latitude: 55.75, longitude: 37.62, speed: 140 });
-      const record = toSqsRecord({ MessageId: 'secrets-late', ReceiptHandle: 'rh-late', Body: text, Attributes: { MessageGroupId: String(VEHICLE) } }, 'arn:aws:sqs:us-east-1:000000000000:in.fifo');
+      const text = JSON.stringify({
+        vehicleId: VEHICLE,
+        deviceTime: new Date(NOW + 590_000).toISOString(),
+        latitude: 55.75,
+        longitude: 37.62,
+        speed: 140,
+      });
+      const record = toSqsRecord(
+        { MessageId: 'secrets-late', ReceiptHandle: 'rh-late', Body: text, Attributes: { MessageGroupId: String(VEHICLE) } },
+        'arn:aws:sqs:us-east-1:000000000000:in.fifo',
+      );
       expect((await evaluate({ Records: [record] }, lambdaContext('evaluate')))?.batchItemFailures).toEqual([]);
       const before = telegram.calls.length;
       // the last receive: the deliver function gives up and records why
       const deliver = createDeliverHandler({ maxReceiveCount: 1 }) as unknown as SqsHandler;
-      expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
+      expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(
+        1,
+      );
       expect(telegram.calls.length).toBe(before);
     } finally {
       process.env.TELEGRAM_API_ROOT = apiRoot;

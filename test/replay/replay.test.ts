@@ -41,7 +41,17 @@ describe('trace generator', () => {
   });
 
   it('plants every kind of episode, with disjoint windows per vehicle, rule and kind', () => {
-    expect(Object.keys(countByKind(trace.expected)).sort()).toEqual(['connectionLost', 'connectionRestored', 'drain', 'fuelling', 'idle', 'panic', 'speeding', 'zoneEntry', 'zoneExit']);
+    expect(Object.keys(countByKind(trace.expected)).sort()).toEqual([
+      'connectionLost',
+      'connectionRestored',
+      'drain',
+      'fuelling',
+      'idle',
+      'panic',
+      'speeding',
+      'zoneEntry',
+      'zoneExit',
+    ]);
     const byKey = new Map<string, ExpectedAlert[]>();
     for (const episode of trace.expected) {
       expect(episode.from).toBeLessThanOrEqual(episode.to);
@@ -52,7 +62,14 @@ describe('trace generator', () => {
       const sorted = [...episodes].sort((a, b) => a.from - b.from);
       for (let index = 1; index < sorted.length; index++) expect(sorted[index]!.from).toBeGreaterThan(sorted[index - 1]!.to);
     }
-    for (const lookAlike of ['speedBlip (no alert)', 'nearLimit (no alert)', 'shortStop (no alert)', 'parked (no alert)', 'borderHover (no alert)', 'fuelSpike (no alert)']) {
+    for (const lookAlike of [
+      'speedBlip (no alert)',
+      'nearLimit (no alert)',
+      'shortStop (no alert)',
+      'parked (no alert)',
+      'borderHover (no alert)',
+      'fuelSpike (no alert)',
+    ]) {
       expect(trace.planted[lookAlike], lookAlike).toBeGreaterThan(0);
     }
   });

@@ -16,7 +16,14 @@ const rule = compile(addressEvaluator, point);
 
 describe('address settings', () => {
   it('has documented defaults: radius 100 m, both directions, 20 m of hysteresis', () => {
-    expect(addressEvaluator.settingsSchema.parse(point)).toEqual({ ...point, latitude: CENTER.lat, longitude: CENTER.lon, radius: 100, mode: 'both', margin: 20 });
+    expect(addressEvaluator.settingsSchema.parse(point)).toEqual({
+      ...point,
+      latitude: CENTER.lat,
+      longitude: CENTER.lon,
+      radius: 100,
+      mode: 'both',
+      margin: 20,
+    });
   });
 
   it.each([

@@ -34,7 +34,9 @@ const garbage = fc.constantFrom(' ', '  ', '\t', '', 'abc', '0x10', '0b1', 'Infi
 const reading = fc.record({
   seconds: fc.integer({ min: 1, max: 120 }),
   speed: fc.integer({ min: 0, max: 20 }),
-  values: fc.record(Object.fromEntries(PARAMETERS.map((key) => [key, fc.integer({ min: 0, max: 40 })])) as Record<(typeof PARAMETERS)[number], fc.Arbitrary<number>>),
+  values: fc.record(
+    Object.fromEntries(PARAMETERS.map((key) => [key, fc.integer({ min: 0, max: 40 })])) as Record<(typeof PARAMETERS)[number], fc.Arbitrary<number>>,
+  ),
   /** Which readings of this message are spoiled, and with what. */
   spoiled: fc.array(fc.tuple(fc.constantFrom(...PARAMETERS), garbage), { maxLength: 4 }),
 });
@@ -52,7 +54,9 @@ function traces(steps: readonly Step[]) {
   const omitted: TerminalMessage[] = [];
   for (const step of steps) {
     time += step.seconds;
-    const parameters = Object.fromEntries(Object.entries(step.values).map(([key, value]) => [key, String(key === 'panic' || key === 'din1' || key === 'ignition' ? value % 2 : value)]));
+    const parameters = Object.fromEntries(
+      Object.entries(step.values).map(([key, value]) => [key, String(key === 'panic' || key === 'din1' || key === 'ignition' ? value % 2 : value)]),
+    );
     const withGarbage = { ...parameters };
     const without = { ...parameters };
     for (const [key, text] of step.spoiled) {

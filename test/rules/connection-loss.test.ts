@@ -26,9 +26,7 @@ describe('connection loss', () => {
 
   it('reports a loss once, timed by the silence rather than by the sweep', () => {
     const first = tick(undefined, T0, T0 + 31 * MIN);
-    expect(first.events).toEqual([
-      expect.objectContaining({ kind: 'connectionLost', time: new Date(T0 + 30 * MIN).toISOString(), latitude: null }),
-    ]);
+    expect(first.events).toEqual([expect.objectContaining({ kind: 'connectionLost', time: new Date(T0 + 30 * MIN).toISOString(), latitude: null })]);
     expect(first.events[0]!.values).toMatchObject({ minutes: 30, lastSeenAt: new Date(T0).toISOString() });
     const later = tick(JSON.parse(JSON.stringify(first.state)), T0, T0 + 90 * MIN);
     expect(later.events).toEqual([]);

@@ -45,19 +45,18 @@ export function offset(lat: number, lon: number, north: number, east: number): {
 }
 
 function squareRing(lat: number, lon: number, half: number): [number, number][] {
-  const corners = [
-    offset(lat, lon, -half, -half),
-    offset(lat, lon, -half, half),
-    offset(lat, lon, half, half),
-    offset(lat, lon, half, -half),
-  ];
+  const corners = [offset(lat, lon, -half, -half), offset(lat, lon, -half, half), offset(lat, lon, half, half), offset(lat, lon, half, -half)];
   return [...corners, corners[0]!].map((p) => [p.lon, p.lat]);
 }
 
 const zoneBase = { parentId: PARENT_ID, description: '', area: 0, perimetr: 0, createDate: new Date(T0).toISOString(), version: 1 };
 
 /** A square polygon zone `2 × half` metres wide, optionally with a square hole `2 × holeHalf` wide. */
-export function squareZone(id: number, half: number, options: { center?: { lat: number; lon: number }; holeHalf?: number; name?: string } = {}): Geozone {
+export function squareZone(
+  id: number,
+  half: number,
+  options: { center?: { lat: number; lon: number }; holeHalf?: number; name?: string } = {},
+): Geozone {
   const { lat, lon } = options.center ?? CENTER;
   const rings = [squareRing(lat, lon, half)];
   if (options.holeHalf !== undefined) rings.push(squareRing(lat, lon, options.holeHalf).reverse());

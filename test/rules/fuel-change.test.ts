@@ -48,7 +48,10 @@ describe('drain', () => {
   });
 
   it('ignores consumption while driving and slow consumption while idling', () => {
-    const driving = readings(Array.from({ length: 60 }, (_, i) => 100 - i), Array.from({ length: 60 }, () => 60));
+    const driving = readings(
+      Array.from({ length: 60 }, (_, i) => 100 - i),
+      Array.from({ length: 60 }, () => 60),
+    );
     expect(run(drainEvaluator, rule, driving).events).toEqual([]);
     // 2 litres per hour with the engine idling: 30 litres over 15 hours
     const idling = Array.from({ length: 60 * 15 }, (_, i) => message(i * 60, { parameters: { fuel: String(100 - i / 30) } }));

@@ -135,11 +135,13 @@ describe('geozone rules with many zones', () => {
   const few = compile(geozoneEvaluator, { margin: '0' }, { geoids: [100] });
   const many = compile(geozoneEvaluator, { margin: '0' }, { geoids: [100, ...others.map((zone) => zone.id)] });
 
-  test.prop([fc.array(fc.tuple(fc.double({ min: 79.5, max: 81.5, noNaN: true }), fc.double({ min: 35.3, max: 35.9, noNaN: true })), { minLength: 1, maxLength: 30 })])(
-    'raise the same events with 1 zone or 17',
-    (points) => {
-      const trace = points.map(([lat, lon], i) => message(i * 10, { latitude: lat, longitude: lon }));
-      expect(run(geozoneEvaluator, many, trace, { context: ctx }).events).toEqual(run(geozoneEvaluator, few, trace, { context: ctx }).events);
-    },
-  );
+  test.prop([
+    fc.array(fc.tuple(fc.double({ min: 79.5, max: 81.5, noNaN: true }), fc.double({ min: 35.3, max: 35.9, noNaN: true })), {
+      minLength: 1,
+      maxLength: 30,
+    }),
+  ])('raise the same events with 1 zone or 17', (points) => {
+    const trace = points.map(([lat, lon], i) => message(i * 10, { latitude: lat, longitude: lon }));
+    expect(run(geozoneEvaluator, many, trace, { context: ctx }).events).toEqual(run(geozoneEvaluator, few, trace, { context: ctx }).events);
+  });
 });

@@ -40,7 +40,13 @@ describe('maintenance', () => {
   const km = (s: number, mileage: number) => message(s, { parameters: { mileage: String(mileage) } });
 
   it('has documented defaults per counter', () => {
-    expect(maintenanceEvaluator.settingsSchema.parse({})).toEqual({ counter: 'mileage', parameter: 'mileage', unit: 'km', interval: 10_000, base: 0 });
+    expect(maintenanceEvaluator.settingsSchema.parse({})).toEqual({
+      counter: 'mileage',
+      parameter: 'mileage',
+      unit: 'km',
+      interval: 10_000,
+      base: 0,
+    });
     expect(maintenanceEvaluator.settingsSchema.parse({ counter: 'engineHours' })).toEqual({
       counter: 'engineHours',
       parameter: 'engineHours',
@@ -75,16 +81,18 @@ describe('maintenance', () => {
     ]);
   });
 
-  test.prop([fc.array(fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: 3_000 })), { minLength: 1, maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 8 }))])(
-    'idle and maintenance give the same events whether run at once or in batches through JSON',
-    (steps, batches) => {
-      let t = 0;
-      let total = 0;
-      const trace = steps.map(([gap, step]) => message((t += gap * 10), { speed: step % 7, parameters: { ignition: String(step % 3 ? 1 : 0), mileage: String((total += step)) } }));
-      const idle = compile(idleEvaluator, { minutes: '2' });
-      const service = compile(maintenanceEvaluator, { interval: '5000' });
-      expect(run(idleEvaluator, idle, trace, { batches }).events).toEqual(run(idleEvaluator, idle, trace).events);
-      expect(run(maintenanceEvaluator, service, trace, { batches }).events).toEqual(run(maintenanceEvaluator, service, trace).events);
-    },
-  );
+  test.prop([
+    fc.array(fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: 3_000 })), { minLength: 1, maxLength: 60 }),
+    fc.array(fc.integer({ min: 1, max: 8 })),
+  ])('idle and maintenance give the same events whether run at once or in batches through JSON', (steps, batches) => {
+    let t = 0;
+    let total = 0;
+    const trace = steps.map(([gap, step]) =>
+      message((t += gap * 10), { speed: step % 7, parameters: { ignition: String(step % 3 ? 1 : 0), mileage: String((total += step)) } }),
+    );
+    const idle = compile(idleEvaluator, { minutes: '2' });
+    const service = compile(maintenanceEvaluator, { interval: '5000' });
+    expect(run(idleEvaluator, idle, trace, { batches }).events).toEqual(run(idleEvaluator, idle, trace).events);
+    expect(run(maintenanceEvaluator, service, trace, { batches }).events).toEqual(run(maintenanceEvaluator, service, trace).events);
+  });
 });

@@ -1,14 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  DAY_MS,
-  ProlongationError,
-  initialValidity,
-  isEffective,
-  prolong,
-  replacedValidity,
-  sweepDecision,
-} from '../../shared/rules/lifecycle';
+import { DAY_MS, ProlongationError, initialValidity, isEffective, prolong, replacedValidity, sweepDecision } from '../../shared/rules/lifecycle';
 import { T0, body, storedRule } from './fixtures';
 
 const at = (ms: number) => new Date(ms).toISOString();
@@ -118,7 +110,10 @@ describe('the 90-day cap', () => {
     active: fc.boolean(),
     autoProlongation: fc.boolean(),
   });
-  type Step = { kind: 'replace'; rule: { activationMode: 0 | 1; activationDay: number; validity: number; active: boolean; autoProlongation: boolean } } | { kind: 'prolong'; days: number } | { kind: 'sweep' };
+  type Step =
+    | { kind: 'replace'; rule: { activationMode: 0 | 1; activationDay: number; validity: number; active: boolean; autoProlongation: boolean } }
+    | { kind: 'prolong'; days: number }
+    | { kind: 'sweep' };
   const step = fc.tuple(
     fc.integer({ min: 0, max: 40 }),
     fc.oneof(
@@ -182,7 +177,12 @@ describe('prolong', () => {
   });
   it('counts the cap of a rule not yet activated from its activation', () => {
     const activation = T0 + 30 * DAY_MS;
-    const rule = storedRule({ activationMode: 1, activationTime: at(activation), validFrom: at(activation), expiresAt: at(activation + 90 * DAY_MS) });
+    const rule = storedRule({
+      activationMode: 1,
+      activationTime: at(activation),
+      validFrom: at(activation),
+      expiresAt: at(activation + 90 * DAY_MS),
+    });
     expect(prolong(rule, 10, T0)).toEqual({ expiresAt: at(activation + 90 * DAY_MS), clamped: true });
   });
   it.each([0, -1, 91, 1.5, Number.NaN])('rejects %s days', (days) => {

@@ -12,9 +12,12 @@ describe('message values', () => {
     },
   );
 
-  it.each(['2026-03-01T03:00:00+03:00', '2026-03-01T00:00:00Z', '2026-03-01T00:00:00.5Z', '2026-03-01T00:00:00.123456Z'])('isoToMs reads %s', (text) => {
-    expect(isoToMs(text)).toBe(Date.parse(text));
-  });
+  it.each(['2026-03-01T03:00:00+03:00', '2026-03-01T00:00:00Z', '2026-03-01T00:00:00.5Z', '2026-03-01T00:00:00.123456Z'])(
+    'isoToMs reads %s',
+    (text) => {
+      expect(isoToMs(text)).toBe(Date.parse(text));
+    },
+  );
 
   it('deviceMs follows the message it is given', () => {
     const a = message(0);
@@ -26,7 +29,20 @@ describe('message values', () => {
 
   it('reads numeric and digital parameters', () => {
     const m = message(0, { parameters: { a: '12.5', b: '', c: 'x', d: 'ON', e: '0', f: '-3', g: 'false' } });
-    expect([numericParameter(m, 'a'), numericParameter(m, 'b'), numericParameter(m, 'c'), numericParameter(m, 'z')]).toEqual([12.5, undefined, undefined, undefined]);
-    expect(['d', 'e', 'f', 'g', 'b', 'c', 'z'].map((key) => switchParameter(m, key))).toEqual([true, false, true, false, undefined, undefined, undefined]);
+    expect([numericParameter(m, 'a'), numericParameter(m, 'b'), numericParameter(m, 'c'), numericParameter(m, 'z')]).toEqual([
+      12.5,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(['d', 'e', 'f', 'g', 'b', 'c', 'z'].map((key) => switchParameter(m, key))).toEqual([
+      true,
+      false,
+      true,
+      false,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

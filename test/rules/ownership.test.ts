@@ -9,7 +9,7 @@ describe('ruleAppliesTo', () => {
   const stranger = '33333333-3333-4333-8333-333333333333';
   const owners = [carrier, holding];
 
-  it('applies the owner\'s rules and those of the clients above it, not a stranger\'s', () => {
+  it("applies the owner's rules and those of the clients above it, not a stranger's", () => {
     expect(ruleAppliesTo(storedRule({ parentId: carrier, vehicleIds: [7] }), 7, owners, T0)).toBe(true);
     expect(ruleAppliesTo(storedRule({ parentId: holding, vehicleIds: [7] }), 7, owners, T0)).toBe(true);
     expect(ruleAppliesTo(storedRule({ parentId: stranger, vehicleIds: [7] }), 7, owners, T0)).toBe(false);
@@ -19,6 +19,8 @@ describe('ruleAppliesTo', () => {
     expect(ruleAppliesTo(storedRule({ parentId: carrier, vehicleIds: [7] }), 7, [], T0)).toBe(false);
     expect(ruleAppliesTo(storedRule({ parentId: carrier, vehicleIds: [8] }), 7, owners, T0)).toBe(false);
     expect(ruleAppliesTo(storedRule({ parentId: carrier, vehicleIds: [7], active: false }), 7, owners, T0)).toBe(false);
-    expect(ruleAppliesTo(storedRule({ parentId: carrier, vehicleIds: [7], expiresAt: new Date(T0 - DAY_MS).toISOString() }), 7, owners, T0)).toBe(false);
+    expect(ruleAppliesTo(storedRule({ parentId: carrier, vehicleIds: [7], expiresAt: new Date(T0 - DAY_MS).toISOString() }), 7, owners, T0)).toBe(
+      false,
+    );
   });
 });

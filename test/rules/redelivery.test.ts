@@ -65,9 +65,16 @@ function trace(steps: Step[]) {
 describe('redelivered and out-of-order messages', () => {
   const evaluators = Object.values(RULE_EVALUATORS) as RuleEvaluator[];
 
-  test.prop([fc.array(step, { minLength: 1, maxLength: 40 }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 15 }), fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 8 })], {
-    numRuns: 150,
-  })('never add, lose or change an event, whichever evaluator', (steps, copies, batches) => {
+  test.prop(
+    [
+      fc.array(step, { minLength: 1, maxLength: 40 }),
+      fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 15 }),
+      fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 8 }),
+    ],
+    {
+      numRuns: 150,
+    },
+  )('never add, lose or change an event, whichever evaluator', (steps, copies, batches) => {
     const ordered = trace(steps);
     // the panic evaluator remembers the last eight presses; older ones are out of a redelivery's reach
     fc.pre(ordered.filter((m) => m.parameters.panic === '1').length <= 8);

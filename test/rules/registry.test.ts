@@ -7,7 +7,11 @@ import type { RuleType } from '../../shared/schemas/notification';
 describe('registry', () => {
   it('has an evaluator for every supported rule type, under its own type', () => {
     for (const type of Object.values(RULE_TYPES)) expect(evaluatorFor(type).type).toBe(type);
-    expect(Object.keys(RULE_EVALUATORS).map(Number).sort((a, b) => a - b)).toEqual(Object.values(RULE_TYPES).sort((a, b) => a - b));
+    expect(
+      Object.keys(RULE_EVALUATORS)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(Object.values(RULE_TYPES).sort((a, b) => a - b));
   });
 
   it('refuses a type the platform does not define', () => {

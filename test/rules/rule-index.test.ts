@@ -39,7 +39,10 @@ describe('resolving compiled rules', () => {
 
   it('agrees with isEffective at every boundary', async () => {
     for (const now of [T0 - 1, T0, T0 + HOUR - 1, T0 + HOUR, T0 + 2 * HOUR - 1, T0 + 2 * HOUR, T0 + 100 * 24 * HOUR]) {
-      const expected = rules.filter((r) => r.id !== 7 && r.vehicleIds.includes(1) && isEffective(r, now)).map((r) => r.id).sort((a, b) => a - b);
+      const expected = rules
+        .filter((r) => r.id !== 7 && r.vehicleIds.includes(1) && isEffective(r, now))
+        .map((r) => r.id)
+        .sort((a, b) => a - b);
       expect(await idsFor(1, now)).toEqual(expected);
     }
   });
@@ -54,8 +57,11 @@ describe('resolving compiled rules', () => {
     expect(fresh.cache.stats().rules).toBe(6);
   });
 
-  it('gives the zones the vehicle\'s rules use', async () => {
-    const limited = ruleResolver([storedRule({ id: 8, type: 2, vehicleIds: [1], settings: { limit: '90', zoneLimits: '12:40' } })], [squareZone(12, 100), squareZone(13, 100)]);
+  it("gives the zones the vehicle's rules use", async () => {
+    const limited = ruleResolver(
+      [storedRule({ id: 8, type: 2, vehicleIds: [1], settings: { limit: '90', zoneLimits: '12:40' } })],
+      [squareZone(12, 100), squareZone(13, 100)],
+    );
     const { zones } = await limited.forVehicle(1, T0);
     expect(zones.zonesContaining(CENTER.lat, CENTER.lon)).toEqual([12]);
     expect((await resolver.forVehicle(1, T0)).zones.zonesContaining(CENTER.lat, CENTER.lon)).toEqual([]);
@@ -63,7 +69,10 @@ describe('resolving compiled rules', () => {
 
   it('rejects geozone rules none of whose zones exist', async () => {
     const warn = vi.spyOn(logger, 'warn');
-    const zoned = ruleResolver([storedRule({ id: 9, type: 0, geoids: [404] }), storedRule({ id: 10, type: 0, geoids: [12, 404] })], [squareZone(12, 100)]);
+    const zoned = ruleResolver(
+      [storedRule({ id: 9, type: 0, geoids: [404] }), storedRule({ id: 10, type: 0, geoids: [12, 404] })],
+      [squareZone(12, 100)],
+    );
     expect((await zoned.forVehicle(1, T0)).rules.map((r) => r.rule.id)).toEqual([10]);
     expect(warn.mock.calls).toEqual([[LEFT_OUT, { ruleId: 9, reason: expect.stringContaining('geozone') }]]);
   });

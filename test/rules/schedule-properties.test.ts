@@ -1,6 +1,15 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { compileSchedule, DAY_NAMES, formatSchedule, isOpen, nextOpening, parseSchedule, weeklySchedule, type WeeklySchedule } from '../../shared/rules/schedule';
+import {
+  compileSchedule,
+  DAY_NAMES,
+  formatSchedule,
+  isOpen,
+  nextOpening,
+  parseSchedule,
+  weeklySchedule,
+  type WeeklySchedule,
+} from '../../shared/rules/schedule';
 import type { RuleTimeZone } from '../../shared/rules/time-zone';
 
 const DAY = 1_440;
@@ -13,7 +22,8 @@ interface Clause {
   windows: { start: number; end: number }[];
 }
 
-const clockText = (minutes: number, pad: boolean) => `${pad ? String(Math.floor(minutes / 60)).padStart(2, '0') : Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+const clockText = (minutes: number, pad: boolean) =>
+  `${pad ? String(Math.floor(minutes / 60)).padStart(2, '0') : Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
 
 const windowArb = fc
   .tuple(fc.integer({ min: 0, max: DAY - 1 }), fc.integer({ min: 0, max: DAY }))
@@ -21,26 +31,35 @@ const windowArb = fc
   .map(([start, end]) => ({ start, end }));
 
 const clauseArb: fc.Arbitrary<Clause> = fc.record({
-  days: fc.option(fc.array(fc.record({ from: fc.integer({ min: 0, max: 6 }), to: fc.integer({ min: 0, max: 6 }) }), { minLength: 1, maxLength: 3 }), { nil: null }),
+  days: fc.option(fc.array(fc.record({ from: fc.integer({ min: 0, max: 6 }), to: fc.integer({ min: 0, max: 6 }) }), { minLength: 1, maxLength: 3 }), {
+    nil: null,
+  }),
   windows: fc.array(windowArb, { minLength: 1, maxLength: 3 }),
 });
 
 /** Renders clauses with varied spelling: case, spaces, one-digit hours. */
 const textArb = fc.array(clauseArb, { minLength: 1, maxLength: 4 }).chain((clauses) =>
-  fc.tuple(fc.constant(clauses), fc.array(fc.tuple(fc.boolean(), fc.constantFrom(' ', '  ', '')), { minLength: 16, maxLength: 16 })).map(([list, style]) => {
-    let n = 0;
-    const pick = () => style[n++ % style.length]!;
-    const text = list
-      .map((clause) => {
-        const [upper, space] = pick();
-        const day = (index: number) => (upper ? DAY_NAMES[index]!.toUpperCase() : DAY_NAMES[index]!);
-        const days = clause.days === null ? '' : clause.days.map(({ from, to }) => (from === to ? day(from) : `${day(from)}${space}-${space}${day(to)}`)).join(`,${space}`);
-        const windows = clause.windows.map(({ start, end }) => `${clockText(start, !upper)}${space}-${space}${clockText(end, true)}`).join(`,${space}`);
-        return `${days}${days === '' ? '' : ' '}${windows}`;
-      })
-      .join(`;${pick()[1]}`);
-    return { clauses: list, text };
-  }),
+  fc
+    .tuple(fc.constant(clauses), fc.array(fc.tuple(fc.boolean(), fc.constantFrom(' ', '  ', '')), { minLength: 16, maxLength: 16 }))
+    .map(([list, style]) => {
+      let n = 0;
+      const pick = () => style[n++ % style.length]!;
+      const text = list
+        .map((clause) => {
+          const [upper, space] = pick();
+          const day = (index: number) => (upper ? DAY_NAMES[index]!.toUpperCase() : DAY_NAMES[index]!);
+          const days =
+            clause.days === null
+              ? ''
+              : clause.days.map(({ from, to }) => (from === to ? day(from) : `${day(from)}${space}-${space}${day(to)}`)).join(`,${space}`);
+          const windows = clause.windows
+            .map(({ start, end }) => `${clockText(start, !upper)}${space}-${space}${clockText(end, true)}`)
+            .join(`,${space}`);
+          return `${days}${days === '' ? '' : ' '}${windows}`;
+        })
+        .join(`;${pick()[1]}`);
+      return { clauses: list, text };
+    }),
 );
 
 /** The open minutes of the week straight from the clauses: the reference the parser is checked against. */
@@ -106,7 +125,18 @@ describe('schedule parser (properties)', () => {
 });
 
 /** Zones with daylight saving in both hemispheres, a half-hour shift (Lord Howe), odd offsets, and fixed ones. */
-const ZONES: RuleTimeZone[] = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'Asia/Kathmandu', 'Pacific/Chatham', 3, -3.5, 5.75];
+const ZONES: RuleTimeZone[] = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'America/Santiago',
+  'Asia/Kathmandu',
+  'Pacific/Chatham',
+  3,
+  -3.5,
+  5.75,
+];
 
 /** The local weekday and minute of the day, by Intl's weekday formatting: a reference independent of the offsets. */
 const weekdayFormats = new Map<string, Intl.DateTimeFormat>();
@@ -136,7 +166,11 @@ const TO = Date.parse('2031-01-01T00:00:00Z');
 const instantArb = fc.oneof(
   fc.integer({ min: FROM, max: TO }),
   fc
-    .tuple(fc.constantFrom('2026-03-08', '2026-03-29', '2026-04-05', '2026-09-06', '2026-10-04', '2026-10-25', '2026-11-01', '2027-03-28', '2027-04-04'), fc.integer({ min: -36 * 60, max: 36 * 60 }), fc.integer({ min: 0, max: MIN_MS - 1 }))
+    .tuple(
+      fc.constantFrom('2026-03-08', '2026-03-29', '2026-04-05', '2026-09-06', '2026-10-04', '2026-10-25', '2026-11-01', '2027-03-28', '2027-04-04'),
+      fc.integer({ min: -36 * 60, max: 36 * 60 }),
+      fc.integer({ min: 0, max: MIN_MS - 1 }),
+    )
     .map(([day, minutes, ms]) => Date.parse(`${day}T00:00:00Z`) + minutes * MIN_MS + ms),
 );
 
@@ -145,23 +179,25 @@ describe('schedule window arithmetic (properties)', () => {
     expect(isOpen(schedule, zone, t)).toBe(referenceOpen(schedule, zone, t));
   });
 
-  test.prop([scheduleArb, fc.constantFrom(...ZONES), instantArb, fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 8, maxLength: 8 })])(
-    'nextOpening is the first open instant at or after t',
-    (schedule, zone, t, samples) => {
-      const opening = nextOpening(schedule, zone, t);
-      expect(opening).not.toBeNull();
-      expect(opening!).toBeGreaterThanOrEqual(t);
-      expect(isOpen(schedule, zone, opening!)).toBe(true);
-      expect(opening === t).toBe(isOpen(schedule, zone, t));
-      if (opening! > t) {
-        // closed just before the opening and wherever sampled in between
-        expect(referenceOpen(schedule, zone, opening! - 1)).toBe(false);
-        for (const share of samples) expect(referenceOpen(schedule, zone, t + Math.floor(share * (opening! - t)))).toBe(false);
-      }
-      // a week and a day is the longest wait, whatever daylight saving does
-      expect(opening! - t).toBeLessThanOrEqual(8 * DAY * MIN_MS);
-    },
-  );
+  test.prop([
+    scheduleArb,
+    fc.constantFrom(...ZONES),
+    instantArb,
+    fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 8, maxLength: 8 }),
+  ])('nextOpening is the first open instant at or after t', (schedule, zone, t, samples) => {
+    const opening = nextOpening(schedule, zone, t);
+    expect(opening).not.toBeNull();
+    expect(opening!).toBeGreaterThanOrEqual(t);
+    expect(isOpen(schedule, zone, opening!)).toBe(true);
+    expect(opening === t).toBe(isOpen(schedule, zone, t));
+    if (opening! > t) {
+      // closed just before the opening and wherever sampled in between
+      expect(referenceOpen(schedule, zone, opening! - 1)).toBe(false);
+      for (const share of samples) expect(referenceOpen(schedule, zone, t + Math.floor(share * (opening! - t)))).toBe(false);
+    }
+    // a week and a day is the longest wait, whatever daylight saving does
+    expect(opening! - t).toBeLessThanOrEqual(8 * DAY * MIN_MS);
+  });
 
   test.prop([scheduleArb, fc.constantFrom('Europe/Berlin', 'Australia/Lord_Howe', 'America/Santiago'), instantArb], { numRuns: 20 })(
     'no whole minute between t and nextOpening(t) is open (exhaustive)',

@@ -138,7 +138,13 @@ describe('schedule windows in time zones', () => {
 
   it('answers the same when compiled for a rule, however the questions come', () => {
     const compiled = compileSchedule(office, 'Europe/Berlin');
-    const times = [at('2026-11-23T18:00:00Z'), at('2026-11-23T19:00:00Z'), at('2026-11-24T06:59:59Z'), at('2026-11-24T07:00:00Z'), at('2026-11-23T17:30:00Z')];
+    const times = [
+      at('2026-11-23T18:00:00Z'),
+      at('2026-11-23T19:00:00Z'),
+      at('2026-11-24T06:59:59Z'),
+      at('2026-11-24T07:00:00Z'),
+      at('2026-11-23T17:30:00Z'),
+    ];
     for (const t of times) {
       expect(compiled.nextOpening(t)).toBe(nextOpening(office, 'Europe/Berlin', t));
       expect(compiled.isOpen(t)).toBe(isOpen(office, 'Europe/Berlin', t));

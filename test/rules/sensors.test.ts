@@ -62,15 +62,15 @@ describe('analog sensor', () => {
     expect(run(analogSensorEvaluator, flappy, trace).events).toHaveLength(4);
   });
 
-  test.prop([fc.array(fc.tuple(fc.integer({ min: 1, max: 60 }), fc.option(fc.integer({ min: -10, max: 10 }))), { minLength: 1, maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 8 }))])(
-    'sensors give the same events whether run at once or in batches through JSON',
-    (steps, batches) => {
-      let t = 0;
-      const trace = steps.map(([gap, v]) => message((t += gap), { parameters: v === null ? {} : { s: String(v) } }));
-      const analog = compile(analogSensorEvaluator, { parameter: 's', min: '-3', max: '3', minDuration: '30', hysteresis: '1' });
-      const discrete = compile(discreteSensorEvaluator, { parameter: 's', edge: 'both', minDuration: '20' });
-      expect(run(analogSensorEvaluator, analog, trace, { batches }).events).toEqual(run(analogSensorEvaluator, analog, trace).events);
-      expect(run(discreteSensorEvaluator, discrete, trace, { batches }).events).toEqual(run(discreteSensorEvaluator, discrete, trace).events);
-    },
-  );
+  test.prop([
+    fc.array(fc.tuple(fc.integer({ min: 1, max: 60 }), fc.option(fc.integer({ min: -10, max: 10 }))), { minLength: 1, maxLength: 60 }),
+    fc.array(fc.integer({ min: 1, max: 8 })),
+  ])('sensors give the same events whether run at once or in batches through JSON', (steps, batches) => {
+    let t = 0;
+    const trace = steps.map(([gap, v]) => message((t += gap), { parameters: v === null ? {} : { s: String(v) } }));
+    const analog = compile(analogSensorEvaluator, { parameter: 's', min: '-3', max: '3', minDuration: '30', hysteresis: '1' });
+    const discrete = compile(discreteSensorEvaluator, { parameter: 's', edge: 'both', minDuration: '20' });
+    expect(run(analogSensorEvaluator, analog, trace, { batches }).events).toEqual(run(analogSensorEvaluator, analog, trace).events);
+    expect(run(discreteSensorEvaluator, discrete, trace, { batches }).events).toEqual(run(discreteSensorEvaluator, discrete, trace).events);
+  });
 });

@@ -9,7 +9,11 @@ describe('settings reference', () => {
   const types = Object.keys(RULE_EVALUATORS).map(Number) as RuleType[];
 
   it('documents every supported type', () => {
-    expect(Object.keys(SETTINGS_REFERENCE).map(Number).sort((a, b) => a - b)).toEqual(types.sort((a, b) => a - b));
+    expect(
+      Object.keys(SETTINGS_REFERENCE)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(types.sort((a, b) => a - b));
   });
 
   it.each(types)('type %i: its example is valid and every documented key is one the schema knows', (type) => {
@@ -36,7 +40,9 @@ describe('settings reference', () => {
     const reference = SETTINGS_REFERENCE[type];
     const schema = RULE_EVALUATORS[type].settingsSchema;
     const leftOut = schema.parse(reference.example);
-    const explicit = Object.fromEntries(reference.settings.filter((setting) => setting.default !== null).map((setting) => [setting.key, setting.default!]));
+    const explicit = Object.fromEntries(
+      reference.settings.filter((setting) => setting.default !== null).map((setting) => [setting.key, setting.default!]),
+    );
     expect(schema.parse({ ...explicit, ...reference.example })).toEqual(leftOut);
   });
 });

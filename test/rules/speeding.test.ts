@@ -9,7 +9,14 @@ const drive = (points: [seconds: number, speed: number][]) => points.map(([s, sp
 
 describe('speeding settings', () => {
   it('has documented defaults', () => {
-    expect(speedingEvaluator.settingsSchema.parse({})).toMatchObject({ limit: 90, minDuration: 10, endMargin: 5, endDuration: 30, maxGap: 300, zoneLimits: [] });
+    expect(speedingEvaluator.settingsSchema.parse({})).toMatchObject({
+      limit: 90,
+      minDuration: 10,
+      endMargin: 5,
+      endDuration: 30,
+      maxGap: 300,
+      zoneLimits: [],
+    });
   });
   it('parses zone limits', () => {
     expect(speedingEvaluator.settingsSchema.parse({ zoneLimits: '12:50, 14:30.5' }).zoneLimits).toEqual([
@@ -26,39 +33,92 @@ describe('speeding', () => {
   const rule = compile(speedingEvaluator, { limit: '90', minDuration: '10' });
 
   it('alerts once the speed has stayed above the limit for the minimum duration', () => {
-    const { events } = run(speedingEvaluator, rule, drive([[0, 80], [10, 95], [15, 110], [20, 100], [30, 105]]));
+    const { events } = run(
+      speedingEvaluator,
+      rule,
+      drive([
+        [0, 80],
+        [10, 95],
+        [15, 110],
+        [20, 100],
+        [30, 105],
+      ]),
+    );
     expect(times(events)).toEqual([at(20)]);
     expect(events[0]).toMatchObject({ kind: 'speeding', speed: 100, values: { limit: 90, maxSpeed: 110, since: at(10), durationSeconds: 10 } });
   });
 
   it('ignores a short spike', () => {
-    expect(run(speedingEvaluator, rule, drive([[0, 95], [5, 120], [8, 80], [30, 85]])).events).toEqual([]);
+    expect(
+      run(
+        speedingEvaluator,
+        rule,
+        drive([
+          [0, 95],
+          [5, 120],
+          [8, 80],
+          [30, 85],
+        ]),
+      ).events,
+    ).toEqual([]);
   });
 
   it('raises one alert per episode and starts a new one after slowing down for endDuration', () => {
     const trace = drive([
-      [0, 100], [10, 100], // alert at 10
-      [20, 88], [30, 100], // dips under the limit but not below limit - endMargin: same episode
-      [40, 80], [60, 80], // below 85 for 20 s: still the same episode
-      [70, 100], [80, 100], // ... so no new alert here
-      [90, 70], [125, 70], // below for 35 s: episode over
-      [130, 100], [140, 100], // new episode: alert at 140
+      [0, 100],
+      [10, 100], // alert at 10
+      [20, 88],
+      [30, 100], // dips under the limit but not below limit - endMargin: same episode
+      [40, 80],
+      [60, 80], // below 85 for 20 s: still the same episode
+      [70, 100],
+      [80, 100], // ... so no new alert here
+      [90, 70],
+      [125, 70], // below for 35 s: episode over
+      [130, 100],
+      [140, 100], // new episode: alert at 140
     ]);
     expect(times(run(speedingEvaluator, rule, trace).events)).toEqual([at(10), at(140)]);
   });
 
   it('does not carry an episode across a long silence', () => {
-    const trace = drive([[0, 100], [10, 100], [1000, 100], [1010, 100]]);
+    const trace = drive([
+      [0, 100],
+      [10, 100],
+      [1000, 100],
+      [1010, 100],
+    ]);
     expect(times(run(speedingEvaluator, rule, trace).events)).toEqual([at(10), at(1010)]);
   });
 
   it('does not count unobserved time toward the minimum duration', () => {
-    expect(run(speedingEvaluator, rule, drive([[0, 100], [400, 100]])).events).toEqual([]);
+    expect(
+      run(
+        speedingEvaluator,
+        rule,
+        drive([
+          [0, 100],
+          [400, 100],
+        ]),
+      ).events,
+    ).toEqual([]);
   });
 
   it('alerts on the first message above the limit when minDuration is 0', () => {
     const instant = compile(speedingEvaluator, { limit: '60', minDuration: '0' });
-    expect(times(run(speedingEvaluator, instant, drive([[0, 50], [5, 61], [10, 70]])).events)).toEqual([at(5)]);
+    expect(
+      times(
+        run(
+          speedingEvaluator,
+          instant,
+          drive([
+            [0, 50],
+            [5, 61],
+            [10, 70],
+          ]),
+        ).events,
+      ),
+    ).toEqual([at(5)]);
   });
 
   it('applies the lowest zone limit inside zones', () => {
@@ -72,11 +132,25 @@ describe('speeding', () => {
   });
 
   it('keeps no state while under the limit', () => {
-    expect(run(speedingEvaluator, rule, drive([[0, 50], [10, 60]])).state).toBeUndefined();
+    expect(
+      run(
+        speedingEvaluator,
+        rule,
+        drive([
+          [0, 50],
+          [10, 60],
+        ]),
+      ).state,
+    ).toBeUndefined();
   });
 
   it('raises nothing new when the same message arrives twice', () => {
-    const trace = drive([[0, 100], [10, 100], [10, 100], [20, 100]]);
+    const trace = drive([
+      [0, 100],
+      [10, 100],
+      [10, 100],
+      [20, 100],
+    ]);
     expect(times(run(speedingEvaluator, rule, trace).events)).toEqual([at(10)]);
   });
 

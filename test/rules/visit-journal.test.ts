@@ -40,7 +40,16 @@ const unwatched = await resolveRules([], 1, T0);
 /** Evaluated one second after the last message's device time, as a live stream is. */
 function run(state: VehicleState | undefined, messages: TerminalMessage[], rules: VehicleRules = unwatched) {
   const now = Date.parse(messages.at(-1)!.deviceTime) + 1_000;
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules: rules.rules, context: { now, zones: rules.zones }, evaluatorFor, journal: journal(now), vehicleClock: 'exact' });
+  return evaluateVehicle({
+    vehicleId: 1,
+    state,
+    messages,
+    rules: rules.rules,
+    context: { now, zones: rules.zones },
+    evaluatorFor,
+    journal: journal(now),
+    vehicleClock: 'exact',
+  });
 }
 
 describe('visit journal', () => {

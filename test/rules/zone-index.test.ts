@@ -56,7 +56,12 @@ describe('ZoneIndex', () => {
     const east = squareZone(0, 100, { center: at(0, 5000) }).geometry;
     if (west.type !== 'Polygon' || east.type !== 'Polygon') throw new Error('fixture');
     const multi = new ZoneIndex([{ ...squareZone(5, 1), geometry: { type: 'MultiPolygon', coordinates: [west.coordinates, east.coordinates] } }]);
-    for (const [north, eastward, expected] of [[0, -5000, true], [0, 5000, true], [0, 0, false], [150, 5000, false]] as const) {
+    for (const [north, eastward, expected] of [
+      [0, -5000, true],
+      [0, 5000, true],
+      [0, 0, false],
+      [150, 5000, false],
+    ] as const) {
       const p = at(north, eastward);
       expect(multi.zonesContaining(p.lat, p.lon)).toEqual(expected ? [5] : []);
     }
@@ -139,7 +144,11 @@ describe('ZoneIndex: direct tests and the spatial index agree', () => {
     radius: fc.double({ min: 10, max: 50_000, noNaN: true }),
   });
   const zonesArb = fc.array(fc.oneof(circle, square), { minLength: 17, maxLength: 30 });
-  const probe = fc.record({ zone: fc.nat(), bearing: fc.double({ min: 0, max: 360, noNaN: true }), reach: fc.double({ min: 0, max: 1.2, noNaN: true }) });
+  const probe = fc.record({
+    zone: fc.nat(),
+    bearing: fc.double({ min: 0, max: 360, noNaN: true }),
+    reach: fc.double({ min: 0, max: 1.2, noNaN: true }),
+  });
 
   test.prop([zonesArb, fc.array(probe, { minLength: 1, maxLength: 20 })], { numRuns: 200 })(
     'zonesContaining, through the tree or directly, finds exactly the zones contains() confirms',

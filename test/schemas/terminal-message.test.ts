@@ -32,10 +32,16 @@ describe('terminal message parsing', () => {
   it('rejects malformed JSON, future device times and oversized parameter maps', () => {
     expect(parseTerminalMessage('{"vehicleId":', now)).toMatchObject({ ok: false, reason: expect.stringMatching(/^malformed JSON/) });
     const future = new Date(now + MESSAGE_LIMITS.futureToleranceMs + 1_000).toISOString();
-    expect(parseTerminalMessage(JSON.stringify({ ...valid, deviceTime: future }), now)).toMatchObject({ ok: false, reason: expect.stringMatching(/future/) });
+    expect(parseTerminalMessage(JSON.stringify({ ...valid, deviceTime: future }), now)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/future/),
+    });
     const slightlyAhead = new Date(now + 60_000).toISOString();
     expect(parseTerminalMessage(JSON.stringify({ ...valid, deviceTime: slightlyAhead }), now).ok).toBe(true);
     const parameters = Object.fromEntries(Array.from({ length: MESSAGE_LIMITS.maxParameters + 1 }, (_, index) => [`p${index}`, '1']));
-    expect(parseTerminalMessage(JSON.stringify({ ...valid, parameters }), now)).toMatchObject({ ok: false, reason: expect.stringMatching(/parameters/) });
+    expect(parseTerminalMessage(JSON.stringify({ ...valid, parameters }), now)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/parameters/),
+    });
   });
 });

@@ -13,7 +13,10 @@ const DAY_MS = 86_400_000;
 
 async function storedHashes(): Promise<{ pk: string; passwordHash: string }[]> {
   const { Items = [] } = await documentClient().send(new ScanCommand({ TableName: resourcesConfig().DIRECTORY_TABLE }));
-  return Items.filter((item) => typeof item.passwordHash === 'string').map((item) => ({ pk: String(item.pk), passwordHash: String(item.passwordHash) }));
+  return Items.filter((item) => typeof item.passwordHash === 'string').map((item) => ({
+    pk: String(item.pk),
+    passwordHash: String(item.passwordHash),
+  }));
 }
 
 function legacyHash(password: string): string {
@@ -49,7 +52,9 @@ describe('security: authentication hardening', () => {
   });
 
   it('upgrades a cheaper hash on the next successful login', async () => {
-    const [credential] = (await storedHashes()).filter((item) => item.pk.toLowerCase().includes(tenants.child.login.toLowerCase()) || item.pk.includes(tenants.child.userId));
+    const [credential] = (await storedHashes()).filter(
+      (item) => item.pk.toLowerCase().includes(tenants.child.login.toLowerCase()) || item.pk.includes(tenants.child.userId),
+    );
     expect(credential).toBeDefined();
     await documentClient().send(
       new UpdateCommand({

@@ -65,7 +65,8 @@ describe('security: the official bot and sender are not usable against strangers
     await clearSentEmails(emulators);
   });
 
-  const inbox = async (): Promise<InboxEmail[]> => ((await (await fetch(`${emulators.sesEndpoint}/store`)).json()) as { emails: InboxEmail[] }).emails;
+  const inbox = async (): Promise<InboxEmail[]> =>
+    ((await (await fetch(`${emulators.sesEndpoint}/store`)).json()) as { emails: InboxEmail[] }).emails;
   const mailsTo = async (address: string) => (await inbox()).filter((email) => email.destination.to.includes(address));
 
   async function deliver(alertId: string): Promise<void> {
@@ -98,7 +99,11 @@ describe('security: the official bot and sender are not usable against strangers
       parentId: clientA,
       userId: owner.id,
       toTelegram: true,
-      telegrams: [{ id: '1001', info: 'own' }, { id: '2002', info: "other tenant's" }, { id: '3003', info: 'never linked' }],
+      telegrams: [
+        { id: '1001', info: 'own' },
+        { id: '2002', info: "other tenant's" },
+        { id: '3003', info: 'never linked' },
+      ],
     });
     const first = await alertOn(rule);
     expect(telegram.delivered().map((message) => message.chatId)).toEqual(['1001']);
@@ -166,15 +171,31 @@ describe('security: the official bot and sender are not usable against strangers
     const rule = await putRule({ parentId: clientA, userId: owner.id, toEmail: true, recipientIds: [owner.id, other.id] });
     // SES publishes through the configuration set's SNS event destination; the test sends what SNS would
     const sesEvent = (message: unknown): SNSEvent => ({
-      Records: [{ EventSource: 'aws:sns', EventVersion: '1.0', EventSubscriptionArn: 'arn:aws:sns:us-east-1:0:ses-events:1', Sns: { Message: JSON.stringify(message), MessageId: 'm1' } as SNSEvent['Records'][0]['Sns'] }],
+      Records: [
+        {
+          EventSource: 'aws:sns',
+          EventVersion: '1.0',
+          EventSubscriptionArn: 'arn:aws:sns:us-east-1:0:ses-events:1',
+          Sns: { Message: JSON.stringify(message), MessageId: 'm1' } as SNSEvent['Records'][0]['Sns'],
+        },
+      ],
     });
     const context: Context = lambdaContext();
-    await deliverFunction(sesEvent({ eventType: 'Bounce', bounce: { bounceType: 'Transient', bouncedRecipients: [{ emailAddress: 'a-complain@alpha.test' }] } }), context);
-    await deliverFunction(sesEvent({ eventType: 'Bounce', bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'A-Bounce@alpha.test' }] } }), context);
+    await deliverFunction(
+      sesEvent({ eventType: 'Bounce', bounce: { bounceType: 'Transient', bouncedRecipients: [{ emailAddress: 'a-complain@alpha.test' }] } }),
+      context,
+    );
+    await deliverFunction(
+      sesEvent({ eventType: 'Bounce', bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'A-Bounce@alpha.test' }] } }),
+      context,
+    );
     await alertOn(rule);
     expect(await mailsTo('a-bounce@alpha.test')).toHaveLength(0);
     expect(await mailsTo('a-complain@alpha.test')).toHaveLength(1);
-    await deliverFunction(sesEvent({ eventType: 'Complaint', complaint: { complainedRecipients: [{ emailAddress: 'a-complain@alpha.test' }] } }), context);
+    await deliverFunction(
+      sesEvent({ eventType: 'Complaint', complaint: { complainedRecipients: [{ emailAddress: 'a-complain@alpha.test' }] } }),
+      context,
+    );
     await clearSentEmails(emulators);
     const item = await alertOn(rule);
     expect(await inbox()).toHaveLength(0);
@@ -212,7 +233,10 @@ describe('security: rule chats in the API', () => {
     tenants = await seedTenants('secchan');
     api = apiClient();
     token = await login(api, tenants.root);
-    for (const [tenant, chatId] of [[tenants.child, '700'], [tenants.sibling, '800']] as const) {
+    for (const [tenant, chatId] of [
+      [tenants.child, '700'],
+      [tenants.sibling, '800'],
+    ] as const) {
       await redeemLinkCode((await issueLinkCode(tenant.userId, Date.now())).code, { chatId, username: '' }, Date.now());
     }
   });

@@ -21,7 +21,8 @@ describe('security: least privilege in the template', () => {
   let stack: FleetwatchStack;
   let resources: Record<string, Resource>;
 
-  const logicalId = (construct: IConstruct) => Stack.of(construct).resolve(((construct.node.defaultChild ?? construct) as CfnElement).logicalId) as string;
+  const logicalId = (construct: IConstruct) =>
+    Stack.of(construct).resolve(((construct.node.defaultChild ?? construct) as CfnElement).logicalId) as string;
   const statementsOf = (name: FunctionName): Statement[] => {
     const roleId = logicalId(stack.functions[name].role);
     return Object.values(resources)
@@ -30,7 +31,10 @@ describe('security: least privilege in the template', () => {
   };
   const onTable = (name: FunctionName, table: 'directory' | 'rules' | 'geozones' | 'alerts' | 'vehicleState') =>
     statementsOf(name).filter((statement) => JSON.stringify(statement.Resource).includes(`"${logicalId(stack.tables.tables[table])}"`));
-  const actionsOn = (name: FunctionName, table: Parameters<typeof onTable>[1]) => onTable(name, table).flatMap((statement) => asArray(statement.Action)).sort();
+  const actionsOn = (name: FunctionName, table: Parameters<typeof onTable>[1]) =>
+    onTable(name, table)
+      .flatMap((statement) => asArray(statement.Action))
+      .sort();
 
   beforeAll(() => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -71,7 +75,10 @@ describe('security: least privilege in the template', () => {
         const prefixes = asArray(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string | string[]);
         expect(prefixes.length, name).toBeGreaterThan(0);
         for (const forbidden of ['SESSION#', 'LOGIN#', 'USERSESSIONS#', 'LOGINFAIL#']) {
-          expect(prefixes.some((prefix) => forbidden.startsWith(prefix.replace(/\*$/, '')) || prefix === '*'), `${name} ${forbidden}`).toBe(false);
+          expect(
+            prefixes.some((prefix) => forbidden.startsWith(prefix.replace(/\*$/, '')) || prefix === '*'),
+            `${name} ${forbidden}`,
+          ).toBe(false);
         }
       }
     }
@@ -84,10 +91,17 @@ describe('security: least privilege in the template', () => {
     }
     // the second UpdateItem, and Query, reach only the webhook endpoints (WEBHOOKS#): listing them and disabling one
     expect(actionsOn('deliver', 'directory')).toEqual([
-      'dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:UpdateItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'dynamodb:UpdateItem',
     ]);
     const webhookStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:Query'));
-    expect(webhookStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([['WEBHOOKS#*']]);
+    expect(webhookStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
+      ['WEBHOOKS#*'],
+    ]);
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
     expect(actionsOn('telegram', 'directory')).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
@@ -105,7 +119,10 @@ describe('security: least privilege in the template', () => {
   it('throttles the Telegram webhook apart from the API', () => {
     const stage = Object.values(resources).find((resource) => resource.Type === 'AWS::ApiGatewayV2::Stage')!;
     const settings = stage.Properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
-    expect(settings[`POST /${TELEGRAM_WEBHOOK_PATH}`]).toMatchObject({ ThrottlingRateLimit: expect.any(Number), ThrottlingBurstLimit: expect.any(Number) });
+    expect(settings[`POST /${TELEGRAM_WEBHOOK_PATH}`]).toMatchObject({
+      ThrottlingRateLimit: expect.any(Number),
+      ThrottlingBurstLimit: expect.any(Number),
+    });
     expect(stage.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: expect.any(Number) });
   });
 
@@ -117,6 +134,9 @@ describe('security: least privilege in the template', () => {
     const subscription = Object.values(resources).find(
       (resource) => resource.Type === 'AWS::SNS::Subscription' && JSON.stringify(resource.Properties.TopicArn).includes(topicId),
     )!;
-    expect(subscription.Properties).toMatchObject({ Protocol: 'lambda', Endpoint: { 'Fn::GetAtt': [logicalId(stack.functions.deliver.function), 'Arn'] } });
+    expect(subscription.Properties).toMatchObject({
+      Protocol: 'lambda',
+      Endpoint: { 'Fn::GetAtt': [logicalId(stack.functions.deliver.function), 'Arn'] },
+    });
   });
 });

@@ -31,7 +31,14 @@ function request(secret: string | null): APIGatewayProxyEventV2 {
     },
     body: JSON.stringify({
       update_id: 77,
-      message: { message_id: 1, date: 1_772_000_000, chat: { id: 5005, type: 'private', first_name: 'X' }, from: { id: 5005, is_bot: false, first_name: 'X' }, text: '/stop', entities: [{ type: 'bot_command', offset: 0, length: 5 }] },
+      message: {
+        message_id: 1,
+        date: 1_772_000_000,
+        chat: { id: 5005, type: 'private', first_name: 'X' },
+        from: { id: 5005, is_bot: false, first_name: 'X' },
+        text: '/stop',
+        entities: [{ type: 'bot_command', offset: 0, length: 5 }],
+      },
     }),
     isBase64Encoded: false,
   };

@@ -61,7 +61,12 @@ describe('security: per-client limits', () => {
     // moving a rule into the full client is refused too
     const childRule = (await createRule(tokens.child, ruleBody(tenants.child.agentId, { vehicleIds: [303] }))).body;
     expect(childRule.id).toBeGreaterThan(0);
-    const moved = await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...childRule, parentId: tenants.root.agentId, vehicleIds: [] } });
+    const moved = await api({
+      method: 'PUT',
+      path: '/api/v3/notifications',
+      token: tokens.root,
+      body: { ...childRule, parentId: tenants.root.agentId, vehicleIds: [] },
+    });
     expect(moved.status).toBe(400);
   });
 

@@ -39,8 +39,12 @@ describe('security: the vehicle directory', () => {
   it('refuses to move a vehicle of another client without --move, and names the rules a move ends', async () => {
     await runAdmin(['create-vehicle', '--client', tenants.root.agentId, '--id', '4100', '--name', 'Reefer 4100']);
     const watching = (await createRule(rootToken, [4100], 'Reefer speeding')).body;
-    await expect(runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100'])).rejects.toThrow(UsageError);
-    await expect(runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100'])).rejects.toThrow(/--move/);
+    await expect(runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100'])).rejects.toThrow(
+      UsageError,
+    );
+    await expect(runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100'])).rejects.toThrow(
+      /--move/,
+    );
     expect((await getVehicle(4100))?.parentId).toBe(tenants.root.agentId);
 
     const moved = await runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100', '--move']);
@@ -62,14 +66,21 @@ describe('security: the vehicle directory', () => {
     expect(Object.keys(item.projection.zoneSets ?? {})).toEqual([tenants.sibling.agentId]);
   });
 
-  it('completes, when run again, a registration whose write to the vehicle\'s state item failed', async () => {
+  it("completes, when run again, a registration whose write to the vehicle's state item failed", async () => {
     await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4160', '--name', 'Cab 4160']);
     // the state item as a failed second write leaves it: the directory knows the vehicle, evaluation does not
     await documentClient().send(
-      new UpdateCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId: 4160 }, UpdateExpression: 'REMOVE owners, #owner, zoneSets', ExpressionAttributeNames: { '#owner': 'owner' } }),
+      new UpdateCommand({
+        TableName: resourcesConfig().VEHICLE_STATE_TABLE,
+        Key: { vehicleId: 4160 },
+        UpdateExpression: 'REMOVE owners, #owner, zoneSets',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+      }),
     );
     expect((await loadVehicleState(4160)).projection.owners).toEqual([]);
-    expect(await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4160', '--name', 'Cab 4160'])).toMatchObject({ outcome: 'unchanged' });
+    expect(await runAdmin(['create-vehicle', '--client', tenants.child.agentId, '--id', '4160', '--name', 'Cab 4160'])).toMatchObject({
+      outcome: 'unchanged',
+    });
     const item = await loadVehicleState(4160);
     expect(item.projection.owners).toEqual([tenants.child.agentId, tenants.root.agentId]);
     // a complete item is left alone: no version moves
@@ -88,7 +99,14 @@ describe('security: the vehicle directory', () => {
     await runAdmin(['create-vehicle', '--client', tenants.root.agentId, '--id', '4300', '--name', 'Tipper 4300']);
     const rule = (await createRule(rootToken, [4300], 'Tipper idle')).body;
     const file = join(directory, 'vehicles.json');
-    const record = (vehicleId: number, name: string, parentId: string) => ({ vehicleId, name, parentId, imei: '356938035643809', status: 1, parentName: 'x' });
+    const record = (vehicleId: number, name: string, parentId: string) => ({
+      vehicleId,
+      name,
+      parentId,
+      imei: '356938035643809',
+      status: 1,
+      parentName: 'x',
+    });
     writeFileSync(
       file,
       JSON.stringify([
@@ -102,7 +120,12 @@ describe('security: the vehicle directory', () => {
     const first = await runAdmin(['import-vehicles', '--file', file]);
     expect(first).toMatchObject({ created: 2, renamed: 0, unchanged: 0 });
     expect(first.moved).toEqual([
-      { vehicleId: 4300, from: tenants.root.agentId, to: tenants.sibling.agentId, rulesNoLongerApplying: [{ id: rule.id, name: 'Tipper idle', parentId: tenants.root.agentId }] },
+      {
+        vehicleId: 4300,
+        from: tenants.root.agentId,
+        to: tenants.sibling.agentId,
+        rulesNoLongerApplying: [{ id: rule.id, name: 'Tipper idle', parentId: tenants.root.agentId }],
+      },
     ]);
     expect((first.rejected as { index: number }[]).map((entry) => entry.index)).toEqual([3, 4]);
 

@@ -14,7 +14,11 @@ export interface InjectedFault {
 }
 
 export const THROTTLED: InjectedFault = { status: 429, errorType: 'TooManyRequestsException', message: 'Maximum sending rate exceeded.' };
-export const INTERNAL_ERROR: InjectedFault = { status: 500, errorType: 'InternalFailure', message: 'The request processing has failed because of an unknown error.' };
+export const INTERNAL_ERROR: InjectedFault = {
+  status: 500,
+  errorType: 'InternalFailure',
+  message: 'The request processing has failed because of an unknown error.',
+};
 
 export interface FaultProxy {
   endpoint: string;

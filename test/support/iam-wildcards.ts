@@ -12,12 +12,16 @@ function resourceText(value: unknown): string {
 
 /** Every resource of a statement that holds a wildcard: a bare "*", one inside a list, or a pattern like `…/*`. */
 export function wildcardResources(statement: { Resource: unknown }): string[] {
-  return asArray(statement.Resource).map(resourceText).filter((text) => text.includes('*'));
+  return asArray(statement.Resource)
+    .map(resourceText)
+    .filter((text) => text.includes('*'));
 }
 
 /**
  * The wildcards the stack may hold, each for a reason written next to its grant: a table's own indexes, SNS
  * push endpoints created at run time (a function's own log streams are checked where the function is known).
  */
-export const ALLOWED_WILDCARDS: RegExp[] = [/^<[A-Za-z0-9]+Table[A-Za-z0-9]+\.Arn>\/index\/\*$/, /^arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:endpoint\/\*$/];
-
+export const ALLOWED_WILDCARDS: RegExp[] = [
+  /^<[A-Za-z0-9]+Table[A-Za-z0-9]+\.Arn>\/index\/\*$/,
+  /^arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:endpoint\/\*$/,
+];

@@ -13,7 +13,10 @@ const table = () => resourcesConfig().DIRECTORY_TABLE;
 
 export async function registerFleet(parentId: string, vehicleIds: readonly number[]): Promise<void> {
   await documentClient().send(
-    new PutCommand({ TableName: table(), Item: { ...directoryKeys.agent(parentId), agentId: parentId, parentId: null, name: 'Test fleet', fullName: '', agentInfoType: 0, status: 1 } }),
+    new PutCommand({
+      TableName: table(),
+      Item: { ...directoryKeys.agent(parentId), agentId: parentId, parentId: null, name: 'Test fleet', fullName: '', agentInfoType: 0, status: 1 },
+    }),
   );
   for (let start = 0; start < vehicleIds.length; start += 25) {
     const chunk = vehicleIds.slice(start, start + 25);

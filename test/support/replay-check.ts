@@ -56,7 +56,9 @@ const TELEGRAM_SECRET_ID = 'fleetwatch/replay-telegram';
 export async function startReplayChannels(): Promise<ReplayChannels> {
   const telegram = new FakeTelegram();
   process.env.TELEGRAM_API_ROOT = await telegram.start();
-  const secrets = await startSecretsEmulator({ [TELEGRAM_SECRET_ID]: JSON.stringify({ botToken: '1700:replay-bot-token', webhookSecret: 'replay-hook' }) });
+  const secrets = await startSecretsEmulator({
+    [TELEGRAM_SECRET_ID]: JSON.stringify({ botToken: '1700:replay-bot-token', webhookSecret: 'replay-hook' }),
+  });
   process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.endpoint;
   process.env.TELEGRAM_SECRET_ID = TELEGRAM_SECRET_ID;
   forgetTelegramCredentials();
@@ -114,7 +116,12 @@ export async function replayAndCheck(
   expect(emails).toEqual({ vehiclesWithWrongCount: [], misaddressed: 0, identical: 0, unattributed: 0 });
   const telegrams = channels.telegram.delivered();
   expect(telegrams).toHaveLength(run.alerts.length);
-  expect(judgeTelegrams(run.alerts, telegrams, REPLAY_CHAT_ID)).toEqual({ vehiclesWithWrongCount: [], misaddressed: 0, identical: 0, unattributed: 0 });
+  expect(judgeTelegrams(run.alerts, telegrams, REPLAY_CHAT_ID)).toEqual({
+    vehiclesWithWrongCount: [],
+    misaddressed: 0,
+    identical: 0,
+    unattributed: 0,
+  });
   // each scenario did what it says
   if (scenario === 'duplicated') {
     expect(plan.duplicatesInSameBatch).toBeGreaterThan(0);
@@ -129,7 +136,12 @@ export async function replayAndCheck(
     // alerts whose delivery request was lost reached their e-mail through the outbox
     expect(run.outboxReenqueued).toBeGreaterThan(0);
   } else if (!CHAOS_SCENARIOS.includes(scenario)) {
-    const counters = { deliveryRetries: run.deliveryRetries, redeliveries: run.redeliveries, failedInvocations: run.failedInvocations, sweeps: run.sweeps };
+    const counters = {
+      deliveryRetries: run.deliveryRetries,
+      redeliveries: run.redeliveries,
+      failedInvocations: run.failedInvocations,
+      sweeps: run.sweeps,
+    };
     expect(run.outboxReenqueued, `outbox re-enqueues without a fault (${JSON.stringify(counters)})`).toBe(0);
   }
   expectChaosHappened(scenario, run, chaos);

@@ -27,7 +27,9 @@ export function judgeAlerts(expected: readonly ExpectedAlert[], alerts: readonly
   const hits = new Map<ExpectedAlert, StoredAlert[]>();
   const unexpected: StoredAlert[] = [];
   for (const alert of alerts) {
-    const episode = episodes.get(keyOf(alert.ruleId, alert.vehicleId, alert.kind))?.find((candidate) => candidate.from <= alert.time && alert.time <= candidate.to);
+    const episode = episodes
+      .get(keyOf(alert.ruleId, alert.vehicleId, alert.kind))
+      ?.find((candidate) => candidate.from <= alert.time && alert.time <= candidate.to);
     if (!episode) {
       unexpected.push(alert);
       continue;
@@ -86,11 +88,7 @@ export function judgeEmails(alerts: readonly StoredAlert[], emails: readonly Del
 }
 
 /** The same for Telegram messages: one per alert, all to the rule's chat, whose text names the vehicle. */
-export function judgeTelegrams(
-  alerts: readonly StoredAlert[],
-  messages: readonly { chatId: string; text: string }[],
-  chatId: string,
-): EmailVerdict {
+export function judgeTelegrams(alerts: readonly StoredAlert[], messages: readonly { chatId: string; text: string }[], chatId: string): EmailVerdict {
   const asEmails = messages.map((message) => ({ subject: message.text, body: { text: message.text }, destination: { to: [message.chatId] } }));
   return judgeEmails(alerts, asEmails, chatId);
 }
@@ -102,7 +100,10 @@ export function describeVerdict(verdict: AlertVerdict): string {
     ...verdict.missing.slice(0, 5).map((e) => `missing ${e.kind} rule ${e.ruleId} vehicle ${e.vehicleId} in [${iso(e.from)}, ${iso(e.to)}]`),
     ...verdict.duplicated
       .slice(0, 5)
-      .map(({ episode: e, alerts }) => `duplicated ${e.kind} vehicle ${e.vehicleId} in [${iso(e.from)}, ${iso(e.to)}]: ${alerts.map((a) => iso(a.time)).join(', ')}`),
+      .map(
+        ({ episode: e, alerts }) =>
+          `duplicated ${e.kind} vehicle ${e.vehicleId} in [${iso(e.from)}, ${iso(e.to)}]: ${alerts.map((a) => iso(a.time)).join(', ')}`,
+      ),
     ...verdict.unexpected.slice(0, 5).map((a) => `unexpected ${a.kind} rule ${a.ruleId} vehicle ${a.vehicleId} at ${iso(a.time)}`),
   ];
   return lines.join('\n');

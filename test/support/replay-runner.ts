@@ -254,7 +254,12 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
     try {
       await releaseDueDeliveries();
       for (let round = 0; round < 1_000; round++) {
-        const received = await pollOnce({ queueUrl, handler: deliverAndHoldFailures, functionName: 'deliver', visibilityTimeoutSeconds: HELD_VISIBILITY_S });
+        const received = await pollOnce({
+          queueUrl,
+          handler: deliverAndHoldFailures,
+          functionName: 'deliver',
+          visibilityTimeoutSeconds: HELD_VISIBILITY_S,
+        });
         if (received === 0) return;
         run.deliverInvocations++;
       }
@@ -337,7 +342,9 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
     run.redeliveries++;
     const records = carried;
     const response = await invokeEvaluate(records);
-    const failed = response ? new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier)) : new Set(records.map((record) => record.messageId));
+    const failed = response
+      ? new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier))
+      : new Set(records.map((record) => record.messageId));
     run.itemFailures += failed.size;
     carried = redelivered(records.filter((record) => failed.has(record.messageId)));
   }

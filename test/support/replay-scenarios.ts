@@ -26,7 +26,17 @@ import { diceFor, MAX_REORDER_MS, TRACE_START, type Trace } from './trace-genera
  * - killed: some evaluate invocations are killed inside their batch: after their commit, between two
  *   TransactWriteItems, or before reporting batch item failures; a redelivered batch may be killed again.
  */
-export const SCENARIOS = ['inOrder', 'duplicated', 'reordered', 'crashing', 'dynamodbRestarts', 'sqsRestart', 'sesFailing', 'telegramDown', 'killed'] as const;
+export const SCENARIOS = [
+  'inOrder',
+  'duplicated',
+  'reordered',
+  'crashing',
+  'dynamodbRestarts',
+  'sqsRestart',
+  'sesFailing',
+  'telegramDown',
+  'killed',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 export const CHAOS_SCENARIOS: readonly Scenario[] = ['dynamodbRestarts', 'sqsRestart', 'sesFailing', 'telegramDown', 'killed'];
 /** Scenarios that stop and restart an emulator: they need emulators of their own with a data folder. */
@@ -169,7 +179,7 @@ export function planReplay(trace: Trace, scenario: Scenario, options: PlanOption
     if (deviceMs < (latestDeviceTime.get(arrival.vehicleId) ?? -Infinity)) outOfOrder++;
     latestDeviceTime.set(arrival.vehicleId, Math.max(deviceMs, latestDeviceTime.get(arrival.vehicleId) ?? -Infinity));
   });
-  for (let start = 0; start < arrivals.length; ) {
+  for (let start = 0; start < arrivals.length;) {
     let end = start + 1;
     while (end < arrivals.length && batchOf[end] === batchOf[start]) end++;
     const chunk = arrivals.slice(start, end);
@@ -197,7 +207,15 @@ export function planReplay(trace: Trace, scenario: Scenario, options: PlanOption
     batches.push({ records, now: chunk.at(-1)!.at + 1_000, crash, kills });
     start = end;
   }
-  return { scenario, batches, records: arrivals.length, duplicatesInSameBatch, duplicatesInLaterBatch, outOfOrder, faults: faultsOf(scenario, trace) };
+  return {
+    scenario,
+    batches,
+    records: arrivals.length,
+    duplicatesInSameBatch,
+    duplicatesInLaterBatch,
+    outOfOrder,
+    faults: faultsOf(scenario, trace),
+  };
 }
 
 /** The same records handed out again by the queue (their receive count goes up). */

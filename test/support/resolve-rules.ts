@@ -12,7 +12,8 @@ export function memoryRuleRecords(rules: readonly StoredRule[], zones: readonly 
   return {
     rulesById: (ids) => Promise.resolve(found(rulesById, ids)),
     zonesById: (ids) => Promise.resolve(found(zonesById, ids)),
-    zonesOfClient: (clientId) => Promise.resolve(zones.filter((zone) => zone.parentId === clientId).map((zone) => structuredClone(zone) as unknown as Record<string, unknown>)),
+    zonesOfClient: (clientId) =>
+      Promise.resolve(zones.filter((zone) => zone.parentId === clientId).map((zone) => structuredClone(zone) as unknown as Record<string, unknown>)),
   };
 }
 
@@ -46,6 +47,11 @@ export function ruleResolver(rules: readonly StoredRule[], zones: readonly Geozo
 }
 
 /** The rules of a known set that apply to a vehicle at `now`, as evaluate resolves them. */
-export async function resolveRules(rules: readonly StoredRule[], vehicleId: number, now: number, zones: readonly Geozone[] = []): Promise<VehicleRules> {
+export async function resolveRules(
+  rules: readonly StoredRule[],
+  vehicleId: number,
+  now: number,
+  zones: readonly Geozone[] = [],
+): Promise<VehicleRules> {
   return ruleResolver(rules, zones).forVehicle(vehicleId, now);
 }

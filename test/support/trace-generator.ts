@@ -270,7 +270,11 @@ class DayPlanner {
   speeding(): Segment {
     const length = this.dice.int(14, 18);
     const samples = Array.from({ length }, () => this.at(this.base + this.dice.real(-40, 40), this.dice.real(SPEED_LIMIT + 20, SPEED_LIMIT + 40)));
-    return { name: 'speeding', samples, episodes: [{ rule: 'speeding', kind: 'speeding', firstSample: 0, lastSample: length - 1, minDurationMs: SPEEDING_MIN_MS }] };
+    return {
+      name: 'speeding',
+      samples,
+      episodes: [{ rule: 'speeding', kind: 'speeding', firstSample: 0, lastSample: length - 1, minDurationMs: SPEEDING_MIN_MS }],
+    };
   }
 
   /** One message at 95–105 km/h between ordinary ones: above the limit for 0 s, never an alert. */
@@ -332,7 +336,11 @@ class DayPlanner {
       samples.push(this.at(x, 0, false));
     }
     for (let index = this.dice.int(20, 26); index > 0; index--) samples.push(this.at(x, 0, false));
-    return { name: rule, samples, episodes: [{ rule, kind: rule, firstSample: 6, lastSample: samples.length, minDurationMs: 0, lateMs: MAX_REORDER_MS }] };
+    return {
+      name: rule,
+      samples,
+      episodes: [{ rule, kind: rule, firstSample: 6, lastSample: samples.length, minDurationMs: 0, lateMs: MAX_REORDER_MS }],
+    };
   }
 
   /** 40–60 L taken from the tank while parked (never below 40 L left). */
@@ -378,9 +386,11 @@ class DayPlanner {
     const from = this.base;
     const approach = 7;
     const samples: Sample[] = [];
-    for (let index = 1; index <= approach; index++) samples.push(this.at(from + ((BORDER_X - from) * index) / (approach + 1), this.dice.real(30, 50)));
+    for (let index = 1; index <= approach; index++)
+      samples.push(this.at(from + ((BORDER_X - from) * index) / (approach + 1), this.dice.real(30, 50)));
     for (let index = this.dice.int(4, 8); index > 0; index--) samples.push(this.at(BORDER_X + this.dice.real(-20, 20), this.dice.real(5, 20)));
-    for (let index = approach; index >= 1; index--) samples.push(this.at(from + ((BORDER_X - from) * index) / (approach + 1), this.dice.real(30, 50)));
+    for (let index = approach; index >= 1; index--)
+      samples.push(this.at(from + ((BORDER_X - from) * index) / (approach + 1), this.dice.real(30, 50)));
     return { name: 'borderHover (no alert)', samples, episodes: [] };
   }
 }

@@ -39,12 +39,16 @@ describe('webhook failures in words', () => {
   });
 
   it('names DNS, reset, timeout and certificate failures', () => {
-    expect(describeSendError(withCode('ENOTFOUND', 'getaddrinfo ENOTFOUND hooks.example.invalid'))).toBe('host name not found (DNS has no address for it)');
+    expect(describeSendError(withCode('ENOTFOUND', 'getaddrinfo ENOTFOUND hooks.example.invalid'))).toBe(
+      'host name not found (DNS has no address for it)',
+    );
     expect(describeSendError(withCode('EAI_AGAIN', 'getaddrinfo EAI_AGAIN x'))).toMatch(/^host name lookup failed for now/);
     expect(describeSendError(withCode('ECONNRESET', 'socket hang up'))).toBe('the endpoint closed the connection before answering');
     expect(describeSendError(withCode('ETIMEDOUT', 'connect ETIMEDOUT'))).toBe('the connection timed out');
     expect(describeSendError(withCode('CERT_HAS_EXPIRED', 'certificate has expired'))).toBe('TLS certificate refused: its certificate has expired');
-    expect(describeSendError(withCode('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'))).toBe('TLS certificate refused: its certificate is self-signed');
+    expect(describeSendError(withCode('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'))).toBe(
+      'TLS certificate refused: its certificate is self-signed',
+    );
     expect(describeSendError(withCode('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames"))).toBe(
       "TLS certificate refused: its certificate does not name the URL's host",
     );

@@ -66,7 +66,10 @@ describe('webhook sender', () => {
     });
 
     it('refuses plain http', async () => {
-      expect(await sendWebhook(delivery(receiver.url), { allowPrivate: false, now: Date.now() })).toEqual({ status: 'failed', error: 'the endpoint URL is not https' });
+      expect(await sendWebhook(delivery(receiver.url), { allowPrivate: false, now: Date.now() })).toEqual({
+        status: 'failed',
+        error: 'the endpoint URL is not https',
+      });
     });
 
     it('the guarded lookup itself refuses a name that resolves to a loopback address', async () => {

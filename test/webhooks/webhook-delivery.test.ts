@@ -99,7 +99,10 @@ describe('webhook deliveries', () => {
     expect(await deliverOnce()).toBe(1);
     const afterFirst = await getAlertItem(alert.alertId);
     expect(afterFirst.status).toBe('pending');
-    expect((afterFirst.deliveryRetries as Record<string, unknown>)[`webhook:${endpoint.id}`]).toMatchObject({ attempts: 1, error: 'the endpoint answered 503 (a server error on its side)' });
+    expect((afterFirst.deliveryRetries as Record<string, unknown>)[`webhook:${endpoint.id}`]).toMatchObject({
+      attempts: 1,
+      error: 'the endpoint answered 503 (a server error on its side)',
+    });
     await drain();
 
     expect(receiver.attempts.map((attempt) => attempt.status)).toEqual([503, 429, 200]);
@@ -166,7 +169,10 @@ describe('webhook deliveries', () => {
     expect(receiver.attempts).toHaveLength(1);
     const item = await getAlertItem(alert.alertId);
     expect(item.status).toBe('failed');
-    expect((item.deliveries as Deliveries)[`webhook:${endpoint.id}`]).toMatchObject({ status: 'failed', error: 'the endpoint answered 422 (it refused the request)' });
+    expect((item.deliveries as Deliveries)[`webhook:${endpoint.id}`]).toMatchObject({
+      status: 'failed',
+      error: 'the endpoint answered 422 (it refused the request)',
+    });
     expect((await listWebhooks(clientId))[0]?.enabled).toBe(true);
   });
 

@@ -69,7 +69,10 @@ describe('a failing webhook endpoint', () => {
   }
   async function messagesOnQueue(): Promise<number> {
     const { Attributes = {} } = await sqsClient().send(
-      new GetQueueAttributesCommand({ QueueUrl: emulators.queues.deliveries, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: emulators.queues.deliveries,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
     );
     return Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible);
   }
@@ -130,7 +133,12 @@ describe('a failing webhook endpoint', () => {
     expect(dead?.MessageAttributes?.reason?.StringValue).toBe(parked.deliveryError);
 
     // the history answers the alert with its attempts, last error and why it stopped
-    const page = await queryHistory({ source: { kind: 'vehicle', vehicleId: 7102 }, from: '2026-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z', limit: 10 });
+    const page = await queryHistory({
+      source: { kind: 'vehicle', vehicleId: 7102 },
+      from: '2026-01-01T00:00:00Z',
+      to: '2027-01-01T00:00:00Z',
+      limit: 10,
+    });
     const listed = page.items.find((item) => item.alertId === alert.alertId);
     expect(listed?.deliveryRetries?.[key]).toMatchObject({ attempts: 3, error: PLAIN_HTTP });
     expect(listed?.deliveryError).toBe(parked.deliveryError);

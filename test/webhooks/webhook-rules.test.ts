@@ -131,24 +131,50 @@ describe('webhook answers and retries', () => {
 describe('webhook targets of the delivery plan', () => {
   const rule = (toClient: boolean) =>
     storedRuleSchema.parse({
-      id: 1, type: 2, parentId: CLIENT, name: 'r', version: 1, toClient,
-      createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', validFrom: '2026-01-01T00:00:00Z', expiresAt: '2026-12-01T00:00:00Z',
+      id: 1,
+      type: 2,
+      parentId: CLIENT,
+      name: 'r',
+      version: 1,
+      toClient,
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
+      validFrom: '2026-01-01T00:00:00Z',
+      expiresAt: '2026-12-01T00:00:00Z',
     });
   const endpoint = (id: string, fields: Record<string, unknown> = {}) =>
     storedWebhookSchema.parse({
-      id, parentId: CLIENT, url: 'https://hooks.example.com/', enabled: true, createdAt: '2026-01-01T00:00:00Z', secret: 'whsec_0123456789abcdef', ...fields,
+      id,
+      parentId: CLIENT,
+      url: 'https://hooks.example.com/',
+      enabled: true,
+      createdAt: '2026-01-01T00:00:00Z',
+      secret: 'whsec_0123456789abcdef',
+      ...fields,
     });
-  const facts = (webhooks: ReturnType<typeof endpoint>[]) => ({ usersInScope: new Set<string>(), linkedChats: new Set<string>(), blockedEmails: new Map(), webhooks });
+  const facts = (webhooks: ReturnType<typeof endpoint>[]) => ({
+    usersInScope: new Set<string>(),
+    linkedChats: new Set<string>(),
+    blockedEmails: new Map(),
+    webhooks,
+  });
   const ids = ['0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0001', '0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0002', '0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0003'] as const;
 
   it("targets the enabled endpoints of the rule's own client, skips disabled ones with the reason, and drops any other client's", () => {
-    const plan = planDelivery(rule(true), [], undefined, facts([
-      endpoint(ids[0]),
-      endpoint(ids[1], { enabled: false, disabledReason: 'the endpoint answered 410 Gone' }),
-      endpoint(ids[2], { parentId: OTHER_CLIENT }),
-    ]));
+    const plan = planDelivery(
+      rule(true),
+      [],
+      undefined,
+      facts([
+        endpoint(ids[0]),
+        endpoint(ids[1], { enabled: false, disabledReason: 'the endpoint answered 410 Gone' }),
+        endpoint(ids[2], { parentId: OTHER_CLIENT }),
+      ]),
+    );
     expect(plan.targets.map((target) => target.key)).toEqual([`webhook:${ids[0]}`]);
-    expect(plan.skipped).toEqual([{ key: `webhook:${ids[1]}`, channel: 'webhook', reason: 'the endpoint is disabled (the endpoint answered 410 Gone)' }]);
+    expect(plan.skipped).toEqual([
+      { key: `webhook:${ids[1]}`, channel: 'webhook', reason: 'the endpoint is disabled (the endpoint answered 410 Gone)' },
+    ]);
   });
 
   it('targets no endpoint for a rule without toClient', () => {

@@ -55,7 +55,9 @@ describe('webhook secrets in logs', () => {
     const handler = createDeliverHandler() as unknown as SqsHandler;
     for (const vehicleId of [9601, 9602, 9603]) {
       const alert = await putAlert(rule, vehicleId);
-      await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }));
+      await sqsClient().send(
+        new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
+      );
     }
     for (let round = 0; round < 10; round++) {
       if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;

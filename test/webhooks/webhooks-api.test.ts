@@ -42,7 +42,9 @@ describe('webhooks API', () => {
     });
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     // stored as given, so deliveries can sign with it
-    expect((await listWebhooksWithSecrets(tenants.root.agentId)).find((endpoint) => endpoint.id === created.body.id)?.secret).toBe(created.body.secret);
+    expect((await listWebhooksWithSecrets(tenants.root.agentId)).find((endpoint) => endpoint.id === created.body.id)?.secret).toBe(
+      created.body.secret,
+    );
 
     const listed = await api({ method: 'GET', path: '/api/v3/webhooks', token: tokens.root });
     expect(listed.status).toBe(200);
@@ -84,7 +86,9 @@ describe('webhooks API', () => {
 
     const listed = await api({ method: 'GET', path: '/api/v3/webhooks', token: tokens.sibling });
     expect(listed.body.map((endpoint: { parentId: string }) => endpoint.parentId)).not.toContain(tenants.root.agentId);
-    expect((await api({ method: 'POST', path: '/api/v3/webhooks/find', token: tokens.sibling, body: { parentId: tenants.root.agentId } })).status).toBe(404);
+    expect(
+      (await api({ method: 'POST', path: '/api/v3/webhooks/find', token: tokens.sibling, body: { parentId: tenants.root.agentId } })).status,
+    ).toBe(404);
 
     const deleted = await api({ method: 'DELETE', path: `/api/v3/webhooks/${victimId}`, token: tokens.sibling });
     expect(deleted.status).toBe(404);

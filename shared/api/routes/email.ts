@@ -13,12 +13,20 @@ import { htmlPageExample, successExample } from '../examples';
  * is a POST, so that mail scanners that fetch every link change nothing. Mail clients post the one-click
  * unsubscribe themselves.
  */
-const tokenParamsSchema = z.object({ token: z.string().min(10).max(1_000).regex(/^[A-Za-z0-9_.-]+$/, 'not a link token') });
+const tokenParamsSchema = z.object({
+  token: z
+    .string()
+    .min(10)
+    .max(1_000)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'not a link token'),
+});
 
 function page(title: string, text: string, button?: string): string {
   const form = button ? `<form method="post"><button type="submit">${escapeHtml(button)}</button></form>` : '';
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${form}</body></html>`;
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${form}</body></html>`
+  );
 }
 
 export const emailRoutes = [

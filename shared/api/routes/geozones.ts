@@ -16,7 +16,14 @@ import { geozoneMeasures } from '../geozone-measures';
 import { checkGeozoneSize, requireGeozoneRoom } from '../limit-checks';
 import { defineRoute, type Caller } from '../route';
 import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
-import { geozoneCreateExample, geozoneRecordExample, geozoneReplaceExample, geozoneSummariesExample, parentIdExample, successExample } from '../examples';
+import {
+  geozoneCreateExample,
+  geozoneRecordExample,
+  geozoneReplaceExample,
+  geozoneSummariesExample,
+  parentIdExample,
+  successExample,
+} from '../examples';
 
 const geozoneReplaceBodySchema = geozoneWriteBodySchema.safeExtend({
   id: z.number().int().min(1).describe('the geozone; required'),
@@ -153,7 +160,9 @@ export const geozoneRoutes = [
         const scope = await caller.scope.agentIds();
         const visible = users.filter((rule) => scope.has(rule.parentId)).map((rule) => rule.id);
         throw conflict(
-          `geozone ${zone.id} is used by ${users.length} notification rule(s)` + (visible.length ? ` (ids ${visible.join(', ')})` : '') + '; remove it from their geoids first',
+          `geozone ${zone.id} is used by ${users.length} notification rule(s)` +
+            (visible.length ? ` (ids ${visible.join(', ')})` : '') +
+            '; remove it from their geoids first',
         );
       }
       await deleteGeozone(zone.id, zone.version, seenVersion).catch(conflictAsHttp);

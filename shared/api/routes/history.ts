@@ -39,8 +39,10 @@ export const historyRoutes = [
       const before = body.nextToken === undefined ? undefined : decodeToken(body.nextToken);
       const rule = body.ruleId === undefined ? undefined : await getRule(body.ruleId);
       if (body.ruleId !== undefined && (!rule || !(await caller.scope.includes(rule.parentId)))) throw notFound(`notification ${body.ruleId}`);
-      const clients = body.parentId !== undefined ? await caller.scope.subtree(body.parentId) : rule ? [rule.parentId] : [...(await caller.scope.agentIds())];
-      const source: HistorySource = body.vehicleId !== undefined ? { kind: 'vehicle', vehicleId: body.vehicleId } : { kind: 'clients', parentIds: clients };
+      const clients =
+        body.parentId !== undefined ? await caller.scope.subtree(body.parentId) : rule ? [rule.parentId] : [...(await caller.scope.agentIds())];
+      const source: HistorySource =
+        body.vehicleId !== undefined ? { kind: 'vehicle', vehicleId: body.vehicleId } : { kind: 'clients', parentIds: clients };
       const page = await queryHistory({
         source,
         from: new Date(body.from).toISOString(),

@@ -24,14 +24,24 @@ export const intersectionsBodySchema = strictBody({
   startDate: z.iso.datetime({ offset: true }).describe('Start of the window, ISO 8601 (an offset is converted to UTC)'),
   endDate: z.iso.datetime({ offset: true }).describe('End of the window, after startDate and at most 31 days later'),
   ids: idsSchema.describe('1 to 100 vehicle ids (/vehicles) or geozone ids (/geozones) of your scope'),
-  byTime: z.number().min(0).max(31 * 86_400).default(0).describe('Seconds: merge visits of one vehicle and zone separated by less than this (0: off)'),
+  byTime: z
+    .number()
+    .min(0)
+    .max(31 * 86_400)
+    .default(0)
+    .describe('Seconds: merge visits of one vehicle and zone separated by less than this (0: off)'),
   byDist: z
     .number()
     .min(0)
     .max(1_000_000)
     .default(0)
     .describe('Metres: merge visits whose exit position and next entry position are less than this apart (0: off); with byTime, both must hold'),
-  filterByTime: z.number().min(0).max(31 * 86_400).default(0).describe('Seconds: drop visits shorter than this (an open visit counts up to endDate; 0: off)'),
+  filterByTime: z
+    .number()
+    .min(0)
+    .max(31 * 86_400)
+    .default(0)
+    .describe('Seconds: drop visits shorter than this (an open visit counts up to endDate; 0: off)'),
   filterByHalfPerimeter: z
     .boolean()
     .default(false)
@@ -62,7 +72,9 @@ function toVisit(item: VisitItem): Visit {
     startMs: Date.parse(item.startDate),
     endMs: item.endDate === undefined ? null : Date.parse(item.endDate),
     entry: { latitude: item.entryLatitude, longitude: item.entryLongitude },
-    ...(item.exitLatitude !== undefined && item.exitLongitude !== undefined ? { exit: { latitude: item.exitLatitude, longitude: item.exitLongitude } } : {}),
+    ...(item.exitLatitude !== undefined && item.exitLongitude !== undefined
+      ? { exit: { latitude: item.exitLatitude, longitude: item.exitLongitude } }
+      : {}),
     ...(item.distance === undefined ? {} : { distance: item.distance }),
   };
 }
@@ -77,7 +89,12 @@ function requireAll<T>(ids: readonly number[], found: ReadonlyMap<number, T>, wh
   for (const id of ids) if (!found.has(id)) throw notFound(`${what} ${id}`);
 }
 
-function answer(body: IntersectionsBody, items: readonly VisitItem[], zones: ReadonlyMap<number, Geozone>, vehicles: ReadonlyMap<number, VehicleProfile>) {
+function answer(
+  body: IntersectionsBody,
+  items: readonly VisitItem[],
+  zones: ReadonlyMap<number, Geozone>,
+  vehicles: ReadonlyMap<number, VehicleProfile>,
+) {
   const fromMs = Date.parse(body.startDate);
   const untilMs = Date.parse(body.endDate);
   const overlapping = items
@@ -129,20 +146,19 @@ async function visitsOf(sources: readonly Parameters<typeof queryVisits>[0][], b
 const unique = (ids: readonly number[]) => [...new Set(ids)];
 
 /** What both routes share: a read-only POST of the same body, answered with the same visit list. */
-const intersectionRoute = (path: string, summary: string, description: string) =>
-  ({
-    method: 'POST' as const,
-    path,
-    tag: 'geozones' as const,
-    summary,
-    description: description + DESCRIPTION_TAIL,
-    auth: true,
-    writes: false,
-    body: intersectionsBodySchema,
-    response: z.array(intersectionSchema),
-    examples: { body: intersectionsExample, response: intersectionsAnswerExample },
-    errors: [404],
-  });
+const intersectionRoute = (path: string, summary: string, description: string) => ({
+  method: 'POST' as const,
+  path,
+  tag: 'geozones' as const,
+  summary,
+  description: description + DESCRIPTION_TAIL,
+  auth: true,
+  writes: false,
+  body: intersectionsBodySchema,
+  response: z.array(intersectionSchema),
+  examples: { body: intersectionsExample, response: intersectionsAnswerExample },
+  errors: [404],
+});
 
 export const intersectionRoutes = [
   defineRoute({
@@ -154,7 +170,10 @@ export const intersectionRoutes = [
     async handle({ body, caller }) {
       const vehicles = await scopedVehicles(body.ids, caller);
       requireAll(body.ids, vehicles, 'vehicle');
-      const items = await visitsOf([...vehicles.keys()].map((vehicleId) => ({ kind: 'vehicle', vehicleId })), body);
+      const items = await visitsOf(
+        [...vehicles.keys()].map((vehicleId) => ({ kind: 'vehicle', vehicleId })),
+        body,
+      );
       const zones = await scopedZones(unique(items.map((item) => item.zoneId)), caller);
       return { body: answer(body, items, zones, vehicles) };
     },
@@ -169,7 +188,10 @@ export const intersectionRoutes = [
     async handle({ body, caller }) {
       const zones = await scopedZones(body.ids, caller);
       requireAll(body.ids, zones, 'geozone');
-      const items = await visitsOf([...zones.keys()].map((zoneId) => ({ kind: 'zone', zoneId })), body);
+      const items = await visitsOf(
+        [...zones.keys()].map((zoneId) => ({ kind: 'zone', zoneId })),
+        body,
+      );
       const vehicles = await scopedVehicles(unique(items.map((item) => item.vehicleId)), caller);
       return { body: answer(body, items, zones, vehicles) };
     },

@@ -22,7 +22,16 @@ import { checkRuleReferences } from '../rule-references';
 import { askSideAddresses } from '../side-address-confirmation';
 import { checkRuleSize, requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
-import { parentIdExample, prolongationAnswerExample, prolongationExample, ruleCreateExample, ruleRecordExample, ruleReplaceExample, ruleSummariesExample, successExample } from '../examples';
+import {
+  parentIdExample,
+  prolongationAnswerExample,
+  prolongationExample,
+  ruleCreateExample,
+  ruleRecordExample,
+  ruleReplaceExample,
+  ruleSummariesExample,
+  successExample,
+} from '../examples';
 import {
   idParamsSchema,
   notificationCreateBodySchema,

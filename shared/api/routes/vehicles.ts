@@ -38,7 +38,9 @@ async function register(vehicle: VehicleProfile, allowMove: boolean, caller: Cal
   } catch (error) {
     if (error instanceof VehicleTakenError) throw conflict(`vehicle ${vehicle.vehicleId} is registered to a client outside your scope`);
     if (error instanceof VehicleMoveRefusedError) {
-      throw conflict(`vehicle ${vehicle.vehicleId} belongs to client ${error.vehicle.parentId}; send allowMove: true to move it to client ${vehicle.parentId}`);
+      throw conflict(
+        `vehicle ${vehicle.vehicleId} belongs to client ${error.vehicle.parentId}; send allowMove: true to move it to client ${vehicle.parentId}`,
+      );
     }
     if (error instanceof VehicleChangedError) throw conflict(`vehicle ${vehicle.vehicleId} changed meanwhile; try again`);
     if (error instanceof UnknownClientError) throw notFound(`client ${error.clientId}`);

@@ -19,7 +19,7 @@ export const webhookRoutes = [
     tag: 'webhooks',
     summary: 'Register a webhook endpoint; the answer shows its signing secret, once',
     description:
-      'Each alert of the client\'s rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers ' +
+      "Each alert of the client's rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers " +
       'X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). ' +
       'Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked ' +
       'for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +

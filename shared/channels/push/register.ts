@@ -35,9 +35,7 @@ function table(): string {
 }
 
 async function loadDevices(userId: string): Promise<Record<string, PushDevice> | null> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: table(), Key: directoryKeys.user(userId), ConsistentRead: true }),
-  );
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: directoryKeys.user(userId), ConsistentRead: true }));
   if (!Item) return null;
   return storedUserSchema.shape.pushDevices.parse(Item.pushDevices);
 }
@@ -70,11 +68,7 @@ export async function registerPushDevice(userId: string, platform: PushPlatform,
 }
 
 /** Forgets a device: removes it from the user and, when asked, deletes the SNS endpoint. Returns whether the user had it. */
-export async function removePushDevice(
-  userId: string,
-  endpointArn: string,
-  options: { deleteEndpoint?: boolean } = {},
-): Promise<boolean> {
+export async function removePushDevice(userId: string, endpointArn: string, options: { deleteEndpoint?: boolean } = {}): Promise<boolean> {
   const removed = await updateUserMapEntry(userId, 'pushDevices', endpointArn, {
     UpdateExpression: 'REMOVE #map.#id',
     ConditionExpression: 'attribute_exists(#map.#id)',

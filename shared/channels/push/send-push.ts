@@ -36,13 +36,16 @@ function endpointIsGone(error: unknown): boolean {
   return (name === 'InvalidParameterException' || name === 'InvalidParameter') && /endpoint/i.test((error as Error).message);
 }
 
-const PERMANENT_ERRORS = new Set(['InvalidParameterException', 'InvalidParameter', 'AuthorizationErrorException', 'PlatformApplicationDisabledException']);
+const PERMANENT_ERRORS = new Set([
+  'InvalidParameterException',
+  'InvalidParameter',
+  'AuthorizationErrorException',
+  'PlatformApplicationDisabledException',
+]);
 
 export async function sendPush(device: PushDevice, message: PushMessage): Promise<SendOutcome> {
   try {
-    await snsClient().send(
-      new PublishCommand({ TargetArn: device.endpointArn, MessageStructure: 'json', Message: pushPayload(message) }),
-    );
+    await snsClient().send(new PublishCommand({ TargetArn: device.endpointArn, MessageStructure: 'json', Message: pushPayload(message) }));
     return { status: 'sent' };
   } catch (error) {
     if (endpointIsGone(error)) return { status: 'failed', error: describeError(error), gone: true };

@@ -26,7 +26,10 @@ async function load(): Promise<TelegramSecret> {
   const value = await getSecret(secretId, { transform: 'json', maxAge: 24 * 3600 });
   const parsed = telegramSecretSchema.safeParse(value);
   // the issue list names fields only, never values: the secret must not reach a log
-  if (!parsed.success) throw new Error(`Telegram secret ${secretId} is not {botToken, webhookSecret}: ${parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `Telegram secret ${secretId} is not {botToken, webhookSecret}: ${parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}`,
+    );
   return parsed.data;
 }
 

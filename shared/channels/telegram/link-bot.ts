@@ -18,7 +18,8 @@ const PHRASES: Record<'en' | 'ru' | 'az', Record<Phrase, (login: string) => stri
     notLinked: () => 'This chat is not linked to any fleetwatch user.',
   },
   ru: {
-    linked: (login) => `Чат привязан к пользователю <b>${login}</b>. Уведомления fleetwatch будут приходить сюда. Чтобы отвязать чат, отправьте /stop.`,
+    linked: (login) =>
+      `Чат привязан к пользователю <b>${login}</b>. Уведомления fleetwatch будут приходить сюда. Чтобы отвязать чат, отправьте /stop.`,
     invalidCode: () => 'Код привязки неверен, уже использован или истёк. Получите новый код в fleetwatch и отправьте /start с ним.',
     missingCode: () => 'Чтобы получать уведомления fleetwatch здесь, отправьте /start и код привязки из fleetwatch.',
     unlinked: () => 'Чат отвязан. Уведомления fleetwatch сюда больше не придут.',

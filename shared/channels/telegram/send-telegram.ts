@@ -35,7 +35,9 @@ export async function sendTelegramMessage(api: Api, chatId: string, message: Tel
       return { status: 'failed', error: reason };
     }
     if (isBotApiTimeout(error)) {
-      logger.warn(`Telegram Bot API did not answer within ${TELEGRAM_API_TIMEOUT_SECONDS} s; the message is retried later`, { method: 'sendMessage' });
+      logger.warn(`Telegram Bot API did not answer within ${TELEGRAM_API_TIMEOUT_SECONDS} s; the message is retried later`, {
+        method: 'sendMessage',
+      });
       return { status: 'retry', error: `Telegram did not answer within ${TELEGRAM_API_TIMEOUT_SECONDS} s` };
     }
     if (error instanceof HttpError) return { status: 'retry', error: `network: ${error.message}` };

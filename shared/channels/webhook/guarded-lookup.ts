@@ -21,7 +21,13 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
     }
     const refusals = addresses.map((entry) => addressRefusal(entry.address)).filter((refusal): refusal is string => refusal !== null);
     if (refusals.length > 0 || addresses.length === 0) {
-      callback(new RefusedAddressError(`${hostname} resolves to an address webhooks may not reach (${refusals.join('; ') || 'no address'})`) as NodeJS.ErrnoException, '', 0);
+      callback(
+        new RefusedAddressError(
+          `${hostname} resolves to an address webhooks may not reach (${refusals.join('; ') || 'no address'})`,
+        ) as NodeJS.ErrnoException,
+        '',
+        0,
+      );
       return;
     }
     if (options.all) callback(null, addresses);

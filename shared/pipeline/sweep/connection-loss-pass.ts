@@ -25,13 +25,16 @@ export async function vehiclesFallingSilent(now: number): Promise<number[]> {
   const found = await Promise.all(
     shards.map(async (shard) => {
       const ids: number[] = [];
-      for await (const page of paginateQuery({ client: documentClient() }, {
-        TableName: vehicleStateTable(),
-        IndexName: SILENCE_INDEX,
-        KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :now',
-        ExpressionAttributeValues: { ':shard': shard, ':now': now },
-        ProjectionExpression: 'vehicleId',
-      })) {
+      for await (const page of paginateQuery(
+        { client: documentClient() },
+        {
+          TableName: vehicleStateTable(),
+          IndexName: SILENCE_INDEX,
+          KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :now',
+          ExpressionAttributeValues: { ':shard': shard, ':now': now },
+          ProjectionExpression: 'vehicleId',
+        },
+      )) {
         for (const item of page.Items ?? []) ids.push(Number(item.vehicleId));
       }
       return ids;

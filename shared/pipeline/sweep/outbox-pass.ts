@@ -26,11 +26,7 @@ export interface OutboxResult {
   abandoned: string[];
 }
 
-export async function runOutboxPass(
-  now: number,
-  minAgeMs: number = outboxAgeMs(),
-  maxAttempts: number = outboxMaxAttempts(),
-): Promise<OutboxResult> {
+export async function runOutboxPass(now: number, minAgeMs: number = outboxAgeMs(), maxAttempts: number = outboxMaxAttempts()): Promise<OutboxResult> {
   const pending = await reenqueue(pendingAlertsOlderThan(now - minAgeMs), now, minAgeMs, maxAttempts);
   // alerts held for a side address's confirmation come back once their hold has run out, to be settled
   const held = await reenqueue(pendingAlertsOlderThan(now - CONSENT_HOLD_MS, 'held'), now, minAgeMs, maxAttempts);

@@ -71,12 +71,14 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
       logger.warn('connection loss held: how far behind evaluate is, is unknown', { backlog });
       return;
     }
-    if (certainAsOf < now) logger.info('connection loss judged as of the oldest waiting input message', { backlog, asOf: new Date(certainAsOf).toISOString() });
+    if (certainAsOf < now)
+      logger.info('connection loss judged as of the oldest waiting input message', { backlog, asOf: new Date(certainAsOf).toISOString() });
     report.connectionLossAsOf = new Date(certainAsOf).toISOString();
     const connectionLoss = await runConnectionLossPass(options.rules, options.evaluatorFor, now, options.vehicleClock, certainAsOf);
     report.connectionLossVehicles = connectionLoss.vehicles;
     report.alertsRaised = connectionLoss.alertsCreated.length;
-    if (connectionLoss.failedVehicles.length > 0) throw new Error(`connection loss not committed for vehicles ${connectionLoss.failedVehicles.join(', ')}`);
+    if (connectionLoss.failedVehicles.length > 0)
+      throw new Error(`connection loss not committed for vehicles ${connectionLoss.failedVehicles.join(', ')}`);
   });
   await attempt('outbox', async () => {
     const outbox = await runOutboxPass(now, options.outboxAgeMs ?? configuredOutboxAge());

@@ -130,7 +130,10 @@ async function main(): Promise<void> {
     // side addresses get alerts only once confirmed: as if the bench inbox had followed its confirmation link
     await confirmSideEmails(runtime.demo.agentId, [BENCH_EMAIL]);
     // the rule applies once the projector has put it on the vehicles' items: the load starts after that
-    await untilProjected(fleet.map((vehicle) => vehicle.vehicleId), panicRule.id);
+    await untilProjected(
+      fleet.map((vehicle) => vehicle.vehicleId),
+      panicRule.id,
+    );
     const startTime = Math.floor(Date.now() / 1000) * 1000 - 60_000;
     let firstMessage = 0;
 
@@ -145,17 +148,31 @@ async function main(): Promise<void> {
       const loopDelay = monitorEventLoopDelay({ resolution: 10 });
       loopDelay.enable();
       const begin = Date.now();
-      const load = await driveLoad({ queueUrl: runtime.emulators.queues.input, fleet, ratePerSecond: rate, durationMs, panicEvery: PANIC_EVERY, startTime, firstMessage });
+      const load = await driveLoad({
+        queueUrl: runtime.emulators.queues.input,
+        fleet,
+        ratePerSecond: rate,
+        durationMs,
+        panicEvery: PANIC_EVERY,
+        startTime,
+        firstMessage,
+      });
       firstMessage += load.sent;
       const end = Date.now();
       const backlog = await queueBacklog(runtime.emulators.queues.input);
       const cpuAfter = cpuSeconds();
       loopDelay.disable();
-      const evaluateWait = evaluated.filter(([at]) => at >= begin && at < end).map(([, ms]) => ms).sort((a, b) => a - b);
+      const evaluateWait = evaluated
+        .filter(([at]) => at >= begin && at < end)
+        .map(([, ms]) => ms)
+        .sort((a, b) => a - b);
       const sustained = finished.filter((at) => at >= begin && at < end).length / ((end - begin) / 1000);
       // what was sent is given time to come out the other end before latencies are read
       const settleUntil = Date.now() + SETTLE_MS;
-      while (Date.now() < settleUntil && (await queueBacklog(runtime.emulators.queues.input)) + (await queueBacklog(runtime.emulators.queues.deliveries)) > 0) {
+      while (
+        Date.now() < settleUntil &&
+        (await queueBacklog(runtime.emulators.queues.input)) + (await queueBacklog(runtime.emulators.queues.deliveries)) > 0
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
       await new Promise((resolve) => setTimeout(resolve, 2000));

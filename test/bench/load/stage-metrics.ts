@@ -23,7 +23,11 @@ export async function queueBacklog(queueUrl: string): Promise<number> {
  * Enqueue-to-SES latency of each panic press: the e-mail's `sent` entry on its alert is stamped by the deliver
  * function as soon as SES accepted the message. Presses without a sent e-mail yet are returned apart.
  */
-export async function pressLatencies(presses: ReadonlyMap<string, number>, panicRuleId: number, email: string): Promise<{ latencies: number[]; undeliveredSince: number[] }> {
+export async function pressLatencies(
+  presses: ReadonlyMap<string, number>,
+  panicRuleId: number,
+  email: string,
+): Promise<{ latencies: number[]; undeliveredSince: number[] }> {
   const latencies: number[] = [];
   const seen = new Set<string>();
   let start: Record<string, unknown> | undefined;

@@ -22,7 +22,7 @@ export class FakeSecretsManager {
         response.setHeader('content-type', 'application/x-amz-json-1.1');
         if (target !== 'secretsmanager.GetSecretValue' || secret === undefined) {
           response.statusCode = 400;
-          response.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: 'Secrets Manager can\'t find the specified secret.' }));
+          response.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." }));
           return;
         }
         this.reads++;

@@ -112,16 +112,16 @@ export async function putAlert(rule: StoredRule, vehicleId: number, event: Parti
 }
 
 export async function getAlertItem(alertId: string): Promise<Record<string, unknown>> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: resourcesConfig().ALERTS_TABLE, Key: { alertId }, ConsistentRead: true }),
-  );
+  const { Item } = await documentClient().send(new GetCommand({ TableName: resourcesConfig().ALERTS_TABLE, Key: { alertId }, ConsistentRead: true }));
   if (!Item) throw new Error(`alert ${alertId} not found`);
   return Item;
 }
 
 /** A chat linked to a user through the bot (`/start <code>`), without going through the bot. */
 export async function linkChat(userId: string, chatId: string): Promise<void> {
-  await documentClient().send(new PutCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Item: { pk: `TGCHAT#${chatId}`, sk: 'TGCHAT', userId } }));
+  await documentClient().send(
+    new PutCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Item: { pk: `TGCHAT#${chatId}`, sk: 'TGCHAT', userId } }),
+  );
   await documentClient().send(
     new UpdateCommand({
       TableName: resourcesConfig().DIRECTORY_TABLE,

@@ -27,7 +27,10 @@ export class SnsStub {
         }
         if (command === 'CreatePlatformEndpoint') {
           const app = String(input.PlatformApplicationArn).split(':').pop();
-          return { output: { EndpointArn: `arn:aws:sns:us-east-1:000000000000:endpoint/${app}/${String(input.Token)}`, $metadata: {} }, response: {} };
+          return {
+            output: { EndpointArn: `arn:aws:sns:us-east-1:000000000000:endpoint/${app}/${String(input.Token)}`, $metadata: {} },
+            response: {},
+          };
         }
         return { output: { $metadata: {} }, response: {} };
       },

@@ -16,22 +16,31 @@ describe('full replay', () => {
   afterAll(() => {
     console.log(`replay trace: ${describeTrace(trace)}`);
     console.table(
-      summaries.map(({ scenario, records, expected, alerts, missing, duplicated, emails, telegrams, redeliveries, outboxReenqueued, deliveryRetries }) => ({
-        scenario,
-        records,
-        expected,
-        alerts,
-        missing,
-        duplicated,
-        emails,
-        telegrams,
-        redeliveries,
-        outboxReenqueued,
-        deliveryRetries,
-      })),
+      summaries.map(
+        ({ scenario, records, expected, alerts, missing, duplicated, emails, telegrams, redeliveries, outboxReenqueued, deliveryRetries }) => ({
+          scenario,
+          records,
+          expected,
+          alerts,
+          missing,
+          duplicated,
+          emails,
+          telegrams,
+          redeliveries,
+          outboxReenqueued,
+          deliveryRetries,
+        }),
+      ),
     );
     console.table(
-      summaries.map(({ scenario, crashes, kills, failedInvocations, failedSweeps, chaos }) => ({ scenario, ...crashes, ...kills, failedInvocations, failedSweeps, ...chaos })),
+      summaries.map(({ scenario, crashes, kills, failedInvocations, failedSweeps, chaos }) => ({
+        scenario,
+        ...crashes,
+        ...kills,
+        failedInvocations,
+        failedSweeps,
+        ...chaos,
+      })),
     );
   });
 
