@@ -44,7 +44,7 @@ import {
   successSchema,
 } from '../schemas';
 
-/** Transactions hold at most 100 items: the rule, the rules version, and this many geozone existence checks. */
+/** Transactions hold at most 100 items: the rule, the id counter, and this many geozone existence checks. */
 const MAX_GEOZONE_CHECKS = 98;
 
 type NotificationRecord = z.infer<typeof notificationRecordSchema>;
