@@ -1,6 +1,8 @@
 import type { NotificationBody } from '../schemas/notification';
 import { getUsers, getVehicles } from '../store/directory-store';
 import { getGeozones } from '../store/geozones-store';
+import { clientAndAncestors } from '../store/vehicle-registry';
+import { conditionZoneIds } from '../rules/rule-validation';
 import { linkedChatOwners } from '../store/telegram-links';
 import { unreachedChannels } from './channel-reach';
 import { validationError, type Issue } from './errors';
@@ -8,7 +10,8 @@ import type { TenantScope } from './scope';
 
 /**
  * Checks what a rule refers to against the caller's scope, answering 400 with one issue per bad reference:
- * - geozones must exist and belong to the scope (so a referenced zone can be protected from deletion);
+ * - geozones must exist and belong to the scope (so a referenced zone can be protected from deletion); the zones of
+ *   a zone condition (`settings.zones`) must be zones of the rule's client or of a client above it;
  * - recipients and the owning user must be users of the scope (alerts must not reach other tenants);
  * - vehicles must be in the directory and belong to the scope: a rule over an unregistered id could otherwise
  *   watch a vehicle before its owner registers it (vehicles reach the directory through the admin CLI and the
@@ -25,11 +28,20 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
     issues.push({ path: 'activationTime', message: 'activationTime is required when activationMode is 1' });
   }
 
-  const [zones, users, vehicles] = await Promise.all([
+  const conditionZones = conditionZoneIds(body.settings);
+  const [zones, users, vehicles, conditionZoneRecords, ruleChain] = await Promise.all([
     getGeozones(body.geoids),
     getUsers([...body.recipientIds, ...(body.userId ? [body.userId] : [])]),
     getVehicles(body.vehicleIds),
+    getGeozones(conditionZones),
+    conditionZones.length > 0 ? clientAndAncestors(body.parentId) : [],
   ]);
+  // a zone condition may use the zones of the rule's client and of the clients above it (shared zones)
+  const chain = new Set(ruleChain);
+  const usableZones = new Set(conditionZoneRecords.filter((zone) => chain.has(zone.parentId)).map((zone) => zone.id));
+  const unusable = conditionZones.filter((id) => !usableZones.has(id));
+  if (unusable.length > 0)
+    issues.push({ path: 'settings.zones', message: `no geozone ${unusable.join(', ')} of client ${body.parentId} or a client above it` });
   const visibleZones = new Set(zones.filter((zone) => inScope.has(zone.parentId)).map((zone) => zone.id));
   body.geoids.forEach((id, index) => {
     if (!visibleZones.has(id)) issues.push({ path: `geoids.${index}`, message: `no geozone ${id} in your scope` });

@@ -7,6 +7,7 @@ import type { VehicleClock } from '../config';
 import type { VehicleState } from '../store/vehicle-state-store';
 import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
 import { reportableFrom, scheduleAdmits, scheduledTickEvents } from './schedule-gate';
+import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf, type ZoneGates, type ZoneSuppression } from './zone-gate';
 
 /**
  * Runs one vehicle's messages (already in device-time order) through the rules that apply to it. Pure: the
@@ -93,10 +94,16 @@ export interface RaisedEvent {
   event: RuleEvent;
 }
 
+/** An event the rule's zone condition held back: the evaluator's state moved on, no alert is made. */
+export interface SuppressedEvent extends RaisedEvent {
+  reason: ZoneSuppression;
+}
+
 export interface VehicleOutcome {
   /** The state to store, or undefined when nothing worth a write changed. Its version is not yet bumped. */
   nextState: VehicleState | undefined;
   events: RaisedEvent[];
+  suppressed: SuppressedEvent[];
   staleMessages: number;
   /** Rule evaluations that threw; the rule's state is kept as it was. */
   failures: { ruleId: number; error: unknown }[];
@@ -123,15 +130,19 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   const visitRecords: VisitRecord[] = [];
   const previousRules = state?.rules ?? {};
   const ruleStates: Record<string, unknown> = {};
+  const previousGates = state?.zoneGates ?? {};
+  const gates: ZoneGates = {};
   for (const { rule } of rules) {
     const key = String(rule.id);
     if (key in previousRules) ruleStates[key] = previousRules[key];
+    if (key in previousGates) gates[key] = previousGates[key]!;
   }
   let lastDeviceTime = state?.lastDeviceTime ?? null;
   let lastDeviceMs = lastDeviceTime === null ? Number.NEGATIVE_INFINITY : Date.parse(lastDeviceTime);
   let lastSeenAt = state?.lastSeenAt ?? null;
   let lastPosition = state?.lastPosition ?? null;
   const events: RaisedEvent[] = [];
+  const suppressed: SuppressedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
   let staleMessages = 0;
 
@@ -144,12 +155,19 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
       if (!evaluator) continue;
       const key = String(compiled.rule.id);
       try {
+        const condition = zoneConditionOf(compiled);
+        if (condition && !stale) gates[key] = advanceGate(condition, gates[key], message, context);
         const step = stale ? evaluator.evaluateStale : evaluator.evaluate;
         if (!step) continue;
         const result = step.call(evaluator, compiled, ruleStates[key], message, context);
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
-        for (const event of result.events) if (scheduleAdmits(compiled, event)) events.push({ rule: compiled, event });
+        for (const event of result.events) {
+          if (!scheduleAdmits(compiled, event)) continue;
+          const reason = condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key]));
+          if (reason) suppressed.push({ rule: compiled, event, reason });
+          else events.push({ rule: compiled, event });
+        }
       } catch (error) {
         failures.push({ ruleId: compiled.rule.id, error });
       }
@@ -174,14 +192,15 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     lastSeenAt,
     lastPosition,
     rules: ruleStates,
+    ...(Object.keys(gates).length > 0 ? { zoneGates: gates } : {}),
     ...(hasVisits(visits) ? { visits } : {}),
   };
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
   if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock)))
-    return { nextState: undefined, events, staleMessages, failures };
+    return { nextState: undefined, events, suppressed, staleMessages, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
-  return { nextState: candidate, events, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
+  return { nextState: candidate, events, suppressed, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
 }
 
 /**
@@ -193,7 +212,7 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
  */
 function worthWriting(previous: VehicleState | undefined, next: VehicleState, intervalMs: number): boolean {
   if (!previous) return Object.keys(next.rules).length > 0 || (next.lastDeviceTime !== null && Number.isFinite(intervalMs));
-  if (!isDeepStrictEqual(previous.rules, next.rules)) return true;
+  if (!isDeepStrictEqual(previous.rules, next.rules) || !isDeepStrictEqual(previous.zoneGates ?? {}, next.zoneGates ?? {})) return true;
   if (next.lastDeviceTime === previous.lastDeviceTime) return false;
   if (previous.lastSeenAt === null || next.lastSeenAt === null) return Number.isFinite(intervalMs);
   return next.lastSeenAt - previous.lastSeenAt >= intervalMs;
@@ -218,6 +237,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
   const { vehicleId, state, rules, context, evaluatorFor } = input;
   const ruleStates: Record<string, unknown> = { ...state?.rules };
   const events: RaisedEvent[] = [];
+  const suppressed: SuppressedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
   const clock = { vehicleId, lastDeviceTime: state?.lastDeviceTime ?? null, lastSeenAt: state?.lastSeenAt ?? null };
   for (const compiled of rules) {
@@ -231,12 +251,17 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
       if (admitted === null) continue;
       if (result.state === undefined) delete ruleStates[key];
       else ruleStates[key] = plainJson(result.state);
-      for (const event of admitted) events.push({ rule: compiled, event });
+      const condition = zoneConditionOf(compiled);
+      const reason = condition && gateSuppression(condition, tickGate(condition, state, key, context));
+      for (const event of admitted) {
+        if (reason) suppressed.push({ rule: compiled, event, reason });
+        else events.push({ rule: compiled, event });
+      }
     } catch (error) {
       failures.push({ ruleId: compiled.rule.id, error });
     }
   }
-  const changed = events.length > 0 || !isDeepStrictEqual(state?.rules ?? {}, ruleStates);
+  const changed = events.length > 0 || suppressed.length > 0 || !isDeepStrictEqual(state?.rules ?? {}, ruleStates);
   const nextState: VehicleState | undefined = changed
     ? {
         vehicleId,
@@ -245,8 +270,22 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         lastSeenAt: clock.lastSeenAt,
         lastPosition: state?.lastPosition ?? null,
         rules: ruleStates,
+        ...(state?.zoneGates ? { zoneGates: state.zoneGates } : {}),
         ...(state?.visits ? { visits: state.visits } : {}),
       }
     : undefined;
-  return { nextState, events, staleMessages: 0, failures };
+  return { nextState, events, suppressed, staleMessages: 0, failures };
+}
+
+/** Where a tick judges the zone condition: the gate the messages left, or else the last position. */
+function tickGate(
+  condition: NonNullable<ReturnType<typeof zoneConditionOf>>,
+  state: VehicleState | undefined,
+  key: string,
+  context: EvaluationContext,
+) {
+  const gate = state?.zoneGates?.[key];
+  if (gate || !state?.lastPosition) return gate;
+  const { latitude, longitude } = state.lastPosition;
+  return { zones: Object.fromEntries(context.zones.zonesContaining(latitude, longitude, condition.zones).map((id) => [id, { inside: true }])) };
 }

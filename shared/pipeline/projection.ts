@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import pLimit from 'p-limit';
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
@@ -5,8 +6,8 @@ import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { storedRuleSchema, type StoredRule } from '../schemas/notification';
-import { compileRule, zoneIdsOf } from '../rules/rule-index';
-import { batchGetItems } from '../store/batch-get';
+import { scopeOf } from '../rules/scope';
+import { zonesOfRule, zoneVersionsOf } from '../store/rule-coverage';
 import { subtreeAgentIds } from '../store/directory-store';
 import { applyRefChange, bumpZoneSet, vehicleIdsOwnedBy, type RefChange } from '../store/vehicle-state-store';
 
@@ -34,16 +35,25 @@ function parseZone(item: Record<string, unknown> | undefined): Geozone | undefin
   return parsed.success ? parsed.data : undefined;
 }
 
-function zonesOfRule(rule: StoredRule): number[] {
-  const compilation = compileRule(rule);
-  return zoneIdsOf(rule, compilation.ok ? compilation.compiled.settings : undefined);
-}
-
 async function applyAll(changes: RefChange[]): Promise<number> {
   const limit = pLimit(PROJECTION_CONCURRENCY);
   await Promise.all(changes.map((change) => limit(() => applyRefChange(change))));
   return changes.length;
 }
+
+/**
+ * The vehicles a rule watches: those it lists, or, for a scoped rule, those registered to its client (and to the
+ * clients below it), found through the owner index: the cost follows the vehicles of the scope, not the platform.
+ */
+export async function vehiclesOfRule(rule: StoredRule): Promise<number[]> {
+  const scope = scopeOf(rule);
+  if (scope === 'listed') return rule.vehicleIds;
+  if (scope === 'client') return vehicleIdsOwnedBy(rule.parentId);
+  return vehiclesBelow(rule.parentId);
+}
+
+const sameScope = (a: StoredRule, b: StoredRule) =>
+  scopeOf(a) === scopeOf(b) && a.parentId === b.parentId && isDeepStrictEqual(a.vehicleIds, b.vehicleIds);
 
 /** Projects one change of a rules-table item (old and new images, either absent). Returns the vehicles touched. */
 export async function projectRuleChange(
@@ -53,32 +63,24 @@ export async function projectRuleChange(
   if (!ruleKey(oldImage) && !ruleKey(newImage)) return 0;
   const before = parseRule(oldImage);
   const after = parseRule(newImage);
-  const listed = new Set(after?.vehicleIds ?? []);
-  const dropped = (before?.vehicleIds ?? []).filter((vehicleId) => !listed.has(vehicleId));
   // a write that changed neither the rule's version nor its vehicles (e.g. a restore of the same item) moves nothing
-  if (before && after && before.version === after.version && dropped.length === 0 && before.vehicleIds.length === after.vehicleIds.length) return 0;
+  if (before && after && before.version === after.version && sameScope(before, after)) return 0;
+  const watched = after ? await vehiclesOfRule(after) : [];
+  const listed = new Set(watched);
+  const dropped = before && !(after && sameScope(before, after)) ? (await vehiclesOfRule(before)).filter((vehicleId) => !listed.has(vehicleId)) : [];
 
   const changes: RefChange[] = dropped.map((vehicleId) => ({ vehicleId, removeRules: [(before ?? after)!.id] }));
   if (after) {
-    const zoneIds = zonesOfRule(after);
-    const zoneVersions: Record<number, number> = {};
-    if (zoneIds.length > 0) {
-      const zones = await batchGetItems(
-        resourcesConfig().GEOZONES_TABLE,
-        zoneIds.map((id) => ({ id })),
-        {
-          projectionExpression: 'id, version',
-          consistentRead: true,
-        },
-      );
-      for (const zone of zones) zoneVersions[Number(zone.id)] = typeof zone.version === 'number' ? zone.version : 1;
-    }
+    const zoneVersions = await zoneVersionsOf(zonesOfRule(after));
     for (const vehicleId of listed) changes.push({ vehicleId, setRules: { [after.id]: after.version }, setZones: zoneVersions });
   }
   return applyAll(changes);
 }
 
-/** Projects one change of a geozones-table item onto the vehicles of the rules (of the zone's client) that use it. */
+/**
+ * Projects one change of a geozones-table item onto the vehicles of the rules that use it: rules of the zone's
+ * client and of the clients below it (a zone condition may name a zone of a client above the rule's).
+ */
 export async function projectGeozoneChange(
   oldImage: Record<string, unknown> | undefined,
   newImage: Record<string, unknown> | undefined,
@@ -90,18 +92,20 @@ export async function projectGeozoneChange(
   if (!zone) return 0;
   if (before && after && before.version === after.version) return 0;
   const vehicles = new Set<number>();
-  for await (const page of paginateQuery(
-    { client: documentClient() },
-    {
-      TableName: resourcesConfig().RULES_TABLE,
-      IndexName: 'byParent',
-      KeyConditionExpression: 'parentId = :parent',
-      ExpressionAttributeValues: { ':parent': zone.parentId },
-    },
-  )) {
-    for (const item of page.Items ?? []) {
-      const rule = parseRule(item);
-      if (rule && zonesOfRule(rule).includes(zone.id)) for (const vehicleId of rule.vehicleIds) vehicles.add(vehicleId);
+  for (const clientId of await subtreeAgentIds(zone.parentId)) {
+    for await (const page of paginateQuery(
+      { client: documentClient() },
+      {
+        TableName: resourcesConfig().RULES_TABLE,
+        IndexName: 'byParent',
+        KeyConditionExpression: 'parentId = :parent',
+        ExpressionAttributeValues: { ':parent': clientId },
+      },
+    )) {
+      for (const item of page.Items ?? []) {
+        const rule = parseRule(item);
+        if (rule && zonesOfRule(rule).includes(zone.id)) for (const vehicleId of await vehiclesOfRule(rule)) vehicles.add(vehicleId);
+      }
     }
   }
   const change = (vehicleId: number): RefChange =>

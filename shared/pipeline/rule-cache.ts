@@ -6,6 +6,7 @@ import { geozoneSchema } from '../schemas/geozone';
 import { storedRuleSchema } from '../schemas/notification';
 import { compileRule, NO_ZONE_REASON, ruleOwnedAndInForce, zoneIdsOf } from '../rules/rule-index';
 import type { CompiledRule, ZoneLookup } from '../rules/types';
+import { scopeCovers, scopeOf, type RuleScope } from '../rules/scope';
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { ZoneIndex } from '../geo/zone-index';
@@ -39,7 +40,8 @@ interface Entry<T> {
 interface RuleValue {
   compiled: CompiledRule;
   zoneIds: number[];
-  /** The rule's vehicles, for the membership test of every evaluation. */
+  /** The rule's scope and listed vehicles, for the membership test of every evaluation. */
+  scope: RuleScope;
   vehicles: ReadonlySet<number>;
 }
 
@@ -304,6 +306,7 @@ export class RuleCache {
         return {
           compiled: compilation.compiled,
           zoneIds: zoneIdsOf(parsed.data, compilation.compiled.settings),
+          scope: scopeOf(parsed.data),
           vehicles: new Set(parsed.data.vehicleIds),
         };
       },
@@ -316,8 +319,11 @@ export class RuleCache {
       const list: RuleValue[] = [];
       for (const id of Object.keys(ruleRefs)) {
         const value = this.rules.get(id)?.value;
-        // ruleAppliesTo, with the rule's vehicle list as a set
-        if (!value || !value.vehicles.has(vehicleId) || !ruleOwnedAndInForce(value.compiled.rule, owners, now)) continue;
+        // ruleAppliesTo, with the rule's vehicle list as a set; a scoped rule follows the owners on the item,
+        // so a vehicle moved away leaves it before the projector removes the ref
+        const rule = value?.compiled.rule;
+        if (!value || !rule || !scopeCovers(rule, value.scope, value.vehicles, vehicleId, owners) || !ruleOwnedAndInForce(rule, owners, now))
+          continue;
         list.push(value);
         for (const zoneId of value.zoneIds) zoneWants.push([String(zoneId), zoneRefs[String(zoneId)] ?? 0]);
       }

@@ -20,6 +20,9 @@ export const geozoneSettingsSchema = settingsMap({
 
 export type GeozoneSettings = z.infer<typeof geozoneSettingsSchema>;
 
+/** What the border hysteresis needs of a geozone rule's settings (shared with the visit journal and the zone condition). */
+export type ZoneHysteresis = Pick<GeozoneSettings, 'margin' | 'minDwell'>;
+
 /** Per zone of the rule: whether the vehicle is inside, and since when (epoch ms) it seems to have crossed. */
 export interface ZoneTrack {
   inside: boolean;
@@ -87,7 +90,7 @@ function consider(
   id: number,
   track: ZoneTrack | undefined,
   inside: readonly number[],
-  settings: GeozoneSettings,
+  settings: ZoneHysteresis,
   message: TerminalMessage,
   context: EvaluationContext,
 ): void {
@@ -134,7 +137,7 @@ export interface ZoneCrossing {
  */
 export function crossZones(
   geoids: readonly number[],
-  settings: GeozoneSettings,
+  settings: ZoneHysteresis,
   state: GeozoneState,
   message: TerminalMessage,
   context: EvaluationContext,

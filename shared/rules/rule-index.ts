@@ -1,7 +1,8 @@
 import type { StoredRule } from '../schemas/notification';
 import { isEffective } from './lifecycle';
 import { RULE_EVALUATORS } from './registry';
-import { formatProblems, isUnusable, ruleProblems } from './rule-validation';
+import { conditionZoneIds, formatProblems, isUnusable, ruleProblems } from './rule-validation';
+import { scopeCovers, scopeOf } from './scope';
 import { compileSchedule, type WeeklySchedule } from './schedule';
 import type { CompiledRule, RuleEvaluator } from './types';
 
@@ -27,21 +28,22 @@ export function compileRule(rule: StoredRule): RuleCompilation {
   }
 }
 
-/** The geozones a rule looks at: a geozone rule's `geoids`, a speeding rule's `zoneLimits`. */
+/** The geozones a rule looks at: a geozone rule's `geoids`, a speeding rule's `zoneLimits`, any rule's zone condition. */
 export function zoneIdsOf(rule: StoredRule, settings?: unknown): number[] {
   const ids = new Set<number>(rule.type === 0 ? rule.geoids : []);
   const limits = (settings as { zoneLimits?: { zoneId: number }[] } | undefined)?.zoneLimits;
   if (rule.type === 2 && Array.isArray(limits)) for (const entry of limits) ids.add(entry.zoneId);
+  for (const id of conditionZoneIds(rule.settings)) ids.add(id);
   return [...ids];
 }
 
 /**
- * Whether a rule applies to a vehicle at `now`: in force (lifecycle.isEffective), listing the vehicle, and
+ * Whether a rule applies to a vehicle at `now`: in force (lifecycle.isEffective), its scope taking the vehicle in, and
  * belonging to the vehicle's current owner or a client above it (`owners`: owner first, then its ancestors).
  * A vehicle without an owner is unknown, and no rule applies to it.
  */
 export function ruleAppliesTo(rule: StoredRule, vehicleId: number, owners: readonly string[], now: number): boolean {
-  return rule.vehicleIds.includes(vehicleId) && ruleOwnedAndInForce(rule, owners, now);
+  return scopeCovers(rule, scopeOf(rule), new Set(rule.vehicleIds), vehicleId, owners) && ruleOwnedAndInForce(rule, owners, now);
 }
 
 /** The part of ruleAppliesTo that does not depend on the vehicle list (for callers that keep it as a set). */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { NotificationBody } from '../schemas/notification';
 import { addressSettingsSchema, hasCoordinates } from './address';
 import { RULE_EVALUATORS } from './registry';
+import { scopeOf } from './scope';
 import type { RuleEvaluator } from './types';
 
 /**
@@ -23,7 +24,7 @@ export interface RuleProblem {
 /** The message of an address rule left without coordinates, where no geocoder finds them. */
 export const MISSING_COORDINATES = 'latitude and longitude of the address are required (no geocoder found them from the address)';
 
-export type RuleShape = Pick<NotificationBody, 'type' | 'settings' | 'geoids'>;
+export type RuleShape = Pick<NotificationBody, 'type' | 'settings' | 'geoids'> & Partial<Pick<NotificationBody, 'vehicleIds'>>;
 
 /** The zones a rule's geozone references must exist; by default every id is taken to exist (write-time checks). */
 export type ZoneExists = (zoneId: number) => boolean;
@@ -49,9 +50,25 @@ function zoneLimitIds(settings: Record<string, string>): number[] {
   return [...text.matchAll(/(?:^|,)\s*(\d+)\s*:/g)].map((match) => Number(match[1]));
 }
 
-/** Everything that keeps the rule from working: its settings, and the geozones it needs. */
+/** The geozones of a rule's zone condition (`settings.zones`), read leniently: settings problems are reported apart. */
+export function conditionZoneIds(settings: Record<string, string>): number[] {
+  return [...new Set((settings.zones ?? '').split(',').flatMap((part) => (/^\s*\d+\s*$/.test(part) ? [Number(part)] : [])))];
+}
+
+/** Everything that keeps the rule from working: its settings, its scope, and the geozones it needs. */
 export function ruleProblems(rule: RuleShape, zoneExists: ZoneExists = everyZoneExists): RuleProblem[] {
   const problems = settingsProblems(rule.type, rule.settings);
+  const scope = scopeOf(rule);
+  if (scope !== 'listed' && (rule.vehicleIds?.length ?? 0) > 0)
+    problems.push({ path: 'vehicleIds', message: `must be empty with settings.scope=${scope}: the rule watches every vehicle of its scope` });
+  const conditionZones = conditionZoneIds(rule.settings);
+  if (conditionZones.length > 0 && !conditionZones.some(zoneExists)) {
+    problems.push({ path: 'settings.zones', message: "none of the zone condition's geozones exists any more" });
+  } else {
+    for (const id of conditionZones) {
+      if (!zoneExists(id)) problems.push({ path: 'settings.zones', message: `geozone ${id} does not exist any more`, partial: true });
+    }
+  }
   if (rule.type === 0) {
     if (rule.geoids.length === 0) problems.push({ path: 'geoids', message: 'a geozone rule (type 0) needs at least one geozone' });
     else if (!rule.geoids.some(zoneExists)) problems.push({ path: 'geoids', message: "none of the rule's geozones exists any more" });

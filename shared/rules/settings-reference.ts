@@ -193,6 +193,29 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
       'opens, if still lost. Default: none (always)',
     example: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00',
   },
+  {
+    key: 'scope',
+    default: 'listed',
+    meaning:
+      "which vehicles the rule watches: `listed`, the vehicles in vehicleIds; `client`, every vehicle registered to the rule's client " +
+      '(parentId); `subtree`, those of that client and of every client below it. With `client` or `subtree`, vehicleIds must be empty; ' +
+      'a vehicle registered later is watched at once, one moved to another client leaves the rule at once',
+    example: 'subtree',
+  },
+  {
+    key: 'zones',
+    default: null,
+    meaning:
+      "a zone condition: geozone ids separated by commas, zones of the rule's client or of a client above it. Events raise alerts only " +
+      "while the vehicle is inside (or, with zoneMode outside, outside) at least one of them, judged at the event's position with a 30 m " +
+      'border hysteresis; the rule keeps evaluating either way. Default: none (everywhere)',
+    example: '12,14',
+  },
+  {
+    key: 'zoneMode',
+    default: 'inside',
+    meaning: '`inside` or `outside`: whether the zone condition wants the vehicle inside one of the zones or outside all of them (needs zones)',
+  },
 ];
 
 const shownDefault = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { parseSchedule } from './schedule';
+import { RULE_SCOPES } from './scope';
 
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's
@@ -95,15 +96,46 @@ export const scheduleSetting = z
   })
   .optional();
 
+/** Geozone ids separated by commas ("12, 14"); blank: none. */
+export const zoneIdsSetting = z
+  .string()
+  .transform((text, ctx) => {
+    const parts = text
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
+    if (parts.length === 0) return undefined;
+    const ids: number[] = [];
+    for (const part of parts) {
+      const id = /^\d{1,15}$/.test(part) ? Number(part) : Number.NaN;
+      if (!Number.isSafeInteger(id) || id < 1) {
+        ctx.addIssue({ code: 'custom', message: `"${part}" is not a geozone id (ids separated by commas, e.g. 12,14)` });
+        return z.NEVER;
+      }
+      if (!ids.includes(id)) ids.push(id);
+    }
+    if (ids.length > 100) {
+      ctx.addIssue({ code: 'custom', message: 'at most 100 geozones' });
+      return z.NEVER;
+    }
+    return ids;
+  })
+  .optional();
+
 /**
  * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
- * and the hours in which it may raise alerts.
+ * the hours in which it may raise alerts, which vehicles it watches, and the geozones that bound where it alerts.
  */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
   messageTemplate: z.string().max(2_000).optional(),
   schedule: scheduleSetting,
+  scope: enumSetting(RULE_SCOPES, 'listed'),
+  zones: zoneIdsSetting,
+  zoneMode: enumSetting(['inside', 'outside'], 'inside'),
 };
+
+export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;
 
 /**
  * Wraps an object schema so that its input is the platform's string map; unknown keys are refused.
@@ -115,5 +147,12 @@ export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
     error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown setting (known: ${Object.keys(shape).join(', ')})` : undefined),
   });
   // Every field reads a string (or its absence), which the record check before it guarantees.
-  return z.record(z.string(), z.string()).pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
+  return z
+    .record(z.string(), z.string())
+    .check((payload) => {
+      // a zone mode alone would be saved and do nothing: the condition needs its zones
+      if (payload.value.zoneMode !== undefined && (payload.value.zones ?? '').trim() === '')
+        payload.issues.push({ code: 'custom', input: payload.value, path: ['zones'], message: 'zoneMode needs the zones it applies to' });
+    })
+    .pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { haversineMeters } from '../geo/measure';
 import type { TerminalMessage } from '../schemas/terminal-message';
-import { crossZones, type GeozoneSettings } from './geozone';
+import { crossZones, type ZoneHysteresis } from './geozone';
 import { deviceMs, numericParameter } from './message-values';
 import type { EvaluationContext } from './types';
 
@@ -10,7 +10,7 @@ import type { EvaluationContext } from './types';
  * hysteresis of a type 0 rule (both directions, 30 m margin, no dwell). Entries and exits become visit records,
  * never alerts. Pure: the state lives in the vehicle's item under `visits`.
  */
-export const JOURNAL_SETTINGS: GeozoneSettings = { mode: 'both', margin: 30, minDwell: 0 };
+export const JOURNAL_SETTINGS: ZoneHysteresis = { margin: 30, minDwell: 0 };
 
 /** The odometer reading a visit's distance prefers, km. */
 export const MILEAGE_PARAMETER = 'mileage';

@@ -4,6 +4,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
 import { initialValidity } from '../rules/lifecycle';
+import { conditionZoneIds } from '../rules/rule-validation';
 
 /**
  * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`. Writes are
@@ -215,19 +216,23 @@ export async function listRulesOfClient(parentId: string): Promise<StoredRule[]>
   return rules;
 }
 
-/** Rules whose `geoids` name the geozone. A scan: geozone deletions are rare and rule counts small. */
+/**
+ * Rules whose `geoids` or zone condition (`settings.zones`) name the geozone. A scan: geozone deletions are rare
+ * and rule counts small.
+ */
 export async function rulesReferencingGeozone(geozoneId: number): Promise<StoredRule[]> {
   const rules: StoredRule[] = [];
   for await (const page of paginateScan(
     { client: documentClient() },
     {
       TableName: table(),
-      FilterExpression: 'contains(geoids, :zone)',
+      FilterExpression: 'contains(geoids, :zone) OR attribute_exists(settings.#zones)',
+      ExpressionAttributeNames: { '#zones': 'zones' },
       ExpressionAttributeValues: { ':zone': geozoneId },
       ConsistentRead: true,
     },
   )) {
-    rules.push(...parseRules(page.Items));
+    rules.push(...parseRules(page.Items).filter((rule) => rule.geoids.includes(geozoneId) || conditionZoneIds(rule.settings).includes(geozoneId)));
   }
   return rules;
 }

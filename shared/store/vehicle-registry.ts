@@ -5,7 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
 import { getAgent } from './directory-store';
-import { listRulesOfClient } from './rules-store';
+import { projectVehicleScope, rulesLeaving } from './rule-coverage';
 import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
 
 /**
@@ -89,25 +89,21 @@ export async function clientAndAncestors(agentId: string): Promise<string[]> {
 
 /** Rules that applied to the vehicle under its old client and no longer do under the new one. */
 export async function rulesLostByMove(vehicleId: number, from: string, to: string): Promise<RuleRef[]> {
-  const stillApplying = new Set(await clientAndAncestors(to));
-  const lost: RuleRef[] = [];
-  for (const clientId of await clientAndAncestors(from)) {
-    if (stillApplying.has(clientId)) continue;
-    for (const rule of await listRulesOfClient(clientId)) {
-      if (rule.vehicleIds.includes(vehicleId)) lost.push({ id: rule.id, name: rule.name, parentId: rule.parentId });
-    }
-  }
-  return lost.sort((a, b) => a.id - b.id);
+  const lost = await rulesLeaving(vehicleId, await clientAndAncestors(from), await clientAndAncestors(to));
+  return lost.map((rule) => ({ id: rule.id, name: rule.name, parentId: rule.parentId })).sort((a, b) => a.id - b.id);
 }
 
 /**
- * Writes the owner chain onto the vehicle's state item when it is not there: the second write of a registration
- * that failed after the directory's, which running the command again then completes.
+ * Writes the owner chain, and the scoped rules it brings, onto the vehicle's state item when the chain is not
+ * there: the second write of a registration that failed after the directory's, which running the command again
+ * then completes.
  */
 async function repairOwners(vehicleId: number, parentId: string): Promise<void> {
   const chain = await clientAndAncestors(parentId);
   const { projection } = await loadVehicleState(vehicleId);
-  if (!isDeepStrictEqual(projection.owners, chain)) await setVehicleOwners(vehicleId, chain);
+  if (isDeepStrictEqual(projection.owners, chain)) return;
+  await setVehicleOwners(vehicleId, chain);
+  await projectVehicleScope(vehicleId, chain, projection.owners);
 }
 
 /**
@@ -140,8 +136,13 @@ export async function registerVehicle(input: VehicleProfile, options: RegisterOp
     if (error instanceof ConditionalCheckFailedException) throw new VehicleChangedError(vehicle.vehicleId, { cause: error });
     throw error;
   }
-  // evaluation learns the owner chain (and the visit journal its zone sets) from the vehicle's item
-  if (!previous || moving) await setVehicleOwners(vehicle.vehicleId, await clientAndAncestors(vehicle.parentId));
+  // evaluation learns the owner chain (and the visit journal its zone sets) from the vehicle's item, and the
+  // scoped rules of the chain from its rule refs
+  if (!previous || moving) {
+    const chain = await clientAndAncestors(vehicle.parentId);
+    await setVehicleOwners(vehicle.vehicleId, chain);
+    await projectVehicleScope(vehicle.vehicleId, chain, previous ? await clientAndAncestors(previous.parentId) : []);
+  }
   if (!previous) return { outcome: 'created', vehicle };
   if (!moving) return { outcome: 'renamed', vehicle };
   return {

@@ -28,6 +28,13 @@ export const vehiclePositionSchema = z.object({
   deviceTime: z.iso.datetime({ offset: true }),
 });
 
+/** Rule id → the zone condition's zones the vehicle is inside, as the border hysteresis has them. */
+export const zoneGatesSchema = z.record(
+  z.string(),
+  z.object({ zones: z.record(z.string(), z.object({ inside: z.boolean(), crossingSince: z.number().optional() })) }),
+);
+export type ZoneGates = z.infer<typeof zoneGatesSchema>;
+
 export const vehicleStateSchema = z.object({
   vehicleId: z.number().int(),
   version: z.number().int().min(1),
@@ -37,6 +44,8 @@ export const vehicleStateSchema = z.object({
   lastSeenAt: z.number().nullable().default(null),
   lastPosition: vehiclePositionSchema.nullable().default(null),
   rules: z.record(z.string(), z.unknown()).default({}),
+  /** Per rule with a zone condition, the condition zones the vehicle is inside (shared/pipeline/zone-gate.ts). */
+  zoneGates: zoneGatesSchema.optional().catch(undefined),
   /** The visit journal's state; absent while the vehicle is in none of its owners' zones (unreadable: started afresh). */
   visits: visitsStateSchema.optional().catch(undefined),
 });

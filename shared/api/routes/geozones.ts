@@ -144,7 +144,7 @@ export const geozoneRoutes = [
     tag: 'geozones',
     summary: 'Delete a geozone',
     description:
-      'Refused with 409 while a notification rule refers to the geozone in its geoids. An If-Match header, when sent, must equal the stored version, otherwise 409.',
+      'Refused with 409 while a notification rule refers to the geozone in its geoids or its zone condition (settings.zones). An If-Match header, when sent, must equal the stored version, otherwise 409.',
     auth: true,
     writes: true,
     params: idParamsSchema,
@@ -162,7 +162,7 @@ export const geozoneRoutes = [
         throw conflict(
           `geozone ${zone.id} is used by ${users.length} notification rule(s)` +
             (visible.length ? ` (ids ${visible.join(', ')})` : '') +
-            '; remove it from their geoids first',
+            '; remove it from their geoids and settings.zones first',
         );
       }
       await deleteGeozone(zone.id, zone.version, seenVersion).catch(conflictAsHttp);

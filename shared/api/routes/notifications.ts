@@ -4,7 +4,7 @@ import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';
 import { existingGeozoneIds, geozonesExist } from '../../store/geozones-store';
 import { withAddressLocated } from '../address-location';
-import { ruleProblems } from '../../rules/rule-validation';
+import { conditionZoneIds, ruleProblems } from '../../rules/rule-validation';
 import {
   RuleReferenceGoneError,
   StaleRuleError,
@@ -59,7 +59,7 @@ export function toRecord(rule: StoredRule): NotificationRecord {
  * `problems` field: absent when the rule can fully work.
  */
 async function problemsOf(rules: readonly StoredRule[]): Promise<Map<number, { problems?: { path: string; message: string }[] }>> {
-  const existing = await existingGeozoneIds(rules.flatMap((rule) => rule.geoids));
+  const existing = await existingGeozoneIds(rules.flatMap(referencedZoneIds));
   return new Map(
     rules.map((rule) => {
       const problems = ruleProblems(rule, (id) => existing.has(id)).map(({ path, message }) => ({ path, message }));
@@ -84,7 +84,13 @@ function staleAsConflict(error: unknown): never {
   throw error;
 }
 
-const existenceChecks = (body: NotificationBody) => (body.geoids.length <= MAX_GEOZONE_CHECKS ? geozonesExist(body.geoids) : []);
+/** Every geozone a rule names: its geoids and its zone condition's zones. */
+const referencedZoneIds = (rule: Pick<NotificationBody, 'geoids' | 'settings'>) => [...new Set([...rule.geoids, ...conditionZoneIds(rule.settings)])];
+
+const existenceChecks = (body: NotificationBody) => {
+  const ids = referencedZoneIds(body);
+  return ids.length <= MAX_GEOZONE_CHECKS ? geozonesExist(ids) : [];
+};
 
 export const notificationRoutes = [
   defineRoute({
