@@ -215,6 +215,7 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     key: 'zoneMode',
     default: 'inside',
     meaning: '`inside` or `outside`: whether the zone condition wants the vehicle inside one of the zones or outside all of them (needs zones)',
+    example: 'outside',
   },
 ];
 

@@ -73,6 +73,15 @@ export function enumSetting<const Values extends readonly [string, ...string[]]>
     .pipe(z.enum(values, { message: `must be one of ${values.join(', ')}` }));
 }
 
+/** One of a fixed set of words (case-insensitive), or undefined when left out. */
+export function optionalEnumSetting<const Values extends readonly [string, ...string[]]>(values: Values) {
+  return z
+    .string()
+    .transform((text) => text.trim().toLowerCase())
+    .pipe(z.enum(values, { message: `must be one of ${values.join(', ')}` }))
+    .optional();
+}
+
 /** Name of a terminal message parameter. */
 export function parameterKeySetting(fallback: string) {
   return z
@@ -130,9 +139,11 @@ export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
   messageTemplate: z.string().max(2_000).optional(),
   schedule: scheduleSetting,
-  scope: enumSetting(RULE_SCOPES, 'listed'),
+  // left out when not given (their defaults, listed and inside, are read where they are used), so a rule's
+  // compiled settings hold only what its author chose
+  scope: optionalEnumSetting(RULE_SCOPES),
   zones: zoneIdsSetting,
-  zoneMode: enumSetting(['inside', 'outside'], 'inside'),
+  zoneMode: optionalEnumSetting(['inside', 'outside']),
 };
 
 export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;
