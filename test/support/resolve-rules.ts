@@ -1,3 +1,4 @@
+import { scopeOf } from '../../shared/rules/scope';
 import { RuleCache, type RuleRecords, type VehicleRules } from '../../shared/pipeline/rule-cache';
 import type { Geozone } from '../../shared/schemas/geozone';
 import type { StoredRule } from '../../shared/schemas/notification';
@@ -19,7 +20,8 @@ export function memoryRuleRecords(rules: readonly StoredRule[], zones: readonly 
 
 /**
  * Resolves a known set of rules and geozones for vehicles the way evaluate and the sweep do: through RuleCache,
- * from vehicle items as the projector writes them (every rule listing the vehicle, at its version). The vehicle's
+ * from vehicle items as the projector writes them (every rule listing the vehicle, and every scoped rule, at its
+ * version; the cache itself judges a scope against the owners). The vehicle's
  * owner chain is `owners`, by default every client the rules belong to.
  */
 export function ruleResolver(rules: readonly StoredRule[], zones: readonly Geozone[] = [], options: { owners?: string[] } = {}) {
@@ -30,7 +32,9 @@ export function ruleResolver(rules: readonly StoredRule[], zones: readonly Geozo
     version: 1,
     projection: {
       owners: owners.length > 0 ? owners : ['no-rules'],
-      ruleRefs: Object.fromEntries(rules.filter((rule) => rule.vehicleIds.includes(vehicleId)).map((rule) => [String(rule.id), rule.version])),
+      ruleRefs: Object.fromEntries(
+        rules.filter((rule) => scopeOf(rule) !== 'listed' || rule.vehicleIds.includes(vehicleId)).map((rule) => [String(rule.id), rule.version]),
+      ),
       zoneRefs: {},
     },
     silentAt: null,
