@@ -105,7 +105,8 @@ describe('rule scope and zone condition over HTTP', () => {
   });
 
   it('refuses to delete a geozone a zone condition uses (409)', async () => {
-    const zone = (await api({ method: 'POST', path: '/api/v3/gis', token: rootToken, body: squareZone(tenants.root.agentId, { name: 'Yard' }) })).body.id;
+    const zone = (await api({ method: 'POST', path: '/api/v3/gis', token: rootToken, body: squareZone(tenants.root.agentId, { name: 'Yard' }) })).body
+      .id;
     const rule = await api({
       method: 'POST',
       path: '/api/v3/notifications',

@@ -29,7 +29,15 @@ async function evaluate(rule: StoredRule, messages: TerminalMessage[], state?: V
   const now = T0 + 10 * 86_400_000;
   const resolved = await resolveRules([rule], 1, now, [DEPOT]);
   expect(resolved.rules.map((compiled) => compiled.rule.id)).toEqual([rule.id]);
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules: resolved.rules, context: { now, zones: resolved.zones }, evaluatorFor, vehicleClock: 'exact' });
+  return evaluateVehicle({
+    vehicleId: 1,
+    state,
+    messages,
+    rules: resolved.rules,
+    context: { now, zones: resolved.zones },
+    evaluatorFor,
+    vehicleClock: 'exact',
+  });
 }
 
 const speeding = (settings: Record<string, string>) => storedRule({ id: 11, type: 2, settings: { limit: '90', minDuration: '0', ...settings } });

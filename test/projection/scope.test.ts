@@ -50,7 +50,13 @@ describe('rule scope', () => {
   const scopedRule = (parentId: string, scope: string) =>
     createRule(
       newRuleRecord(
-        notificationBodySchema.parse({ type: 2, parentId, name: `${scope} speeding`, active: true, settings: { scope, limit: '90', minDuration: '0' } }),
+        notificationBodySchema.parse({
+          type: 2,
+          parentId,
+          name: `${scope} speeding`,
+          active: true,
+          settings: { scope, limit: '90', minDuration: '0' },
+        }),
         'Holding',
         T0,
       ),
