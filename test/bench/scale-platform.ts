@@ -5,21 +5,23 @@ import { resourcesConfig } from '../../shared/config';
 import { notificationBodySchema, type RuleType, type StoredRule } from '../../shared/schemas/notification';
 import type { Geozone } from '../../shared/schemas/geozone';
 import { ruleItem } from '../../shared/store/rules-store';
+import { zonesOfRule } from '../../shared/store/rule-coverage';
 import { silenceShardOf } from '../../shared/store/vehicle-state-store';
 import { seededRandom } from './timing';
 import { REGION } from './synthetic-zones';
 
 /**
  * A platform of the size fleetwatch is designed for, written straight into the tables with BatchWriteItem:
- * 1,000 clients with 20 rules and 10 geozones each (20,000 rules, 10,000 zones) and any number of vehicles,
- * vehicle v belonging to client v mod 1,000. Each vehicle is under five of its client's rules (speeding, a
- * geozone rule, connection loss after 30 minutes, panic, idle), chosen by its id alone, so that growing the fleet
+ * 1,000 clients with 21 rules and 10 geozones each (21,000 rules, 10,000 zones) and any number of vehicles,
+ * vehicle v belonging to client v mod 1,000. Each vehicle is under six of its client's rules (speeding, a
+ * geozone rule, connection loss after 30 minutes, panic, idle, chosen by its id alone, and the client's one
+ * scoped rule, `scope: client`, a speeding rule with a zone condition, which lists no vehicle), so that growing the fleet
  * adds vehicles to the rules' lists without changing what an existing vehicle is under. Vehicle items carry
  * what the directory and the projector would have written (owner, rule and zone refs) and a state last seen a
  * minute before T0, with its silence deadline.
  */
 export const CLIENTS = 1_000;
-export const RULES_PER_CLIENT = 20;
+export const RULES_PER_CLIENT = 21;
 export const ZONES_PER_CLIENT = 10;
 export const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const DAY = 86_400_000;
@@ -31,7 +33,11 @@ const SLOTS: { type: RuleType; count: number; settings: Record<string, string> }
   { type: 7, count: 2, settings: { minutes: '30' } },
   { type: 6, count: 2, settings: { parameter: 'panic' } },
   { type: 11, count: 2, settings: { minutes: '10' } },
+  // zones: the client's first zone, filled in per client below
+  { type: 2, count: 1, settings: { limit: '60', minDuration: '10', scope: 'client', zoneMode: 'inside' } },
 ];
+
+const isScoped = (settings: Record<string, string>) => settings.scope !== undefined;
 
 export interface Platform {
   clients: string[];
@@ -75,8 +81,9 @@ export function buildPlatform(vehicles: number): Platform {
         const id = client * RULES_PER_CLIENT + slot + 1;
         const geoids =
           type === 0 ? [client * ZONES_PER_CLIENT + (n % ZONES_PER_CLIENT) + 1, client * ZONES_PER_CLIENT + ((n + 3) % ZONES_PER_CLIENT) + 1] : [];
+        const ruleSettings = isScoped(settings) ? { ...settings, zones: String(client * ZONES_PER_CLIENT + 1) } : settings;
         rules.push({
-          ...notificationBodySchema.parse({ type, parentId: clients[client], name: `rule ${id}`, active: true, geoids, settings }),
+          ...notificationBodySchema.parse({ type, parentId: clients[client], name: `rule ${id}`, active: true, geoids, settings: ruleSettings }),
           id,
           parentName: `client ${client}`,
           version: 1,
@@ -98,7 +105,9 @@ export function buildPlatform(vehicles: number): Platform {
       return rule;
     });
   };
-  for (let vehicleId = 1; vehicleId <= vehicles; vehicleId++) for (const rule of rulesOfVehicle(vehicleId)) rule.vehicleIds.push(vehicleId);
+  for (let vehicleId = 1; vehicleId <= vehicles; vehicleId++) {
+    for (const rule of rulesOfVehicle(vehicleId)) if (!isScoped(rule.settings)) rule.vehicleIds.push(vehicleId);
+  }
   return { clients, zones, rules, rulesOfVehicle };
 }
 
@@ -111,7 +120,7 @@ function randomUUIDFrom(random: () => number): string {
 export function vehicleItem(platform: Platform, vehicleId: number, lastSeenAt: number): Record<string, unknown> {
   const rules = platform.rulesOfVehicle(vehicleId);
   const zoneRefs: Record<string, number> = {};
-  for (const rule of rules) for (const zoneId of rule.geoids) zoneRefs[zoneId] = 1;
+  for (const rule of rules) for (const zoneId of zonesOfRule(rule)) zoneRefs[zoneId] = 1;
   return {
     vehicleId,
     version: 1,

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startEmulators } from '../../infra/local/emulators';
+import type { CapacityCounter } from '../support/count-capacity';
 
 /**
  * `npm run bench:scale`: the platform at the size fleetwatch is designed for, on DynamoDB Local. Seeds 1,000
@@ -8,7 +9,10 @@ import { startEmulators } from '../../infra/local/emulators';
  * - unitsPerMessageGrowth: DynamoDB units per message at 100,000 vehicles over units at 10,000;
  * - ruleChangeItemsRead: items evaluate reads for the next message of a vehicle after one rule edit;
  * - sweepUnitsPerMinute: units of one sweep at 100,000 vehicles while 10 fall silent;
- * - rssMbPerContainer: an evaluate container's resident memory after 10,000 messages over random vehicles.
+ * - rssMbPerContainer: an evaluate container's resident memory after 10,000 messages over random vehicles;
+ * - scopedRuleChangeWrites: items written when a `subtree` rule over a client of 10,000 vehicles (in 10 branches)
+ *   is edited, and scopedRuleChangeUnits the units of that edit;
+ * - vehicleRegistrationUnits: units of registering one more vehicle to a branch of that client, scoped rule included.
  * Not part of `npm test`; `--json` prints the figures alone.
  */
 const SAMPLE = 1_000;
@@ -39,6 +43,12 @@ async function main(): Promise<void> {
   try {
     const capacity = countCapacity();
     const lastSeen = T0 - 60_000;
+
+    say('a client of 10,000 vehicles in 10 branches, with a subtree rule …');
+    const scoped = await measureScopedRule(capacity, lastSeen);
+    say(
+      `editing the subtree rule wrote ${scoped.writes} items (${scoped.units} units); registering one more vehicle cost ${scoped.registrationUnits} units`,
+    );
 
     /**
      * Units per message over a sample of vehicles: a first pass from a cold container (rules read, first states
@@ -117,8 +127,8 @@ async function main(): Promise<void> {
     capacity.reset();
     const report = await sweep({}, lambdaContext('sweep'));
     const sweepUnitsPerMinute = capacity.total();
-    capacity.detach();
     say(`one sweep with 10 vehicles falling silent: ${sweepUnitsPerMinute} units, ${report.alertsRaised} alerts`);
+    capacity.detach();
 
     say(`measuring one evaluate container's memory over 10,000 messages (${elapsed()}) …`);
     const memory = await new Promise<{ rssMb: number; startRssMb: number; heapMb: number; failed: number }>((resolve, reject) => {
@@ -138,6 +148,9 @@ async function main(): Promise<void> {
       ruleChangeItemsRead,
       sweepUnitsPerMinute: Math.round(sweepUnitsPerMinute * 10) / 10,
       rssMbPerContainer: Math.round(memory.rssMb),
+      scopedRuleChangeWrites: scoped.writes,
+      scopedRuleChangeUnits: Math.round(scoped.units),
+      vehicleRegistrationUnits: Math.round(scoped.registrationUnits * 10) / 10,
     };
     if (json) {
       console.log(JSON.stringify(figures, null, 2));
@@ -153,12 +166,79 @@ async function main(): Promise<void> {
         `one sweep at 100,000 vehicles, 10 falling silent: ${figures.sweepUnitsPerMinute} units, ${report.alertsRaised} connection-loss alerts (target ≤ 200)`,
         `evaluate container after 10,000 messages over random vehicles: ${figures.rssMbPerContainer} MB resident ` +
           `(${memory.startRssMb.toFixed(0)} MB before the first message, under tsx), ${memory.heapMb.toFixed(0)} MB heap, ${memory.failed} failed records`,
+        `a subtree rule over a client of 10,000 vehicles: one edit wrote ${figures.scopedRuleChangeWrites} items (${figures.scopedRuleChangeUnits} units), ` +
+          `one per vehicle of its scope and the rule; registering one vehicle to a branch: ${figures.vehicleRegistrationUnits} units`,
         `(${elapsed()} in all)`,
       ].join('\n'),
     );
   } finally {
     await emulators.stop();
   }
+}
+
+/**
+ * A holding with 10 branches of 1,000 vehicles each (items as the directory leaves them), a `subtree` speeding
+ * rule of the holding projected onto all of them, then: one edit of the rule, projected as the stream would; and
+ * one more vehicle registered to a branch, which must come out covered by the rule.
+ */
+async function measureScopedRule(
+  capacity: CapacityCounter,
+  lastSeenAt: number,
+): Promise<{ writes: number; units: number; registrationUnits: number }> {
+  const { resourcesConfig } = await import('../../shared/config');
+  const { createAgent } = await import('../../shared/store/directory-store');
+  const { registerVehicle } = await import('../../shared/store/vehicle-registry');
+  const { createRule, newRuleRecord, replaceRule, ruleItem } = await import('../../shared/store/rules-store');
+  const { projectRuleChange } = await import('../../shared/pipeline/projection');
+  const { loadVehicleState, silenceShardOf } = await import('../../shared/store/vehicle-state-store');
+  const { notificationBodySchema } = await import('../../shared/schemas/notification');
+  const { writeItems } = await import('./scale-platform');
+  const holding = await createAgent({ name: 'Holding' });
+  const branches: { agentId: string }[] = [];
+  for (let n = 0; n < 10; n++) branches.push(await createAgent({ name: `Branch ${n}`, parentId: holding.agentId }));
+  const first = 200_001;
+  function* items() {
+    for (let n = 0; n < 10_000; n++) {
+      const branch = branches[n % 10]!.agentId;
+      yield {
+        vehicleId: first + n,
+        version: 1,
+        lastDeviceTime: new Date(lastSeenAt).toISOString(),
+        lastSeenAt,
+        lastPosition: null,
+        rules: {},
+        owners: [branch, holding.agentId],
+        owner: branch,
+        silenceShard: silenceShardOf(first + n),
+        silentAt: lastSeenAt + 33 * 60_000,
+      };
+    }
+  }
+  await writeItems(resourcesConfig().VEHICLE_STATE_TABLE, items());
+  const body = notificationBodySchema.parse({
+    type: 2,
+    parentId: holding.agentId,
+    name: 'Speeding, whole holding',
+    active: true,
+    settings: { scope: 'subtree', limit: '90' },
+  });
+  const rule = await createRule(newRuleRecord(body, 'Holding', Date.now()));
+  const projected = await projectRuleChange(undefined, ruleItem(rule));
+  if (projected !== 10_000) throw new Error(`the subtree rule was projected onto ${projected} vehicles, not 10,000`);
+
+  capacity.reset();
+  const edited = await replaceRule({ ...rule, settings: { ...rule.settings, limit: '80' }, version: rule.version + 1 }, rule.version);
+  await projectRuleChange(ruleItem(rule), ruleItem(edited));
+  const writes = capacity.itemsWritten();
+  const units = capacity.total();
+
+  capacity.reset();
+  await registerVehicle({ vehicleId: first + 10_000, name: 'new truck', parentId: branches[3]!.agentId });
+  const registrationUnits = capacity.total();
+  const registered = await loadVehicleState(first + 10_000);
+  if (registered.projection.ruleRefs[String(rule.id)] !== edited.version)
+    throw new Error('the registered vehicle is not covered by the subtree rule');
+  return { writes, units, registrationUnits };
 }
 
 await main();

@@ -12,6 +12,8 @@ export interface CapacityCounter {
   total(): number;
   /** Items returned by reads (GetItem, BatchGetItem, Query, Scan, TransactGetItems). */
   itemsRead(): number;
+  /** Items written: one per PutItem, UpdateItem and DeleteItem, one per request of a BatchWriteItem or TransactWriteItems. */
+  itemsWritten(): number;
   /** Units and items read per `${command} ${table}`. */
   byTable(): Record<string, { units: number; items: number }>;
   reset(): void;
@@ -33,12 +35,14 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
   let read = 0;
   let write = 0;
   let items = 0;
+  let written = 0;
   let tables: Record<string, { units: number; items: number }> = {};
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = String(context.commandName ?? '').replace(/Command$/, '');
       if (!SUPPORTED.has(command)) return next(args);
       (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+      written += READS.has(command) ? 0 : writesIn(command, args.input as Record<string, unknown>);
       const result = await next(args);
       const output = result.output as Record<string, unknown>;
       const consumed = ([] as Consumed[]).concat((output.ConsumedCapacity as Consumed | Consumed[] | undefined) ?? []);
@@ -62,17 +66,26 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
     writeUnits: () => write,
     total: () => read + write,
     itemsRead: () => items,
+    itemsWritten: () => written,
     byTable: () => structuredClone(tables),
     reset: () => {
       read = 0;
       write = 0;
       items = 0;
+      written = 0;
       tables = {};
     },
     detach: () => {
       client.middlewareStack.remove(name);
     },
   };
+}
+
+function writesIn(command: string, input: Record<string, unknown>): number {
+  if (command === 'TransactWriteItems') return (input.TransactItems as unknown[] | undefined)?.length ?? 0;
+  if (command === 'BatchWriteItem')
+    return Object.values((input.RequestItems as Record<string, unknown[]> | undefined) ?? {}).reduce((sum, list) => sum + list.length, 0);
+  return 1;
 }
 
 function countItems(output: Record<string, unknown>): { total: number; byTable: Record<string, number> } {
