@@ -13,6 +13,8 @@ export const RULE_TYPES = {
   address: 10,
   idle: 11,
   maintenance: 12,
+  parking: 13,
+  movement: 14,
 } as const;
 
 export type RuleTypeName = keyof typeof RULE_TYPES;
