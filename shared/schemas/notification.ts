@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Event templates of the platform that fleetwatch evaluates: all of them. */
+/** Event templates of the platform that fleetwatch evaluates (0–12, all of them), then fleetwatch's own from 13. */
 export const RULE_TYPES = {
   geozone: 0,
   speeding: 2,
