@@ -4,6 +4,7 @@ import { movementEvaluator, type MovementSettings } from '../../shared/rules/mov
 import type { CompiledRule } from '../../shared/rules/types';
 import { scheduleAdmits } from '../../shared/pipeline/schedule-gate';
 import type { StoredRule } from '../../shared/schemas/notification';
+import type { TerminalMessage } from '../../shared/schemas/terminal-message';
 import { ruleResolver } from '../support/resolve-rules';
 import { CENTER, T0, message, offset, storedRule } from './fixtures';
 import { run, times } from './harness';
@@ -71,7 +72,7 @@ describe('movement', () => {
     expect(events[0]!.values).toMatchObject({ stoppedMinutes: 60, ignitionOff: true });
     expect(run(movementEvaluator, rule, [...parked, ...moving(3_600, 8, 40, '1')]).events).toEqual([]);
     // the ignition parameter missing or blank on the tow's fixes: still off, as last read
-    const unread = tow.map((m, i) => ({ ...m, parameters: i % 2 === 0 ? {} : { ignition: '' } }));
+    const unread = tow.map((m, i): TerminalMessage => ({ ...m, parameters: i % 2 === 0 ? {} : { ignition: '' } }));
     expect(times(run(movementEvaluator, rule, [...parked, ...unread]).events)).toEqual([at(3_630)]);
     // a stop cannot begin without a reading that says the ignition is off
     expect(run(movementEvaluator, rule, [...standing(0, 60 * 60, 20), ...tow]).events).toEqual([]);
