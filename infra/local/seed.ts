@@ -119,6 +119,22 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
       toEmail: true,
       recipientIds: [owner.userId],
     }),
+    notificationBodySchema.parse({
+      ...common,
+      type: RULE_TYPES.parking,
+      name: 'Parked with the engine off over 1 minute',
+      settings: { minutes: '1', ignition: 'off', notifyEnd: 'true' },
+      toEmail: true,
+      recipientIds: [owner.userId],
+    }),
+    notificationBodySchema.parse({
+      ...common,
+      type: RULE_TYPES.movement,
+      name: 'Moved with the ignition off',
+      settings: { ignitionOff: 'true', minStop: '1', distance: '50', confirmFixes: '2' },
+      toEmail: true,
+      recipientIds: [owner.userId],
+    }),
   ];
 }
 

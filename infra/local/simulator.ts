@@ -69,6 +69,14 @@ const SPEEDER_CYCLE: SpeedPhase[] = [
   { seconds: 14, fromKmh: 74, toKmh: 66 },
 ];
 
+/** Parked with the engine off for a minute and a half, then towed about 120 m with the ignition still off. */
+const TOW: SpeedPhase[] = [
+  { seconds: 90, fromKmh: 0, toKmh: 0, ignition: false },
+  { seconds: 5, fromKmh: 0, toKmh: 12, ignition: false },
+  { seconds: 30, fromKmh: 12, toKmh: 12, ignition: false },
+  { seconds: 5, fromKmh: 12, toKmh: 0, ignition: false },
+];
+
 /** Drives out of the depot and round the block, never above 80 km/h. */
 const COURIER_CYCLE: SpeedPhase[] = [
   { seconds: 15, fromKmh: 0, toKmh: 55 },
@@ -85,6 +93,7 @@ const VAN_CYCLE: SpeedPhase[] = [
   { seconds: 100, fromKmh: 45, toKmh: 50 },
   { seconds: 10, fromKmh: 50, toKmh: 0 },
   { seconds: 240, fromKmh: 0, toKmh: 0, ignition: true },
+  ...TOW,
 ];
 
 function loop(points: Array<[number, number]>, origin: Point = DEPOT): Point[] {
@@ -92,8 +101,8 @@ function loop(points: Array<[number, number]>, origin: Point = DEPOT): Point[] {
 }
 
 /**
- * The demo fleet. The first vehicle speeds, the second leaves and re-enters the depot yard, the third idles;
- * any further vehicles drive the ring road at ordinary speeds.
+ * The demo fleet. The first vehicle speeds, the second leaves and re-enters the depot yard, the third idles, then
+ * parks and is towed; any further vehicles drive the ring road at ordinary speeds.
  */
 export function demoFleet(count = 3): SimulatedVehicle[] {
   const special: SimulatedVehicle[] = [

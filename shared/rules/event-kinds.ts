@@ -19,6 +19,9 @@ export const EVENT_KINDS = [
   'maintenanceDue',
   'addressArrival',
   'addressDeparture',
+  'parking',
+  'parkingEnded',
+  'movement',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -7,7 +7,9 @@ import { drainEvaluator, fuellingEvaluator } from './fuel-change';
 import { geozoneEvaluator } from './geozone';
 import { idleEvaluator } from './idle';
 import { maintenanceEvaluator } from './maintenance';
+import { movementEvaluator } from './movement';
 import { panicEvaluator } from './panic';
+import { parkingEvaluator } from './parking';
 import { speedingEvaluator } from './speeding';
 import type { RuleEvaluator } from './types';
 
@@ -23,6 +25,8 @@ const evaluators = [
   addressEvaluator,
   idleEvaluator,
   maintenanceEvaluator,
+  parkingEvaluator,
+  movementEvaluator,
 ] as RuleEvaluator[];
 
 /** The evaluator of every rule type. */

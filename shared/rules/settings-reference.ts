@@ -168,6 +168,44 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
     constraints: [],
     example: {},
   },
+  13: {
+    name: 'parking',
+    events: 'parking, parkingEnded (notifyEnd)',
+    settings: [
+      { key: 'minutes', default: '30', meaning: 'minutes standing at one place before the alert (1–10080)' },
+      { key: 'maxSpeed', default: '5', meaning: 'km/h at or below which a fix begins a stop (0–200)' },
+      {
+        key: 'radius',
+        default: '50',
+        meaning:
+          'metres from the stop point within which the vehicle still stands there, whatever speed GPS drift reports; two fixes in a row beyond it end the stop (10–10000)',
+      },
+      { key: 'ignition', default: 'any', meaning: 'which stops count: with the ignition off, on, or any; a reading otherwise ends the stop' },
+      { key: 'parameter', default: 'ignition', meaning: 'digital parameter of the ignition' },
+      { key: 'notifyEnd', default: 'false', meaning: 'also alert when a reported stop ends (true/false)' },
+    ],
+    constraints: [],
+    example: {},
+  },
+  14: {
+    name: 'movement',
+    events: 'movement',
+    settings: [
+      { key: 'distance', default: '200', meaning: 'metres from where the vehicle stood beyond which it has moved (10–100000)' },
+      { key: 'minStop', default: '10', meaning: 'minutes the vehicle must have stood before moving counts (1–10080)' },
+      { key: 'maxSpeed', default: '5', meaning: 'km/h at or below which a fix begins a stop (0–200)' },
+      {
+        key: 'ignitionOff',
+        default: 'false',
+        meaning:
+          'only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false)',
+      },
+      { key: 'parameter', default: 'ignition', meaning: 'digital parameter of the ignition' },
+      { key: 'confirmFixes', default: '1', meaning: 'fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10)' },
+    ],
+    constraints: [],
+    example: {},
+  },
 };
 
 /** Keys every type takes besides its own. */

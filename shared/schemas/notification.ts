@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Event templates of the platform that fleetwatch evaluates: all of them. */
+/** Event templates of the platform that fleetwatch evaluates (0–12, all of them), then fleetwatch's own from 13. */
 export const RULE_TYPES = {
   geozone: 0,
   speeding: 2,
@@ -13,6 +13,8 @@ export const RULE_TYPES = {
   address: 10,
   idle: 11,
   maintenance: 12,
+  parking: 13,
+  movement: 14,
 } as const;
 
 export type RuleTypeName = keyof typeof RULE_TYPES;

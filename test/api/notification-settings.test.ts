@@ -75,6 +75,27 @@ describe('notification settings', () => {
     expect(paths(replaced)).toEqual(['settings.minDuraton']);
   });
 
+  it('refuses bad parking and movement settings with 400 naming each, and takes good ones as sent', async () => {
+    const parking = await create(ruleBody(tenants.root.agentId, { type: 13, settings: { ignition: 'sometimes', radius: '5', minutes: '0' } }));
+    expect(parking.status).toBe(400);
+    expect(paths(parking)).toEqual(['settings.ignition', 'settings.minutes', 'settings.radius']);
+    expect(parking.body.issues.find((issue: { path: string }) => issue.path === 'settings.ignition').message).toBe('must be one of off, on, any');
+    const flag = await create(ruleBody(tenants.root.agentId, { type: 13, settings: { notifyEnd: 'maybe', maxSpeed: '-1' } }));
+    expect(paths(flag)).toEqual(['settings.maxSpeed', 'settings.notifyEnd']);
+    const movement = await create(
+      ruleBody(tenants.root.agentId, { type: 14, settings: { confirmFixes: '1.5', distance: 'far', ignitionOff: 'perhaps' } }),
+    );
+    expect(movement.status).toBe(400);
+    expect(paths(movement)).toEqual(['settings.confirmFixes', 'settings.distance', 'settings.ignitionOff']);
+    const stop = await create(ruleBody(tenants.root.agentId, { type: 14, settings: { minStop: '0', confirmFixes: '11', radius: '50' } }));
+    expect(paths(stop)).toEqual(['settings.confirmFixes', 'settings.minStop', 'settings.radius']);
+    const good = await create(
+      ruleBody(tenants.root.agentId, { type: 14, settings: { ignitionOff: true, confirmFixes: 2, distance: 150, schedule: 'Mon-Fri 19:00-07:00' } }),
+    );
+    expect(good.status).toBe(200);
+    expect(good.body.settings).toEqual({ ignitionOff: 'true', confirmFixes: '2', distance: '150', schedule: 'Mon-Fri 19:00-07:00' });
+  });
+
   it('shows problems on GET and in find when a rule can no longer work, and none while it can', async () => {
     const spare = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId, { name: 'spare' }) })).body
       .id as number;
@@ -142,6 +163,9 @@ describe('notification settings', () => {
         'exit',
         'mileage',
         'engineHours',
+        'off',
+        'on',
+        'any',
         '1e400',
         '0x10',
         `${zoneId}:50`,

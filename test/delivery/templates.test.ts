@@ -37,6 +37,13 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
     speed: 0,
     values: { counter: 'mileage', parameter: 'mileage', value: 20012, threshold: 20000, interval: 10000, unit: 'km', thresholdsPassed: 1 },
   },
+  parking: { ...position, speed: 0, values: { parkedMinutes: 34, minutes: 30, since: '2026-03-01T09:26:00.000Z' } },
+  parkingEnded: { ...position, speed: 18, values: { parkedMinutes: 52, parkedSince: '2026-03-01T09:08:00.000Z' } },
+  movement: {
+    ...position,
+    speed: 0,
+    values: { distance: 412, stoppedMinutes: 95, stoppedSince: '2026-03-01T08:25:00.000Z', ignitionOff: true },
+  },
 };
 
 function render(

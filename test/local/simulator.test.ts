@@ -157,15 +157,35 @@ describe('fleet simulator', () => {
     expect(speeding[0]!.speed).toBeGreaterThan(90);
   });
 
-  it('trips the demo geozone-exit rule for the courier and the idle rule for the van, and nothing else', async () => {
-    const events = await evaluateDemoRules(parsedSpan(0, 420));
+  it('trips the demo geozone-exit rule for the courier and the idle, parking and movement rules for the van, and nothing else', async () => {
+    const events = await evaluateDemoRules(parsedSpan(0, 500));
     const van = fleet[2]!;
     const exits = events.filter((event) => event.kind === 'zoneExit');
-    expect(exits.map((event) => event.vehicleId)).toEqual([courier!.vehicleId]);
+    expect(new Set(exits.map((event) => event.vehicleId))).toEqual(new Set([courier!.vehicleId]));
     expect(Date.parse(exits[0]!.time) - START).toBeLessThan(60_000);
-    const idles = events.filter((event) => event.kind === 'idle');
-    expect(idles.map((event) => event.vehicleId)).toEqual([van.vehicleId]);
-    expect(new Set(events.map((event) => event.kind))).toEqual(new Set(['speeding', 'zoneExit', 'idle']));
+    const vans = events.filter((event) => event.vehicleId === van.vehicleId);
+    expect(vans.map((event) => event.kind)).toEqual(['idle', 'parking', 'parkingEnded', 'movement']);
+    expect(new Set(events.map((event) => event.kind))).toEqual(new Set(['speeding', 'zoneExit', 'idle', 'parking', 'parkingEnded', 'movement']));
+  });
+
+  it('parks the van with the engine off after its idle, then tows it away with the ignition still off', async () => {
+    const van = fleet[2]!;
+    const trace = parsedSpan(0, 500).filter((message) => message.vehicleId === van.vehicleId);
+    const parkedFrom = trace.findIndex((message) => message.parameters.ignition === '0');
+    const towedFrom = trace.findIndex((message, index) => index > parkedFrom && message.speed > 0);
+    expect(towedFrom - parkedFrom).toBeGreaterThanOrEqual(61);
+    const drivesFrom = trace.findIndex((message, index) => index > towedFrom && message.parameters.ignition === '1');
+    const tow = trace.slice(towedFrom, drivesFrom).filter((message) => message.speed > 0);
+    expect(tow.length).toBeGreaterThanOrEqual(30);
+    expect(tow.every((message) => message.parameters.ignition === '0')).toBe(true);
+    expect(distanceMetres(trace[parkedFrom]!, tow.at(-1)!)).toBeGreaterThan(100);
+    const events = (await evaluateDemoRules(trace)).filter((event) => event.kind === 'parking' || event.kind === 'movement');
+    expect(events.map((event) => [event.kind, Date.parse(event.time) - Date.parse(trace[parkedFrom]!.deviceTime)])).toEqual([
+      ['parking', 60_000],
+      ['movement', expect.any(Number)],
+    ]);
+    expect(Date.parse(events[1]!.time)).toBeGreaterThan(Date.parse(trace[towedFrom]!.deviceTime));
+    expect(events[1]!.values).toMatchObject({ ignitionOff: true, stoppedMinutes: 1 });
   });
 
   it('drives the courier out of the depot yard and back in on every round', () => {

@@ -47,7 +47,10 @@ describe('trace generator', () => {
       'drain',
       'fuelling',
       'idle',
+      'movement',
       'panic',
+      'parking',
+      'parkingEnded',
       'speeding',
       'zoneEntry',
       'zoneExit',
@@ -69,6 +72,8 @@ describe('trace generator', () => {
       'parked (no alert)',
       'borderHover (no alert)',
       'fuelSpike (no alert)',
+      'longPark',
+      'tow',
     ]) {
       expect(trace.planted[lookAlike], lookAlike).toBeGreaterThan(0);
     }

@@ -27,6 +27,8 @@ const SETTINGS: Record<RuleType, Record<string, string>> = {
   10: { latitude: '55.75', longitude: '37.62', radius: '500' },
   11: { minutes: '1', maxGap: '600' },
   12: { interval: '10' },
+  13: { minutes: '1', maxSpeed: '10', ignition: 'off', notifyEnd: 'true' },
+  14: { minStop: '1', distance: '10', maxSpeed: '10', ignitionOff: 'true' },
 };
 
 const garbage = fc.constantFrom(' ', '  ', '\t', '', 'abc', '0x10', '0b1', 'Infinity', '-Infinity', 'NaN', '1,5', '--1', '.', 'e5', '+', ' - ');

@@ -19,6 +19,8 @@ const settingsByType: Record<RuleType, Record<string, string>> = {
   10: { latitude: String(CENTER.lat), longitude: String(CENTER.lon), radius: '300' },
   11: { minutes: '2' },
   12: { interval: '300' },
+  13: { minutes: '1', radius: '100', ignition: 'off', notifyEnd: 'true' },
+  14: { minStop: '1', distance: '300', ignitionOff: 'true', confirmFixes: '2' },
 };
 const zones = [squareZone(1, 400), circleZone(2, 250, { center: offset(CENTER.lat, CENTER.lon, 900, 0) })];
 const ctx = context(zones);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RULE_TYPES } from '../../shared/schemas/notification';
+import { RULE_TYPES, ruleTypeSchema } from '../../shared/schemas/notification';
 import { EVENT_KINDS } from '../../shared/rules/event-kinds';
 import { RULE_EVALUATORS, UnsupportedRuleTypeError, evaluatorFor } from '../../shared/rules/registry';
 import type { RuleType } from '../../shared/schemas/notification';
@@ -16,6 +16,11 @@ describe('registry', () => {
 
   it('refuses a type the platform does not define', () => {
     expect(() => evaluatorFor(3 as RuleType)).toThrow(UnsupportedRuleTypeError);
+  });
+
+  it("takes the platform's codes and fleetwatch's own from 13 (parking, movement); 1, 3 and unknown codes are refused", () => {
+    for (const type of [0, 12, 13, 14]) expect(ruleTypeSchema.safeParse(type).success, `type ${type}`).toBe(true);
+    for (const type of [1, 3, 99, -1, 13.5]) expect(ruleTypeSchema.safeParse(type).success, `type ${type}`).toBe(false);
   });
 
   it('accepts an empty settings map for every type that has defaults', () => {

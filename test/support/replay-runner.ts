@@ -43,6 +43,8 @@ const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   drain: RULE_TYPES.drain,
   fuelling: RULE_TYPES.fuelling,
   connectionLoss: RULE_TYPES.connectionLoss,
+  parking: RULE_TYPES.parking,
+  movement: RULE_TYPES.movement,
 };
 
 /** The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry), created through the stores the API uses. */

@@ -12,7 +12,8 @@ import type { TerminalMessageInput } from '../../shared/schemas/terminal-message
  * Every vehicle reports every ~10 s. Its day is a sequence of segments separated by ordinary driving:
  * speeding episodes, trips out of and back into a depot geozone, idling with the ignition on, panic presses,
  * fuel drained or filled while parked, silences (the terminal stops reporting for a while; every vehicle also
- * falls silent at the end of the trace), and look-alikes that must raise nothing (a single message above the
+ * falls silent at the end of the trace), long parking with the ignition off, tows (parked, then moved away with
+ * the ignition still off and no speed reported), and look-alikes that must raise nothing (a single message above the
  * limit, driving just under it, short stops, parking with the ignition off, hovering at the depot border, a
  * single fuel reading far off while parked).
  *
@@ -54,9 +55,23 @@ export const REPLAY_SETTINGS = {
   fuelling: { parameter: 'fuel', threshold: '15', window: '5', parkedSpeed: '5', settle: '120' },
   /** No message for 10 minutes; the first message after such a silence is reported too. */
   connectionLoss: { minutes: '10', notifyRestored: 'true' },
+  /** Parked with the ignition off for 7 minutes within 50 m; the end of such a stop is reported too. */
+  parking: { minutes: '7', ignition: 'off', radius: '50', notifyEnd: 'true' },
+  /** Moved over 300 m, two fixes in a row, with the ignition off, after standing with it off for 3 minutes. */
+  movement: { distance: '300', minStop: '3', ignitionOff: 'true', confirmFixes: '2' },
 } as const;
 
-export const REPLAY_RULE_IDS = { speeding: 1, geozone: 2, idle: 3, panic: 4, drain: 5, fuelling: 6, connectionLoss: 7 } as const;
+export const REPLAY_RULE_IDS = {
+  speeding: 1,
+  geozone: 2,
+  idle: 3,
+  panic: 4,
+  drain: 5,
+  fuelling: 6,
+  connectionLoss: 7,
+  parking: 8,
+  movement: 9,
+} as const;
 export type ReplayRuleName = keyof typeof REPLAY_RULE_IDS;
 
 /** Values the planted episodes use, derived from REPLAY_SETTINGS with a wide berth around every threshold. */
@@ -78,6 +93,10 @@ const LAST_SEEN_BEFORE_MS = 100_000;
 const LAST_SEEN_AFTER_MS = MAX_REORDER_MS + 2_000;
 /** The first message after a silence is reported when it is processed: within a minute of its device time. */
 const RESTORED_WITHIN_MS = 60_000;
+const PARKING_MIN_MS = Number(REPLAY_SETTINGS.parking.minutes) * 60_000;
+const MOVEMENT_DISTANCE_M = Number(REPLAY_SETTINGS.movement.distance);
+/** How far a tow takes the vehicle between two messages: its second and third fixes lie beyond `distance` (1.14 and 1.71 ×). */
+const TOW_STEP_M = MOVEMENT_DISTANCE_M * 0.57;
 
 /** Base positions: deep inside the depot and far outside it (1,200 m from its east border either way). */
 const X_INSIDE = 300;
@@ -86,7 +105,19 @@ const BORDER_X = DEPOT.halfSideMeters;
 /** Planted positions keep at least this far from either hysteresis threshold (border ± margin). */
 const THRESHOLD_BERTH_M = 25;
 
-export type ExpectedKind = 'speeding' | 'zoneExit' | 'zoneEntry' | 'idle' | 'panic' | 'drain' | 'fuelling' | 'connectionLost' | 'connectionRestored';
+export type ExpectedKind =
+  | 'speeding'
+  | 'zoneExit'
+  | 'zoneEntry'
+  | 'idle'
+  | 'panic'
+  | 'drain'
+  | 'fuelling'
+  | 'connectionLost'
+  | 'connectionRestored'
+  | 'parking'
+  | 'parkingEnded'
+  | 'movement';
 
 /** One alert the trace must raise: its rule, vehicle, kind, and the device-time window its event must fall in. */
 export interface ExpectedAlert {
@@ -303,6 +334,47 @@ class DayPlanner {
     return { name: 'shortStop (no alert)', samples, episodes: [] };
   }
 
+  /**
+   * 56–60 messages standing with the ignition off, drifting up to 40 m: at least 495 s (7 minutes needed). Every
+   * other stand with the ignition off is at most 38 messages (407 s). The stop ends with the first message of
+   * the drive after it, whose ignition is on; when that message arrives late, with the next one, at most 30 s later.
+   */
+  longPark(): Segment {
+    const length = this.dice.int(56, 60);
+    const x = this.base + this.dice.real(-40, 40);
+    const samples = Array.from({ length }, () => this.at(x + this.dice.real(-10, 10), this.dice.real(0, 3), false));
+    return {
+      name: 'longPark',
+      samples,
+      episodes: [
+        { rule: 'parking', kind: 'parking', firstSample: 0, lastSample: length - 1, minDurationMs: PARKING_MIN_MS },
+        { rule: 'parking', kind: 'parkingEnded', firstSample: length, lastSample: length, minDurationMs: 0, lateMs: MAX_REORDER_MS },
+      ],
+    };
+  }
+
+  /**
+   * 30–32 messages parked with the ignition off (at least 261 s, 3 minutes needed), then towed away from the
+   * depot border with the ignition still off and 0 km/h reported: 0.57, 1.14, 1.71 and 2.28 × `distance` from
+   * where it stood. The second fix beyond `distance` (the third of the tow) confirms the movement; when one of
+   * the two arrives late, the next fix does, at most 30 s later. The drive after it starts at its base again.
+   */
+  tow(): Segment {
+    const standing = this.dice.int(30, 32);
+    const x = this.base + this.dice.real(-40, 40);
+    const samples = Array.from({ length: standing }, () => this.at(x, 0, false));
+    // away from the border, so that the tow crosses no geozone border
+    const away = this.base === X_INSIDE ? -1 : 1;
+    for (let step = 1; step <= 4; step++) samples.push(this.at(x + away * step * TOW_STEP_M, 0, false));
+    return {
+      name: 'tow',
+      samples,
+      episodes: [
+        { rule: 'movement', kind: 'movement', firstSample: standing + 2, lastSample: standing + 2, minDurationMs: 0, lateMs: MAX_REORDER_MS },
+      ],
+    };
+  }
+
   /** 10–30 messages standing with the ignition off: parking is not idling. */
   parked(): Segment {
     const x = this.base;
@@ -408,7 +480,9 @@ type Activity =
   | 'drain'
   | 'fuelling'
   | 'fuelSpike'
-  | 'silence';
+  | 'silence'
+  | 'longPark'
+  | 'tow';
 
 const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
   ['speeding', 4],
@@ -424,6 +498,8 @@ const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
   ['shortStop', 1],
   ['parked', 1],
   ['borderHover', 1],
+  ['longPark', 2],
+  ['tow', 2],
 ];
 
 /** Ordinary driving between two segments: 12–18 messages (at least 99 s), longer than every end condition. */

@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+import { RULE_TYPES } from '../schemas/notification';
+import { NO_EVENTS, deviceMs, messageEvent, round, switchParameter } from './message-values';
+import { booleanSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
+import { followStop, stopAt, type StopPoint } from './stop-point';
+import type { RuleEvaluator } from './types';
+
+/**
+ * Type 14, movement: the vehicle leaves a place where it stood for `minStop` minutes. With a schedule it
+ * watches for use after hours; with `ignitionOff`, for towing or theft.
+ */
+export const movementSettingsSchema = settingsMap({
+  /** Metres from the stop point beyond which the vehicle has moved. */
+  distance: numberSetting(200, { min: 10, max: 100_000 }),
+  /** Minutes the vehicle must have stood before moving counts. */
+  minStop: numberSetting(10, { min: 1, max: 10_080 }),
+  /** A stop begins at a fix at or below this speed, km/h. */
+  maxSpeed: numberSetting(5, { min: 0, max: 200 }),
+  /** Only movement with the ignition off counts: an ignition reading on ends the watch. */
+  ignitionOff: booleanSetting(false),
+  /** Digital parameter of the ignition. */
+  parameter: parameterKeySetting('ignition'),
+  /** Fixes in a row beyond `distance` that make a movement: 2 or more, and a lone stray fix raises nothing. */
+  confirmFixes: numberSetting(1, { min: 1, max: 10, int: true }),
+});
+
+export type MovementSettings = z.infer<typeof movementSettingsSchema>;
+
+/** Present while the vehicle stands. */
+export type MovementState = StopPoint;
+
+/**
+ * One `movement` alert when the vehicle, having stood for `minStop` minutes, has `confirmFixes` fixes in a row
+ * farther than `distance` from where it stood. Movement is judged by that displacement alone, never by the
+ * reported speed. With `ignitionOff`, a stop begins only at a fix with the ignition off and ends silently at
+ * one with it on; fixes without the ignition parameter leave it as last read.
+ */
+export const movementEvaluator: RuleEvaluator<MovementSettings, MovementState> = {
+  type: RULE_TYPES.movement,
+  settingsSchema: movementSettingsSchema,
+
+  evaluate({ settings }, state, message) {
+    const time = deviceMs(message);
+    const ignition = switchParameter(message, settings.parameter);
+    // the stop is over, or there is none: this fix may begin one
+    const next = () => (message.speed <= settings.maxSpeed && (!settings.ignitionOff || ignition === false) ? stopAt(message, time) : undefined);
+    if (state === undefined || (settings.ignitionOff && ignition === true)) return { state: next(), events: NO_EVENTS };
+    const followed = followStop(state, message, time, settings.distance, settings.confirmFixes);
+    if (followed.verdict !== 'left') return { state: followed.stop, events: NO_EVENTS };
+    if (state.last - state.since < settings.minStop * 60_000) return { state: next(), events: NO_EVENTS };
+    return {
+      state: next(),
+      events: [
+        messageEvent('movement', message, {
+          distance: round(followed.distance, 0),
+          stoppedSince: new Date(state.since).toISOString(),
+          stoppedMinutes: Math.floor((state.last - state.since) / 60_000),
+          ignitionOff: settings.ignitionOff,
+        }),
+      ],
+    };
+  },
+};
