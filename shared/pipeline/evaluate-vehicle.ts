@@ -6,7 +6,8 @@ import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/ty
 import type { VehicleClock } from '../config';
 import type { VehicleState } from '../store/vehicle-state-store';
 import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
-import { reportableFrom, scheduleAdmits, scheduledTickEvents } from './schedule-gate';
+import { reportableFrom, scheduledTickEvents } from './schedule-gate';
+import { suppressionOf, type Suppression } from './event-admission';
 
 /**
  * Runs one vehicle's messages (already in device-time order) through the rules that apply to it. Pure: the
@@ -98,6 +99,8 @@ export interface VehicleOutcome {
   nextState: VehicleState | undefined;
   events: RaisedEvent[];
   staleMessages: number;
+  /** Evaluations that raised no alert, with the reason (event-admission.ts). */
+  suppressed: Suppression[];
   /** Rule evaluations that threw; the rule's state is kept as it was. */
   failures: { ruleId: number; error: unknown }[];
   /** Geozone visits opened or closed (only with a state to write). */
@@ -133,6 +136,7 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   let lastPosition = state?.lastPosition ?? null;
   const events: RaisedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
+  const suppressed: Suppression[] = [];
   let staleMessages = 0;
 
   for (const message of messages) {
@@ -145,11 +149,18 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
       const key = String(compiled.rule.id);
       try {
         const step = stale ? evaluator.evaluateStale : evaluator.evaluate;
-        if (!step) continue;
+        if (!step) {
+          suppressed.push({ ruleId: compiled.rule.id, time: message.deviceTime, reason: 'staleMessage' });
+          continue;
+        }
         const result = step.call(evaluator, compiled, ruleStates[key], message, context);
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
-        for (const event of result.events) if (scheduleAdmits(compiled, event)) events.push({ rule: compiled, event });
+        for (const event of result.events) {
+          const reason = suppressionOf(compiled, event);
+          if (reason === null) events.push({ rule: compiled, event });
+          else suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason });
+        }
       } catch (error) {
         failures.push({ ruleId: compiled.rule.id, error });
       }
@@ -179,9 +190,9 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
   if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock)))
-    return { nextState: undefined, events, staleMessages, failures };
+    return { nextState: undefined, events, staleMessages, suppressed, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
-  return { nextState: candidate, events, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
+  return { nextState: candidate, events, staleMessages, suppressed, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
 }
 
 /**
@@ -219,6 +230,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
   const ruleStates: Record<string, unknown> = { ...state?.rules };
   const events: RaisedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
+  const suppressed: Suppression[] = [];
   const clock = { vehicleId, lastDeviceTime: state?.lastDeviceTime ?? null, lastSeenAt: state?.lastSeenAt ?? null };
   for (const compiled of rules) {
     const tick = evaluatorFor(compiled.rule.type)?.tick;
@@ -228,7 +240,10 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
       const result = tick(compiled, ruleStates[key], clock, context);
       // outside the rule's schedule the tick waits for the opening: its state stays, to be judged again then
       const admitted = scheduledTickEvents(compiled, result.events, context.now);
-      if (admitted === null) continue;
+      if (admitted === null) {
+        for (const event of result.events) suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason: 'outsideSchedule' });
+        continue;
+      }
       if (result.state === undefined) delete ruleStates[key];
       else ruleStates[key] = plainJson(result.state);
       for (const event of admitted) events.push({ rule: compiled, event });
@@ -248,5 +263,5 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         ...(state?.visits ? { visits: state.visits } : {}),
       }
     : undefined;
-  return { nextState, events, staleMessages: 0, failures };
+  return { nextState, events, staleMessages: 0, suppressed, failures };
 }
