@@ -32,7 +32,9 @@ export const previewAlertSchema = z.object({
   time: z.iso.datetime().describe('the event, UTC'),
   type: z.number().int().describe("the rule's type"),
   event: z.enum(EVENT_KINDS).describe('the event kind (docs/rules.md lists the kinds of each type)'),
-  text: z.string().describe("the alert's e-mail text: the rule's own wording or the kind's template, in the rule owner's language and the rule's timezone"),
+  text: z
+    .string()
+    .describe("the alert's e-mail text: the rule's own wording or the kind's template, in the rule owner's language and the rule's timezone"),
 });
 
 export const previewSuppressionSchema = z.object({

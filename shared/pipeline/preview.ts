@@ -60,7 +60,12 @@ export async function previewRule(input: PreviewInput): Promise<PreviewOutcome> 
   const items = new Map<number, LoadedState>(
     [...input.owners].map(([vehicleId, owners]) => [
       vehicleId,
-      { state: undefined, version: 0, projection: { owners: [...owners], ruleRefs: { [String(rule.id)]: rule.version }, zoneRefs: {} }, silentAt: null },
+      {
+        state: undefined,
+        version: 0,
+        projection: { owners: [...owners], ruleRefs: { [String(rule.id)]: rule.version }, zoneRefs: {} },
+        silentAt: null,
+      },
     ]),
   );
   const resolved = await cache.resolve(items, until);
@@ -74,12 +79,19 @@ export async function previewRule(input: PreviewInput): Promise<PreviewOutcome> 
     };
     for (const { arrival, messages } of batches) {
       take(vehicle.sweepUntil(arrival, input.evaluatorFor));
-      take(vehicle.run(messagesStep(() => messages, { now: arrival, evaluatorFor: input.evaluatorFor, vehicleClock: input.vehicleClock }), arrival));
+      take(
+        vehicle.run(
+          messagesStep(() => messages, { now: arrival, evaluatorFor: input.evaluatorFor, vehicleClock: input.vehicleClock }),
+          arrival,
+        ),
+      );
     }
     take(vehicle.sweepUntil(until, input.evaluatorFor));
   }
-  const byTime = <T extends { vehicleId: number }>(timeOf: (item: T) => string) => (a: T, b: T) =>
-    timeOf(a).localeCompare(timeOf(b)) || a.vehicleId - b.vehicleId;
+  const byTime =
+    <T extends { vehicleId: number }>(timeOf: (item: T) => string) =>
+    (a: T, b: T) =>
+      timeOf(a).localeCompare(timeOf(b)) || a.vehicleId - b.vehicleId;
   return {
     alerts: [...alerts.values()].sort(byTime((alert) => alert.event.time)),
     suppressed: suppressed.sort(byTime((entry) => entry.time)),
@@ -116,7 +128,8 @@ class SimulatedVehicle {
 
   run(step: VehicleStep, now: number): { alerts: AlertItem[]; suppressed: PreviewSuppression[] } {
     const outcome: VehicleOutcome = step(this.vehicleId, this.item, this.rules);
-    for (const { ruleId, error } of outcome.failures) logger.warn('rule evaluation failed in a preview', { vehicleId: this.vehicleId, ruleId, error });
+    for (const { ruleId, error } of outcome.failures)
+      logger.warn('rule evaluation failed in a preview', { vehicleId: this.vehicleId, ruleId, error });
     const suppressed = outcome.suppressed.map(({ time, reason }) => ({ vehicleId: this.vehicleId, time, reason }));
     const change = toVehicleChange(this.vehicleId, this.item, { ...outcome, failures: [] }, now, this.rules.rules, this.clock);
     if (change?.state) this.item = { ...this.item, state: change.state, version: this.item.version + 1, silentAt: change.silentAt ?? null };

@@ -233,7 +233,12 @@ describe('POST /api/v3/notifications/preview', () => {
     for (const [arrival, batch] of [...arrivals].sort(([a], [b]) => a - b)) {
       now = arrival;
       await sweep({}, lambdaContext('sweep'));
-      expect(await invoke(evaluate, batch.map((message) => sqsRecord(message)))).toEqual({ batchItemFailures: [] });
+      expect(
+        await invoke(
+          evaluate,
+          batch.map((message) => sqsRecord(message)),
+        ),
+      ).toEqual({ batchItemFailures: [] });
     }
     now = until;
     await sweep({}, lambdaContext('sweep'));
@@ -282,13 +287,21 @@ describe('POST /api/v3/notifications/preview', () => {
       const until = testCase.until === undefined ? newest : START + testCase.until * 1000;
 
       // sent in reverse: the preview takes messages in any order
-      const answer = await preview({ rule, messages: [...messages].reverse(), ...(testCase.until === undefined ? {} : { until: iso(testCase.until) }) });
+      const answer = await preview({
+        rule,
+        messages: [...messages].reverse(),
+        ...(testCase.until === undefined ? {} : { until: iso(testCase.until) }),
+      });
       expect(answer.status).toBe(200);
       const delivered = await throughPipeline(rule, messages, until);
 
-      expect(answer.body.alerts.map(({ vehicleId: vehicle, time, event }: { vehicleId: number; time: string; event: string }) => ({ vehicle, time, event }))).toEqual(
-        delivered.alerts.map((alert) => ({ vehicle: vehicleId, ...alert })),
-      );
+      expect(
+        answer.body.alerts.map(({ vehicleId: vehicle, time, event }: { vehicleId: number; time: string; event: string }) => ({
+          vehicle,
+          time,
+          event,
+        })),
+      ).toEqual(delivered.alerts.map((alert) => ({ vehicle: vehicleId, ...alert })));
       expect(answer.body.alerts.map((alert: { text: string }) => alert.text).sort()).toEqual(delivered.texts);
       for (const alert of answer.body.alerts) expect(alert.type).toBe(testCase.type);
       if (testCase.suppressed) {
@@ -300,7 +313,7 @@ describe('POST /api/v3/notifications/preview', () => {
     });
   });
 
-  it("writes, sends and journals nothing, and read-only users may preview", async () => {
+  it('writes, sends and journals nothing, and read-only users may preview', async () => {
     const vehicleId = await newVehicle();
     const tables = resourcesConfig();
     const stored = [tables.ALERTS_TABLE, tables.VISITS_TABLE, tables.VEHICLE_STATE_TABLE, tables.RULES_TABLE];
@@ -324,10 +337,16 @@ describe('POST /api/v3/notifications/preview', () => {
     });
 
     it('checks the rule as PUT does, naming rule.<field>', async () => {
-      const response = await preview({ rule: speedingRule({ settings: { limit: 'fast' }, recipientIds: ['00000000-0000-4000-8000-000000000000'] }), messages: [] });
+      const response = await preview({
+        rule: speedingRule({ settings: { limit: 'fast' }, recipientIds: ['00000000-0000-4000-8000-000000000000'] }),
+        messages: [],
+      });
       expect(response.status).toBe(400);
       expect(paths(response)).toEqual(['rule.settings.limit']);
-      const references = await preview({ rule: speedingRule({ recipientIds: ['00000000-0000-4000-8000-000000000000'], vehicleIds: [101, 202] }), messages: [] });
+      const references = await preview({
+        rule: speedingRule({ recipientIds: ['00000000-0000-4000-8000-000000000000'], vehicleIds: [101, 202] }),
+        messages: [],
+      });
       expect(references.status).toBe(400);
       expect(paths(references)).toEqual(['rule.recipientIds.0', 'rule.vehicleIds.1']);
     });
@@ -360,7 +379,10 @@ describe('POST /api/v3/notifications/preview', () => {
     });
 
     it('refuses more than 10,000 messages', async () => {
-      const response = await preview({ rule: speedingRule(), messages: Array.from({ length: 10_001 }, (_, index) => message({ deviceTime: iso(index) })) });
+      const response = await preview({
+        rule: speedingRule(),
+        messages: Array.from({ length: 10_001 }, (_, index) => message({ deviceTime: iso(index) })),
+      });
       expect(response.status).toBe(400);
       expect(paths(response)).toEqual(['messages']);
     });

@@ -38,7 +38,10 @@ function messageIssues(messages: readonly TerminalMessage[], rule: NotificationB
     if (!watched.has(message.vehicleId))
       issues.push({ path: `messages.${index}.vehicleId`, message: `vehicle ${message.vehicleId} is not in the rule's vehicleIds` });
     if (Date.parse(message.deviceTime) > arrivalOf(message) + MESSAGE_LIMITS.futureToleranceMs)
-      issues.push({ path: `messages.${index}.deviceTime`, message: 'deviceTime is after serverTime beyond the tolerance: evaluation refuses such a message' });
+      issues.push({
+        path: `messages.${index}.deviceTime`,
+        message: 'deviceTime is after serverTime beyond the tolerance: evaluation refuses such a message',
+      });
   });
   return issues;
 }

@@ -53,13 +53,7 @@ export async function runConnectionLossPass(
 ): Promise<ConnectionLossResult> {
   const vehicleIds = await vehiclesFallingSilent(now);
   if (vehicleIds.length === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [] };
-  const result = await runVehicleSteps(
-    vehicleIds,
-    connectionLossStep(evaluatorFor, now, vehicleClock, certainAsOf),
-    rules,
-    now,
-    { vehicleClock },
-  );
+  const result = await runVehicleSteps(vehicleIds, connectionLossStep(evaluatorFor, now, vehicleClock, certainAsOf), rules, now, { vehicleClock });
   return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()] };
 }
 
