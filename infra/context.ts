@@ -23,7 +23,7 @@ export const contextSchema = z.object({
   vehicleClock: z
     .preprocess(asText, vehicleClockSchema.default('exact'))
     .describe(
-      "How evaluate stores each vehicle's clock: `exact`, or `coalesced` (about half the DynamoDB writes of `exact`, with a window in which a late message counts as current). Sets VEHICLE_CLOCK on evaluate and the sweep.",
+      "How evaluate stores each vehicle's clock: `exact`, or `coalesced` (about half the DynamoDB writes of `exact`, with a window in which a late message counts as current). Sets VEHICLE_CLOCK on evaluate, the sweep and the api function (whose rule preview replays vehicles the same way).",
     ),
   sesMaxSendRate: z
     .preprocess(asText, z.coerce.number().min(1).default(DEFAULT_SES_MAX_SEND_RATE))

@@ -229,9 +229,12 @@ export class FleetwatchStack extends Stack {
       timeout: FUNCTION_TIMEOUTS.api,
       // scrypt password hashing at login is CPU-bound.
       memorySize: 1024,
+      // a rule's preview answers the text of each alert's e-mail, and replays vehicles under evaluate's clock
+      withTemplates: true,
       environment: {
         ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits', 'vehicleState'),
         RATE_LIMIT_INTERVAL_MS,
+        VEHICLE_CLOCK: vehicleClock,
         // confirmation links of side addresses, and alerts held for them, go out through the deliver function
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,

@@ -199,6 +199,8 @@ export const apiSchema = z.object({
 export const functionConfigSchemas = {
   api: resourcesSchema
     .extend(apiSchema.shape)
+    .extend(vehicleClockEnvSchema.shape)
+    .extend(templatesSchema.shape)
     .extend(limitsSchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(telegramSchema.shape)

@@ -203,3 +203,46 @@ export const webhookCreatedExample = { ...webhookEndpoint, secret: 'whsec_MfKQ9r
 export const webhookListExample = [webhookEndpoint];
 
 export const openApiAnswerExample = { openapi: '3.1.0', info: { title: 'fleetwatch API', version: '3.0.0' }, paths: {} };
+
+const previewMessage = (deviceTime: string, speed: number, serverTime = deviceTime) => ({
+  vehicleId: 40117,
+  deviceTime,
+  serverTime,
+  latitude: 52.52,
+  longitude: 13.405,
+  speed,
+  parameters: {},
+});
+export const previewExample = {
+  rule: {
+    type: 2,
+    parentId: EXAMPLE_CLIENT_ID,
+    name: 'Speeding',
+    vehicleIds: [40117],
+    settings: { limit: 80, minDuration: 10, schedule: 'Mon-Fri 06:00-22:00' },
+    enableSideEmails: true,
+    sideEmails: ['dispatch@acme.example.com'],
+    timezone: 'Europe/Berlin',
+  },
+  messages: [
+    previewMessage('2026-11-25T08:00:00Z', 70),
+    previewMessage('2026-11-25T08:00:10Z', 95),
+    previewMessage('2026-11-25T08:00:25Z', 102),
+    previewMessage('2026-11-25T08:00:20Z', 99, '2026-11-25T08:00:30Z'),
+  ],
+  until: '2026-11-25T09:00:00Z',
+};
+export const previewAnswerExample = {
+  alerts: [
+    {
+      vehicleId: 40117,
+      time: '2026-11-25T08:00:25.000Z',
+      type: 2,
+      event: 'speeding',
+      text:
+        'Truck 17 is speeding: 102 km/h (limit 80 km/h).\nRule: Speeding\nTime: 2026-11-25 09:00 (Europe/Berlin)\n' +
+        'Position: 52.52000, 13.40500 (https://www.openstreetmap.org/?mlat=52.52000&mlon=13.40500#map=16/52.52000/13.40500)',
+    },
+  ],
+  suppressed: [{ vehicleId: 40117, time: '2026-11-25T08:00:20.000Z', reason: 'staleMessage' }],
+};

@@ -11,11 +11,11 @@ import { listUnsubscribeHeaders } from './links';
 import { loadRule, loadUsers, loadVehicle } from './recipients';
 import { lookUpScope, type ScopeLookup } from './scope-facts';
 import { unsubscribeToken } from '../store/email-consent';
-import { renderNotification, type RenderedNotification } from './render';
+import type { RenderedNotification } from './render';
+import { alertNotification } from './alert-notification';
 import type { ChannelSenders } from './senders';
 import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
-import { buildTemplateData } from './template-data';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
 
@@ -134,7 +134,7 @@ async function deliverClaimed(
     options,
     now,
     statuses,
-    render: notificationRenderer(alert, rule, vehicleName),
+    render: alertNotification(alert, rule, vehicleName),
     emailHeaders: async (address) => {
       const key = address.trim().toLowerCase();
       return listUnsubscribeHeaders(scope.unsubscribeTokens.get(key) ?? (await unsubscribeToken(rule.id, key)));
@@ -267,21 +267,4 @@ export function finalStatus(statuses: readonly DeliveryStatus[]): 'delivered' | 
   const anySent = statuses.some((status) => status.status === 'sent');
   const anyFailed = statuses.some((status) => status.status === 'failed');
   return !anySent && anyFailed ? 'failed' : 'delivered';
-}
-
-function notificationRenderer(alert: Alert, rule: StoredRule, vehicleName: string): (language: Language) => RenderedNotification {
-  const override = {
-    subject: rule.settings.messageSubject?.trim() || undefined,
-    body: rule.settings.messageTemplate?.trim() || undefined,
-  };
-  const rendered = new Map<Language, RenderedNotification>();
-  return (language) => {
-    let notification = rendered.get(language);
-    if (!notification) {
-      const data = buildTemplateData({ alert, vehicleName, timezone: rule.timezone, language });
-      notification = renderNotification({ kind: alert.event.kind, language, data, override });
-      rendered.set(language, notification);
-    }
-    return notification;
-  };
 }

@@ -6,8 +6,9 @@ import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/ty
 import type { VehicleClock } from '../config';
 import type { VehicleState } from '../store/vehicle-state-store';
 import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
-import { reportableFrom, scheduleAdmits, scheduledTickEvents } from './schedule-gate';
-import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf, type ZoneGates, type ZoneSuppression } from './zone-gate';
+import { reportableFrom, scheduledTickEvents } from './schedule-gate';
+import { suppressionOf, type Suppression } from './event-admission';
+import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf, type ZoneGates } from './zone-gate';
 
 /**
  * Runs one vehicle's messages (already in device-time order) through the rules that apply to it. Pure: the
@@ -94,17 +95,13 @@ export interface RaisedEvent {
   event: RuleEvent;
 }
 
-/** An event the rule's zone condition held back: the evaluator's state moved on, no alert is made. */
-export interface SuppressedEvent extends RaisedEvent {
-  reason: ZoneSuppression;
-}
-
 export interface VehicleOutcome {
   /** The state to store, or undefined when nothing worth a write changed. Its version is not yet bumped. */
   nextState: VehicleState | undefined;
   events: RaisedEvent[];
-  suppressed: SuppressedEvent[];
   staleMessages: number;
+  /** Evaluations that raised no alert, with the reason (event-admission.ts). */
+  suppressed: Suppression[];
   /** Rule evaluations that threw; the rule's state is kept as it was. */
   failures: { ruleId: number; error: unknown }[];
   /** Geozone visits opened or closed (only with a state to write). */
@@ -142,8 +139,8 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   let lastSeenAt = state?.lastSeenAt ?? null;
   let lastPosition = state?.lastPosition ?? null;
   const events: RaisedEvent[] = [];
-  const suppressed: SuppressedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
+  const suppressed: Suppression[] = [];
   let staleMessages = 0;
 
   for (const message of messages) {
@@ -158,15 +155,18 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
         const condition = zoneConditionOf(compiled);
         if (condition && !stale) gates[key] = advanceGate(condition, gates[key], message, context);
         const step = stale ? evaluator.evaluateStale : evaluator.evaluate;
-        if (!step) continue;
+        if (!step) {
+          suppressed.push({ ruleId: compiled.rule.id, time: message.deviceTime, reason: 'staleMessage' });
+          continue;
+        }
         const result = step.call(evaluator, compiled, ruleStates[key], message, context);
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
         for (const event of result.events) {
-          if (!scheduleAdmits(compiled, event)) continue;
-          const reason = condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key]));
-          if (reason) suppressed.push({ rule: compiled, event, reason });
-          else events.push({ rule: compiled, event });
+          const zone = condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key]));
+          const reason = suppressionOf(compiled, event, zone);
+          if (reason === null) events.push({ rule: compiled, event });
+          else suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason });
         }
       } catch (error) {
         failures.push({ ruleId: compiled.rule.id, error });
@@ -198,9 +198,9 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
   if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock)))
-    return { nextState: undefined, events, suppressed, staleMessages, failures };
+    return { nextState: undefined, events, staleMessages, suppressed, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
-  return { nextState: candidate, events, suppressed, staleMessages, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
+  return { nextState: candidate, events, staleMessages, suppressed, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
 }
 
 /**
@@ -237,8 +237,8 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
   const { vehicleId, state, rules, context, evaluatorFor } = input;
   const ruleStates: Record<string, unknown> = { ...state?.rules };
   const events: RaisedEvent[] = [];
-  const suppressed: SuppressedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
+  const suppressed: Suppression[] = [];
   const clock = { vehicleId, lastDeviceTime: state?.lastDeviceTime ?? null, lastSeenAt: state?.lastSeenAt ?? null };
   for (const compiled of rules) {
     const tick = evaluatorFor(compiled.rule.type)?.tick;
@@ -248,20 +248,23 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
       const result = tick(compiled, ruleStates[key], clock, context);
       // outside the rule's schedule the tick waits for the opening: its state stays, to be judged again then
       const admitted = scheduledTickEvents(compiled, result.events, context.now);
-      if (admitted === null) continue;
+      if (admitted === null) {
+        for (const event of result.events) suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason: 'outsideSchedule' });
+        continue;
+      }
       if (result.state === undefined) delete ruleStates[key];
       else ruleStates[key] = plainJson(result.state);
       const condition = zoneConditionOf(compiled);
       const reason = condition && gateSuppression(condition, tickGate(condition, state, key, context));
       for (const event of admitted) {
-        if (reason) suppressed.push({ rule: compiled, event, reason });
+        if (reason) suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason });
         else events.push({ rule: compiled, event });
       }
     } catch (error) {
       failures.push({ ruleId: compiled.rule.id, error });
     }
   }
-  const changed = events.length > 0 || suppressed.length > 0 || !isDeepStrictEqual(state?.rules ?? {}, ruleStates);
+  const changed = events.length > 0 || !isDeepStrictEqual(state?.rules ?? {}, ruleStates);
   const nextState: VehicleState | undefined = changed
     ? {
         vehicleId,
@@ -274,7 +277,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         ...(state?.visits ? { visits: state.visits } : {}),
       }
     : undefined;
-  return { nextState, events, suppressed, staleMessages: 0, failures };
+  return { nextState, events, staleMessages: 0, suppressed, failures };
 }
 
 /** Where a tick judges the zone condition: the gate the messages left, or else the last position. */

@@ -6,7 +6,7 @@ import { logger } from '../observability/logger';
 import { sendToDeadLetter, type Rejection } from './dead-letter';
 import { evaluateVehicle, type EvaluatorLookup } from './evaluate-vehicle';
 import type { RuleCache } from './rule-cache';
-import { runVehicleSteps } from './run-vehicle-steps';
+import { runVehicleSteps, type VehicleStep } from './run-vehicle-steps';
 
 /**
  * One batch of terminal messages, end to end: parse (rejects to the DLQ), group by vehicle in device-time
@@ -63,20 +63,7 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
       ? undefined
       : await runVehicleSteps(
           [...byVehicle.keys()],
-          (vehicleId, loaded, vehicleRules) => {
-            const result = evaluateVehicle({
-              vehicleId,
-              state: loaded.state,
-              messages: (byVehicle.get(vehicleId) ?? []).map(({ message }) => message),
-              rules: vehicleRules.rules,
-              context: { now, zones: vehicleRules.zones },
-              evaluatorFor: context.evaluatorFor,
-              vehicleClock: context.vehicleClock,
-              ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
-            });
-            if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
-            return result;
-          },
+          messagesStep((vehicleId) => (byVehicle.get(vehicleId) ?? []).map(({ message }) => message), context),
           context.rules,
           now,
           // every message the exact clock evaluates as current is committed under the item's version
@@ -93,5 +80,29 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
     alertsCreated: steps?.created ?? [],
     enqueuedAlertIds: steps?.enqueued ?? new Set(),
     unknownVehicles: steps?.unknownVehicles ?? [],
+  };
+}
+
+/**
+ * Evaluate's step for one vehicle: its messages of the batch (in device-time order) through the rules that apply
+ * to it, at the batch's time, journaling visits where the rules resolved the journal's zones.
+ */
+export function messagesStep(
+  messagesOf: (vehicleId: number) => readonly TerminalMessage[],
+  context: Pick<BatchContext, 'now' | 'evaluatorFor' | 'vehicleClock'>,
+): VehicleStep {
+  return (vehicleId, loaded, vehicleRules) => {
+    const result = evaluateVehicle({
+      vehicleId,
+      state: loaded.state,
+      messages: messagesOf(vehicleId),
+      rules: vehicleRules.rules,
+      context: { now: context.now, zones: vehicleRules.zones },
+      evaluatorFor: context.evaluatorFor,
+      vehicleClock: context.vehicleClock,
+      ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
+    });
+    if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
+    return result;
   };
 }

@@ -36,6 +36,10 @@ describe('request fuzzing', () => {
       'POST /api/v3/notifications': ruleBody(tenants.root.agentId),
       'PUT /api/v3/notifications': rule,
       'PUT /api/v3/notifications/prolongation': { ids: [rule.id], days: 3 },
+      'POST /api/v3/notifications/preview': {
+        rule: ruleBody(tenants.root.agentId),
+        messages: [{ vehicleId: 101, deviceTime: '2026-01-01T00:00:00Z', latitude: 55.7, longitude: 37.6, speed: 120 }],
+      },
       'POST /api/v3/notifications/history': { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z', limit: 10 },
       'POST /api/v3/gis/find': { parentId: tenants.root.agentId },
       'POST /api/v3/gis': squareZone(tenants.root.agentId),

@@ -229,7 +229,11 @@ describe('FleetwatchStack template', () => {
         PUSH_APNS_APPLICATION_ARN: { Ref: 'ApnsPlatformApplicationArn' },
         TEMPLATES_DIR: '/var/task/templates',
       });
-      expect(environmentOf('api')).toMatchObject({ RATE_LIMIT_INTERVAL_MS: '1000', TELEGRAM_BOT_USERNAME: { Ref: 'TelegramBotUsername' } });
+      expect(environmentOf('api')).toMatchObject({
+        RATE_LIMIT_INTERVAL_MS: '1000',
+        TELEGRAM_BOT_USERNAME: { Ref: 'TelegramBotUsername' },
+        TEMPLATES_DIR: '/var/task/templates',
+      });
     });
 
     it("lets the api function geocode addresses on the region's own place data, and nothing else of Amazon Location; -c geocoding=false turns it off", () => {
@@ -252,17 +256,18 @@ describe('FleetwatchStack template', () => {
       expect(JSON.stringify(off.Resources)).not.toMatch(/geo-places|GEOCODER/);
     });
 
-    it('stores vehicle clocks exactly unless -c vehicleClock=coalesced, and tells evaluate and the sweep the same', () => {
-      for (const name of ['evaluate', 'sweep'] as const) expect(environmentOf(name).VEHICLE_CLOCK, name).toBe('exact');
-      for (const name of FUNCTION_NAMES.filter((name) => name !== 'evaluate' && name !== 'sweep'))
+    it('stores vehicle clocks exactly unless -c vehicleClock=coalesced, and tells evaluate, the sweep and the preview the same', () => {
+      const clocked = ['evaluate', 'sweep', 'api'] as const;
+      for (const name of clocked) expect(environmentOf(name).VEHICLE_CLOCK, name).toBe('exact');
+      for (const name of FUNCTION_NAMES.filter((name) => !(clocked as readonly string[]).includes(name)))
         expect(environmentOf(name).VEHICLE_CLOCK, name).toBeUndefined();
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [], vehicleClock: 'coalesced' } });
       const coalesced = new FleetwatchStack(app, 'FleetwatchCoalescedClock');
       const variables = Template.fromStack(coalesced).toJSON() as { Resources: Record<string, Resource> };
-      const clockOf = (name: 'evaluate' | 'sweep') =>
+      const clockOf = (name: (typeof clocked)[number]) =>
         (variables.Resources[logicalId(coalesced.functions[name].function)]!.Properties.Environment as { Variables: Record<string, unknown> })
           .Variables.VEHICLE_CLOCK;
-      expect([clockOf('evaluate'), clockOf('sweep')]).toEqual(['coalesced', 'coalesced']);
+      expect(clocked.map(clockOf)).toEqual(['coalesced', 'coalesced', 'coalesced']);
       const typo = new App({ context: { 'aws:cdk:bundling-stacks': [], vehicleClock: 'exactly' } });
       expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(
         /-c vehicleClock="exactly": Invalid option: expected one of "exact"\|"coalesced"/,

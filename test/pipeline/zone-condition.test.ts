@@ -51,7 +51,7 @@ describe('zone condition', () => {
 
     const outside = await evaluate(rule, [fix(0, 1_000, 50), fix(10, 1_000, 120), fix(20, 0, 125)]);
     expect(outside.events).toEqual([]);
-    expect(outside.suppressed.map(({ event, reason }) => [event.kind, reason])).toEqual([['speeding', 'outsideZones']]);
+    expect(outside.suppressed.map(({ ruleId, reason }) => [ruleId, reason])).toEqual([[11, 'outsideZones']]);
     // the evaluator's state moved on: the episode that began outside is known, so driving on into the depot raises nothing
     expect(outside.nextState?.rules['11']).toBeDefined();
   });
@@ -107,7 +107,7 @@ describe('zone condition', () => {
       tickVehicle({ vehicleId: 1, state, rules: resolved.rules, context: { now: T0 + 3_600_000, zones: resolved.zones }, evaluatorFor });
     const inGarage = tick(await lastHeard(0));
     expect(inGarage.events).toEqual([]);
-    expect(inGarage.suppressed.map(({ event, reason }) => [event.kind, reason])).toEqual([['connectionLost', 'insideZones']]);
+    expect(inGarage.suppressed.map(({ ruleId, reason }) => [ruleId, reason])).toEqual([[14, 'insideZones']]);
     // the loss is known to the rule, so the next tick raises nothing either way
     expect(tick({ ...inGarage.nextState!, version: 2 }).suppressed).toEqual([]);
     expect(tick(await lastHeard(3_000)).events.map(({ event }) => event.kind)).toEqual(['connectionLost']);

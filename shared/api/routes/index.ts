@@ -6,6 +6,7 @@ import { emailRoutes } from './email';
 import { geozoneRoutes } from './geozones';
 import { historyRoutes } from './history';
 import { intersectionRoutes } from './intersections';
+import { notificationPreviewRoutes } from './notification-preview';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
 import { userRoutes } from './users';
@@ -19,6 +20,7 @@ export const apiRoutes: ApiRoute[] = [
   ...userRoutes,
   ...vehicleRoutes,
   ...notificationRoutes,
+  ...notificationPreviewRoutes,
   ...historyRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,

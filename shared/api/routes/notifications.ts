@@ -3,7 +3,6 @@ import type { NotificationBody, StoredRule } from '../../schemas/notification';
 import { prolong, replacedValidity } from '../../rules/lifecycle';
 import { getAgent } from '../../store/directory-store';
 import { existingGeozoneIds, geozonesExist } from '../../store/geozones-store';
-import { withAddressLocated } from '../address-location';
 import { conditionZoneIds, ruleProblems } from '../../rules/rule-validation';
 import {
   RuleReferenceGoneError,
@@ -18,9 +17,9 @@ import {
 } from '../../store/rules-store';
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
-import { checkRuleReferences } from '../rule-references';
+import { checkedRule } from '../checked-rule';
 import { askSideAddresses } from '../side-address-confirmation';
-import { checkRuleSize, requireRuleRoom } from '../limit-checks';
+import { requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
   parentIdExample,
@@ -162,11 +161,7 @@ export const notificationRoutes = [
     examples: { body: ruleCreateExample, response: ruleRecordExample },
     errors: [403, 404, 409, 503],
     async handle({ body, caller, now }) {
-      await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      const { id: _id, version: _version, parentName: _parentName, expiresAt: _expiresAt, problems: _problems, ...fields } = body;
-      const owned: NotificationBody = await withAddressLocated({ ...fields, userId: fields.userId ?? caller.user.id });
-      checkRuleSize(owned);
-      await checkRuleReferences(owned, caller.scope);
+      const owned = await checkedRule(body, caller);
       await requireRuleRoom(owned.parentId);
       const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
       await askSideAddresses(rule, now);
@@ -194,10 +189,8 @@ export const notificationRoutes = [
       const previous = await visibleRule(body.id, caller);
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
-      const { id, version: _version, parentName: _parentName, expiresAt: _expiresAt, problems: _problems, ...fields } = body;
-      const owned: NotificationBody = await withAddressLocated({ ...fields, userId: fields.userId ?? caller.user.id });
-      checkRuleSize(owned);
-      await checkRuleReferences(owned, caller.scope);
+      const owned = await checkedRule(body, caller);
+      const { id } = body;
       if (owned.parentId !== previous.parentId) await requireRuleRoom(owned.parentId);
       const next: StoredRule = {
         ...owned,

@@ -5,7 +5,7 @@ import type { AlertItem } from '../../store/alerts-store';
 import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../../store/vehicle-state-store';
 import { heartbeatIntervalMs, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
-import { runVehicleSteps } from '../run-vehicle-steps';
+import { runVehicleSteps, type VehicleStep } from '../run-vehicle-steps';
 
 /**
  * Connection loss is the absence of messages, so no message can raise it. Every vehicle waiting for a silence
@@ -53,21 +53,20 @@ export async function runConnectionLossPass(
 ): Promise<ConnectionLossResult> {
   const vehicleIds = await vehiclesFallingSilent(now);
   if (vehicleIds.length === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [] };
-  const result = await runVehicleSteps(
-    vehicleIds,
-    (vehicleId, loaded, vehicleRules) =>
-      // With the coalesced clock a stored last-seen may trail the truth by up to one heartbeat interval, so the
-      // vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
-      tickVehicle({
-        vehicleId,
-        state: loaded.state,
-        rules: vehicleRules.rules,
-        context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, vehicleClock), certainAsOf), zones: vehicleRules.zones },
-        evaluatorFor,
-      }),
-    rules,
-    now,
-    { vehicleClock },
-  );
+  const result = await runVehicleSteps(vehicleIds, connectionLossStep(evaluatorFor, now, vehicleClock, certainAsOf), rules, now, { vehicleClock });
   return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()] };
+}
+
+/** The sweep's step for one silent vehicle: time passing, judged as of `now` (or `certainAsOf`, if earlier). */
+export function connectionLossStep(evaluatorFor: EvaluatorLookup, now: number, vehicleClock: VehicleClock, certainAsOf: number = now): VehicleStep {
+  return (vehicleId, loaded, vehicleRules) =>
+    // With the coalesced clock a stored last-seen may trail the truth by up to one heartbeat interval, so the
+    // vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
+    tickVehicle({
+      vehicleId,
+      state: loaded.state,
+      rules: vehicleRules.rules,
+      context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, vehicleClock), certainAsOf), zones: vehicleRules.zones },
+      evaluatorFor,
+    });
 }

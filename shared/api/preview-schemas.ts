@@ -1,0 +1,54 @@
+import * as z from 'zod';
+import { EVENT_KINDS } from '../rules/event-kinds';
+import { SUPPRESSION_REASONS } from '../pipeline/event-admission';
+import { terminalMessageSchema } from '../schemas/terminal-message';
+import { utcTimeSchema } from '../schemas/notification';
+import { notificationCreateBodySchema } from './schemas';
+import { strictBody } from './strict-body';
+
+/** Messages one preview may replay. */
+export const PREVIEW_MESSAGE_LIMIT = 10_000;
+
+export const previewBodySchema = strictBody({
+  rule: notificationCreateBodySchema.describe(
+    'the rule as PUT /api/v3/notifications takes it, checked the same way (issues are named rule.<field>); id is optional and ignored. ' +
+      'It is judged as though active and in force throughout (active, activationMode, activationTime and validity do not apply)',
+  ),
+  messages: z
+    .array(terminalMessageSchema)
+    .max(PREVIEW_MESSAGE_LIMIT)
+    .describe(
+      `terminal messages as on the input queue, in any order, at most ${PREVIEW_MESSAGE_LIMIT}; each of a vehicle in the rule's vehicleIds. ` +
+        'A message arrives at its serverTime (else its deviceTime); messages of one vehicle are evaluated in arrival order, so one older ' +
+        'than what its vehicle already sent is late, as in evaluation',
+    ),
+  until: utcTimeSchema
+    .optional()
+    .describe('the clock for events raised by time passing (connection loss), not before any arrival; default: the newest arrival'),
+});
+
+export const previewAlertSchema = z.object({
+  vehicleId: z.number().int(),
+  time: z.iso.datetime().describe('the event, UTC'),
+  type: z.number().int().describe("the rule's type"),
+  event: z.enum(EVENT_KINDS).describe('the event kind (docs/rules.md lists the kinds of each type)'),
+  text: z
+    .string()
+    .describe("the alert's e-mail text: the rule's own wording or the kind's template, in the rule owner's language and the rule's timezone"),
+});
+
+export const previewSuppressionSchema = z.object({
+  vehicleId: z.number().int(),
+  time: z.iso.datetime().describe("the event, or the late message's deviceTime, UTC"),
+  reason: z
+    .enum(SUPPRESSION_REASONS)
+    .describe('staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule'),
+});
+
+export const previewResponseSchema = z.object({
+  alerts: z.array(previewAlertSchema).describe('what the rule would raise, in time order'),
+  suppressed: z.array(previewSuppressionSchema).describe('what it would not raise, and why, in time order'),
+});
+
+export type PreviewBody = z.infer<typeof previewBodySchema>;
+export type PreviewResponse = z.infer<typeof previewResponseSchema>;

@@ -1,0 +1,128 @@
+import { vehicleClockConfig } from '../../config';
+import { DEFAULT_LANGUAGE } from '../../delivery/targets';
+import { alertNotification } from '../../delivery/alert-notification';
+import { arrivalOf, previewRule } from '../../pipeline/preview';
+import { dynamoRuleRecords } from '../../pipeline/rule-cache';
+import { RULE_EVALUATORS } from '../../rules/registry';
+import { isEventKind } from '../../rules/event-kinds';
+import { MESSAGE_LIMITS, type TerminalMessage } from '../../schemas/terminal-message';
+import type { NotificationBody, StoredRule } from '../../schemas/notification';
+import { getAgent, getUser, getVehicles } from '../../store/directory-store';
+import { clientAndAncestors } from '../../store/vehicle-registry';
+import { newRuleRecord } from '../../store/rules-store';
+import { checkedRule } from '../checked-rule';
+import { ApiError, validationError, type Issue } from '../errors';
+import { previewAnswerExample, previewExample } from '../examples';
+import { previewBodySchema, previewResponseSchema, type PreviewResponse } from '../preview-schemas';
+import { defineRoute } from '../route';
+
+/** The id a previewed rule is evaluated under; it is never stored, and its alerts are never written. */
+const PREVIEW_RULE_ID = 1;
+const DAY_MS = 86_400_000;
+
+/** The rule's own issues, named under `rule.` as they sit in the preview's body. */
+async function underRule<T>(check: () => Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof ApiError && error.issues) throw validationError(error.issues.map((issue) => ({ ...issue, path: `rule.${issue.path}` })));
+    throw error;
+  }
+}
+
+/** 400 for a message of a vehicle the rule does not watch, or one its server would refuse as from the future. */
+function messageIssues(messages: readonly TerminalMessage[], rule: NotificationBody): Issue[] {
+  const watched = new Set(rule.vehicleIds);
+  const issues: Issue[] = [];
+  messages.forEach((message, index) => {
+    if (!watched.has(message.vehicleId))
+      issues.push({ path: `messages.${index}.vehicleId`, message: `vehicle ${message.vehicleId} is not in the rule's vehicleIds` });
+    if (Date.parse(message.deviceTime) > arrivalOf(message) + MESSAGE_LIMITS.futureToleranceMs)
+      issues.push({
+        path: `messages.${index}.deviceTime`,
+        message: 'deviceTime is after serverTime beyond the tolerance: evaluation refuses such a message',
+      });
+  });
+  return issues;
+}
+
+/** The rule as evaluation would hold it, in force from the first message to past `until`. */
+function ruleInForce(owned: NotificationBody, parentName: string, from: number, until: number): StoredRule {
+  return {
+    ...newRuleRecord(owned, parentName, from),
+    id: PREVIEW_RULE_ID,
+    active: true,
+    activationMode: 0,
+    activationTime: null,
+    validFrom: new Date(from).toISOString(),
+    expiresAt: new Date(until + DAY_MS).toISOString(),
+  };
+}
+
+export const notificationPreviewRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/notifications/preview',
+    tag: 'notifications',
+    summary: 'Try a notification rule on messages, without storing or sending anything',
+    description:
+      'Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, ' +
+      'evaluators, the stale-message clock, the schedule, and the sweep for connection loss up to `until`), with the vehicles starting ' +
+      'from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, ' +
+      'sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 ' +
+      "for a foreign parentId); a message must be of a vehicle in the rule's vehicleIds (400 naming messages.<i>.vehicleId); at most " +
+      '10,000 messages (400 naming messages).',
+    auth: true,
+    writes: false,
+    body: previewBodySchema,
+    response: previewResponseSchema,
+    examples: { body: previewExample, response: previewAnswerExample },
+    errors: [404, 503],
+    async handle({ body, caller, now }) {
+      const owned = await underRule(() => checkedRule(body.rule, caller));
+      const { messages } = body;
+      const issues = messageIssues(messages, owned);
+      const arrivals = messages.map(arrivalOf);
+      const newest = arrivals.length > 0 ? Math.max(...arrivals) : now;
+      const until = body.until === undefined ? newest : Date.parse(body.until);
+      if (until < newest) issues.push({ path: 'until', message: 'until is before the arrival of a message' });
+      if (issues.length > 0) throw validationError(issues);
+
+      const vehicles = await getVehicles([...new Set(messages.map((message) => message.vehicleId))]);
+      const chains = new Map<string, Promise<string[]>>();
+      const chainOf = (clientId: string) => chains.get(clientId) ?? chains.set(clientId, clientAndAncestors(clientId)).get(clientId)!;
+      const owners = new Map(await Promise.all(vehicles.map(async (vehicle) => [vehicle.vehicleId, await chainOf(vehicle.parentId)] as const)));
+      const rule = ruleInForce(owned, (await getAgent(owned.parentId))?.name ?? '', Math.min(now, ...arrivals), until);
+      const preview = await previewRule({
+        rule,
+        owners,
+        messages,
+        until,
+        zonesById: dynamoRuleRecords.zonesById,
+        evaluatorFor: (type) => RULE_EVALUATORS[type],
+        vehicleClock: vehicleClockConfig(),
+      });
+
+      // side addresses and the rule's own chats are written in the owner's language (delivery's planDelivery)
+      const language = (owned.userId ? await getUser(owned.userId) : null)?.language ?? DEFAULT_LANGUAGE;
+      const names = new Map(vehicles.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
+      const answer: PreviewResponse = {
+        alerts: preview.alerts.flatMap((alert) =>
+          isEventKind(alert.event.kind)
+            ? [
+                {
+                  vehicleId: alert.vehicleId,
+                  time: new Date(alert.event.time).toISOString(),
+                  type: rule.type,
+                  event: alert.event.kind,
+                  text: alertNotification(alert, rule, names.get(alert.vehicleId) ?? '')(language).text,
+                },
+              ]
+            : [],
+        ),
+        suppressed: preview.suppressed.map((entry) => ({ ...entry, time: new Date(entry.time).toISOString() })),
+      };
+      return { body: answer };
+    },
+  }),
+];

@@ -1,0 +1,390 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvaluateHandler } from '../../functions/evaluate/handler';
+import { createSweepHandler } from '../../functions/sweep/handler';
+import { handler as deliver } from '../../functions/deliver/handler';
+import { lambdaContext, pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { resourcesConfig } from '../../shared/config';
+import { projectRuleChange } from '../../shared/pipeline/projection';
+import { RULE_TYPES } from '../../shared/schemas/notification';
+import type { TerminalMessageInput } from '../../shared/schemas/terminal-message';
+import { createUser } from '../../shared/store/directory-store';
+import { getRule } from '../../shared/store/rules-store';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { confirmSideEmails } from '../support/owned-fleet';
+import { alertsInTable, drainQueue, invoke, scanTable, sqsRecord } from '../pipeline/support';
+import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
+
+/**
+ * The preview against the pipeline: for each case the same rule and messages go once through
+ * POST /api/v3/notifications/preview and once through the deployed handlers (evaluate per arrival, the sweep
+ * before each arrival and at `until`, deliver to the SES emulator). The preview must answer exactly the alerts
+ * the pipeline stored, each with the text of the e-mail it sent.
+ */
+const clock = new TestClock();
+/** Messages start a minute after the API's clock, which stores the rules: Sunday 2026-03-01 08:01 UTC. */
+const START = clock.value + 60_000;
+const SIDE_EMAIL = 'preview@example.com';
+const INSIDE = { latitude: 55.705, longitude: 37.605 };
+const OUTSIDE = { latitude: 55.73, longitude: 37.65 };
+
+interface Fixture {
+  zoneId: number;
+  /** A user of the root client who reads Russian. */
+  russianUserId: string;
+}
+
+/** [seconds after START, speed, anything else of the message]. */
+type Step = [number, number, Partial<TerminalMessageInput>?];
+
+interface PreviewCase {
+  name: string;
+  type: number;
+  /** Fields of the rule body besides type, vehicle and channels. */
+  rule: (fixture: Fixture) => Record<string, unknown>;
+  messages: Step[];
+  /** Seconds after START; default: the newest arrival. */
+  until?: number;
+  /** What the preview must also report as suppressed: [seconds after START, reason]. */
+  suppressed?: [number, string][];
+}
+
+const every = (from: number, to: number, stepSeconds: number, speed: number, extra: Partial<TerminalMessageInput> = {}): Step[] =>
+  Array.from({ length: Math.floor((to - from) / stepSeconds) + 1 }, (_, index) => [from + index * stepSeconds, speed, extra]);
+
+const SPEEDING_TRACE: Step[] = [
+  [0, 50],
+  [10, 100],
+  [20, 110],
+  [30, 120],
+];
+
+/** One case per rule type (a test below keeps it so); add a type's case here. */
+const TYPE_CASES: PreviewCase[] = [
+  {
+    name: 'geozone entry and exit',
+    type: RULE_TYPES.geozone,
+    rule: ({ zoneId }) => ({ geoids: [zoneId], settings: { mode: 'both' } }),
+    messages: [
+      [0, 30, OUTSIDE],
+      [30, 30, INSIDE],
+      [60, 20, INSIDE],
+      [120, 40, OUTSIDE],
+    ],
+  },
+  { name: 'speeding', type: RULE_TYPES.speeding, rule: () => ({ settings: { limit: 90, minDuration: 10 } }), messages: SPEEDING_TRACE },
+  {
+    name: 'fuel drain',
+    type: RULE_TYPES.drain,
+    rule: () => ({ settings: { window: 1, threshold: 10, settle: 60 } }),
+    messages: [...every(0, 20, 10, 0, { parameters: { fuel: 100 } }), ...every(30, 200, 10, 0, { parameters: { fuel: 80 } })],
+  },
+  {
+    name: 'fuelling',
+    type: RULE_TYPES.fuelling,
+    rule: () => ({ settings: { window: 1, threshold: 10, settle: 60 } }),
+    messages: [...every(0, 20, 10, 0, { parameters: { fuel: 20 } }), ...every(30, 200, 10, 0, { parameters: { fuel: 70 } })],
+  },
+  {
+    name: 'panic button',
+    type: RULE_TYPES.panic,
+    rule: () => ({ settings: { parameter: 'panic' } }),
+    messages: [
+      [0, 0, { parameters: { panic: 0 } }],
+      [10, 0, { parameters: { panic: 1 } }],
+      [20, 0, { parameters: { panic: 0 } }],
+    ],
+  },
+  {
+    name: 'connection loss and restoration',
+    type: RULE_TYPES.connectionLoss,
+    rule: () => ({ settings: { minutes: 5, notifyRestored: true } }),
+    messages: [
+      [0, 40],
+      [60, 40],
+      [1_000, 40],
+    ],
+    until: 2_000,
+  },
+  {
+    name: 'discrete sensor',
+    type: RULE_TYPES.discreteSensor,
+    rule: () => ({ settings: { parameter: 'din1', edge: 'both' } }),
+    messages: [
+      [0, 0, { parameters: { din1: 0 } }],
+      [10, 0, { parameters: { din1: 1 } }],
+      [20, 0, { parameters: { din1: 0 } }],
+    ],
+  },
+  {
+    name: 'analog sensor',
+    type: RULE_TYPES.analogSensor,
+    rule: () => ({ settings: { parameter: 'ain1', max: 50 } }),
+    messages: [
+      [0, 0, { parameters: { ain1: 10 } }],
+      [10, 0, { parameters: { ain1: 80 } }],
+    ],
+  },
+  {
+    name: 'address arrival and departure',
+    type: RULE_TYPES.address,
+    rule: () => ({ settings: { address: 'Depot gate, 1 Ring Road', ...INSIDE, radius: 100 } }),
+    messages: [
+      [0, 30, OUTSIDE],
+      [60, 5, INSIDE],
+      [120, 30, OUTSIDE],
+    ],
+  },
+  {
+    name: 'idle',
+    type: RULE_TYPES.idle,
+    rule: () => ({ settings: { minutes: 1 } }),
+    messages: every(0, 90, 10, 0, { parameters: { ignition: 1 } }),
+  },
+  {
+    name: 'maintenance',
+    type: RULE_TYPES.maintenance,
+    rule: () => ({ settings: { counter: 'mileage', interval: 1_000 } }),
+    messages: [
+      [0, 60, { parameters: { mileage: 990 } }],
+      [30, 60, { parameters: { mileage: 995 } }],
+      [60, 60, { parameters: { mileage: 1_001 } }],
+      [120, 60, { parameters: { mileage: 1_002 } }],
+    ],
+  },
+];
+
+const OTHER_CASES: PreviewCase[] = [
+  {
+    name: "speeding in the owner's language and the rule's timezone",
+    type: RULE_TYPES.speeding,
+    rule: ({ russianUserId }) => ({ userId: russianUserId, timezone: 'Asia/Baku', settings: { limit: 90, minDuration: 10 } }),
+    messages: SPEEDING_TRACE,
+  },
+  {
+    name: 'speeding outside the schedule (a Sunday)',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ timezone: 0, settings: { limit: 90, minDuration: 10, schedule: 'Mon-Fri 08:00-18:00' } }),
+    messages: SPEEDING_TRACE,
+    suppressed: [[20, 'outsideSchedule']],
+  },
+  {
+    name: 'a late message',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
+    messages: [...SPEEDING_TRACE, [15, 130, { serverTime: new Date(START + 40_000).toISOString() }]],
+    suppressed: [[15, 'staleMessage']],
+  },
+];
+
+const iso = (second: number) => new Date(START + second * 1000).toISOString();
+
+describe('POST /api/v3/notifications/preview', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  let api: Api;
+  let fixture: Fixture;
+  const tokens = { root: '', sibling: '', readOnly: '' };
+  let nextVehicle = 5_000;
+
+  const preview = (body: unknown, token = tokens.root) => api({ method: 'POST', path: '/api/v3/notifications/preview', token, body });
+
+  /** A vehicle of its own for each case, registered to the root client. */
+  async function newVehicle(): Promise<number> {
+    const vehicleId = ++nextVehicle;
+    await registerVehicle({ vehicleId, name: `Truck ${vehicleId}`, parentId: tenants.root.agentId }, { allowMove: true });
+    return vehicleId;
+  }
+
+  const messagesOf = (vehicleId: number, steps: Step[]): TerminalMessageInput[] =>
+    steps.map(([second, speed, extra]) => ({ vehicleId, deviceTime: iso(second), ...OUTSIDE, speed, ...extra }));
+
+  function ruleFor(testCase: PreviewCase, vehicleId: number): Record<string, unknown> {
+    return ruleBody(tenants.root.agentId, { type: testCase.type, vehicleIds: [vehicleId], sideEmails: [SIDE_EMAIL], ...testCase.rule(fixture) });
+  }
+
+  async function drain(queueUrl: string, handler: SqsHandler, functionName: string): Promise<void> {
+    for (let round = 0; round < 50; round++) {
+      if ((await pollOnce({ queueUrl, handler, functionName, visibilityTimeoutSeconds: 0 })) === 0) return;
+    }
+    throw new Error(`${functionName}: queue not drained`);
+  }
+
+  /**
+   * The rule stored through the API and projected, the messages evaluated at their arrival (the sweep run first),
+   * the sweep run at `until`, the alerts delivered: what the alerts table holds and the e-mails SES received.
+   */
+  async function throughPipeline(rule: Record<string, unknown>, messages: TerminalMessageInput[], until: number) {
+    const created = await api({ method: 'POST', path: '/api/v3/notifications', token: tokens.root, body: rule });
+    expect(created.status).toBe(200);
+    const stored = (await getRule(created.body.id as number))!;
+    await projectRuleChange(undefined, stored);
+    await clearSentEmails(emulators);
+
+    let now = 0;
+    const evaluate = createEvaluateHandler({ clock: () => now });
+    const sweep = createSweepHandler({ clock: () => now });
+    const arrivals = new Map<number, TerminalMessageInput[]>();
+    for (const message of messages) {
+      const arrival = Date.parse(message.serverTime ?? message.deviceTime);
+      arrivals.set(arrival, [...(arrivals.get(arrival) ?? []), message]);
+    }
+    for (const [arrival, batch] of [...arrivals].sort(([a], [b]) => a - b)) {
+      now = arrival;
+      await sweep({}, lambdaContext('sweep'));
+      expect(
+        await invoke(
+          evaluate,
+          batch.map((message) => sqsRecord(message)),
+        ),
+      ).toEqual({ batchItemFailures: [] });
+    }
+    now = until;
+    await sweep({}, lambdaContext('sweep'));
+    await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
+
+    const alerts = (await alertsInTable())
+      .filter((alert) => alert.ruleId === stored.id)
+      .map((alert) => alert.event as { kind: string; time: string })
+      .map((event) => ({ time: event.time, event: event.kind }))
+      .sort((a, b) => a.time.localeCompare(b.time));
+    const texts = (await sentEmails(emulators)).map((email) => email.body.text ?? '').sort();
+    return { alerts, texts };
+  }
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-preview');
+    tenants = await seedTenants('preview');
+    api = apiClient({ now: clock.now });
+    tokens.root = await login(api, tenants.root);
+    tokens.sibling = await login(api, tenants.sibling);
+    tokens.readOnly = await login(api, tenants.readOnly);
+    const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.root, body: squareZone(tenants.root.agentId) });
+    expect(zone.status).toBe(200);
+    const russian = await createUser({
+      parentId: tenants.root.agentId,
+      login: 'preview-ru',
+      password: 'pw-preview-ru',
+      email: 'ru@preview.example.com',
+      language: 1,
+    });
+    fixture = { zoneId: zone.body.id as number, russianUserId: russian.id };
+    await confirmSideEmails(tenants.root.agentId, [SIDE_EMAIL]);
+  });
+  afterAll(async () => emulators.stop());
+
+  it('has a case for every rule type', () => {
+    expect(new Set(TYPE_CASES.map((testCase) => testCase.type))).toEqual(new Set(Object.values(RULE_TYPES)));
+  });
+
+  describe.each([...TYPE_CASES, ...OTHER_CASES])('$name (type $type)', (testCase) => {
+    it('answers what the pipeline delivers for the same messages, with the text of its e-mail', async () => {
+      const vehicleId = await newVehicle();
+      const rule = ruleFor(testCase, vehicleId);
+      const messages = messagesOf(vehicleId, testCase.messages);
+      const newest = Math.max(...messages.map((message) => Date.parse(message.serverTime ?? message.deviceTime)));
+      const until = testCase.until === undefined ? newest : START + testCase.until * 1000;
+
+      // sent in reverse: the preview takes messages in any order
+      const answer = await preview({
+        rule,
+        messages: [...messages].reverse(),
+        ...(testCase.until === undefined ? {} : { until: iso(testCase.until) }),
+      });
+      expect(answer.status).toBe(200);
+      const delivered = await throughPipeline(rule, messages, until);
+
+      expect(
+        answer.body.alerts.map(({ vehicleId: vehicle, time, event }: { vehicleId: number; time: string; event: string }) => ({
+          vehicle,
+          time,
+          event,
+        })),
+      ).toEqual(delivered.alerts.map((alert) => ({ vehicle: vehicleId, ...alert })));
+      expect(answer.body.alerts.map((alert: { text: string }) => alert.text).sort()).toEqual(delivered.texts);
+      for (const alert of answer.body.alerts) expect(alert.type).toBe(testCase.type);
+      if (testCase.suppressed) {
+        expect(delivered.alerts.map((alert) => alert.time)).not.toContain(iso(testCase.suppressed[0]![0]));
+        expect(answer.body.suppressed).toEqual(testCase.suppressed.map(([second, reason]) => ({ vehicleId, time: iso(second), reason })));
+      } else {
+        expect(delivered.alerts.length).toBeGreaterThan(0);
+      }
+    });
+  });
+
+  it('writes, sends and journals nothing, and read-only users may preview', async () => {
+    const vehicleId = await newVehicle();
+    const tables = resourcesConfig();
+    const stored = [tables.ALERTS_TABLE, tables.VISITS_TABLE, tables.VEHICLE_STATE_TABLE, tables.RULES_TABLE];
+    const before = await Promise.all(stored.map(scanTable));
+    const rule = ruleFor({ ...TYPE_CASES[0]!, name: 'zone' }, vehicleId);
+    const answer = await preview({ rule, messages: messagesOf(vehicleId, TYPE_CASES[0]!.messages) }, tokens.readOnly);
+    expect(answer.status).toBe(200);
+    expect(answer.body.alerts.map((alert: { event: string }) => alert.event)).toEqual(['zoneEntry', 'zoneExit']);
+    expect(await Promise.all(stored.map(scanTable))).toEqual(before);
+    expect(await drainQueue(emulators.queues.deliveries)).toEqual([]);
+  });
+
+  describe('errors', () => {
+    const speedingRule = (overrides: Record<string, unknown> = {}) => ruleBody(tenants.root.agentId, { vehicleIds: [101], ...overrides });
+    const message = (overrides: Record<string, unknown> = {}) => ({ vehicleId: 101, deviceTime: iso(0), ...OUTSIDE, speed: 50, ...overrides });
+    const paths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path).sort();
+
+    it('answers 401 without a session', async () => {
+      const response = await api({ method: 'POST', path: '/api/v3/notifications/preview', body: { rule: speedingRule(), messages: [message()] } });
+      expect(response.status).toBe(401);
+    });
+
+    it('checks the rule as PUT does, naming rule.<field>', async () => {
+      const response = await preview({
+        rule: speedingRule({ settings: { limit: 'fast' }, recipientIds: ['00000000-0000-4000-8000-000000000000'] }),
+        messages: [],
+      });
+      expect(response.status).toBe(400);
+      expect(paths(response)).toEqual(['rule.settings.limit']);
+      const references = await preview({
+        rule: speedingRule({ recipientIds: ['00000000-0000-4000-8000-000000000000'], vehicleIds: [101, 202] }),
+        messages: [],
+      });
+      expect(references.status).toBe(400);
+      expect(paths(references)).toEqual(['rule.recipientIds.0', 'rule.vehicleIds.1']);
+    });
+
+    it("answers 404 for another tenant's client", async () => {
+      const response = await preview({ rule: speedingRule({ parentId: tenants.sibling.agentId }), messages: [] });
+      expect(response.status).toBe(404);
+    });
+
+    it("names each bad message field, and each message of a vehicle outside the rule's", async () => {
+      const response = await preview({
+        rule: speedingRule(),
+        messages: [message(), message({ speed: -5 }), message({ vehicleId: 303 }), message({ deviceTime: 'yesterday' })],
+      });
+      expect(response.status).toBe(400);
+      expect(paths(response)).toEqual(['messages.1.speed', 'messages.3.deviceTime']);
+      const foreign = await preview({ rule: speedingRule(), messages: [message(), message({ vehicleId: 202 }), message({ vehicleId: 303 })] });
+      expect(foreign.status).toBe(400);
+      expect(paths(foreign)).toEqual(['messages.1.vehicleId', 'messages.2.vehicleId']);
+    });
+
+    it('refuses a message from the future of its arrival, and an until before an arrival', async () => {
+      const response = await preview({
+        rule: speedingRule(),
+        messages: [message({ serverTime: iso(0), deviceTime: iso(3_600) }), message({ deviceTime: iso(60) })],
+        until: iso(30),
+      });
+      expect(response.status).toBe(400);
+      expect(paths(response)).toEqual(['messages.0.deviceTime', 'until']);
+    });
+
+    it('refuses more than 10,000 messages', async () => {
+      const response = await preview({
+        rule: speedingRule(),
+        messages: Array.from({ length: 10_001 }, (_, index) => message({ deviceTime: iso(index) })),
+      });
+      expect(response.status).toBe(400);
+      expect(paths(response)).toEqual(['messages']);
+    });
+  });
+});
