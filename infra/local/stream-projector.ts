@@ -9,6 +9,7 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { resourcesConfig } from '../../shared/config';
 import { invoke } from './invocation';
+import { localAwsConfig } from './start-config';
 
 /**
  * Plays the DynamoDB Streams event source mapping of the project function on one machine: polls the rules
@@ -38,7 +39,10 @@ interface ShardCursor {
   done: boolean;
 }
 
-const endpoint = () => process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS ?? process.env.AWS_ENDPOINT_URL_DYNAMODB;
+const endpoint = () => {
+  const aws = localAwsConfig();
+  return aws.AWS_ENDPOINT_URL_DYNAMODB_STREAMS ?? aws.AWS_ENDPOINT_URL_DYNAMODB;
+};
 
 function lambdaContext(): Context {
   return {
