@@ -59,6 +59,17 @@ export interface FleetwatchStackProps extends StackProps {
   throwaway?: boolean;
 }
 
+/** What the stack's parts share: built first, in the constructor. */
+interface StackParts {
+  projectRoot: string;
+  parameters: DeployParameters;
+  data: DataTables;
+  queues: MessageQueues;
+  telegram: TelegramSecret;
+  vehicleClock: VehicleClock;
+  pushEnvironment: Record<string, string>;
+}
+
 /**
  * fleetwatch on AWS: terminal messages arrive on a FIFO queue and are evaluated against the notification
  * rules; alerts are stored once and delivered by e-mail, Telegram and push; an HTTP API manages rules.
@@ -76,7 +87,6 @@ export class FleetwatchStack extends Stack {
       description: 'fleetwatch: notifications and event processing for vehicle fleets',
       ...props,
     });
-    const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     // every -c key, checked at once (infra/context.ts)
     const context = stackContext(this);
     const parameters = new DeployParameters(this);
@@ -86,13 +96,45 @@ export class FleetwatchStack extends Stack {
       deliverTimeout: FUNCTION_TIMEOUTS.deliver,
     });
     const telegram = new TelegramSecret(this, 'Telegram');
-    // evaluate and the sweep must agree on it: the sweep trusts the last-seen the way evaluate stores it
-    const vehicleClock = props.vehicleClock ?? context.vehicleClock;
-    const pushEnvironment = {
-      PUSH_FCM_APPLICATION_ARN: parameters.fcmPlatformApplicationArn.valueAsString,
-      PUSH_APNS_APPLICATION_ARN: parameters.apnsPlatformApplicationArn.valueAsString,
+    const parts: StackParts = {
+      projectRoot: props.projectRoot ?? PROJECT_ROOT,
+      parameters,
+      data,
+      queues,
+      telegram,
+      // evaluate and the sweep must agree on it: the sweep trusts the last-seen the way evaluate stores it
+      vehicleClock: props.vehicleClock ?? context.vehicleClock,
+      pushEnvironment: {
+        PUSH_FCM_APPLICATION_ARN: parameters.fcmPlatformApplicationArn.valueAsString,
+        PUSH_APNS_APPLICATION_ARN: parameters.apnsPlatformApplicationArn.valueAsString,
+      },
     };
 
+    const evaluate = this.addEvaluate(parts);
+    const sweep = this.addSweep(parts);
+    const project = this.addProject(parts);
+    const { deliver, sesFeedback } = this.addDeliver(parts, props.sesMaxSendRate ?? context.sesMaxSendRate);
+    this.sesFeedback = sesFeedback;
+    const api = this.addApi(parts, props.geocoding ?? context.geocoding);
+    const telegramWebhook = this.addTelegramWebhook(parts);
+    this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook, project };
+
+    const httpApi = new PublicHttpApi(this, 'PublicApi', { api: api.function, telegram: telegramWebhook.function });
+    // links in e-mails (address confirmation, one-click unsubscribe) point at the API
+    deliver.function.addEnvironment('PUBLIC_API_URL', httpApi.apiUrl);
+    const monitoring = this.addMonitoring(parts, httpApi);
+
+    this.tables = data;
+    this.queues = queues;
+    this.httpApi = httpApi;
+    this.monitoring = monitoring;
+    this.addOutputs(telegram);
+
+    if (props.throwaway ?? context.throwaway) makeThrowaway(this);
+  }
+
+  /** Evaluates the input queue's terminal messages against the rules; raises alerts and enqueues their delivery. */
+  private addEvaluate({ projectRoot, data, queues, vehicleClock }: StackParts): FleetwatchFunction {
     const evaluate = new FleetwatchFunction(this, 'Evaluate', {
       name: 'evaluate',
       description: 'Evaluates terminal messages against the notification rules and raises alerts',
@@ -117,7 +159,11 @@ export class FleetwatchStack extends Stack {
     queues.deliveries.grantSendMessages(evaluate.role);
     queues.inputDeadLetters.grantSendMessages(evaluate.role);
     evaluate.function.addEventSource(new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true }));
+    return evaluate;
+  }
 
+  /** Every minute: rule lifecycle, connection loss, the outbox of pending alerts. */
+  private addSweep({ projectRoot, data, queues, vehicleClock }: StackParts): FleetwatchFunction {
     const sweep = new FleetwatchFunction(this, 'Sweep', {
       name: 'sweep',
       description: 'Every minute: rule activation, expiry and auto-prolongation, connection loss, pending-alert outbox',
@@ -146,7 +192,11 @@ export class FleetwatchStack extends Stack {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(sweep.function, { retryAttempts: 2, maxEventAge: Duration.minutes(1) })],
     });
+    return sweep;
+  }
 
+  /** Projects rule and geozone changes (DynamoDB Streams) onto the items of the vehicles they affect. */
+  private addProject({ projectRoot, data }: StackParts): FleetwatchFunction {
     const project = new FleetwatchFunction(this, 'Project', {
       name: 'project',
       description: 'Projects rule and geozone changes (DynamoDB Streams) onto the items of the vehicles they affect',
@@ -176,8 +226,15 @@ export class FleetwatchStack extends Stack {
         }),
       );
     }
+    return project;
+  }
 
-    const pacing = deliveryPacing(props.sesMaxSendRate ?? context.sesMaxSendRate);
+  /** Sends alerts by e-mail, Telegram, push and webhooks, paced under the account's SES send rate; takes SES feedback. */
+  private addDeliver(
+    { projectRoot, parameters, data, queues, telegram, pushEnvironment }: StackParts,
+    sesMaxSendRate: number,
+  ): { deliver: FleetwatchFunction; sesFeedback: SesFeedback } {
+    const pacing = deliveryPacing(sesMaxSendRate);
     const deliver = new FleetwatchFunction(this, 'Deliver', {
       name: 'deliver',
       description: 'Sends alert notifications by e-mail (SES), Telegram, mobile push (SNS) and signed webhooks',
@@ -206,7 +263,6 @@ export class FleetwatchStack extends Stack {
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);
     const sesFeedback = new SesFeedback(this, 'SesFeedback', { consumer: deliver.function });
-    this.sesFeedback = sesFeedback;
     deliver.function.addEnvironment('SES_CONFIGURATION_SET', sesFeedback.configurationSet.configurationSetName);
     grantSendEmail(deliver.role, { address: parameters.senderAddress.valueAsString, configurationSetArn: sesFeedback.configurationSetArn });
     // Publish to devices; delete an endpoint SNS reports as disabled (uninstalled app, expired token).
@@ -221,7 +277,11 @@ export class FleetwatchStack extends Stack {
         maxConcurrency: pacing.maxConcurrency,
       }),
     );
+    return { deliver, sesFeedback };
+  }
 
+  /** The HTTP API v3: sessions, directory, rules, geozones, history, channels; geocoding when on. */
+  private addApi({ projectRoot, parameters, data, queues, pushEnvironment, vehicleClock }: StackParts, geocoding: boolean): FleetwatchFunction {
     const api = new FleetwatchFunction(this, 'Api', {
       name: 'api',
       description: 'fleetwatch HTTP API v3: sessions, directory, notification rules, geozones, alert history, channels',
@@ -251,7 +311,7 @@ export class FleetwatchStack extends Stack {
     // finding vehicles reads the byOwner index
     data.grant(api.role, 'vehicleState', ['GetItem', 'UpdateItem', 'Query']);
     queues.deliveries.grantSendMessages(api.role);
-    if (props.geocoding ?? context.geocoding) {
+    if (geocoding) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);
     }
@@ -259,7 +319,11 @@ export class FleetwatchStack extends Stack {
       { id: 'Fcm', arn: parameters.fcmPlatformApplicationArn.valueAsString, condition: parameters.hasFcmPlatformApplication },
       { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },
     ]);
+    return api;
+  }
 
+  /** The Telegram bot's webhook: links a chat to a fleetwatch user. */
+  private addTelegramWebhook({ projectRoot, parameters, data, telegram }: StackParts): FleetwatchFunction {
     const telegramWebhook = new FleetwatchFunction(this, 'TelegramWebhook', {
       name: 'telegram',
       description: 'Telegram bot webhook: links a chat to a fleetwatch user (/start <code>)',
@@ -275,32 +339,23 @@ export class FleetwatchStack extends Stack {
     // link codes, linked chats and the users' chat maps; never sessions or credentials
     data.grant(telegramWebhook.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: TELEGRAM_DIRECTORY_KEYS });
     telegram.secret.grantRead(telegramWebhook.role);
+    return telegramWebhook;
+  }
 
-    this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook, project };
-
-    const httpApi = new PublicHttpApi(this, 'PublicApi', { api: api.function, telegram: telegramWebhook.function });
-    // links in e-mails (address confirmation, one-click unsubscribe) point at the API
-    deliver.function.addEnvironment('PUBLIC_API_URL', httpApi.apiUrl);
-    const monitoring = new Monitoring(this, 'Monitoring', {
-      functions: {
-        evaluate: evaluate.function,
-        sweep: sweep.function,
-        deliver: deliver.function,
-        api: api.function,
-        telegram: telegramWebhook.function,
-        project: project.function,
-      },
+  /** Alarms on every function, table, queue and the API stage, with their dashboard and topic. */
+  private addMonitoring({ parameters, data, queues }: StackParts, httpApi: PublicHttpApi): Monitoring {
+    return new Monitoring(this, 'Monitoring', {
+      functions: Object.fromEntries(Object.entries(this.functions).map(([name, fn]) => [name, fn.function])),
       tables: data.tables,
       queues,
       apiStage: httpApi.stage,
       alarmEmail: { address: parameters.alarmEmail.valueAsString, condition: parameters.hasAlarmEmail },
     });
+  }
 
-    this.tables = data;
-    this.queues = queues;
-    this.httpApi = httpApi;
-    this.monitoring = monitoring;
-
+  /** The API URL, the queues, the Telegram webhook and secret, the dashboard and the alarm topic (the tables' own are DataTables'). */
+  private addOutputs(telegram: TelegramSecret): void {
+    const { httpApi, queues, monitoring } = this;
     new CfnOutput(this, API_URL_OUTPUT, { description: 'Base URL of the fleetwatch API v3', value: httpApi.apiUrl });
     new CfnOutput(this, QUEUE_OUTPUTS.input, {
       description: 'FIFO queue for terminal messages (MessageGroupId = vehicle id, body = terminal message JSON)',
@@ -330,7 +385,5 @@ export class FleetwatchStack extends Stack {
     });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: monitoring.dashboard.dashboardName });
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: monitoring.topic.topicArn });
-
-    if (props.throwaway ?? context.throwaway) makeThrowaway(this);
   }
 }

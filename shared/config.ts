@@ -5,7 +5,8 @@ import * as z from 'zod';
  * pieces. A missing or malformed value fails the function's start with a message naming the variable and what it
  * takes (`readConfig`). docs/configuration.md is generated from these schemas (`npm run docs:config`).
  * Not here: the AWS SDK's own variables (AWS_REGION, AWS_ENDPOINT_URL_<SERVICE>, credentials) and Powertools'
- * POWERTOOLS_* variables, which those libraries read and check themselves.
+ * POWERTOOLS_* variables, which those libraries read and check themselves, except the two whose default
+ * fleetwatch sets (observabilitySchema).
  */
 
 /** An empty value counts as unset: CloudFormation parameters left blank arrive as empty strings. */
@@ -44,6 +45,12 @@ export const resourcesSchema = z.object({
     .string()
     .default('')
     .describe('Name of the input queue, for its ApproximateAgeOfOldestMessage metric (read by the sweep). Empty: not monitored.'),
+});
+
+/** Powertools reads these itself too; fleetwatch only gives them its own default. */
+export const observabilitySchema = z.object({
+  POWERTOOLS_SERVICE_NAME: name('fleetwatch').describe('Service name on every log line and metric (Powertools).'),
+  POWERTOOLS_METRICS_NAMESPACE: name('fleetwatch').describe('CloudWatch namespace of the metrics (Powertools).'),
 });
 
 /**
@@ -196,8 +203,10 @@ export const apiSchema = z.object({
 });
 
 /** The schema of each function: what its code reads, piece by piece. */
+const everyFunctionSchema = resourcesSchema.extend(observabilitySchema.shape);
+
 export const functionConfigSchemas = {
-  api: resourcesSchema
+  api: everyFunctionSchema
     .extend(apiSchema.shape)
     .extend(vehicleClockEnvSchema.shape)
     .extend(templatesSchema.shape)
@@ -205,8 +214,8 @@ export const functionConfigSchemas = {
     .extend(webhookTargetsSchema.shape)
     .extend(telegramSchema.shape)
     .extend(pushSchema.shape),
-  evaluate: resourcesSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
-  deliver: resourcesSchema
+  evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
+  deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
     .extend(webhookRetrySchema.shape)
     .extend(webhookTargetsSchema.shape)
@@ -215,9 +224,9 @@ export const functionConfigSchemas = {
     .extend(emailSchema.shape)
     .extend(telegramSchema.shape)
     .extend(pushSchema.shape),
-  sweep: resourcesSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape).extend(outboxSchema.shape),
-  project: resourcesSchema,
-  telegram: resourcesSchema.extend(telegramSchema.shape),
+  sweep: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape).extend(outboxSchema.shape),
+  project: everyFunctionSchema,
+  telegram: everyFunctionSchema.extend(telegramSchema.shape),
 } as const;
 
 export type FunctionName = keyof typeof functionConfigSchemas;
@@ -253,19 +262,19 @@ export function readConfig<Schema extends z.ZodObject>(schema: Schema, env: Env 
 }
 
 /** Checks the whole configuration of one function; its handler calls this at cold start. */
-export function checkFunctionConfig(fn: FunctionName, env: Env = process.env): void {
+export function checkFunctionConfig(fn: FunctionName, env?: Env): void {
   readConfig(functionConfigSchemas[fn], env);
 }
 
 export type ResourcesConfig = Omit<z.infer<typeof resourcesSchema>, 'VISITS_TABLE'> & { VISITS_TABLE: string };
 
-export function resourcesConfig(env: Env = process.env): ResourcesConfig {
+export function resourcesConfig(env?: Env): ResourcesConfig {
   const parsed = readConfig(resourcesSchema, env);
   const state = parsed.VEHICLE_STATE_TABLE;
   const derived = state.endsWith('vehicle-state') ? `${state.slice(0, -'vehicle-state'.length)}visits` : `${state}-visits`;
   return { ...parsed, VISITS_TABLE: parsed.VISITS_TABLE ?? derived };
 }
 
-export function vehicleClockConfig(env: Env = process.env): VehicleClock {
+export function vehicleClockConfig(env?: Env): VehicleClock {
   return readConfig(vehicleClockEnvSchema, env).VEHICLE_CLOCK;
 }

@@ -1,5 +1,6 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { applyLocalDefaults } from './local-defaults';
+import { ConfigError } from '../../shared/config';
+import { adminConfig, prepareAdminEnvironment, setAdminEnvironment } from './admin-config';
 import { HelpRequested, USAGE, UsageError, runAdmin } from './commands';
 import { GlobalOptionError, takeGlobalOptions } from './global-options';
 import { stackEnvironment } from './stack-outputs';
@@ -7,10 +8,10 @@ import { stackEnvironment } from './stack-outputs';
 /** `npm run admin -- [--stack <name>] [--region <region>] <command> [options]`: see USAGE. */
 try {
   const { stack, region, argv } = takeGlobalOptions(process.argv.slice(2));
-  if (region) process.env.AWS_REGION = region;
-  applyLocalDefaults();
+  prepareAdminEnvironment(region);
   if (stack && !argv.includes('--help') && !argv.includes('-h')) {
-    Object.assign(process.env, await stackEnvironment(stack, new CloudFormationClient(region ? { region } : {})));
+    setAdminEnvironment(await stackEnvironment(stack, new CloudFormationClient(region ? { region } : {})));
+    adminConfig();
   }
   const created = await runAdmin(argv);
   process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
@@ -19,6 +20,9 @@ try {
     process.stdout.write(USAGE);
   } else if (error instanceof UsageError || error instanceof GlobalOptionError) {
     process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof ConfigError) {
+    process.stderr.write(`error: ${error.message}\n`);
     process.exitCode = 2;
   } else {
     process.stderr.write(`error: ${(error as Error).message}\n`);

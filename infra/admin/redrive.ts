@@ -1,5 +1,6 @@
 import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
+import { adminConfig } from './admin-config';
 
 /**
  * Moves what waits on a dead-letter queue back to the queue it came from, one message at a time: sent first,
@@ -21,13 +22,15 @@ const LOCAL_NAMES: Record<RedriveTarget, { source: string; deadLetters: string }
   input: { source: 'fleetwatch-messages.fifo', deadLetters: 'fleetwatch-messages-dlq.fifo' },
   deliveries: { source: 'fleetwatch-deliveries', deadLetters: 'fleetwatch-deliveries-dlq' },
 };
-const ENV_NAMES: Record<RedriveTarget, { source: string; deadLetters: string }> = {
+type QueueVariable = 'INPUT_QUEUE_URL' | 'INPUT_DLQ_URL' | 'DELIVERIES_QUEUE_URL' | 'DELIVERIES_DLQ_URL';
+
+const ENV_NAMES: Record<RedriveTarget, { source: QueueVariable; deadLetters: QueueVariable }> = {
   input: { source: 'INPUT_QUEUE_URL', deadLetters: 'INPUT_DLQ_URL' },
   deliveries: { source: 'DELIVERIES_QUEUE_URL', deadLetters: 'DELIVERIES_DLQ_URL' },
 };
 
-async function queueUrl(envName: string, localName: string): Promise<string> {
-  const fromEnv = process.env[envName];
+async function queueUrl(envName: QueueVariable, localName: string): Promise<string> {
+  const fromEnv = adminConfig()[envName];
   if (fromEnv) return fromEnv;
   const { QueueUrl } = await sqsClient().send(new GetQueueUrlCommand({ QueueName: localName }));
   if (!QueueUrl) throw new Error(`queue ${localName} not found; set ${envName}`);

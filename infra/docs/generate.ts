@@ -1,6 +1,10 @@
-/** `npm run docs:generate`: rewrites the generated regions of docs/rules.md from shared/rules/settings-reference.ts. */
+/**
+ * `npm run docs:generate`: rewrites the generated regions of docs/rules.md from shared/rules/settings-reference.ts,
+ * and docs/configuration.md from the configuration schemas.
+ */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CONFIGURATION_PAGE, configurationPage } from './configuration';
 import { generateRulesPage } from './rules-page';
 
 const path = join(import.meta.dirname, '../../docs/rules.md');
@@ -8,3 +12,8 @@ const page = readFileSync(path, 'utf8');
 const generated = generateRulesPage(page);
 if (generated !== page) writeFileSync(path, generated);
 console.log(generated === page ? 'docs/rules.md is up to date' : 'docs/rules.md rewritten');
+
+const configuration = configurationPage();
+const committed = readFileSync(CONFIGURATION_PAGE, 'utf8');
+if (configuration !== committed) writeFileSync(CONFIGURATION_PAGE, configuration);
+console.log(configuration === committed ? 'docs/configuration.md is up to date' : 'docs/configuration.md rewritten');

@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import sesServerModule from 'aws-ses-v2-local';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { exportToFunctions, localAwsConfig } from './start-config';
 import { resetClients, sqsClient } from '../../shared/aws/clients';
 import { createTables } from '../../shared/store/create-tables';
 
@@ -86,7 +87,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     started.push(() => sqs?.stop() ?? Promise.resolve());
 
     const endpoints = {
-      AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      AWS_REGION: localAwsConfig().AWS_REGION,
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
@@ -100,11 +101,10 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       DIRECTORY_TABLE: `${prefix}-directory`,
       GEOZONES_TABLE: `${prefix}-geozones`,
     };
-    Object.assign(process.env, endpoints, tables);
-    delete process.env.AWS_PROFILE;
+    exportToFunctions({ ...endpoints, ...tables, AWS_PROFILE: undefined });
     resetClients();
 
-    await createTables(new DynamoDBClient({}), process.env, { timeToLive: options.timeToLive ?? true });
+    await createTables(new DynamoDBClient({}), undefined, { timeToLive: options.timeToLive ?? true });
     const queues = await createQueues(prefix, sqs.port);
     const env = {
       ...endpoints,
@@ -113,7 +113,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       INPUT_DLQ_URL: queues.inputDlq,
       DELIVERIES_DLQ_URL: queues.deliveriesDlq,
     };
-    Object.assign(process.env, env);
+    exportToFunctions(env);
 
     const dynamoPort = dynamo?.port;
     const requireDataDir = (service: RestartableService) => {

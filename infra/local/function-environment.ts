@@ -1,3 +1,5 @@
+import { exportToFunctions } from './start-config';
+
 /**
  * The functions' environment for local runs. Kept apart from the runtime, which imports the stores: Powertools
  * reads its settings (log level above all) once, when the logger module loads, so `npm start` applies these
@@ -23,5 +25,5 @@ export function localFunctionEnvironment(verbose: boolean, telegram: boolean): R
 
 /** Sets the local function environment; variables already set win. */
 export function applyLocalFunctionEnvironment(verbose: boolean, telegram: boolean): void {
-  for (const [name, value] of Object.entries(localFunctionEnvironment(verbose, telegram))) process.env[name] ??= value;
+  exportToFunctions(localFunctionEnvironment(verbose, telegram), { keep: true });
 }

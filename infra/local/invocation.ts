@@ -1,5 +1,6 @@
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
+import { exportToFunctions, localAwsConfig } from './start-config';
 
 /**
  * Runs one handler invocation the way the Lambda runtime runs concurrent invocations in one process (Lambda
@@ -17,11 +18,11 @@ let store: Promise<InvokeStoreBase> | undefined;
  */
 export async function useInvocationScopes(): Promise<() => Promise<void>> {
   await (store ??= InvokeStore.getInstanceAsync(true));
-  if (process.env.AWS_LAMBDA_MAX_CONCURRENCY !== undefined) return async () => undefined;
+  if (localAwsConfig().AWS_LAMBDA_MAX_CONCURRENCY !== undefined) return async () => undefined;
   // the variable the Lambda runtime sets for concurrent invocations: Powertools reads it to scope its state
-  process.env.AWS_LAMBDA_MAX_CONCURRENCY = '10';
+  exportToFunctions({ AWS_LAMBDA_MAX_CONCURRENCY: '10' });
   return async () => {
-    delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+    exportToFunctions({ AWS_LAMBDA_MAX_CONCURRENCY: undefined });
   };
 }
 

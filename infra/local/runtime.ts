@@ -15,6 +15,7 @@ import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
 import { invoke, useInvocationScopes } from './invocation';
 import { applyLocalFunctionEnvironment } from './function-environment';
+import { exportToFunctions, localAwsConfig } from './start-config';
 
 export { localFunctionEnvironment } from './function-environment';
 
@@ -41,7 +42,7 @@ export interface LocalHandlers {
 export interface LocalRuntimeOptions {
   /** Folder for local data (DynamoDB Local's database, fauxqs's queues); in memory when omitted. */
   dataDir?: string;
-  /** `webhook`: the demo webhook receiver (default FLEETWATCH_WEBHOOK_PORT, else any free port). */
+  /** `webhook`: the demo webhook receiver (default: any free port). */
   ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number; telegramFake?: number };
   /** A DynamoDB Local already running (tests share one); started with the runtime when omitted. */
   dynamoEndpoint?: string;
@@ -117,7 +118,7 @@ function scheduledEvent(now: number): ScheduledEvent {
     source: 'aws.events',
     account: '000000000000',
     time: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    region: localAwsConfig().AWS_REGION,
     resources: ['arn:aws:events:us-east-1:000000000000:rule/fleetwatch-sweep'],
     detail: {},
   };
@@ -297,12 +298,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       telegramFake = { url, fake };
       // the token only has to have Telegram's shape: the fake accepts any
       telegram = { botToken: '1000:local-fake-token', webhookSecret: randomUUID() };
-      process.env.TELEGRAM_API_ROOT = url;
+      exportToFunctions({ TELEGRAM_API_ROOT: url });
     }
     if (telegram) {
       const secrets = await startSecretsEmulator({ [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) });
       stoppers.push(() => secrets.stop());
-      Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
+      exportToFunctions({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
     }
 
     // plays the DynamoDB Streams event source of the project function: rule and zone changes reach vehicle items
@@ -310,7 +311,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const fleet = options.fleet ?? demoFleet();
     const demo = await seedDemoData(fleet);
     const webhookReceiver = await startWebhookReceiver({
-      port: options.ports?.webhook ?? (Number(process.env.FLEETWATCH_WEBHOOK_PORT) || 0),
+      port: options.ports?.webhook ?? 0,
       onAlert: (received) =>
         log(
           `${clock()}  WEBHOOK    ${received.payload.event.kind} · ${received.payload.vehicle.name} → demo receiver (signature checked) ${received.alertId}`,

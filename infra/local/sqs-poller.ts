@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../../shared/aws/clients';
 import { invoke } from './invocation';
+import { localAwsConfig } from './start-config';
 
 /**
  * Plays the part of Lambda's SQS event source mapping on one machine: receives batches, invokes the handler
@@ -48,7 +49,7 @@ export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
-    awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+    awsRegion: localAwsConfig().AWS_REGION,
   };
 }
 

@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { lock } from 'proper-lockfile';
+import { ConfigError } from '../../shared/config';
 import { applyLocalFunctionEnvironment } from './function-environment';
 import type { LocalRuntime } from './runtime';
 import { demoFleet, simulatedMessage } from './simulator';
+import { UsageError, checkPorts, readSettings, type StartSettings } from './start-config';
 
 /**
  * `npm start`: fleetwatch on this machine, with no AWS account. Options on the command line
@@ -43,86 +42,13 @@ Ports (a busy port stops the start with a message naming the variable that moves
   FLEETWATCH_WEBHOOK_PORT        demo webhook receiver          (default: any)   127.0.0.1
   FLEETWATCH_DYNAMODB_PORT       DynamoDB (DynamoDB Local)      (default 8000)   ALL interfaces
   FLEETWATCH_SQS_PORT            SQS (fauxqs)                   (default 9324)   ALL interfaces
+  FLEETWATCH_WEBHOOK_PORT=0 takes any free port.
   DynamoDB Local and fauxqs have no setting to listen on loopback only. On a shared network,
   firewall them, e.g.:  sudo iptables -I INPUT ! -i lo -p tcp -m multiport --dports 8000,9324 -j DROP
+
+Switches take 1/true/yes/on or 0/false/no/off; an empty variable counts as unset. A malformed value
+stops the start with a message naming the variable. Every variable: docs/configuration.md.
 `;
-
-export interface StartSettings {
-  reset: boolean;
-  simulator: boolean;
-  vehicles: number;
-  verbose: boolean;
-  help: boolean;
-  /** The loopback Telegram fake instead of a real bot: with --telegram-fake, and whenever no bot token is set. */
-  telegramFake: boolean;
-  /** A real bot for local runs; the webhook secret is generated (and never shown) when not given. */
-  telegram: { botToken: string; webhookSecret: string; webhookSecretGiven: boolean } | null;
-  ports: { api: number; ses: number; dynamo: number; sqs: number; telegramFake: number };
-}
-
-const PORTS = [
-  { key: 'api', env: 'FLEETWATCH_API_PORT', fallback: 3000, what: 'the HTTP API' },
-  { key: 'ses', env: 'FLEETWATCH_SES_PORT', fallback: 8005, what: 'SES' },
-  { key: 'dynamo', env: 'FLEETWATCH_DYNAMODB_PORT', fallback: 8000, what: 'DynamoDB' },
-  { key: 'sqs', env: 'FLEETWATCH_SQS_PORT', fallback: 9324, what: 'SQS' },
-  { key: 'telegramFake', env: 'FLEETWATCH_TELEGRAM_FAKE_PORT', fallback: 8081, what: 'the Telegram fake' },
-] as const;
-
-class UsageError extends Error {}
-
-function flag(value: string | undefined): boolean {
-  return value !== undefined && ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
-}
-
-function whole(value: string, name: string, min: number, max: number): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max)
-    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
-  return number;
-}
-
-/** Reads the command line and FLEETWATCH_* variables; the command line wins. */
-export function readSettings(args: string[], env: NodeJS.ProcessEnv): StartSettings {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        reset: { type: 'boolean' },
-        simulator: { type: 'boolean' },
-        'no-simulator': { type: 'boolean' },
-        vehicles: { type: 'string' },
-        verbose: { type: 'boolean' },
-        'telegram-fake': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const ports = Object.fromEntries(
-    PORTS.map(({ key, env: name, fallback }) => [key, env[name] ? whole(env[name], name, 1, 65_535) : fallback]),
-  ) as StartSettings['ports'];
-  const telegramFake = parsed['telegram-fake'] === true || !env.FLEETWATCH_TELEGRAM_BOT_TOKEN;
-  return {
-    reset: parsed.reset ?? flag(env.FLEETWATCH_RESET),
-    simulator: parsed['no-simulator'] ? false : (parsed.simulator ?? (env.FLEETWATCH_SIMULATOR === undefined || flag(env.FLEETWATCH_SIMULATOR))),
-    vehicles: whole(parsed.vehicles ?? env.FLEETWATCH_VEHICLES ?? '3', '--vehicles', 1, 100),
-    verbose: parsed.verbose ?? flag(env.FLEETWATCH_VERBOSE),
-    help: parsed.help ?? false,
-    telegramFake,
-    telegram:
-      !telegramFake && env.FLEETWATCH_TELEGRAM_BOT_TOKEN
-        ? {
-            botToken: env.FLEETWATCH_TELEGRAM_BOT_TOKEN,
-            webhookSecret: env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET || randomBytes(24).toString('base64url'),
-            webhookSecretGiven: Boolean(env.FLEETWATCH_TELEGRAM_WEBHOOK_SECRET),
-          }
-        : null,
-    ports,
-  };
-}
 
 const LOCK_NAME = 'instance.lock';
 
@@ -145,26 +71,6 @@ async function wipeLocalData(dataDir: string): Promise<void> {
   for (const entry of await readdir(dataDir)) {
     if (entry !== LOCK_NAME) await rm(join(dataDir, entry), { recursive: true, force: true });
   }
-}
-
-async function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
-/** Names every port that is already taken, with the variable that moves it. */
-export async function checkPorts(ports: StartSettings['ports'], telegramFake = true): Promise<string[]> {
-  const problems: string[] = [];
-  for (const { key, env, what } of PORTS) {
-    if (key === 'telegramFake' && !telegramFake) continue;
-    if (!(await portIsFree(ports[key]))) {
-      problems.push(`port ${ports[key]} (${what}) is already in use: stop what uses it, or choose another port with ${env}=<port>`);
-    }
-  }
-  return problems;
 }
 
 /** A copy-paste curl that sends one message of the first demo vehicle, at 130 km/h, stamped with the current time. */
@@ -253,12 +159,12 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
 }
 
 async function main(): Promise<void> {
-  const settings = readSettings(process.argv.slice(2), process.env);
+  const settings = readSettings(process.argv.slice(2));
   if (settings.help) {
     console.log(USAGE);
     return;
   }
-  const dataDir = process.env.FLEETWATCH_DATA_DIR || fileURLToPath(new URL('../../.local', import.meta.url));
+  const { dataDir } = settings;
   const problems = await checkPorts(settings.ports, settings.telegramFake);
   if (problems.length > 0) {
     console.error(`fleetwatch cannot start:\n  ${problems.join('\n  ')}`);
@@ -335,6 +241,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().catch((error: unknown) => {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n\n${USAGE}`);
+    } else if (error instanceof ConfigError) {
+      console.error(`fleetwatch cannot start: ${error.message}`);
     } else {
       console.error('fleetwatch could not start:', error);
     }

@@ -9,6 +9,7 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { resourcesConfig } from '../../shared/config';
 import { invoke } from './invocation';
+import { localAwsConfig } from './start-config';
 
 /**
  * Plays the DynamoDB Streams event source mapping of the project function on one machine: polls the rules
@@ -38,7 +39,10 @@ interface ShardCursor {
   done: boolean;
 }
 
-const endpoint = () => process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS ?? process.env.AWS_ENDPOINT_URL_DYNAMODB;
+const endpoint = () => {
+  const aws = localAwsConfig();
+  return aws.AWS_ENDPOINT_URL_DYNAMODB_STREAMS ?? aws.AWS_ENDPOINT_URL_DYNAMODB;
+};
 
 function lambdaContext(): Context {
   return {
@@ -92,38 +96,56 @@ export async function startStreamProjector(options: StreamProjectorOptions = {})
   const streams = new DynamoDBStreamsClient({ endpoint: endpoint() });
   const streamArns = await tableStreamArns();
   const cursors = new Map<string, ShardCursor>();
+  const waiters = idleWaiters();
   let stopped = false;
-  /** Callers of idle(), with the round they asked in: only a quiet round started after that answers them. */
-  let waiters: Array<{ after: number; resolve: () => void }> = [];
-  let rounds = 0;
+
+  /** One round over every stream; whether any records came (or failed, which is tried again at once). */
+  async function pollRound(): Promise<boolean> {
+    let busy = false;
+    try {
+      for (const streamArn of streamArns) busy = (await pollStream(streams, streamArn, cursors, handler)) || busy;
+    } catch (error) {
+      busy = true;
+      options.onError?.(error);
+    }
+    return busy;
+  }
 
   async function loop(): Promise<void> {
     while (!stopped) {
-      const started = ++rounds;
-      let busy = false;
-      try {
-        for (const streamArn of streamArns) busy = (await pollStream(streams, streamArn, cursors, handler)) || busy;
-      } catch (error) {
-        busy = true;
-        options.onError?.(error);
-      }
-      if (!busy) {
-        const release = waiters.filter((waiter) => waiter.after < started);
-        waiters = waiters.filter((waiter) => waiter.after >= started);
-        for (const waiter of release) waiter.resolve();
-        await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 200));
-      }
+      const started = waiters.roundStarts();
+      if (await pollRound()) continue;
+      waiters.quietRound(started);
+      await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 200));
     }
   }
-  const round = loop();
+  const rounds = loop();
 
   return {
-    idle: () => new Promise<void>((resolve) => waiters.push({ after: rounds, resolve })),
+    idle: waiters.wait,
     async stop() {
       stopped = true;
-      await round;
-      for (const waiter of waiters) waiter.resolve();
+      await rounds;
+      waiters.releaseAll();
       streams.destroy();
+    },
+  };
+}
+
+/** Callers of idle(), with the round they asked in: only a quiet round started after that answers them. */
+function idleWaiters() {
+  let waiters: Array<{ after: number; resolve: () => void }> = [];
+  let rounds = 0;
+  return {
+    roundStarts: () => ++rounds,
+    wait: () => new Promise<void>((resolve) => waiters.push({ after: rounds, resolve })),
+    quietRound(started: number): void {
+      const release = waiters.filter((waiter) => waiter.after < started);
+      waiters = waiters.filter((waiter) => waiter.after >= started);
+      for (const waiter of release) waiter.resolve();
+    },
+    releaseAll(): void {
+      for (const waiter of waiters.splice(0)) waiter.resolve();
     },
   };
 }

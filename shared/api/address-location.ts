@@ -15,7 +15,7 @@ import { apiSchema, readConfig } from '../config';
 export type Geocoder = (address: string) => Promise<{ latitude: number; longitude: number } | null>;
 
 /** `GEOCODER=amazon-location` (set by the stack) turns geocoding on; `none` (default) leaves it off. */
-export function configuredGeocoder(env: Record<string, string | undefined> = process.env): Geocoder | undefined {
+export function configuredGeocoder(env?: Record<string, string | undefined>): Geocoder | undefined {
   return readConfig(apiSchema, env).GEOCODER === 'amazon-location' ? amazonLocationGeocoder : undefined;
 }
 

@@ -27,7 +27,7 @@ export interface ApiOptions {
 
 type Request = middy.Request<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>;
 
-export function rateLimitIntervalFromEnv(env: Record<string, string | undefined> = process.env): number {
+export function rateLimitIntervalFromEnv(env?: Record<string, string | undefined>): number {
   return readConfig(apiSchema, env).RATE_LIMIT_INTERVAL_MS;
 }
 

@@ -121,19 +121,18 @@ async function deliverClaimed(
     await finishAlert(alert.alertId, 'failed', now(), context.failure);
     return { result: 'done' };
   }
-  const { rule, vehicleName, scope, plan } = context;
   const statuses: Record<string, DeliveryStatus> = { ...alert.deliveries };
-  await recordSkipped(alert.alertId, plan.skipped, statuses, now());
-  const held = await settleHeldTargets(alert, rule.parentId, plan, statuses, now());
+  await recordSkipped(alert.alertId, context.plan.skipped, statuses, now());
+  const held = await settleHeldTargets(alert, context.rule.parentId, context.plan, statuses, now());
+  const open = context.plan.targets.filter((target) => !isSettled(statuses[target.key]));
+  const attempts = await attemptAll(open, { alert, retries, options, now, statuses, ...sharedContent(alert, context) });
+  return settle(alert.alertId, context.rule.parentId, attempts, held, statuses, options.messageId, now);
+}
 
-  const open = plan.targets.filter((target) => !isSettled(statuses[target.key]));
+/** What every target of the alert is sent, each piece made once and only when a target needs it. */
+function sharedContent(alert: Alert, { rule, vehicleName, scope }: DeliveryContext): Pick<Attempting, 'render' | 'emailHeaders' | 'webhookBody'> {
   let webhookBody: string | undefined;
-  const attempting: Attempting = {
-    alert,
-    retries,
-    options,
-    now,
-    statuses,
+  return {
     render: alertNotification(alert, rule, vehicleName),
     emailHeaders: async (address) => {
       const key = address.trim().toLowerCase();
@@ -141,14 +140,19 @@ async function deliverClaimed(
     },
     webhookBody: () => (webhookBody ??= JSON.stringify(webhookPayload(alert, vehicleName))),
   };
-  // every target is attempted even when one throws (a store write failed): the targets that went out are
-  // recorded, so the retry that follows the rethrown error sends none of them twice
+}
+
+/**
+ * Attempts every open target, a few at a time. Every target is attempted even when one throws (a store write
+ * failed): the targets that went out are recorded, so the retry that follows the rethrown error sends none of
+ * them twice.
+ */
+async function attemptAll(targets: readonly DeliveryTarget[], attempting: Attempting): Promise<Attempt[]> {
   const limit = pLimit(PARALLEL_SENDS);
-  const settled = await Promise.allSettled(open.map((target) => limit(() => attemptTarget(target, attempting))));
+  const settled = await Promise.allSettled(targets.map((target) => limit(() => attemptTarget(target, attempting))));
   const rejected = settled.find((result) => result.status === 'rejected');
   if (rejected) throw rejected.reason;
-  const attempts = settled.map((result) => (result as PromiseFulfilledResult<Attempt>).value);
-  return settle(alert.alertId, rule.parentId, attempts, held, statuses, options.messageId, now);
+  return settled.map((result) => (result as PromiseFulfilledResult<Attempt>).value);
 }
 
 /** The rule, and its vehicle when it belongs to the rule's client; the users, their scope and the plan. */
@@ -186,47 +190,67 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   const { alert, retries, options, now, statuses } = attempting;
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody);
-  const attempts = (retries[target.key]?.attempts ?? 0) + 1;
-  const at = new Date(now()).toISOString();
-  const where = { alertId: alert.alertId, channel: target.channel, target: targetLabel(target), attempt: attempts };
+  const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {
-    status = { status: 'sent', at, attempts };
+    status = { status: 'sent', at: attempt.at, attempts: attempt.number };
     options.stats.countSent(target.channel);
   } else if (outcome.status === 'failed') {
-    status = { status: 'failed', at, attempts, error: outcome.error };
+    status = { status: 'failed', at: attempt.at, attempts: attempt.number, error: outcome.error };
     options.stats.countFailed(target.channel);
-    logger.warn(`delivery failed for good: ${outcome.error}`, { ...where, error: outcome.error });
+    logger.warn(`delivery failed for good: ${outcome.error}`, { ...where(alert, attempt), error: outcome.error });
     if (outcome.gone) await forgetTarget(target, outcome.error, now());
   } else {
-    // a passing problem: the target stays open for the next attempt, or for a redrive from the DLQ
-    const last = options.receiveCount >= options.maxReceiveCount || attempts >= options.maxReceiveCount;
-    if (!last) {
-      const delay = target.channel === 'webhook' ? webhookRetryDelaySeconds(attempts) : undefined;
-      const nextAttemptAt = delay === undefined ? undefined : new Date(now() + delay * 1000).toISOString();
-      await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at, ...(nextAttemptAt ? { nextAttemptAt } : {}) });
-      logger.warn(
-        `delivery attempt ${attempts} of ${options.maxReceiveCount} failed: ${outcome.error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`,
-        {
-          ...where,
-          error: outcome.error,
-          ...(nextAttemptAt ? { nextAttemptAt } : {}),
-        },
-      );
-      return { outcome: 'retry', reason: `${target.channel}: ${outcome.error}`, delaySeconds: delay };
-    }
-    await recordRetry(alert.alertId, target.key, { attempts, error: outcome.error, at });
-    options.stats.countFailed(target.channel);
-    logger.error(`delivery parked after attempt ${attempts}: ${outcome.error}; its request is on the deliveries DLQ until redriven`, {
-      ...where,
-      error: outcome.error,
-    });
-    return { outcome: 'parked', reason: `${target.key}: ${outcome.error}` };
+    return passingFailure(attempt, outcome.error, attempting);
   }
   // recorded at once: a retry after a later failure must not send this one again
   await recordDelivery(alert.alertId, target.key, status);
   statuses[target.key] = status;
   return { outcome: 'recorded' };
+}
+
+/** One attempt at one target: which, its number (1 for the first), and when. */
+interface TargetAttempt {
+  target: DeliveryTarget;
+  number: number;
+  at: string;
+}
+
+const where = (alert: Alert, { target, number }: TargetAttempt) => ({
+  alertId: alert.alertId,
+  channel: target.channel,
+  target: targetLabel(target),
+  attempt: number,
+});
+
+/**
+ * A passing problem: the target stays open for the next attempt (after a backoff for webhooks), or, on the last
+ * receive or the target's last attempt, for a redrive from the DLQ.
+ */
+async function passingFailure(attempt: TargetAttempt, error: string, { alert, options, now }: Attempting): Promise<Attempt> {
+  const { target, number, at } = attempt;
+  const last = options.receiveCount >= options.maxReceiveCount || number >= options.maxReceiveCount;
+  if (!last) {
+    const delay = target.channel === 'webhook' ? webhookRetryDelaySeconds(number) : undefined;
+    const nextAttemptAt = delay === undefined ? undefined : new Date(now() + delay * 1000).toISOString();
+    await recordRetry(alert.alertId, target.key, { attempts: number, error, at, ...(nextAttemptAt ? { nextAttemptAt } : {}) });
+    logger.warn(
+      `delivery attempt ${number} of ${options.maxReceiveCount} failed: ${error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`,
+      {
+        ...where(alert, attempt),
+        error,
+        ...(nextAttemptAt ? { nextAttemptAt } : {}),
+      },
+    );
+    return { outcome: 'retry', reason: `${target.channel}: ${error}`, delaySeconds: delay };
+  }
+  await recordRetry(alert.alertId, target.key, { attempts: number, error, at });
+  options.stats.countFailed(target.channel);
+  logger.error(`delivery parked after attempt ${number}: ${error}; its request is on the deliveries DLQ until redriven`, {
+    ...where(alert, attempt),
+    error,
+  });
+  return { outcome: 'parked', reason: `${target.key}: ${error}` };
 }
 
 /** After the attempts: retry when a target may still go out, park when one was given up on, hold, or finish. */

@@ -4,7 +4,7 @@ import { publicLinksSchema, readConfig } from '../config';
  * Public links in e-mails (address confirmation, one-click unsubscribe) point at the HTTP API:
  * `PUBLIC_API_URL` (the stack sets it to the API's `/api/v3/` base), else the local API of `npm start`.
  */
-export function publicApiUrl(env: Record<string, string | undefined> = process.env): string {
+export function publicApiUrl(env?: Record<string, string | undefined>): string {
   const { PUBLIC_API_URL, FLEETWATCH_API_PORT } = readConfig(publicLinksSchema, env);
   const base = PUBLIC_API_URL ?? `http://127.0.0.1:${FLEETWATCH_API_PORT}/api/v3/`;
   return base.endsWith('/') ? base : `${base}/`;

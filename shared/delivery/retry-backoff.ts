@@ -11,7 +11,7 @@ import { readConfig, webhookRetrySchema } from '../config';
 
 export const MAX_DELAY_SECONDS = 15 * 60;
 
-export function webhookRetryBaseSeconds(env: Record<string, string | undefined> = process.env): number {
+export function webhookRetryBaseSeconds(env?: Record<string, string | undefined>): number {
   return readConfig(webhookRetrySchema, env).WEBHOOK_RETRY_BASE_SECONDS;
 }
 

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { observabilitySchema, readConfig } from '../config';
 
 /**
  * The one structured logger of the process. Service name comes from POWERTOOLS_SERVICE_NAME
@@ -7,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
  * `loggerContext()`; modules add correlation keys with `logger.appendKeys`.
  */
 export const logger = new Logger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'fleetwatch',
+  serviceName: readConfig(observabilitySchema).POWERTOOLS_SERVICE_NAME,
 });
 
 /**

@@ -1,13 +1,16 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { observabilitySchema, readConfig } from '../config';
 import { logger } from './logger';
 
 /**
  * The one EMF metrics emitter of the process, namespace `fleetwatch`
  * (overridable by POWERTOOLS_METRICS_NAMESPACE). Handlers flush it with `logMetrics(metrics)`.
  */
+const { POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME } = readConfig(observabilitySchema);
+
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'fleetwatch',
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'fleetwatch',
+  namespace: POWERTOOLS_METRICS_NAMESPACE,
+  serviceName: POWERTOOLS_SERVICE_NAME,
   // Powertools' own warnings (e.g. "No application metrics to publish") go through the structured logger and
   // follow its level, instead of a bare console line
   logger,

@@ -89,7 +89,7 @@ export const dynamoRuleRecords: RuleRecords = {
   },
 };
 
-export function ruleCacheBytes(env: Record<string, string | undefined> = process.env): number {
+export function ruleCacheBytes(env?: Record<string, string | undefined>): number {
   return readConfig(ruleCacheSchema, env).RULE_CACHE_BYTES;
 }
 

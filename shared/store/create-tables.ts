@@ -15,7 +15,11 @@ export interface CreateTablesOptions {
 }
 
 /** Creates every table that does not exist yet. Used by the local runtime, the admin CLI and the tests; CDK does this on AWS. */
-export async function createTables(client: DynamoDBClient, env: NodeJS.ProcessEnv = process.env, options: CreateTablesOptions = {}): Promise<void> {
+export async function createTables(
+  client: DynamoDBClient,
+  env?: Record<string, string | undefined>,
+  options: CreateTablesOptions = {},
+): Promise<void> {
   const names = resourcesConfig(env);
   for (const definition of Object.values(TABLES) as TableDefinition[]) {
     await createTable(client, names[definition.envName], definition, options.timeToLive ?? true);

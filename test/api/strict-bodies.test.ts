@@ -169,7 +169,8 @@ describe('strict request bodies', () => {
       expect(paths(before.body)).toEqual(['toMobile', 'toTelegram']);
 
       await linkChats(tenants.root.userId, ['700700']);
-      // SNS has no emulator: the device is put on the user as a registration through SNS would leave it
+      // no local SNS stand-in has platform endpoints (docs/deploy.md): the device is put on the user as a
+      // registration through SNS would leave it
       await updateUserMapEntry(tenants.root.userId, 'pushDevices', 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict', {
         UpdateExpression: 'SET #map.#id = :device',
         ExpressionAttributeValues: {

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_PAGE, configurationPage } from '../../infra/docs/configuration';
+import { adminConfigSchema } from '../../infra/admin/admin-config';
+import { localAwsSchema, startEnvSchema } from '../../infra/local/start-config';
 
 describe('docs/configuration.md', () => {
   it('is what `npm run docs:config` writes from the configuration schemas', () => {
@@ -22,5 +24,15 @@ describe('docs/configuration.md', () => {
     }
     for (const key of ['stackName', 'geocoding', 'vehicleClock', 'sesMaxSendRate']) expect(page).toContain(`| \`${key}\` |`);
     expect(page).toMatch(/\| `WEBHOOK_RETRY_BASE_SECONDS` \| number ≥ 0 \| `30` \| Base of the jittered/);
+  });
+
+  it('lists every variable of `npm start` and of the admin CLI in their own sections', () => {
+    const page = configurationPage();
+    const local = page.slice(page.indexOf('## Local stack'), page.indexOf('## Admin CLI'));
+    const admin = page.slice(page.indexOf('## Admin CLI'));
+    for (const name of [...Object.keys(startEnvSchema.shape), ...Object.keys(localAwsSchema.shape)]) expect(local).toContain(`| \`${name}\` |`);
+    for (const name of Object.keys(adminConfigSchema.shape)) expect(admin).toContain(`| \`${name}\` |`);
+    expect(local).toMatch(/\| `FLEETWATCH_SES_PORT` \| whole number ≥ 1 ≤ 65535 \| `8005` \|/);
+    expect(admin).toMatch(/\| `INPUT_QUEUE_URL` \| text \| unset \| URL of the input queue/);
   });
 });

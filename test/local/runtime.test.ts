@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
 import { sharedDynamoEndpoint } from '../support/emulators';
-import { checkPorts, readSettings } from '../../infra/local/start';
 import { demoFleet } from '../../infra/local/simulator';
 import { parseTerminalMessage, type TerminalMessage } from '../../shared/schemas/terminal-message';
 
@@ -93,72 +90,5 @@ describe('local runtime wiring', () => {
     await expect(fetch(sqsEndpoint)).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 120));
     expect(sweeps).toBe(sweepsAtStop);
-  });
-});
-
-describe('npm start settings', () => {
-  it('defaults to the documented ports, the simulator on and three vehicles', () => {
-    expect(readSettings([], {})).toEqual({
-      reset: false,
-      simulator: true,
-      vehicles: 3,
-      verbose: false,
-      help: false,
-      telegramFake: true,
-      telegram: null,
-      ports: { api: 3000, ses: 8005, dynamo: 8000, sqs: 9324, telegramFake: 8081 },
-    });
-  });
-
-  it('turns Telegram on with a bot token, generating a webhook secret when none is given', () => {
-    const generated = readSettings([], { FLEETWATCH_TELEGRAM_BOT_TOKEN: '1:abc' }).telegram;
-    expect(generated).toMatchObject({ botToken: '1:abc', webhookSecretGiven: false });
-    expect(generated!.webhookSecret.length).toBeGreaterThanOrEqual(32);
-    expect(readSettings([], { FLEETWATCH_TELEGRAM_BOT_TOKEN: '1:abc', FLEETWATCH_TELEGRAM_WEBHOOK_SECRET: 'mine' }).telegram).toEqual({
-      botToken: '1:abc',
-      webhookSecret: 'mine',
-      webhookSecretGiven: true,
-    });
-  });
-
-  it('reads switches from the command line and the environment, the command line first', () => {
-    const settings = readSettings(['--reset', '--no-simulator', '--vehicles', '7', '--verbose'], {
-      FLEETWATCH_API_PORT: '3100',
-      FLEETWATCH_VEHICLES: '2',
-    });
-    expect(settings).toMatchObject({ reset: true, simulator: false, vehicles: 7, verbose: true, ports: { api: 3100 } });
-    expect(readSettings([], { FLEETWATCH_RESET: '1', FLEETWATCH_SIMULATOR: '0', FLEETWATCH_VEHICLES: '2' })).toMatchObject({
-      reset: true,
-      simulator: false,
-      vehicles: 2,
-    });
-  });
-
-  it('refuses unknown options and bad numbers with a message naming them', () => {
-    expect(() => readSettings(['--vehicles', 'many'], {})).toThrow(/--vehicles must be a whole number/);
-    expect(() => readSettings([], { FLEETWATCH_SES_PORT: '70000' })).toThrow(/FLEETWATCH_SES_PORT must be a whole number/);
-    expect(() => readSettings(['--turbo'], {})).toThrow(/turbo/);
-  });
-
-  describe('with a port taken', () => {
-    let blocker: Server;
-    let taken: number;
-    beforeAll(async () => {
-      blocker = createServer();
-      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-      taken = (blocker.address() as AddressInfo).port;
-    });
-    afterAll(async () => new Promise<void>((resolve) => blocker.close(() => resolve())));
-
-    it('names the port and the variable that moves it', async () => {
-      const free = await new Promise<number>((resolve) => {
-        const probe = createServer().listen(0, '127.0.0.1', () => {
-          const port = (probe.address() as AddressInfo).port;
-          probe.close(() => resolve(port));
-        });
-      });
-      const problems = await checkPorts({ api: free, ses: taken, dynamo: free, sqs: free, telegramFake: free });
-      expect(problems).toEqual([`port ${taken} (SES) is already in use: stop what uses it, or choose another port with FLEETWATCH_SES_PORT=<port>`]);
-    });
   });
 });

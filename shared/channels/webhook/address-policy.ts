@@ -21,6 +21,6 @@ export function addressRefusal(address: string): string | null {
  * `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lets webhooks reach loopback and private addresses over plain HTTP: for
  * the local stack and tests only, where the receiver runs on the same machine. The deployed stack never sets it.
  */
-export function privateTargetsAllowed(env: Record<string, string | undefined> = process.env): boolean {
+export function privateTargetsAllowed(env?: Record<string, string | undefined>): boolean {
   return readConfig(webhookTargetsSchema, env).WEBHOOK_ALLOW_PRIVATE_TARGETS;
 }
