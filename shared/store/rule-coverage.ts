@@ -34,7 +34,7 @@ export async function zoneVersionsOf(zoneIds: readonly number[]): Promise<Record
 }
 
 /** Whether a rule watches a vehicle owned by `owners` (owner first): its scope takes it in and its client is in the chain. */
-export function ruleCovers(rule: StoredRule, vehicleId: number, owners: readonly string[]): boolean {
+export function ruleCovers(rule: Pick<StoredRule, 'parentId' | 'settings' | 'vehicleIds'>, vehicleId: number, owners: readonly string[]): boolean {
   return owners.includes(rule.parentId) && scopeCovers(rule, scopeOf(rule), new Set(rule.vehicleIds), vehicleId, owners);
 }
 

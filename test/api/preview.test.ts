@@ -155,7 +155,52 @@ const TYPE_CASES: PreviewCase[] = [
   },
 ];
 
+/** About 1.1 km north-east of OUTSIDE, and 1.7 km: a vehicle that drove off. */
+const AWAY = { latitude: 55.74, longitude: 37.66 };
+const FARTHER = { latitude: 55.745, longitude: 37.67 };
+
+TYPE_CASES.push(
+  {
+    name: 'parking, and the end of the stop',
+    type: RULE_TYPES.parking,
+    rule: () => ({ settings: { minutes: 1, ignition: 'any', notifyEnd: true } }),
+    messages: [...every(0, 90, 10, 0), [100, 40, AWAY], [110, 40, FARTHER]],
+  },
+  {
+    name: 'movement after a stop',
+    type: RULE_TYPES.movement,
+    rule: () => ({ settings: { minStop: 1, distance: 100 } }),
+    messages: [...every(0, 90, 10, 0), [100, 30, AWAY], [110, 30, FARTHER]],
+  },
+);
+
 const OTHER_CASES: PreviewCase[] = [
+  {
+    name: 'speeding only inside a zone, driven inside',
+    type: RULE_TYPES.speeding,
+    rule: ({ zoneId }) => ({ settings: { limit: 90, minDuration: 10, zones: String(zoneId) } }),
+    messages: SPEEDING_TRACE.map(([second, speed]) => [second, speed, INSIDE]),
+  },
+  {
+    name: 'speeding only inside a zone, driven outside',
+    type: RULE_TYPES.speeding,
+    rule: ({ zoneId }) => ({ settings: { limit: 90, minDuration: 10, zones: String(zoneId) } }),
+    messages: SPEEDING_TRACE,
+    suppressed: [[20, 'outsideZones']],
+  },
+  {
+    name: 'idling only outside a zone, idling inside',
+    type: RULE_TYPES.idle,
+    rule: ({ zoneId }) => ({ settings: { minutes: 1, zones: String(zoneId), zoneMode: 'outside' } }),
+    messages: every(0, 90, 10, 0, { ...INSIDE, parameters: { ignition: 1 } }),
+    suppressed: [[60, 'insideZones']],
+  },
+  {
+    name: "speeding over every vehicle of the rule's client (scope client)",
+    type: RULE_TYPES.speeding,
+    rule: () => ({ vehicleIds: [], settings: { limit: 90, minDuration: 10, scope: 'client' } }),
+    messages: SPEEDING_TRACE,
+  },
   {
     name: "speeding in the owner's language and the rule's timezone",
     type: RULE_TYPES.speeding,
@@ -250,6 +295,9 @@ describe('POST /api/v3/notifications/preview', () => {
       .map((event) => ({ time: event.time, event: event.kind }))
       .sort((a, b) => a.time.localeCompare(b.time));
     const texts = (await sentEmails(emulators)).map((email) => email.body.text ?? '').sort();
+    // a scoped rule would otherwise watch the vehicles of the cases after this one
+    expect((await api({ method: 'DELETE', path: `/api/v3/notifications/${stored.id}`, token: tokens.root })).status).toBe(200);
+    await projectRuleChange(stored, undefined);
     return { alerts, texts };
   }
 

@@ -9,6 +9,7 @@ import { MESSAGE_LIMITS, type TerminalMessage } from '../../schemas/terminal-mes
 import type { NotificationBody, StoredRule } from '../../schemas/notification';
 import { getAgent, getUser, getVehicles } from '../../store/directory-store';
 import { clientAndAncestors } from '../../store/vehicle-registry';
+import { ruleCovers } from '../../store/rule-coverage';
 import { newRuleRecord } from '../../store/rules-store';
 import { checkedRule } from '../checked-rule';
 import { ApiError, validationError, type Issue } from '../errors';
@@ -30,13 +31,15 @@ async function underRule<T>(check: () => Promise<T>): Promise<T> {
   }
 }
 
-/** 400 for a message of a vehicle the rule does not watch, or one its server would refuse as from the future. */
-function messageIssues(messages: readonly TerminalMessage[], rule: NotificationBody): Issue[] {
-  const watched = new Set(rule.vehicleIds);
+/**
+ * 400 for a message of a vehicle the rule does not watch (its vehicleIds, or for a scoped rule the vehicles of its
+ * client or client tree), or one its server would refuse as from the future.
+ */
+function messageIssues(messages: readonly TerminalMessage[], rule: NotificationBody, owners: ReadonlyMap<number, readonly string[]>): Issue[] {
   const issues: Issue[] = [];
   messages.forEach((message, index) => {
-    if (!watched.has(message.vehicleId))
-      issues.push({ path: `messages.${index}.vehicleId`, message: `vehicle ${message.vehicleId} is not in the rule's vehicleIds` });
+    if (!ruleCovers(rule, message.vehicleId, owners.get(message.vehicleId) ?? []))
+      issues.push({ path: `messages.${index}.vehicleId`, message: `vehicle ${message.vehicleId} is not in the rule's scope` });
     if (Date.parse(message.deviceTime) > arrivalOf(message) + MESSAGE_LIMITS.futureToleranceMs)
       issues.push({
         path: `messages.${index}.deviceTime`,
@@ -67,10 +70,11 @@ export const notificationPreviewRoutes = [
     summary: 'Try a notification rule on messages, without storing or sending anything',
     description:
       'Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, ' +
-      'evaluators, the stale-message clock, the schedule, and the sweep for connection loss up to `until`), with the vehicles starting ' +
+      'evaluators, the stale-message clock, the schedule, the zone condition, and the sweep for connection loss up to `until`), with the vehicles starting ' +
       'from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, ' +
       'sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 ' +
-      "for a foreign parentId); a message must be of a vehicle in the rule's vehicleIds (400 naming messages.<i>.vehicleId); at most " +
+      'for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming ' +
+      'messages.<i>.vehicleId); at most ' +
       '10,000 messages (400 naming messages).',
     auth: true,
     writes: false,
@@ -81,17 +85,17 @@ export const notificationPreviewRoutes = [
     async handle({ body, caller, now }) {
       const owned = await underRule(() => checkedRule(body.rule, caller));
       const { messages } = body;
-      const issues = messageIssues(messages, owned);
+      const vehicles = await getVehicles([...new Set(messages.map((message) => message.vehicleId))]);
+      const chains = new Map<string, Promise<string[]>>();
+      const chainOf = (clientId: string) => chains.get(clientId) ?? chains.set(clientId, clientAndAncestors(clientId)).get(clientId)!;
+      const owners = new Map(await Promise.all(vehicles.map(async (vehicle) => [vehicle.vehicleId, await chainOf(vehicle.parentId)] as const)));
+      const issues = messageIssues(messages, owned, owners);
       const arrivals = messages.map(arrivalOf);
       const newest = arrivals.length > 0 ? Math.max(...arrivals) : now;
       const until = body.until === undefined ? newest : Date.parse(body.until);
       if (until < newest) issues.push({ path: 'until', message: 'until is before the arrival of a message' });
       if (issues.length > 0) throw validationError(issues);
 
-      const vehicles = await getVehicles([...new Set(messages.map((message) => message.vehicleId))]);
-      const chains = new Map<string, Promise<string[]>>();
-      const chainOf = (clientId: string) => chains.get(clientId) ?? chains.set(clientId, clientAndAncestors(clientId)).get(clientId)!;
-      const owners = new Map(await Promise.all(vehicles.map(async (vehicle) => [vehicle.vehicleId, await chainOf(vehicle.parentId)] as const)));
       const rule = ruleInForce(owned, (await getAgent(owned.parentId))?.name ?? '', Math.min(now, ...arrivals), until);
       const preview = await previewRule({
         rule,
