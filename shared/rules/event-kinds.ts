@@ -19,6 +19,9 @@ export const EVENT_KINDS = [
   'maintenanceDue',
   'addressArrival',
   'addressDeparture',
+  'drivingLimitNear',
+  'drivingLimit',
+  'deviceAlarm',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
