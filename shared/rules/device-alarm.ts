@@ -104,7 +104,7 @@ interface Reading {
 
 function digital(message: TerminalMessage, parameter: string): Reading | undefined {
   const on = switchParameter(message, parameter);
-  return on === undefined ? undefined : { active: on, parameter, value: message.parameters[parameter]! };
+  return on === undefined ? undefined : { active: on, parameter, value: message.parameters[parameter]!.trim() };
 }
 
 function below(message: TerminalMessage, parameter: string, threshold: number): Reading | undefined {

@@ -27,6 +27,19 @@ const SETTINGS: Record<RuleType, Record<string, string>> = {
   10: { latitude: '55.75', longitude: '37.62', radius: '500' },
   11: { minutes: '1', maxGap: '600' },
   12: { interval: '10' },
+  15: { hours: '0.02', restMinutes: '2', warnBefore: '0.5', minDriving: '20', maxSpeed: '8' },
+  16: {
+    powerParameter: 'din1',
+    voltageParameter: 'ain1',
+    minVoltage: '8',
+    batteryParameter: 'fuel',
+    minBattery: '10',
+    tamperParameter: 'ignition',
+    jammingParameter: 'panic',
+    harshParameter: 'mileage',
+    crashParameter: 'engineHours',
+    repeatWindow: '30',
+  },
 };
 
 const garbage = fc.constantFrom(' ', '  ', '\t', '', 'abc', '0x10', '0b1', 'Infinity', '-Infinity', 'NaN', '1,5', '--1', '.', 'e5', '+', ' - ');

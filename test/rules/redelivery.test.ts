@@ -19,6 +19,19 @@ const settingsByType: Record<RuleType, Record<string, string>> = {
   10: { latitude: String(CENTER.lat), longitude: String(CENTER.lon), radius: '300' },
   11: { minutes: '2' },
   12: { interval: '300' },
+  15: { hours: '0.1', restMinutes: '3', warnBefore: '2', minDriving: '30', maxGap: '90' },
+  // every alarm on a parameter of the trace; a window long enough that no kind has more events than are remembered
+  16: {
+    powerParameter: 'din1',
+    voltageParameter: 'ain1',
+    minVoltage: '0',
+    batteryParameter: 'fuel',
+    minBattery: '5',
+    tamperParameter: 'ignition',
+    crashParameter: 'panic',
+    harshParameter: 'fuel',
+    repeatWindow: '900',
+  },
 };
 const zones = [squareZone(1, 400), circleZone(2, 250, { center: offset(CENTER.lat, CENTER.lon, 900, 0) })];
 const ctx = context(zones);

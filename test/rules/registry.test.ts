@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RULE_TYPES } from '../../shared/schemas/notification';
+import { RULE_TYPES, ruleTypeSchema } from '../../shared/schemas/notification';
 import { EVENT_KINDS } from '../../shared/rules/event-kinds';
 import { RULE_EVALUATORS, UnsupportedRuleTypeError, evaluatorFor } from '../../shared/rules/registry';
 import type { RuleType } from '../../shared/schemas/notification';
@@ -16,6 +16,12 @@ describe('registry', () => {
 
   it('refuses a type the platform does not define', () => {
     expect(() => evaluatorFor(3 as RuleType)).toThrow(UnsupportedRuleTypeError);
+  });
+
+  it('takes 15 continuous driving and 16 device alarm, and still refuses 1, 3 and unknown codes', () => {
+    expect(ruleTypeSchema.parse(15)).toBe(RULE_TYPES.continuousDriving);
+    expect(ruleTypeSchema.parse(16)).toBe(RULE_TYPES.deviceAlarm);
+    for (const unknown of [1, 3, 17, 99, -1]) expect(ruleTypeSchema.safeParse(unknown).success, String(unknown)).toBe(false);
   });
 
   it('accepts an empty settings map for every type that has defaults', () => {
