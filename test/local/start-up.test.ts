@@ -42,7 +42,13 @@ describe('local runtime end to end', () => {
   }
 
   it('seeds the demo client, user, vehicles and rules, idempotently', async () => {
-    expect(runtime.demo.rules.map((rule) => rule.name)).toEqual(['Speeding over 90 km/h', 'Left the depot yard', 'Idling over 3 minutes']);
+    expect(runtime.demo.rules.map((rule) => rule.name)).toEqual([
+      'Speeding over 90 km/h',
+      'Left the depot yard',
+      'Idling over 3 minutes',
+      'Driving 15 minutes without a 3-minute rest',
+      'Device alarms',
+    ]);
     const again = await seedDemoData(fleet);
     expect(again.created).toEqual([]);
     expect(again.agentId).toBe(runtime.demo.agentId);
@@ -118,7 +124,13 @@ describe('local runtime end to end', () => {
     });
     expect(find.status).toBe(200);
     const rules = (await find.json()) as Array<{ id: number; name: string; active: boolean }>;
-    expect(rules.map((rule) => rule.name).sort()).toEqual(['Idling over 3 minutes', 'Left the depot yard', 'Speeding over 90 km/h']);
+    expect(rules.map((rule) => rule.name).sort()).toEqual([
+      'Device alarms',
+      'Driving 15 minutes without a 3-minute rest',
+      'Idling over 3 minutes',
+      'Left the depot yard',
+      'Speeding over 90 km/h',
+    ]);
     expect(rules.every((rule) => rule.active)).toBe(true);
   });
 
