@@ -44,7 +44,10 @@ describe('trace generator', () => {
     expect(Object.keys(countByKind(trace.expected)).sort()).toEqual([
       'connectionLost',
       'connectionRestored',
+      'deviceAlarm',
       'drain',
+      'drivingLimit',
+      'drivingLimitNear',
       'fuelling',
       'idle',
       'panic',
@@ -69,6 +72,7 @@ describe('trace generator', () => {
       'parked (no alert)',
       'borderHover (no alert)',
       'fuelSpike (no alert)',
+      'voltageDip (no alert)',
     ]) {
       expect(trace.planted[lookAlike], lookAlike).toBeGreaterThan(0);
     }

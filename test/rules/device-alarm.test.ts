@@ -30,7 +30,7 @@ describe('device alarm', () => {
       expect(events[0]!.kind).toBe('deviceAlarm');
       expect(events[0]!.values).toMatchObject({ parameter: Object.keys(parameters)[0], value: Object.values(parameters)[0] });
     }
-    const quiet = [{ io253: '0' }, { io247: '0' }, { io249: '0' }, { io252: '0' }, { io66: '12800' }, { io67: '4100' }, { tamper: '0' }, { io253: '7' }];
+    const quiet: Record<string, string>[] = [{ io253: '0' }, { io247: '0' }, { io249: '0' }, { io252: '0' }, { io66: '12800' }, { io67: '4100' }, { tamper: '0' }, { io253: '7' }];
     for (const parameters of quiet) expect(run(deviceAlarmEvaluator, rule, [io(0, parameters)]).events, JSON.stringify(parameters)).toEqual([]);
   });
 

@@ -43,6 +43,8 @@ const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   drain: RULE_TYPES.drain,
   fuelling: RULE_TYPES.fuelling,
   connectionLoss: RULE_TYPES.connectionLoss,
+  continuousDriving: RULE_TYPES.continuousDriving,
+  deviceAlarm: RULE_TYPES.deviceAlarm,
 };
 
 /** The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry), created through the stores the API uses. */
