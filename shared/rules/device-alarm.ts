@@ -133,7 +133,11 @@ function reading(settings: DeviceAlarmSettings, kind: AlarmKind, message: Termin
     case 'harshCornering': {
       const value = numericParameter(message, settings.harshParameter);
       if (value === undefined) return undefined;
-      return { active: value === settings.harshCodes[kind], parameter: settings.harshParameter, value: message.parameters[settings.harshParameter]!.trim() };
+      return {
+        active: value === settings.harshCodes[kind],
+        parameter: settings.harshParameter,
+        value: message.parameters[settings.harshParameter]!.trim(),
+      };
     }
   }
 }

@@ -201,10 +201,18 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
       },
       { key: 'powerParameter', default: 'io252', meaning: 'digital parameter, on while the terminal is cut off from external power (powerCut)' },
       { key: 'voltageParameter', default: 'io66', meaning: 'external voltage parameter; a reading below minVoltage is a power cut too' },
-      { key: 'minVoltage', default: '6000', meaning: "external voltage below which power counts as cut, in the parameter's unit (mV for io66; 0–1000000)" },
+      {
+        key: 'minVoltage',
+        default: '6000',
+        meaning: "external voltage below which power counts as cut, in the parameter's unit (mV for io66; 0–1000000)",
+      },
       { key: 'batteryParameter', default: 'io67', meaning: 'backup battery voltage parameter (lowBattery)' },
       { key: 'minBattery', default: '3500', meaning: "battery voltage below which it is low, in the parameter's unit (mV for io67; 0–1000000)" },
-      { key: 'tamperParameter', default: 'tamper', meaning: 'digital parameter, on while the case is open or the terminal is tampered with (tamper)' },
+      {
+        key: 'tamperParameter',
+        default: 'tamper',
+        meaning: 'digital parameter, on while the case is open or the terminal is tampered with (tamper)',
+      },
       { key: 'jammingParameter', default: 'io249', meaning: 'digital parameter, on while jamming is detected (jamming)' },
       { key: 'harshParameter', default: 'io253', meaning: 'harsh driving type parameter (harshAcceleration, harshBraking, harshCornering)' },
       {

@@ -83,9 +83,7 @@ describe('notification settings', () => {
       }),
     );
     expect(driving.status).toBe(400);
-    expect(paths(driving)).toEqual(
-      ['hours', 'maxGap', 'maxSpeed', 'minDriving', 'restMinutes', 'warnBefore'].map((key) => `settings.${key}`),
-    );
+    expect(paths(driving)).toEqual(['hours', 'maxGap', 'maxSpeed', 'minDriving', 'restMinutes', 'warnBefore'].map((key) => `settings.${key}`));
     const lateWarning = await create(ruleBody(tenants.root.agentId, { type: 15, settings: { hours: '1', warnBefore: '60' } }));
     expect(lateWarning.status).toBe(400);
     expect(lateWarning.body.issues).toEqual([{ path: 'settings.warnBefore', message: 'must be less than the limit (hours × 60 minutes)' }]);

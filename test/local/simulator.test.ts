@@ -173,7 +173,9 @@ describe('fleet simulator', () => {
     const span = parsedSpan(0, 900);
     const braking = span.filter((message) => message.vehicleId === van.vehicleId && message.parameters.io253 === '2');
     // one braking per 360-s cycle, each reported by consecutive messages
-    const starts = braking.filter((message, index) => index === 0 || Date.parse(message.deviceTime) - Date.parse(braking[index - 1]!.deviceTime) > 1_000);
+    const starts = braking.filter(
+      (message, index) => index === 0 || Date.parse(message.deviceTime) - Date.parse(braking[index - 1]!.deviceTime) > 1_000,
+    );
     expect(starts).toHaveLength(3);
     expect(braking.length).toBeGreaterThan(starts.length);
     const alarms = (await evaluateDemoRules(span)).filter((event) => event.kind === 'deviceAlarm');

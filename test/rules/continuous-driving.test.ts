@@ -30,7 +30,8 @@ function plan(stretches: [minutes: number, speed: number][], step = MIN): Termin
 /** One hour of driving, a 15-minute rest in one piece, a warning 10 minutes ahead, 1 minute of driving to end a rest. */
 const SETTINGS = { hours: '1', restMinutes: '15', warnBefore: '10', minDriving: '60', maxGap: '300' };
 const rule = compile(continuousDrivingEvaluator, SETTINGS);
-const limitEvents = (messages: TerminalMessage[], r = rule) => run(continuousDrivingEvaluator, r, messages).events.filter((e) => e.kind === 'drivingLimit');
+const limitEvents = (messages: TerminalMessage[], r = rule) =>
+  run(continuousDrivingEvaluator, r, messages).events.filter((e) => e.kind === 'drivingLimit');
 
 describe('continuous driving', () => {
   it('warns warnBefore minutes ahead and alerts at the limit, once each per driving period', () => {

@@ -26,20 +26,31 @@ describe('device alarm', () => {
     ];
     for (const [parameters, alarm] of cases) {
       const { events } = run(deviceAlarmEvaluator, rule, [io(0, parameters)]);
-      expect(events.map((event) => event.values.alarm), JSON.stringify(parameters)).toEqual([alarm]);
+      expect(
+        events.map((event) => event.values.alarm),
+        JSON.stringify(parameters),
+      ).toEqual([alarm]);
       expect(events[0]!.kind).toBe('deviceAlarm');
       expect(events[0]!.values).toMatchObject({ parameter: Object.keys(parameters)[0], value: Object.values(parameters)[0] });
     }
-    const quiet: Record<string, string>[] = [{ io253: '0' }, { io247: '0' }, { io249: '0' }, { io252: '0' }, { io66: '12800' }, { io67: '4100' }, { tamper: '0' }, { io253: '7' }];
+    const quiet: Record<string, string>[] = [
+      { io253: '0' },
+      { io247: '0' },
+      { io249: '0' },
+      { io252: '0' },
+      { io66: '12800' },
+      { io67: '4100' },
+      { tamper: '0' },
+      { io253: '7' },
+    ];
     for (const parameters of quiet) expect(run(deviceAlarmEvaluator, rule, [io(0, parameters)]).events, JSON.stringify(parameters)).toEqual([]);
   });
 
   it('alerts only for the alarms chosen, with the parameters and codes configured', () => {
     const chosen = compile(deviceAlarmEvaluator, { alarms: 'Crash, harshBraking', harshParameter: 'gd', harshCodes: '4,5,6' });
-    expect(alarmsOf([io(0, { io249: '1' }), io(100, { io253: '2' }), io(200, { gd: '5' }), io(300, { gd: '4' }), io(400, { io247: '1' })], chosen)).toEqual([
-      'harshBraking',
-      'crash',
-    ]);
+    expect(
+      alarmsOf([io(0, { io249: '1' }), io(100, { io253: '2' }), io(200, { gd: '5' }), io(300, { gd: '4' }), io(400, { io247: '1' })], chosen),
+    ).toEqual(['harshBraking', 'crash']);
   });
 
   it('raises one alert naming every alarm that starts with one message, the most serious first', () => {

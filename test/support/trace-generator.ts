@@ -684,7 +684,7 @@ function drivingPeriod(vehicleId: number, times: readonly number[], driving: rea
   ] as const) {
     let margin = slack(0);
     let upper = -1;
-    for (let settled = false; !settled; ) {
+    for (let settled = false; !settled;) {
       upper = driven.findIndex((ms) => ms >= threshold + margin);
       const wider = slack(changes[upper < 0 ? changes.length - 1 : upper]!);
       settled = wider === margin;
