@@ -129,9 +129,26 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
     }),
     notificationBodySchema.parse({
       ...common,
+      type: RULE_TYPES.continuousDriving,
+      // minutes instead of hours, so that a demo session sees it: the speeder never stops, the van rests at every stop
+      name: 'Driving 15 minutes without a 3-minute rest',
+      settings: { hours: '0.25', restMinutes: '3', warnBefore: '5' },
+      toEmail: true,
+      recipientIds: [owner.userId],
+    }),
+    notificationBodySchema.parse({
+      ...common,
       type: RULE_TYPES.movement,
       name: 'Moved with the ignition off',
       settings: { ignitionOff: 'true', minStop: '1', distance: '50', confirmFixes: '2' },
+      toEmail: true,
+      recipientIds: [owner.userId],
+    }),
+    notificationBodySchema.parse({
+      ...common,
+      type: RULE_TYPES.deviceAlarm,
+      name: 'Device alarms',
+      settings: {},
       toEmail: true,
       recipientIds: [owner.userId],
     }),

@@ -21,6 +21,8 @@ export interface SpeedPhase {
   toKmh: number;
   /** Engine running; defaults to true. A stop with the ignition on is idling. */
   ignition?: boolean;
+  /** Further terminal parameters reported during the phase, such as an alarm's I/O element. */
+  parameters?: Record<string, number>;
 }
 
 export interface SimulatedVehicle {
@@ -87,11 +89,15 @@ const COURIER_CYCLE: SpeedPhase[] = [
   { seconds: 30, fromKmh: 0, toKmh: 0, ignition: false },
 ];
 
-/** Short hops between customers, then a long stop with the engine running. */
+/** Teltonika's harsh driving element (io253 Green Driving Type) and its value for harsh braking. */
+const HARSH_BRAKING = { io253: 2 };
+
+/** Short hops between customers, each ended by a harsh braking, then a long stop with the engine running. */
 const VAN_CYCLE: SpeedPhase[] = [
   { seconds: 10, fromKmh: 0, toKmh: 45 },
   { seconds: 100, fromKmh: 45, toKmh: 50 },
-  { seconds: 10, fromKmh: 50, toKmh: 0 },
+  { seconds: 7, fromKmh: 50, toKmh: 30 },
+  { seconds: 3, fromKmh: 30, toKmh: 0, parameters: HARSH_BRAKING },
   { seconds: 240, fromKmh: 0, toKmh: 0, ignition: true },
   ...TOW,
 ];
@@ -101,8 +107,9 @@ function loop(points: Array<[number, number]>, origin: Point = DEPOT): Point[] {
 }
 
 /**
- * The demo fleet. The first vehicle speeds, the second leaves and re-enters the depot yard, the third idles, then
- * parks and is towed; any further vehicles drive the ring road at ordinary speeds.
+ * The demo fleet. The first vehicle speeds, the second leaves and re-enters the depot yard, the third brakes
+ * harshly and idles, then parks and is towed; the first and the second never rest long, the third rests at every
+ * stop. Any further vehicles drive the ring road at ordinary speeds, without a stop.
  */
 export function demoFleet(count = 3): SimulatedVehicle[] {
   const special: SimulatedVehicle[] = [
@@ -175,6 +182,7 @@ interface Motion {
   kmh: number;
   metres: number;
   ignition: boolean;
+  parameters?: Record<string, number>;
 }
 
 function cycleLength(cycle: readonly SpeedPhase[]): { seconds: number; metres: number } {
@@ -203,7 +211,7 @@ function cycleMotion(cycle: readonly SpeedPhase[], since: number): Motion {
   for (const phase of cycle) {
     if (within < phase.seconds) {
       const kmh = phase.fromKmh + ((phase.toKmh - phase.fromKmh) * within) / phase.seconds;
-      return { kmh, metres: metres + phaseMetres(phase, within), ignition: phase.ignition ?? true };
+      return { kmh, metres: metres + phaseMetres(phase, within), ignition: phase.ignition ?? true, parameters: phase.parameters };
     }
     metres += phaseMetres(phase, phase.seconds);
     within -= phase.seconds;
@@ -291,6 +299,7 @@ export function simulatedMessage(vehicle: SimulatedVehicle, startTime: number, s
       engineHours: round(vehicle.odometerKm / 45 + seconds / 3600, 2),
       rpm: motion.ignition ? Math.round(moving ? 900 + motion.kmh * 12 : 650) : 0,
       panic: 0,
+      ...motion.parameters,
     },
     protocolType: 'simulator',
   };

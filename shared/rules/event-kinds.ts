@@ -22,6 +22,9 @@ export const EVENT_KINDS = [
   'parking',
   'parkingEnded',
   'movement',
+  'drivingLimitNear',
+  'drivingLimit',
+  'deviceAlarm',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

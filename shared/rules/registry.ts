@@ -2,6 +2,8 @@ import type { RuleType } from '../schemas/notification';
 import { addressEvaluator } from './address';
 import { analogSensorEvaluator } from './analog-sensor';
 import { connectionLossEvaluator } from './connection-loss';
+import { continuousDrivingEvaluator } from './continuous-driving';
+import { deviceAlarmEvaluator } from './device-alarm';
 import { discreteSensorEvaluator } from './discrete-sensor';
 import { drainEvaluator, fuellingEvaluator } from './fuel-change';
 import { geozoneEvaluator } from './geozone';
@@ -27,6 +29,8 @@ const evaluators = [
   maintenanceEvaluator,
   parkingEvaluator,
   movementEvaluator,
+  continuousDrivingEvaluator,
+  deviceAlarmEvaluator,
 ] as RuleEvaluator[];
 
 /** The evaluator of every rule type. */

@@ -206,6 +206,69 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
     constraints: [],
     example: {},
   },
+  15: {
+    name: 'continuous driving',
+    events: 'drivingLimitNear (with warnBefore), drivingLimit',
+    settings: [
+      { key: 'maxSpeed', default: '5', meaning: 'km/h above which the vehicle is driving (0–200)' },
+      { key: 'hours', default: '4.5', meaning: 'hours of driving allowed without a full rest (0.01–24)' },
+      { key: 'restMinutes', default: '45', meaning: 'minutes a rest must last in one piece to start the count afresh (1–1440)' },
+      { key: 'warnBefore', default: null, meaning: 'minutes before the limit at which to warn (0.1–1440); left out, no warning' },
+      {
+        key: 'minDriving',
+        default: '60',
+        meaning: 'seconds of driving needed to interrupt a rest; shorter movement (GPS noise, shunting) counts as part of the rest (0–3600)',
+      },
+      {
+        key: 'maxGap',
+        default: '300',
+        meaning: 'seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400)',
+      },
+    ],
+    constraints: ['warnBefore must be less than hours × 60'],
+    example: {},
+  },
+  16: {
+    name: 'device alarm',
+    events: 'deviceAlarm',
+    settings: [
+      {
+        key: 'alarms',
+        default: 'crash,powerCut,tamper,jamming,lowBattery,harshBraking,harshAcceleration,harshCornering',
+        meaning: 'which alarms alert, separated by commas (any of the default list, any case)',
+      },
+      { key: 'powerParameter', default: 'io252', meaning: 'digital parameter, on while the terminal is cut off from external power (powerCut)' },
+      { key: 'voltageParameter', default: 'io66', meaning: 'external voltage parameter; a reading below minVoltage is a power cut too' },
+      {
+        key: 'minVoltage',
+        default: '6000',
+        meaning: "external voltage below which power counts as cut, in the parameter's unit (mV for io66; 0–1000000)",
+      },
+      { key: 'batteryParameter', default: 'io67', meaning: 'backup battery voltage parameter (lowBattery)' },
+      { key: 'minBattery', default: '3500', meaning: "battery voltage below which it is low, in the parameter's unit (mV for io67; 0–1000000)" },
+      {
+        key: 'tamperParameter',
+        default: 'tamper',
+        meaning: 'digital parameter, on while the case is open or the terminal is tampered with (tamper)',
+      },
+      { key: 'jammingParameter', default: 'io249', meaning: 'digital parameter, on while jamming is detected (jamming)' },
+      { key: 'harshParameter', default: 'io253', meaning: 'harsh driving type parameter (harshAcceleration, harshBraking, harshCornering)' },
+      {
+        key: 'harshCodes',
+        default: '1,2,3',
+        meaning: 'values of harshParameter meaning harsh acceleration, braking and cornering, in that order (three different whole numbers)',
+        example: '1,2,3',
+      },
+      { key: 'crashParameter', default: 'io247', meaning: 'parameter that is non-zero on a crash (crash)' },
+      {
+        key: 'repeatWindow',
+        default: '60',
+        meaning: 'seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400)',
+      },
+    ],
+    constraints: [],
+    example: {},
+  },
 };
 
 /** Keys every type takes besides its own. */

@@ -15,6 +15,8 @@ export const RULE_TYPES = {
   maintenance: 12,
   parking: 13,
   movement: 14,
+  continuousDriving: 15,
+  deviceAlarm: 16,
 } as const;
 
 export type RuleTypeName = keyof typeof RULE_TYPES;
@@ -77,7 +79,7 @@ export const settingValueSchema = z
 export const notificationBodySchema = z.object({
   type: ruleTypeSchema.describe(
     'event template, required: 0 geozone entry/exit, 2 speeding, 4 drain, 5 fuelling, 6 panic button, 7 connection loss, ' +
-      '8 discrete sensor, 9 analog sensor, 10 address, 11 idle, 12 maintenance',
+      '8 discrete sensor, 9 analog sensor, 10 address, 11 idle, 12 maintenance, 13 parking, 14 movement, 15 continuous driving, 16 device alarm',
   ),
   userId: guidSchema.nullable().default(null).describe('owning user; default null, which makes the caller the owner'),
   parentId: guidSchema.describe('client the rule belongs to, required; yours or one below yours'),

@@ -96,6 +96,68 @@ describe('notification settings', () => {
     expect(good.body.settings).toEqual({ ignitionOff: 'true', confirmFixes: '2', distance: '150', schedule: 'Mon-Fri 19:00-07:00' });
   });
 
+  it('refuses bad continuous-driving and device-alarm settings with 400 naming each, and takes good ones', async () => {
+    const driving = await create(
+      ruleBody(tenants.root.agentId, {
+        type: 15,
+        settings: { maxSpeed: 'x', hours: '0', restMinutes: '0', warnBefore: 'soon', minDriving: '-1', maxGap: '5' },
+      }),
+    );
+    expect(driving.status).toBe(400);
+    expect(paths(driving)).toEqual(['hours', 'maxGap', 'maxSpeed', 'minDriving', 'restMinutes', 'warnBefore'].map((key) => `settings.${key}`));
+    const lateWarning = await create(ruleBody(tenants.root.agentId, { type: 15, settings: { hours: '1', warnBefore: '60' } }));
+    expect(lateWarning.status).toBe(400);
+    expect(lateWarning.body.issues).toEqual([{ path: 'settings.warnBefore', message: 'must be less than the limit (hours × 60 minutes)' }]);
+
+    const alarm = await create(
+      ruleBody(tenants.root.agentId, {
+        type: 16,
+        settings: {
+          alarms: 'crash,fire',
+          powerParameter: '',
+          voltageParameter: ' ',
+          minVoltage: '-1',
+          batteryParameter: '',
+          minBattery: 'low',
+          tamperParameter: '',
+          jammingParameter: '',
+          harshParameter: '',
+          harshCodes: '1,2',
+          crashParameter: '',
+          repeatWindow: '-5',
+        },
+      }),
+    );
+    expect(alarm.status).toBe(400);
+    expect(paths(alarm)).toEqual(
+      [
+        'alarms',
+        'batteryParameter',
+        'crashParameter',
+        'harshCodes',
+        'harshParameter',
+        'jammingParameter',
+        'minBattery',
+        'minVoltage',
+        'powerParameter',
+        'repeatWindow',
+        'tamperParameter',
+        'voltageParameter',
+      ].map((key) => `settings.${key}`),
+    );
+    expect(alarm.body.issues.find((issue: { path: string }) => issue.path === 'settings.alarms').message).toMatch(/"fire" is not an alarm/);
+
+    for (const settings of [
+      { type: 15, settings: { hours: 0.5, warnBefore: 10, restMinutes: 15 } },
+      { type: 16, settings: { alarms: 'crash, harshBraking', harshCodes: '1,2,3', repeatWindow: 30 } },
+    ]) {
+      const response = await create(ruleBody(tenants.root.agentId, settings));
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const resolved = await resolveRules([(await getRule(response.body.id))!], 101, Date.now());
+      expect(resolved.rules.map((rule) => rule.rule.id)).toEqual([response.body.id]);
+    }
+  });
+
   it('shows problems on GET and in find when a rule can no longer work, and none while it can', async () => {
     const spare = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId, { name: 'spare' }) })).body
       .id as number;

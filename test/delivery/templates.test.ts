@@ -44,6 +44,13 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
     speed: 0,
     values: { distance: 412, stoppedMinutes: 95, stoppedSince: '2026-03-01T08:25:00.000Z', ignitionOff: true },
   },
+  drivingLimitNear: {
+    ...position,
+    speed: 74,
+    values: { drivingMinutes: 245, minutesLeft: 25, hours: 4.5, restMinutes: 45, since: '2026-03-01T05:55:00.000Z' },
+  },
+  drivingLimit: { ...position, speed: 81, values: { drivingMinutes: 270, hours: 4.5, restMinutes: 45, since: '2026-03-01T05:30:00.000Z' } },
+  deviceAlarm: { ...position, speed: 38, values: { alarm: 'crash', alarms: 'crash, harshBraking', parameter: 'io247', value: '1' } },
 };
 
 function render(

@@ -157,15 +157,18 @@ describe('fleet simulator', () => {
     expect(speeding[0]!.speed).toBeGreaterThan(90);
   });
 
-  it('trips the demo geozone-exit rule for the courier and the idle, parking and movement rules for the van, and nothing else', async () => {
+  it('trips the demo geozone-exit rule for the courier; the idle, parking, movement and device-alarm rules for the van; and nothing else', async () => {
     const events = await evaluateDemoRules(parsedSpan(0, 500));
     const van = fleet[2]!;
     const exits = events.filter((event) => event.kind === 'zoneExit');
     expect(new Set(exits.map((event) => event.vehicleId))).toEqual(new Set([courier!.vehicleId]));
     expect(Date.parse(exits[0]!.time) - START).toBeLessThan(60_000);
-    const vans = events.filter((event) => event.vehicleId === van.vehicleId);
+    const vans = events.filter((event) => event.vehicleId === van.vehicleId && event.kind !== 'deviceAlarm');
     expect(vans.map((event) => event.kind)).toEqual(['idle', 'parking', 'parkingEnded', 'movement']);
-    expect(new Set(events.map((event) => event.kind))).toEqual(new Set(['speeding', 'zoneExit', 'idle', 'parking', 'parkingEnded', 'movement']));
+    expect(new Set(events.filter((event) => event.kind === 'deviceAlarm').map((event) => event.vehicleId))).toEqual(new Set([van.vehicleId]));
+    expect(new Set(events.map((event) => event.kind))).toEqual(
+      new Set(['speeding', 'zoneExit', 'idle', 'parking', 'parkingEnded', 'movement', 'deviceAlarm']),
+    );
   });
 
   it('parks the van with the engine off after its idle, then tows it away with the ignition still off', async () => {
@@ -186,6 +189,40 @@ describe('fleet simulator', () => {
     ]);
     expect(Date.parse(events[1]!.time)).toBeGreaterThan(Date.parse(trace[towedFrom]!.deviceTime));
     expect(events[1]!.values).toMatchObject({ ignitionOff: true, stoppedMinutes: 1 });
+  });
+
+  it('has the van brake harshly at the end of each hop: one device alarm per braking, though the terminal reports it for 3 s', async () => {
+    const van = fleet[2]!;
+    const span = parsedSpan(0, 900);
+    const braking = span.filter((message) => message.vehicleId === van.vehicleId && message.parameters.io253 === '2');
+    // one braking per cycle of the van (hop, stop, park and tow: 490 s), each reported by consecutive messages
+    const starts = braking.filter(
+      (message, index) => index === 0 || Date.parse(message.deviceTime) - Date.parse(braking[index - 1]!.deviceTime) > 1_000,
+    );
+    expect(starts).toHaveLength(2);
+    expect(braking.length).toBeGreaterThan(starts.length);
+    const alarms = (await evaluateDemoRules(span)).filter((event) => event.kind === 'deviceAlarm');
+    expect(alarms.map((event) => [event.vehicleId, event.time, event.values.alarm])).toEqual(
+      starts.map((message) => [van.vehicleId, message.deviceTime, 'harshBraking']),
+    );
+  });
+
+  it('trips the demo continuous-driving rule for the vehicles that never rest long, at the times its settings give', async () => {
+    const demo = demoRules({ agentId: '5f0c8a52-8d1e-4c6b-9a57-0d3f6c1e0a01', userId: '7b1d2e34-5a6f-4c70-8e91-a2b3c4d5e6f7' }, [], 1).find(
+      (rule) => rule.type === 15,
+    )!;
+    const limitSeconds = Number(demo.settings.hours) * 3600;
+    const warnSeconds = limitSeconds - Number(demo.settings.warnBefore) * 60;
+    const events = (await evaluateDemoRules(parsedSpan(0, limitSeconds + 300))).filter((event) => event.kind.startsWith('drivingLimit'));
+    // the speeder never drops to the rule's 5 km/h: its driving is the time since its first message
+    const speederEvents = events.filter((event) => event.vehicleId === speeder!.vehicleId);
+    expect(speederEvents.map((event) => [event.kind, event.time])).toEqual([
+      ['drivingLimitNear', new Date(START + warnSeconds * 1000).toISOString()],
+      ['drivingLimit', new Date(START + limitSeconds * 1000).toISOString()],
+    ]);
+    // the courier's 30-s stops do not make a rest: it is warned too, later; the van rests at every stop
+    expect(events.filter((event) => event.vehicleId === courier!.vehicleId).map((event) => event.kind)).toContain('drivingLimitNear');
+    expect(events.filter((event) => event.vehicleId === fleet[2]!.vehicleId)).toEqual([]);
   });
 
   it('drives the courier out of the depot yard and back in on every round', () => {

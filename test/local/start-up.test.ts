@@ -48,6 +48,8 @@ describe('local runtime end to end', () => {
       'Idling over 3 minutes',
       'Parked with the engine off over 1 minute',
       'Moved with the ignition off',
+      'Driving 15 minutes without a 3-minute rest',
+      'Device alarms',
     ]);
     const again = await seedDemoData(fleet);
     expect(again.created).toEqual([]);
@@ -125,6 +127,8 @@ describe('local runtime end to end', () => {
     expect(find.status).toBe(200);
     const rules = (await find.json()) as Array<{ id: number; name: string; active: boolean }>;
     expect(rules.map((rule) => rule.name).sort()).toEqual([
+      'Device alarms',
+      'Driving 15 minutes without a 3-minute rest',
       'Idling over 3 minutes',
       'Left the depot yard',
       'Moved with the ignition off',

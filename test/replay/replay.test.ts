@@ -44,7 +44,10 @@ describe('trace generator', () => {
     expect(Object.keys(countByKind(trace.expected)).sort()).toEqual([
       'connectionLost',
       'connectionRestored',
+      'deviceAlarm',
       'drain',
+      'drivingLimit',
+      'drivingLimitNear',
       'fuelling',
       'idle',
       'movement',
@@ -74,6 +77,7 @@ describe('trace generator', () => {
       'fuelSpike (no alert)',
       'longPark',
       'tow',
+      'voltageDip (no alert)',
     ]) {
       expect(trace.planted[lookAlike], lookAlike).toBeGreaterThan(0);
     }

@@ -29,6 +29,19 @@ const SETTINGS: Record<RuleType, Record<string, string>> = {
   12: { interval: '10' },
   13: { minutes: '1', maxSpeed: '10', ignition: 'off', notifyEnd: 'true' },
   14: { minStop: '1', distance: '10', maxSpeed: '10', ignitionOff: 'true' },
+  15: { hours: '0.02', restMinutes: '2', warnBefore: '0.5', minDriving: '20', maxSpeed: '8' },
+  16: {
+    powerParameter: 'din1',
+    voltageParameter: 'ain1',
+    minVoltage: '8',
+    batteryParameter: 'fuel',
+    minBattery: '10',
+    tamperParameter: 'ignition',
+    jammingParameter: 'panic',
+    harshParameter: 'mileage',
+    crashParameter: 'engineHours',
+    repeatWindow: '30',
+  },
 };
 
 const garbage = fc.constantFrom(' ', '  ', '\t', '', 'abc', '0x10', '0b1', 'Infinity', '-Infinity', 'NaN', '1,5', '--1', '.', 'e5', '+', ' - ');

@@ -21,6 +21,19 @@ const settingsByType: Record<RuleType, Record<string, string>> = {
   12: { interval: '300' },
   13: { minutes: '1', radius: '100', ignition: 'off', notifyEnd: 'true' },
   14: { minStop: '1', distance: '300', ignitionOff: 'true', confirmFixes: '2' },
+  15: { hours: '0.1', restMinutes: '3', warnBefore: '2', minDriving: '30', maxGap: '90' },
+  // every alarm on a parameter of the trace; a window long enough that no kind has more events than are remembered
+  16: {
+    powerParameter: 'din1',
+    voltageParameter: 'ain1',
+    minVoltage: '0',
+    batteryParameter: 'fuel',
+    minBattery: '5',
+    tamperParameter: 'ignition',
+    crashParameter: 'panic',
+    harshParameter: 'fuel',
+    repeatWindow: '900',
+  },
 };
 const zones = [squareZone(1, 400), circleZone(2, 250, { center: offset(CENTER.lat, CENTER.lon, 900, 0) })];
 const ctx = context(zones);

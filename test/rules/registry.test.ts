@@ -18,9 +18,11 @@ describe('registry', () => {
     expect(() => evaluatorFor(3 as RuleType)).toThrow(UnsupportedRuleTypeError);
   });
 
-  it("takes the platform's codes and fleetwatch's own from 13 (parking, movement); 1, 3 and unknown codes are refused", () => {
-    for (const type of [0, 12, 13, 14]) expect(ruleTypeSchema.safeParse(type).success, `type ${type}`).toBe(true);
-    for (const type of [1, 3, 99, -1, 13.5]) expect(ruleTypeSchema.safeParse(type).success, `type ${type}`).toBe(false);
+  it("takes the platform's codes and fleetwatch's own, 13 to 16; 1, 3 and unknown codes are refused", () => {
+    for (const type of [0, 12, 13, 14, 15, 16]) expect(ruleTypeSchema.safeParse(type).success, `type ${type}`).toBe(true);
+    expect(ruleTypeSchema.parse(15)).toBe(RULE_TYPES.continuousDriving);
+    expect(ruleTypeSchema.parse(16)).toBe(RULE_TYPES.deviceAlarm);
+    for (const type of [1, 3, 17, 99, -1, 13.5]) expect(ruleTypeSchema.safeParse(type).success, `type ${type}`).toBe(false);
   });
 
   it('accepts an empty settings map for every type that has defaults', () => {

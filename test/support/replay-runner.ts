@@ -45,6 +45,8 @@ const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   connectionLoss: RULE_TYPES.connectionLoss,
   parking: RULE_TYPES.parking,
   movement: RULE_TYPES.movement,
+  continuousDriving: RULE_TYPES.continuousDriving,
+  deviceAlarm: RULE_TYPES.deviceAlarm,
 };
 
 /** The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry), created through the stores the API uses. */

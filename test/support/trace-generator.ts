@@ -59,6 +59,13 @@ export const REPLAY_SETTINGS = {
   parking: { minutes: '7', ignition: 'off', radius: '50', notifyEnd: 'true' },
   /** Moved over 300 m, two fixes in a row, with the ignition off, after standing with it off for 3 minutes. */
   movement: { distance: '300', minStop: '3', ignitionOff: 'true', confirmFixes: '2' },
+  /**
+   * Continuous driving cut to the trace's length: 36 s of driving (a warning 15 s before), above 3 km/h; only a
+   * rest of 9 minutes in one piece, which only a planted silence is, starts afresh; 20 s of driving end a rest.
+   */
+  continuousDriving: { maxSpeed: '3', hours: '0.01', warnBefore: '0.25', restMinutes: '9', minDriving: '20', maxGap: '120' },
+  /** Every alarm, on Teltonika FMB elements (the defaults); readings within a minute are one event. */
+  deviceAlarm: { repeatWindow: '60' },
 } as const;
 
 export const REPLAY_RULE_IDS = {
@@ -71,6 +78,8 @@ export const REPLAY_RULE_IDS = {
   connectionLoss: 7,
   parking: 8,
   movement: 9,
+  continuousDriving: 10,
+  deviceAlarm: 11,
 } as const;
 export type ReplayRuleName = keyof typeof REPLAY_RULE_IDS;
 
@@ -97,6 +106,15 @@ const PARKING_MIN_MS = Number(REPLAY_SETTINGS.parking.minutes) * 60_000;
 const MOVEMENT_DISTANCE_M = Number(REPLAY_SETTINGS.movement.distance);
 /** How far a tow takes the vehicle between two messages: its second and third fixes lie beyond `distance` (1.14 and 1.71 ×). */
 const TOW_STEP_M = MOVEMENT_DISTANCE_M * 0.57;
+const DRIVING_MAX_SPEED = Number(REPLAY_SETTINGS.continuousDriving.maxSpeed);
+const DRIVING_LIMIT_MS = Number(REPLAY_SETTINGS.continuousDriving.hours) * 3_600_000;
+const DRIVING_WARNING_MS = DRIVING_LIMIT_MS - Number(REPLAY_SETTINGS.continuousDriving.warnBefore) * 60_000;
+const FULL_REST_MS = Number(REPLAY_SETTINGS.continuousDriving.restMinutes) * 60_000;
+const REST_END_MS = Number(REPLAY_SETTINGS.continuousDriving.minDriving) * 1000;
+/** Longest interval between two messages that is not a planted silence. */
+const LONGEST_INTERVAL_MS = MESSAGE_INTERVAL_MS + INTERVAL_JITTER_MS;
+/** Readings of a terminal in good health: external voltage and backup battery (mV), no jamming. */
+const HEALTHY_TERMINAL = { io66: '12600', io67: '4100', io249: '0' } as const;
 
 /** Base positions: deep inside the depot and far outside it (1,200 m from its east border either way). */
 const X_INSIDE = 300;
@@ -117,7 +135,10 @@ export type ExpectedKind =
   | 'connectionRestored'
   | 'parking'
   | 'parkingEnded'
-  | 'movement';
+  | 'movement'
+  | 'drivingLimitNear'
+  | 'drivingLimit'
+  | 'deviceAlarm';
 
 /** One alert the trace must raise: its rule, vehicle, kind, and the device-time window its event must fall in. */
 export interface ExpectedAlert {
@@ -170,6 +191,8 @@ interface Sample {
   panic: boolean;
   /** Fuel level reading, litres. */
   fuel: number;
+  /** Terminal I/O elements reporting an alarm, over the healthy readings. */
+  alarm?: Record<string, string>;
 }
 
 /** What a segment plants, by sample index within the segment. */
@@ -435,6 +458,40 @@ class DayPlanner {
     return { name: 'silence', samples: [], silenceMs: this.dice.int(14 * 60_000, 18 * 60_000), episodes: [] };
   }
 
+  /**
+   * An alarm during ordinary driving, as Teltonika terminals report it: a harsh braking, acceleration or
+   * cornering (io253) or a crash (io247) in 1–3 consecutive records, or jamming (io249) or a power cut (io66 far
+   * below 6 V) in 3–6 records, over with the next record. All its readings lie within the minute that makes
+   * them one event: one alert, at one of them.
+   */
+  alarm(): Segment {
+    const kind = this.dice.pick<Record<string, string>>([
+      [{ io253: '1' }, 1],
+      [{ io253: '2' }, 1],
+      [{ io253: '3' }, 1],
+      [{ io247: '1' }, 1],
+      [{ io249: '1' }, 1],
+      [{ io66: '1800' }, 1],
+    ]);
+    const lasting = 'io249' in kind || 'io66' in kind;
+    const length = lasting ? this.dice.int(3, 6) : this.dice.int(1, 3);
+    const samples = Array.from({ length }, () => ({ ...this.at(this.base + this.dice.real(-40, 40), this.dice.real(35, 70)), alarm: kind }));
+    return {
+      name: 'alarm',
+      samples,
+      episodes: [{ rule: 'deviceAlarm', kind: 'deviceAlarm', firstSample: 0, lastSample: length - 1, minDurationMs: 0 }],
+    };
+  }
+
+  /** External voltage dipping to 6.5–8 V for 3–6 records (an engine start): above the 6 V of a power cut. */
+  voltageDip(): Segment {
+    const samples = Array.from({ length: this.dice.int(3, 6) }, () => ({
+      ...this.at(this.base, this.dice.real(0, 2)),
+      alarm: { io66: String(this.dice.int(6_500, 8_000)) },
+    }));
+    return { name: 'voltageDip (no alert)', samples, episodes: [] };
+  }
+
   /** Parked with the ignition off, one reading 30 L off in the middle: the median filter ignores it. */
   fuelSpike(): Segment {
     const length = this.dice.int(10, 14);
@@ -482,7 +539,9 @@ type Activity =
   | 'fuelSpike'
   | 'silence'
   | 'longPark'
-  | 'tow';
+  | 'tow'
+  | 'alarm'
+  | 'voltageDip';
 
 const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
   ['speeding', 4],
@@ -500,6 +559,8 @@ const ACTIVITY_WEIGHTS: readonly (readonly [Activity, number])[] = [
   ['borderHover', 1],
   ['longPark', 2],
   ['tow', 2],
+  ['alarm', 2],
+  ['voltageDip', 1],
 ];
 
 /** Ordinary driving between two segments: 12–18 messages (at least 99 s), longer than every end condition. */
@@ -540,6 +601,7 @@ export function generateTrace(options: TraceOptions): Trace {
     const messages: TerminalMessageInput[] = [];
     const times: number[] = [];
     const xs: number[] = [];
+    const driving: boolean[] = [];
 
     const episodes: { episode: Segment['episodes'][number]; offset: number }[] = [];
     for (const segment of planner.segments) {
@@ -554,10 +616,17 @@ export function generateTrace(options: TraceOptions): Trace {
           speed: sample.speed,
           course: 90,
           satellites: 12,
-          parameters: { ignition: sample.ignition ? '1' : '0', panic: sample.panic ? '1' : '0', fuel: sample.fuel.toFixed(1) },
+          parameters: {
+            ignition: sample.ignition ? '1' : '0',
+            panic: sample.panic ? '1' : '0',
+            fuel: sample.fuel.toFixed(1),
+            ...HEALTHY_TERMINAL,
+            ...sample.alarm,
+          },
         });
         times.push(time);
         xs.push(sample.x);
+        driving.push(sample.speed > DRIVING_MAX_SPEED);
         time += MESSAGE_INTERVAL_MS + dice.int(-INTERVAL_JITTER_MS, INTERVAL_JITTER_MS);
       }
       for (const episode of segment.episodes) episodes.push({ episode, offset });
@@ -588,7 +657,7 @@ export function generateTrace(options: TraceOptions): Trace {
         to: last + (episode.lateMs ?? 0),
       });
     }
-    expected.push(...zoneCrossings(vehicleId, times, xs));
+    expected.push(...zoneCrossings(vehicleId, times, xs), ...drivingLimits(vehicleId, times, driving));
     end = Math.max(end, times.at(-1)!);
     vehicles.push({ vehicleId, messages });
   }
@@ -632,6 +701,69 @@ function zoneCrossings(vehicleId: number, times: readonly number[], xs: readonly
     if (open) open.to = times[index]!;
   });
   return crossings;
+}
+
+/**
+ * Continuous-driving alerts, read from the planted speeds. The time between two messages counts as what the
+ * earlier one showed; a planted silence (14–18 minutes, a rest far over restMinutes once maxGap is counted as
+ * driving) starts a new driving period, and every stop of the day is far shorter than restMinutes. In a period,
+ * the warning and the alert each come once the planted driving reaches their threshold, give or take: each
+ * change between driving and standing may move by the reordering delay (a late message is skipped), and a
+ * stop is over only after minDriving of driving.
+ */
+function drivingLimits(vehicleId: number, times: readonly number[], driving: readonly boolean[]): ExpectedAlert[] {
+  const alerts: ExpectedAlert[] = [];
+  let start = 0;
+  for (let end = 1; end <= times.length; end++) {
+    if (end < times.length && times[end]! - times[end - 1]! <= LONGEST_INTERVAL_MS) continue;
+    alerts.push(...drivingPeriod(vehicleId, times.slice(start, end), driving.slice(start, end)));
+    start = end;
+  }
+  return alerts;
+}
+
+function drivingPeriod(vehicleId: number, times: readonly number[], driving: readonly boolean[]): ExpectedAlert[] {
+  // planted driving so far, and changes between driving and standing so far, at each message
+  const driven = [0];
+  const changes = [0];
+  let standingSince: number | null = driving[0] ? null : times[0]!;
+  for (let index = 1; index < times.length; index++) {
+    driven.push(driven[index - 1]! + (driving[index - 1] ? times[index]! - times[index - 1]! : 0));
+    changes.push(changes[index - 1]! + (driving[index] === driving[index - 1] ? 0 : 1));
+    if (driving[index] && standingSince !== null) {
+      if (times[index]! - standingSince + MAX_REORDER_MS >= FULL_REST_MS) throw new Error(`vehicle ${vehicleId}: a stop comes near a full rest`);
+      standingSince = null;
+    } else if (!driving[index] && standingSince === null) standingSince = times[index]!;
+  }
+  const slack = (changeCount: number) => MAX_REORDER_MS * (changeCount + 1) + REST_END_MS + LONGEST_INTERVAL_MS;
+  const alerts: ExpectedAlert[] = [];
+  for (const [kind, threshold] of [
+    ['drivingLimitNear', DRIVING_WARNING_MS],
+    ['drivingLimit', DRIVING_LIMIT_MS],
+  ] as const) {
+    let margin = slack(0);
+    let upper = -1;
+    for (let settled = false; !settled;) {
+      upper = driven.findIndex((ms) => ms >= threshold + margin);
+      const wider = slack(changes[upper < 0 ? changes.length - 1 : upper]!);
+      settled = wider === margin;
+      margin = wider;
+    }
+    if (upper < 0) {
+      if (driven.at(-1)! + margin >= threshold) throw new Error(`vehicle ${vehicleId}: a driving period ends near the ${kind} threshold`);
+      continue;
+    }
+    const lower = driven.findIndex((ms) => ms >= threshold - margin);
+    alerts.push({
+      rule: 'continuousDriving',
+      ruleId: REPLAY_RULE_IDS.continuousDriving,
+      vehicleId,
+      kind,
+      from: times[lower]!,
+      to: times[upper]! + MAX_REORDER_MS,
+    });
+  }
+  return alerts;
 }
 
 /** Counts of expected alerts by kind, for summaries. */
