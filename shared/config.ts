@@ -71,7 +71,9 @@ export const vehicleClockEnvSchema = z.object({
     ),
 });
 
-export const DEFAULT_RULE_CACHE_BYTES = 32 * 1024 * 1024;
+// room for every rule and zone of a platform at the designed scale (about 21,000 rules and 10,000 zones, by
+// the cache's own estimate), so a container that meets vehicles of every client reads each rule once
+export const DEFAULT_RULE_CACHE_BYTES = 128 * 1024 * 1024;
 
 export const ruleCacheSchema = z.object({
   RULE_CACHE_BYTES: whole(1, DEFAULT_RULE_CACHE_BYTES).describe(

@@ -167,6 +167,23 @@ TYPE_CASES.push(
     messages: [...every(0, 90, 10, 0), [100, 40, AWAY], [110, 40, FARTHER]],
   },
   {
+    name: 'continuous driving, warned before the limit',
+    type: RULE_TYPES.continuousDriving,
+    rule: () => ({ settings: { hours: 0.01, warnBefore: 0.25, restMinutes: 5 } }),
+    messages: every(0, 60, 10, 50),
+  },
+  {
+    name: 'device alarm: a harsh braking reported twice',
+    type: RULE_TYPES.deviceAlarm,
+    rule: () => ({ settings: {} }),
+    messages: [
+      [0, 40, { parameters: { io253: 0 } }],
+      [10, 20, { parameters: { io253: 2 } }],
+      [11, 10, { parameters: { io253: 2 } }],
+      [20, 30, { parameters: { io253: 0 } }],
+    ],
+  },
+  {
     name: 'movement after a stop',
     type: RULE_TYPES.movement,
     rule: () => ({ settings: { minStop: 1, distance: 100 } }),

@@ -61,9 +61,9 @@ export const REPLAY_SETTINGS = {
   movement: { distance: '300', minStop: '3', ignitionOff: 'true', confirmFixes: '2' },
   /**
    * Continuous driving cut to the trace's length: 36 s of driving (a warning 15 s before), above 3 km/h; only a
-   * rest of 9 minutes in one piece, which only a planted silence is, starts afresh; 20 s of driving end a rest.
+   * rest of 20 minutes in one piece, which only a planted silence is, starts afresh; 20 s of driving end a rest.
    */
-  continuousDriving: { maxSpeed: '3', hours: '0.01', warnBefore: '0.25', restMinutes: '9', minDriving: '20', maxGap: '120' },
+  continuousDriving: { maxSpeed: '3', hours: '0.01', warnBefore: '0.25', restMinutes: '20', minDriving: '20', maxGap: '120' },
   /** Every alarm, on Teltonika FMB elements (the defaults); readings within a minute are one event. */
   deviceAlarm: { repeatWindow: '60' },
 } as const;
@@ -455,7 +455,7 @@ class DayPlanner {
    * judges last-seen as of a minute ago): one loss, then one restoration with the next message.
    */
   silence(): Segment {
-    return { name: 'silence', samples: [], silenceMs: this.dice.int(14 * 60_000, 18 * 60_000), episodes: [] };
+    return { name: 'silence', samples: [], silenceMs: this.dice.int(24 * 60_000, 28 * 60_000), episodes: [] };
   }
 
   /**
@@ -705,7 +705,7 @@ function zoneCrossings(vehicleId: number, times: readonly number[], xs: readonly
 
 /**
  * Continuous-driving alerts, read from the planted speeds. The time between two messages counts as what the
- * earlier one showed; a planted silence (14–18 minutes, a rest far over restMinutes once maxGap is counted as
+ * earlier one showed; a planted silence (24–28 minutes, a rest far over restMinutes once maxGap is counted as
  * driving) starts a new driving period, and every stop of the day is far shorter than restMinutes. In a period,
  * the warning and the alert each come once the planted driving reaches their threshold, give or take: each
  * change between driving and standing may move by the reordering delay (a late message is skipped), and a
