@@ -114,8 +114,9 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
     notificationBodySchema.parse({
       ...common,
       type: RULE_TYPES.idle,
-      name: 'Idling over 3 minutes',
-      settings: { minutes: '3' },
+      name: 'Idling over 3 minutes outside the depot yard',
+      // a zone condition: engines run in the yard while loading, that is not idling worth a message
+      settings: { minutes: '3', zones: String(geozoneId), zoneMode: 'outside' },
       toEmail: true,
       recipientIds: [owner.userId],
     }),
@@ -124,6 +125,14 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
       type: RULE_TYPES.parking,
       name: 'Parked with the engine off over 1 minute',
       settings: { minutes: '1', ignition: 'off', notifyEnd: 'true' },
+      toEmail: true,
+      recipientIds: [owner.userId],
+    }),
+    notificationBodySchema.parse({
+      ...common,
+      type: RULE_TYPES.movement,
+      name: 'Moved with the ignition off',
+      settings: { ignitionOff: 'true', minStop: '1', distance: '50', confirmFixes: '2' },
       toEmail: true,
       recipientIds: [owner.userId],
     }),
@@ -138,17 +147,11 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
     }),
     notificationBodySchema.parse({
       ...common,
-      type: RULE_TYPES.movement,
-      name: 'Moved with the ignition off',
-      settings: { ignitionOff: 'true', minStop: '1', distance: '50', confirmFixes: '2' },
-      toEmail: true,
-      recipientIds: [owner.userId],
-    }),
-    notificationBodySchema.parse({
-      ...common,
       type: RULE_TYPES.deviceAlarm,
       name: 'Device alarms',
-      settings: {},
+      // every vehicle of the demo client, those registered later too
+      vehicleIds: [],
+      settings: { scope: 'client' },
       toEmail: true,
       recipientIds: [owner.userId],
     }),

@@ -45,7 +45,7 @@ describe('local runtime end to end', () => {
     expect(runtime.demo.rules.map((rule) => rule.name)).toEqual([
       'Speeding over 90 km/h',
       'Left the depot yard',
-      'Idling over 3 minutes',
+      'Idling over 3 minutes outside the depot yard',
       'Parked with the engine off over 1 minute',
       'Moved with the ignition off',
       'Driving 15 minutes without a 3-minute rest',
@@ -129,7 +129,7 @@ describe('local runtime end to end', () => {
     expect(rules.map((rule) => rule.name).sort()).toEqual([
       'Device alarms',
       'Driving 15 minutes without a 3-minute rest',
-      'Idling over 3 minutes',
+      'Idling over 3 minutes outside the depot yard',
       'Left the depot yard',
       'Moved with the ignition off',
       'Parked with the engine off over 1 minute',
