@@ -29,8 +29,8 @@ describe('trace generator', () => {
         const interval = times[index]! - times[index - 1]!;
         if (interval > 60_000) {
           silences++;
-          expect(interval).toBeGreaterThanOrEqual(14 * 60_000);
-          expect(interval).toBeLessThanOrEqual(18 * 60_000);
+          expect(interval).toBeGreaterThanOrEqual(24 * 60_000);
+          expect(interval).toBeLessThanOrEqual(28 * 60_000);
           continue;
         }
         expect(interval).toBeGreaterThanOrEqual(9_000);

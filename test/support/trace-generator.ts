@@ -451,7 +451,7 @@ class DayPlanner {
   }
 
   /**
-   * The terminal stops reporting for 14–18 minutes while driving (a 10-minute limit; the sweep, every minute,
+   * The terminal stops reporting for 24–28 minutes while driving (a 10-minute limit; the sweep, every minute,
    * judges last-seen as of a minute ago): one loss, then one restoration with the next message.
    */
   silence(): Segment {
