@@ -86,11 +86,16 @@ const MINUTE = 60_000;
 function faultsOf(scenario: Scenario, trace: Trace): FaultWindow[] {
   const at = (fraction: number) => TRACE_START + Math.round((trace.end - TRACE_START) * fraction);
   switch (scenario) {
-    case 'dynamodbRestarts':
+    case 'dynamodbRestarts': {
+      // where 30 % and 60 % of the messages have been sent, so that messages are in flight while it is down,
+      // however the vehicles' silences stretch the trace
+      const times = trace.vehicles.flatMap((vehicle) => vehicle.messages.map((message) => Date.parse(message.deviceTime))).sort((a, b) => a - b);
+      const atMessages = (fraction: number) => times[Math.floor(fraction * (times.length - 1))]!;
       return [
-        { kind: 'dynamodbDown', from: at(0.3), to: at(0.3) + MINUTE },
-        { kind: 'dynamodbDown', from: at(0.6), to: at(0.6) + MINUTE },
+        { kind: 'dynamodbDown', from: atMessages(0.3), to: atMessages(0.3) + MINUTE },
+        { kind: 'dynamodbDown', from: atMessages(0.6), to: atMessages(0.6) + MINUTE },
       ];
+    }
     case 'sqsRestart': {
       // from the earliest moment an alert of the second half can be raised: its delivery request is either
       // queued when fauxqs stops or cannot be sent at all
