@@ -101,21 +101,25 @@ export const continuousDrivingEvaluator: RuleEvaluator<ContinuousDrivingSettings
     state.last = time;
     state.driving = driving;
     const limit = settings.hours * 3_600_000;
-    const events = [];
-    const values = () => ({
+    const warn = settings.warnBefore !== undefined && !state.warned && state.driven >= limit - settings.warnBefore * 60_000;
+    const alert = !state.alerted && state.driven >= limit;
+    // most messages raise nothing: the events and their values are built only when one is due
+    if (!warn && !alert) return { state, events: NO_EVENTS };
+    const values = {
       drivingMinutes: Math.floor(state.driven / 60_000),
       hours: settings.hours,
       restMinutes: settings.restMinutes,
       since: new Date(state.since!).toISOString(),
-    });
-    if (settings.warnBefore !== undefined && !state.warned && state.driven >= limit - settings.warnBefore * 60_000) {
+    };
+    const events = [];
+    if (warn) {
       state.warned = true;
-      events.push(messageEvent('drivingLimitNear', message, { ...values(), minutesLeft: Math.max(0, Math.ceil((limit - state.driven) / 60_000)) }));
+      events.push(messageEvent('drivingLimitNear', message, { ...values, minutesLeft: Math.max(0, Math.ceil((limit - state.driven) / 60_000)) }));
     }
-    if (!state.alerted && state.driven >= limit) {
+    if (alert) {
       state.alerted = true;
-      events.push(messageEvent('drivingLimit', message, values()));
+      events.push(messageEvent('drivingLimit', message, values));
     }
-    return { state, events: events.length > 0 ? events : NO_EVENTS };
+    return { state, events };
   },
 };

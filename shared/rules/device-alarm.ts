@@ -96,29 +96,28 @@ export type DeviceAlarmState = Partial<Record<AlarmKind, AlarmMemory>>;
 /** Events remembered per kind, so that resent and late readings of them are recognised. */
 const REMEMBERED_EVENTS = 8;
 
-interface Reading {
-  active: boolean;
-  parameter: string;
-  value: string;
-}
+/**
+ * What the message says of one alarm: the parameter that shows it on, null when it reads off, undefined when
+ * the message has no readable value for it. Nothing is allocated: most messages read every alarm off.
+ */
+type Reading = string | null | undefined;
 
-function digital(message: TerminalMessage, parameter: string): Reading | undefined {
+function digital(message: TerminalMessage, parameter: string): Reading {
   const on = switchParameter(message, parameter);
-  return on === undefined ? undefined : { active: on, parameter, value: message.parameters[parameter]!.trim() };
+  return on === undefined ? undefined : on ? parameter : null;
 }
 
-function below(message: TerminalMessage, parameter: string, threshold: number): Reading | undefined {
+function below(message: TerminalMessage, parameter: string, threshold: number): Reading {
   const value = numericParameter(message, parameter);
-  return value === undefined ? undefined : { active: value < threshold, parameter, value: message.parameters[parameter]!.trim() };
+  return value === undefined ? undefined : value < threshold ? parameter : null;
 }
 
-/** What the message says of one alarm: on, off, or nothing (no readable value). */
-function reading(settings: DeviceAlarmSettings, kind: AlarmKind, message: TerminalMessage): Reading | undefined {
+function reading(settings: DeviceAlarmSettings, kind: AlarmKind, message: TerminalMessage): Reading {
   switch (kind) {
     case 'powerCut': {
       const cut = digital(message, settings.powerParameter);
       const voltage = below(message, settings.voltageParameter, settings.minVoltage);
-      return cut?.active ? cut : voltage?.active ? voltage : (cut ?? voltage);
+      return cut || voltage || (cut === undefined ? voltage : cut);
     }
     case 'lowBattery':
       return below(message, settings.batteryParameter, settings.minBattery);
@@ -133,11 +132,7 @@ function reading(settings: DeviceAlarmSettings, kind: AlarmKind, message: Termin
     case 'harshCornering': {
       const value = numericParameter(message, settings.harshParameter);
       if (value === undefined) return undefined;
-      return {
-        active: value === settings.harshCodes[kind],
-        parameter: settings.harshParameter,
-        value: message.parameters[settings.harshParameter]!.trim(),
-      };
+      return value === settings.harshCodes[kind] ? settings.harshParameter : null;
     }
   }
 }
@@ -147,13 +142,13 @@ function latestEvent(memory: AlarmMemory | undefined): Span | undefined {
   return memory?.events.reduce<Span | undefined>((latest, span) => (latest === undefined || span[1] > latest[1] ? span : latest), undefined);
 }
 
-function alarmEvent(message: TerminalMessage, raised: { kind: AlarmKind; reading: Reading }[], late: boolean): RuleEvent {
+function alarmEvent(message: TerminalMessage, raised: { kind: AlarmKind; parameter: string }[], late: boolean): RuleEvent {
   const [first] = raised;
   return messageEvent('deviceAlarm', message, {
     alarm: first!.kind,
     alarms: raised.map(({ kind }) => kind).join(', '),
-    parameter: first!.reading.parameter,
-    value: first!.reading.value,
+    parameter: first!.parameter,
+    value: message.parameters[first!.parameter]!.trim(),
     ...(late ? { late: true } : {}),
   });
 }
@@ -178,12 +173,12 @@ export const deviceAlarmEvaluator: RuleEvaluator<DeviceAlarmSettings, DeviceAlar
 
   evaluate({ settings }, state, message) {
     let next = state;
-    const raised: { kind: AlarmKind; reading: Reading }[] = [];
+    let raised: { kind: AlarmKind; parameter: string }[] | undefined;
     for (const kind of settings.alarms) {
       const read = reading(settings, kind, message);
       if (read === undefined) continue;
       const memory = state?.[kind];
-      if (!read.active) {
+      if (read === null) {
         if (memory?.on) next = { ...next, [kind]: { ...memory, on: false } };
         continue;
       }
@@ -196,18 +191,18 @@ export const deviceAlarmEvaluator: RuleEvaluator<DeviceAlarmSettings, DeviceAlar
         continue;
       }
       next = { ...next, [kind]: remember(memory, [time, time], on) };
-      raised.push({ kind, reading: read });
+      (raised ??= []).push({ kind, parameter: read });
     }
-    return { state: next, events: raised.length > 0 ? [alarmEvent(message, raised, false)] : NO_EVENTS };
+    return { state: next, events: raised ? [alarmEvent(message, raised, false)] : NO_EVENTS };
   },
 
   evaluateStale({ settings }, state, message) {
     let next = state;
-    const raised: { kind: AlarmKind; reading: Reading }[] = [];
+    let raised: { kind: AlarmKind; parameter: string }[] | undefined;
     const window = settings.repeatWindow * 1000;
     for (const kind of settings.alarms) {
       const read = reading(settings, kind, message);
-      if (!read?.active) continue;
+      if (!read) continue;
       const time = deviceMs(message);
       const memory = state?.[kind];
       const latest = latestEvent(memory);
@@ -215,13 +210,13 @@ export const deviceAlarmEvaluator: RuleEvaluator<DeviceAlarmSettings, DeviceAlar
       const known = memory?.events.find(([first, last]) => time >= first - window && time <= last + window);
       if (known === undefined) {
         next = { ...next, [kind]: remember(memory, [time, time], memory?.on ?? false) };
-        raised.push({ kind, reading: read });
+        (raised ??= []).push({ kind, parameter: read });
         continue;
       }
       if (time >= known[0] && time <= known[1]) continue;
       const events = memory!.events.map((span): Span => (span === known ? [Math.min(known[0], time), Math.max(known[1], time)] : span));
       next = { ...next, [kind]: { ...memory!, events } };
     }
-    return { state: next, events: raised.length > 0 ? [alarmEvent(message, raised, true)] : NO_EVENTS };
+    return { state: next, events: raised ? [alarmEvent(message, raised, true)] : NO_EVENTS };
   },
 };

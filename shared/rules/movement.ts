@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { RULE_TYPES } from '../schemas/notification';
+import type { TerminalMessage } from '../schemas/terminal-message';
 import { NO_EVENTS, deviceMs, messageEvent, round, switchParameter } from './message-values';
 import { booleanSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
 import { followStop, stopAt, type StopPoint } from './stop-point';
@@ -35,6 +36,11 @@ export type MovementState = StopPoint;
  * reported speed. With `ignitionOff`, a stop begins only at a fix with the ignition off and ends silently at
  * one with it on; fixes without the ignition parameter leave it as last read.
  */
+/** The stop is over, or there is none: this fix may begin one. */
+function nextStop(settings: MovementSettings, message: TerminalMessage, time: number, ignition: boolean | undefined): StopPoint | undefined {
+  return message.speed <= settings.maxSpeed && (!settings.ignitionOff || ignition === false) ? stopAt(message, time) : undefined;
+}
+
 export const movementEvaluator: RuleEvaluator<MovementSettings, MovementState> = {
   type: RULE_TYPES.movement,
   settingsSchema: movementSettingsSchema,
@@ -42,14 +48,13 @@ export const movementEvaluator: RuleEvaluator<MovementSettings, MovementState> =
   evaluate({ settings }, state, message) {
     const time = deviceMs(message);
     const ignition = switchParameter(message, settings.parameter);
-    // the stop is over, or there is none: this fix may begin one
-    const next = () => (message.speed <= settings.maxSpeed && (!settings.ignitionOff || ignition === false) ? stopAt(message, time) : undefined);
-    if (state === undefined || (settings.ignitionOff && ignition === true)) return { state: next(), events: NO_EVENTS };
+    if (state === undefined || (settings.ignitionOff && ignition === true))
+      return { state: nextStop(settings, message, time, ignition), events: NO_EVENTS };
     const followed = followStop(state, message, time, settings.distance, settings.confirmFixes);
     if (followed.verdict !== 'left') return { state: followed.stop, events: NO_EVENTS };
-    if (state.last - state.since < settings.minStop * 60_000) return { state: next(), events: NO_EVENTS };
+    if (state.last - state.since < settings.minStop * 60_000) return { state: nextStop(settings, message, time, ignition), events: NO_EVENTS };
     return {
-      state: next(),
+      state: nextStop(settings, message, time, ignition),
       events: [
         messageEvent('movement', message, {
           distance: round(followed.distance, 0),

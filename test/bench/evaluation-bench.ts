@@ -54,10 +54,10 @@ function rule(id: number, type: RuleType, vehicleIds: number[], settings: Record
 }
 
 /**
- * A fleet of 10,000 vehicles and about five rules per vehicle: every vehicle has a speeding rule (some with zone
+ * A fleet of 10,000 vehicles and about 4.6 rules per message: every vehicle has a speeding rule (some with zone
  * limits) and a geozone rule over five of 1,000 zones; half a drain rule; a quarter each idle, panic, discrete and
- * analog sensor, maintenance and connection-loss rules; another quarter each parking, movement, continuous
- * driving, device alarm, and an idle rule with a zone condition (only outside three zones). Each vehicle reports
+ * analog sensor, maintenance and connection-loss rules; an eighth each parking, movement, continuous driving,
+ * device alarm, and an idle rule with a zone condition (only outside three zones). Each vehicle reports
  * every 30 s; its speed wanders smoothly between standstill and 125 km/h, so episodes of speeding and idling start
  * and end along the run.
  */
@@ -93,9 +93,10 @@ export function benchScenario() {
     rules.push(rule(id++, 11, vehicles, {}), rule(id++, 6, vehicles, {}), rule(id++, 8, vehicles, { parameter: 'din1', edge: 'both' }));
     rules.push(rule(id++, 9, vehicles, { parameter: 'ain1', min: '0', max: '30' }), rule(id++, 12, vehicles, {}), rule(id++, 7, vehicles, {}));
   }
-  // the third quarter of the fleet
-  for (const [g, quarter] of groups(500, 0.25).entries()) {
-    const others = quarter.map((vehicleId) => vehicleId + VEHICLES / 2);
+  // an eighth of the fleet, in its second half, each parking, movement, continuous driving, device alarm and an
+  // idle rule with a zone condition
+  for (const [g, eighth] of groups(500, 0.125).entries()) {
+    const others = eighth.map((vehicleId) => vehicleId + VEHICLES / 2);
     rules.push(rule(id++, 13, others, { minutes: '5', notifyEnd: 'true' }), rule(id++, 14, others, { minStop: '5', distance: '100' }));
     rules.push(rule(id++, 15, others, { hours: '0.5', warnBefore: '5', restMinutes: '10' }), rule(id++, 16, others, { harshParameter: 'din1' }));
     rules.push(rule(id++, 11, others, { zones: `${g + 1},${g + 2},${g + 3}`, zoneMode: 'outside' }));
