@@ -1,13 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import pLimit from 'p-limit';
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { storedRuleSchema, type StoredRule } from '../schemas/notification';
 import { scopeOf } from '../rules/scope';
 import { zonesOfRule, zoneVersionsOf } from '../store/rule-coverage';
+import { listRulesOfClient } from '../store/rules-store';
 import { subtreeAgentIds } from '../store/directory-store';
 import { applyRefChange, bumpZoneSet, vehicleIdsOwnedBy, type RefChange } from '../store/vehicle-state-store';
 
@@ -93,19 +91,8 @@ export async function projectGeozoneChange(
   if (before && after && before.version === after.version) return 0;
   const vehicles = new Set<number>();
   for (const clientId of await subtreeAgentIds(zone.parentId)) {
-    for await (const page of paginateQuery(
-      { client: documentClient() },
-      {
-        TableName: resourcesConfig().RULES_TABLE,
-        IndexName: 'byParent',
-        KeyConditionExpression: 'parentId = :parent',
-        ExpressionAttributeValues: { ':parent': clientId },
-      },
-    )) {
-      for (const item of page.Items ?? []) {
-        const rule = parseRule(item);
-        if (rule && zonesOfRule(rule).includes(zone.id)) for (const vehicleId of await vehiclesOfRule(rule)) vehicles.add(vehicleId);
-      }
+    for (const rule of await listRulesOfClient(clientId)) {
+      if (zonesOfRule(rule).includes(zone.id)) for (const vehicleId of await vehiclesOfRule(rule)) vehicles.add(vehicleId);
     }
   }
   const change = (vehicleId: number): RefChange =>

@@ -14,6 +14,7 @@ describe('rule scope and zone condition over HTTP', () => {
   let siblingZone: number;
 
   const paths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path).sort();
+  const create = (token: string, body: Record<string, unknown>) => api({ method: 'POST', path: '/api/v3/notifications', token, body });
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-rule-scope');
@@ -29,90 +30,48 @@ describe('rule scope and zone condition over HTTP', () => {
   afterAll(async () => emulators.stop());
 
   it('takes a client or subtree scope with an empty vehicle list, and refuses one with vehicles naming vehicleIds', async () => {
-    const scoped = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: rootToken,
-      body: ruleBody(tenants.root.agentId, { vehicleIds: [], settings: { limit: '90', scope: 'subtree' } }),
-    });
+    const scoped = await create(rootToken, ruleBody(tenants.root.agentId, { vehicleIds: [], settings: { limit: '90', scope: 'subtree' } }));
     expect(scoped.status).toBe(200);
     expect(scoped.body.settings.scope).toBe('subtree');
-    const listed = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: rootToken,
-      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', scope: 'client' } }),
-    });
+    const listed = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', scope: 'client' } }));
     expect(listed.status).toBe(400);
     expect(paths(listed)).toEqual(['vehicleIds']);
-    const unknown = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: rootToken,
-      body: ruleBody(tenants.root.agentId, { vehicleIds: [], settings: { limit: '90', scope: 'everyone' } }),
-    });
+    const unknown = await create(rootToken, ruleBody(tenants.root.agentId, { vehicleIds: [], settings: { limit: '90', scope: 'everyone' } }));
     expect(paths(unknown)).toEqual(['settings.scope']);
   });
 
   it("takes zones of the rule's client and of the clients above it, and refuses unknown or foreign ones naming settings.zones", async () => {
-    const own = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: rootToken,
-      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(rootZone) } }),
-    });
+    const own = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(rootZone) } }));
     expect(own.status).toBe(200);
     // a rule of the child client may use its parent's zone
-    const inherited = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: childToken,
-      body: ruleBody(tenants.child.agentId, {
+    const inherited = await create(
+      childToken,
+      ruleBody(tenants.child.agentId, {
         vehicleIds: [303],
         settings: { limit: '90', zones: String(rootZone), zoneMode: 'outside' },
         enableSideEmails: true,
       }),
-    });
+    );
     expect(inherited.status).toBe(200);
     for (const zones of [String(siblingZone), '999999', `${rootZone},${siblingZone}`]) {
-      const refused = await api({
-        method: 'POST',
-        path: '/api/v3/notifications',
-        token: rootToken,
-        body: ruleBody(tenants.root.agentId, { settings: { limit: '90', zones } }),
-      });
+      const refused = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', zones } }));
       expect(refused.status).toBe(400);
       expect(paths(refused)).toEqual(['settings.zones']);
     }
-    const modeAlone = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: rootToken,
-      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', zoneMode: 'outside' } }),
-    });
+    const modeAlone = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', zoneMode: 'outside' } }));
     expect(paths(modeAlone)).toEqual(['settings.zones']);
   });
 
   it("refuses a zone of a client below the rule's (zones may be shared down the tree, not up)", async () => {
     const childZone = (await api({ method: 'POST', path: '/api/v3/gis', token: childToken, body: squareZone(tenants.child.agentId) })).body.id;
-    const refused = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: rootToken,
-      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(childZone) } }),
-    });
+    const refused = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(childZone) } }));
     expect(paths(refused)).toEqual(['settings.zones']);
   });
 
   it('refuses to delete a geozone a zone condition uses (409)', async () => {
     const zone = (await api({ method: 'POST', path: '/api/v3/gis', token: rootToken, body: squareZone(tenants.root.agentId, { name: 'Yard' }) })).body
       .id;
-    const rule = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: rootToken,
-      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(zone) } }),
-    });
+    const rule = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(zone) } }));
     expect(rule.status).toBe(200);
     const deletion = await api({ method: 'DELETE', path: `/api/v3/gis/${zone}`, token: rootToken });
     expect(deletion.status).toBe(409);

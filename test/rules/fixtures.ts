@@ -67,3 +67,14 @@ export function circleZone(id: number, radius: number, options: { center?: { lat
   const { lat, lon } = options.center ?? CENTER;
   return { ...zoneBase, id, name: options.name ?? `circle ${id}`, type: 'circle', radius, geometry: { type: 'Point', coordinates: [lon, lat] } };
 }
+
+/** A fix `north` metres from the centre, `s` seconds after T0, with the ignition as given (absent: not reported). */
+export function northFix(s: number, options: { north?: number; speed?: number; ignition?: string } = {}): TerminalMessage {
+  const p = offset(CENTER.lat, CENTER.lon, options.north ?? 0, 0);
+  return message(s, {
+    latitude: p.lat,
+    longitude: p.lon,
+    speed: options.speed ?? 0,
+    parameters: options.ignition === undefined ? {} : { ignition: options.ignition },
+  });
+}

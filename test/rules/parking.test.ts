@@ -3,21 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { parkingEvaluator, type ParkingSettings } from '../../shared/rules/parking';
 import type { CompiledRule } from '../../shared/rules/types';
 import { ruleResolver } from '../support/resolve-rules';
-import { CENTER, T0, message, offset, storedRule } from './fixtures';
+import { T0, northFix, storedRule } from './fixtures';
 import { kinds, run, times } from './harness';
 
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 
-/** A fix `north` metres from the centre, `s` seconds after T0. */
-function fix(s: number, options: { north?: number; speed?: number; ignition?: string } = {}) {
-  const p = offset(CENTER.lat, CENTER.lon, options.north ?? 0, 0);
-  return message(s, {
-    latitude: p.lat,
-    longitude: p.lon,
-    speed: options.speed ?? 0,
-    parameters: options.ignition === undefined ? {} : { ignition: options.ignition },
-  });
-}
+const fix = northFix;
 
 /** The rule as evaluate gets it: stored, then compiled and resolved for vehicle 1 through RuleCache. */
 async function parkingRule(settings: Record<string, string>): Promise<CompiledRule<ParkingSettings>> {
