@@ -42,7 +42,10 @@ export const previewSuppressionSchema = z.object({
   time: z.iso.datetime().describe("the event, or the late message's deviceTime, UTC"),
   reason: z
     .enum(SUPPRESSION_REASONS)
-    .describe('staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule'),
+    .describe(
+      'staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; ' +
+        'outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back',
+    ),
 });
 
 export const previewResponseSchema = z.object({
