@@ -30,6 +30,10 @@ describe('webhook address policy', () => {
     ['::ffff:169.254.169.254', 'linkLocal'],
     ['2002:7f00:1::', '6to4'],
     ['64:ff9b::a00:1', 'rfc6052'],
+    // IPv4-compatible IPv6 (::/96): ::127.0.0.1 and ::169.254.169.254, which ipaddr.js calls plain unicast
+    ['::7f00:1', 'outside IPv6 global unicast (2000::/3)'],
+    ['::a9fe:a9fe', 'outside IPv6 global unicast (2000::/3)'],
+    ['4000::1', 'outside IPv6 global unicast (2000::/3)'],
   ])('refuses %s (%s)', (address, range) => {
     expect(addressRefusal(address)).toContain(range);
   });
@@ -60,6 +64,11 @@ describe('webhook endpoint URLs', () => {
     ['https://localhost/', 'must name a public host'],
     ['https://db.localhost/', 'must name a public host'],
     ['https://intranet/', 'must name a public host'],
+    ['https://localhost./', 'must name a public host'],
+    ['https://db.localhost../', 'must name a public host'],
+    ['https://intranet./', 'must name a public host'],
+    ['https://[::7f00:1]/', 'outside IPv6 global unicast'],
+    ['https://[::a9fe:a9fe]/', 'outside IPv6 global unicast'],
     ['https://127.0.0.1/', 'loopback'],
     ['https://[::1]/', 'loopback'],
     ['https://[::ffff:10.0.0.1]/', 'private'],

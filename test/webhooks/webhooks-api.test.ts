@@ -24,6 +24,7 @@ describe('webhooks API', () => {
   afterAll(async () => emulators.stop());
   afterEach(() => {
     delete process.env.LIMIT_WEBHOOKS_PER_CLIENT;
+    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
   });
 
   const register = (token: string, body: Record<string, unknown>) => api({ method: 'POST', path: '/api/v3/webhooks', token, body });
@@ -55,11 +56,15 @@ describe('webhooks API', () => {
   });
 
   it('refuses URLs that are not public https, naming the problem, and a URL the client already registered (409)', async () => {
+    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false'; // as deployed
     for (const [url, problem] of [
       ['http://hooks.example.com/', 'must be an https URL'],
       ['https://127.0.0.1/hook', 'loopback'],
       ['https://169.254.169.254/latest/meta-data/', 'linkLocal'],
       ['https://localhost:8443/', 'must name a public host'],
+      ['https://localhost./', 'must name a public host'],
+      ['https://[::7f00:1]/', 'outside IPv6 global unicast (2000::/3)'],
+      ['https://[::a9fe:a9fe]/latest/meta-data/', 'outside IPv6 global unicast (2000::/3)'],
       ['https://admin:secret@hooks.example.com/', 'user name or password'],
       ['not a url', 'absolute URL'],
     ] as const) {

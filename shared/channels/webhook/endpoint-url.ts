@@ -22,7 +22,8 @@ export function endpointUrlProblems(raw: string, allowPrivate: boolean): string[
   if (url.username || url.password) problems.push('must not carry a user name or password; the signature authenticates fleetwatch');
   if (url.hash) problems.push('must not have a fragment');
   if (!allowPrivate) {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // `localhost.` is `localhost`: a fully qualified name ends in a dot, and resolvers ignore it
+    const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
     if (isIP(host)) {
       const refusal = addressRefusal(host);
       if (refusal) problems.push(`must reach a public address: ${refusal}`);
