@@ -315,6 +315,8 @@ export class FleetwatchStack extends Stack {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);
     }
+    // a device token registered by another user moves to the caller: its endpoint's owner is read and rewritten
+    grantPushEndpoints(api.role, ['sns:GetEndpointAttributes', 'sns:SetEndpointAttributes']);
     grantCreatePlatformEndpoint(api, api.role, [
       { id: 'Fcm', arn: parameters.fcmPlatformApplicationArn.valueAsString, condition: parameters.hasFcmPlatformApplication },
       { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },

@@ -28,11 +28,13 @@ export function grantSendEmail(role: IRole, sender: { address: string; configura
   );
 }
 
+type PushEndpointAction = 'sns:Publish' | 'sns:DeleteEndpoint' | 'sns:GetEndpointAttributes' | 'sns:SetEndpointAttributes';
+
 /**
- * Publishing to, and deleting, SNS mobile push endpoints. Endpoints are created at run time, one per
- * registered device, so their ARNs are known only as a pattern under this account and region.
+ * Publishing to, deleting, reading and re-owning SNS mobile push endpoints. Endpoints are created at run time,
+ * one per registered device, so their ARNs are known only as a pattern under this account and region.
  */
-export function grantPushEndpoints(role: IRole, actions: ('sns:Publish' | 'sns:DeleteEndpoint')[]): void {
+export function grantPushEndpoints(role: IRole, actions: PushEndpointAction[]): void {
   const statement = new PolicyStatement({ actions, resources: [arn('sns', 'endpoint/*')] });
   role.addToPrincipalPolicy(statement);
   Validations.of(role).acknowledge({

@@ -4,6 +4,7 @@ import { getUser } from '../../shared/store/directory-store';
 import { redeemLinkCode } from '../../shared/store/telegram-links';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
+import { SnsStub } from '../delivery/support/sns-stub';
 import { TestClock, apiClient, login, seedTenants, type Api } from './support';
 
 describe('alert channels of the logged-in user', () => {
@@ -12,12 +13,16 @@ describe('alert channels of the logged-in user', () => {
   const clock = new TestClock();
   let api: Api;
   let token: string;
+  // SNS has no local emulator: the stub keeps each endpoint's attributes and refuses, as SNS does, a second
+  // endpoint for one token with another user's CustomUserData; the API, its store and DynamoDB are real
+  const sns = new SnsStub();
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-channels');
     tenants = await seedTenants('channels');
     api = apiClient({ now: clock.now });
     token = await login(api, tenants.readOnly);
+    sns.install(snsClient());
   });
   afterAll(async () => emulators.stop());
   afterEach(() => {
@@ -58,6 +63,32 @@ describe('alert channels of the logged-in user', () => {
     expect(response.body).toMatchObject({ platform: 'fcm', endpointArn });
     expect(send).toHaveBeenCalledTimes(1);
     expect(Object.values((await getUser(tenants.readOnly.userId))?.pushDevices ?? {}).map((device) => device.endpointArn)).toEqual([endpointArn]);
+  });
+
+  it('moves a device token another user registered (a shared phone) to the caller, and answers 200', async () => {
+    process.env.PUSH_FCM_APPLICATION_ARN = 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch';
+    const other = await login(api, tenants.sibling);
+    const devicesOf = async (userId: string) => Object.keys((await getUser(userId))?.pushDevices ?? {});
+    const register = (session: string) =>
+      api({ method: 'POST', path: '/api/v3/push/devices', token: session, body: { platform: 'fcm', token: 'shared-phone-token' } });
+
+    const first = await register(other);
+    expect(first.status).toBe(200);
+    const endpointArn: string = first.body.endpointArn;
+    expect(await devicesOf(tenants.sibling.userId)).toEqual([endpointArn]);
+
+    const second = await register(token);
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ platform: 'fcm', endpointArn });
+    expect(sns.endpoints.get(endpointArn)).toMatchObject({ CustomUserData: tenants.readOnly.userId, Enabled: 'true' });
+    expect(await devicesOf(tenants.readOnly.userId)).toContain(endpointArn);
+    // the previous user's alerts no longer reach the phone
+    expect(await devicesOf(tenants.sibling.userId)).toEqual([]);
+
+    // and back again: the phone follows whoever registers it last
+    expect((await register(other)).status).toBe(200);
+    expect(await devicesOf(tenants.readOnly.userId)).not.toContain(endpointArn);
+    expect(await devicesOf(tenants.sibling.userId)).toEqual([endpointArn]);
   });
 
   it('answers 400 for a platform this deployment has not configured, or a bad body', async () => {

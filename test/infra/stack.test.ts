@@ -406,6 +406,10 @@ describe('FleetwatchStack template', () => {
       expect(registration.map(([, policy]) => policy.Condition).sort()).toEqual(['HasApnsPlatformApplication', 'HasFcmPlatformApplication']);
       for (const [, policy] of registration) expect(JSON.stringify(policy.Properties.Roles)).toContain(logicalId(stack.functions.api.role));
       expect(actionsOf('deliver')).toEqual(expect.arrayContaining(['sns:Publish', 'sns:DeleteEndpoint']));
+      // a token registered by another user moves to the caller: the api reads and rewrites the endpoint's owner, never sends or deletes
+      expect(actionsOf('api')).toEqual(expect.arrayContaining(['sns:GetEndpointAttributes', 'sns:SetEndpointAttributes']));
+      expect(actionsOf('api')).not.toEqual(expect.arrayContaining(['sns:Publish']));
+      expect(actionsOf('api')).not.toEqual(expect.arrayContaining(['sns:DeleteEndpoint']));
       expect(actionsOf('evaluate').some((action) => action.startsWith('sns:'))).toBe(false);
     });
 

@@ -1,4 +1,10 @@
-import { CreatePlatformEndpointCommand, DeleteEndpointCommand } from '@aws-sdk/client-sns';
+import {
+  CreatePlatformEndpointCommand,
+  DeleteEndpointCommand,
+  GetEndpointAttributesCommand,
+  InvalidParameterException,
+  SetEndpointAttributesCommand,
+} from '@aws-sdk/client-sns';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { updateUserMapEntry } from '../../store/user-maps';
 import { documentClient } from '../../aws/dynamodb';
@@ -41,24 +47,58 @@ async function loadDevices(userId: string): Promise<Record<string, PushDevice> |
 }
 
 /**
- * Registers a device token with SNS (CreatePlatformEndpoint is idempotent for the same token, so registering
- * a device again returns the same endpoint) and keeps the endpoint on the user, once.
+ * SNS's refusal to create a second endpoint for a token whose endpoint has other attributes: here, another
+ * user's `CustomUserData`. The message is the only place SNS names the existing endpoint.
+ */
+const TOKEN_TAKEN = /Endpoint (arn:aws[a-z-]*:sns:\S+) already exists with the same [Tt]oken/;
+
+function takenEndpointArn(error: unknown): string | null {
+  return error instanceof InvalidParameterException ? (TOKEN_TAKEN.exec(error.message)?.[1] ?? null) : null;
+}
+
+/**
+ * Moves an existing endpoint to `userId`: whoever holds the device token holds the phone (a shared or handed-on
+ * phone), so the previous user stops getting alerts on it. It leaves the previous user's devices first, then
+ * SNS records the new owner; a registration retried after a failure between the two finishes the move.
+ */
+async function takeOverEndpoint(endpointArn: string, userId: string, token: string): Promise<void> {
+  const { Attributes } = await snsClient().send(new GetEndpointAttributesCommand({ EndpointArn: endpointArn }));
+  const previousUserId = Attributes?.CustomUserData;
+  if (previousUserId && previousUserId !== userId) await removePushDevice(previousUserId, endpointArn);
+  await snsClient().send(
+    new SetEndpointAttributesCommand({ EndpointArn: endpointArn, Attributes: { CustomUserData: userId, Token: token, Enabled: 'true' } }),
+  );
+}
+
+/** The device token's SNS endpoint, owned by `userId`. */
+async function endpointFor(userId: string, platform: PushPlatform, token: string): Promise<string> {
+  try {
+    const { EndpointArn } = await snsClient().send(
+      new CreatePlatformEndpointCommand({ PlatformApplicationArn: applicationArn(platform), Token: token, CustomUserData: userId }),
+    );
+    if (!EndpointArn) throw new Error('SNS returned no endpoint ARN');
+    return EndpointArn;
+  } catch (error) {
+    const endpointArn = takenEndpointArn(error);
+    if (!endpointArn) throw error;
+    await takeOverEndpoint(endpointArn, userId, token);
+    return endpointArn;
+  }
+}
+
+/**
+ * Registers a device token with SNS (CreatePlatformEndpoint is idempotent for the same token and user, so
+ * registering a device again returns the same endpoint; a token another user registered moves to this one)
+ * and keeps the endpoint on the user, once.
  */
 export async function registerPushDevice(userId: string, platform: PushPlatform, token: string): Promise<PushDevice> {
   const devices = await loadDevices(userId);
   if (!devices) throw new PushUserNotFoundError();
-  const { EndpointArn } = await snsClient().send(
-    new CreatePlatformEndpointCommand({
-      PlatformApplicationArn: applicationArn(platform),
-      Token: token,
-      CustomUserData: userId,
-    }),
-  );
-  if (!EndpointArn) throw new Error('SNS returned no endpoint ARN');
-  const existing = devices[EndpointArn];
+  const endpointArn = await endpointFor(userId, platform, token);
+  const existing = devices[endpointArn];
   if (existing) return existing;
-  const device = pushDeviceSchema.parse({ platform, endpointArn: EndpointArn, registeredAt: new Date().toISOString() });
-  const stored = await updateUserMapEntry(userId, 'pushDevices', EndpointArn, {
+  const device = pushDeviceSchema.parse({ platform, endpointArn, registeredAt: new Date().toISOString() });
+  const stored = await updateUserMapEntry(userId, 'pushDevices', endpointArn, {
     UpdateExpression: 'SET #map.#id = if_not_exists(#map.#id, :device)',
     ConditionExpression: 'attribute_exists(pk)',
     ExpressionAttributeValues: { ':device': device },
