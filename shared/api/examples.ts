@@ -178,6 +178,11 @@ export const telegramLinkAnswerExample = {
   expiresAt: '2026-11-25T08:15:00.000Z',
 };
 
+export const telegramChatListExample = [
+  { chatId: '184467001', username: 'dispatcher_acme', active: true, linkedAt: '2026-11-20T07:42:10.000Z' },
+  { chatId: '523908114', username: '', active: false, linkedAt: AT },
+];
+
 export const pushDeviceExample = { platform: 'fcm', token: 'dQw4w9WgXcQ:APA91bH2kP0-example-registration-token' };
 export const pushDeviceAnswerExample = {
   platform: 'fcm',

@@ -5,7 +5,7 @@ import { settingsReferenceMarkdown } from '../rules/settings-reference';
 import { alertSchema } from '../schemas/alert';
 import { geozoneBodySchema, geozoneSchema, refuseMismatchedGeometry } from '../schemas/geozone';
 import { unsupportedGeometryIssues } from '../geo/supported-geometry';
-import { pushDeviceSchema } from '../schemas/directory';
+import { pushDeviceSchema, telegramChatSchema } from '../schemas/directory';
 import { strictBody } from './strict-body';
 
 /**
@@ -181,6 +181,15 @@ export const telegramLinkResponseSchema = z.object({
   code: z.string(),
   link: z.string().nullable().describe('https://t.me/<bot>?start=<code>; null when no bot username is configured'),
   expiresAt: z.iso.datetime(),
+});
+
+export const telegramChatListSchema = z.array(telegramChatSchema).describe('the Telegram chats linked to your user, oldest first');
+
+export const telegramChatParamsSchema = z.object({
+  id: z
+    .string()
+    .regex(/^-?\d{1,20}$/, 'must be a Telegram chat id')
+    .describe('the chat id, as GET /api/v3/telegram/chats lists it'),
 });
 
 export const pushDeviceBodySchema = strictBody({

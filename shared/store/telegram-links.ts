@@ -3,7 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
 import { readConfig, resourcesConfig, telegramSchema } from '../config';
-import { directoryKeys, storedUserSchema, telegramChatSchema, type StoredUser, type TelegramChat } from '../schemas/directory';
+import { directoryKeys, storedUserSchema, telegramChatSchema, type Language, type StoredUser, type TelegramChat } from '../schemas/directory';
 import { updateUserMapEntry } from './user-maps';
 
 /**
@@ -50,16 +50,20 @@ async function loadUser(userId: string): Promise<StoredUser | null> {
   return parsed.success ? parsed.data : null;
 }
 
+/** Whom a redeemed code linked the chat to, and the user's other chats that still take messages. */
+export interface LinkedChat {
+  userId: string;
+  login: string;
+  language: Language;
+  otherChatIds: string[];
+}
+
 /**
  * Redeems a code for a chat. The code is claimed first by a conditional delete, so it works exactly once even
  * when Telegram delivers the same update twice; then the chat is set in the user's `telegramChats` map (added, or
  * re-activated). Returns null for an unknown, used or expired code, or when the user no longer exists.
  */
-export async function redeemLinkCode(
-  code: string,
-  chat: { chatId: string; username: string },
-  now: number,
-): Promise<{ userId: string; login: string } | null> {
+export async function redeemLinkCode(code: string, chat: { chatId: string; username: string }, now: number): Promise<LinkedChat | null> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(code)) return null;
   let claimed: Record<string, unknown> | undefined;
   try {
@@ -85,7 +89,10 @@ export async function redeemLinkCode(
     const previousOwner = await chatOwner(chat.chatId);
     await documentClient().send(new PutCommand({ TableName: table(), Item: { ...chatKey(chat.chatId), userId } }));
     if (previousOwner && previousOwner !== userId) await removeChatFromUser(previousOwner, chat.chatId);
-    return { userId, login: user.login };
+    const otherChatIds = Object.values(user.telegramChats)
+      .filter((other) => other.active && other.chatId !== chat.chatId)
+      .map((other) => other.chatId);
+    return { userId, login: user.login, language: user.language, otherChatIds };
   } catch (error) {
     // give the code back, so that the person can simply send it again
     await documentClient().send(new PutCommand({ TableName: table(), Item: claimed }));
@@ -139,6 +146,30 @@ export async function unlinkTelegramChat(chatId: string): Promise<{ userId: stri
   await removeChatFromUser(userId, chatId);
   await documentClient().send(new DeleteCommand({ TableName: table(), Key: chatKey(chatId) }));
   return { userId };
+}
+
+/**
+ * A user unlinks one of their own chats (from the API). The chat's owner item goes first, and only when it
+ * names this user, so a chat that has since moved to another user stays theirs, and rules stop reaching the
+ * chat even if the second step fails. Returns false when the user has no such chat.
+ */
+export async function unlinkOwnTelegramChat(userId: string, chatId: string): Promise<boolean> {
+  let owned = true;
+  try {
+    await documentClient().send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: chatKey(chatId),
+        ConditionExpression: 'userId = :userId',
+        ExpressionAttributeValues: { ':userId': userId },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    owned = false;
+  }
+  const removed = await removeChatFromUser(userId, chatId);
+  return owned || removed;
 }
 
 /** A chat that blocked the bot: kept on the user for the record, but no further sends. */

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { snsClient } from '../../shared/aws/clients';
 import { getUser } from '../../shared/store/directory-store';
-import { redeemLinkCode } from '../../shared/store/telegram-links';
+import { issueLinkCode, linkedChatOwners, redeemLinkCode } from '../../shared/store/telegram-links';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { SnsStub } from '../delivery/support/sns-stub';
@@ -40,6 +40,50 @@ describe('alert channels of the logged-in user', () => {
     const linked = await redeemLinkCode(response.body.code, { chatId: '4242', username: 'ops' }, clock.value + 60_000);
     expect(linked?.userId).toBe(tenants.readOnly.userId);
     expect(Object.values((await getUser(tenants.readOnly.userId))?.telegramChats ?? {}).map((chat) => chat.chatId)).toEqual(['4242']);
+  });
+
+  it('lists the chats linked to the caller and unlinks only its own; any other chat is 404', async () => {
+    const link = async (userId: string, chatId: string, username: string) =>
+      redeemLinkCode((await issueLinkCode(userId, clock.value)).code, { chatId, username }, clock.value);
+    const viewer = tenants.readOnly.userId;
+    const before = (await getUser(viewer))?.telegramChats ?? {};
+    clock.advance(120_000);
+    await link(viewer, '7001', 'night_shift');
+    clock.advance(60_000);
+    await link(viewer, '-1007002', '');
+    await link(tenants.sibling.userId, '7003', 'sibling_ops');
+    const other = await login(api, tenants.sibling);
+
+    const listed = await api({ method: 'GET', path: '/api/v3/telegram/chats', token });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual([
+      ...Object.values(before),
+      { chatId: '7001', username: 'night_shift', active: true, linkedAt: new Date(clock.value - 60_000).toISOString() },
+      { chatId: '-1007002', username: '', active: true, linkedAt: new Date(clock.value).toISOString() },
+    ]);
+    expect((await api({ method: 'GET', path: '/api/v3/telegram/chats', token: other })).body.map((chat: { chatId: string }) => chat.chatId)).toEqual([
+      '7003',
+    ]);
+
+    // another user's chat, in another client: 404, and it stays linked
+    const foreign = await api({ method: 'DELETE', path: '/api/v3/telegram/chats/7003', token });
+    expect(foreign.status).toBe(404);
+    expect((await linkedChatOwners(['7003'])).get('7003')).toBe(tenants.sibling.userId);
+    expect(Object.keys((await getUser(tenants.sibling.userId))?.telegramChats ?? {})).toEqual(['7003']);
+    expect((await api({ method: 'DELETE', path: '/api/v3/telegram/chats/999999', token })).status).toBe(404);
+
+    // its own chat (read-only users too): gone from the user and from the chat owners that rules are checked against
+    const revoked = await api({ method: 'DELETE', path: '/api/v3/telegram/chats/-1007002', token });
+    expect(revoked).toMatchObject({ status: 200, body: 'Success' });
+    expect(Object.keys((await getUser(viewer))?.telegramChats ?? {})).not.toContain('-1007002');
+    expect((await linkedChatOwners(['-1007002'])).has('-1007002')).toBe(false);
+    expect((await api({ method: 'DELETE', path: '/api/v3/telegram/chats/-1007002', token })).status).toBe(404);
+
+    const bad = await api({ method: 'DELETE', path: '/api/v3/telegram/chats/not-a-chat', token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues[0].path).toBe('id');
+    expect((await api({ method: 'GET', path: '/api/v3/telegram/chats' })).status).toBe(401);
+    expect((await api({ method: 'DELETE', path: '/api/v3/telegram/chats/7001' })).status).toBe(401);
   });
 
   it('says plainly that Telegram is not configured when there is no bot', async () => {

@@ -24,7 +24,7 @@ describe('Telegram link codes', () => {
     expect(Date.parse(expiresAt)).toBe(NOW + 15 * 60 * 1000);
 
     const linked = await redeemLinkCode(code, { chatId: '4242', username: 'ops' }, NOW + 1000);
-    expect(linked).toEqual({ userId: user.id, login: 'dispatcher' });
+    expect(linked).toEqual({ userId: user.id, login: 'dispatcher', language: user.language, otherChatIds: [] });
     expect(Object.values((await getUser(user.id)).telegramChats ?? {})).toEqual([
       { chatId: '4242', username: 'ops', active: true, linkedAt: new Date(NOW + 1000).toISOString() },
     ]);

@@ -108,6 +108,32 @@ describe('Telegram webhook', () => {
     expect(Object.values((await getUser(user.id)).telegramChats ?? {}).map((chat) => chat.chatId)).toEqual(['1001']);
   });
 
+  it("tells the user's other chats, in the user's language, when a new chat is linked; one that blocked the bot is marked inactive", async () => {
+    const user = await putUser({ login: 'watch<er>', email: 'watcher@example.com', language: 1 });
+    for (const chatId of [5001, 5003]) await call(request(update(chatId, `/start ${(await issueLinkCode(user.id, Date.now())).code}`)));
+    telegram.reset();
+    telegram.block('5003');
+
+    // someone who got hold of a link code links a chat of their own
+    expect((await call(request(update(5002, `/start ${(await issueLinkCode(user.id, Date.now())).code}`)))).statusCode).toBe(200);
+
+    const delivered = telegram.delivered();
+    expect(delivered.map((message) => message.chatId).sort()).toEqual(['5001', '5002']);
+    expect(delivered.find((message) => message.chatId === '5002')?.text).toContain('This chat is now linked');
+    const notice = delivered.find((message) => message.chatId === '5001');
+    expect(notice).toMatchObject({ parseMode: 'HTML' });
+    expect(notice?.text).toContain('К пользователю <b>watch&lt;er&gt;</b> привязан новый чат Telegram (@ops_night)');
+    // the blocked chat was tried, and gets nothing more
+    expect(replies().map((reply) => String(reply.chat_id)).sort()).toEqual(['5001', '5002', '5003']);
+    const chats = (await getUser(user.id)).telegramChats;
+    expect(Object.fromEntries(Object.values(chats).map((chat) => [chat.chatId, chat.active]))).toEqual({ '5001': true, '5002': true, '5003': false });
+
+    // a chat that links again tells the others, never itself
+    telegram.reset();
+    await call(request(update(5001, `/start ${(await issueLinkCode(user.id, Date.now())).code}`)));
+    expect(telegram.delivered().map((message) => message.chatId).sort()).toEqual(['5001', '5002']);
+  });
+
   it('unlinks the chat on /stop', async () => {
     const user = await putUser({ login: 'leaver', email: 'leaver@example.com' });
     await call(request(update(2002, `/start ${(await issueLinkCode(user.id, Date.now())).code}`)));

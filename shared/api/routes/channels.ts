@@ -1,9 +1,16 @@
 import { PushNotConfiguredError, registerPushDevice } from '../../channels/push/register';
-import { issueLinkCode } from '../../store/telegram-links';
-import { validationError } from '../errors';
+import { issueLinkCode, unlinkOwnTelegramChat } from '../../store/telegram-links';
+import { notFound, validationError } from '../errors';
 import { defineRoute } from '../route';
-import { pushDeviceBodySchema, pushDeviceResponseSchema, telegramLinkResponseSchema } from '../schemas';
-import { pushDeviceAnswerExample, pushDeviceExample, telegramLinkAnswerExample } from '../examples';
+import {
+  pushDeviceBodySchema,
+  pushDeviceResponseSchema,
+  successSchema,
+  telegramChatListSchema,
+  telegramChatParamsSchema,
+  telegramLinkResponseSchema,
+} from '../schemas';
+import { pushDeviceAnswerExample, pushDeviceExample, successExample, telegramChatListExample, telegramLinkAnswerExample } from '../examples';
 import { readConfig, telegramSchema } from '../../config';
 
 /** Where the logged-in user receives alerts. These change only the user's own profile, so read-only users may use them. */
@@ -24,6 +31,42 @@ export const channelRoutes = [
       }
       const { code, expiresAt, link } = await issueLinkCode(caller.user.id, now);
       return { body: { code, link, expiresAt } };
+    },
+  }),
+
+  defineRoute({
+    method: 'GET',
+    path: '/api/v3/telegram/chats',
+    tag: 'channels',
+    summary: 'The Telegram chats linked to your user',
+    description:
+      'Every chat that receives your alerts, with the username it had when it was linked. active is false for a chat that ' +
+      'blocked the bot: it gets nothing until it links again. Each new link is announced in your other chats.',
+    auth: true,
+    writes: false,
+    response: telegramChatListSchema,
+    examples: { response: telegramChatListExample },
+    async handle({ caller }) {
+      const chats = Object.values(caller.user.telegramChats).sort((a, b) => a.linkedAt.localeCompare(b.linkedAt) || a.chatId.localeCompare(b.chatId));
+      return { body: chats };
+    },
+  }),
+
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v3/telegram/chats/{id}',
+    tag: 'channels',
+    summary: 'Unlink one of your Telegram chats; it gets no more alerts',
+    description: 'Like /stop sent in the chat. 404 for a chat that is not linked to your user.',
+    auth: true,
+    writes: false,
+    params: telegramChatParamsSchema,
+    response: successSchema,
+    examples: { response: successExample },
+    errors: [404],
+    async handle({ params, caller }) {
+      if (!(await unlinkOwnTelegramChat(caller.user.id, params.id))) throw notFound(`Telegram chat ${params.id}`);
+      return { body: 'Success' };
     },
   }),
 

@@ -1,11 +1,14 @@
-import { Bot, type Context } from 'grammy';
+import { Bot, type Api, type Context } from 'grammy';
 import { escapeHtml } from '../escape-html';
-import { redeemLinkCode, unlinkTelegramChat } from '../../store/telegram-links';
+import { markTelegramChatInactive, redeemLinkCode, unlinkTelegramChat, type LinkedChat } from '../../store/telegram-links';
+import { LANGUAGES } from '../../schemas/directory';
 import { telegramClientOptions } from './bot-api';
+import { sendTelegramMessage } from './send-telegram';
 
 /**
  * The bot behind the webhook: `/start <code>` links the chat to the fleetwatch user who asked for the code,
- * `/stop` unlinks it. Answers follow the Telegram user's language (ru, az, else English).
+ * and tells the user's other chats; `/stop` unlinks it. Answers follow the Telegram user's language (ru, az,
+ * else English).
  */
 type Phrase = 'linked' | 'invalidCode' | 'missingCode' | 'unlinked' | 'notLinked';
 
@@ -34,6 +37,40 @@ const PHRASES: Record<'en' | 'ru' | 'az', Record<Phrase, (login: string) => stri
   },
 };
 
+type PhraseLanguage = keyof typeof PHRASES;
+
+/**
+ * What the user's other chats are told when a chat is linked: whoever got hold of a link code (or the
+ * account) now reads the alerts there too, and the owner should hear of it where they already read them.
+ */
+const NEW_CHAT_NOTICE: Record<PhraseLanguage, (login: string, chat: string) => string> = {
+  en: (login, chat) =>
+    `A new Telegram chat (${chat}) was linked to ${login} and now receives its fleetwatch alerts too. ` +
+    'If this was not you, unlink it in fleetwatch (your linked Telegram chats) and change your password.',
+  ru: (login, chat) =>
+    `К пользователю ${login} привязан новый чат Telegram (${chat}); уведомления fleetwatch теперь приходят и туда. ` +
+    'Если это были не вы, отвяжите его в fleetwatch (привязанные чаты Telegram) и смените пароль.',
+  az: (login, chat) =>
+    `${login} istifadəçisinə yeni Telegram söhbəti (${chat}) bağlandı; fleetwatch bildirişləri indi ora da gələcək. ` +
+    'Bunu siz etməmisinizsə, onu fleetwatch-da (bağlı Telegram söhbətləri) ayırın və parolunuzu dəyişin.',
+};
+
+/** The user's own language (their other chats need not share the new chat's Telegram language). */
+function userLanguage(language: LinkedChat['language']): PhraseLanguage {
+  return (Object.keys(LANGUAGES) as PhraseLanguage[]).find((name) => LANGUAGES[name] === language) ?? 'en';
+}
+
+/** Tells the user's other chats that `chat` was linked; a chat that blocked the bot is marked so. */
+async function tellOtherChats(api: Api, linked: LinkedChat, chat: { chatId: string; username: string }): Promise<void> {
+  const notice = NEW_CHAT_NOTICE[userLanguage(linked.language)];
+  const label = chat.username ? `@${chat.username}` : `id ${chat.chatId}`;
+  const message = { html: notice(`<b>${escapeHtml(linked.login)}</b>`, escapeHtml(label)), text: notice(linked.login, label) };
+  for (const chatId of linked.otherChatIds) {
+    const outcome = await sendTelegramMessage(api, chatId, message);
+    if (outcome.status === 'failed' && outcome.gone) await markTelegramChatInactive(linked.userId, chatId);
+  }
+}
+
 function phrase(ctx: Context, name: Phrase, login = ''): string {
   const code = ctx.from?.language_code?.slice(0, 2);
   const language = code === 'ru' || code === 'az' ? code : 'en';
@@ -53,6 +90,7 @@ export function createLinkBot(botToken: string, options: { now?: () => number } 
     const chat = { chatId: String(ctx.chat.id), username: ctx.from?.username ?? ('username' in ctx.chat ? (ctx.chat.username ?? '') : '') };
     const linked = await redeemLinkCode(code, chat, now());
     await ctx.reply(linked ? phrase(ctx, 'linked', linked.login) : phrase(ctx, 'invalidCode'), { parse_mode: 'HTML' });
+    if (linked) await tellOtherChats(ctx.api, linked, chat);
   });
 
   bot.command('stop', async (ctx) => {
