@@ -124,14 +124,23 @@ describe('Telegram webhook', () => {
     expect(notice).toMatchObject({ parseMode: 'HTML' });
     expect(notice?.text).toContain('К пользователю <b>watch&lt;er&gt;</b> привязан новый чат Telegram (@ops_night)');
     // the blocked chat was tried, and gets nothing more
-    expect(replies().map((reply) => String(reply.chat_id)).sort()).toEqual(['5001', '5002', '5003']);
+    expect(
+      replies()
+        .map((reply) => String(reply.chat_id))
+        .sort(),
+    ).toEqual(['5001', '5002', '5003']);
     const chats = (await getUser(user.id)).telegramChats;
     expect(Object.fromEntries(Object.values(chats).map((chat) => [chat.chatId, chat.active]))).toEqual({ '5001': true, '5002': true, '5003': false });
 
     // a chat that links again tells the others, never itself
     telegram.reset();
     await call(request(update(5001, `/start ${(await issueLinkCode(user.id, Date.now())).code}`)));
-    expect(telegram.delivered().map((message) => message.chatId).sort()).toEqual(['5001', '5002']);
+    expect(
+      telegram
+        .delivered()
+        .map((message) => message.chatId)
+        .sort(),
+    ).toEqual(['5001', '5002']);
   });
 
   it('unlinks the chat on /stop', async () => {
