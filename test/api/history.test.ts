@@ -122,6 +122,39 @@ describe('alert history', () => {
     expect((await api({ method: 'POST', path: '/api/v3/notifications/history', token: tokens.root, body: {} })).status).toBe(400);
   });
 
+  describe('nextToken', () => {
+    // the token this endpoint issued before it signed them: a position in base64url JSON
+    const unsigned = (before: string) => Buffer.from(JSON.stringify({ before }), 'utf8').toString('base64url');
+    const refusedToken = (response: { status: number; body: { issues?: { path: string }[] } }) => {
+      expect(response.status).toBe(400);
+      expect(response.body.issues?.map((issue) => issue.path)).toEqual(['nextToken']);
+    };
+    const firstToken = async (body: Record<string, unknown> = {}) => {
+      const response = await history(tokens.root, { limit: 2, ...body });
+      expect(response.body.nextToken).toEqual(expect.any(String));
+      return response.body.nextToken as string;
+    };
+
+    it('refuses a position it did not sign: before from, over 1 KB, or its own token altered', async () => {
+      refusedToken(await history(tokens.root, { nextToken: unsigned('2000-01-01T00:00:00.000Z#x') }));
+      refusedToken(await history(tokens.root, { nextToken: unsigned(`${at(3)}#${'x'.repeat(1_500)}`) }));
+      const [payload, signature] = (await firstToken()).split('.');
+      const moved = Buffer.from(JSON.stringify({ before: '2000-01-01T00:00:00.000Z#x' }), 'utf8').toString('base64url');
+      refusedToken(await history(tokens.root, { nextToken: `${moved}.${signature}` }));
+      refusedToken(await history(tokens.root, { nextToken: `${payload}.${signature!.slice(1)}A` }));
+    });
+
+    it('refuses its own token with another query: a later from, another filter, another client', async () => {
+      const token = await firstToken();
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, from: at(4.5) }));
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, to: at(30) }));
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, parentId: tenants.child.agentId }));
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, ruleId: rules.root }));
+      refusedToken(await history(tokens.sibling, { limit: 2, nextToken: token }));
+      expect((await history(tokens.readOnly, { limit: 2, nextToken: token })).status).toBe(200);
+    });
+  });
+
   it('orders and filters by UTC time an event whose time was written with an offset', async () => {
     // 13:03:30 in Moscow is 10:03:30 UTC: between the alerts at 10:03:15 and 10:03:45
     const moscow = await writeAlert(rules.root, 555, 3.5, '2026-02-10T13:03:30+03:00');
