@@ -1,4 +1,5 @@
 import { queryHistory, type HistorySource } from '../../store/history-store';
+import { getVehicles } from '../../store/directory-store';
 import { getRule } from '../../store/rules-store';
 import { notFound } from '../errors';
 import { decodeHistoryToken, encodeHistoryToken, type HistoryTokenQuery } from '../history-token';
@@ -14,7 +15,8 @@ export const historyRoutes = [
     summary: 'Stored alerts, newest first',
     description:
       'Alerts of rules with stored: true whose event time lies in [from, to], of a client and the clients below it (default: your own), ' +
-      'optionally of one rule or one vehicle. Pass nextToken from the previous page, with the same query, to read on: ' +
+      'optionally of one rule or one vehicle (each of your scope, else 404). A page may hold fewer than limit alerts, even none, ' +
+      'while nextToken is not null: each request reads a bounded number of pages. Pass nextToken from the previous page, with the same query, to read on: ' +
       'a token is signed for the query that returned it, and any other token answers 400 naming nextToken.',
     auth: true,
     writes: false,
@@ -34,6 +36,11 @@ export const historyRoutes = [
         to,
       };
       const before = body.nextToken === undefined ? undefined : await decodeHistoryToken(body.nextToken, tokenQuery);
+      if (body.vehicleId !== undefined) {
+        // as gis/intersections: a vehicle outside the scope now is not read at all, whoever's alerts its partition holds
+        const [vehicle] = await getVehicles([body.vehicleId]);
+        if (!vehicle || !(await caller.scope.includes(vehicle.parentId))) throw notFound(`vehicle ${body.vehicleId}`);
+      }
       const rule = body.ruleId === undefined ? undefined : await getRule(body.ruleId);
       if (body.ruleId !== undefined && (!rule || !(await caller.scope.includes(rule.parentId)))) throw notFound(`notification ${body.ruleId}`);
       const clients =
