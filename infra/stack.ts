@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
@@ -311,6 +312,7 @@ export class FleetwatchStack extends Stack {
     // finding vehicles reads the byOwner index
     data.grant(api.role, 'vehicleState', ['GetItem', 'UpdateItem', 'Query']);
     queues.deliveries.grantSendMessages(api.role);
+    this.addHistoryTokenKey(api);
     if (geocoding) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);
@@ -322,6 +324,22 @@ export class FleetwatchStack extends Stack {
       { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },
     ]);
     return api;
+  }
+
+  /** The key that signs the history endpoint's page tokens: generated here, read by the api function at cold start. */
+  private addHistoryTokenKey(api: FleetwatchFunction): void {
+    const key = new Secret(this, 'HistoryTokenKey', {
+      description: "fleetwatch: HMAC key of the history endpoint's nextToken (generated; no one needs to read it)",
+      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+    });
+    Validations.of(key).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key only makes page tokens tamper-proof; the scope is checked again on every request. Replacing it with put-secret-value ' +
+        'ends open page tokens (their next request answers 400), so it is changed by hand rather than on a schedule.',
+    });
+    api.function.addEnvironment('HISTORY_TOKEN_SECRET_ID', key.secretArn);
+    key.grantRead(api.role);
   }
 
   /** The Telegram bot's webhook: links a chat to a fleetwatch user. */

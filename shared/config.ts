@@ -194,6 +194,9 @@ export const limitsSchema = z.object(
 );
 
 export const apiSchema = z.object({
+  HISTORY_TOKEN_SECRET_ID: text().describe(
+    "Secrets Manager id of the key that signs the history endpoint's `nextToken` (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
+  ),
   RATE_LIMIT_INTERVAL_MS: whole(0, 1000).describe(
     "Minimum milliseconds between two requests of one session (the platform API's limit); 0 turns it off.",
   ),

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../../shared/aws/clients';
@@ -27,6 +27,8 @@ export { localFunctionEnvironment } from './function-environment';
 
 /** Name of the Telegram secret in the local Secrets Manager stand-in. */
 export const LOCAL_TELEGRAM_SECRET = 'fleetwatch-local/telegram';
+/** Name of the key that signs history page tokens, generated at each start as the stack generates its own. */
+export const LOCAL_HISTORY_TOKEN_SECRET = 'fleetwatch-local/history-token';
 
 export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -300,11 +302,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       telegram = { botToken: '1000:local-fake-token', webhookSecret: randomUUID() };
       exportToFunctions({ TELEGRAM_API_ROOT: url });
     }
-    if (telegram) {
-      const secrets = await startSecretsEmulator({ [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) });
-      stoppers.push(() => secrets.stop());
-      exportToFunctions({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
-    }
+    const secrets = await startSecretsEmulator({
+      [LOCAL_HISTORY_TOKEN_SECRET]: randomBytes(32).toString('base64url'),
+      ...(telegram ? { [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) } : {}),
+    });
+    stoppers.push(() => secrets.stop());
+    exportToFunctions({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, HISTORY_TOKEN_SECRET_ID: LOCAL_HISTORY_TOKEN_SECRET });
+    if (telegram) exportToFunctions({ TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
 
     // plays the DynamoDB Streams event source of the project function: rule and zone changes reach vehicle items
     stoppers.push(await startLocalProjector(report('projector')));

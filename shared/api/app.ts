@@ -9,6 +9,7 @@ import { logger, loggerContext } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
 import { touchSession } from '../auth/sessions';
 import { getUser } from '../store/directory-store';
+import { RecordRejectedError } from '../store/record-schema';
 import { ApiError, forbidden, issuesOf, tooManyRequests, unauthorized, validationError } from './errors';
 import { TenantScope } from './scope';
 import { takeClientRequest } from './client-rate';
@@ -47,6 +48,10 @@ function apiErrors(): MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, Ap
       const id = correlationId(request);
       if (error instanceof ApiError) {
         request.response = json(error.status, error.body(), { ...error.headers, 'X-Correlation-Id': id });
+        return;
+      }
+      if (error instanceof RecordRejectedError) {
+        request.response = json(400, validationError(error.issues).body(), { 'X-Correlation-Id': id });
         return;
       }
       const status = error?.statusCode;

@@ -104,7 +104,8 @@ function renderFile(name: string, format: Format, data: TemplateData): { subject
 }
 
 /**
- * A rule's own text: plain text with `{{name}}` and `{{values.name}}` placeholders (unknown names render empty).
+ * A rule's own text: plain text with `{{name}}` and `{{values.name}}` placeholders (unknown names, and names the
+ * data does not hold as its own, render empty).
  * All of it, the rule's words and the values, is escaped for the format, so a stray `<` cannot break
  * Telegram's HTML parsing or inject markup into the e-mail; the text is never evaluated as a template.
  */
@@ -117,7 +118,8 @@ export function fillPlaceholders(template: string, data: TemplateData, format: F
     const [placeholder, name, member] = match as unknown as [string, string, string | undefined];
     let value = '';
     if (member !== undefined) {
-      value = name === 'values' ? (data.values[member] ?? '') : '';
+      // own properties only: `values.__proto__` or `values.constructor` must not reach the prototype chain
+      value = name === 'values' && Object.hasOwn(data.values, member) ? (data.values[member] ?? '') : '';
     } else if (name !== 'values' && Object.hasOwn(data, name)) {
       value = String(data[name as keyof TemplateData] ?? '');
     }

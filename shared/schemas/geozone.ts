@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { guidSchema } from './notification';
 
-const position = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
+/**
+ * Degrees to 7 decimals (about 1 cm), the precision a position needs. Rounding also keeps every coordinate a
+ * number DynamoDB stores: it refuses magnitudes below 1e-130. Zero is written +0.
+ */
+const roundDegrees = (degrees: number): number => Math.round(degrees * 1e7) / 1e7 || 0;
+
+const degrees = (limit: number) => z.number().min(-limit).max(limit).transform(roundDegrees);
+const position = z.tuple([degrees(180), degrees(90)]);
 const linearRing = z
   .array(position)
   .min(4)
@@ -22,13 +29,16 @@ export const geozoneGeometrySchema = z.discriminatedUnion('type', [polygonGeomet
 
 export type GeozoneGeometry = z.infer<typeof geozoneGeometrySchema>;
 
+/** The smallest circle: under a metre, a zone is smaller than the error of any position fix. */
+export const MIN_RADIUS_METRES = 1;
+
 /** Geozone as the API takes it on create/replace: area and perimeter are computed, never taken from input. */
 export const geozoneBodySchema = z
   .object({
     name: z.string().trim().min(1).max(200),
     type: z.enum(['polygon', 'circle']),
     parentId: guidSchema,
-    radius: z.number().positive().max(1_000_000).nullable().default(null),
+    radius: z.number().min(MIN_RADIUS_METRES).max(1_000_000).nullable().default(null),
     description: z.string().max(2_000).default(''),
     geometry: geozoneGeometrySchema,
   })

@@ -64,6 +64,12 @@ export const telegramTargetSchema = z.object({
 export const utcTimeSchema = z.iso.datetime({ offset: true }).transform((time) => new Date(time).toISOString());
 
 /**
+ * The latest activation time: a validity of up to 90 days from it still ends in year 9999, the last year an ISO
+ * 8601 time of four digits (and so the stored `expiresAt`) can name.
+ */
+export const LATEST_ACTIVATION_TIME = '9999-10-01T00:00:00.000Z';
+
+/**
  * One value of a rule's `settings`: the platform's string, or a JSON number or boolean written the way it would
  * be as a string (`80`, `80.5`, `true`), so a rule reads the same whichever way it was sent. JSON carries no
  * NaN or Infinity; objects, arrays and null are refused.
@@ -134,9 +140,12 @@ export const notificationBodySchema = z.object({
     .default(0)
     .describe('0 activates now, 1 at activationTime; default 0'),
   activationTime: utcTimeSchema
+    .refine((time) => Date.parse(time) < Date.parse(LATEST_ACTIVATION_TIME), { message: `activationTime must be before ${LATEST_ACTIVATION_TIME}` })
     .nullable()
     .default(null)
-    .describe('when activationMode is 1 (required then): ISO 8601 with any offset, stored and answered in UTC; default null'),
+    .describe(
+      `when activationMode is 1 (required then): ISO 8601 with any offset, stored and answered in UTC, before ${LATEST_ACTIVATION_TIME}; default null`,
+    ),
   timezone: timezoneSchema
     .default(3)
     .describe(

@@ -15,6 +15,7 @@ import {
 } from '../schemas/directory';
 import { hashPassword } from '../auth/password';
 import { batchGetItems } from './batch-get';
+import { parseRecord } from './record-schema';
 
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
@@ -115,18 +116,22 @@ export function publicUser(user: StoredUser): PublicUser {
 
 export async function createUser(input: NewUser): Promise<PublicUser> {
   if (input.password.length < 1) throw new Error('a password is required');
-  const user = storedUserSchema.parse({
-    id: randomUUID(),
-    login: input.login,
-    email: input.email,
-    parentId: input.parentId,
-    firstName: input.firstName,
-    lastName: input.lastName,
-    language: input.language,
-    isReadOnly: input.isReadOnly,
-    isEnabled: input.isEnabled,
-    sessionDuration: input.sessionDuration ?? null,
-  });
+  const user = parseRecord(
+    storedUserSchema,
+    {
+      id: randomUUID(),
+      login: input.login,
+      email: input.email,
+      parentId: input.parentId,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      language: input.language,
+      isReadOnly: input.isReadOnly,
+      isEnabled: input.isEnabled,
+      sessionDuration: input.sessionDuration ?? null,
+    },
+    'user',
+  );
   const passwordHash = await hashPassword(input.password);
   try {
     await documentClient().send(
@@ -172,7 +177,7 @@ export type UserReplacement = Omit<StoredUser, 'telegramChats' | 'pushDevices'> 
  */
 export async function replaceUser(previous: StoredUser, next: UserReplacement): Promise<PublicUser> {
   const { password, ...fields } = next;
-  const user = storedUserSchema.parse({ ...fields, telegramChats: previous.telegramChats, pushDevices: previous.pushDevices });
+  const user = parseRecord(storedUserSchema, { ...fields, telegramChats: previous.telegramChats, pushDevices: previous.pushDevices }, 'user');
   const credential = await findCredential(previous.login);
   if (!credential || credential.userId !== previous.id) throw new DirectoryConflictError(`user ${previous.id} changed meanwhile; try again`);
   const passwordHash = password === undefined ? credential.passwordHash : await hashPassword(password);

@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { batchGetItems } from './batch-get';
+import { parseRecord } from './record-schema';
 
 /**
  * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`. Evaluators learn of a change through
@@ -35,8 +36,13 @@ function parseZone(item: Record<string, unknown> | undefined): Geozone | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** The input each computed field of a zone comes from, to name it when the stored record is refused. */
+const ZONE_SOURCES = { area: 'geometry', perimetr: 'geometry' };
+
 /** Stores a new zone under the next id, at version 1. */
 export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>): Promise<Geozone> {
+  // checked before an id is taken, so a refused zone uses none
+  const record = parseRecord(geozoneSchema.omit({ id: true }), { ...zone, version: 1 }, 'geozone', ZONE_SOURCES);
   const { Attributes } = await documentClient().send(
     new UpdateCommand({
       TableName: table(),
@@ -46,7 +52,7 @@ export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>): Prom
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  const stored = geozoneSchema.parse({ ...zone, id: Number(Attributes?.lastGeozoneId), version: 1 });
+  const stored: Geozone = { ...record, id: Number(Attributes?.lastGeozoneId) };
   await documentClient().send(new PutCommand({ TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' }));
   return stored;
 }
@@ -71,7 +77,7 @@ export async function getGeozones(ids: readonly number[]): Promise<Geozone[]> {
  * the zone no longer exists; GeozoneConflictError when it was changed meanwhile.
  */
 export async function replaceGeozone(zone: Geozone, expectedVersion: number): Promise<boolean> {
-  const stored = geozoneSchema.parse(zone);
+  const stored = parseRecord(geozoneSchema, zone, 'geozone', ZONE_SOURCES);
   try {
     await documentClient().send(new PutCommand({ TableName: table(), Item: stored, ...atVersion(expectedVersion) }));
     return true;

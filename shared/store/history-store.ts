@@ -6,7 +6,8 @@ import { alertSchema, type Alert } from '../schemas/alert';
 /**
  * Read side of the alerts table for the history endpoint: stored alerts, newest first, through the
  * `byParentTime` (one partition per client) or `byVehicleTime` index, sort key `timeKey = <event time>#<alertId>`.
- * Several partitions are merged by timeKey; the page cursor is the last timeKey returned (exclusive).
+ * Several partitions are merged by timeKey; the page cursor is the last timeKey returned (exclusive). A partition
+ * read to its page budget first ends the page early: it may hold fewer than `limit` alerts, even none, with a cursor.
  */
 export type HistorySource = { kind: 'clients'; parentIds: readonly string[] } | { kind: 'vehicle'; vehicleId: number };
 
@@ -25,13 +26,25 @@ export interface HistoryQuery {
 
 export interface HistoryPage {
   items: Alert[];
-  /** timeKey of the last item when more items follow. */
+  /** Where the next page starts (exclusive) when more may follow: the last item's timeKey, or how far the reads got. */
   cursor: string | null;
 }
+
+/**
+ * DynamoDB pages one request reads per partition. Limit counts the items read before the filter, so a partition
+ * dense with alerts that do not match (unstored, another rule, another client's) would otherwise be read to its end.
+ */
+export const MAX_PAGES_PER_PARTITION = 4;
 
 interface Found {
   timeKey: string;
   alert: Alert;
+}
+
+interface PartitionRead {
+  found: Found[];
+  /** Set when the page budget ran out first: the last timeKey read; nothing below it was looked at. */
+  stoppedAt?: string;
 }
 
 export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
@@ -39,20 +52,25 @@ export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
     query.source.kind === 'vehicle'
       ? [{ index: 'byVehicleTime', name: 'vehicleId', value: query.source.vehicleId as string | number }]
       : query.source.parentIds.map((parentId) => ({ index: 'byParentTime', name: 'parentId', value: parentId as string | number }));
-  const found = (await Promise.all(partitions.map((partition) => queryPartition(partition, query)))).flat();
+  const reads = await Promise.all(partitions.map((partition) => queryPartition(partition, query)));
+  // every partition is known down to the highest point where one stopped early; only alerts above it are certain
+  const horizon = reads.reduce<string | undefined>(
+    (high, read) => (read.stoppedAt !== undefined && (high === undefined || read.stoppedAt > high) ? read.stoppedAt : high),
+    undefined,
+  );
+  const found = reads.flatMap((read) => read.found).filter((entry) => horizon === undefined || entry.timeKey >= horizon);
   found.sort((a, b) => (a.timeKey < b.timeKey ? 1 : a.timeKey > b.timeKey ? -1 : 0));
   const page = found.slice(0, query.limit);
-  return {
-    items: page.map((entry) => entry.alert),
-    cursor: found.length > query.limit ? page.at(-1)!.timeKey : null,
-  };
+  const cursor = found.length > query.limit ? page.at(-1)!.timeKey : (horizon ?? null);
+  return { items: page.map((entry) => entry.alert), cursor };
 }
 
 /** Up to limit + 1 matching alerts of one partition, newest first (one more tells whether a next page exists). */
-async function queryPartition(partition: { index: string; name: string; value: string | number }, query: HistoryQuery): Promise<Found[]> {
+async function queryPartition(partition: { index: string; name: string; value: string | number }, query: HistoryQuery): Promise<PartitionRead> {
   const upper = query.before ?? `${query.to}#\uffff`;
   const found: Found[] = [];
   let startKey: Record<string, unknown> | undefined;
+  let pages = 0;
   do {
     const page = await documentClient().send(
       new QueryCommand({
@@ -73,6 +91,7 @@ async function queryPartition(partition: { index: string; name: string; value: s
         ExclusiveStartKey: startKey,
       }),
     );
+    pages++;
     for (const item of page.Items ?? []) {
       const timeKey = String(item.timeKey);
       if (query.before !== undefined && timeKey >= query.before) continue;
@@ -82,6 +101,7 @@ async function queryPartition(partition: { index: string; name: string; value: s
       found.push({ timeKey, alert: parsed.data });
     }
     startKey = page.LastEvaluatedKey;
-  } while (startKey && found.length <= query.limit);
-  return found.slice(0, query.limit + 1);
+  } while (startKey && found.length <= query.limit && pages < MAX_PAGES_PER_PARTITION);
+  const stopped = startKey !== undefined && found.length <= query.limit;
+  return { found: found.slice(0, query.limit + 1), ...(stopped ? { stoppedAt: String(startKey!.timeKey) } : {}) };
 }

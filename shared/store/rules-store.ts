@@ -4,6 +4,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
 import { initialValidity } from '../rules/lifecycle';
+import { parseRecord } from './record-schema';
 import { conditionZoneIds } from '../rules/rule-validation';
 
 /**
@@ -107,9 +108,14 @@ async function writeAlone(item: TransactItem): Promise<void> {
   else throw new Error('a lone condition check writes nothing');
 }
 
+/** The input each computed field of a rule comes from, to name it when the stored record is refused. */
+const RULE_SOURCES = { validFrom: 'activationTime', expiresAt: 'activationTime' };
+
 /** Stores a new rule under a fresh id from the meta counter. `extraChecks` join the transaction (e.g. geozones exist). */
 export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = []): Promise<StoredRule> {
-  const stored = storedRuleSchema.parse({ ...rule, id: await nextRuleId() });
+  // checked before an id is taken, so a refused rule uses none
+  const record = parseRecord(storedRuleSchema.omit({ id: true }), rule, 'rule', RULE_SOURCES);
+  const stored: StoredRule = { ...record, id: await nextRuleId() };
   await transact(
     [{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'attribute_not_exists(id)' } }],
     [stored.id],
@@ -128,7 +134,7 @@ export async function getRule(id: number): Promise<StoredRule | null> {
 
 /** Replaces a rule whose stored version is `expectedVersion`; the new record must carry version + 1. */
 export async function replaceRule(rule: StoredRule, expectedVersion: number, extraChecks: TransactItem[] = []): Promise<StoredRule> {
-  const stored = storedRuleSchema.parse(rule);
+  const stored = parseRecord(storedRuleSchema, rule, 'rule', RULE_SOURCES);
   await transact(
     [
       {

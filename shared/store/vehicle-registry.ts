@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
 import { getAgent } from './directory-store';
+import { parseRecord } from './record-schema';
 import { projectVehicleScope, rulesLeaving } from './rule-coverage';
 import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
 
@@ -111,7 +112,7 @@ async function repairOwners(vehicleId: number, parentId: string): Promise<void> 
  * overwritten silently (it answers as a conflict the caller can retry).
  */
 export async function registerVehicle(input: VehicleProfile, options: RegisterOptions = {}): Promise<Registration> {
-  const vehicle = vehicleProfileSchema.parse(input);
+  const vehicle = parseRecord(vehicleProfileSchema, input, 'vehicle');
   if (!(await getAgent(vehicle.parentId))) throw new UnknownClientError(vehicle.parentId);
   const previous = await getVehicle(vehicle.vehicleId);
   if (previous && options.movableFrom && !options.movableFrom.has(previous.parentId)) throw new VehicleTakenError(vehicle.vehicleId);

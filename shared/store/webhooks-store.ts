@@ -3,6 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
+import { parseRecord } from './record-schema';
 import { storedWebhookSchema, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
 
 /**
@@ -28,15 +29,19 @@ export function withoutSecret(endpoint: StoredWebhook): WebhookEndpoint {
 }
 
 export async function createWebhook(input: { parentId: string; url: string; description: string }, now: number): Promise<StoredWebhook> {
-  const endpoint = storedWebhookSchema.parse({
-    id: randomUUID(),
-    parentId: input.parentId,
-    url: input.url,
-    description: input.description,
-    enabled: true,
-    createdAt: new Date(now).toISOString(),
-    secret: newWebhookSecret(),
-  });
+  const endpoint = parseRecord(
+    storedWebhookSchema,
+    {
+      id: randomUUID(),
+      parentId: input.parentId,
+      url: input.url,
+      description: input.description,
+      enabled: true,
+      createdAt: new Date(now).toISOString(),
+      secret: newWebhookSecret(),
+    },
+    'webhook endpoint',
+  );
   await documentClient().send(
     new PutCommand({
       TableName: table(),

@@ -116,6 +116,43 @@ describe('geozones', () => {
     ).toBe(200);
   });
 
+  it('stores every zone it accepts: coordinates rounded to 7 decimals, measures to 2, a radius of at least 1 m', async () => {
+    // DynamoDB stores no number of magnitude below 1e-130
+    const tiny = 1e-131;
+    const ring = [
+      [tiny, -tiny],
+      [37.123456789, -tiny],
+      [37.123456789, 0.01],
+      [tiny, 0.01],
+      [tiny, -tiny],
+    ];
+    const polygon = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [ring] } }));
+    expect(polygon.status).toBe(200);
+    const rounded = [
+      [0, 0],
+      [37.1234568, 0],
+      [37.1234568, 0.01],
+      [0, 0.01],
+      [0, 0],
+    ];
+    expect(polygon.body.geometry.coordinates).toEqual([rounded]);
+    const read = await api({ method: 'GET', path: `/api/v3/gis/${polygon.body.id}`, token: tokens.root });
+    expect(read.body.geometry.coordinates).toEqual([rounded]);
+    for (const measure of [read.body.area, read.body.perimetr]) expect(Math.round(measure * 100) / 100).toBe(measure);
+
+    const circle = (radius: number, centre = [tiny, 55.7]) =>
+      createZone(tokens.root, squareZone(tenants.root.agentId, { type: 'circle', radius, geometry: { type: 'Point', coordinates: centre } }));
+    for (const radius of [1e-300, 0.5]) {
+      const refused = await circle(radius);
+      expect(refused.status, String(radius)).toBe(400);
+      expect(refused.body.issues.map((issue: { path: string }) => issue.path)).toEqual(['radius']);
+    }
+    const smallest = await circle(1);
+    expect(smallest.status).toBe(200);
+    expect(smallest.body.geometry.coordinates).toEqual([0, 55.7]);
+    expect(smallest.body).toMatchObject({ radius: 1, area: 3.14, perimetr: 6.28 });
+  });
+
   it('lists the zones of a client and below with the platform fields', async () => {
     const childZone = (await createZone(tokens.child, squareZone(tenants.child.agentId, { name: 'Child yard' }))).body;
     const list = await api({ method: 'POST', path: '/api/v3/gis/find', token: tokens.root, body: { parentId: tenants.root.agentId } });

@@ -3,7 +3,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { buildAlertItem } from '../../shared/store/alerts-store';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { MAX_PAGES_PER_PARTITION } from '../../shared/store/history-store';
 import { getRule } from '../../shared/store/rules-store';
+import { countDynamoRequests } from '../support/count-requests';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from './support';
@@ -94,7 +97,7 @@ describe('alert history', () => {
     expect(ids(await history(tokens.root, { parentId: tenants.child.agentId }))).toEqual([...expected.child].reverse());
     expect(ids(await history(tokens.root, { ruleId: rules.root }))).toEqual([...expected.root].reverse());
     expect(ids(await history(tokens.readOnly, { vehicleId: 101 }))).toEqual([...expected.root].reverse());
-    expect(ids(await history(tokens.sibling, { vehicleId: 101 }))).toEqual(expected.sibling);
+    expect(ids(await history(tokens.sibling, {}))).toEqual(expected.sibling);
     expect(ids(await history(tokens.root, { from: at(2), to: at(4) }))).toEqual([
       expected.root[3],
       expected.root[2],
@@ -102,6 +105,23 @@ describe('alert history', () => {
       expected.root[1],
     ]);
     expect(ids(await history(tokens.child, {}))).toEqual([...expected.child].reverse());
+  });
+
+  it('answers 404 for a vehicle outside the scope now, without reading its alerts', async () => {
+    const requests = countDynamoRequests();
+    try {
+      // the sibling's own rule watched vehicle 101, but the vehicle is the root's
+      for (const vehicleId of [101, 303, 999_999]) {
+        const response = await history(tokens.sibling, { vehicleId });
+        expect(response.status, String(vehicleId)).toBe(404);
+        expect(response.body.message).toBe(`vehicle ${vehicleId} not found`);
+      }
+      expect(requests.forTable(resourcesConfig().ALERTS_TABLE)).toBe(0);
+    } finally {
+      requests.detach();
+    }
+    expect((await history(tokens.child, { vehicleId: 101 })).status).toBe(404);
+    expect(ids(await history(tokens.child, { vehicleId: 303 }))).toEqual([...expected.child].reverse());
   });
 
   it('answers 404 for a client or rule outside the scope', async () => {
@@ -122,7 +142,41 @@ describe('alert history', () => {
     expect((await api({ method: 'POST', path: '/api/v3/notifications/history', token: tokens.root, body: {} })).status).toBe(400);
   });
 
+  describe('nextToken', () => {
+    // the token this endpoint issued before it signed them: a position in base64url JSON
+    const unsigned = (before: string) => Buffer.from(JSON.stringify({ before }), 'utf8').toString('base64url');
+    const refusedToken = (response: { status: number; body: { issues?: { path: string }[] } }) => {
+      expect(response.status).toBe(400);
+      expect(response.body.issues?.map((issue) => issue.path)).toEqual(['nextToken']);
+    };
+    const firstToken = async (body: Record<string, unknown> = {}) => {
+      const response = await history(tokens.root, { limit: 2, ...body });
+      expect(response.body.nextToken).toEqual(expect.any(String));
+      return response.body.nextToken as string;
+    };
+
+    it('refuses a position it did not sign: before from, over 1 KB, or its own token altered', async () => {
+      refusedToken(await history(tokens.root, { nextToken: unsigned('2000-01-01T00:00:00.000Z#x') }));
+      refusedToken(await history(tokens.root, { nextToken: unsigned(`${at(3)}#${'x'.repeat(1_500)}`) }));
+      const [payload, signature] = (await firstToken()).split('.');
+      const moved = Buffer.from(JSON.stringify({ before: '2000-01-01T00:00:00.000Z#x' }), 'utf8').toString('base64url');
+      refusedToken(await history(tokens.root, { nextToken: `${moved}.${signature}` }));
+      refusedToken(await history(tokens.root, { nextToken: `${payload}.${signature!.slice(1)}A` }));
+    });
+
+    it('refuses its own token with another query: a later from, another filter, another client', async () => {
+      const token = await firstToken();
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, from: at(4.5) }));
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, to: at(30) }));
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, parentId: tenants.child.agentId }));
+      refusedToken(await history(tokens.root, { limit: 2, nextToken: token, ruleId: rules.root }));
+      refusedToken(await history(tokens.sibling, { limit: 2, nextToken: token }));
+      expect((await history(tokens.readOnly, { limit: 2, nextToken: token })).status).toBe(200);
+    });
+  });
+
   it('orders and filters by UTC time an event whose time was written with an offset', async () => {
+    await registerVehicle({ vehicleId: 555, name: 'Truck 555', parentId: tenants.root.agentId }, { allowMove: true });
     // 13:03:30 in Moscow is 10:03:30 UTC: between the alerts at 10:03:15 and 10:03:45
     const moscow = await writeAlert(rules.root, 555, 3.5, '2026-02-10T13:03:30+03:00');
     const before = await writeAlert(rules.root, 555, 3.25);
@@ -131,5 +185,34 @@ describe('alert history', () => {
     expect(ids(await history(tokens.root, { vehicleId: 555, from: '2026-02-10T10:03:20Z', to: '2026-02-10T10:03:40Z' }))).toEqual([moscow]);
     expect(ids(await history(tokens.root, { vehicleId: 555, from: '2026-02-10T13:03:20+03:00', to: '2026-02-10T13:03:40+03:00' }))).toEqual([moscow]);
     expect(ids(await history(tokens.root, { vehicleId: 555, from: '2026-02-10T10:03:40Z', to: '2026-02-10T13:00:00Z' }))).toEqual([after]);
+  });
+
+  it('reads a bounded number of pages per request, and pages on past alerts that do not match', async () => {
+    await registerVehicle({ vehicleId: 777, name: 'Truck 777', parentId: tenants.root.agentId }, { allowMove: true });
+    const stored = await writeAlert(rules.root, 777, 40);
+    // newer alerts of a rule that does not store them: read and filtered out, page after page
+    for (let minute = 41; minute <= 52; minute++) await writeAlert(rules.rootUnstored, 777, minute);
+    const requests = countDynamoRequests();
+    try {
+      const first = await history(tokens.root, { vehicleId: 777, limit: 1 });
+      expect(first.status).toBe(200);
+      expect(first.body.items).toEqual([]);
+      expect(first.body.nextToken).toEqual(expect.any(String));
+      expect(requests.byTable()[`Query ${resourcesConfig().ALERTS_TABLE}`]).toBe(MAX_PAGES_PER_PARTITION);
+    } finally {
+      requests.detach();
+    }
+    const seen: string[] = [];
+    let nextToken: string | undefined;
+    let pages = 0;
+    do {
+      const response = await history(tokens.root, { vehicleId: 777, limit: 1, ...(nextToken ? { nextToken } : {}) });
+      expect(response.status).toBe(200);
+      seen.push(...ids(response));
+      nextToken = response.body.nextToken ?? undefined;
+      pages++;
+    } while (nextToken && pages < 10);
+    expect(seen).toEqual([stored]);
+    expect(pages).toBeGreaterThan(1);
   });
 });

@@ -381,6 +381,47 @@ describe('notification rules', () => {
       expect((await read(created.body.id)).activationTime).toBe('2026-03-05T08:30:00.000Z');
     });
 
+    it('answers 400 naming activationTime for a time whose validity would end past year 9999, on create and replace', async () => {
+      const refused = (response: { status: number; body: { issues?: { path: string }[] } }) => {
+        expect(response.status).toBe(400);
+        expect(response.body.issues?.map((issue) => issue.path)).toEqual(['activationTime']);
+      };
+      const created = (await create(tokens.root, ruleBody(tenants.root.agentId))).body;
+      const { expiresAt: _expiresAt, version: _version, ...record } = created;
+      for (const activationTime of ['9999-12-31T00:00:00Z', '9999-12-31T23:59:59-14:00', '9999-10-15T00:00:00Z']) {
+        refused(await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime, validity: 90 })));
+        refused(
+          await api({
+            method: 'PUT',
+            path: '/api/v3/notifications',
+            token: tokens.root,
+            body: { ...record, activationMode: 1, activationTime, validity: 90 },
+          }),
+        );
+      }
+      // the latest accepted time still ends within year 9999
+      const latest = await create(
+        tokens.root,
+        ruleBody(tenants.root.agentId, { activationMode: 1, activationTime: '9999-09-30T23:59:59Z', validity: 90 }),
+      );
+      expect(latest.status).toBe(200);
+      expect(latest.body.expiresAt).toBe('9999-12-29T23:59:59.000Z');
+    });
+
+    it('answers 400 naming activationTime for a time that an offset carries before year 0, on create and replace', async () => {
+      // valid ISO 8601 as sent; in UTC it is year -1, which the stored record's schema refuses
+      const activationTime = '0000-01-01T00:00:00+01:00';
+      const created = (await create(tokens.root, ruleBody(tenants.root.agentId))).body;
+      const { expiresAt: _expiresAt, version: _version, ...record } = created;
+      for (const response of [
+        await create(tokens.root, ruleBody(tenants.root.agentId, { activationMode: 1, activationTime })),
+        await api({ method: 'PUT', path: '/api/v3/notifications', token: tokens.root, body: { ...record, activationMode: 1, activationTime } }),
+      ]) {
+        expect(response.status).toBe(400);
+        expect(response.body.issues.map((issue: { path: string }) => issue.path)).toEqual(['activationTime']);
+      }
+    });
+
     it('answers a Telegram chat id in the JSON type it was sent in', async () => {
       for (const chatId of ['-1001234567890', '@fleet_ops']) {
         await redeemLinkCode((await issueLinkCode(tenants.root.userId, clock.value)).code, { chatId, username: 'ops' }, clock.value);

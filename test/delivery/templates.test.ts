@@ -118,6 +118,14 @@ describe('notification templates', () => {
     expect(rendered.html).toContain('Speed 104/90 &lt;%= process.exit() %&gt; 45s<br>');
   });
 
+  it("reads only the event's own values in a rule's own template, never the prototype chain", () => {
+    const inherited = '{{values.__proto__}}|{{values.constructor}}|{{values.toString}}|{{values.hasOwnProperty}}|{{values.limit}}';
+    const rendered = render('speeding', 2, EVENTS.speeding, { override: { subject: inherited, body: inherited } });
+    expect(rendered.subject).toBe('||||90');
+    expect(rendered.text).toBe('||||90');
+    expect(rendered.telegram).toBe('||||90');
+  });
+
   it('writes times in the rule timezone, as an offset or an IANA zone', () => {
     expect(formatEventTime('2026-03-01T22:30:00Z', 3, 2)).toBe('2026-03-02 01:30 (UTC+3)');
     expect(formatEventTime('2026-03-01T22:30:00Z', -3.5, 1)).toBe('01.03.2026 19:00 (UTC-3:30)');

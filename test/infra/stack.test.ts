@@ -305,27 +305,31 @@ describe('FleetwatchStack template', () => {
       expect(() => throwaway('yes')).toThrow(/-c throwaway="yes": .*expected one of "true"\|"false"/);
     });
 
-    it('never puts a secret in an environment variable: Telegram functions get only the secret ARN', () => {
+    it('never puts a secret in an environment variable: functions get only secret ARNs, and read only their own secret', () => {
       const secrets = ofType('AWS::SecretsManager::Secret');
-      expect(secrets).toHaveLength(1);
-      const [secretId, secret] = secrets[0]!;
-      expect(secret.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'webhookSecret', ExcludePunctuation: true });
+      expect(secrets).toHaveLength(2);
+      const [telegramId] = secrets.find(([, secret]) => JSON.stringify(secret.Properties.GenerateSecretString).includes('webhookSecret'))!;
+      const [historyKeyId, historyKey] = secrets.find(([id]) => id !== telegramId)!;
+      expect(resources[telegramId]!.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'webhookSecret', ExcludePunctuation: true });
+      expect(historyKey.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
       for (const name of FUNCTION_NAMES) {
         for (const [variable, value] of Object.entries(environmentOf(name))) {
           if (typeof value === 'string') expect(value, `${name} ${variable}`).not.toMatch(/token|password|secret/i);
           expect(JSON.stringify(value), `${name} ${variable}`).not.toMatch(/botToken|webhookSecret/);
         }
       }
+      const secretResources = (name: FunctionName) =>
+        roleStatements(name)
+          .filter((statement) => asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')))
+          .flatMap((statement) => asArray(statement.Resource).map(flattenJoin));
       for (const name of ['deliver', 'telegram'] as const) {
-        expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toEqual({ Ref: secretId });
+        expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toEqual({ Ref: telegramId });
+        expect(new Set(secretResources(name)), name).toEqual(new Set([telegramId]));
       }
-      for (const name of ['evaluate', 'sweep', 'api'] as const) {
-        expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toBeUndefined();
-        expect(
-          actionsOf(name).some((action) => action.startsWith('secretsmanager:')),
-          name,
-        ).toBe(false);
-      }
+      expect(environmentOf('api').HISTORY_TOKEN_SECRET_ID).toEqual({ Ref: historyKeyId });
+      expect(new Set(secretResources('api'))).toEqual(new Set([historyKeyId]));
+      for (const name of ['evaluate', 'sweep', 'api'] as const) expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toBeUndefined();
+      for (const name of ['evaluate', 'sweep', 'project'] as const) expect(secretResources(name), name).toEqual([]);
     });
   });
 

@@ -1,24 +1,11 @@
 import { queryHistory, type HistorySource } from '../../store/history-store';
+import { getVehicles } from '../../store/directory-store';
 import { getRule } from '../../store/rules-store';
-import { notFound, validationError } from '../errors';
+import { notFound } from '../errors';
+import { decodeHistoryToken, encodeHistoryToken, type HistoryTokenQuery } from '../history-token';
 import { defineRoute } from '../route';
 import { historyBodySchema, historyResponseSchema } from '../schemas';
 import { historyAnswerExample, historyExample } from '../examples';
-
-/** The page cursor handed to clients: the last timeKey of a page, base64url-wrapped so it stays opaque. */
-function encodeToken(cursor: string): string {
-  return Buffer.from(JSON.stringify({ before: cursor }), 'utf8').toString('base64url');
-}
-
-function decodeToken(token: string): string {
-  try {
-    const value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { before?: unknown };
-    if (typeof value.before === 'string' && value.before.length > 0) return value.before;
-  } catch {
-    // answered below
-  }
-  throw validationError([{ path: 'nextToken', message: 'not a token this endpoint returned' }]);
-}
 
 export const historyRoutes = [
   defineRoute({
@@ -28,7 +15,9 @@ export const historyRoutes = [
     summary: 'Stored alerts, newest first',
     description:
       'Alerts of rules with stored: true whose event time lies in [from, to], of a client and the clients below it (default: your own), ' +
-      'optionally of one rule or one vehicle. Pass nextToken from the previous page to read on.',
+      'optionally of one rule or one vehicle (each of your scope, else 404). A page may hold fewer than limit alerts, even none, ' +
+      'while nextToken is not null: each request reads a bounded number of pages. Pass nextToken from the previous page, with the same query, to read on: ' +
+      'a token is signed for the query that returned it, and any other token answers 400 naming nextToken.',
     auth: true,
     writes: false,
     body: historyBodySchema,
@@ -36,7 +25,22 @@ export const historyRoutes = [
     examples: { body: historyExample, response: historyAnswerExample },
     errors: [404],
     async handle({ body, caller }) {
-      const before = body.nextToken === undefined ? undefined : decodeToken(body.nextToken);
+      const from = new Date(body.from).toISOString();
+      const to = new Date(body.to).toISOString();
+      const tokenQuery: HistoryTokenQuery = {
+        clientId: caller.user.parentId,
+        parentId: body.parentId,
+        ruleId: body.ruleId,
+        vehicleId: body.vehicleId,
+        from,
+        to,
+      };
+      const before = body.nextToken === undefined ? undefined : await decodeHistoryToken(body.nextToken, tokenQuery);
+      if (body.vehicleId !== undefined) {
+        // as gis/intersections: a vehicle outside the scope now is not read at all, whoever's alerts its partition holds
+        const [vehicle] = await getVehicles([body.vehicleId]);
+        if (!vehicle || !(await caller.scope.includes(vehicle.parentId))) throw notFound(`vehicle ${body.vehicleId}`);
+      }
       const rule = body.ruleId === undefined ? undefined : await getRule(body.ruleId);
       if (body.ruleId !== undefined && (!rule || !(await caller.scope.includes(rule.parentId)))) throw notFound(`notification ${body.ruleId}`);
       const clients =
@@ -45,14 +49,14 @@ export const historyRoutes = [
         body.vehicleId !== undefined ? { kind: 'vehicle', vehicleId: body.vehicleId } : { kind: 'clients', parentIds: clients };
       const page = await queryHistory({
         source,
-        from: new Date(body.from).toISOString(),
-        to: new Date(body.to).toISOString(),
+        from,
+        to,
         limit: body.limit,
         before,
         ruleId: body.ruleId,
         parentIds: new Set(clients),
       });
-      return { body: { items: page.items, nextToken: page.cursor === null ? null : encodeToken(page.cursor) } };
+      return { body: { items: page.items, nextToken: page.cursor === null ? null : await encodeHistoryToken(page.cursor, tokenQuery) } };
     },
   }),
 ];
