@@ -378,7 +378,7 @@ class DayPlanner {
 
   /**
    * 30–32 messages parked with the ignition off (at least 261 s, 3 minutes needed), then towed away from the
-   * depot border with the ignition still off and 0 km/h reported: 0.57, 1.14, 1.71 and 2.28 × `distance` from
+   * depot border with the ignition still off and 0 km/h reported: 0.57, 1.14, 1.71 … 4.56 × `distance` from
    * where it stood. The second fix beyond `distance` (the third of the tow) confirms the movement; when one of
    * the two arrives late, the next fix does, at most 30 s later. The drive after it starts at its base again.
    */
@@ -388,7 +388,9 @@ class DayPlanner {
     const samples = Array.from({ length: standing }, () => this.at(x, 0, false));
     // away from the border, so that the tow crosses no geozone border
     const away = this.base === X_INSIDE ? -1 : 1;
-    for (let step = 1; step <= 4; step++) samples.push(this.at(x + away * step * TOW_STEP_M, 0, false));
+    // eight fixes, 80 s: the drive after the tow (ignition on, which ends the stop) comes more than the longest
+    // reordering after the fixes that confirm the movement, so it can never overtake them
+    for (let step = 1; step <= 8; step++) samples.push(this.at(x + away * step * TOW_STEP_M, 0, false));
     return {
       name: 'tow',
       samples,
