@@ -379,8 +379,8 @@ class DayPlanner {
   /**
    * 30–32 messages parked with the ignition off (at least 261 s, 3 minutes needed), then towed away from the
    * depot border with the ignition still off and 0 km/h reported: 0.57, 1.14, 1.71 … 4.56 × `distance` from
-   * where it stood. The second fix beyond `distance` (the third of the tow) confirms the movement; when one of
-   * the two arrives late, the next fix does, at most 30 s later. The drive after it starts at its base again.
+   * where it stood, then a minute standing there. The second fix beyond `distance` (the third of the tow) confirms
+   * the movement; when fixes arrive late, a later one does. The drive after it starts at its base again.
    */
   tow(): Segment {
     const standing = this.dice.int(30, 32);
@@ -388,14 +388,25 @@ class DayPlanner {
     const samples = Array.from({ length: standing }, () => this.at(x, 0, false));
     // away from the border, so that the tow crosses no geozone border
     const away = this.base === X_INSIDE ? -1 : 1;
-    // eight fixes, 80 s: the drive after the tow (ignition on, which ends the stop) comes more than the longest
-    // reordering after the fixes that confirm the movement, so it can never overtake them
+    // eight fixes of the tow, then a minute set down where it ended, ignition still off: the drive after it
+    // (ignition on, which ends the stop) comes so long after the fixes that can confirm the movement that no
+    // reordering lets it overtake them
     for (let step = 1; step <= 8; step++) samples.push(this.at(x + away * step * TOW_STEP_M, 0, false));
+    for (let rest = 0; rest < 6; rest++) samples.push(this.at(x + away * 8 * TOW_STEP_M, 0, false));
     return {
       name: 'tow',
       samples,
       episodes: [
-        { rule: 'movement', kind: 'movement', firstSample: standing + 2, lastSample: standing + 2, minDurationMs: 0, lateMs: MAX_REORDER_MS },
+        // the second fix beyond distance confirms it; when fixes come late, a later one does: the first fix
+        // evaluated beyond distance is at most one reordering late, the next at most an interval and a reordering after it
+        {
+          rule: 'movement',
+          kind: 'movement',
+          firstSample: standing + 2,
+          lastSample: standing + 2,
+          minDurationMs: 0,
+          lateMs: 2 * MAX_REORDER_MS + 2 * LONGEST_INTERVAL_MS,
+        },
       ],
     };
   }
