@@ -53,12 +53,17 @@ export async function rulesLeaving(vehicleId: number, from: readonly string[], t
 /**
  * Records on the vehicle's item the scoped rules of its owner chain (and their zones), and, after a move, drops
  * the scoped rules of the old chain that no longer take it in. Listed rules keep their refs: they name the
- * vehicle themselves, and evaluation checks the owner chain anyway.
+ * vehicle themselves, and evaluation checks the owner chain anyway. Returns every rule, listed or scoped, that
+ * stopped applying with the move.
  */
-export async function projectVehicleScope(vehicleId: number, owners: readonly string[], previousOwners: readonly string[] = []): Promise<void> {
+export async function projectVehicleScope(
+  vehicleId: number,
+  owners: readonly string[],
+  previousOwners: readonly string[] = [],
+): Promise<StoredRule[]> {
   const covering = (await rulesOfChain(owners)).filter((rule) => scopeOf(rule) !== 'listed' && ruleCovers(rule, vehicleId, owners));
-  const leaving =
-    previousOwners.length > 0 ? (await rulesLeaving(vehicleId, previousOwners, owners)).filter((rule) => scopeOf(rule) !== 'listed') : [];
+  const lost = previousOwners.length > 0 ? await rulesLeaving(vehicleId, previousOwners, owners) : [];
+  const leaving = lost.filter((rule) => scopeOf(rule) !== 'listed');
   const zoneIds = [...new Set(covering.flatMap(zonesOfRule))];
   const change: RefChange = {
     vehicleId,
@@ -67,4 +72,5 @@ export async function projectVehicleScope(vehicleId: number, owners: readonly st
     ...(leaving.length > 0 ? { removeRules: leaving.map((rule) => rule.id) } : {}),
   };
   await applyRefChange(change);
+  return lost;
 }

@@ -6,7 +6,7 @@ import { resourcesConfig } from '../config';
 import { directoryKeys, vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
 import { getAgent } from './directory-store';
 import { parseRecord } from './record-schema';
-import { projectVehicleScope, rulesLeaving } from './rule-coverage';
+import { projectVehicleScope } from './rule-coverage';
 import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
 
 /**
@@ -88,12 +88,6 @@ export async function clientAndAncestors(agentId: string): Promise<string[]> {
   return chain;
 }
 
-/** Rules that applied to the vehicle under its old client and no longer do under the new one. */
-export async function rulesLostByMove(vehicleId: number, from: string, to: string): Promise<RuleRef[]> {
-  const lost = await rulesLeaving(vehicleId, await clientAndAncestors(from), await clientAndAncestors(to));
-  return lost.map((rule) => ({ id: rule.id, name: rule.name, parentId: rule.parentId })).sort((a, b) => a.id - b.id);
-}
-
 /**
  * Writes the owner chain, and the scoped rules it brings, onto the vehicle's state item when the chain is not
  * there: the second write of a registration that failed after the directory's, which running the command again
@@ -139,17 +133,14 @@ export async function registerVehicle(input: VehicleProfile, options: RegisterOp
   }
   // evaluation learns the owner chain (and the visit journal its zone sets) from the vehicle's item, and the
   // scoped rules of the chain from its rule refs
+  let lost: RuleRef[] = [];
   if (!previous || moving) {
     const chain = await clientAndAncestors(vehicle.parentId);
     await setVehicleOwners(vehicle.vehicleId, chain);
-    await projectVehicleScope(vehicle.vehicleId, chain, previous ? await clientAndAncestors(previous.parentId) : []);
+    const leaving = await projectVehicleScope(vehicle.vehicleId, chain, previous ? await clientAndAncestors(previous.parentId) : []);
+    lost = leaving.map((rule) => ({ id: rule.id, name: rule.name, parentId: rule.parentId })).sort((a, b) => a.id - b.id);
   }
   if (!previous) return { outcome: 'created', vehicle };
   if (!moving) return { outcome: 'renamed', vehicle };
-  return {
-    outcome: 'moved',
-    vehicle,
-    from: previous.parentId,
-    rulesNoLongerApplying: await rulesLostByMove(vehicle.vehicleId, previous.parentId, vehicle.parentId),
-  };
+  return { outcome: 'moved', vehicle, from: previous.parentId, rulesNoLongerApplying: lost };
 }
