@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { webhookAlertPayloadSchema } from '../schemas/webhook';
 import type { ApiRoute } from './route';
 import { errorResponseSchema } from './schemas';
+import { API_TAGS } from './tags';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field',
@@ -36,16 +37,20 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
     registry.registerPath({
       method: route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete',
       path: route.path,
+      operationId: route.operationId,
       tags: [route.tag],
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      description: route.description,
       ...(route.auth ? { security: [{ XAuth: [] }] } : {}),
       request: {
         ...(route.params ? { params: route.params as z.ZodObject } : {}),
         ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body, ...withExample(examples.body) } } } } : {}),
       },
       responses: {
-        200: { description: 'Success', content: { 'application/json': { schema: route.response, ...withExample(examples.response) } } },
+        200: {
+          description: 'Success',
+          content: { [route.responseType ?? 'application/json']: { schema: route.response, ...withExample(examples.response) } },
+        },
         ...Object.fromEntries(
           [...new Set(errors)].map((status) => [
             status,
@@ -64,7 +69,18 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       description:
         'Notification rules, geozones and alert history of fleetwatch, following the paths and field names of the platform Public API v3. ' +
         'Every call except login and this document needs the X-Auth header; requests on one session must be at least RATE_LIMIT_INTERVAL_MS (default 1 s) apart.',
+      contact: { name: 'fleetwatch operators' },
     },
+    servers: [
+      {
+        url: '{apiUrl}',
+        description: 'The API of one deployment; every path starts with /api/v3',
+        variables: {
+          apiUrl: { default: 'http://127.0.0.1:3000', description: 'the stack output ApiUrl on AWS; npm start serves on http://127.0.0.1:3000' },
+        },
+      },
+    ],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
   });
 }
 
@@ -76,6 +92,7 @@ function registerAlertWebhook(registry: OpenAPIRegistry): void {
   registry.registerWebhook({
     method: 'post',
     path: 'alert',
+    operationId: 'receiveAlert',
     tags: ['webhooks'],
     summary: 'An alert, POSTed to each enabled endpoint of the client of a rule with toClient: true',
     description:

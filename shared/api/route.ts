@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { StoredUser } from '../schemas/directory';
 import type { Session } from '../auth/sessions';
 import type { TenantScope } from './scope';
+import type { ApiTag } from './tags';
 
 /** The logged-in user behind a request. */
 export interface Caller {
@@ -38,9 +39,11 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export interface RouteDefinition<Body, Params> {
   method: Method;
   path: string;
+  /** The OpenAPI operationId: camelCase, unique, never changed once released (client generators name methods after it). */
+  operationId: string;
   summary: string;
-  description?: string;
-  tag: string;
+  description: string;
+  tag: ApiTag;
   /** false only for login, the OpenAPI document and the session check (which authenticates itself). */
   auth: boolean;
   /** Changes data: refused (403) to read-only users. */
@@ -48,6 +51,8 @@ export interface RouteDefinition<Body, Params> {
   params?: z.ZodType<Params>;
   body?: z.ZodType<Body>;
   response: z.ZodType;
+  /** The media type of the success answer: JSON, or a page for people (the links of e-mails). */
+  responseType?: 'application/json' | 'text/html';
   /**
    * Examples for the OpenAPI document: a request body (for routes with one) and the success answer. Left out, the
    * schema's own `example` metadata is used; a test checks that every operation has both and that each validates.

@@ -8,7 +8,8 @@ import { guidSchema } from './notification';
 const roundDegrees = (degrees: number): number => Math.round(degrees * 1e7) / 1e7 || 0;
 
 const degrees = (limit: number) => z.number().min(-limit).max(limit).transform(roundDegrees);
-const position = z.tuple([degrees(180), degrees(90)]);
+/** [longitude, latitude], exactly two: the document says so too (items: false), which zod's tuple leaves out. */
+const position = z.tuple([degrees(180), degrees(90)]).meta({ minItems: 2, items: false });
 const linearRing = z
   .array(position)
   .min(4)

@@ -16,7 +16,9 @@ describe('unexpected failures', () => {
     const failing = defineRoute({
       method: 'GET',
       path: '/api/v3/failing',
-      tag: 'test',
+      operationId: 'failing',
+      tag: 'meta',
+      description: 'fails on purpose',
       summary: 'fails',
       auth: false,
       writes: false,

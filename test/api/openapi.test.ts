@@ -7,6 +7,12 @@ import { startTestEmulators } from '../support/emulators';
 import { apiClient, type Api } from './support';
 
 /** A default as the settings tables show it: none, empty, or the value in backticks. */
+interface Operation {
+  operationId?: string;
+  description?: string;
+  tags: string[];
+}
+
 const shown = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);
 
 describe('OpenAPI document', () => {
@@ -95,6 +101,30 @@ describe('OpenAPI document', () => {
     expect(create.properties.expiresAt.description).toMatch(/read-only/);
     const answered = document.paths['/api/v3/notifications/{id}'].get.responses['200'].content['application/json'].schema;
     expect(answered.properties.settings.additionalProperties).toEqual({ type: 'string' });
+  });
+
+  it('gives every operation a unique camelCase operationId, a description and only tags the document declares', async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    const declared = new Map((document.tags as { name: string; description?: string }[]).map((tag) => [tag.name, tag.description]));
+    for (const [name, description] of declared) expect(description, `tag ${name}`).toMatch(/\w{3}/);
+    const operations = [
+      ...Object.entries(document.paths as Record<string, Record<string, Operation>>),
+      ...Object.entries(document.webhooks as Record<string, Record<string, Operation>>),
+    ].flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ key: `${method} ${path}`, ...operation })));
+    expect(operations.length).toBeGreaterThan(apiRoutes.length);
+    const used = new Set<string>();
+    for (const operation of operations) {
+      expect(operation.description, operation.key).toMatch(/\w{3}/);
+      expect(operation.tags, operation.key).toHaveLength(1);
+      for (const tag of operation.tags) {
+        expect(declared.has(tag), `${operation.key}: tag ${tag} is not declared`).toBe(true);
+        used.add(tag);
+      }
+    }
+    expect([...used].sort()).toEqual([...declared.keys()].sort());
+    const ids = operations.map((operation) => operation.operationId);
+    for (const [index, id] of ids.entries()) expect(id, operations[index]!.key).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+    expect(new Set(ids).size).toBe(operations.length);
   });
 
   it('answers 404 for an endpoint that does not exist', async () => {

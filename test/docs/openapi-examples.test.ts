@@ -16,7 +16,8 @@ describe('OpenAPI examples', () => {
       const described = operation(route.method, route.path);
       if (route.body && described.requestBody?.content['application/json']?.example === undefined)
         missing.push(`${route.method} ${route.path} request`);
-      if (described.responses['200']?.content?.['application/json']?.example === undefined) missing.push(`${route.method} ${route.path} response`);
+      if (described.responses['200']?.content?.[route.responseType ?? 'application/json']?.example === undefined)
+        missing.push(`${route.method} ${route.path} response`);
     }
     expect(missing).toEqual([]);
   });

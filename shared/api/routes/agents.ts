@@ -8,6 +8,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/agents/find',
+    operationId: 'findClients',
     tag: 'clients',
     summary: 'List a client and the clients below it',
     description:
@@ -28,8 +29,10 @@ export const agentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/agents/{id}',
+    operationId: 'getClient',
     tag: 'clients',
     summary: 'Read one client',
+    description: "The client with its parent's name, when it is your client or one below it (otherwise 404).",
     auth: true,
     writes: false,
     params: agentParamsSchema,

@@ -12,6 +12,7 @@ export const authRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/auth/login',
+    operationId: 'login',
     tag: 'auth',
     summary: 'Log in and obtain a session token',
     description:
@@ -47,6 +48,7 @@ export const authRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/auth/check',
+    operationId: 'checkSession',
     tag: 'auth',
     summary: 'Check that the session is active',
     description:

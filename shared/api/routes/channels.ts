@@ -18,6 +18,7 @@ export const channelRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/telegram/link',
+    operationId: 'createTelegramLink',
     tag: 'channels',
     summary: 'Get a single-use link that connects a Telegram chat to your user',
     description: 'Open the link (or send /start <code> to the bot) within 15 minutes.',
@@ -37,6 +38,7 @@ export const channelRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/telegram/chats',
+    operationId: 'listTelegramChats',
     tag: 'channels',
     summary: 'The Telegram chats linked to your user',
     description:
@@ -55,6 +57,7 @@ export const channelRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v3/telegram/chats/{id}',
+    operationId: 'unlinkTelegramChat',
     tag: 'channels',
     summary: 'Unlink one of your Telegram chats; it gets no more alerts',
     description: 'Like /stop sent in the chat. 404 for a chat that is not linked to your user.',
@@ -73,8 +76,11 @@ export const channelRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/push/devices',
+    operationId: 'registerPushDevice',
     tag: 'channels',
     summary: 'Register a mobile device for push notifications',
+    description:
+      'Registers the device token of the platform (fcm or apns) for your user; alerts of rules with toMobile reach it. Registering the same token again answers the device already registered. 400 naming `platform` when push is not configured for that platform.',
     auth: true,
     writes: false,
     body: pushDeviceBodySchema,

@@ -33,12 +33,16 @@ export const emailRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/email/confirm/{token}',
+    operationId: 'showEmailConfirmationPage',
     tag: 'email',
     summary: 'Page that asks to confirm alerts to an address (the link of the confirmation e-mail)',
+    description:
+      'Shows a page with a Confirm button that posts to the same link. Opening the link changes nothing, so mail scanners that fetch links cannot confirm an address.',
     auth: false,
     writes: false,
     params: tokenParamsSchema,
     response: z.string(),
+    responseType: 'text/html',
     examples: { response: htmlPageExample },
     async handle() {
       return { body: null, html: page('fleetwatch alerts', 'Confirm that this address should receive fleetwatch vehicle alerts.', 'Confirm') };
@@ -48,6 +52,7 @@ export const emailRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/email/confirm/{token}',
+    operationId: 'confirmEmailAddress',
     tag: 'email',
     summary: 'Confirm alerts to an address',
     description: 'Alerts held for the address while it had not confirmed (up to 24 hours) are delivered now.',
@@ -68,12 +73,16 @@ export const emailRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/email/unsubscribe/{token}',
+    operationId: 'showUnsubscribePage',
     tag: 'email',
     summary: "Page that asks to stop a rule's alerts to an address (the List-Unsubscribe link)",
+    description:
+      'Shows a page with an Unsubscribe button that posts to the same link. Opening the link changes nothing, so mail scanners that fetch links cannot unsubscribe an address.',
     auth: false,
     writes: false,
     params: tokenParamsSchema,
     response: z.string(),
+    responseType: 'text/html',
     examples: { response: htmlPageExample },
     async handle() {
       return { body: null, html: page('fleetwatch alerts', 'Stop these fleetwatch alerts to this address?', 'Unsubscribe') };
@@ -83,6 +92,7 @@ export const emailRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/email/unsubscribe/{token}',
+    operationId: 'unsubscribeEmailAddress',
     tag: 'email',
     summary: "Stop a rule's alerts to an address (RFC 8058 one-click unsubscribe)",
     description: 'Mail clients post `List-Unsubscribe=One-Click` here; the body is not needed.',

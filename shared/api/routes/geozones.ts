@@ -51,8 +51,11 @@ export const geozoneRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/gis/find',
+    operationId: 'findGeozones',
     tag: 'geozones',
     summary: 'List geozones of a client and of the clients below it',
+    description:
+      'Every geozone of the client given as parentId and of the clients below it, ordered by id, without geometry. A client outside your scope is 404.',
     auth: true,
     writes: false,
     body: parentIdBodySchema,
@@ -69,8 +72,11 @@ export const geozoneRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/gis/{id}',
+    operationId: 'getGeozone',
     tag: 'geozones',
     summary: 'Read one geozone with its GeoJSON geometry',
+    description:
+      'The geozone with its GeoJSON geometry, area and perimeter, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version.',
     auth: true,
     writes: false,
     params: idParamsSchema,
@@ -86,6 +92,7 @@ export const geozoneRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/gis',
+    operationId: 'createGeozone',
     tag: 'geozones',
     summary: 'Create a geozone',
     description: 'Area (m²) and perimeter (m) are computed from the geometry; a circle is a Point centre with a radius in metres.',
@@ -109,6 +116,7 @@ export const geozoneRoutes = [
   defineRoute({
     method: 'PUT',
     path: '/api/v3/gis',
+    operationId: 'replaceGeozone',
     tag: 'geozones',
     summary: 'Replace a geozone',
     description:
@@ -141,6 +149,7 @@ export const geozoneRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v3/gis/{id}',
+    operationId: 'deleteGeozone',
     tag: 'geozones',
     summary: 'Delete a geozone',
     description:

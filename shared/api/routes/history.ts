@@ -11,6 +11,7 @@ export const historyRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/notifications/history',
+    operationId: 'findAlerts',
     tag: 'notifications',
     summary: 'Stored alerts, newest first',
     description:

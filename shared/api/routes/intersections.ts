@@ -146,9 +146,10 @@ async function visitsOf(sources: readonly Parameters<typeof queryVisits>[0][], b
 const unique = (ids: readonly number[]) => [...new Set(ids)];
 
 /** What both routes share: a read-only POST of the same body, answered with the same visit list. */
-const intersectionRoute = (path: string, summary: string, description: string) => ({
+const intersectionRoute = (path: string, operationId: string, summary: string, description: string) => ({
   method: 'POST' as const,
   path,
+  operationId,
   tag: 'geozones' as const,
   summary,
   description: description + DESCRIPTION_TAIL,
@@ -164,6 +165,7 @@ export const intersectionRoutes = [
   defineRoute({
     ...intersectionRoute(
       '/api/v3/gis/intersections/vehicles',
+      'findVisitsOfVehicles',
       'Geozone visits of vehicles',
       'The visits of the given vehicles (each must be of your scope, else 404) to the zones of your scope.',
     ),
@@ -182,6 +184,7 @@ export const intersectionRoutes = [
   defineRoute({
     ...intersectionRoute(
       '/api/v3/gis/intersections/geozones',
+      'findVisitsOfGeozones',
       'Vehicle visits of geozones',
       'The visits to the given geozones (each must be of your scope, else 404) by the vehicles of your scope.',
     ),

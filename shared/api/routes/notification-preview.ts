@@ -66,6 +66,7 @@ export const notificationPreviewRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/notifications/preview',
+    operationId: 'previewNotificationRule',
     tag: 'notifications',
     summary: 'Try a notification rule on messages, without storing or sending anything',
     description:

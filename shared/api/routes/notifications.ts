@@ -95,8 +95,11 @@ export const notificationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/notifications/find',
+    operationId: 'findNotificationRules',
     tag: 'notifications',
     summary: 'List notification rules of a client and of the clients below it',
+    description:
+      'Every rule of the client given as parentId and of the clients below it, ordered by id, each with the problems that keep it from firing (for example a geozone it names that was deleted). A client outside your scope is 404.',
     auth: true,
     writes: false,
     body: parentIdBodySchema,
@@ -125,8 +128,11 @@ export const notificationRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/notifications/{id}',
+    operationId: 'getNotificationRule',
     tag: 'notifications',
     summary: 'Read one notification rule',
+    description:
+      'The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete.',
     auth: true,
     writes: false,
     params: idParamsSchema,
@@ -143,6 +149,7 @@ export const notificationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/notifications',
+    operationId: 'createNotificationRule',
     tag: 'notifications',
     summary: 'Create a notification rule',
     description:
@@ -172,6 +179,7 @@ export const notificationRoutes = [
   defineRoute({
     method: 'PUT',
     path: '/api/v3/notifications',
+    operationId: 'replaceNotificationRule',
     tag: 'notifications',
     summary: 'Replace a notification rule',
     description:
@@ -210,6 +218,7 @@ export const notificationRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v3/notifications/{id}',
+    operationId: 'deleteNotificationRule',
     tag: 'notifications',
     summary: 'Delete a notification rule',
     description: 'An If-Match header, when sent, must equal the stored version, otherwise 409.',
@@ -231,6 +240,7 @@ export const notificationRoutes = [
   defineRoute({
     method: 'PUT',
     path: '/api/v3/notifications/prolongation',
+    operationId: 'prolongNotificationRules',
     tag: 'notifications',
     summary: 'Prolong notification rules',
     description:

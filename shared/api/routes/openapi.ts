@@ -9,8 +9,10 @@ export function openApiRoute(routes: () => readonly ApiRoute[]): ApiRoute {
   return defineRoute({
     method: 'GET',
     path: '/api/v3/openapi.json',
+    operationId: 'getOpenApiDocument',
     tag: 'meta',
     summary: 'This OpenAPI 3.1 document',
+    description: 'The OpenAPI 3.1 document of this API, generated from the same schemas that validate requests. Needs no session.',
     auth: false,
     writes: false,
     response: z.object({ openapi: z.string() }).loose(),

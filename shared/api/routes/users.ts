@@ -30,6 +30,7 @@ export const userRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/users/find',
+    operationId: 'findUsers',
     tag: 'users',
     summary: 'List the users of a client and of the clients below it',
     description:
@@ -56,6 +57,7 @@ export const userRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/users/{id}',
+    operationId: 'getUser',
     tag: 'users',
     summary: 'Read one user',
     description: 'The user, when it belongs to your client or a client below it (otherwise 404). Never answers the password.',
@@ -73,6 +75,7 @@ export const userRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/users',
+    operationId: 'createUser',
     tag: 'users',
     summary: 'Create a user',
     description:
@@ -95,6 +98,7 @@ export const userRoutes = [
   defineRoute({
     method: 'PUT',
     path: '/api/v3/users',
+    operationId: 'replaceUser',
     tag: 'users',
     summary: 'Replace a user',
     description:

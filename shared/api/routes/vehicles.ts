@@ -52,6 +52,7 @@ export const vehicleRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/vehicles/find',
+    operationId: 'findVehicles',
     tag: 'vehicles',
     summary: 'List the vehicles of your client and of the clients below it',
     description:
@@ -81,6 +82,7 @@ export const vehicleRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/vehicles',
+    operationId: 'registerVehicle',
     tag: 'vehicles',
     summary: "Register a vehicle under the platform's id",
     description:
@@ -103,6 +105,7 @@ export const vehicleRoutes = [
   defineRoute({
     method: 'PUT',
     path: '/api/v3/vehicles',
+    operationId: 'replaceVehicle',
     tag: 'vehicles',
     summary: 'Replace a vehicle',
     description:

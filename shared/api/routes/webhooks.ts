@@ -16,6 +16,7 @@ export const webhookRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/webhooks',
+    operationId: 'createWebhook',
     tag: 'webhooks',
     summary: 'Register a webhook endpoint; the answer shows its signing secret, once',
     description:
@@ -50,8 +51,11 @@ export const webhookRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/v3/webhooks',
+    operationId: 'listWebhooks',
     tag: 'webhooks',
     summary: 'Webhook endpoints of your own client (without their secrets)',
+    description:
+      'Every webhook endpoint of the client of your user, with whether it is enabled and why it was disabled. The signing secret is shown only once, when the endpoint is registered.',
     auth: true,
     writes: false,
     response: webhookListSchema,
@@ -64,8 +68,11 @@ export const webhookRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/v3/webhooks/find',
+    operationId: 'findWebhooks',
     tag: 'webhooks',
     summary: 'Webhook endpoints of one client: yours or one below yours (without their secrets)',
+    description:
+      'Every webhook endpoint of the client given as parentId (your own or one below it; otherwise 404), with whether it is enabled and why it was disabled.',
     auth: true,
     writes: false,
     body: parentIdBodySchema,
@@ -81,8 +88,11 @@ export const webhookRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v3/webhooks/{id}',
+    operationId: 'deleteWebhook',
     tag: 'webhooks',
     summary: 'Delete a webhook endpoint; nothing more is sent to it',
+    description:
+      'Removes the endpoint of your client or of one below it; alerts raised afterwards are not sent to it. A webhook of a client outside your scope is 404.',
     auth: true,
     writes: true,
     params: webhookParamsSchema,
