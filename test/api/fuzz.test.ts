@@ -1,25 +1,46 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type * as z from 'zod';
 import type { Emulators } from '../../infra/local/emulators';
-import { startTestEmulators } from '../support/emulators';
+import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { apiRoutes } from '../../shared/api/routes';
-import { apiClient, login, ruleBody, seedTenants, squareZone, type Api, type ApiRequest } from './support';
-
-/** Every endpoint, with a path parameter turned into `{}` for the fuzzer to fill. */
-const routeKeys = apiRoutes.map((route) => `${route.method} ${route.path}`);
+import { startTestEmulators } from '../support/emulators';
+import {
+  AnswerChecker,
+  bodyText,
+  operationsOf,
+  paramFor,
+  sampleOf,
+  valueFor,
+  type FuzzOperation,
+  type OpenApiDocument,
+  type RealIds,
+} from '../support/openapi-fuzz';
+import { apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
 
 /**
- * Random and half-valid requests on every endpoint: bodies, path parameters and raw text. Whatever arrives,
- * the answer is a deliberate 2xx/4xx (JSON, or a page for the e-mail links), never a 500.
+ * Every operation of the OpenAPI document, fuzzed with requests made from its own request schemas: samples with
+ * real ids of a seeded tenant and hostile values, on real sessions (and on none), through the real API handler
+ * on DynamoDB Local. Every answer is one the document describes: never 5xx, a 4xx that says why, a 2xx that
+ * matches the operation's response schema.
+ *
+ * `npm test` runs a few requests per operation from a fixed seed. `npm run fuzz` runs FUZZ_RUNS per operation
+ * (default 200) from FUZZ_SEED, or from a fresh seed it prints; a failure prints the request that broke.
  */
-describe('request fuzzing', () => {
+const runs = Number(process.env.FUZZ_RUNS ?? 10);
+const seed = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : process.env.FUZZ_RUNS ? Date.now() % 2 ** 31 : 20_260_301;
+if (process.env.FUZZ_RUNS) console.log(`fuzzing ${runs} requests per operation from seed ${seed} (FUZZ_SEED=${seed} repeats it)`);
+
+const document = buildOpenApiDocument(apiRoutes) as unknown as OpenApiDocument;
+const operations = operationsOf(document);
+
+type SessionName = 'writer' | 'childWriter' | 'readOnly' | 'none' | 'ended';
+
+describe('OpenAPI-driven fuzzing', () => {
   let emulators: Emulators;
   let api: Api;
-  let token: string;
-  let valid: Record<string, Record<string, unknown>>;
-
-  let pathValues: Record<string, string>;
+  let sessions: Record<SessionName, string | undefined>;
+  let ids: RealIds;
+  const checker = new AnswerChecker();
 
   beforeAll(async () => {
     // the fuzzer sends far more than a client's per-minute allowance; that limit has its own test
@@ -27,141 +48,123 @@ describe('request fuzzing', () => {
     emulators = await startTestEmulators('api-fuzz');
     const tenants = await seedTenants('fuzz');
     api = apiClient();
-    token = await login(api, tenants.root);
-    const rule = (await api({ method: 'POST', path: '/api/v3/notifications', token, body: ruleBody(tenants.root.agentId) })).body;
-    const zone = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId) })).body;
-    valid = {
-      'POST /api/v3/auth/login': { login: tenants.child.login, password: 'wrong' },
-      'POST /api/v3/notifications/find': { parentId: tenants.root.agentId },
-      'POST /api/v3/notifications': ruleBody(tenants.root.agentId),
-      'PUT /api/v3/notifications': rule,
-      'PUT /api/v3/notifications/prolongation': { ids: [rule.id], days: 3 },
-      'POST /api/v3/notifications/preview': {
-        rule: ruleBody(tenants.root.agentId),
-        messages: [{ vehicleId: 101, deviceTime: '2026-01-01T00:00:00Z', latitude: 55.7, longitude: 37.6, speed: 120 }],
-      },
-      'POST /api/v3/notifications/history': { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z', limit: 10 },
-      'POST /api/v3/gis/find': { parentId: tenants.root.agentId },
-      'POST /api/v3/gis': squareZone(tenants.root.agentId),
-      'PUT /api/v3/gis': { ...squareZone(tenants.root.agentId), id: zone.id },
-      'POST /api/v3/push/devices': { platform: 'fcm', token: 'device-token' },
-      'POST /api/v3/webhooks': { url: 'https://hooks.fuzz.example.com/alerts', description: 'fuzz' },
-      'POST /api/v3/webhooks/find': { parentId: tenants.root.agentId },
-      'POST /api/v3/gis/intersections/vehicles': { startDate: '2026-01-01T00:00:00Z', endDate: '2026-01-02T00:00:00Z', ids: [101], byTime: 60 },
-      'POST /api/v3/agents/find': { parentId: null },
-      'POST /api/v3/users/find': { login: tenants.child.login },
-      'POST /api/v3/users': { login: 'fuzz-new-user', password: 'long enough password', email: 'new@fuzz.example.com' },
-      'PUT /api/v3/users': { id: tenants.child.userId, parentId: tenants.child.agentId, firstName: 'Fuzzed' },
-      'POST /api/v3/vehicles/find': { name: 'truck' },
-      'POST /api/v3/vehicles': { vehicleId: 101, name: 'Truck 101' },
-      'PUT /api/v3/vehicles': { vehicleId: 101, name: 'Truck 101', parentId: tenants.root.agentId },
-      'POST /api/v3/gis/intersections/geozones': {
-        startDate: '2026-01-01T00:00:00Z',
-        endDate: '2026-01-02T00:00:00Z',
-        ids: [zone.id],
-        filterByHalfPerimeter: true,
-      },
+    const writer = await login(api, tenants.root);
+    const created = async (path: string, body: unknown) => {
+      const response = await api({ method: 'POST', path, token: writer, body });
+      if (response.status !== 200) throw new Error(`seeding ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body;
     };
-    pathValues = { id: String(rule.id), token: `1.${Buffer.from('a@b.test').toString('base64url')}.secretpart` };
+    const rules = [
+      await created('/api/v3/notifications', ruleBody(tenants.root.agentId)),
+      await created('/api/v3/notifications', ruleBody(tenants.child.agentId, { vehicleIds: [303] })),
+    ];
+    const zones = [
+      await created('/api/v3/gis', squareZone(tenants.root.agentId)),
+      await created('/api/v3/gis', squareZone(tenants.child.agentId, { name: 'Yard' })),
+    ];
+    const webhook = await created('/api/v3/webhooks', { url: 'https://hooks.fuzz.example.com/alerts', description: 'fuzz' });
+    // users the fuzzer may change at will: never those whose sessions it uses
+    const users = [
+      await created('/api/v3/users', { login: 'fuzz-target-one', password: 'long enough password', email: 'one@fuzz.example.com' }),
+      await created('/api/v3/users', {
+        parentId: tenants.child.agentId,
+        login: 'fuzz-target-two',
+        password: 'long enough password',
+        email: 'two@fuzz.example.com',
+      }),
+    ];
+    ids = {
+      strings: [
+        tenants.root.agentId,
+        tenants.child.agentId,
+        tenants.sibling.agentId,
+        tenants.sibling.userId,
+        webhook.id,
+        ...users.map((user) => user.id),
+      ],
+      numbers: [101, 202, 303, ...rules.map((rule) => rule.id), ...zones.map((zone) => zone.id)],
+    };
+    sessions = {
+      writer,
+      childWriter: await login(api, tenants.child),
+      readOnly: await login(api, tenants.readOnly),
+      none: undefined,
+      ended: 'not-a-session-token',
+    };
   });
+  const statuses = new Map<string, Map<number, number>>();
   afterAll(async () => {
+    if (process.env.FUZZ_RUNS || process.env.FUZZ_STATUSES) {
+      for (const [operationId, counts] of statuses)
+        console.log(
+          `${operationId}: ${[...counts]
+            .sort(([a], [b]) => a - b)
+            .map(([status, count]) => `${status}×${count}`)
+            .join(' ')}`,
+        );
+    }
     delete process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE;
     await emulators.stop();
   });
 
-  it('covers every route of the API', () => {
-    const withBody = apiRoutes.filter((route) => route.body).map((route) => `${route.method} ${route.path}`);
-    expect(Object.keys(valid).sort()).toEqual(withBody.sort());
-    expect(routeKeys.length).toBeGreaterThan(withBody.length);
-  });
-
-  it('never answers 500 to any route with random path parameters and bodies, with or without a session', async () => {
-    const fill = (path: string, value: string) => path.replace(/\{[a-z]+\}/g, value);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...routeKeys),
-        fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom(...Object.values(pathValues)), fc.integer().map(String)),
-        fc.oneof(fc.constant(undefined), fc.jsonValue(), fc.string({ maxLength: 100 })),
-        fc.boolean(),
-        async (key, value, body, withSession) => {
-          const [method, path] = key.split(' ') as [ApiRequest['method'], string];
-          const response = await api({ method, path: fill(path, encodeURIComponent(value)), body, token: withSession ? token : undefined });
-          expect(response.status, JSON.stringify({ key, value, body, response: response.body })).toBeLessThan(500);
-        },
-      ),
-      { numRuns: 300 },
+  it('drives every operation the router serves', () => {
+    expect(operations.map((operation) => `${operation.method} ${operation.path}`).sort()).toEqual(
+      apiRoutes.map((route) => `${route.method} ${route.path}`).sort(),
     );
   });
 
-  const endpoint = () => fc.constantFrom(...Object.keys(valid));
-  const toRequest = (key: string, body: unknown): ApiRequest => {
-    const [method, path] = key.split(' ') as [ApiRequest['method'], string];
-    return { method, path, token, body };
-  };
-  const expectHandled = async (request: ApiRequest) => {
-    const response = await api(request);
-    expect(response.status, JSON.stringify({ request: request.body, response: response.body })).toBeLessThan(500);
-    expect(response.headers['Content-Type']).toBe('application/json');
-  };
+  const requestFor = (operation: FuzzOperation) =>
+    fc.record({
+      session: fc.constantFrom<SessionName>('writer', 'writer', 'writer', 'writer', 'childWriter', 'readOnly', 'none', 'ended'),
+      params: fc.tuple(...operation.params.map((param) => paramFor(param.name, param.schema, ids))),
+      body: operation.body
+        ? fc.oneof({ weight: 9, arbitrary: valueFor(operation.body!, ids) }, { weight: 1, arbitrary: fc.string({ maxLength: 60 }) })
+        : fc.constant(undefined),
+    });
 
-  it('never answers 500 to arbitrary JSON', async () => {
-    await fc.assert(
-      fc.asyncProperty(endpoint(), fc.jsonValue(), async (key, body) => expectHandled(toRequest(key, body))),
-      { numRuns: 150 },
-    );
-  });
+  it.each(operations.map((operation) => [operation.operationId, operation] as const))(
+    '%s answers only as the document says',
+    async (_id, operation) => {
+      await fc.assert(
+        fc.asyncProperty(requestFor(operation), async (request) => {
+          let path = operation.path;
+          operation.params.forEach((param, index) => (path = path.replace(`{${param.name}}`, encodeURIComponent(request.params[index]!))));
+          const raw = typeof request.body === 'string' && operation.body ? request.body : bodyText(request.body);
+          const answer = await api({ method: operation.method, path, token: sessions[request.session], body: raw });
+          const counts = statuses.get(operation.operationId) ?? new Map<number, number>();
+          statuses.set(operation.operationId, counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1));
+          const problems = checker.problems(operation, answer);
+          expect(
+            problems,
+            JSON.stringify({ path, session: request.session, body: raw?.slice(0, 2_000), status: answer.status, answer: answer.body }).slice(
+              0,
+              4_000,
+            ),
+          ).toEqual([]);
+        }),
+        { seed, numRuns: runs, endOnFailure: true },
+      );
+    },
+  );
 
-  it('never answers 500 to a valid body with one field replaced or added', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        endpoint(),
-        fc.string({ maxLength: 12 }),
-        fc.oneof(fc.jsonValue(), fc.string(), fc.integer(), fc.double(), fc.constant(null), fc.array(fc.integer({ min: -5, max: 1e6 }))),
-        fc.boolean(),
-        async (key, extraKey, value, replaceExisting) => {
-          const body = { ...valid[key]! };
-          const keys = Object.keys(body);
-          const field = replaceExisting && keys.length > 0 ? keys[Math.abs(extraKey.length * 7) % keys.length]! : extraKey;
-          body[field] = value;
-          await expectHandled(toRequest(key, body));
-        },
-      ),
-      { numRuns: 250 },
-    );
-  });
-
-  it('refuses any field added to a valid body that the body does not define, naming it', async () => {
-    const knownFields = (key: string) => {
-      const route = apiRoutes.find((candidate) => `${candidate.method} ${candidate.path}` === key)!;
-      return new Set(Object.keys((route.body as z.ZodObject).shape));
-    };
+  it('refuses a field the body does not define, naming it, on every operation with a body', async () => {
+    const withBody = operations.filter((operation) => operation.body);
     await fc.assert(
       fc.asyncProperty(
-        endpoint(),
+        fc.constantFrom(...withBody),
+        fc.nat(),
         // the JSON body parser refuses __proto__ and friends itself, at any depth (400, tested apart)
         fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !['__proto__', 'constructor', 'prototype'].includes(name)),
         fc.jsonValue().filter((value) => !/"(__proto__|constructor|prototype)":/.test(JSON.stringify(value))),
-        async (key, extraKey, value) => {
-          fc.pre(!knownFields(key).has(extraKey));
-          const response = await api(toRequest(key, { ...valid[key]!, [extraKey]: value }));
-          expect(response.status, JSON.stringify({ key, extraKey, response: response.body })).toBe(400);
-          expect(response.body.issues, key).toContainEqual({ path: extraKey, message: expect.stringMatching(/^unknown field/) });
+        async (operation, sampleSeed, field, value) => {
+          fc.pre(!(field in (operation.body!.properties ?? {})));
+          const sample = sampleOf(operation.body!, sampleSeed) as Record<string, unknown>;
+          const answer = await api({ method: operation.method, path: operation.path, token: sessions.writer, body: { ...sample, [field]: value } });
+          expect(answer.status, `${operation.operationId} ${field}`).toBe(400);
+          expect(answer.body.issues, operation.operationId).toContainEqual({ path: field, message: expect.stringMatching(/^unknown field/) });
         },
       ),
-      { numRuns: 80 },
-    );
-  });
-
-  it('never answers 500 to raw text or odd paths', async () => {
-    await fc.assert(
-      fc.asyncProperty(endpoint(), fc.string({ maxLength: 200 }), async (key, text) => expectHandled(toRequest(key, text))),
-      { numRuns: 60 },
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom('notifications', 'gis'), fc.string({ minLength: 1, maxLength: 20 }), async (resource, id) =>
-        expectHandled({ method: 'GET', path: `/api/v3/${resource}/${encodeURIComponent(id)}`, token }),
-      ),
-      { numRuns: 60 },
+      { seed, numRuns: Math.max(40, runs) },
     );
   });
 });
