@@ -61,7 +61,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
     });
   }
   registerAlertWebhook(registry);
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'fleetwatch API',
@@ -82,6 +82,43 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
     ],
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
   });
+  closeAnswers(document);
+  return document;
+}
+
+type JsonSchemaNode = Record<string, unknown>;
+
+/**
+ * Answers carry exactly the fields their schemas name, so the document says so: every object of an answer that
+ * does not state `additionalProperties` gets `false` (a client or a test can then refuse a field it does not know).
+ */
+function closeAnswers(document: ReturnType<OpenApiGeneratorV31['generateDocument']>): void {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const method of ['get', 'post', 'put', 'delete'] as const) {
+      for (const response of Object.values(operations[method]?.responses ?? {})) {
+        for (const media of Object.values((response as { content?: Record<string, { schema?: JsonSchemaNode }> }).content ?? {})) {
+          if (media.schema) media.schema = closedObjects(media.schema);
+        }
+      }
+    }
+  }
+}
+
+/** A copy of a JSON Schema with its open objects closed, following only the keywords that hold subschemas. */
+function closedObjects(schema: JsonSchemaNode): JsonSchemaNode {
+  const node: JsonSchemaNode = { ...schema };
+  const each = (value: unknown) => (Array.isArray(value) ? value.map((item) => closedObjects(item as JsonSchemaNode)) : value);
+  if (node.properties) {
+    node.properties = Object.fromEntries(
+      Object.entries(node.properties as Record<string, JsonSchemaNode>).map(([key, value]) => [key, closedObjects(value)]),
+    );
+    if (!('additionalProperties' in node)) node.additionalProperties = false;
+  }
+  for (const keyword of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (keyword in node) node[keyword] = each(node[keyword]);
+  for (const keyword of ['items', 'additionalProperties']) {
+    if (typeof node[keyword] === 'object' && node[keyword] !== null) node[keyword] = closedObjects(node[keyword] as JsonSchemaNode);
+  }
+  return node;
 }
 
 /** The webhook payload as a named component (`#/components/schemas/WebhookAlert`); named once per module load. */

@@ -30,6 +30,8 @@ export const ruleTypeSchema = z
   .refine((value) => supportedTypes.includes(value), {
     message: `type must be one of ${supportedTypes.join(', ')}`,
   })
+  // the refinement is invisible to the OpenAPI document: it lists the types itself
+  .meta({ enum: supportedTypes })
   .transform((value) => value as RuleType);
 
 export const guidSchema = z.uuid({ version: undefined });
@@ -39,7 +41,8 @@ export const guidSchema = z.uuid({ version: undefined });
  * an offset in hours from UTC as the platform's period queries use (3 = UTC+3), or an IANA zone name.
  */
 export const timezoneSchema = z.union([
-  z.number().min(-12).max(14).multipleOf(0.25),
+  // the OpenAPI generator leaves multipleOf out: the document is told it here
+  z.number().min(-12).max(14).multipleOf(0.25).meta({ multipleOf: 0.25 }),
   z.string().refine((zone) => isIanaZone(zone), { message: 'not an IANA time zone name' }),
 ]);
 

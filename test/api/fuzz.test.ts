@@ -9,6 +9,7 @@ import {
   bodyText,
   operationsOf,
   paramFor,
+  pathSegment,
   sampleOf,
   valueFor,
   type FuzzOperation,
@@ -128,7 +129,7 @@ describe('OpenAPI-driven fuzzing', () => {
       await fc.assert(
         fc.asyncProperty(requestFor(operation), async (request) => {
           let path = operation.path;
-          operation.params.forEach((param, index) => (path = path.replace(`{${param.name}}`, encodeURIComponent(request.params[index]!))));
+          operation.params.forEach((param, index) => (path = path.replace(`{${param.name}}`, pathSegment(request.params[index]!))));
           const raw = typeof request.body === 'string' && operation.body ? request.body : bodyText(request.body);
           const answer = await api({ method: operation.method, path, token: sessions[request.session], body: raw });
           const counts = statuses.get(operation.operationId) ?? new Map<number, number>();

@@ -101,6 +101,9 @@ export const HOSTILE_VALUES: readonly unknown[] = [
   'a\u0000b',
   '\uD800',
   'x\uDFFFy',
+  '%',
+  '%E0%A4%A',
+  '%2F..%2F',
   '𝔣𝔩𝔢𝔢𝔱 🚛',
   '\u202Eevil\u202C',
   'مركبة שלום',
@@ -204,20 +207,50 @@ const mutation = (): fc.Arbitrary<Mutation> =>
 
 /** A sample of a schema, from a seed: valid by the schema, at most a few items per array. */
 export const sampleOf = (schema: Schema, seed: number): unknown =>
-  generateSync(schema, { seed, maxItems: 5, maxDefaultItems: 3, optionalsProbability: 0.6 });
+  generateSync(schema, { seed, maxDepth: 12, maxItems: 5, maxDefaultItems: 3, optionalsProbability: 0.6 });
+
+const isPosition = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.length === 2 && value.every((item) => typeof item === 'number');
+const DAY_MS = 86_400_000;
 
 /**
- * A value for a schema: a sample of it, often with real ids in its id fields, then none to three hostile changes
- * (a value replaced, a field deleted, an unknown field added) anywhere in it.
+ * What the schemas cannot say, so that samples get past validation into the handlers: a ring of positions ends
+ * where it starts (GeoJSON), and a window's end (`endDate`, `to`) comes up to 31 days after its start.
+ */
+function withConstraints(value: unknown, spread: number): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => withConstraints(item, spread));
+    return items.length >= 4 && items.every(isPosition) ? [...items.slice(0, -1), items[0]] : items;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const object = Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withConstraints(item, spread)])) as Record<string, unknown>;
+  for (const [start, end] of [
+    ['startDate', 'endDate'],
+    ['from', 'to'],
+  ] as const) {
+    const begins = typeof object[start] === 'string' ? Date.parse(object[start]) : NaN;
+    if (Number.isFinite(begins) && typeof object[end] === 'string') object[end] = new Date(begins + 1 + (spread % (31 * DAY_MS))).toISOString();
+  }
+  return object;
+}
+
+/**
+ * A value for a schema: a sample of it, often with the constraints it cannot state met and with real ids in its id
+ * fields, then none to three hostile changes (a value replaced, a field deleted, an unknown field added) anywhere in it.
  */
 export function valueFor(schema: Schema, ids: RealIds): fc.Arbitrary<unknown> {
   return fc
     .record({
       seed: fc.nat(),
       realIds: fc.oneof(fc.constant([]), fc.array(fc.nat(), { minLength: 1, maxLength: 6 })),
-      mutations: fc.array(mutation(), { maxLength: 3 }),
+      constrained: fc.oneof(fc.constant(undefined), fc.nat()),
+      mutations: fc.oneof(fc.constant<Mutation[]>([]), fc.array(mutation(), { minLength: 1, maxLength: 3 })),
     })
-    .map(({ seed, realIds, mutations }) => mutations.reduce(mutate, withRealIds(sampleOf(schema, seed), ids, realIds)));
+    .map(({ seed, realIds, constrained, mutations }) => {
+      const sample = sampleOf(schema, seed);
+      const shaped = constrained === undefined ? sample : withConstraints(sample, constrained);
+      return mutations.reduce(mutate, withRealIds(shaped, ids, realIds));
+    });
 }
 
 /** The request text: JSON, with the raw number literals JSON cannot write put back in. */
@@ -241,6 +274,20 @@ export function paramFor(name: string, schema: Schema, ids: RealIds): fc.Arbitra
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
     )
     .filter((text) => text !== ''); // an empty segment is another URL, which no operation serves
+}
+
+/**
+ * A path segment as a client would send it: percent-encoded UTF-8, and a lone surrogate as the bytes a careless
+ * encoder writes for it (WTF-8), which are not valid UTF-8.
+ */
+export function pathSegment(text: string): string {
+  return Array.from(text, (character) => {
+    const code = character.charCodeAt(0);
+    if (character.length === 1 && code >= 0xd800 && code <= 0xdfff) {
+      return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+    }
+    return encodeURIComponent(character);
+  }).join('');
 }
 
 /** Checks answers against the document: its statuses, the error body, and each success schema. */
