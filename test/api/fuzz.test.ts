@@ -74,7 +74,18 @@ describe('OpenAPI-driven fuzzing', () => {
         email: 'two@fuzz.example.com',
       }),
     ];
+    const clients = [tenants.root.agentId, tenants.root.agentId, tenants.child.agentId, tenants.sibling.agentId];
+    const vehicles = [101, 101, 303, 202];
+    const userIds = users.map((user) => user.id as string);
     ids = {
+      byField: {
+        parentId: clients,
+        vehicleId: vehicles,
+        vehicleIds: vehicles,
+        geoids: zones.map((zone) => zone.id),
+        userId: userIds,
+        recipientIds: userIds,
+      },
       strings: [
         tenants.root.agentId,
         tenants.child.agentId,
@@ -116,7 +127,10 @@ describe('OpenAPI-driven fuzzing', () => {
 
   const requestFor = (operation: FuzzOperation) =>
     fc.record({
-      session: fc.constantFrom<SessionName>('writer', 'writer', 'writer', 'writer', 'childWriter', 'readOnly', 'none', 'ended'),
+      session: fc.oneof(
+        { weight: 6, arbitrary: fc.constant<SessionName>('writer') },
+        { weight: 1, arbitrary: fc.constantFrom<SessionName>('childWriter', 'readOnly', 'none', 'ended') },
+      ),
       params: fc.tuple(...operation.params.map((param) => paramFor(param.name, param.schema, ids))),
       body: operation.body
         ? fc.oneof({ weight: 9, arbitrary: valueFor(operation.body!, ids) }, { weight: 1, arbitrary: fc.string({ maxLength: 60 }) })

@@ -52,8 +52,12 @@ export function operationsOf(document: OpenApiDocument): FuzzOperation[] {
   );
 }
 
-/** Real ids of the seeded tenants, by JSON type: the fuzzer puts them in fields whose name ends in id or ids. */
+/**
+ * Real ids of the seeded tenants: by field name where the name says what it holds (`parentId`: clients), else by
+ * JSON type. The fuzzer puts them in fields whose name ends in id or ids.
+ */
 export interface RealIds {
+  byField: Readonly<Record<string, readonly (string | number)[]>>;
   strings: readonly string[];
   numbers: readonly number[];
 }
@@ -152,8 +156,8 @@ function setAt(value: unknown, path: Path, next: unknown): unknown {
 function withRealIds(value: unknown, ids: RealIds, picks: readonly number[]): unknown {
   let pick = 0;
   const next = () => picks[pick++ % picks.length]!;
-  const real = (current: unknown): unknown => {
-    const pool = typeof current === 'number' ? ids.numbers : typeof current === 'string' ? ids.strings : [];
+  const real = (field: string, current: unknown): unknown => {
+    const pool = ids.byField[field] ?? (typeof current === 'number' ? ids.numbers : typeof current === 'string' ? ids.strings : []);
     return pool.length === 0 ? current : pool[next() % pool.length];
   };
   const walk = (node: unknown): unknown => {
@@ -162,7 +166,7 @@ function withRealIds(value: unknown, ids: RealIds, picks: readonly number[]): un
     return Object.fromEntries(
       Object.entries(node).map(([key, item]) => {
         if (!ID_FIELD.test(key)) return [key, walk(item)];
-        return [key, Array.isArray(item) ? item.map(real) : real(item)];
+        return [key, Array.isArray(item) ? item.map((element) => real(key, element)) : real(key, item)];
       }),
     );
   };
