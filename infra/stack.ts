@@ -19,7 +19,7 @@ import { TelegramSecret } from './constructs/telegram-secret';
 import { makeThrowaway } from './constructs/throwaway';
 import type { VehicleClock } from '../shared/config';
 import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
-import { stackContext } from './context';
+import { stackContext, type StackContext } from './context';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -69,6 +69,7 @@ interface StackParts {
   telegram: TelegramSecret;
   vehicleClock: VehicleClock;
   pushEnvironment: Record<string, string>;
+  context: StackContext;
 }
 
 /**
@@ -105,6 +106,7 @@ export class FleetwatchStack extends Stack {
       telegram,
       // evaluate and the sweep must agree on it: the sweep trusts the last-seen the way evaluate stores it
       vehicleClock: props.vehicleClock ?? context.vehicleClock,
+      context,
       pushEnvironment: {
         PUSH_FCM_APPLICATION_ARN: parameters.fcmPlatformApplicationArn.valueAsString,
         PUSH_APNS_APPLICATION_ARN: parameters.apnsPlatformApplicationArn.valueAsString,
@@ -135,7 +137,7 @@ export class FleetwatchStack extends Stack {
   }
 
   /** Evaluates the input queue's terminal messages against the rules; raises alerts and enqueues their delivery. */
-  private addEvaluate({ projectRoot, data, queues, vehicleClock }: StackParts): FleetwatchFunction {
+  private addEvaluate({ projectRoot, data, queues, vehicleClock, context }: StackParts): FleetwatchFunction {
     const evaluate = new FleetwatchFunction(this, 'Evaluate', {
       name: 'evaluate',
       description: 'Evaluates terminal messages against the notification rules and raises alerts',
@@ -159,7 +161,9 @@ export class FleetwatchStack extends Stack {
     data.grant(evaluate.role, 'alerts', ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(evaluate.role);
     queues.inputDeadLetters.grantSendMessages(evaluate.role);
-    evaluate.function.addEventSource(new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true }));
+    evaluate.function.addEventSource(
+      new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: context.evaluateMaxConcurrency }),
+    );
     return evaluate;
   }
 
@@ -232,10 +236,10 @@ export class FleetwatchStack extends Stack {
 
   /** Sends alerts by e-mail, Telegram, push and webhooks, paced under the account's SES send rate; takes SES feedback. */
   private addDeliver(
-    { projectRoot, parameters, data, queues, telegram, pushEnvironment }: StackParts,
+    { projectRoot, parameters, data, queues, telegram, pushEnvironment, context }: StackParts,
     sesMaxSendRate: number,
   ): { deliver: FleetwatchFunction; sesFeedback: SesFeedback } {
-    const pacing = deliveryPacing(sesMaxSendRate);
+    const pacing = deliveryPacing(sesMaxSendRate, context.deliverMaxConcurrency);
     const deliver = new FleetwatchFunction(this, 'Deliver', {
       name: 'deliver',
       description: 'Sends alert notifications by e-mail (SES), Telegram, mobile push (SNS) and signed webhooks',
@@ -282,7 +286,10 @@ export class FleetwatchStack extends Stack {
   }
 
   /** The HTTP API v3: sessions, directory, rules, geozones, history, channels; geocoding when on. */
-  private addApi({ projectRoot, parameters, data, queues, pushEnvironment, vehicleClock }: StackParts, geocoding: boolean): FleetwatchFunction {
+  private addApi(
+    { projectRoot, parameters, data, queues, pushEnvironment, vehicleClock, context }: StackParts,
+    geocoding: boolean,
+  ): FleetwatchFunction {
     const api = new FleetwatchFunction(this, 'Api', {
       name: 'api',
       description: 'fleetwatch HTTP API v3: sessions, directory, notification rules, geozones, alert history, channels',
@@ -292,6 +299,8 @@ export class FleetwatchStack extends Stack {
       memorySize: 1024,
       // a rule's preview answers the text of each alert's e-mail, and replays vehicles under evaluate's clock
       withTemplates: true,
+      // no backlog of evaluate or deliver can take the API's concurrency
+      reservedConcurrency: context.apiReservedConcurrency || undefined,
       environment: {
         ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits', 'vehicleState'),
         RATE_LIMIT_INTERVAL_MS,

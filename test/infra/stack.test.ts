@@ -11,6 +11,7 @@ import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
 import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
+import { DEFAULT_API_RESERVED_CONCURRENCY, DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
 import { ALLOWED_WILDCARDS, wildcardResources } from '../support/iam-wildcards';
 
 type Resource = {
@@ -551,6 +552,35 @@ describe('FleetwatchStack template', () => {
       const fast = Template.fromStack(new FleetwatchStack(app, 'FleetwatchFastSes'));
       fast.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 20 } });
       fast.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ SES_SEND_RATE_PER_FUNCTION: '5' }) } });
+    });
+
+    it('bounds evaluate and deliver and reserves concurrency for the API, so that a backlog never starves the API', () => {
+      const scaling = (built: FleetwatchStack, name: FunctionName) => {
+        const mappings = Template.fromStack(built).findResources('AWS::Lambda::EventSourceMapping');
+        const id = logicalId(built.functions[name].function);
+        return Object.values(mappings).find((mapping) => JSON.stringify(mapping.Properties.FunctionName).includes(id))?.Properties.ScalingConfig;
+      };
+      const functionProperties = (built: FleetwatchStack, name: FunctionName) =>
+        (Template.fromStack(built).toJSON().Resources as Record<string, Resource>)[logicalId(built.functions[name].function)]!.Properties;
+
+      expect(scaling(stack, 'evaluate')).toEqual({ MaximumConcurrency: DEFAULT_EVALUATE_MAX_CONCURRENCY });
+      expect(resources[functionId('api')]!.Properties.ReservedConcurrentExecutions).toBe(DEFAULT_API_RESERVED_CONCURRENCY);
+      for (const name of ['evaluate', 'deliver', 'sweep', 'telegram', 'project'] as const) {
+        expect(resources[functionId(name)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+      }
+
+      const context = { evaluateMaxConcurrency: '40', deliverMaxConcurrency: '2', apiReservedConcurrency: '0', sesMaxSendRate: '100' };
+      const set = new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), 'FleetwatchConcurrency');
+      expect(scaling(set, 'evaluate')).toEqual({ MaximumConcurrency: 40 });
+      // a ceiling below what the send rate allows lowers deliver's concurrency, and each function's share rises
+      expect(scaling(set, 'deliver')).toEqual({ MaximumConcurrency: 2 });
+      expect((functionProperties(set, 'deliver').Environment as { Variables: Record<string, unknown> }).Variables.SES_SEND_RATE_PER_FUNCTION).toBe(
+        '50',
+      );
+      expect(functionProperties(set, 'api').ReservedConcurrentExecutions).toBeUndefined();
+
+      const bad = new App({ context: { 'aws:cdk:bundling-stacks': [], evaluateMaxConcurrency: '1' } });
+      expect(() => new FleetwatchStack(bad, 'FleetwatchBadConcurrency')).toThrow(/evaluateMaxConcurrency/);
     });
 
     it('notifies an encrypted, TLS-only topic on alarm and on recovery, mailing AlarmEmail only when it is set', () => {
