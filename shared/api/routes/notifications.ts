@@ -18,7 +18,8 @@ import {
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { checkedRule } from '../checked-rule';
-import { askSideAddresses } from '../side-address-confirmation';
+import { askSideAddresses, requireSideAddressRoom } from '../side-address-confirmation';
+import { sideAddressProblems } from '../side-address-problems';
 import { requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
@@ -133,10 +134,10 @@ export const notificationRoutes = [
     response: notificationRecordSchema,
     examples: { response: ruleRecordExample },
     errors: [404],
-    async handle({ params, caller }) {
+    async handle({ params, caller, now }) {
       const rule = await visibleRule(params.id, caller);
-      const problems = await problemsOf([rule]);
-      return { body: { ...toRecord(rule), ...problems.get(rule.id) }, headers: etag(rule.version) };
+      const problems = [...((await problemsOf([rule])).get(rule.id)?.problems ?? []), ...(await sideAddressProblems(rule, now))];
+      return { body: { ...toRecord(rule), ...(problems.length > 0 ? { problems } : {}) }, headers: etag(rule.version) };
     },
   }),
 
@@ -163,6 +164,7 @@ export const notificationRoutes = [
     async handle({ body, caller, now }) {
       const owned = await checkedRule(body, caller);
       await requireRuleRoom(owned.parentId);
+      await requireSideAddressRoom(owned, now);
       const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
       await askSideAddresses(rule, now);
       return { body: toRecord(rule), headers: etag(rule.version) };
@@ -192,6 +194,7 @@ export const notificationRoutes = [
       const owned = await checkedRule(body, caller);
       const { id } = body;
       if (owned.parentId !== previous.parentId) await requireRuleRoom(owned.parentId);
+      await requireSideAddressRoom(owned, now);
       const next: StoredRule = {
         ...owned,
         id,

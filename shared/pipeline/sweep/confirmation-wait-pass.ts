@@ -1,5 +1,5 @@
 import { logger } from '../../observability/logger';
-import { dueConfirmationWaits, forgetConfirmationWait } from '../../store/sender-guard';
+import { dueConfirmationWaits, forgetConfirmationWait, type ConfirmationWait } from '../../store/sender-guard';
 import { enqueueConfirmations } from '../enqueue-deliveries';
 
 /**
@@ -9,7 +9,8 @@ import { enqueueConfirmations } from '../enqueue-deliveries';
  */
 export async function runConfirmationWaitPass(now: number): Promise<number> {
   const waits = await dueConfirmationWaits(now);
-  const byClient = Map.groupBy(waits, (wait) => wait.clientId);
+  const byClient = new Map<string, ConfirmationWait[]>();
+  for (const wait of waits) byClient.set(wait.clientId, [...(byClient.get(wait.clientId) ?? []), wait]);
   let enqueued = 0;
   for (const [clientId, ofClient] of byClient) {
     const sent = await enqueueConfirmations(
