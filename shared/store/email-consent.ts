@@ -213,7 +213,10 @@ export async function settleConfirmation(
 ): Promise<void> {
   const update =
     outcome === 'sent'
-      ? { UpdateExpression: 'SET requestedAt = :at REMOVE sendingUntil, waitsUntil', ExpressionAttributeValues: { ':at': new Date(now).toISOString() } }
+      ? {
+          UpdateExpression: 'SET requestedAt = :at REMOVE sendingUntil, waitsUntil',
+          ExpressionAttributeValues: { ':at': new Date(now).toISOString() },
+        }
       : outcome === 'released'
         ? { UpdateExpression: 'REMOVE sendingUntil' }
         : { UpdateExpression: 'SET waitsUntil = :until REMOVE sendingUntil', ExpressionAttributeValues: { ':until': outcome.waitsUntil } };

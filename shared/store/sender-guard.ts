@@ -139,7 +139,11 @@ export async function stopConfirmations(clientId: string, reason: string, now: n
   }
 }
 
-const toStop = (item: Record<string, unknown>): ConfirmationStop => ({ clientId: String(item.sk), since: String(item.since), reason: String(item.reason) });
+const toStop = (item: Record<string, unknown>): ConfirmationStop => ({
+  clientId: String(item.sk),
+  since: String(item.since),
+  reason: String(item.reason),
+});
 
 /** Whether the client's confirmations are stopped, and since when. */
 export async function confirmationStop(clientId: string): Promise<ConfirmationStop | null> {

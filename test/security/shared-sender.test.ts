@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { PurgeQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SNSEvent } from 'aws-lambda';
 import { sqsClient } from '../../shared/aws/clients';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
@@ -106,7 +106,8 @@ describe('security: the shared sender cannot be used against strangers', () => {
     const batch = (name: string) => Array.from({ length: 60 }, (_, index) => `${name}${index}@race.test`);
     const statuses = await Promise.all([saveRule(racer, batch('left')), saveRule(racer, batch('right'))]);
     expect(statuses.map((response) => response.status).sort()).toEqual([200, 400]);
-    await drain();
+    // the confirmations these saves queued are not this test's subject
+    await sqsClient().send(new PurgeQueueCommand({ QueueUrl: emulators.queues.deliveries }));
   });
 
   it('asks a mailbox once, whatever +tags and case its addresses carry, and mails each address once it confirmed', async () => {
@@ -116,7 +117,7 @@ describe('security: the shared sender cannot be used against strangers', () => {
     expect(saved.status).toBe(200);
     await drain();
     await alertOf(saved.body.id);
-    const asked = await confirmations();
+    const asked = (await confirmations()).filter((mail) => mail.destination.to[0]!.toLowerCase().startsWith('dispatch'));
     expect(asked).toHaveLength(1);
 
     expect((await api({ method: 'POST', path: confirmPath(asked[0]!.body.text)! })).status).toBe(200);

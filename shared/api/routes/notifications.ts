@@ -27,6 +27,7 @@ import {
   prolongationAnswerExample,
   prolongationExample,
   ruleCreateExample,
+  ruleReadExample,
   ruleRecordExample,
   ruleReplaceExample,
   ruleSummariesExample,
@@ -128,11 +129,15 @@ export const notificationRoutes = [
     path: '/api/v3/notifications/{id}',
     tag: 'notifications',
     summary: 'Read one notification rule',
+    description:
+      '`problems` also names each side address that gets no alerts although it is on the rule: its confirmation waits for the ' +
+      "client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the " +
+      'address unsubscribed from every rule of the client.',
     auth: true,
     writes: false,
     params: idParamsSchema,
     response: notificationRecordSchema,
-    examples: { response: ruleRecordExample },
+    examples: { response: ruleReadExample },
     errors: [404],
     async handle({ params, caller, now }) {
       const rule = await visibleRule(params.id, caller);
@@ -154,7 +159,9 @@ export const notificationRoutes = [
       'naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked ' +
       'chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer ' +
       '(id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were ' +
-      'never asked are sent their confirmation link now; alerts to an address wait for its confirmation for up to 24 hours.',
+      "never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily " +
+      'budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to ' +
+      'the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.',
     auth: true,
     writes: true,
     body: notificationCreateBodySchema,
@@ -180,7 +187,8 @@ export const notificationRoutes = [
       'Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). ' +
       'A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be ' +
       'sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are ' +
-      'checked as on create. Side addresses never asked are sent their confirmation link, as on creation.',
+      'checked as on create. Side addresses never asked are sent their confirmation link, and new ones count against the ' +
+      "client's cap of unconfirmed addresses, as on creation.",
     auth: true,
     writes: true,
     body: notificationReplaceBodySchema,

@@ -84,10 +84,13 @@ async function countAgainstClient(clientId: string, events: number, now: number)
   if (count < threshold) return;
   if (await stopConfirmations(clientId, `${count} bounces or complaints on its confirmation e-mails in one day`, now)) {
     metrics.addMetric(MetricName.ConfirmationsStopped, MetricUnit.Count, 1);
-    logger.error("client's address confirmations stopped after bounces or complaints; clear with `npm run admin -- confirmation-stops --clear <clientId>`", {
-      clientId,
-      events: count,
-      threshold,
-    });
+    logger.error(
+      "client's address confirmations stopped after bounces or complaints; clear with `npm run admin -- confirmation-stops --clear <clientId>`",
+      {
+        clientId,
+        events: count,
+        threshold,
+      },
+    );
   }
 }
