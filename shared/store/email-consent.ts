@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import pLimit from 'p-limit';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
@@ -105,6 +106,9 @@ export async function addressesToAsk(clientId: string, sideAddresses: readonly s
   return onePerMailbox(sideAddresses).filter((address) => confirmationDue(records.get(address), now));
 }
 
+/** Registrations of one save written at the same time. */
+const PARALLEL_REGISTRATIONS = 10;
+
 /**
  * Registers the side mailboxes a rule save names that the client never had, counting them against `cap`
  * unconfirmed mailboxes per client. Returns false, registering none, when they would pass it. A mailbox two
@@ -115,21 +119,27 @@ export async function registerSideAddresses(clientId: string, sideAddresses: rea
   const fresh = [...new Set(sideAddresses.filter((address) => !records.has(normal(address))).map(mailboxOf))];
   if (fresh.length === 0) return true;
   if (!(await reserveUnconfirmed(clientId, fresh.length, cap))) return false;
-  let already = 0;
-  for (const mailbox of fresh) {
-    try {
-      await documentClient().send(
-        new PutCommand({
-          TableName: table(),
-          Item: { ...sideKey(clientId, mailbox), registeredAt: new Date(now).toISOString(), counted: true },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      already++;
-    }
-  }
+  const limit = pLimit(PARALLEL_REGISTRATIONS);
+  const created = await Promise.all(
+    fresh.map((mailbox) =>
+      limit(async () => {
+        try {
+          await documentClient().send(
+            new PutCommand({
+              TableName: table(),
+              Item: { ...sideKey(clientId, mailbox), registeredAt: new Date(now).toISOString(), counted: true },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+          return true;
+        } catch (error) {
+          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+          return false;
+        }
+      }),
+    ),
+  );
+  const already = created.filter((done) => !done).length;
   if (already > 0) await releaseUnconfirmed(clientId, already);
   return true;
 }
