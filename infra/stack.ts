@@ -39,7 +39,20 @@ export const FUNCTION_TIMEOUTS: Record<FunctionName, Duration> = {
 };
 
 /** Partition-key prefixes of the directory table the deliver and telegram functions may touch. */
-export const DELIVER_DIRECTORY_KEYS = ['USER#', 'AGENT#', 'VEHICLE#', 'TGCHAT#', 'SIDEMAIL#', 'OPTOUT#', 'SUPPRESSED#'] as const;
+export const DELIVER_DIRECTORY_KEYS = [
+  'USER#',
+  'AGENT#',
+  'VEHICLE#',
+  'TGCHAT#',
+  'SIDEMAIL#',
+  'OPTOUT#',
+  'SUPPRESSED#',
+  'SENDER#',
+  'CONFIRMSTOPS',
+  'CONFIRMWAIT#',
+] as const;
+/** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
+export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
 /** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
@@ -171,14 +184,15 @@ export class FleetwatchStack extends Stack {
   private addSweep({ projectRoot, data, queues, vehicleClock }: StackParts): FleetwatchFunction {
     const sweep = new FleetwatchFunction(this, 'Sweep', {
       name: 'sweep',
-      description: 'Every minute: rule activation, expiry and auto-prolongation, connection loss, pending-alert outbox',
+      description:
+        'Every minute: rule activation, expiry and auto-prolongation, connection loss, pending-alert outbox, confirmations that waited for the budget',
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.sweep,
       memorySize: 1024,
       // The next run is a minute away and does the same work; retrying a failed run only makes runs overlap.
       asyncRetryAttempts: 0,
       environment: {
-        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
+        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'directory'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_QUEUE_NAME: queues.input.queueName,
         VEHICLE_CLOCK: vehicleClock,
@@ -192,6 +206,7 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     data.grant(sweep.role, 'alerts', ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(sweep.role);
+    data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),

@@ -153,6 +153,18 @@ export const pushSchema = z.object({
   ),
 });
 
+export const DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY = 50;
+export const DEFAULT_CONFIRMATION_FEEDBACK_STOP = 5;
+
+export const senderSchema = z.object({
+  CONFIRMATIONS_PER_CLIENT_PER_DAY: whole(1, DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY).describe(
+    'Confirmation e-mails to side addresses one client may have sent per UTC day; past it they wait for the next day (the sweep sends them then).',
+  ),
+  CONFIRMATION_FEEDBACK_STOP: whole(1, DEFAULT_CONFIRMATION_FEEDBACK_STOP).describe(
+    "Permanent bounces and complaints on one client's confirmation e-mails within one UTC day that stop its confirmations until an operator clears them (`npm run admin -- confirmation-stops`).",
+  ),
+});
+
 export const deliverSchema = z.object({
   DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe(
     "The deliveries queue's maxReceiveCount: the receive after which a failing delivery is parked rather than retried.",
@@ -173,6 +185,10 @@ export const LIMITS = {
   apiRequestsPerClientPerMinute: {
     value: 600,
     meaning: 'API requests of all users of one client within one minute (besides one request per second per session).',
+  },
+  unconfirmedSideEmailsPerClient: {
+    value: 100,
+    meaning: 'Side addresses (mailboxes) of one client that were named by its rules and have not confirmed yet; a save past it is refused.',
   },
   loginFreeAttemptsPerAddress: {
     value: 5,
@@ -222,6 +238,7 @@ export const functionConfigSchemas = {
   evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
   deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
+    .extend(senderSchema.shape)
     .extend(webhookRetrySchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(publicLinksSchema.shape)

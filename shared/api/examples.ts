@@ -43,6 +43,23 @@ const ruleBody = {
 
 export const ruleCreateExample = { ...ruleBody, settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00' } };
 export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
+/** A rule as GET answers it, with what keeps two of its side addresses from getting alerts. */
+export const ruleReadExample = {
+  ...ruleRecordExample,
+  enableSideEmails: true,
+  sideEmails: ['night-shift@partner.example', 'dispatch@partner.example'],
+  problems: [
+    {
+      path: 'sideEmails.0',
+      message: "night-shift@partner.example: confirmation waits for the client's daily budget, resumes 2026-11-25T00:00:00.000Z",
+    },
+    {
+      path: 'sideEmails.1',
+      message:
+        'dispatch@partner.example unsubscribed from every rule of this client; only the address itself can subscribe again, from its unsubscribe link',
+    },
+  ],
+};
 export const ruleReplaceExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, settings: { ...ruleBody.settings, limit: '70' } };
 export const ruleSummariesExample = [
   { id: 7, name: 'Depot speeding', active: true, type: 2, userId: null, parentId: EXAMPLE_CLIENT_ID, parentName: 'Acme Logistics' },

@@ -91,7 +91,9 @@ export const notificationRecordSchema = notificationSchema.extend({
   problems: z
     .array(ruleProblemSchema)
     .optional()
-    .describe('read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid)'),
+    .describe(
+      'read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed)',
+    ),
 });
 
 export const notificationReplaceBodySchema = strictBody({

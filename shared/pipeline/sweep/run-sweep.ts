@@ -4,12 +4,13 @@ import type { EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
 import { runConnectionLossPass } from './connection-loss-pass';
 import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
+import { runConfirmationWaitPass } from './confirmation-wait-pass';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry, connection loss, then the outbox, each found through an index keyed by when it
- * falls due. A pass that fails does not keep the others from running; the sweep then fails as a whole so that
+ * One sweep: rule expiry, connection loss, the outbox, then confirmations that waited for their client's
+ * budget, each found through an index keyed by when it falls due. A pass that fails does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
 export interface SweepOptions {
@@ -33,6 +34,8 @@ export interface SweepReport {
   reenqueued: string[];
   /** Pending alerts the outbox gave up on. */
   abandoned: string[];
+  /** Confirmation links handed back after waiting for their client's daily budget. */
+  confirmationsResumed: number;
   failedPasses: string[];
 }
 
@@ -46,6 +49,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     alertsRaised: 0,
     reenqueued: [],
     abandoned: [],
+    confirmationsResumed: 0,
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -84,6 +88,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     const outbox = await runOutboxPass(now, options.outboxAgeMs ?? configuredOutboxAge());
     report.reenqueued = outbox.reenqueued;
     report.abandoned = outbox.abandoned;
+  });
+  await attempt('confirmations', async () => {
+    report.confirmationsResumed = await runConfirmationWaitPass(now);
   });
 
   logger.info('sweep finished', { ...report, reenqueued: report.reenqueued.length, abandoned: report.abandoned.length });
