@@ -2,13 +2,14 @@ import type { VehicleClock } from '../../config';
 import { logger } from '../../observability/logger';
 import type { EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
+import { runAlertDuePass } from './alert-due-pass';
 import { runConnectionLossPass } from './connection-loss-pass';
 import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry, connection loss, then the outbox, each found through an index keyed by when it
+ * One sweep: rule expiry, connection loss, the outbox, then alerts due to close by themselves, each found through an index keyed by when it
  * falls due. A pass that fails does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
@@ -33,6 +34,8 @@ export interface SweepReport {
   reenqueued: string[];
   /** Pending alerts the outbox gave up on. */
   abandoned: string[];
+  /** Alerts closed after their rule's autoCloseHours. */
+  autoClosed: string[];
   failedPasses: string[];
 }
 
@@ -46,6 +49,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     alertsRaised: 0,
     reenqueued: [],
     abandoned: [],
+    autoClosed: [],
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -85,8 +89,16 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     report.reenqueued = outbox.reenqueued;
     report.abandoned = outbox.abandoned;
   });
+  await attempt('alertsDue', async () => {
+    report.autoClosed = (await runAlertDuePass(now)).closed;
+  });
 
-  logger.info('sweep finished', { ...report, reenqueued: report.reenqueued.length, abandoned: report.abandoned.length });
+  logger.info('sweep finished', {
+    ...report,
+    reenqueued: report.reenqueued.length,
+    abandoned: report.abandoned.length,
+    autoClosed: report.autoClosed.length,
+  });
   if (failures.length > 0) throw new AggregateError(failures, `sweep passes failed: ${report.failedPasses.join(', ')}`);
   return report;
 }
