@@ -108,12 +108,25 @@ const EXAMPLE_ACKNOWLEDGEMENT = {
 } as const;
 
 export const acknowledgeExample = { comment: 'Calling the driver' };
-export const acknowledgeAnswerExample = { alertId: EXAMPLE_ALERT_ID, outcome: 'acknowledged', state: 'acknowledged', acknowledgement: EXAMPLE_ACKNOWLEDGEMENT };
+export const acknowledgeAnswerExample = {
+  alertId: EXAMPLE_ALERT_ID,
+  outcome: 'acknowledged',
+  state: 'acknowledged',
+  acknowledgement: EXAMPLE_ACKNOWLEDGEMENT,
+};
 export const closeAnswerExample = { alertId: EXAMPLE_ALERT_ID, outcome: 'closed', state: 'closed', acknowledgement: EXAMPLE_ACKNOWLEDGEMENT };
-export const bulkAcknowledgeExample = { ids: [EXAMPLE_ALERT_ID, alertIdFor(7, 40118, 'speeding', '2026-11-24T09:15:12.000Z')], comment: 'Calling the drivers' };
+export const bulkAcknowledgeExample = {
+  ids: [EXAMPLE_ALERT_ID, alertIdFor(7, 40118, 'speeding', '2026-11-24T09:15:12.000Z')],
+  comment: 'Calling the drivers',
+};
 export const bulkAcknowledgeAnswerExample = {
   results: [
-    { alertId: EXAMPLE_ALERT_ID, outcome: 'alreadyAcknowledged', state: 'acknowledged', acknowledgement: { ...EXAMPLE_ACKNOWLEDGEMENT, via: 'telegram' } },
+    {
+      alertId: EXAMPLE_ALERT_ID,
+      outcome: 'alreadyAcknowledged',
+      state: 'acknowledged',
+      acknowledgement: { ...EXAMPLE_ACKNOWLEDGEMENT, via: 'telegram' },
+    },
     { alertId: alertIdFor(7, 40118, 'speeding', '2026-11-24T09:15:12.000Z'), outcome: 'notFound' },
   ],
 };

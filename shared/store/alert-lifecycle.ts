@@ -24,10 +24,7 @@ export type LifecycleChange = Omit<LifecycleEntry, 'state' | 'at'> & { to: Exclu
  * - missing: no such stored alert, or one the caller may not see.
  */
 export type TransitionResult =
-  | { outcome: 'changed'; alert: Alert }
-  | { outcome: 'already'; alert: Alert }
-  | { outcome: 'refused'; alert: Alert }
-  | { outcome: 'missing' };
+  { outcome: 'changed'; alert: Alert } | { outcome: 'already'; alert: Alert } | { outcome: 'refused'; alert: Alert } | { outcome: 'missing' };
 
 /** The alert, when it exists, is stored and parses (an unstored alert has no lifecycle). */
 export async function getStoredAlert(alertId: string): Promise<Alert | null> {

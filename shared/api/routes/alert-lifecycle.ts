@@ -19,10 +19,8 @@ const OUTCOMES = {
 
 /** One alert moved by the caller: only a stored alert of a client in the caller's scope is seen at all. */
 async function change(caller: Caller, alertId: string, to: 'acknowledged' | 'closed', comment: string | undefined, now: number) {
-  const result = await transitionAlert(
-    alertId,
-    { to, by: caller.user.login, via: 'api', now, ...(comment ? { comment } : {}) },
-    (alert) => caller.scope.includes(alert.parentId),
+  const result = await transitionAlert(alertId, { to, by: caller.user.login, via: 'api', now, ...(comment ? { comment } : {}) }, (alert) =>
+    caller.scope.includes(alert.parentId),
   );
   return outcomeOf(alertId, to, result);
 }

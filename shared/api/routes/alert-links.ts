@@ -106,7 +106,7 @@ export const alertLinkRoutes = [
     path: '/api/v3/alerts/acknowledge/{token}',
     operationId: 'acknowledgeByLink',
     tag: 'notifications',
-    summary: "Acknowledge an alert from the link of its e-mail or push notification",
+    summary: 'Acknowledge an alert from the link of its e-mail or push notification',
     description:
       'Acknowledges the one alert the signed link names, as the address (or user) it was sent to; no session needed, no body. ' +
       'Posting again changes nothing and shows who acknowledged it. An invalid or expired link answers 404.',

@@ -26,7 +26,10 @@ export function pushPayload(message: PushMessage): string {
   const body = message.body.length > MAX_BODY_LENGTH ? `${message.body.slice(0, MAX_BODY_LENGTH - 1)}…` : message.body;
   const { action } = message;
   const data = action ? { ...message.data, acknowledgeUrl: action.url, acknowledgeLabel: action.label } : message.data;
-  const apns = JSON.stringify({ aps: { alert: { title: message.title, body }, sound: 'default', ...(action ? { category: action.category } : {}) }, ...data });
+  const apns = JSON.stringify({
+    aps: { alert: { title: message.title, body }, sound: 'default', ...(action ? { category: action.category } : {}) },
+    ...data,
+  });
   return JSON.stringify({
     default: `${message.title}\n${body}`,
     GCM: JSON.stringify({
