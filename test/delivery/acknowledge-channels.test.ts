@@ -164,7 +164,7 @@ describe('acknowledging from the notification', () => {
     const alertId = await deliver(rule, 43);
 
     const [email] = await sentEmails(emulators);
-    const link = /Acknowledge: (http\S+)/.exec(email!.body.text)?.[1];
+    const link = /Acknowledge: (http\S+)/.exec(email!.body.text ?? '')?.[1];
     expect(link).toMatch(/\/api\/v3\/alerts\/acknowledge\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(email!.body.html).toContain(`<a href="${link}">Acknowledge</a>`);
 
