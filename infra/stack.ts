@@ -54,6 +54,8 @@ export const DELIVER_DIRECTORY_KEYS = [
 /** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
 export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
+/** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
+export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 /** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 
@@ -83,6 +85,8 @@ interface StackParts {
   vehicleClock: VehicleClock;
   pushEnvironment: Record<string, string>;
   context: StackContext;
+  /** Signs and checks the acknowledge links of alerts (deliver, api). */
+  alertLinkKey: Secret;
 }
 
 /**
@@ -112,6 +116,7 @@ export class FleetwatchStack extends Stack {
     });
     const telegram = new TelegramSecret(this, 'Telegram');
     const parts: StackParts = {
+      alertLinkKey: this.addAlertLinkKey(),
       projectRoot: props.projectRoot ?? PROJECT_ROOT,
       parameters,
       data,
@@ -251,7 +256,7 @@ export class FleetwatchStack extends Stack {
 
   /** Sends alerts by e-mail, Telegram, push and webhooks, paced under the account's SES send rate; takes SES feedback. */
   private addDeliver(
-    { projectRoot, parameters, data, queues, telegram, pushEnvironment, context }: StackParts,
+    { projectRoot, parameters, data, queues, telegram, pushEnvironment, context, alertLinkKey }: StackParts,
     sesMaxSendRate: number,
   ): { deliver: FleetwatchFunction; sesFeedback: SesFeedback } {
     const pacing = deliveryPacing(sesMaxSendRate, context.deliverMaxConcurrency);
@@ -282,6 +287,8 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);
+    alertLinkKey.grantRead(deliver.role);
+    deliver.function.addEnvironment('ALERT_LINK_SECRET_ID', alertLinkKey.secretArn);
     const sesFeedback = new SesFeedback(this, 'SesFeedback', { consumer: deliver.function });
     deliver.function.addEnvironment('SES_CONFIGURATION_SET', sesFeedback.configurationSet.configurationSetName);
     grantSendEmail(deliver.role, { address: parameters.senderAddress.valueAsString, configurationSetArn: sesFeedback.configurationSetArn });
@@ -302,7 +309,7 @@ export class FleetwatchStack extends Stack {
 
   /** The HTTP API v3: sessions, directory, rules, geozones, history, channels; geocoding when on. */
   private addApi(
-    { projectRoot, parameters, data, queues, pushEnvironment, vehicleClock, context }: StackParts,
+    { projectRoot, parameters, data, queues, pushEnvironment, vehicleClock, context, alertLinkKey }: StackParts,
     geocoding: boolean,
   ): FleetwatchFunction {
     const api = new FleetwatchFunction(this, 'Api', {
@@ -330,13 +337,16 @@ export class FleetwatchStack extends Stack {
     data.grant(api.role, 'rules', ['GetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'directory', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
-    data.grant(api.role, 'alerts', ['GetItem', 'Query']);
+    // acknowledging and closing alerts is one conditional UpdateItem each
+    data.grant(api.role, 'alerts', ['GetItem', 'Query', 'UpdateItem']);
     data.grant(api.role, 'visits', ['Query']);
     // registering a vehicle writes its owner chain and zone sets (reading them first to repair a half-done registration);
     // finding vehicles reads the byOwner index
     data.grant(api.role, 'vehicleState', ['GetItem', 'UpdateItem', 'Query']);
     queues.deliveries.grantSendMessages(api.role);
     this.addHistoryTokenKey(api);
+    alertLinkKey.grantRead(api.role);
+    api.function.addEnvironment('ALERT_LINK_SECRET_ID', alertLinkKey.secretArn);
     if (geocoding) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);
@@ -348,6 +358,21 @@ export class FleetwatchStack extends Stack {
       { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },
     ]);
     return api;
+  }
+
+  /** The key that signs alerts' one-click acknowledge links: deliver signs them, the api function checks them. */
+  private addAlertLinkKey(): Secret {
+    const key = new Secret(this, 'AlertLinkKey', {
+      description: "fleetwatch: HMAC key of alerts' acknowledge links in e-mails and push notifications (generated; no one needs to read it)",
+      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+    });
+    Validations.of(key).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A link acknowledges one alert and expires after 7 days. Replacing the key with put-secret-value ends every link sent before, ' +
+        'so it is changed by hand rather than on a schedule.',
+    });
+    return key;
   }
 
   /** The key that signs the history endpoint's page tokens: generated here, read by the api function at cold start. */
@@ -370,18 +395,23 @@ export class FleetwatchStack extends Stack {
   private addTelegramWebhook({ projectRoot, parameters, data, telegram }: StackParts): FleetwatchFunction {
     const telegramWebhook = new FleetwatchFunction(this, 'TelegramWebhook', {
       name: 'telegram',
-      description: 'Telegram bot webhook: links a chat to a fleetwatch user (/start <code>)',
+      description: "Telegram bot webhook: links a chat to a fleetwatch user (/start <code>); the alerts' acknowledge button",
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.telegram,
       memorySize: 256,
+      // the acknowledge button's answer and message edit are written in the user's language
+      withTemplates: true,
       environment: {
-        ...data.environmentFor('directory'),
+        ...data.environmentFor('directory', 'alerts'),
         TELEGRAM_SECRET_ID: telegram.secret.secretArn,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
       },
     });
     // link codes, linked chats and the users' chat maps; never sessions or credentials
     data.grant(telegramWebhook.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: TELEGRAM_DIRECTORY_KEYS });
+    data.grant(telegramWebhook.role, 'directory', ['GetItem'], { leadingKeys: TELEGRAM_SCOPE_KEYS });
+    // the acknowledge button: read the alert, then one conditional UpdateItem
+    data.grant(telegramWebhook.role, 'alerts', ['GetItem', 'UpdateItem']);
     telegram.secret.grantRead(telegramWebhook.role);
     return telegramWebhook;
   }

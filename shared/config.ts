@@ -209,6 +209,12 @@ export const limitsSchema = z.object(
   >,
 );
 
+export const alertLinkSchema = z.object({
+  ALERT_LINK_SECRET_ID: text().describe(
+    "Secrets Manager id of the key that signs alerts' one-click acknowledge links (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
+  ),
+});
+
 export const apiSchema = z.object({
   HISTORY_TOKEN_SECRET_ID: text().describe(
     "Secrets Manager id of the key that signs the history endpoint's `nextToken` (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
@@ -229,6 +235,7 @@ const everyFunctionSchema = resourcesSchema.extend(observabilitySchema.shape);
 export const functionConfigSchemas = {
   api: everyFunctionSchema
     .extend(apiSchema.shape)
+    .extend(alertLinkSchema.shape)
     .extend(vehicleClockEnvSchema.shape)
     .extend(templatesSchema.shape)
     .extend(limitsSchema.shape)
@@ -242,13 +249,14 @@ export const functionConfigSchemas = {
     .extend(webhookRetrySchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(publicLinksSchema.shape)
+    .extend(alertLinkSchema.shape)
     .extend(templatesSchema.shape)
     .extend(emailSchema.shape)
     .extend(telegramSchema.shape)
     .extend(pushSchema.shape),
   sweep: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape).extend(outboxSchema.shape),
   project: everyFunctionSchema,
-  telegram: everyFunctionSchema.extend(telegramSchema.shape),
+  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape),
 } as const;
 
 export type FunctionName = keyof typeof functionConfigSchemas;

@@ -106,9 +106,46 @@ export const historyAnswerExample = {
         'telegram:-1001234567890': { status: 'sent', at: '2026-11-24T09:14:07.180Z', attempts: 1 },
       },
       stored: true,
+      state: 'acknowledged',
+      acknowledgement: { state: 'acknowledged', at: '2026-11-24T09:20:31.000Z', by: 'dispatcher', via: 'telegram' },
+      lifecycle: [{ state: 'acknowledged', at: '2026-11-24T09:20:31.000Z', by: 'dispatcher', via: 'telegram' }],
+      autoCloseAt: '2026-11-25T09:14:06.210Z',
     },
   ],
   nextToken: null,
+};
+
+const EXAMPLE_ALERT_ID = alertIdFor(7, 40117, 'speeding', '2026-11-24T09:14:05.000Z');
+const EXAMPLE_ACKNOWLEDGEMENT = {
+  state: 'acknowledged',
+  at: '2026-11-24T09:20:31.000Z',
+  by: 'dispatcher',
+  via: 'api',
+  comment: 'Calling the driver',
+} as const;
+
+export const acknowledgeExample = { comment: 'Calling the driver' };
+export const acknowledgeAnswerExample = {
+  alertId: EXAMPLE_ALERT_ID,
+  outcome: 'acknowledged',
+  state: 'acknowledged',
+  acknowledgement: EXAMPLE_ACKNOWLEDGEMENT,
+};
+export const closeAnswerExample = { alertId: EXAMPLE_ALERT_ID, outcome: 'closed', state: 'closed', acknowledgement: EXAMPLE_ACKNOWLEDGEMENT };
+export const bulkAcknowledgeExample = {
+  ids: [EXAMPLE_ALERT_ID, alertIdFor(7, 40118, 'speeding', '2026-11-24T09:15:12.000Z')],
+  comment: 'Calling the drivers',
+};
+export const bulkAcknowledgeAnswerExample = {
+  results: [
+    {
+      alertId: EXAMPLE_ALERT_ID,
+      outcome: 'alreadyAcknowledged',
+      state: 'acknowledged',
+      acknowledgement: { ...EXAMPLE_ACKNOWLEDGEMENT, via: 'telegram' },
+    },
+    { alertId: alertIdFor(7, 40118, 'speeding', '2026-11-24T09:15:12.000Z'), outcome: 'notFound' },
+  ],
 };
 
 const ring = [

@@ -217,7 +217,7 @@ describe('FleetwatchStack template', () => {
         'VEHICLE_STATE_TABLE',
         'VISITS_TABLE',
       ]);
-      expect(tableVariables('telegram')).toEqual(['DIRECTORY_TABLE']);
+      expect(tableVariables('telegram')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE']);
       expect(environmentOf('evaluate')).toMatchObject({
         DELIVERIES_QUEUE_URL: { Ref: logicalId(stack.queues.deliveries) },
         INPUT_DLQ_URL: { Ref: logicalId(stack.queues.inputDeadLetters) },
@@ -309,9 +309,11 @@ describe('FleetwatchStack template', () => {
 
     it('never puts a secret in an environment variable: functions get only secret ARNs, and read only their own secret', () => {
       const secrets = ofType('AWS::SecretsManager::Secret');
-      expect(secrets).toHaveLength(2);
+      expect(secrets).toHaveLength(3);
       const [telegramId] = secrets.find(([, secret]) => JSON.stringify(secret.Properties.GenerateSecretString).includes('webhookSecret'))!;
-      const [historyKeyId, historyKey] = secrets.find(([id]) => id !== telegramId)!;
+      const [linkKeyId, linkKey] = secrets.find(([, secret]) => String(secret.Properties.Description).includes('acknowledge links'))!;
+      const [historyKeyId, historyKey] = secrets.find(([id]) => id !== telegramId && id !== linkKeyId)!;
+      expect(linkKey.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
       expect(resources[telegramId]!.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'webhookSecret', ExcludePunctuation: true });
       expect(historyKey.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
       for (const name of FUNCTION_NAMES) {
@@ -324,12 +326,13 @@ describe('FleetwatchStack template', () => {
         roleStatements(name)
           .filter((statement) => asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')))
           .flatMap((statement) => asArray(statement.Resource).map(flattenJoin));
-      for (const name of ['deliver', 'telegram'] as const) {
-        expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toEqual({ Ref: telegramId });
-        expect(new Set(secretResources(name)), name).toEqual(new Set([telegramId]));
-      }
+      for (const name of ['deliver', 'telegram'] as const) expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toEqual({ Ref: telegramId });
+      expect(new Set(secretResources('telegram'))).toEqual(new Set([telegramId]));
+      // deliver signs the acknowledge links, the api checks them
+      expect(new Set(secretResources('deliver'))).toEqual(new Set([telegramId, linkKeyId]));
+      for (const name of ['deliver', 'api'] as const) expect(environmentOf(name).ALERT_LINK_SECRET_ID, name).toEqual({ Ref: linkKeyId });
       expect(environmentOf('api').HISTORY_TOKEN_SECRET_ID).toEqual({ Ref: historyKeyId });
-      expect(new Set(secretResources('api'))).toEqual(new Set([historyKeyId]));
+      expect(new Set(secretResources('api'))).toEqual(new Set([historyKeyId, linkKeyId]));
       for (const name of ['evaluate', 'sweep', 'api'] as const) expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toBeUndefined();
       for (const name of ['evaluate', 'sweep', 'project'] as const) expect(secretResources(name), name).toEqual([]);
     });
@@ -419,11 +422,13 @@ describe('FleetwatchStack template', () => {
       expect(actionsOf('evaluate').some((action) => action.startsWith('sns:'))).toBe(false);
     });
 
-    it('keeps the api read-only on alerts and the Telegram webhook on the directory alone', () => {
+    it('lets the api and the Telegram webhook change alerts only by updating their state, and keeps the webhook off other tables', () => {
       expect(touchesTable('api', 'alerts')).toBe(true);
       expect(writesTable('api', 'alerts')).toBe(false);
       expect(writesTable('api', 'rules')).toBe(true);
-      for (const key of ['rules', 'geozones', 'alerts', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
+      expect(touchesTable('telegram', 'alerts')).toBe(true);
+      expect(writesTable('telegram', 'alerts')).toBe(false);
+      for (const key of ['rules', 'geozones', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
       expect(writesTable('telegram', 'directory')).toBe(true);
       expect(touchesTable('deliver', 'vehicleState')).toBe(false);
       expect(writesTable('deliver', 'rules')).toBe(false);

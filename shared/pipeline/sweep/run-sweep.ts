@@ -2,6 +2,7 @@ import type { VehicleClock } from '../../config';
 import { logger } from '../../observability/logger';
 import type { EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
+import { runAlertDuePass } from './alert-due-pass';
 import { runConnectionLossPass } from './connection-loss-pass';
 import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
 import { runConfirmationWaitPass } from './confirmation-wait-pass';
@@ -9,8 +10,9 @@ import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry, connection loss, the outbox, then confirmations that waited for their client's
- * budget, each found through an index keyed by when it falls due. A pass that fails does not keep the others from running; the sweep then fails as a whole so that
+ * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget, then
+ * alerts due to close by themselves, each found through an index keyed by when it falls due. A pass that fails
+ * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
 export interface SweepOptions {
@@ -36,6 +38,8 @@ export interface SweepReport {
   abandoned: string[];
   /** Confirmation links handed back after waiting for their client's daily budget. */
   confirmationsResumed: number;
+  /** Alerts closed after their rule's autoCloseHours. */
+  autoClosed: string[];
   failedPasses: string[];
 }
 
@@ -50,6 +54,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     reenqueued: [],
     abandoned: [],
     confirmationsResumed: 0,
+    autoClosed: [],
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -92,8 +97,16 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   await attempt('confirmations', async () => {
     report.confirmationsResumed = await runConfirmationWaitPass(now);
   });
+  await attempt('alertsDue', async () => {
+    report.autoClosed = (await runAlertDuePass(now)).closed;
+  });
 
-  logger.info('sweep finished', { ...report, reenqueued: report.reenqueued.length, abandoned: report.abandoned.length });
+  logger.info('sweep finished', {
+    ...report,
+    reenqueued: report.reenqueued.length,
+    abandoned: report.abandoned.length,
+    autoClosed: report.autoClosed.length,
+  });
   if (failures.length > 0) throw new AggregateError(failures, `sweep passes failed: ${report.failedPasses.join(', ')}`);
   return report;
 }
