@@ -4,6 +4,15 @@ import { ConfigError, configProblems, vehicleClockSchema } from '../shared/confi
 import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
 
 /**
+ * Evaluate takes up to 10 messages per invocation in a few tens of milliseconds; 100 at once keeps up with
+ * about ten thousand messages a second, far above a 100,000-vehicle fleet reporting every 10 s, and leaves the
+ * rest of a default 1,000 account limit to the other functions.
+ */
+export const DEFAULT_EVALUATE_MAX_CONCURRENCY = 100;
+/** Enough for a busy console and integrators at one request per second per session. */
+export const DEFAULT_API_RESERVED_CONCURRENCY = 20;
+
+/**
  * The CDK context keys of a deployment (`cdk deploy -c key=value`, or `context` in cdk.json), as one zod schema.
  * On the command line every value is a string; in cdk.json it may be a JSON boolean or number, so each is read
  * as its text. docs/configuration.md lists them (`npm run docs:config`).
@@ -29,6 +38,21 @@ export const contextSchema = z.object({
     .preprocess(asText, z.coerce.number().min(1).default(DEFAULT_SES_MAX_SEND_RATE))
     .describe(
       "The account's SES maximum send rate (e-mails per second; SES's first production quota is 14), shared out between the deliver function's instances: it sets their maximum concurrency and SES_SEND_RATE_PER_FUNCTION.",
+    ),
+  evaluateMaxConcurrency: z
+    .preprocess(asText, z.coerce.number().int().min(2).max(1000).default(DEFAULT_EVALUATE_MAX_CONCURRENCY))
+    .describe(
+      "At most this many evaluate functions at once (the input event source's maximum concurrency, 2 to 1,000), so a backlog of terminal messages cannot take the concurrency the API, deliver and the sweep need; a backlog then waits on the queue, and its age shows in the `InputBacklogAlarm`.",
+    ),
+  deliverMaxConcurrency: z
+    .preprocess(asText, z.coerce.number().int().min(2).max(1000).optional())
+    .describe(
+      'At most this many deliver functions at once (2 to 1,000); unset, it follows from `sesMaxSendRate`, and a value above that is lowered to it, so e-mail stays under the SES send rate.',
+    ),
+  apiReservedConcurrency: z
+    .preprocess(asText, z.coerce.number().int().min(0).max(1000).default(DEFAULT_API_RESERVED_CONCURRENCY))
+    .describe(
+      "Concurrency reserved for the api function (and its ceiling), so no backlog elsewhere can starve the HTTP API; `0` reserves none. Lambda keeps 100 of the account's concurrency unreserved: an account whose limit is still 10 must set `0` or ask AWS for more.",
     ),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',

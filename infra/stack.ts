@@ -19,7 +19,7 @@ import { TelegramSecret } from './constructs/telegram-secret';
 import { makeThrowaway } from './constructs/throwaway';
 import type { VehicleClock } from '../shared/config';
 import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
-import { stackContext } from './context';
+import { stackContext, type StackContext } from './context';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -39,8 +39,23 @@ export const FUNCTION_TIMEOUTS: Record<FunctionName, Duration> = {
 };
 
 /** Partition-key prefixes of the directory table the deliver and telegram functions may touch. */
-export const DELIVER_DIRECTORY_KEYS = ['USER#', 'AGENT#', 'VEHICLE#', 'TGCHAT#', 'SIDEMAIL#', 'OPTOUT#', 'SUPPRESSED#'] as const;
+export const DELIVER_DIRECTORY_KEYS = [
+  'USER#',
+  'AGENT#',
+  'VEHICLE#',
+  'TGCHAT#',
+  'SIDEMAIL#',
+  'OPTOUT#',
+  'SUPPRESSED#',
+  'SENDER#',
+  'CONFIRMSTOPS',
+  'CONFIRMWAIT#',
+] as const;
+/** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
+export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
+/** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
+export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 /** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 
@@ -69,6 +84,9 @@ interface StackParts {
   telegram: TelegramSecret;
   vehicleClock: VehicleClock;
   pushEnvironment: Record<string, string>;
+  context: StackContext;
+  /** Signs and checks the acknowledge links of alerts (deliver, api). */
+  alertLinkKey: Secret;
 }
 
 /**
@@ -98,6 +116,7 @@ export class FleetwatchStack extends Stack {
     });
     const telegram = new TelegramSecret(this, 'Telegram');
     const parts: StackParts = {
+      alertLinkKey: this.addAlertLinkKey(),
       projectRoot: props.projectRoot ?? PROJECT_ROOT,
       parameters,
       data,
@@ -105,6 +124,7 @@ export class FleetwatchStack extends Stack {
       telegram,
       // evaluate and the sweep must agree on it: the sweep trusts the last-seen the way evaluate stores it
       vehicleClock: props.vehicleClock ?? context.vehicleClock,
+      context,
       pushEnvironment: {
         PUSH_FCM_APPLICATION_ARN: parameters.fcmPlatformApplicationArn.valueAsString,
         PUSH_APNS_APPLICATION_ARN: parameters.apnsPlatformApplicationArn.valueAsString,
@@ -135,7 +155,7 @@ export class FleetwatchStack extends Stack {
   }
 
   /** Evaluates the input queue's terminal messages against the rules; raises alerts and enqueues their delivery. */
-  private addEvaluate({ projectRoot, data, queues, vehicleClock }: StackParts): FleetwatchFunction {
+  private addEvaluate({ projectRoot, data, queues, vehicleClock, context }: StackParts): FleetwatchFunction {
     const evaluate = new FleetwatchFunction(this, 'Evaluate', {
       name: 'evaluate',
       description: 'Evaluates terminal messages against the notification rules and raises alerts',
@@ -159,7 +179,9 @@ export class FleetwatchStack extends Stack {
     data.grant(evaluate.role, 'alerts', ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(evaluate.role);
     queues.inputDeadLetters.grantSendMessages(evaluate.role);
-    evaluate.function.addEventSource(new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true }));
+    evaluate.function.addEventSource(
+      new SqsEventSource(queues.input, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: context.evaluateMaxConcurrency }),
+    );
     return evaluate;
   }
 
@@ -167,14 +189,15 @@ export class FleetwatchStack extends Stack {
   private addSweep({ projectRoot, data, queues, vehicleClock }: StackParts): FleetwatchFunction {
     const sweep = new FleetwatchFunction(this, 'Sweep', {
       name: 'sweep',
-      description: 'Every minute: rule activation, expiry and auto-prolongation, connection loss, pending-alert outbox',
+      description:
+        'Every minute: rule activation, expiry and auto-prolongation, connection loss, pending-alert outbox, confirmations that waited for the budget',
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.sweep,
       memorySize: 1024,
       // The next run is a minute away and does the same work; retrying a failed run only makes runs overlap.
       asyncRetryAttempts: 0,
       environment: {
-        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts'),
+        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'directory'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_QUEUE_NAME: queues.input.queueName,
         VEHICLE_CLOCK: vehicleClock,
@@ -188,6 +211,7 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     data.grant(sweep.role, 'alerts', ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(sweep.role);
+    data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -232,10 +256,10 @@ export class FleetwatchStack extends Stack {
 
   /** Sends alerts by e-mail, Telegram, push and webhooks, paced under the account's SES send rate; takes SES feedback. */
   private addDeliver(
-    { projectRoot, parameters, data, queues, telegram, pushEnvironment }: StackParts,
+    { projectRoot, parameters, data, queues, telegram, pushEnvironment, context, alertLinkKey }: StackParts,
     sesMaxSendRate: number,
   ): { deliver: FleetwatchFunction; sesFeedback: SesFeedback } {
-    const pacing = deliveryPacing(sesMaxSendRate);
+    const pacing = deliveryPacing(sesMaxSendRate, context.deliverMaxConcurrency);
     const deliver = new FleetwatchFunction(this, 'Deliver', {
       name: 'deliver',
       description: 'Sends alert notifications by e-mail (SES), Telegram, mobile push (SNS) and signed webhooks',
@@ -263,6 +287,8 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);
+    alertLinkKey.grantRead(deliver.role);
+    deliver.function.addEnvironment('ALERT_LINK_SECRET_ID', alertLinkKey.secretArn);
     const sesFeedback = new SesFeedback(this, 'SesFeedback', { consumer: deliver.function });
     deliver.function.addEnvironment('SES_CONFIGURATION_SET', sesFeedback.configurationSet.configurationSetName);
     grantSendEmail(deliver.role, { address: parameters.senderAddress.valueAsString, configurationSetArn: sesFeedback.configurationSetArn });
@@ -282,7 +308,10 @@ export class FleetwatchStack extends Stack {
   }
 
   /** The HTTP API v3: sessions, directory, rules, geozones, history, channels; geocoding when on. */
-  private addApi({ projectRoot, parameters, data, queues, pushEnvironment, vehicleClock }: StackParts, geocoding: boolean): FleetwatchFunction {
+  private addApi(
+    { projectRoot, parameters, data, queues, pushEnvironment, vehicleClock, context, alertLinkKey }: StackParts,
+    geocoding: boolean,
+  ): FleetwatchFunction {
     const api = new FleetwatchFunction(this, 'Api', {
       name: 'api',
       description: 'fleetwatch HTTP API v3: sessions, directory, notification rules, geozones, alert history, channels',
@@ -292,6 +321,8 @@ export class FleetwatchStack extends Stack {
       memorySize: 1024,
       // a rule's preview answers the text of each alert's e-mail, and replays vehicles under evaluate's clock
       withTemplates: true,
+      // no backlog of evaluate or deliver can take the API's concurrency
+      reservedConcurrency: context.apiReservedConcurrency || undefined,
       environment: {
         ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits', 'vehicleState'),
         RATE_LIMIT_INTERVAL_MS,
@@ -306,13 +337,16 @@ export class FleetwatchStack extends Stack {
     data.grant(api.role, 'rules', ['GetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
     data.grant(api.role, 'directory', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem']);
-    data.grant(api.role, 'alerts', ['GetItem', 'Query']);
+    // acknowledging and closing alerts is one conditional UpdateItem each
+    data.grant(api.role, 'alerts', ['GetItem', 'Query', 'UpdateItem']);
     data.grant(api.role, 'visits', ['Query']);
     // registering a vehicle writes its owner chain and zone sets (reading them first to repair a half-done registration);
     // finding vehicles reads the byOwner index
     data.grant(api.role, 'vehicleState', ['GetItem', 'UpdateItem', 'Query']);
     queues.deliveries.grantSendMessages(api.role);
     this.addHistoryTokenKey(api);
+    alertLinkKey.grantRead(api.role);
+    api.function.addEnvironment('ALERT_LINK_SECRET_ID', alertLinkKey.secretArn);
     if (geocoding) {
       api.function.addEnvironment('GEOCODER', 'amazon-location');
       grantGeocode(api.role);
@@ -324,6 +358,21 @@ export class FleetwatchStack extends Stack {
       { id: 'Apns', arn: parameters.apnsPlatformApplicationArn.valueAsString, condition: parameters.hasApnsPlatformApplication },
     ]);
     return api;
+  }
+
+  /** The key that signs alerts' one-click acknowledge links: deliver signs them, the api function checks them. */
+  private addAlertLinkKey(): Secret {
+    const key = new Secret(this, 'AlertLinkKey', {
+      description: "fleetwatch: HMAC key of alerts' acknowledge links in e-mails and push notifications (generated; no one needs to read it)",
+      generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+    });
+    Validations.of(key).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A link acknowledges one alert and expires after 7 days. Replacing the key with put-secret-value ends every link sent before, ' +
+        'so it is changed by hand rather than on a schedule.',
+    });
+    return key;
   }
 
   /** The key that signs the history endpoint's page tokens: generated here, read by the api function at cold start. */
@@ -346,18 +395,23 @@ export class FleetwatchStack extends Stack {
   private addTelegramWebhook({ projectRoot, parameters, data, telegram }: StackParts): FleetwatchFunction {
     const telegramWebhook = new FleetwatchFunction(this, 'TelegramWebhook', {
       name: 'telegram',
-      description: 'Telegram bot webhook: links a chat to a fleetwatch user (/start <code>)',
+      description: "Telegram bot webhook: links a chat to a fleetwatch user (/start <code>); the alerts' acknowledge button",
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.telegram,
       memorySize: 256,
+      // the acknowledge button's answer and message edit are written in the user's language
+      withTemplates: true,
       environment: {
-        ...data.environmentFor('directory'),
+        ...data.environmentFor('directory', 'alerts'),
         TELEGRAM_SECRET_ID: telegram.secret.secretArn,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
       },
     });
     // link codes, linked chats and the users' chat maps; never sessions or credentials
     data.grant(telegramWebhook.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: TELEGRAM_DIRECTORY_KEYS });
+    data.grant(telegramWebhook.role, 'directory', ['GetItem'], { leadingKeys: TELEGRAM_SCOPE_KEYS });
+    // the acknowledge button: read the alert, then one conditional UpdateItem
+    data.grant(telegramWebhook.role, 'alerts', ['GetItem', 'UpdateItem']);
     telegram.secret.grantRead(telegramWebhook.role);
     return telegramWebhook;
   }

@@ -153,6 +153,18 @@ export const pushSchema = z.object({
   ),
 });
 
+export const DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY = 50;
+export const DEFAULT_CONFIRMATION_FEEDBACK_STOP = 5;
+
+export const senderSchema = z.object({
+  CONFIRMATIONS_PER_CLIENT_PER_DAY: whole(1, DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY).describe(
+    'Confirmation e-mails to side addresses one client may have sent per UTC day; past it they wait for the next day (the sweep sends them then).',
+  ),
+  CONFIRMATION_FEEDBACK_STOP: whole(1, DEFAULT_CONFIRMATION_FEEDBACK_STOP).describe(
+    "Permanent bounces and complaints on one client's confirmation e-mails within one UTC day that stop its confirmations until an operator clears them (`npm run admin -- confirmation-stops`).",
+  ),
+});
+
 export const deliverSchema = z.object({
   DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe(
     "The deliveries queue's maxReceiveCount: the receive after which a failing delivery is parked rather than retried.",
@@ -174,6 +186,10 @@ export const LIMITS = {
     value: 600,
     meaning: 'API requests of all users of one client within one minute (besides one request per second per session).',
   },
+  unconfirmedSideEmailsPerClient: {
+    value: 100,
+    meaning: 'Side addresses (mailboxes) of one client that were named by its rules and have not confirmed yet; a save past it is refused.',
+  },
   loginFreeAttemptsPerAddress: {
     value: 5,
     meaning: 'Failed logins of one login from one address before each further attempt must wait (1 s, doubling).',
@@ -192,6 +208,12 @@ export const limitsSchema = z.object(
     ReturnType<typeof whole>
   >,
 );
+
+export const alertLinkSchema = z.object({
+  ALERT_LINK_SECRET_ID: text().describe(
+    "Secrets Manager id of the key that signs alerts' one-click acknowledge links (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
+  ),
+});
 
 export const apiSchema = z.object({
   HISTORY_TOKEN_SECRET_ID: text().describe(
@@ -213,6 +235,7 @@ const everyFunctionSchema = resourcesSchema.extend(observabilitySchema.shape);
 export const functionConfigSchemas = {
   api: everyFunctionSchema
     .extend(apiSchema.shape)
+    .extend(alertLinkSchema.shape)
     .extend(vehicleClockEnvSchema.shape)
     .extend(templatesSchema.shape)
     .extend(limitsSchema.shape)
@@ -222,16 +245,18 @@ export const functionConfigSchemas = {
   evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
   deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
+    .extend(senderSchema.shape)
     .extend(webhookRetrySchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(publicLinksSchema.shape)
+    .extend(alertLinkSchema.shape)
     .extend(templatesSchema.shape)
     .extend(emailSchema.shape)
     .extend(telegramSchema.shape)
     .extend(pushSchema.shape),
   sweep: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape).extend(outboxSchema.shape),
   project: everyFunctionSchema,
-  telegram: everyFunctionSchema.extend(telegramSchema.shape),
+  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape),
 } as const;
 
 export type FunctionName = keyof typeof functionConfigSchemas;

@@ -4,7 +4,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SNSEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { handleSesEvents, isSnsEvent } from '../../shared/channels/email/ses-events';
 import { loggerContext } from '../../shared/observability/logger';
-import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
+import { MetricName, MetricUnit, metrics, publishMetricsIfAny } from '../../shared/observability/metrics';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
 import { handleDeliveryRequest } from '../../shared/delivery/handle-request';
 import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
@@ -49,10 +49,14 @@ export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {
     });
 }
 
-/** SES bounce and complaint events (SNS, from the configuration set's event destination) suppress addresses. */
+/**
+ * SES bounce and complaint events (SNS, from the configuration set's event destination) suppress addresses, and
+ * those on confirmation e-mails count against the client they were sent for.
+ */
 export function createSesEventHandler(clock: () => number = Date.now) {
   return middy<SNSEvent, void>()
     .use(loggerContext())
+    .use(publishMetricsIfAny())
     .handler(async (event) => {
       await handleSesEvents(event, clock());
     });

@@ -6,13 +6,14 @@ import { logger, loggerContext } from '../../shared/observability/logger';
 import { isBotApiTimeout, TELEGRAM_API_TIMEOUT_SECONDS } from '../../shared/channels/telegram/bot-api';
 import { telegramCredentials } from '../../shared/channels/telegram/credentials';
 import { createLinkBot } from '../../shared/channels/telegram/link-bot';
+import { telegramAcknowledge } from '../../shared/delivery/telegram-acknowledge';
 import { checkFunctionConfig } from '../../shared/config';
 
 /**
  * Telegram webhook (POST /telegram/webhook on the HTTP API). The X-Telegram-Bot-Api-Secret-Token header is
  * checked against the secret's `webhookSecret` first: without it the answer is 401 at once, with no read of
  * Secrets Manager and no Bot API call; a wrong one is 401 after reading the (cached) secret. Only then does the
- * link bot run (grammy's own callback would call getMe before its check). The bot token and webhook secret are
+ * bot run: the link commands and the alerts' acknowledge button (grammy's own callback would call getMe before its check). The bot token and webhook secret are
  * read from Secrets Manager once per cold start.
  */
 type WebhookHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
@@ -23,6 +24,7 @@ function webhookHandler(): Promise<WebhookHandler> {
   webhook ??= telegramCredentials()
     .then(({ botToken, webhookSecret }): WebhookHandler => {
       const bot = createLinkBot(botToken);
+      bot.use(telegramAcknowledge());
       const callback = webhookCallback(bot, 'aws-lambda-async', { secretToken: webhookSecret });
       // the adapter resolves with the HTTP response (200, or 401 on a wrong secret); grammy types it as void
       return async (event, context) => ((await callback(event, context)) as unknown as APIGatewayProxyResultV2 | undefined) ?? { statusCode: 200 };

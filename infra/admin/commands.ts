@@ -6,6 +6,7 @@ import { formatIssues } from '../../shared/schemas/terminal-message';
 import { registerTelegramWebhook } from '../../shared/channels/telegram/register-webhook';
 import { DirectoryConflictError, createAgent, createUser, linkUsersToClients } from '../../shared/store/directory-store';
 import { UnknownClientError, VehicleMoveRefusedError, registerVehicle } from '../../shared/store/vehicle-registry';
+import { clearConfirmationStop, listConfirmationStops } from '../../shared/store/sender-guard';
 import { importVehicles } from './import-vehicles';
 import { PasswordInputError, passwordFrom } from './password';
 import { redrive } from './redrive';
@@ -30,6 +31,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                  under their client; idempotent)
   register-telegram-webhook --url <https://…/telegram/webhook>
                  (reads the bot token and webhook secret from the secret named by TELEGRAM_SECRET_ID)
+  confirmation-stops [--clear <agentId>]
+                 lists the clients whose confirmation e-mails to side addresses are stopped (too many bounces or
+                 complaints in a day); --clear lets one client's confirmations go out again
   redrive input|deliveries [--max <n>]
                  moves dead letters back to their queue (queue URLs from INPUT_QUEUE_URL, INPUT_DLQ_URL,
                  DELIVERIES_QUEUE_URL, DELIVERIES_DLQ_URL; locally the npm start queues are found by name)
@@ -88,12 +92,15 @@ const webhookArgs = z.object({
   url: z.url({ protocol: /^https$/, error: 'the webhook URL must be https (the stack output TelegramWebhookUrl)' }),
 });
 
+const stopsArgs = z.strictObject({ clear: guidSchema.optional() });
+
 const redriveArgs = z.object({
   max: z.coerce.number().int().min(1).optional(),
 });
 
 const optionNames = [
   'max',
+  'clear',
   'url',
   'name',
   'full-name',
@@ -186,6 +193,11 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
         const args = parse(webhookArgs, values);
         await registerTelegramWebhook(args.url);
         return { webhook: args.url, registered: true };
+      }
+      case 'confirmation-stops': {
+        const args = parse(stopsArgs, values);
+        if (args.clear) return { clientId: args.clear, cleared: await clearConfirmationStop(args.clear, Date.now()) };
+        return { stopped: await listConfirmationStops() };
       }
       case 'redrive': {
         if (target !== 'input' && target !== 'deliveries') throw new UsageError('redrive needs the queue: input or deliveries');

@@ -17,11 +17,13 @@ export interface DeliveryPacing {
   perFunctionRate: number;
 }
 
-export function deliveryPacing(sesMaxSendRate: number = DEFAULT_SES_MAX_SEND_RATE): DeliveryPacing {
+/** `ceiling` (the `deliverMaxConcurrency` context value) may lower the concurrency the send rate allows, never raise it. */
+export function deliveryPacing(sesMaxSendRate: number = DEFAULT_SES_MAX_SEND_RATE, ceiling?: number): DeliveryPacing {
   if (!Number.isFinite(sesMaxSendRate) || sesMaxSendRate < 1) {
     throw new Error(`sesMaxSendRate must be a number of e-mails per second, at least 1 (got ${sesMaxSendRate})`);
   }
-  const maxConcurrency = Math.min(1000, Math.max(2, Math.floor(sesMaxSendRate / SHARE_PER_FUNCTION)));
+  const fromRate = Math.min(1000, Math.max(2, Math.floor(sesMaxSendRate / SHARE_PER_FUNCTION)));
+  const maxConcurrency = ceiling === undefined ? fromRate : Math.max(2, Math.min(fromRate, ceiling));
   const perFunctionRate = Math.max(1, Math.floor(sesMaxSendRate / maxConcurrency));
   return { sesMaxSendRate, maxConcurrency, perFunctionRate };
 }

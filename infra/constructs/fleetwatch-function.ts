@@ -29,6 +29,8 @@ export interface FleetwatchFunctionProps {
   withTemplates?: boolean;
   /** Retries of asynchronous invocations (the schedule); Lambda's default is 2. */
   asyncRetryAttempts?: number;
+  /** Concurrency reserved for the function, which is also its ceiling; none when absent. */
+  reservedConcurrency?: number;
 }
 
 // esbuild's ESM output has no `require`; CommonJS dependencies bundled into it need one.
@@ -79,6 +81,7 @@ export class FleetwatchFunction extends Construct {
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       systemLogLevelV2: SystemLogLevel.WARN,
       ...(props.asyncRetryAttempts === undefined ? {} : { retryAttempts: props.asyncRetryAttempts }),
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         POWERTOOLS_SERVICE_NAME: `fleetwatch-${props.name}`,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,

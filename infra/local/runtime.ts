@@ -29,6 +29,7 @@ export { localFunctionEnvironment } from './function-environment';
 export const LOCAL_TELEGRAM_SECRET = 'fleetwatch-local/telegram';
 /** Name of the key that signs history page tokens, generated at each start as the stack generates its own. */
 export const LOCAL_HISTORY_TOKEN_SECRET = 'fleetwatch-local/history-token';
+export const LOCAL_ALERT_LINK_SECRET = 'fleetwatch-local/alert-link';
 
 export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -304,10 +305,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
     const secrets = await startSecretsEmulator({
       [LOCAL_HISTORY_TOKEN_SECRET]: randomBytes(32).toString('base64url'),
+      [LOCAL_ALERT_LINK_SECRET]: randomBytes(32).toString('base64url'),
       ...(telegram ? { [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) } : {}),
     });
     stoppers.push(() => secrets.stop());
-    exportToFunctions({ AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, HISTORY_TOKEN_SECRET_ID: LOCAL_HISTORY_TOKEN_SECRET });
+    exportToFunctions({
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      HISTORY_TOKEN_SECRET_ID: LOCAL_HISTORY_TOKEN_SECRET,
+      ALERT_LINK_SECRET_ID: LOCAL_ALERT_LINK_SECRET,
+    });
     if (telegram) exportToFunctions({ TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
 
     // plays the DynamoDB Streams event source of the project function: rule and zone changes reach vehicle items

@@ -43,6 +43,23 @@ const ruleBody = {
 
 export const ruleCreateExample = { ...ruleBody, settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00' } };
 export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
+/** A rule as GET answers it, with what keeps two of its side addresses from getting alerts. */
+export const ruleReadExample = {
+  ...ruleRecordExample,
+  enableSideEmails: true,
+  sideEmails: ['night-shift@partner.example', 'dispatch@partner.example'],
+  problems: [
+    {
+      path: 'sideEmails.0',
+      message: "night-shift@partner.example: confirmation waits for the client's daily budget, resumes 2026-11-25T00:00:00.000Z",
+    },
+    {
+      path: 'sideEmails.1',
+      message:
+        'dispatch@partner.example unsubscribed from every rule of this client; only the address itself can subscribe again, from its unsubscribe link',
+    },
+  ],
+};
 export const ruleReplaceExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, settings: { ...ruleBody.settings, limit: '70' } };
 export const ruleSummariesExample = [
   { id: 7, name: 'Depot speeding', active: true, type: 2, userId: null, parentId: EXAMPLE_CLIENT_ID, parentName: 'Acme Logistics' },
@@ -89,9 +106,46 @@ export const historyAnswerExample = {
         'telegram:-1001234567890': { status: 'sent', at: '2026-11-24T09:14:07.180Z', attempts: 1 },
       },
       stored: true,
+      state: 'acknowledged',
+      acknowledgement: { state: 'acknowledged', at: '2026-11-24T09:20:31.000Z', by: 'dispatcher', via: 'telegram' },
+      lifecycle: [{ state: 'acknowledged', at: '2026-11-24T09:20:31.000Z', by: 'dispatcher', via: 'telegram' }],
+      autoCloseAt: '2026-11-25T09:14:06.210Z',
     },
   ],
   nextToken: null,
+};
+
+const EXAMPLE_ALERT_ID = alertIdFor(7, 40117, 'speeding', '2026-11-24T09:14:05.000Z');
+const EXAMPLE_ACKNOWLEDGEMENT = {
+  state: 'acknowledged',
+  at: '2026-11-24T09:20:31.000Z',
+  by: 'dispatcher',
+  via: 'api',
+  comment: 'Calling the driver',
+} as const;
+
+export const acknowledgeExample = { comment: 'Calling the driver' };
+export const acknowledgeAnswerExample = {
+  alertId: EXAMPLE_ALERT_ID,
+  outcome: 'acknowledged',
+  state: 'acknowledged',
+  acknowledgement: EXAMPLE_ACKNOWLEDGEMENT,
+};
+export const closeAnswerExample = { alertId: EXAMPLE_ALERT_ID, outcome: 'closed', state: 'closed', acknowledgement: EXAMPLE_ACKNOWLEDGEMENT };
+export const bulkAcknowledgeExample = {
+  ids: [EXAMPLE_ALERT_ID, alertIdFor(7, 40118, 'speeding', '2026-11-24T09:15:12.000Z')],
+  comment: 'Calling the drivers',
+};
+export const bulkAcknowledgeAnswerExample = {
+  results: [
+    {
+      alertId: EXAMPLE_ALERT_ID,
+      outcome: 'alreadyAcknowledged',
+      state: 'acknowledged',
+      acknowledgement: { ...EXAMPLE_ACKNOWLEDGEMENT, via: 'telegram' },
+    },
+    { alertId: alertIdFor(7, 40118, 'speeding', '2026-11-24T09:15:12.000Z'), outcome: 'notFound' },
+  ],
 };
 
 const ring = [

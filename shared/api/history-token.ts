@@ -16,6 +16,7 @@ export interface HistoryTokenQuery {
   parentId?: string | undefined;
   ruleId?: number | undefined;
   vehicleId?: number | undefined;
+  state?: string | undefined;
   from: string;
   to: string;
 }
@@ -50,8 +51,17 @@ export function forgetHistoryTokenKey(): void {
 // a timeKey is `<ISO time>#<alert id>`
 const positionSchema = z.object({ before: z.string().min(1).max(200) });
 
+// the state filter joins the binding only when given, so tokens of queries without it stay as they were
 const binding = (query: HistoryTokenQuery) =>
-  JSON.stringify([query.clientId, query.parentId ?? null, query.ruleId ?? null, query.vehicleId ?? null, query.from, query.to]);
+  JSON.stringify([
+    query.clientId,
+    query.parentId ?? null,
+    query.ruleId ?? null,
+    query.vehicleId ?? null,
+    query.from,
+    query.to,
+    ...(query.state === undefined ? [] : [query.state]),
+  ]);
 
 const mac = (key: string, query: HistoryTokenQuery, payload: string) =>
   createHmac('sha256', key)

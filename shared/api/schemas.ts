@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { guidSchema, notificationBodySchema, notificationSchema, ruleTypeSchema, type NotificationBody } from '../schemas/notification';
 import { ruleProblems } from '../rules/rule-validation';
 import { settingsReferenceMarkdown } from '../rules/settings-reference';
-import { alertSchema } from '../schemas/alert';
+import { alertSchema, alertStateSchema } from '../schemas/alert';
 import { geozoneBodySchema, geozoneSchema, refuseMismatchedGeometry } from '../schemas/geozone';
 import { unsupportedGeometryIssues } from '../geo/supported-geometry';
 import { pushDeviceSchema, telegramChatSchema } from '../schemas/directory';
@@ -91,7 +91,9 @@ export const notificationRecordSchema = notificationSchema.extend({
   problems: z
     .array(ruleProblemSchema)
     .optional()
-    .describe('read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid)'),
+    .describe(
+      'read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed)',
+    ),
 });
 
 export const notificationReplaceBodySchema = strictBody({
@@ -138,6 +140,7 @@ export const historyBodySchema = strictBody({
   from: z.iso.datetime({ offset: true }),
   to: z.iso.datetime({ offset: true }),
   limit: z.number().int().min(1).max(1_000).default(100),
+  state: alertStateSchema.optional().describe('only alerts in this state (open, acknowledged, cleared, closed)'),
   nextToken: z.string().min(1).max(2_000).optional(),
 }).refine((query) => Date.parse(query.from) <= Date.parse(query.to), { path: ['to'], message: 'to must not be before from' });
 

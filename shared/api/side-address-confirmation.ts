@@ -1,36 +1,49 @@
-import { sendMessageBatch } from '../aws/sqs';
-import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
-import type { ConfirmationRequest } from '../schemas/alert';
 import type { NotificationBody } from '../schemas/notification';
-import { addressesToAsk, forgetHold, heldAlertIds } from '../store/email-consent';
-import { enqueueDeliveries } from '../pipeline/enqueue-deliveries';
+import { addressesToAsk, forgetHold, heldAlertIds, registerSideAddresses } from '../store/email-consent';
+import { enqueueConfirmations, enqueueDeliveries } from '../pipeline/enqueue-deliveries';
+import { validationError } from './errors';
+import { limits } from './limits';
+
+type SideAddresses = Pick<NotificationBody, 'parentId' | 'enableSideEmails' | 'sideEmails'>;
 
 /**
- * A saved rule whose side addresses were never asked: one message per address on the deliveries queue, where
+ * Before a rule is saved: the side mailboxes it names that its client never had are registered, and counted
+ * against the client's unconfirmed mailboxes (`unconfirmedSideEmailsPerClient`). Past that, 400 naming
+ * `sideEmails`, and the rule is not saved.
+ */
+export async function requireSideAddressRoom(rule: SideAddresses, now: number): Promise<void> {
+  if (!rule.enableSideEmails || rule.sideEmails.length === 0) return;
+  const cap = limits().unconfirmedSideEmailsPerClient;
+  if (!(await registerSideAddresses(rule.parentId, rule.sideEmails, cap, now))) {
+    throw validationError([
+      {
+        path: 'sideEmails',
+        message: `the client already has its most side addresses waiting for confirmation (${cap}); new ones can be added as those confirm`,
+      },
+    ]);
+  }
+}
+
+/**
+ * A saved rule whose side addresses were never asked: one message per mailbox on the deliveries queue, where
  * the deliver function sends the confirmation link (the one code path that sends it, once per client and
- * address). Saving the rule never waits on SES nor fails for it: a message that cannot be enqueued is logged,
+ * mailbox). Saving the rule never waits on SES nor fails for it: a message that cannot be enqueued is logged,
  * and the link then goes out with the rule's first alert, which is held, not lost.
  */
-export async function askSideAddresses(rule: Pick<NotificationBody, 'parentId' | 'enableSideEmails' | 'sideEmails'>, now: number): Promise<void> {
+export async function askSideAddresses(rule: SideAddresses, now: number): Promise<void> {
   if (!rule.enableSideEmails || rule.sideEmails.length === 0) return;
   try {
     const addresses = await addressesToAsk(rule.parentId, rule.sideEmails, now);
-    for (let start = 0; start < addresses.length; start += 10) {
-      const entries = addresses.slice(start, start + 10).map((address, index) => ({
-        Id: String(index),
-        MessageBody: JSON.stringify({ confirmEmail: { clientId: rule.parentId, address } } satisfies ConfirmationRequest),
-      }));
-      const output = await sendMessageBatch({ QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL, Entries: entries });
-      if (output.Failed?.length) logger.warn('confirmation requests not enqueued; the first alert sends them', { failed: output.Failed.length });
-    }
+    const enqueued = await enqueueConfirmations(rule.parentId, addresses);
+    if (enqueued.size < addresses.length) logger.warn('confirmation requests not enqueued; the first alert sends them');
   } catch (error) {
     logger.warn('confirmation requests not enqueued; the first alert sends them', { error });
   }
 }
 
 /**
- * An address confirmed: its held alerts go back on the deliveries queue (found under the address's own key,
+ * An address confirmed: its held alerts go back on the deliveries queue (found under the mailbox's own key,
  * so the cost follows its held alerts). A hold is forgotten only once its alert is enqueued; one that could
  * not be is settled by the sweep when its hold runs out (sent then, the address being confirmed).
  */

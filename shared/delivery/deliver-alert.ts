@@ -18,6 +18,8 @@ import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
+import { acknowledgeAction } from './acknowledge-action';
+import { clearEndedEpisode } from './episode-end';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -92,6 +94,8 @@ interface DeliveryContext {
   vehicleName: string;
   scope: ScopeLookup;
   plan: DeliveryPlan;
+  /** The login of each recipient user, by id (who a push device's acknowledge link speaks for). */
+  logins: Map<string, string>;
 }
 
 /** What one attempt at one target left behind: recorded for good, to try again, or given up on for now. */
@@ -108,6 +112,7 @@ interface Attempting {
   render: (language: Language) => RenderedNotification;
   emailHeaders: (address: string) => Promise<{ name: string; value: string }[]>;
   webhookBody: () => string;
+  loginOf: (userId: string) => string | undefined;
 }
 
 async function deliverClaimed(
@@ -121,6 +126,7 @@ async function deliverClaimed(
     await finishAlert(alert.alertId, 'failed', now(), context.failure);
     return { result: 'done' };
   }
+  await clearEndedEpisode(alert, context.rule, now());
   const statuses: Record<string, DeliveryStatus> = { ...alert.deliveries };
   await recordSkipped(alert.alertId, context.plan.skipped, statuses, now());
   const held = await settleHeldTargets(alert, context.rule.parentId, context.plan, statuses, now());
@@ -130,9 +136,13 @@ async function deliverClaimed(
 }
 
 /** What every target of the alert is sent, each piece made once and only when a target needs it. */
-function sharedContent(alert: Alert, { rule, vehicleName, scope }: DeliveryContext): Pick<Attempting, 'render' | 'emailHeaders' | 'webhookBody'> {
+function sharedContent(
+  alert: Alert,
+  { rule, vehicleName, scope, logins }: DeliveryContext,
+): Pick<Attempting, 'render' | 'emailHeaders' | 'webhookBody' | 'loginOf'> {
   let webhookBody: string | undefined;
   return {
+    loginOf: (userId) => logins.get(userId),
     render: alertNotification(alert, rule, vehicleName),
     emailHeaders: async (address) => {
       const key = address.trim().toLowerCase();
@@ -168,7 +178,13 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
   const users = await loadUsers(rule.userId ? [...rule.recipientIds, rule.userId] : rule.recipientIds);
   const ownerLanguage = users.find((user) => user.id === rule.userId)?.language;
   const scope = await lookUpScope(rule, users, tree, options.senders, now());
-  return { rule, vehicleName: vehicle.name, scope, plan: planDelivery(rule, users, ownerLanguage, scope.facts) };
+  return {
+    rule,
+    vehicleName: vehicle.name,
+    scope,
+    plan: planDelivery(rule, users, ownerLanguage, scope.facts),
+    logins: new Map(users.map((user) => [user.id, user.login])),
+  };
 }
 
 async function recordSkipped(
@@ -189,7 +205,8 @@ async function recordSkipped(
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
   const { alert, retries, options, now, statuses } = attempting;
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
-  const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody);
+  const action = await acknowledgeAction(alert, target, attempting.loginOf, now());
+  const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, action);
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {

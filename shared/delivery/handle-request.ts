@@ -58,7 +58,8 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
   }
   if ('confirmEmail' in request) {
     const { clientId, address } = request.confirmEmail;
-    // a passing problem: the queue hands the record out again (and to the DLQ after its last receive)
+    // a passing problem: the queue hands the record out again (and to the DLQ after its last receive); a link
+    // waiting for the client's budget is the sweep's to hand back, one stopped waits for an operator
     if ((await sendConfirmation(clientId, address, dependencies.senders, dependencies.clock())) === 'retry') {
       throw new DeliveryNotFinishedError('the confirmation link could not be sent yet');
     }

@@ -165,3 +165,16 @@ export function renderNotification(input: {
     telegram: renderFile(name, 'telegram', data).body,
   };
 }
+
+/** The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge action, the page that asks, the acknowledgement. */
+export type LifecycleText = 'acknowledgeAction' | 'acknowledged' | 'acknowledgePage';
+
+/** One lifecycle text in a language and format, its first line split off as the subject (a page's title). */
+export function renderLifecycleText(
+  name: LifecycleText,
+  language: Language,
+  data: Record<string, string>,
+  format: Format = 'text',
+): { subject: string; body: string } {
+  return renderFile(`./${LANGUAGE_FOLDERS[language]}/lifecycle/${name}`, format, data as unknown as TemplateData);
+}

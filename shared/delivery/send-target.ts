@@ -8,6 +8,7 @@ import { disableWebhook } from '../store/webhooks-store';
 import type { RenderedNotification } from './render';
 import type { ChannelSenders } from './senders';
 import type { DeliveryTarget } from './targets';
+import { PUSH_ALERT_CATEGORY, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
 
 /** Sending one alert's notification to one target, on its channel; a throw is a passing problem. */
 export async function send(
@@ -17,18 +18,26 @@ export async function send(
   senders: ChannelSenders,
   headers: { name: string; value: string }[],
   webhookBody: () => string,
+  action: AcknowledgeAction | null = null,
 ): Promise<SendOutcome> {
   try {
     switch (target.channel) {
-      case 'email':
-        return await senders.email({ to: target.address, subject: notification.subject, text: notification.text, html: notification.html, headers });
+      case 'email': {
+        const email = action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+        return await senders.email({ to: target.address, subject: email.subject, text: email.text, html: email.html, headers });
+      }
       case 'telegram':
-        return await senders.telegram(target.chatId, { html: notification.telegram, text: notification.text });
+        return await senders.telegram(target.chatId, {
+          html: notification.telegram,
+          text: notification.text,
+          ...(action?.channel === 'telegram' ? { keyboard: action.keyboard } : {}),
+        });
       case 'push':
         return await senders.push(target.device, {
           title: notification.subject,
           body: notification.text,
           data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
+          ...(action?.channel === 'push' ? { action: { category: PUSH_ALERT_CATEGORY, label: action.label, url: action.url } } : {}),
         });
       case 'webhook':
         return await senders.webhook({

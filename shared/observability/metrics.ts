@@ -28,6 +28,10 @@ export const MetricName = {
   ApiRequests: 'ApiRequests',
   /** Rules left out of evaluation because they cannot work (counted each time the rule index is compiled). */
   UnusableRules: 'UnusableRules',
+  /** Permanent bounces and complaints SES reported on confirmation e-mails to side addresses. */
+  ConfirmationFeedback: 'ConfirmationFeedback',
+  /** Clients whose confirmation e-mails were stopped after too many bounces or complaints. */
+  ConfirmationsStopped: 'ConfirmationsStopped',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

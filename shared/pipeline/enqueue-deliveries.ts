@@ -1,6 +1,6 @@
 import { sendMessageBatch } from '../aws/sqs';
 import { resourcesConfig } from '../config';
-import type { DeliveryRequest } from '../schemas/alert';
+import type { ConfirmationRequest, DeliveryRequest } from '../schemas/alert';
 import { logger } from '../observability/logger';
 
 /**
@@ -30,6 +30,33 @@ export async function enqueueDeliveries(alertIds: readonly string[]): Promise<Se
       }
     } catch (error) {
       logger.warn('delivery requests not enqueued; the outbox will retry', { alertIds: chunk, error });
+    }
+  }
+  return enqueued;
+}
+
+/**
+ * Asks the deliver function to send side addresses of one client their confirmation link, ten per
+ * SendMessageBatch. Returns the addresses enqueued; a failure is logged, and the caller keeps what it has
+ * (the rule's first alert, or the next sweep, sends the rest).
+ */
+export async function enqueueConfirmations(clientId: string, addresses: readonly string[]): Promise<Set<string>> {
+  const enqueued = new Set<string>();
+  for (let start = 0; start < addresses.length; start += 10) {
+    const chunk = addresses.slice(start, start + 10);
+    try {
+      const output = await sendMessageBatch({
+        QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL,
+        Entries: chunk.map((address, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify({ confirmEmail: { clientId, address } } satisfies ConfirmationRequest),
+        })),
+      });
+      const failedIds = new Set((output.Failed ?? []).map((entry) => Number(entry.Id)));
+      if (failedIds.size) logger.warn('confirmation requests not enqueued', { failed: failedIds.size });
+      for (const [index, address] of chunk.entries()) if (!failedIds.has(index)) enqueued.add(address);
+    } catch (error) {
+      logger.warn('confirmation requests not enqueued', { error });
     }
   }
   return enqueued;

@@ -318,6 +318,14 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     meaning: '`inside` or `outside`: whether the zone condition wants the vehicle inside one of the zones or outside all of them (needs zones)',
     example: 'outside',
   },
+  {
+    key: 'autoCloseHours',
+    default: '0',
+    meaning:
+      'hours after which a stored alert still open or acknowledged closes by itself (whole hours, 0–720; 0: never). Counted from when the alert ' +
+      'was raised; an alert cleared or closed before then stays as it is',
+    example: '24',
+  },
 ];
 
 const shownDefault = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);

@@ -131,9 +131,13 @@ export const zoneIdsSetting = z
   })
   .optional();
 
+/** The longest `autoCloseHours`: 30 days, well inside the 90 days an alert is kept. */
+export const MAX_AUTO_CLOSE_HOURS = 720;
+
 /**
  * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
- * the hours in which it may raise alerts, which vehicles it watches, and the geozones that bound where it alerts.
+ * the hours in which it may raise alerts, which vehicles it watches, the geozones that bound where it alerts, and
+ * after how many hours its stored alerts close by themselves.
  */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
@@ -144,6 +148,7 @@ export const COMMON_SETTINGS = {
   scope: optionalEnumSetting(RULE_SCOPES),
   zones: zoneIdsSetting,
   zoneMode: optionalEnumSetting(['inside', 'outside']),
+  autoCloseHours: optionalNumberSetting({ min: 0, max: MAX_AUTO_CLOSE_HOURS, int: true }),
 };
 
 export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;

@@ -45,6 +45,40 @@ export const deliveryRetrySchema = z.object({
 export type DeliveryRetry = z.infer<typeof deliveryRetrySchema>;
 
 /**
+ * Where a stored alert stands: `open` when raised, `acknowledged` once someone took it on, then `cleared` (its
+ * episode ended) or `closed` (by a person, or after the rule's `autoCloseHours`). Cleared and closed are final.
+ * Alerts stored before states existed carry none and read as `open`.
+ */
+export const ALERT_STATES = ['open', 'acknowledged', 'cleared', 'closed'] as const;
+export const alertStateSchema = z.enum(ALERT_STATES);
+export type AlertState = z.infer<typeof alertStateSchema>;
+
+/** The states an alert may move to from each state; a move to the state it is in is answered as already done. */
+export const ALERT_TRANSITIONS: Record<AlertState, readonly AlertState[]> = {
+  open: ['acknowledged', 'cleared', 'closed'],
+  acknowledged: ['cleared', 'closed'],
+  cleared: [],
+  closed: [],
+};
+
+/** The states from which an alert may move to `to`. */
+export const statesLeadingTo = (to: AlertState): AlertState[] => ALERT_STATES.filter((from) => ALERT_TRANSITIONS[from].includes(to));
+
+/** Through which way a lifecycle change came. */
+export const LIFECYCLE_CHANNELS = ['api', 'telegram', 'email', 'push', 'system'] as const;
+
+/** One change of an alert's state: to which state, when, by whom (a login, an e-mail address, or fleetwatch) and how. */
+export const lifecycleEntrySchema = z.object({
+  state: alertStateSchema,
+  at: z.iso.datetime({ offset: true }),
+  by: z.string().min(1).max(320).describe('who: the login of a user, the e-mail address of a link, or `fleetwatch` for automatic changes'),
+  via: z.enum(LIFECYCLE_CHANNELS),
+  comment: z.string().max(500).optional(),
+});
+
+export type LifecycleEntry = z.infer<typeof lifecycleEntrySchema>;
+
+/**
  * An alert: one event of one rule for one vehicle. Its id is derived from (rule, vehicle, kind, time),
  * so a redelivered message can only ever write the same alert again.
  */
@@ -71,6 +105,13 @@ export const alertSchema = z.object({
   /** When the alert was parked (its request on the deliveries DLQ, unsent targets open for a redrive). */
   parkedAt: z.string().optional().describe('when the alert was parked; its open targets are sent again when the request is redriven'),
   stored: z.boolean(),
+  state: alertStateSchema.default('open').describe('open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)'),
+  /** The acknowledgement, once there is one: who, when, through which channel, with an optional comment. */
+  acknowledgement: lifecycleEntrySchema.optional().describe('who acknowledged the alert, when, through which channel, and their comment'),
+  /** Every change of state, oldest first: at most one per transition, so never more than two. */
+  lifecycle: z.array(lifecycleEntrySchema).max(ALERT_STATES.length).default([]).describe('each change of state, oldest first'),
+  /** When the alert closes by itself (its rule's `autoCloseHours`), unless acknowledged-and-closed or cleared before. */
+  autoCloseAt: z.iso.datetime({ offset: true }).optional().describe("when the alert closes by itself (the rule's autoCloseHours)"),
 });
 
 export type Alert = z.infer<typeof alertSchema>;

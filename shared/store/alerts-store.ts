@@ -5,6 +5,7 @@ import type { StoredRule } from '../schemas/notification';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertIdFor } from './alert-id';
+import { COMMON_SETTINGS } from '../rules/settings';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -26,6 +27,9 @@ export function outboxShardOf(alertId: string): string {
 /** The outbox shard of an alert held for a side address's confirmation (see holdAlert). */
 export const heldShardOf = (alertId: string) => outboxShardOf(alertId).replace(/^pending#/, 'held#');
 
+/** The shard of the sparse `byDue` index an alert with something due sits in (`due#0..15`). */
+export const dueShardOf = (alertId: string) => outboxShardOf(alertId).replace(/^pending#/, 'due#');
+
 export interface AlertItem extends Alert {
   timeKey: string;
   /** Epoch seconds; the table's time to live. */
@@ -35,6 +39,9 @@ export interface AlertItem extends Alert {
   /** Epoch ms of the last re-enqueue by the outbox pass. */
   outboxEnqueuedAt?: number;
   outboxAttempts?: number;
+  /** `due#<shard>` while something is due at `dueAt` (see alert-lifecycle). */
+  dueShard?: string;
+  dueAt?: string;
 }
 
 /**
@@ -57,9 +64,17 @@ export function alertTimeKey(eventTime: string, alertId: string): string {
   return `${new Date(eventTime).toISOString()}#${alertId}`;
 }
 
-/** The pending alert an evaluator's event becomes. */
+/** When a stored alert of the rule raised at `now` closes by itself; undefined when it never does. */
+function autoCloseAt(rule: StoredRule, now: number): string | undefined {
+  const hours = COMMON_SETTINGS.autoCloseHours.safeParse(rule.settings.autoCloseHours);
+  if (!rule.stored || !hours.success || !hours.data) return undefined;
+  return new Date(now + hours.data * 3_600_000).toISOString();
+}
+
+/** The pending alert an evaluator's event becomes: `open`, and due to close by itself when its rule says so. */
 export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, now: number): AlertItem {
   const alertId = alertIdFor(rule.id, vehicleId, event.kind, event.time);
+  const closesAt = autoCloseAt(rule, now);
   return {
     alertId,
     ruleId: rule.id,
@@ -72,9 +87,12 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
     status: 'pending',
     deliveries: {},
     stored: rule.stored,
+    state: 'open',
+    lifecycle: [],
     timeKey: alertTimeKey(event.time, alertId),
     expiresAt: Math.floor(now / 1000) + ALERT_RETENTION_DAYS * 86_400,
     outbox: outboxShardOf(alertId),
+    ...(closesAt ? { autoCloseAt: closesAt, dueShard: dueShardOf(alertId), dueAt: closesAt } : {}),
   };
 }
 

@@ -1,16 +1,22 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import pLimit from 'p-limit';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
 import { resourcesConfig } from '../config';
+import { releaseUnconfirmed, reserveUnconfirmed } from './sender-guard';
 
 /**
  * What an e-mail address agreed to, in the directory table:
- * - `SIDEMAIL#<clientId>#<address>`: a side address of a client's rules. Alerts go to it only once it confirmed
- *   the one-time link sent to it (`tokenHash`, `confirmedAt`); the link is sent once per client and address
- *   (`requestedAt`: when it went out). While one sender is sending it, `sendingUntil` keeps others off; a send
- *   that failed leaves no `requestedAt`, so the next attempt sends it (with a new token).
- *   Under the same key, `HOLD#<alertId>` items name the alerts held for the address until it confirms.
+ * - `SIDEMAIL#<clientId>#<mailbox>`: a side mailbox of a client's rules (the address without a `+tag`, see
+ *   mailboxOf). Alerts go to its addresses only once it confirmed the one-time link sent to it (`tokenHash`,
+ *   `confirmedAt`); the link is sent once per client and mailbox (`requestedAt`: when it went out). While one
+ *   sender is sending it, `sendingUntil` keeps others off; a send that failed leaves no `requestedAt`, so the
+ *   next attempt sends it (with a new token); `waitsUntil`: the send waits for the client's daily budget.
+ *   `registeredAt`/`counted`: a rule save registered it, and it counts against the client's unconfirmed cap
+ *   until it confirms. `unsubscribedAt`: it unsubscribed, which stops every rule of the client and every new
+ *   link, until it subscribes again with its unsubscribe token.
+ *   Under the same key, `HOLD#<alertId>` items name the alerts held for the mailbox until it confirms.
  * - `OPTOUT#<ruleId>#<address>`: the List-Unsubscribe token of one rule's alerts to one address, and whether
  *   the address used it (`optedOutAt`). The token is kept as is, since every alert e-mail carries it; it can
  *   do nothing but stop that rule's alerts to that address.
@@ -19,7 +25,17 @@ import { resourcesConfig } from '../config';
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
 const normal = (address: string) => address.trim().toLowerCase();
-const sideKey = (clientId: string, address: string) => ({ pk: `SIDEMAIL#${clientId}#${normal(address)}`, sk: 'SIDEMAIL' });
+/**
+ * The mailbox an address reaches, the key of what it agreed to: lower-case, without a `+tag` in its local part
+ * (`A+x@D` and `a+y@d` are the mailbox `a@d`), so that aliases of one mailbox are asked once.
+ */
+export function mailboxOf(address: string): string {
+  const lowered = normal(address);
+  const at = lowered.lastIndexOf('@');
+  const plus = lowered.indexOf('+');
+  return plus > 0 && plus < at ? `${lowered.slice(0, plus)}${lowered.slice(at)}` : lowered;
+}
+const sideKey = (clientId: string, address: string) => ({ pk: `SIDEMAIL#${clientId}#${mailboxOf(address)}`, sk: 'SIDEMAIL' });
 const optOutKey = (ruleId: number, address: string) => ({ pk: `OPTOUT#${ruleId}#${normal(address)}`, sk: 'OPTOUT' });
 const suppressedKey = (address: string) => ({ pk: `SUPPRESSED#${normal(address)}`, sk: 'SUPPRESSED' });
 
@@ -60,18 +76,72 @@ export interface EmailStates {
   unasked: Set<string>;
 }
 
-/** The record of a side address, as read: is its confirmation link still to be sent? */
+/** The record of a side mailbox, as read: is its confirmation link still to be sent? */
 export function confirmationDue(item: Record<string, unknown> | undefined, now: number): boolean {
   if (!item) return true;
-  if (item.confirmedAt || item.requestedAt) return false;
+  if (item.confirmedAt || item.requestedAt || item.unsubscribedAt) return false;
+  if (typeof item.waitsUntil === 'number' && item.waitsUntil > now) return false;
   return typeof item.sendingUntil !== 'number' || item.sendingUntil < now;
 }
 
-/** Side addresses of a client whose confirmation link is still to be sent (one batch read). */
-export async function addressesToAsk(clientId: string, sideAddresses: readonly string[], now: number): Promise<string[]> {
+/** The side addresses, one per mailbox (the first as written), lower-case. */
+const onePerMailbox = (addresses: readonly string[]) => [...new Map(addresses.map((address) => [mailboxOf(address), normal(address)])).values()];
+
+/** The records of side addresses, by address (lower-case), in one batch read. */
+export async function sideRecords(clientId: string, sideAddresses: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
   const sides = [...new Set(sideAddresses.map(normal))];
-  const items = new Map((await batchGet(sides.map((address) => sideKey(clientId, address)))).map((item) => [String(item.pk), item]));
-  return sides.filter((address) => confirmationDue(items.get(sideKey(clientId, address).pk), now));
+  const keys = [...new Map(sides.map((address) => [sideKey(clientId, address).pk, sideKey(clientId, address)])).values()];
+  const items = new Map((await batchGet(keys)).map((item) => [String(item.pk), item]));
+  const records = new Map<string, Record<string, unknown>>();
+  for (const address of sides) {
+    const item = items.get(sideKey(clientId, address).pk);
+    if (item) records.set(address, item);
+  }
+  return records;
+}
+
+/** Side addresses of a client whose confirmation link is still to be sent, one per mailbox (one batch read). */
+export async function addressesToAsk(clientId: string, sideAddresses: readonly string[], now: number): Promise<string[]> {
+  const records = await sideRecords(clientId, sideAddresses);
+  return onePerMailbox(sideAddresses).filter((address) => confirmationDue(records.get(address), now));
+}
+
+/** Registrations of one save written at the same time. */
+const PARALLEL_REGISTRATIONS = 10;
+
+/**
+ * Registers the side mailboxes a rule save names that the client never had, counting them against `cap`
+ * unconfirmed mailboxes per client. Returns false, registering none, when they would pass it. A mailbox two
+ * concurrent saves both register is counted once (the second save's conditional put fails, and gives it back).
+ */
+export async function registerSideAddresses(clientId: string, sideAddresses: readonly string[], cap: number, now: number): Promise<boolean> {
+  const records = await sideRecords(clientId, sideAddresses);
+  const fresh = [...new Set(sideAddresses.filter((address) => !records.has(normal(address))).map(mailboxOf))];
+  if (fresh.length === 0) return true;
+  if (!(await reserveUnconfirmed(clientId, fresh.length, cap))) return false;
+  const limit = pLimit(PARALLEL_REGISTRATIONS);
+  const created = await Promise.all(
+    fresh.map((mailbox) =>
+      limit(async () => {
+        try {
+          await documentClient().send(
+            new PutCommand({
+              TableName: table(),
+              Item: { ...sideKey(clientId, mailbox), registeredAt: new Date(now).toISOString(), counted: true },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+          return true;
+        } catch (error) {
+          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+          return false;
+        }
+      }),
+    ),
+  );
+  const already = created.filter((done) => !done).length;
+  if (already > 0) await releaseUnconfirmed(clientId, already);
+  return true;
 }
 
 /**
@@ -87,17 +157,18 @@ export async function emailStates(
 ): Promise<EmailStates> {
   const all = [...new Set(addresses.map(normal))];
   const sides = [...new Set(sideAddresses.map(normal))];
-  const keys = [
-    ...all.map((address) => optOutKey(ruleId, address)),
-    ...all.map((address) => suppressedKey(address)),
-    ...sides.map((address) => sideKey(clientId, address)),
-  ];
+  const sideKeys = new Map(sides.map((address) => [sideKey(clientId, address).pk, sideKey(clientId, address)]));
+  const keys = [...all.map((address) => optOutKey(ruleId, address)), ...all.map((address) => suppressedKey(address)), ...sideKeys.values()];
   const items = new Map((await batchGet(keys)).map((item) => [String(item.pk), item]));
   const states: EmailStates = { blocked: new Map(), unsubscribeTokens: new Map(), unconfirmed: new Set(), unasked: new Set() };
+  const asked = new Set<string>();
   for (const address of sides) {
     const side = items.get(sideKey(clientId, address).pk);
-    if (confirmationDue(side, now)) states.unasked.add(address);
+    // one link per mailbox: its first address on the rule is sent it
+    if (confirmationDue(side, now) && !asked.has(mailboxOf(address))) states.unasked.add(address);
+    asked.add(mailboxOf(address));
     if (!side?.confirmedAt) states.unconfirmed.add(address);
+    if (side?.unsubscribedAt) states.blocked.set(address, 'unsubscribed');
   }
   for (const address of all) {
     const optOut = items.get(optOutKey(ruleId, address).pk);
@@ -128,7 +199,8 @@ export async function claimConfirmation(clientId: string, address: string, now: 
         Key: sideKey(clientId, address),
         UpdateExpression: 'SET tokenHash = :hash, sendingUntil = :until',
         ConditionExpression:
-          'attribute_not_exists(requestedAt) AND attribute_not_exists(confirmedAt) AND (attribute_not_exists(sendingUntil) OR sendingUntil < :now)',
+          'attribute_not_exists(requestedAt) AND attribute_not_exists(confirmedAt) AND attribute_not_exists(unsubscribedAt) AND ' +
+          '(attribute_not_exists(sendingUntil) OR sendingUntil < :now) AND (attribute_not_exists(waitsUntil) OR waitsUntil <= :now)',
         ExpressionAttributeValues: { ':hash': sha256(token), ':until': now + CONFIRMATION_SEND_LEASE_MS, ':now': now },
       }),
     );
@@ -139,16 +211,43 @@ export async function claimConfirmation(clientId: string, address: string, now: 
   }
 }
 
-/** The claimed link went out (`sent`), or could not go out now and may be tried again (`released`). */
-export async function settleConfirmation(clientId: string, address: string, outcome: 'sent' | 'released', now: number): Promise<void> {
-  await documentClient().send(
+/**
+ * The claimed link went out (`sent`), could not go out now and may be tried again (`released`), or waits for
+ * the client's daily budget until the given time (`{ waitsUntil }`, epoch ms).
+ */
+export async function settleConfirmation(
+  clientId: string,
+  address: string,
+  outcome: 'sent' | 'released' | { waitsUntil: number },
+  now: number,
+): Promise<void> {
+  const update =
+    outcome === 'sent'
+      ? {
+          UpdateExpression: 'SET requestedAt = :at REMOVE sendingUntil, waitsUntil',
+          ExpressionAttributeValues: { ':at': new Date(now).toISOString() },
+        }
+      : outcome === 'released'
+        ? { UpdateExpression: 'REMOVE sendingUntil' }
+        : { UpdateExpression: 'SET waitsUntil = :until REMOVE sendingUntil', ExpressionAttributeValues: { ':until': outcome.waitsUntil } };
+  await documentClient().send(new UpdateCommand({ TableName: table(), Key: sideKey(clientId, address), ...update }));
+}
+
+/**
+ * Sets `confirmedAt` on a side mailbox once; a mailbox that counted against the client's unconfirmed cap stops
+ * counting (the update is atomic, so only the first confirmation gives it back).
+ */
+async function markConfirmed(clientId: string, address: string, now: number, extra = ''): Promise<void> {
+  const { Attributes } = await documentClient().send(
     new UpdateCommand({
       TableName: table(),
       Key: sideKey(clientId, address),
-      UpdateExpression: outcome === 'sent' ? 'SET requestedAt = :at REMOVE sendingUntil' : 'REMOVE sendingUntil',
-      ...(outcome === 'sent' ? { ExpressionAttributeValues: { ':at': new Date(now).toISOString() } } : {}),
+      UpdateExpression: `SET confirmedAt = if_not_exists(confirmedAt, :now)${extra}`,
+      ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
+      ReturnValues: 'ALL_OLD',
     }),
   );
+  if (Attributes?.counted && !Attributes.confirmedAt) await releaseUnconfirmed(clientId, 1);
 }
 
 /** Confirms a side address by the token of its link. Returns the client and address, or null for a wrong token. */
@@ -158,14 +257,7 @@ export async function confirmSideEmail(token: string, now: number): Promise<{ cl
   const key = sideKey(parts.scope, parts.address);
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
   if (typeof Item?.tokenHash !== 'string' || !sameText(Item.tokenHash, sha256(token))) return null;
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: key,
-      UpdateExpression: 'SET confirmedAt = if_not_exists(confirmedAt, :now)',
-      ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
-    }),
-  );
+  await markConfirmed(parts.scope, parts.address, now);
   return { clientId: parts.scope, address: normal(parts.address) };
 }
 
@@ -216,14 +308,7 @@ export async function forgetHold(clientId: string, address: string, alertId: str
 
 /** For seeding and operators: an address the client's administrator vouches for, confirmed without a link. */
 export async function markSideEmailConfirmed(clientId: string, address: string, now: number): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: sideKey(clientId, address),
-      UpdateExpression: 'SET confirmedAt = if_not_exists(confirmedAt, :now)',
-      ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
-    }),
-  );
+  await markConfirmed(clientId, address, now);
 }
 
 /** The List-Unsubscribe token of a rule's alerts to an address, created on first use. */
@@ -242,22 +327,70 @@ export async function unsubscribeToken(ruleId: number, address: string): Promise
   return String(Attributes?.token ?? token);
 }
 
-/** One-click unsubscribe (RFC 8058): stops the rule's alerts to the address. Returns false for a wrong token. */
-export async function unsubscribe(token: string, now: number): Promise<boolean> {
+/** What a List-Unsubscribe token names: the rule, the address, and whether the address used it. */
+export interface UnsubscribeLink {
+  ruleId: number;
+  address: string;
+  optedOut: boolean;
+}
+
+/** The rule and address of a List-Unsubscribe token, or null for a wrong token (one consistent read). */
+export async function unsubscribeLink(token: string): Promise<UnsubscribeLink | null> {
   const parts = parseToken(token);
-  if (!parts || !/^\d{1,10}$/.test(parts.scope)) return false;
-  const key = optOutKey(Number(parts.scope), parts.address);
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
-  if (typeof Item?.token !== 'string' || !sameText(Item.token, token)) return false;
+  if (!parts || !/^\d{1,10}$/.test(parts.scope)) return null;
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: table(), Key: optOutKey(Number(parts.scope), parts.address), ConsistentRead: true }),
+  );
+  if (typeof Item?.token !== 'string' || !sameText(Item.token, token)) return null;
+  return { ruleId: Number(parts.scope), address: normal(parts.address), optedOut: Boolean(Item.optedOutAt) };
+}
+
+/** One-click unsubscribe (RFC 8058): stops the rule's alerts to the address. Returns null for a wrong token. */
+export async function unsubscribe(token: string, now: number): Promise<UnsubscribeLink | null> {
+  const link = await unsubscribeLink(token);
+  if (!link) return null;
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: key,
+      Key: optOutKey(link.ruleId, link.address),
       UpdateExpression: 'SET optedOutAt = if_not_exists(optedOutAt, :now)',
       ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
     }),
   );
-  return true;
+  return { ...link, optedOut: true };
+}
+
+/** Subscribes the address to the rule's alerts again, by the token it unsubscribed with. Null for a wrong token. */
+export async function resubscribe(token: string): Promise<UnsubscribeLink | null> {
+  const link = await unsubscribeLink(token);
+  if (!link) return null;
+  await documentClient().send(
+    new UpdateCommand({ TableName: table(), Key: optOutKey(link.ruleId, link.address), UpdateExpression: 'REMOVE optedOutAt' }),
+  );
+  return { ...link, optedOut: false };
+}
+
+/**
+ * A side mailbox unsubscribed: no rule of the client mails it, and no confirmation link goes to it, until it
+ * subscribes again (unblockSideEmail).
+ */
+export async function blockSideEmail(clientId: string, address: string, now: number): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: sideKey(clientId, address),
+      UpdateExpression: 'SET unsubscribedAt = if_not_exists(unsubscribedAt, :now)',
+      ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
+    }),
+  );
+}
+
+/**
+ * The side mailbox subscribed again from a link only it received: the client's rules may mail it, and this
+ * counts as its confirmation.
+ */
+export async function unblockSideEmail(clientId: string, address: string, now: number): Promise<void> {
+  await markConfirmed(clientId, address, now, ' REMOVE unsubscribedAt');
 }
 
 /** An address that bounced permanently or complained: nothing more is sent to it. */

@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { alertSchema, type Alert } from '../schemas/alert';
+import { alertSchema, type Alert, type AlertState } from '../schemas/alert';
 
 /**
  * Read side of the alerts table for the history endpoint: stored alerts, newest first, through the
@@ -20,6 +20,8 @@ export interface HistoryQuery {
   /** Only alerts with a smaller timeKey (the previous page's cursor). */
   before?: string;
   ruleId?: number;
+  /** Only alerts in this state (one stored before states existed is open). */
+  state?: AlertState;
   /** When given, alerts of other clients are left out (used with the vehicle index). */
   parentIds?: ReadonlySet<string>;
 }
@@ -65,6 +67,14 @@ export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
   return { items: page.map((entry) => entry.alert), cursor };
 }
 
+function filterOf(query: HistoryQuery): string {
+  const terms = ['#stored = :stored'];
+  if (query.ruleId !== undefined) terms.push('ruleId = :rule');
+  if (query.state === 'open') terms.push('(#state = :state OR attribute_not_exists(#state))');
+  else if (query.state !== undefined) terms.push('#state = :state');
+  return terms.join(' AND ');
+}
+
 /** Up to limit + 1 matching alerts of one partition, newest first (one more tells whether a next page exists). */
 async function queryPartition(partition: { index: string; name: string; value: string | number }, query: HistoryQuery): Promise<PartitionRead> {
   const upper = query.before ?? `${query.to}#\uffff`;
@@ -77,14 +87,15 @@ async function queryPartition(partition: { index: string; name: string; value: s
         TableName: resourcesConfig().ALERTS_TABLE,
         IndexName: partition.index,
         KeyConditionExpression: '#partition = :value AND timeKey BETWEEN :from AND :upper',
-        FilterExpression: query.ruleId === undefined ? '#stored = :stored' : '#stored = :stored AND ruleId = :rule',
-        ExpressionAttributeNames: { '#partition': partition.name, '#stored': 'stored' },
+        FilterExpression: filterOf(query),
+        ExpressionAttributeNames: { '#partition': partition.name, '#stored': 'stored', ...(query.state === undefined ? {} : { '#state': 'state' }) },
         ExpressionAttributeValues: {
           ':value': partition.value,
           ':from': query.from,
           ':upper': upper,
           ':stored': true,
           ...(query.ruleId === undefined ? {} : { ':rule': query.ruleId }),
+          ...(query.state === undefined ? {} : { ':state': query.state }),
         },
         ScanIndexForward: false,
         Limit: query.limit + 1,

@@ -61,7 +61,11 @@ export const TABLES = {
       { indexName: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'vehicleId', type: 'N' }, projection: 'KEYS_ONLY' },
     ],
   },
-  /** Alerts; `outbox` (`pending#0..15`) is set only while an alert is pending, which keeps that index sparse. */
+  /**
+   * Alerts; `outbox` (`pending#0..15`) is set only while an alert is pending, which keeps that index sparse.
+   * `dueShard` (`due#0..15`) / `dueAt` are set only while something is due at a time (auto-close), which puts the
+   * alert in the sparse, keys-only `byDue` index the sweep reads; writes that leave those two alone skip it.
+   */
   alerts: {
     envName: 'ALERTS_TABLE',
     partitionKey: { name: 'alertId', type: 'S' },
@@ -69,6 +73,7 @@ export const TABLES = {
       { indexName: 'byParentTime', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'timeKey', type: 'S' } },
       { indexName: 'byVehicleTime', partitionKey: { name: 'vehicleId', type: 'N' }, sortKey: { name: 'timeKey', type: 'S' } },
       { indexName: 'outbox', partitionKey: { name: 'outbox', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+      { indexName: 'byDue', partitionKey: { name: 'dueShard', type: 'S' }, sortKey: { name: 'dueAt', type: 'S' }, projection: 'KEYS_ONLY' },
     ],
     timeToLiveAttribute: 'expiresAt',
   },

@@ -126,7 +126,8 @@ export async function linkedChatOwners(chatIds: readonly string[]): Promise<Map<
   return owners;
 }
 
-async function chatOwner(chatId: string): Promise<string | null> {
+/** The user a chat is linked to, or null. */
+export async function chatOwner(chatId: string): Promise<string | null> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: chatKey(chatId) }));
   return typeof Item?.userId === 'string' ? Item.userId : null;
 }

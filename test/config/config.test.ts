@@ -68,13 +68,23 @@ describe('configuration schemas', () => {
 
   it('refuses a malformed CDK context key, naming it', () => {
     const context = (values: Record<string, unknown>) => stackContext(new App({ context: values }));
-    expect(context({})).toEqual({ stackName: 'Fleetwatch', geocoding: true, vehicleClock: 'exact', sesMaxSendRate: 14, throwaway: false });
+    expect(context({})).toEqual({
+      stackName: 'Fleetwatch',
+      geocoding: true,
+      vehicleClock: 'exact',
+      sesMaxSendRate: 14,
+      evaluateMaxConcurrency: 100,
+      deliverMaxConcurrency: undefined,
+      apiReservedConcurrency: 20,
+      throwaway: false,
+    });
     expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({
       geocoding: false,
       sesMaxSendRate: 100,
       stackName: 'Fleet2',
     });
     expect(() => context({ geocoding: 'maybe' })).toThrow(/-c geocoding="maybe"/);
+    expect(() => context({ apiReservedConcurrency: '-1' })).toThrow(/-c apiReservedConcurrency="-1"/);
     expect(() => context({ sesMaxSendRate: 'fast' })).toThrow(/-c sesMaxSendRate="fast": .*\(The account's SES maximum send rate/);
   });
 });

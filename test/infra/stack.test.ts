@@ -11,6 +11,7 @@ import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
 import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
+import { DEFAULT_API_RESERVED_CONCURRENCY, DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
 import { ALLOWED_WILDCARDS, wildcardResources } from '../support/iam-wildcards';
 
 type Resource = {
@@ -205,7 +206,8 @@ describe('FleetwatchStack template', () => {
           .filter((key) => key.endsWith('_TABLE'))
           .sort();
       expect(tableVariables('evaluate')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
-      expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
+      // the directory: only the confirmations that waited for their client's budget (SWEEP_DIRECTORY_KEYS)
+      expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
       expect(tableVariables('deliver')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
       expect(tableVariables('api')).toEqual([
         'ALERTS_TABLE',
@@ -215,7 +217,7 @@ describe('FleetwatchStack template', () => {
         'VEHICLE_STATE_TABLE',
         'VISITS_TABLE',
       ]);
-      expect(tableVariables('telegram')).toEqual(['DIRECTORY_TABLE']);
+      expect(tableVariables('telegram')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE']);
       expect(environmentOf('evaluate')).toMatchObject({
         DELIVERIES_QUEUE_URL: { Ref: logicalId(stack.queues.deliveries) },
         INPUT_DLQ_URL: { Ref: logicalId(stack.queues.inputDeadLetters) },
@@ -307,9 +309,11 @@ describe('FleetwatchStack template', () => {
 
     it('never puts a secret in an environment variable: functions get only secret ARNs, and read only their own secret', () => {
       const secrets = ofType('AWS::SecretsManager::Secret');
-      expect(secrets).toHaveLength(2);
+      expect(secrets).toHaveLength(3);
       const [telegramId] = secrets.find(([, secret]) => JSON.stringify(secret.Properties.GenerateSecretString).includes('webhookSecret'))!;
-      const [historyKeyId, historyKey] = secrets.find(([id]) => id !== telegramId)!;
+      const [linkKeyId, linkKey] = secrets.find(([, secret]) => String(secret.Properties.Description).includes('acknowledge links'))!;
+      const [historyKeyId, historyKey] = secrets.find(([id]) => id !== telegramId && id !== linkKeyId)!;
+      expect(linkKey.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
       expect(resources[telegramId]!.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'webhookSecret', ExcludePunctuation: true });
       expect(historyKey.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
       for (const name of FUNCTION_NAMES) {
@@ -322,12 +326,13 @@ describe('FleetwatchStack template', () => {
         roleStatements(name)
           .filter((statement) => asArray(statement.Action).some((action) => action.startsWith('secretsmanager:')))
           .flatMap((statement) => asArray(statement.Resource).map(flattenJoin));
-      for (const name of ['deliver', 'telegram'] as const) {
-        expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toEqual({ Ref: telegramId });
-        expect(new Set(secretResources(name)), name).toEqual(new Set([telegramId]));
-      }
+      for (const name of ['deliver', 'telegram'] as const) expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toEqual({ Ref: telegramId });
+      expect(new Set(secretResources('telegram'))).toEqual(new Set([telegramId]));
+      // deliver signs the acknowledge links, the api checks them
+      expect(new Set(secretResources('deliver'))).toEqual(new Set([telegramId, linkKeyId]));
+      for (const name of ['deliver', 'api'] as const) expect(environmentOf(name).ALERT_LINK_SECRET_ID, name).toEqual({ Ref: linkKeyId });
       expect(environmentOf('api').HISTORY_TOKEN_SECRET_ID).toEqual({ Ref: historyKeyId });
-      expect(new Set(secretResources('api'))).toEqual(new Set([historyKeyId]));
+      expect(new Set(secretResources('api'))).toEqual(new Set([historyKeyId, linkKeyId]));
       for (const name of ['evaluate', 'sweep', 'api'] as const) expect(environmentOf(name).TELEGRAM_SECRET_ID, name).toBeUndefined();
       for (const name of ['evaluate', 'sweep', 'project'] as const) expect(secretResources(name), name).toEqual([]);
     });
@@ -417,11 +422,13 @@ describe('FleetwatchStack template', () => {
       expect(actionsOf('evaluate').some((action) => action.startsWith('sns:'))).toBe(false);
     });
 
-    it('keeps the api read-only on alerts and the Telegram webhook on the directory alone', () => {
+    it('lets the api and the Telegram webhook change alerts only by updating their state, and keeps the webhook off other tables', () => {
       expect(touchesTable('api', 'alerts')).toBe(true);
       expect(writesTable('api', 'alerts')).toBe(false);
       expect(writesTable('api', 'rules')).toBe(true);
-      for (const key of ['rules', 'geozones', 'alerts', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
+      expect(touchesTable('telegram', 'alerts')).toBe(true);
+      expect(writesTable('telegram', 'alerts')).toBe(false);
+      for (const key of ['rules', 'geozones', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
       expect(writesTable('telegram', 'directory')).toBe(true);
       expect(touchesTable('deliver', 'vehicleState')).toBe(false);
       expect(writesTable('deliver', 'rules')).toBe(false);
@@ -551,6 +558,35 @@ describe('FleetwatchStack template', () => {
       const fast = Template.fromStack(new FleetwatchStack(app, 'FleetwatchFastSes'));
       fast.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 20 } });
       fast.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ SES_SEND_RATE_PER_FUNCTION: '5' }) } });
+    });
+
+    it('bounds evaluate and deliver and reserves concurrency for the API, so that a backlog never starves the API', () => {
+      const scaling = (built: FleetwatchStack, name: FunctionName) => {
+        const mappings = Template.fromStack(built).findResources('AWS::Lambda::EventSourceMapping');
+        const id = logicalId(built.functions[name].function);
+        return Object.values(mappings).find((mapping) => JSON.stringify(mapping.Properties.FunctionName).includes(id))?.Properties.ScalingConfig;
+      };
+      const functionProperties = (built: FleetwatchStack, name: FunctionName) =>
+        (Template.fromStack(built).toJSON().Resources as Record<string, Resource>)[logicalId(built.functions[name].function)]!.Properties;
+
+      expect(scaling(stack, 'evaluate')).toEqual({ MaximumConcurrency: DEFAULT_EVALUATE_MAX_CONCURRENCY });
+      expect(resources[functionId('api')]!.Properties.ReservedConcurrentExecutions).toBe(DEFAULT_API_RESERVED_CONCURRENCY);
+      for (const name of ['evaluate', 'deliver', 'sweep', 'telegram', 'project'] as const) {
+        expect(resources[functionId(name)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+      }
+
+      const context = { evaluateMaxConcurrency: '40', deliverMaxConcurrency: '2', apiReservedConcurrency: '0', sesMaxSendRate: '100' };
+      const set = new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), 'FleetwatchConcurrency');
+      expect(scaling(set, 'evaluate')).toEqual({ MaximumConcurrency: 40 });
+      // a ceiling below what the send rate allows lowers deliver's concurrency, and each function's share rises
+      expect(scaling(set, 'deliver')).toEqual({ MaximumConcurrency: 2 });
+      expect((functionProperties(set, 'deliver').Environment as { Variables: Record<string, unknown> }).Variables.SES_SEND_RATE_PER_FUNCTION).toBe(
+        '50',
+      );
+      expect(functionProperties(set, 'api').ReservedConcurrentExecutions).toBeUndefined();
+
+      const bad = new App({ context: { 'aws:cdk:bundling-stacks': [], evaluateMaxConcurrency: '1' } });
+      expect(() => new FleetwatchStack(bad, 'FleetwatchBadConcurrency')).toThrow(/evaluateMaxConcurrency/);
     });
 
     it('notifies an encrypted, TLS-only topic on alarm and on recovery, mailing AlarmEmail only when it is set', () => {

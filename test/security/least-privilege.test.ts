@@ -104,8 +104,19 @@ describe('security: least privilege in the template', () => {
     ]);
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
-    expect(actionsOn('telegram', 'directory')).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    expect(actionsOn('api', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+    // the second GetItem reads only the clients (AGENT#), for the acknowledge button's scope check
+    expect(actionsOn('telegram', 'directory')).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    const scopeStatements = onTable('telegram', 'directory').filter((statement) => asArray(statement.Action).join() === 'dynamodb:GetItem');
+    expect(scopeStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([['AGENT#*']]);
+    // acknowledging and closing: one conditional UpdateItem after reading the alert; never a put or delete
+    expect(actionsOn('telegram', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(actionsOn('api', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     // registering a vehicle (owner chain and zone sets) and finding vehicles by owner; never its evaluation state wholesale
     expect(actionsOn('api', 'vehicleState')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     for (const name of ['evaluate', 'sweep'] as const) {

@@ -1,15 +1,16 @@
 import * as z from 'zod';
 import { escapeHtml } from '../../channels/escape-html';
-import { confirmSideEmail, unsubscribe } from '../../store/email-consent';
+import { confirmSideEmail, unsubscribeLink } from '../../store/email-consent';
 import { notFound } from '../errors';
 import { releaseHeldAlerts } from '../side-address-confirmation';
+import { resubscribeByLink, unsubscribeByLink } from '../side-address-unsubscribe';
 import { defineRoute } from '../route';
 import { successSchema } from '../schemas';
 import { htmlPageExample, successExample } from '../examples';
 
 /**
- * Links in e-mails: confirming a side address, and unsubscribing from a rule's alerts (RFC 8058). They need no
- * session: the token in the path is the proof. Opening a link (GET) only shows a page with a button; the change
+ * Links in e-mails: confirming a side address, unsubscribing from a rule's alerts (RFC 8058), and subscribing
+ * again with the same token. They need no session: the token in the path is the proof. Opening a link (GET) only shows a page with a button; the change
  * is a POST, so that mail scanners that fetch every link change nothing. Mail clients post the one-click
  * unsubscribe themselves.
  */
@@ -21,8 +22,9 @@ const tokenParamsSchema = z.object({
     .regex(/^[A-Za-z0-9_.-]+$/, 'not a link token'),
 });
 
-function page(title: string, text: string, button?: string): string {
-  const form = button ? `<form method="post"><button type="submit">${escapeHtml(button)}</button></form>` : '';
+function page(title: string, text: string, button?: string, action?: string): string {
+  const target = action ? ` action="${escapeHtml(action)}"` : '';
+  const form = button ? `<form method="post"${target}><button type="submit">${escapeHtml(button)}</button></form>` : '';
   return (
     `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
     `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${form}</body></html>`
@@ -77,14 +79,20 @@ export const emailRoutes = [
     tag: 'email',
     summary: "Page that asks to stop a rule's alerts to an address (the List-Unsubscribe link)",
     description:
-      'Shows a page with an Unsubscribe button that posts to the same link. Opening the link changes nothing, so mail scanners that fetch links cannot unsubscribe an address.',
+      'Shows a page with an Unsubscribe button that posts to the same link. Opening the link changes nothing, so mail scanners that fetch links cannot unsubscribe an address. ' +
+      'Once the address has unsubscribed, the page offers to subscribe again instead: a button that posts the same token to ' +
+      '/api/v3/email/resubscribe/{token}.',
     auth: false,
     writes: false,
     params: tokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
     examples: { response: htmlPageExample },
-    async handle() {
+    async handle({ params }) {
+      if ((await unsubscribeLink(params.token))?.optedOut) {
+        const text = 'These fleetwatch alerts are stopped for this address. Only you can start them again, here.';
+        return { body: null, html: page('fleetwatch alerts', text, 'Subscribe again', `../resubscribe/${params.token}`) };
+      }
       return { body: null, html: page('fleetwatch alerts', 'Stop these fleetwatch alerts to this address?', 'Unsubscribe') };
     },
   }),
@@ -95,7 +103,10 @@ export const emailRoutes = [
     operationId: 'unsubscribeEmailAddress',
     tag: 'email',
     summary: "Stop a rule's alerts to an address (RFC 8058 one-click unsubscribe)",
-    description: 'Mail clients post `List-Unsubscribe=One-Click` here; the body is not needed.',
+    description:
+      'Mail clients post `List-Unsubscribe=One-Click` here; the body is not needed. A side address (not the e-mail of one of the ' +
+      "rule's users) is then stopped for every rule of the rule's client, and no confirmation link goes to it any more, until it " +
+      'subscribes again with the same token.',
     auth: false,
     writes: false,
     params: tokenParamsSchema,
@@ -103,7 +114,28 @@ export const emailRoutes = [
     examples: { response: successExample },
     errors: [404],
     async handle({ params, now }) {
-      if (!(await unsubscribe(params.token, now))) throw notFound('unsubscribe link');
+      if (!(await unsubscribeByLink(params.token, now))) throw notFound('unsubscribe link');
+      return { body: 'Success' };
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/email/resubscribe/{token}',
+    operationId: 'resubscribeEmailAddress',
+    tag: 'email',
+    summary: "Subscribe an address to a rule's alerts again (the button of the unsubscribe page)",
+    description:
+      "Takes the token of the address's unsubscribe link: the rule's alerts reach the address again, and for a side address " +
+      "every rule of the client; this counts as the side address's confirmation. Nothing else brings back an address that unsubscribed.",
+    auth: false,
+    writes: false,
+    params: tokenParamsSchema,
+    response: successSchema,
+    examples: { response: successExample },
+    errors: [404],
+    async handle({ params, now }) {
+      if (!(await resubscribeByLink(params.token, now))) throw notFound('unsubscribe link');
       return { body: 'Success' };
     },
   }),

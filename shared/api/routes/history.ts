@@ -16,7 +16,8 @@ export const historyRoutes = [
     summary: 'Stored alerts, newest first',
     description:
       'Alerts of rules with stored: true whose event time lies in [from, to], of a client and the clients below it (default: your own), ' +
-      'optionally of one rule or one vehicle (each of your scope, else 404). A page may hold fewer than limit alerts, even none, ' +
+      'optionally of one rule or one vehicle (each of your scope, else 404), and in one state (open, acknowledged, cleared, closed; alerts stored ' +
+      'before states existed count as open). Each alert carries its state, its acknowledgement and its lifecycle. A page may hold fewer than limit alerts, even none, ' +
       'while nextToken is not null: each request reads a bounded number of pages. Pass nextToken from the previous page, with the same query, to read on: ' +
       'a token is signed for the query that returned it, and any other token answers 400 naming nextToken.',
     auth: true,
@@ -33,6 +34,7 @@ export const historyRoutes = [
         parentId: body.parentId,
         ruleId: body.ruleId,
         vehicleId: body.vehicleId,
+        state: body.state,
         from,
         to,
       };
@@ -55,6 +57,7 @@ export const historyRoutes = [
         limit: body.limit,
         before,
         ruleId: body.ruleId,
+        state: body.state,
         parentIds: new Set(clients),
       });
       return { body: { items: page.items, nextToken: page.cursor === null ? null : await encodeHistoryToken(page.cursor, tokenQuery) } };

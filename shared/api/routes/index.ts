@@ -1,5 +1,7 @@
 import type { ApiRoute } from '../route';
 import { agentRoutes } from './agents';
+import { alertLifecycleRoutes } from './alert-lifecycle';
+import { alertLinkRoutes } from './alert-links';
 import { authRoutes } from './auth';
 import { channelRoutes } from './channels';
 import { emailRoutes } from './email';
@@ -22,6 +24,8 @@ export const apiRoutes: ApiRoute[] = [
   ...notificationRoutes,
   ...notificationPreviewRoutes,
   ...historyRoutes,
+  ...alertLifecycleRoutes,
+  ...alertLinkRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,
   ...channelRoutes,

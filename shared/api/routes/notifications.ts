@@ -18,7 +18,8 @@ import {
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { checkedRule } from '../checked-rule';
-import { askSideAddresses } from '../side-address-confirmation';
+import { askSideAddresses, requireSideAddressRoom } from '../side-address-confirmation';
+import { sideAddressProblems } from '../side-address-problems';
 import { requireRuleRoom } from '../limit-checks';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
@@ -26,6 +27,7 @@ import {
   prolongationAnswerExample,
   prolongationExample,
   ruleCreateExample,
+  ruleReadExample,
   ruleRecordExample,
   ruleReplaceExample,
   ruleSummariesExample,
@@ -132,17 +134,20 @@ export const notificationRoutes = [
     tag: 'notifications',
     summary: 'Read one notification rule',
     description:
-      'The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete.',
+      'The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. ' +
+      '`problems` also names each side address that gets no alerts although it is on the rule: its confirmation waits for the ' +
+      "client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the " +
+      'address unsubscribed from every rule of the client.',
     auth: true,
     writes: false,
     params: idParamsSchema,
     response: notificationRecordSchema,
-    examples: { response: ruleRecordExample },
+    examples: { response: ruleReadExample },
     errors: [404],
-    async handle({ params, caller }) {
+    async handle({ params, caller, now }) {
       const rule = await visibleRule(params.id, caller);
-      const problems = await problemsOf([rule]);
-      return { body: { ...toRecord(rule), ...problems.get(rule.id) }, headers: etag(rule.version) };
+      const problems = [...((await problemsOf([rule])).get(rule.id)?.problems ?? []), ...(await sideAddressProblems(rule, now))];
+      return { body: { ...toRecord(rule), ...(problems.length > 0 ? { problems } : {}) }, headers: etag(rule.version) };
     },
   }),
 
@@ -160,7 +165,9 @@ export const notificationRoutes = [
       'naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked ' +
       'chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer ' +
       '(id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were ' +
-      'never asked are sent their confirmation link now; alerts to an address wait for its confirmation for up to 24 hours.',
+      "never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily " +
+      'budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to ' +
+      'the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.',
     auth: true,
     writes: true,
     body: notificationCreateBodySchema,
@@ -170,6 +177,7 @@ export const notificationRoutes = [
     async handle({ body, caller, now }) {
       const owned = await checkedRule(body, caller);
       await requireRuleRoom(owned.parentId);
+      await requireSideAddressRoom(owned, now);
       const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
       await askSideAddresses(rule, now);
       return { body: toRecord(rule), headers: etag(rule.version) };
@@ -186,7 +194,8 @@ export const notificationRoutes = [
       'Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). ' +
       'A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be ' +
       'sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are ' +
-      'checked as on create. Side addresses never asked are sent their confirmation link, as on creation.',
+      'checked as on create. Side addresses never asked are sent their confirmation link, and new ones count against the ' +
+      "client's cap of unconfirmed addresses, as on creation.",
     auth: true,
     writes: true,
     body: notificationReplaceBodySchema,
@@ -200,6 +209,7 @@ export const notificationRoutes = [
       const owned = await checkedRule(body, caller);
       const { id } = body;
       if (owned.parentId !== previous.parentId) await requireRuleRoom(owned.parentId);
+      await requireSideAddressRoom(owned, now);
       const next: StoredRule = {
         ...owned,
         id,

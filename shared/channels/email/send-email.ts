@@ -10,6 +10,8 @@ export interface EmailMessage {
   html: string;
   /** Extra headers, such as List-Unsubscribe. */
   headers?: { name: string; value: string }[];
+  /** SES message tags, returned in the SES events of the e-mail (bounces, complaints). */
+  tags?: { name: string; value: string }[];
 }
 
 export { DEFAULT_FROM_ADDRESS } from '../../config';
@@ -37,6 +39,7 @@ export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
         FromEmailAddress: SES_FROM_ADDRESS,
         Destination: { ToAddresses: [message.to] },
         ConfigurationSetName: SES_CONFIGURATION_SET,
+        ...(message.tags?.length ? { EmailTags: message.tags.map((tag) => ({ Name: tag.name, Value: tag.value })) } : {}),
         Content: {
           Simple: {
             Subject: { Data: message.subject, Charset: 'UTF-8' },

@@ -8,6 +8,12 @@ export interface PushMessage {
   body: string;
   /** Small string map the app receives with the notification (alert id, vehicle id). */
   data: Record<string, string>;
+  /**
+   * An action the app shows with the notification: APNs gets it as the `aps.category` the app registered with an
+   * action button, FCM as the notification's click action; both carry the action's `url` (the signed acknowledge
+   * link, which the app posts) and `label` in their data.
+   */
+  action?: { category: string; label: string; url: string };
 }
 
 const MAX_BODY_LENGTH = 1000;
@@ -18,11 +24,22 @@ const MAX_BODY_LENGTH = 1000;
  */
 export function pushPayload(message: PushMessage): string {
   const body = message.body.length > MAX_BODY_LENGTH ? `${message.body.slice(0, MAX_BODY_LENGTH - 1)}…` : message.body;
-  const apns = JSON.stringify({ aps: { alert: { title: message.title, body }, sound: 'default' }, ...message.data });
+  const { action } = message;
+  const data = action ? { ...message.data, acknowledgeUrl: action.url, acknowledgeLabel: action.label } : message.data;
+  const apns = JSON.stringify({
+    aps: { alert: { title: message.title, body }, sound: 'default', ...(action ? { category: action.category } : {}) },
+    ...data,
+  });
   return JSON.stringify({
     default: `${message.title}\n${body}`,
     GCM: JSON.stringify({
-      fcmV1Message: { message: { notification: { title: message.title, body }, data: message.data } },
+      fcmV1Message: {
+        message: {
+          notification: { title: message.title, body },
+          data,
+          ...(action ? { android: { notification: { click_action: action.category } } } : {}),
+        },
+      },
     }),
     APNS: apns,
     APNS_SANDBOX: apns,

@@ -1,4 +1,4 @@
-import { GrammyError, HttpError, type Api } from 'grammy';
+import { GrammyError, HttpError, type Api, type InlineKeyboard } from 'grammy';
 import { logger } from '../../observability/logger';
 import { describeError, type SendOutcome } from '../outcome';
 import { isBotApiTimeout, TELEGRAM_API_TIMEOUT_SECONDS } from './bot-api';
@@ -11,6 +11,8 @@ export interface TelegramText {
   html: string;
   /** The same message as plain text. */
   text: string;
+  /** Buttons under the message (the alert's acknowledge button). */
+  keyboard?: InlineKeyboard;
 }
 
 /**
@@ -19,11 +21,12 @@ export interface TelegramText {
  */
 export async function sendTelegramMessage(api: Api, chatId: string, message: TelegramText): Promise<SendOutcome> {
   try {
+    const options = { link_preview_options: { is_disabled: true }, ...(message.keyboard ? { reply_markup: message.keyboard } : {}) };
     if (message.html.length <= MAX_MESSAGE_LENGTH) {
-      await api.sendMessage(chatId, message.html, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+      await api.sendMessage(chatId, message.html, { parse_mode: 'HTML', ...options });
     } else {
       const text = message.text.length <= MAX_MESSAGE_LENGTH ? message.text : `${message.text.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
-      await api.sendMessage(chatId, text, { link_preview_options: { is_disabled: true } });
+      await api.sendMessage(chatId, text, options);
     }
     return { status: 'sent' };
   } catch (error) {

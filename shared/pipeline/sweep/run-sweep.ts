@@ -2,14 +2,17 @@ import type { VehicleClock } from '../../config';
 import { logger } from '../../observability/logger';
 import type { EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
+import { runAlertDuePass } from './alert-due-pass';
 import { runConnectionLossPass } from './connection-loss-pass';
 import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
+import { runConfirmationWaitPass } from './confirmation-wait-pass';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry, connection loss, then the outbox, each found through an index keyed by when it
- * falls due. A pass that fails does not keep the others from running; the sweep then fails as a whole so that
+ * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget, then
+ * alerts due to close by themselves, each found through an index keyed by when it falls due. A pass that fails
+ * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
 export interface SweepOptions {
@@ -33,6 +36,10 @@ export interface SweepReport {
   reenqueued: string[];
   /** Pending alerts the outbox gave up on. */
   abandoned: string[];
+  /** Confirmation links handed back after waiting for their client's daily budget. */
+  confirmationsResumed: number;
+  /** Alerts closed after their rule's autoCloseHours. */
+  autoClosed: string[];
   failedPasses: string[];
 }
 
@@ -46,6 +53,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     alertsRaised: 0,
     reenqueued: [],
     abandoned: [],
+    confirmationsResumed: 0,
+    autoClosed: [],
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -85,8 +94,19 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     report.reenqueued = outbox.reenqueued;
     report.abandoned = outbox.abandoned;
   });
+  await attempt('confirmations', async () => {
+    report.confirmationsResumed = await runConfirmationWaitPass(now);
+  });
+  await attempt('alertsDue', async () => {
+    report.autoClosed = (await runAlertDuePass(now)).closed;
+  });
 
-  logger.info('sweep finished', { ...report, reenqueued: report.reenqueued.length, abandoned: report.abandoned.length });
+  logger.info('sweep finished', {
+    ...report,
+    reenqueued: report.reenqueued.length,
+    abandoned: report.abandoned.length,
+    autoClosed: report.autoClosed.length,
+  });
   if (failures.length > 0) throw new AggregateError(failures, `sweep passes failed: ${report.failedPasses.join(', ')}`);
   return report;
 }

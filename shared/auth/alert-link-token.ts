@@ -1,0 +1,81 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import * as z from 'zod';
+import { alertLinkSchema, readConfig } from '../config';
+
+/**
+ * The token of an alert's one-click acknowledge link (in its e-mail and push notification): which alert, who
+ * the link was sent to, the language of its page, and until when it works, signed with HMAC-SHA256. It does one
+ * thing only, acknowledging that one alert, needs no login, and expires after ALERT_LINK_TTL_DAYS.
+ */
+export const ALERT_LINK_TTL_DAYS = 7;
+
+// without ALERT_LINK_SECRET_ID (tests only): a fixed, public key
+const FIXED_KEY = 'fleetwatch-alert-link-fixed-key';
+const PURPOSE = 'acknowledge';
+
+const payloadSchema = z.object({
+  p: z.literal(PURPOSE),
+  a: z.string().regex(/^[0-9a-f]{32}$/),
+  b: z.string().min(1).max(320),
+  l: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+  e: z.number().int(),
+});
+
+/** What a valid link says: the alert, to whom it was sent (`email:<address>` or `user:<login>`), its page's language. */
+export interface AlertLink {
+  alertId: string;
+  sentTo: string;
+  language: 1 | 2 | 3;
+  /** Epoch seconds after which the link no longer works. */
+  expiresAt: number;
+}
+
+let cachedKey: Promise<string> | undefined;
+
+function signingKey(): Promise<string> {
+  cachedKey ??= loadKey().catch((error: unknown) => {
+    cachedKey = undefined;
+    throw error;
+  });
+  return cachedKey;
+}
+
+async function loadKey(): Promise<string> {
+  const secretId = readConfig(alertLinkSchema).ALERT_LINK_SECRET_ID;
+  if (secretId === undefined) return FIXED_KEY;
+  const value = await getSecret(secretId, { maxAge: 24 * 3600 });
+  if (typeof value !== 'string' || value.length < 32) throw new Error(`alert link secret ${secretId} is not a string of 32 or more characters`);
+  return value;
+}
+
+/** Forgets the cached key (for tests that change it). */
+export function forgetAlertLinkKey(): void {
+  cachedKey = undefined;
+}
+
+const mac = (key: string, payload: string) => createHmac('sha256', key).update(`${PURPOSE}\n${payload}`).digest();
+
+export async function signAlertLink(link: Omit<AlertLink, 'expiresAt'>, now: number): Promise<string> {
+  const expiresAt = Math.floor(now / 1000) + ALERT_LINK_TTL_DAYS * 86_400;
+  const body: z.infer<typeof payloadSchema> = { p: PURPOSE, a: link.alertId, b: link.sentTo, l: link.language, e: expiresAt };
+  const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+  return `${payload}.${mac(await signingKey(), payload).toString('base64url')}`;
+}
+
+/** The link a token carries; null when it was not signed here, was altered, or has expired. */
+export async function verifyAlertLink(token: string, now: number): Promise<AlertLink | null> {
+  const [payload, signature, ...rest] = token.split('.');
+  if (payload === undefined || signature === undefined || rest.length > 0) return null;
+  const expected = mac(await signingKey(), payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  let parsed: z.infer<typeof payloadSchema>;
+  try {
+    parsed = payloadSchema.parse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+  } catch {
+    return null;
+  }
+  if (parsed.e * 1000 <= now) return null;
+  return { alertId: parsed.a, sentTo: parsed.b, language: parsed.l, expiresAt: parsed.e };
+}

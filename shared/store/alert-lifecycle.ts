@@ -1,0 +1,147 @@
+import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { documentClient } from '../aws/dynamodb';
+import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../schemas/alert';
+import { alertsTable, OUTBOX_SHARDS } from './alerts-store';
+
+/**
+ * The lifecycle of a stored alert (`open` → `acknowledged` → `cleared` | `closed`, see ALERT_TRANSITIONS): one
+ * conditional UpdateItem per change, conditioned on the state it leaves, so that a change made twice (a button
+ * pressed twice, a request sent again) is written once and the second answer says who made it. Each change is
+ * appended to the alert's `lifecycle`, which the state machine keeps to two entries.
+ *
+ * What is due at a time sits in the sparse keys-only `byDue` index (`dueShard`, `dueAt`): today the auto-close,
+ * set when the alert is raised. Clearing or closing takes the alert off it. An escalation would be one more due
+ * time an acknowledgement removes; `dueAt` then holds the earliest of them.
+ */
+export type LifecycleChange = Omit<LifecycleEntry, 'state' | 'at'> & { to: Exclude<AlertState, 'open'>; now: number };
+
+/**
+ * - changed: the alert moved now;
+ * - already: it was in that state before (`alert` says since when and by whom);
+ * - refused: its state does not lead there (a cleared or closed alert is not acknowledged);
+ * - missing: no such stored alert, or one the caller may not see.
+ */
+export type TransitionResult =
+  { outcome: 'changed'; alert: Alert } | { outcome: 'already'; alert: Alert } | { outcome: 'refused'; alert: Alert } | { outcome: 'missing' };
+
+/** The alert, when it exists, is stored and parses (an unstored alert has no lifecycle). */
+export async function getStoredAlert(alertId: string): Promise<Alert | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: alertsTable(), Key: { alertId } }));
+  const parsed = alertSchema.safeParse(Item);
+  return parsed.success && parsed.data.stored ? parsed.data : null;
+}
+
+function judged(alert: Alert, to: AlertState): TransitionResult | null {
+  if (alert.state === to) return { outcome: 'already', alert };
+  if (!statesLeadingTo(to).includes(alert.state)) return { outcome: 'refused', alert };
+  return null;
+}
+
+/**
+ * Moves a stored alert to `change.to`, when `mayChange` allows it for this alert (the caller's scope): read once,
+ * then written with a condition on the state read, so two concurrent changes cannot both succeed.
+ */
+export async function transitionAlert(
+  alertId: string,
+  change: LifecycleChange,
+  mayChange: (alert: Alert) => Promise<boolean> = async () => true,
+): Promise<TransitionResult> {
+  const alert = await getStoredAlert(alertId);
+  if (!alert || !(await mayChange(alert))) return { outcome: 'missing' };
+  const early = judged(alert, change.to);
+  if (early) return early;
+  const { to, now, ...who } = change;
+  const entry: LifecycleEntry = { state: to, at: new Date(now).toISOString(), ...who };
+  const from = statesLeadingTo(to);
+  const sets = ['#state = :to', '#lifecycle = list_append(if_not_exists(#lifecycle, :none), :entry)'];
+  if (to === 'acknowledged') sets.push('#acknowledgement = :ack');
+  try {
+    const { Attributes } = await documentClient().send(
+      new UpdateCommand({
+        TableName: alertsTable(),
+        Key: { alertId },
+        UpdateExpression: `SET ${sets.join(', ')}${to === 'acknowledged' ? '' : ' REMOVE dueShard, dueAt'}`,
+        // an alert stored before states existed has none, and is open
+        ConditionExpression: `#stored = :true AND (#state IN (${from.map((_, index) => `:from${index}`).join(', ')})${from.includes('open') ? ' OR attribute_not_exists(#state)' : ''})`,
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          '#stored': 'stored',
+          '#lifecycle': 'lifecycle',
+          ...(to === 'acknowledged' ? { '#acknowledgement': 'acknowledgement' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':true': true,
+          ':none': [],
+          ':entry': [entry],
+          ...(to === 'acknowledged' ? { ':ack': entry } : {}),
+          ...Object.fromEntries(from.map((state, index) => [`:from${index}`, state])),
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { outcome: 'changed', alert: alertSchema.parse(Attributes) };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    // another change came first: answer from the item as it was then
+    const current = alertSchema.safeParse(error.Item ? unmarshall(error.Item) : undefined);
+    return (current.success && judged(current.data, to)) || { outcome: 'missing' };
+  }
+}
+
+/** An alert whose episode ended (e.g. the vehicle reported again after a connection loss): `cleared`, once. */
+export function clearAlert(alertId: string, now: number): Promise<TransitionResult> {
+  return transitionAlert(alertId, { to: 'cleared', by: 'fleetwatch', via: 'system', now });
+}
+
+/** Alert ids whose due time has come, shard by shard, oldest first in each (reads the keys-only index). */
+export async function* dueAlertIds(now: number): AsyncGenerator<string> {
+  const before = new Date(now).toISOString();
+  for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
+    for await (const page of paginateQuery(
+      { client: documentClient() },
+      {
+        TableName: alertsTable(),
+        IndexName: 'byDue',
+        KeyConditionExpression: 'dueShard = :shard AND dueAt <= :now',
+        ExpressionAttributeValues: { ':shard': `due#${shard}`, ':now': before },
+      },
+    )) {
+      for (const item of page.Items ?? []) yield String(item.alertId);
+    }
+  }
+}
+
+/**
+ * Closes an alert whose auto-close time has come (`closed` by fleetwatch). Written only while it is still due
+ * and open or acknowledged, so two overlapping sweeps close it once. Returns whether this call closed it.
+ */
+export async function closeDueAlert(alertId: string, now: number): Promise<boolean> {
+  const entry: LifecycleEntry = { state: 'closed', at: new Date(now).toISOString(), by: 'fleetwatch', via: 'system' };
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: alertsTable(),
+        Key: { alertId },
+        UpdateExpression: 'SET #state = :closed, #lifecycle = list_append(if_not_exists(#lifecycle, :none), :entry) REMOVE dueShard, dueAt',
+        ConditionExpression: 'dueAt <= :now AND (#state IN (:open, :acknowledged) OR attribute_not_exists(#state))',
+        ExpressionAttributeNames: { '#state': 'state', '#lifecycle': 'lifecycle' },
+        ExpressionAttributeValues: {
+          ':closed': 'closed',
+          ':none': [],
+          ':entry': [entry],
+          ':now': entry.at,
+          ':open': 'open',
+          ':acknowledged': 'acknowledged',
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { ALERT_LINK_TTL_DAYS, signAlertLink } from '../../shared/auth/alert-link-token';
+import { buildAlertItem } from '../../shared/store/alerts-store';
+import { getRule } from '../../shared/store/rules-store';
+import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from './support';
+
+describe('alert lifecycle', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const clock = new TestClock();
+  let api: Api;
+  const tokens = { root: '', child: '', sibling: '', readOnly: '' };
+  const rules = { root: 0, sibling: 0, autoClose: 0 };
+  let minute = 0;
+  const at = (offset: number) => new Date(Date.parse('2026-02-10T10:00:00.000Z') + offset * 60_000).toISOString();
+
+  async function writeAlert(ruleId: number, vehicleId: number, extra: Record<string, unknown> = {}) {
+    const rule = await getRule(ruleId);
+    minute++;
+    const event = { kind: 'speeding', time: at(minute), latitude: 55.7, longitude: 37.6, speed: 120, values: { limit: 90 } };
+    const item = { ...buildAlertItem(rule!, vehicleId, event, Date.parse(at(minute))), ...extra };
+    await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
+    return item.alertId;
+  }
+
+  const acknowledge = (token: string, alertId: string, body: Record<string, unknown> = {}) =>
+    api({ method: 'POST', path: `/api/v3/notifications/history/${alertId}/acknowledge`, token, body });
+  const history = (token: string, body: Record<string, unknown>) =>
+    api({ method: 'POST', path: '/api/v3/notifications/history', token, body: { from: at(-60), to: at(600), ...body } });
+  const findIn = async (alertId: string) =>
+    (await history(tokens.root, { limit: 1000 })).body.items.find((item: { alertId: string }) => item.alertId === alertId);
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-lifecycle');
+    tenants = await seedTenants('lifecycle');
+    api = apiClient({ now: clock.now });
+    for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
+    const create = async (token: string, body: Record<string, unknown>) => {
+      const response = await api({ method: 'POST', path: '/api/v3/notifications', token, body });
+      expect(response.status).toBe(200);
+      return response.body.id as number;
+    };
+    rules.root = await create(tokens.root, ruleBody(tenants.root.agentId));
+    rules.sibling = await create(tokens.sibling, ruleBody(tenants.sibling.agentId, { vehicleIds: [202] }));
+    rules.autoClose = await create(tokens.root, ruleBody(tenants.root.agentId, { settings: { limit: '90', autoCloseHours: '2' } }));
+  });
+  afterAll(async () => emulators.stop());
+
+  it('acknowledges an alert once: the second answer says already, by whom, and the history shows it', async () => {
+    const alertId = await writeAlert(rules.root, 101);
+    const first = await acknowledge(tokens.root, alertId, { comment: 'calling the driver' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      alertId,
+      outcome: 'acknowledged',
+      state: 'acknowledged',
+      acknowledgement: { by: tenants.root.login, via: 'api', comment: 'calling the driver', at: new Date(clock.now()).toISOString() },
+    });
+
+    clock.advance(60_000);
+    const second = await acknowledge(tokens.root, alertId);
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ outcome: 'alreadyAcknowledged', acknowledgement: { by: tenants.root.login, comment: 'calling the driver' } });
+
+    const item = await findIn(alertId);
+    expect(item).toMatchObject({ state: 'acknowledged', acknowledgement: { by: tenants.root.login } });
+    expect(item.lifecycle).toHaveLength(1);
+  });
+
+  it('answers 404 for an alert of another client and 403 to a read-only user, changing nothing', async () => {
+    const foreign = await writeAlert(rules.sibling, 202);
+    const own = await writeAlert(rules.root, 101);
+    expect((await acknowledge(tokens.root, foreign)).status).toBe(404);
+    // a client below sees nothing above it
+    expect((await acknowledge(tokens.child, own)).status).toBe(404);
+    expect((await acknowledge(tokens.readOnly, own)).status).toBe(403);
+    expect((await acknowledge(tokens.root, 'not-an-id')).status).toBe(400);
+    expect((await findIn(own)).state).toBe('open');
+    const sibling = await history(tokens.sibling, {});
+    expect(sibling.body.items.find((item: { alertId: string }) => item.alertId === foreign).state).toBe('open');
+  });
+
+  it('acknowledges several alerts in bulk with one outcome per id', async () => {
+    const fresh = await writeAlert(rules.root, 101);
+    const done = await writeAlert(rules.root, 101);
+    const closed = await writeAlert(rules.root, 101);
+    const foreign = await writeAlert(rules.sibling, 202);
+    await acknowledge(tokens.root, done);
+    const close = await api({ method: 'POST', path: `/api/v3/notifications/history/${closed}/close`, token: tokens.root, body: {} });
+    expect(close.body).toMatchObject({ outcome: 'closed', state: 'closed' });
+
+    const response = await api({
+      method: 'POST',
+      path: '/api/v3/notifications/history/acknowledge',
+      token: tokens.root,
+      body: { ids: [fresh, done, closed, foreign], comment: 'on it' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.results.map((result: { outcome: string }) => result.outcome)).toEqual([
+      'acknowledged',
+      'alreadyAcknowledged',
+      'refused',
+      'notFound',
+    ]);
+    expect(response.body.results[3]).toEqual({ alertId: foreign, outcome: 'notFound' });
+    expect((await acknowledge(tokens.root, closed)).status).toBe(409);
+    const readOnly = await api({ method: 'POST', path: '/api/v3/notifications/history/acknowledge', token: tokens.readOnly, body: { ids: [fresh] } });
+    expect(readOnly.status).toBe(403);
+  });
+
+  it('filters the history by state; alerts stored before states existed read as open', async () => {
+    const legacy = await writeAlert(rules.root, 101, { state: undefined, lifecycle: undefined });
+    const acknowledged = await writeAlert(rules.root, 101);
+    await acknowledge(tokens.root, acknowledged);
+    const ids = async (state: string) =>
+      (await history(tokens.root, { state, limit: 1000 })).body.items.map((item: { alertId: string }) => item.alertId) as string[];
+    const open = await ids('open');
+    expect(open).toContain(legacy);
+    expect(open).not.toContain(acknowledged);
+    expect(await ids('acknowledged')).toContain(acknowledged);
+    expect(await ids('acknowledged')).not.toContain(legacy);
+    const bad = await history(tokens.root, { state: 'snoozed' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues[0].path).toBe('state');
+  });
+
+  it('keeps nextToken signed for the state it was asked with', async () => {
+    for (let index = 0; index < 3; index++) await writeAlert(rules.root, 101);
+    const first = await history(tokens.root, { state: 'open', limit: 1 });
+    expect(first.body.nextToken).toEqual(expect.any(String));
+    const next = await history(tokens.root, { state: 'open', limit: 1, nextToken: first.body.nextToken });
+    expect(next.status).toBe(200);
+    const other = await history(tokens.root, { state: 'acknowledged', limit: 1, nextToken: first.body.nextToken });
+    expect(other.status).toBe(400);
+    expect(other.body.issues[0].path).toBe('nextToken');
+  });
+
+  it('closes an alert by itself after autoCloseHours, found through the due index', async () => {
+    const due = await writeAlert(rules.autoClose, 101);
+    const acknowledged = await writeAlert(rules.autoClose, 101);
+    const never = await writeAlert(rules.root, 101);
+    await acknowledge(tokens.root, acknowledged);
+    const raisedAt = Date.parse(at(minute));
+
+    expect((await runAlertDuePass(raisedAt + 3_600_000)).closed).not.toContain(due);
+    const pass = await runAlertDuePass(raisedAt + 2 * 3_600_000 + 60_000);
+    expect(pass.closed).toEqual(expect.arrayContaining([due, acknowledged]));
+    expect(pass.closed).not.toContain(never);
+    // a second sweep finds nothing left to close
+    expect((await runAlertDuePass(raisedAt + 3 * 3_600_000)).closed).toEqual([]);
+    expect(await findIn(due)).toMatchObject({ state: 'closed', lifecycle: [{ state: 'closed', by: 'fleetwatch', via: 'system' }] });
+    expect((await findIn(acknowledged)).lifecycle.map((entry: { state: string }) => entry.state)).toEqual(['acknowledged', 'closed']);
+    expect((await findIn(never)).state).toBe('open');
+  });
+
+  it('refuses autoCloseHours outside 0-720 naming settings.autoCloseHours', async () => {
+    const response = await api({
+      method: 'POST',
+      path: '/api/v3/notifications',
+      token: tokens.root,
+      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', autoCloseHours: '721' } }),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.issues.map((issue: { path: string }) => issue.path)).toContain('settings.autoCloseHours');
+  });
+
+  describe('the one-click link of the e-mail', () => {
+    const linkPath = (token: string) => `/api/v3/alerts/acknowledge/${token}`;
+    const sign = (alertId: string, now = clock.now()) => signAlertLink({ alertId, sentTo: 'email:ops@example.com', language: 2 }, now);
+
+    it('shows a page on GET without acknowledging; the POST acknowledges as the address, once', async () => {
+      const alertId = await writeAlert(rules.root, 101);
+      const token = await sign(alertId);
+      const page = await api({ method: 'GET', path: linkPath(token) });
+      expect(page.status).toBe(200);
+      expect(page.headers['Content-Type']).toContain('text/html');
+      expect(page.body).toContain('Acknowledge this fleetwatch alert?');
+      expect(page.body).toContain('<form method="post"><button type="submit">Acknowledge</button></form>');
+      expect((await findIn(alertId)).state).toBe('open');
+
+      const posted = await api({ method: 'POST', path: linkPath(token) });
+      expect(posted.status).toBe(200);
+      expect(posted.body).toContain('Acknowledged by ops@example.com');
+      expect(await findIn(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'ops@example.com', via: 'email' } });
+      const again = await api({ method: 'POST', path: linkPath(token) });
+      expect(again.body).toContain('Acknowledged by ops@example.com');
+      expect((await findIn(alertId)).lifecycle).toHaveLength(1);
+    });
+
+    it('writes the page in the language the link was sent in', async () => {
+      const alertId = await writeAlert(rules.root, 101);
+      const token = await signAlertLink({ alertId, sentTo: 'email:ops@example.com', language: 1 }, clock.now());
+      expect((await api({ method: 'GET', path: linkPath(token) })).body).toContain('Принять уведомление fleetwatch в работу?');
+    });
+
+    it('refuses a tampered or expired link with 404, acknowledging nothing', async () => {
+      const alertId = await writeAlert(rules.root, 101);
+      const other = await writeAlert(rules.root, 101);
+      const token = await sign(alertId);
+      const [payload, signature] = token.split('.') as [string, string];
+      const forged = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+      const swapped = `${Buffer.from(JSON.stringify({ ...forged, a: other }), 'utf8').toString('base64url')}.${signature}`;
+      expect((await api({ method: 'POST', path: linkPath(swapped) })).status).toBe(404);
+      expect((await api({ method: 'GET', path: linkPath(swapped) })).status).toBe(404);
+
+      const stale = await sign(alertId, clock.now() - ALERT_LINK_TTL_DAYS * 86_400_000 - 1000);
+      const expired = await api({ method: 'POST', path: linkPath(stale) });
+      expect(expired.status).toBe(404);
+      expect(expired.body).toContain('not valid or has expired');
+      expect((await findIn(alertId)).state).toBe('open');
+      expect((await findIn(other)).state).toBe('open');
+    });
+  });
+});

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { documentClient, snsClient, sqsClient } from '../../shared/aws/clients';
+import { resourcesConfig } from '../../shared/config';
+import { pollOnce, lambdaContext, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { createDeliverHandler } from '../../functions/deliver/handler';
+import { handler as telegramHandler, resetTelegramWebhook } from '../../functions/telegram/handler';
+import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
+import { resetTelegramSender } from '../../shared/delivery/senders';
+import { buildAlertItem } from '../../shared/store/alerts-store';
+import { createAgent } from '../../shared/store/directory-store';
+import type { StoredRule } from '../../shared/schemas/notification';
+import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { FakeSecretsManager } from './support/fake-secrets-manager';
+import { FakeTelegram } from '../../infra/local/telegram-fake';
+import { SnsStub } from './support/sns-stub';
+import { getAlertItem, linkChat, putRule, putUser, putVehicle } from './support/fixtures';
+import { apiClient, apiEvent } from '../api/support';
+
+const BOT_TOKEN = '123456:ack-bot-token';
+const WEBHOOK_SECRET = 'ack-webhook-secret';
+
+describe('acknowledging from the notification', () => {
+  let emulators: Emulators;
+  const telegram = new FakeTelegram();
+  const secrets = new FakeSecretsManager();
+  // SNS has no local emulator: Publish is answered by a stub in the client's middleware
+  const sns = new SnsStub();
+  let minute = 0;
+  let updateId = 1;
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('acknowledge');
+    process.env.TELEGRAM_API_ROOT = await telegram.start();
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
+    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram-ack';
+    secrets.secrets.set('fleetwatch/telegram-ack', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET }));
+    forgetTelegramCredentials();
+    resetTelegramSender();
+    resetTelegramWebhook();
+    sns.install(snsClient());
+  });
+  afterAll(async () => {
+    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
+  });
+  beforeEach(async () => {
+    telegram.reset();
+    sns.calls.length = 0;
+    await clearSentEmails(emulators);
+  });
+
+  /** An alert as evaluate raises it (its id derived from rule, vehicle, kind and time), delivered once. */
+  async function deliver(rule: StoredRule, vehicleId: number, event: Record<string, unknown> = {}): Promise<string> {
+    minute++;
+    const time = new Date(Date.parse('2026-03-01T10:00:00.000Z') + minute * 60_000).toISOString();
+    const item = buildAlertItem(
+      rule,
+      vehicleId,
+      { kind: 'speeding', time, latitude: 55.7558, longitude: 37.6173, speed: 104, values: { limit: 90 }, ...event },
+      Date.parse(time),
+    );
+    await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: item.alertId }) }));
+    const handler = createDeliverHandler() as unknown as SqsHandler;
+    for (let round = 0; round < 5; round++) {
+      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
+    }
+    return item.alertId;
+  }
+
+  /** The button pressed by Telegram user `fromId` under the message the bot sent to `chatId`. */
+  async function press(fromId: number, chatId: string, data: string, languageCode = 'en') {
+    const sent = telegram.calls.find((call) => call.method === 'sendMessage' && String(call.payload.chat_id) === chatId)!;
+    const update = {
+      update_id: updateId++,
+      callback_query: {
+        id: `cb-${updateId}`,
+        chat_instance: 'ci',
+        data,
+        from: { id: fromId, is_bot: false, first_name: 'Ops', language_code: languageCode },
+        message: {
+          message_id: 77,
+          date: 1_772_000_000,
+          chat: { id: Number(chatId), type: 'private', first_name: 'Ops' },
+          from: { id: 1000, is_bot: true, first_name: 'fleetwatch' },
+          text: 'Truck 41 is speeding: 104 km/h (limit 90 km/h).',
+          entities: [{ type: 'bold', offset: 0, length: 8 }],
+        },
+      },
+    };
+    expect(sent).toBeDefined();
+    const event: APIGatewayProxyEventV2 = {
+      ...apiEvent({ method: 'POST', path: '/telegram/webhook', body: update, headers: { 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET } }),
+    };
+    const response = (await telegramHandler(event, lambdaContext('telegram') as Context)) as APIGatewayProxyStructuredResultV2;
+    expect(response.statusCode).toBe(200);
+    return {
+      answer: telegram.calls.filter((call) => call.method === 'answerCallbackQuery').at(-1)?.payload,
+      edits: telegram.calls.filter((call) => call.method === 'editMessageText').map((call) => call.payload),
+    };
+  }
+
+  it('puts an acknowledge button under the Telegram message; a linked user in scope presses it and the message says who', async () => {
+    const user = await putUser({ login: 'night-lead', email: 'lead@example.com' });
+    await linkChat(user.id, '5151');
+    const rule = await putRule({ stored: true, userId: user.id, recipientIds: [user.id], toTelegram: true });
+    await putVehicle(41, 'Truck 41');
+    const alertId = await deliver(rule, 41);
+
+    const sent = telegram.calls.find((call) => call.method === 'sendMessage')!;
+    const keyboard = (sent.payload.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard;
+    expect(keyboard).toEqual([[{ text: 'Acknowledge', callback_data: `ack:${alertId}` }]]);
+
+    const { answer, edits } = await press(5151, '5151', `ack:${alertId}`);
+    expect(answer).toMatchObject({ text: 'Acknowledged.' });
+    expect(edits).toHaveLength(1);
+    expect(edits[0]).toMatchObject({ chat_id: 5151, message_id: 77, entities: [{ type: 'bold', offset: 0, length: 8 }] });
+    expect(String(edits[0]!.text)).toMatch(
+      /^Truck 41 is speeding: 104 km\/h \(limit 90 km\/h\)\.\n\n✅ Acknowledged by night-lead at \d{4}-\d\d-\d\d \d\d:\d\d/,
+    );
+    expect(edits[0]!.reply_markup).toBeUndefined();
+    expect(await getAlertItem(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'night-lead', via: 'telegram' } });
+
+    // pressed again (a second tap, or Telegram's redelivery): nothing new is written, the answer says by whom
+    const again = await press(5151, '5151', `ack:${alertId}`);
+    expect(again.answer).toMatchObject({ text: 'This alert was already acknowledged. (night-lead)' });
+    expect(((await getAlertItem(alertId)).lifecycle as unknown[]).length).toBe(1);
+  });
+
+  it('refuses a chat linked to a user outside the rule scope, and one not linked at all, changing nothing', async () => {
+    const owner = await putUser({ login: 'owner-tg', email: 'owner-tg@example.com' });
+    await linkChat(owner.id, '6161');
+    const rule = await putRule({ stored: true, userId: owner.id, recipientIds: [owner.id], toTelegram: true });
+    await putVehicle(42, 'Truck 42');
+    const alertId = await deliver(rule, 42);
+
+    const stranger = await createAgent({ name: 'Other Transport' });
+    const outsider = await putUser({ login: 'outsider', email: 'outsider@example.com', parentId: stranger.agentId });
+    await linkChat(outsider.id, '7171');
+    const refused = await press(7171, '6161', `ack:${alertId}`, 'ru');
+    expect(refused.answer).toMatchObject({
+      show_alert: true,
+      text: 'Ваш пользователь fleetwatch не может принимать в работу уведомления этого клиента.',
+    });
+    expect(refused.edits).toEqual([]);
+
+    const unknown = await press(8181, '6161', `ack:${alertId}`);
+    expect(unknown.answer).toMatchObject({ show_alert: true, text: expect.stringContaining('Link your own Telegram chat') });
+    expect((await getAlertItem(alertId)).state).toBe('open');
+  });
+
+  it('puts a signed acknowledge link in the e-mail that acknowledges as the address, and an action in the push payload', async () => {
+    const device = 'arn:aws:sns:us-east-1:000000000000:endpoint/APNS/fleetwatch/ack';
+    const user = await putUser({
+      login: 'mobile-ack',
+      email: 'Mobile@Example.com',
+      pushDevices: [{ platform: 'apns', endpointArn: device, registeredAt: '2026-01-01T00:00:00.000Z' }],
+    });
+    const rule = await putRule({ stored: true, userId: user.id, recipientIds: [user.id], toEmail: true, toMobile: true });
+    await putVehicle(43, 'Truck 43');
+    const alertId = await deliver(rule, 43);
+
+    const [email] = await sentEmails(emulators);
+    const link = /Acknowledge: (http\S+)/.exec(email!.body.text ?? '')?.[1];
+    expect(link).toMatch(/\/api\/v3\/alerts\/acknowledge\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(email!.body.html).toContain(`<a href="${link}">Acknowledge</a>`);
+
+    const publish = sns.calls.find((call) => call.command === 'Publish')!;
+    const apns = JSON.parse((JSON.parse(String(publish.input.Message)) as Record<string, string>).APNS!) as Record<string, unknown>;
+    expect(apns).toMatchObject({ aps: { category: 'FLEETWATCH_ALERT' }, acknowledgeLabel: 'Acknowledge', alertId });
+    expect(apns.acknowledgeUrl).toMatch(/\/api\/v3\/alerts\/acknowledge\//);
+
+    const api = apiClient();
+    const path = new URL(link!).pathname;
+    expect((await api({ method: 'GET', path })).status).toBe(200);
+    expect((await getAlertItem(alertId)).state).toBe('open');
+    expect((await api({ method: 'POST', path })).status).toBe(200);
+    expect(await getAlertItem(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'mobile@example.com', via: 'email' } });
+  });
+
+  it('clears the connection-lost alert when the restored one is delivered', async () => {
+    const user = await putUser({ login: 'silence', email: 'silence@example.com' });
+    const rule = await putRule({
+      stored: true,
+      type: 7,
+      name: 'Silent',
+      userId: user.id,
+      recipientIds: [user.id],
+      toEmail: true,
+      settings: { minutes: '10', notifyRestored: 'true' },
+    });
+    await putVehicle(44, 'Truck 44');
+    const silentSince = '2026-03-01T09:00:00.000Z';
+    const lost = await deliver(rule, 44, {
+      kind: 'connectionLost',
+      time: '2026-03-01T09:10:00.000Z',
+      values: { minutes: 10, lastSeenAt: silentSince },
+    });
+    expect((await getAlertItem(lost)).state).toBe('open');
+    await deliver(rule, 44, { kind: 'connectionRestored', values: { silentSince, silentMinutes: 70 } });
+    expect(await getAlertItem(lost)).toMatchObject({ state: 'cleared', lifecycle: [{ state: 'cleared', by: 'fleetwatch', via: 'system' }] });
+  });
+});

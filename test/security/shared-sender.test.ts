@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PurgeQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SNSEvent } from 'aws-lambda';
+import { sqsClient } from '../../shared/aws/clients';
+import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { runAdmin } from '../../infra/admin/commands';
+import { createDeliverHandler, handler as deliverFunction } from '../../functions/deliver/handler';
+import type { EmailMessage } from '../../shared/channels/email/send-email';
+import { DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY, DEFAULT_CONFIRMATION_FEEDBACK_STOP } from '../../shared/config';
+import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
+import { runConfirmationWaitPass } from '../../shared/pipeline/sweep/confirmation-wait-pass';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { getRule } from '../../shared/store/rules-store';
+import { clearSentEmails, startTestEmulators } from '../support/emulators';
+import { TestClock, apiClient, lambdaContext, login, ruleBody, seedTenants, type Api } from '../api/support';
+import { putAlert } from '../delivery/support/fixtures';
+
+interface InboxEmail {
+  destination: { to: string[] };
+  subject: string;
+  body: { text?: string };
+  headers?: { name: string; value: string }[];
+}
+
+const CONFIRM_SUBJECT = 'Confirm fleetwatch alerts to this address';
+
+/**
+ * Abuses of the one shared sender (one SES account for every tenant), replayed against DynamoDB Local, fauxqs and
+ * aws-ses-v2-local through the real API and deliver handlers:
+ * - a tenant names many side addresses, or rotates them, and each gets a confirmation e-mail;
+ * - `+tag` aliases of one mailbox each get a confirmation;
+ * - confirmations bounce or are marked as spam, and count against the account of every tenant;
+ * - a side address unsubscribes from one rule, and another rule of the same client mails it again.
+ */
+describe('security: the shared sender cannot be used against strangers', () => {
+  let emulators: Emulators;
+  let api: Api;
+  const clock = new TestClock();
+  let vehicle = 9000;
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('shared-sender');
+    process.env.PUBLIC_API_URL = 'https://api.fleetwatch.test/api/v3/';
+    api = apiClient({ now: clock.now });
+  });
+  afterAll(async () => {
+    await emulators.stop();
+  });
+  // the clock only moves forward: the budget test, which moves it a day on, comes last
+  beforeEach(async () => {
+    await clearSentEmails(emulators);
+  });
+
+  const inbox = async (): Promise<InboxEmail[]> =>
+    ((await (await fetch(`${emulators.sesEndpoint}/store`)).json()) as { emails: InboxEmail[] }).emails;
+  const mailsTo = async (address: string) => (await inbox()).filter((email) => email.destination.to.includes(address));
+  const confirmations = async () => (await inbox()).filter((email) => email.subject === CONFIRM_SUBJECT);
+  const confirmPath = (text: string | undefined) =>
+    /https:\/\/api\.fleetwatch\.test(\/api\/v3\/email\/confirm\/[A-Za-z0-9_.-]+)/.exec(text ?? '')?.[1];
+
+  /** Every message on the deliveries queue, handled by the deliver function at the test's time. */
+  async function drain(senders: ChannelSenders = channelSenders): Promise<void> {
+    const handler = createDeliverHandler({ clock: clock.now, senders }) as unknown as SqsHandler;
+    for (let round = 0; round < 40; round++) {
+      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
+    }
+  }
+
+  async function alertOf(ruleId: number): Promise<void> {
+    const alert = await putAlert((await getRule(ruleId))!, vehicle++);
+    await sqsClient().send(
+      new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
+    );
+    await drain();
+  }
+
+  async function tenant(prefix: string) {
+    const tenants = await seedTenants(prefix);
+    return { clientId: tenants.root.agentId, token: await login(api, tenants.root) };
+  }
+
+  const saveRule = (owner: { clientId: string; token: string }, sideEmails: string[]) =>
+    api({ method: 'POST', path: '/api/v3/notifications', headers: { 'X-Auth': owner.token }, body: ruleBody(owner.clientId, { sideEmails }) });
+
+  const problemsOf = async (owner: { token: string }, id: number) =>
+    (await api({ method: 'GET', path: `/api/v3/notifications/${id}`, headers: { 'X-Auth': owner.token } })).body.problems as
+      { path: string; message: string }[] | undefined;
+
+  it('refuses a save past the cap of unconfirmed side addresses per client, also when saves race', async () => {
+    const owner = await tenant('cap');
+    const first = Array.from({ length: 100 }, (_, index) => `cap${index}@cap.test`);
+    const saved = await saveRule(owner, first);
+    expect(saved.status).toBe(200);
+    // rotating the rule's addresses does not free room
+    const rotated = { ...ruleBody(owner.clientId, { sideEmails: ['rotated@cap.test'] }), id: saved.body.id };
+    const refused = await api({ method: 'PUT', path: '/api/v3/notifications', headers: { 'X-Auth': owner.token }, body: rotated });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues.map((issue: { path: string }) => issue.path)).toEqual(['sideEmails']);
+    expect((await saveRule(owner, ['another@cap.test'])).status).toBe(400);
+    // an address that confirms makes room for one
+    await markSideEmailConfirmed(owner.clientId, first[0]!, clock.value);
+    expect((await api({ method: 'PUT', path: '/api/v3/notifications', headers: { 'X-Auth': owner.token }, body: rotated })).status).toBe(200);
+
+    const racer = await tenant('capace');
+    const batch = (name: string) => Array.from({ length: 60 }, (_, index) => `${name}${index}@race.test`);
+    const statuses = await Promise.all([saveRule(racer, batch('left')), saveRule(racer, batch('right'))]);
+    expect(statuses.map((response) => response.status).sort()).toEqual([200, 400]);
+    // the confirmations these saves queued are not this test's subject
+    await sqsClient().send(new PurgeQueueCommand({ QueueUrl: emulators.queues.deliveries }));
+  });
+
+  it('asks a mailbox once, whatever +tags and case its addresses carry, and mails each address once it confirmed', async () => {
+    const owner = await tenant('mailbox');
+    const aliases = ['Dispatch@Mailbox.test', ...Array.from({ length: 10 }, (_, index) => `dispatch+tag${index}@mailbox.test`)];
+    const saved = await saveRule(owner, aliases);
+    expect(saved.status).toBe(200);
+    await drain();
+    await alertOf(saved.body.id);
+    const asked = (await confirmations()).filter((mail) => mail.destination.to[0]!.toLowerCase().startsWith('dispatch'));
+    expect(asked).toHaveLength(1);
+
+    expect((await api({ method: 'POST', path: confirmPath(asked[0]!.body.text)! })).status).toBe(200);
+    await drain();
+    await clearSentEmails(emulators);
+    await alertOf(saved.body.id);
+    for (const address of aliases) expect(await mailsTo(address), address).toHaveLength(1);
+  });
+
+  it("stops a client's confirmations after bounces and complaints on them, until an operator clears it", async () => {
+    // there is no emulator for SES event destinations: the SNS events are built here from the message tags of
+    // the confirmations as they were handed to SES
+    const sent: EmailMessage[] = [];
+    const recording: ChannelSenders = {
+      ...channelSenders,
+      email: async (message) => {
+        sent.push(message);
+        return channelSenders.email(message);
+      },
+    };
+    const sesEvent = (message: EmailMessage, feedback: 'Bounce' | 'Complaint'): SNSEvent => {
+      const recipients = [{ emailAddress: message.to }];
+      const mail = { tags: Object.fromEntries((message.tags ?? []).map((tag) => [tag.name, [tag.value]])) };
+      const event =
+        feedback === 'Bounce'
+          ? { eventType: 'Bounce', bounce: { bounceType: 'Permanent', bouncedRecipients: recipients }, mail }
+          : { eventType: 'Complaint', complaint: { complainedRecipients: recipients }, mail };
+      return {
+        Records: [
+          {
+            EventSource: 'aws:sns',
+            EventVersion: '1.0',
+            EventSubscriptionArn: 'arn:aws:sns:us-east-1:0:ses-events:1',
+            Sns: { Message: JSON.stringify(event), MessageId: `m-${message.to}` } as SNSEvent['Records'][0]['Sns'],
+          },
+        ],
+      };
+    };
+    // one bounce on another client's confirmation stops nothing
+    const bystander = await tenant('bystander');
+    await saveRule(bystander, ['fine@bystander.test']);
+    const owner = await tenant('bounce');
+    const addresses = Array.from({ length: DEFAULT_CONFIRMATION_FEEDBACK_STOP }, (_, index) => `nobody${index}@bounce.test`);
+    expect((await saveRule(owner, addresses)).status).toBe(200);
+    await drain(recording);
+    expect(sent).toHaveLength(addresses.length + 1);
+    for (const [index, message] of sent.entries()) await deliverFunction(sesEvent(message, index % 2 ? 'Complaint' : 'Bounce'), lambdaContext());
+
+    const listed = (await runAdmin(['confirmation-stops'])).stopped as { clientId: string }[];
+    expect(listed.map((stop) => stop.clientId)).toEqual([owner.clientId]);
+
+    await clearSentEmails(emulators);
+    const later = await saveRule(owner, ['new@bounce.test']);
+    await drain();
+    expect(await confirmations()).toHaveLength(0);
+    expect((await problemsOf(owner, later.body.id))?.[0]).toEqual({
+      path: 'sideEmails.0',
+      message:
+        "new@bounce.test: confirmation stopped, too many of this client's confirmation e-mails bounced or were marked as spam; an operator must clear it",
+    });
+    expect(await runAdmin(['confirmation-stops', '--clear', owner.clientId])).toEqual({ clientId: owner.clientId, cleared: true });
+    await alertOf(later.body.id);
+    expect((await confirmations()).map((mail) => mail.destination.to[0])).toEqual(['new@bounce.test']);
+  });
+
+  it('unsubscribing a side address through one rule stops every rule of the client, until the address subscribes again', async () => {
+    const owner = await tenant('unsub');
+    const address = 'driver@outside.test';
+    const first = await saveRule(owner, [address]);
+    await drain();
+    expect((await api({ method: 'POST', path: confirmPath((await mailsTo(address))[0]?.body.text)! })).status).toBe(200);
+    await alertOf(first.body.id);
+    const [alertMail] = (await mailsTo(address)).filter((mail) => mail.subject !== CONFIRM_SUBJECT);
+    const link = /^<https:\/\/api\.fleetwatch\.test(\/api\/v3\/email\/unsubscribe\/([A-Za-z0-9_.-]+))>$/.exec(
+      alertMail!.headers?.find((header) => header.name === 'List-Unsubscribe')?.value ?? '',
+    );
+    const oneClick = await api({
+      method: 'POST',
+      path: link![1]!,
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(oneClick.status).toBe(200);
+
+    // another rule of the same client, with the address and an alias of its mailbox: no confirmation, no alert
+    await clearSentEmails(emulators);
+    const second = await saveRule(owner, [address, 'Driver+night@outside.test']);
+    expect(second.status).toBe(200);
+    await drain();
+    await alertOf(second.body.id);
+    await alertOf(first.body.id);
+    expect(await inbox()).toHaveLength(0);
+    expect((await problemsOf(owner, second.body.id))?.map((problem) => problem.path)).toEqual(['sideEmails.0', 'sideEmails.1']);
+
+    // the unsubscribe page offers to subscribe again, with the same token; that brings the address back
+    const page = await api({ method: 'GET', path: link![1]! });
+    expect(String(page.body)).toContain(`action="../resubscribe/${link![2]}"`);
+    expect((await api({ method: 'POST', path: `/api/v3/email/resubscribe/${link![2]!.slice(0, -2)}xx` })).status).toBe(404);
+    expect((await api({ method: 'POST', path: `/api/v3/email/resubscribe/${link![2]}` })).status).toBe(200);
+    await alertOf(second.body.id);
+    expect(await mailsTo(address)).toHaveLength(1);
+    expect(await mailsTo('Driver+night@outside.test')).toHaveLength(1);
+    expect(await confirmations()).toHaveLength(0);
+  });
+
+  it("sends at most the client's daily budget of confirmations; the rest wait, shown on the rule, and go out the next day", async () => {
+    clock.value = Date.parse('2026-03-02T15:00:00.000Z');
+    const owner = await tenant('budget');
+    const addresses = Array.from({ length: DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY + 10 }, (_, index) => `person${index}@budget${index}.test`);
+    const saved = await saveRule(owner, addresses);
+    expect(saved.status).toBe(200);
+    await drain();
+    const firstDay = await confirmations();
+    expect(firstDay).toHaveLength(DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY);
+
+    const waiting = addresses.filter((address) => !firstDay.some((mail) => mail.destination.to.includes(address)));
+    expect(waiting).toHaveLength(10);
+    expect(await problemsOf(owner, saved.body.id)).toEqual(
+      waiting.map((address) => ({
+        path: `sideEmails.${addresses.indexOf(address)}`,
+        message: `${address}: confirmation waits for the client's daily budget, resumes 2026-03-03T00:00:00.000Z`,
+      })),
+    );
+    // saving the rule again the same day sends none of them
+    const record = (await api({ method: 'GET', path: `/api/v3/notifications/${saved.body.id}`, headers: { 'X-Auth': owner.token } })).body;
+    const { problems: _problems, ...body } = record as Record<string, unknown>;
+    expect((await api({ method: 'PUT', path: '/api/v3/notifications', headers: { 'X-Auth': owner.token }, body })).status).toBe(200);
+    await drain();
+    expect(await confirmations()).toHaveLength(DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY);
+
+    // the next day the sweep hands them back, and each goes out once
+    clock.value = Date.parse('2026-03-03T00:01:00.000Z');
+    expect(await runConfirmationWaitPass(clock.value)).toBeGreaterThanOrEqual(waiting.length);
+    expect(await runConfirmationWaitPass(clock.value)).toBe(0);
+    await drain();
+    const all = (await confirmations()).filter((mail) => addresses.includes(mail.destination.to[0]!));
+    expect(all).toHaveLength(addresses.length);
+    for (const address of addresses)
+      expect(
+        all.filter((mail) => mail.destination.to.includes(address)),
+        address,
+      ).toHaveLength(1);
+    expect(await problemsOf(owner, saved.body.id)).toBeUndefined();
+  });
+});
