@@ -27,6 +27,12 @@ export function routeExamples(route: ApiRoute): { body: unknown; response: unkno
 /** A media type's `example`, only when there is one. */
 const withExample = (example: unknown) => (example === undefined ? {} : { example });
 
+/** A route that answers a page answers its own errors (`errors`) with a page too; the API's checks answer JSON. */
+const errorContent = (route: ApiRoute, status: number) =>
+  route.responseType === 'text/html' && route.errors?.includes(status)
+    ? { 'text/html': { schema: z.string().describe('a page saying what is wrong') } }
+    : { 'application/json': { schema: errorResponseSchema } };
+
 /** The OpenAPI 3.1 document of the API, generated from the same zod schemas the routes validate with. */
 export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
@@ -52,10 +58,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
           content: { [route.responseType ?? 'application/json']: { schema: route.response, ...withExample(examples.response) } },
         },
         ...Object.fromEntries(
-          [...new Set(errors)].map((status) => [
-            status,
-            { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorResponseSchema } } },
-          ]),
+          [...new Set(errors)].map((status) => [status, { description: STATUS_TEXT[status] ?? 'Error', content: errorContent(route, status) }]),
         ),
       },
     });

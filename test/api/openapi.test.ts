@@ -127,6 +127,22 @@ describe('OpenAPI document', () => {
     expect(new Set(ids).size).toBe(operations.length);
   });
 
+  it('documents the error pages of the routes that answer pages as text/html, as they are answered', async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    const answer = await api({ method: 'GET', path: '/api/v3/alerts/acknowledge/not-a-valid-link-token' });
+    expect(answer.status).toBe(404);
+    expect(answer.headers['Content-Type']).toMatch(/^text\/html/);
+    const documented = document.paths['/api/v3/alerts/acknowledge/{token}'].get.responses;
+    expect(Object.keys(documented['404'].content)).toEqual(['text/html']);
+    expect(Object.keys(documented['400'].content)).toEqual(['application/json']);
+    for (const route of apiRoutes.filter((candidate) => candidate.responseType === 'text/html')) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses;
+      expect(Object.keys(responses['200'].content), route.path).toEqual(['text/html']);
+      for (const status of route.errors ?? [])
+        expect(Object.keys(responses[String(status)].content), `${route.path} ${status}`).toEqual(['text/html']);
+    }
+  });
+
   it('answers 404 for an endpoint that does not exist', async () => {
     const response = await api({ method: 'GET', path: '/api/v3/vehicles' });
     expect(response.status).toBe(404);

@@ -313,7 +313,9 @@ export class AnswerChecker {
     const contentType = answer.headers['Content-Type']?.split(';')[0] ?? '';
     const media = documented.content?.[contentType];
     if (!media?.schema) return [...problems, `Content-Type ${contentType} is not documented for ${status}`];
-    if (status >= 400) problems.push(...errorBodyProblems(status, body));
+    if (status >= 400 && contentType === 'text/html' && (typeof body !== 'string' || !/<p>[^<]+<\/p>/.test(body))) {
+      problems.push(`the ${status} page gives no reason`);
+    } else if (status >= 400 && contentType !== 'text/html') problems.push(...errorBodyProblems(status, body));
     const validate = this.validator(media.schema);
     if (!validate(body)) problems.push(`the ${status} body does not match its schema: ${this.ajv.errorsText(validate.errors)}`);
     return problems;
