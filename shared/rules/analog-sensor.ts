@@ -89,4 +89,7 @@ export const analogSensorEvaluator: RuleEvaluator<AnalogSensorSettings, AnalogSe
       ],
     };
   },
+
+  episode: ({ settings }, state) =>
+    state?.alerted ? { since: state.since, kind: settings.mode === 'outside' ? 'sensorOutOfRange' : 'sensorInRange' } : undefined,
 };

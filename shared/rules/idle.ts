@@ -50,4 +50,6 @@ export const idleEvaluator: RuleEvaluator<IdleSettings, IdleState> = {
       ],
     };
   },
+
+  episode: (_rule, state) => (state?.alerted ? { since: state.since, kind: 'idle' } : undefined),
 };

@@ -84,4 +84,6 @@ export const parkingEvaluator: RuleEvaluator<ParkingSettings, ParkingState> = {
       ],
     };
   },
+
+  episode: (_rule, state) => (state?.alerted ? { since: state.since, kind: 'parking' } : undefined),
 };
