@@ -17,7 +17,7 @@ import {
   nextReminderAt,
   recordSuppression,
   tickReminder,
-  withoutRunCounts,
+  withoutOpenRun,
   type SuppressedLogEntry,
 } from './noise-budget';
 import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf, type ZoneGates } from './zone-gate';
@@ -321,8 +321,8 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
 function worthWriting(previous: VehicleState | undefined, next: VehicleState, intervalMs: number): boolean {
   if (!previous) return Object.keys(next.rules).length > 0 || (next.lastDeviceTime !== null && Number.isFinite(intervalMs));
   if (!isDeepStrictEqual(previous.rules, next.rules) || !isDeepStrictEqual(previous.zoneGates ?? {}, next.zoneGates ?? {})) return true;
-  // a run of suppressions growing is not worth a write of its own (it rides with the next one)
-  if (!isDeepStrictEqual(withoutRunCounts(previous.noise), withoutRunCounts(next.noise))) return true;
+  // an open run of suppressions is not worth a write of its own (it rides with the next one)
+  if (!isDeepStrictEqual(withoutOpenRun(previous.noise), withoutOpenRun(next.noise))) return true;
   if (next.lastDeviceTime === previous.lastDeviceTime) return false;
   if (previous.lastSeenAt === null || next.lastSeenAt === null) return Number.isFinite(intervalMs);
   return next.lastSeenAt - previous.lastSeenAt >= intervalMs;

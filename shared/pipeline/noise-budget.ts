@@ -217,9 +217,15 @@ export function recordSuppression(
   return { noise: { ...rest, s: [code, time, time, 1] }, ...(closed ? { closed } : {}) };
 }
 
-/** The noise state to compare when deciding whether an item is worth writing: without the open run's counts. */
-export function withoutRunCounts(noise: Record<string, NoiseState> | undefined): Record<string, unknown> {
+/**
+ * The noise state to compare when deciding whether an item is worth writing: without the open run, which rides
+ * with the next write (a late duplicate alone writes nothing); a run closed (`q` moved) is worth one.
+ */
+export function withoutOpenRun(noise: Record<string, NoiseState> | undefined): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(noise ?? {})) result[key] = { ...value, s: value.s?.slice(0, 2) };
+  for (const [key, value] of Object.entries(noise ?? {})) {
+    const { s: _open, ...rest } = value;
+    if (Object.keys(rest).length > 0) result[key] = rest;
+  }
   return result;
 }
