@@ -38,6 +38,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       path: route.path,
       tags: [route.tag],
       summary: route.summary,
+      ...(route.operationId ? { operationId: route.operationId } : {}),
       ...(route.description ? { description: route.description } : {}),
       ...(route.auth ? { security: [{ XAuth: [] }] } : {}),
       request: {

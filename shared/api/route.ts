@@ -39,6 +39,8 @@ export interface RouteDefinition<Body, Params> {
   method: Method;
   path: string;
   summary: string;
+  /** The operation's name in the OpenAPI document. */
+  operationId?: string;
   description?: string;
   tag: string;
   /** false only for login, the OpenAPI document and the session check (which authenticates itself). */

@@ -9,6 +9,7 @@ import { intersectionRoutes } from './intersections';
 import { notificationPreviewRoutes } from './notification-preview';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { suppressedRoutes } from './suppressed';
 import { userRoutes } from './users';
 import { vehicleRoutes } from './vehicles';
 import { webhookRoutes } from './webhooks';
@@ -22,6 +23,7 @@ export const apiRoutes: ApiRoute[] = [
   ...notificationRoutes,
   ...notificationPreviewRoutes,
   ...historyRoutes,
+  ...suppressedRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,
   ...channelRoutes,
