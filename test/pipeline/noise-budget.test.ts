@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvaluateHandler } from '../../functions/evaluate/handler';
+import { createSweepHandler } from '../../functions/sweep/handler';
+import { lambdaContext } from '../../infra/local/sqs-poller';
+import { alertSchema } from '../../shared/schemas/alert';
+import type { StoredRule } from '../../shared/schemas/notification';
+import { readSuppressedRuns } from '../../shared/store/suppressed-log';
+import { loadVehicleState } from '../../shared/store/vehicle-state-store';
+import { SUPPRESSION_REASONS } from '../../shared/pipeline/event-admission';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { alertsInTable, invoke, putRule, sqsRecord, storedRule } from './support';
+
+/**
+ * The noise budget (cooldown, maxPerDay, repeat, notifyCleared) and the suppressed log through the evaluate and
+ * sweep handlers, on DynamoDB Local and fauxqs.
+ */
+const at = (iso: string) => Date.parse(iso);
+const rule = (overrides: Partial<StoredRule>) => storedRule({ expiresAt: '2027-01-01T00:00:00.000Z', timezone: 'Europe/Berlin', ...overrides });
+const position = (vehicleId: number, deviceTime: number, speed: number, parameters?: Record<string, string>) => ({
+  vehicleId,
+  deviceTime: new Date(deviceTime).toISOString(),
+  latitude: 55.75,
+  longitude: 37.62,
+  speed,
+  ...(parameters ? { parameters } : {}),
+});
+const sweepAt = (now: number) => createSweepHandler({ clock: () => now, outboxAgeMs: 30 * 86_400_000 })({}, lambdaContext('sweep'));
+
+describe('noise budget through evaluate and sweep', () => {
+  let emulators: Emulators;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('pipeline-noise-budget');
+  });
+  afterAll(async () => emulators.stop());
+
+  const kindsOf = async (ruleId: number) =>
+    (await alertsInTable())
+      .filter((alert) => alert.ruleId === ruleId)
+      .map((item) => alertSchema.parse(item).event)
+      .sort((a, b) => a.time.localeCompare(b.time) || a.kind.localeCompare(b.kind))
+      .map((event) => [event.kind, event.time, event.values] as const);
+
+  /** Sends messages one batch each, with the handler's clock just after the message. */
+  const send = async (messages: ReturnType<typeof position>[]) => {
+    let now = 0;
+    const evaluate = createEvaluateHandler({ clock: () => now });
+    for (const message of messages) {
+      now = Date.parse(message.deviceTime) + 1000;
+      expect((await invoke(evaluate, [sqsRecord(message)])).batchItemFailures).toEqual([]);
+    }
+  };
+
+  // speeding episodes of two messages (minDuration 0 alerts on the first), ended by slowing (endDuration 0)
+  const episodes = (vehicleId: number, starts: number[]) =>
+    starts.flatMap((start) => [position(vehicleId, start, 120), position(vehicleId, start + 10_000, 40)]);
+  const speeding = { limit: '90', minDuration: '0', endDuration: '0' };
+
+  it('holds alerts within the cooldown, records them in the suppressed log, and alerts again after it', async () => {
+    await putRule(rule({ id: 601, vehicleIds: [6001], settings: { ...speeding, cooldown: '600' } }));
+    const t = at('2026-11-24T10:00:00Z');
+    await send(episodes(6001, [t, t + 120_000, t + 240_000, t + 700_000]));
+    const alerts = await kindsOf(601);
+    expect(alerts.map(([kind, time]) => [kind, time])).toEqual([
+      ['speeding', new Date(t).toISOString()],
+      ['speeding', new Date(t + 700_000).toISOString()],
+    ]);
+    // the run of two cooldowns closed with the alert at +700 s and went to the log
+    const runs = await readSuppressedRuns(6001, 601, t + 800_000);
+    expect(runs).toEqual([[SUPPRESSION_REASONS.indexOf('cooldown'), t + 120_000, t + 240_000, 2]]);
+  });
+
+  it('caps alerts per local day with one notice, and counts afresh after local midnight', async () => {
+    await putRule(rule({ id: 602, vehicleIds: [6002], settings: { ...speeding, maxPerDay: '2' } }));
+    // 22:00Z is 23:00 in Berlin (UTC+1 in November): local midnight is at 23:00Z
+    const t = at('2026-11-24T22:00:00Z');
+    await send(episodes(6002, [t, t + 60_000, t + 120_000, t + 180_000, t + 3_660_000]));
+    const alerts = await kindsOf(602);
+    expect(alerts.map(([kind, time]) => [kind, time])).toEqual([
+      ['speeding', new Date(t).toISOString()],
+      ['speeding', new Date(t + 60_000).toISOString()],
+      ['limitReached', new Date(t + 120_000).toISOString()],
+      ['speeding', new Date(t + 3_660_000).toISOString()],
+    ]);
+    expect(alerts[2]![2]).toMatchObject({ maxPerDay: 2, heldKind: 'speeding', resumesAt: '2026-11-24T23:00:00.000Z' });
+    // the notice's event and the one after it were held; the next day's alert closed that run
+    expect(await readSuppressedRuns(6002, 602, t + 3_700_000)).toEqual([[SUPPRESSION_REASONS.indexOf('maxPerDay'), t + 120_000, t + 180_000, 2]]);
+    expect((await loadVehicleState(6002)).state?.noise?.['602']).toMatchObject({ n: 1 });
+  });
+
+  it('reminds while an episode lasts, with its duration, never twice under redelivery, and clears it once over', async () => {
+    await putRule(rule({ id: 603, vehicleIds: [6003], settings: { ...speeding, repeat: '5', notifyCleared: 'true' } }));
+    const t = at('2026-11-24T12:00:00Z');
+    const ride = Array.from({ length: 13 }, (_, minute) => position(6003, t + minute * 60_000, 120));
+    await send([...ride, position(6003, t + 13 * 60_000, 40)]);
+    // the whole ride delivered again, in one batch: every message is stale now
+    let now = t + 14 * 60_000;
+    const evaluate = createEvaluateHandler({ clock: () => now });
+    expect((await invoke(evaluate, ride.map((message) => sqsRecord(message)))).batchItemFailures).toEqual([]);
+    now += 60_000;
+    await send([position(6003, t + 20 * 60_000, 40)]);
+    const alerts = await kindsOf(603);
+    expect(alerts.map(([kind, time, values]) => [kind, time, values.durationMinutes ?? null])).toEqual([
+      ['speeding', new Date(t).toISOString(), null],
+      ['reminder', new Date(t + 5 * 60_000).toISOString(), 5],
+      ['reminder', new Date(t + 10 * 60_000).toISOString(), 10],
+      ['cleared', new Date(t + 13 * 60_000).toISOString(), 13],
+    ]);
+  });
+
+  it('reminds of a lost connection from the sweep, and takes notifyRestored and notifyCleared alike', async () => {
+    for (const [id, vehicleId, key] of [
+      [604, 6004, 'notifyCleared'],
+      [605, 6005, 'notifyRestored'],
+    ] as const) {
+      await putRule(rule({ id, type: 7, vehicleIds: [vehicleId], settings: { minutes: '10', repeat: '30', [key]: 'true' } }));
+    }
+    const t = at('2026-11-24T08:00:00Z');
+    await send([position(6004, t, 0), position(6005, t, 0)]);
+    for (const minutes of [11, 25, 41, 42, 75]) await sweepAt(t + minutes * 60_000);
+    await send([position(6004, t + 80 * 60_000, 0), position(6005, t + 80 * 60_000, 0)]);
+    for (const id of [604, 605]) {
+      const alerts = await kindsOf(id);
+      // last seen is the message's arrival, a second after its device time
+      const seen = t + 1000;
+      expect(alerts.map(([kind, time]) => [kind, time])).toEqual([
+        ['connectionLost', new Date(seen + 10 * 60_000).toISOString()],
+        ['reminder', new Date(seen + 40 * 60_000).toISOString()],
+        ['reminder', new Date(seen + 70 * 60_000).toISOString()],
+        ['connectionRestored', new Date(t + 80 * 60_000).toISOString()],
+      ]);
+      expect(alerts[2]![2]).toMatchObject({ episodeKind: 'connectionLost', durationMinutes: 70 });
+    }
+  });
+});
