@@ -27,7 +27,9 @@ export const suppressedResponseSchema = z.object({
     .describe('runs of one reason that overlap [from, to], newest first (at most 16 closed runs and the open one are kept, for 30 days)'),
   now: z
     .array(z.enum(['ruleInactive', 'ruleExpired', 'vehicleNotWatched', 'vehicleNotOwned']))
-    .describe("why the rule raises nothing for the vehicle at all right now: it is switched off or out of its period, it does not watch the vehicle, or the vehicle is not its client's"),
+    .describe(
+      "why the rule raises nothing for the vehicle at all right now: it is switched off or out of its period, it does not watch the vehicle, or the vehicle is not its client's",
+    ),
 });
 
 export type SuppressedResponse = z.infer<typeof suppressedResponseSchema>;

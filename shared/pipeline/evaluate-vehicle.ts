@@ -202,7 +202,13 @@ class Budgets {
   }
 
   /** Time passing over an alerted episode with no messages (a lost connection): its reminder when due. */
-  remind(compiled: CompiledRule, evaluator: RuleEvaluator, ruleState: unknown, now: number, held: (event: RuleEvent) => SuppressionReason | null | undefined): void {
+  remind(
+    compiled: CompiledRule,
+    evaluator: RuleEvaluator,
+    ruleState: unknown,
+    now: number,
+    held: (event: RuleEvent) => SuppressionReason | null | undefined,
+  ): void {
     const key = String(compiled.rule.id);
     if (!evaluator.episode || this.noise[key]?.e === undefined) return;
     const reminded = tickReminder(compiled, this.noise[key], evaluator.episode(compiled, ruleState), now);
@@ -267,7 +273,11 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
         const held = (event: RuleEvent) =>
-          suppressionOf(compiled, event, condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key])));
+          suppressionOf(
+            compiled,
+            event,
+            condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key])),
+          );
         let alertedAt: string | undefined;
         for (const event of result.events) if (budgets.offer(compiled, event, held(event), true)) alertedAt = event.time;
         if (!stale) {
@@ -308,7 +318,15 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock)))
     return { nextState: undefined, events, staleMessages, suppressed, suppressedLog, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
-  return { nextState: candidate, events, staleMessages, suppressed, suppressedLog, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
+  return {
+    nextState: candidate,
+    events,
+    staleMessages,
+    suppressed,
+    suppressedLog,
+    failures,
+    ...(visitRecords.length > 0 ? { visits: visitRecords } : {}),
+  };
 }
 
 /**

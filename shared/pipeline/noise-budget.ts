@@ -102,7 +102,12 @@ export function admitEvent(compiled: CompiledRule, noise: NoiseState | undefined
 }
 
 /** After an episode's own alert became one: remember the episode, for its reminders and its cleared message. */
-export function episodeAlerted(compiled: CompiledRule, noise: NoiseState | undefined, episode: Episode | undefined, time: number): NoiseState | undefined {
+export function episodeAlerted(
+  compiled: CompiledRule,
+  noise: NoiseState | undefined,
+  episode: Episode | undefined,
+  time: number,
+): NoiseState | undefined {
   if (episode === undefined || !followsEpisodes(compiled)) return noise;
   return compact({ ...noise, e: episode.since, r: time });
 }
@@ -153,13 +158,21 @@ export function episodeFollowUps(
  * The reminder time passing raises for an episode with no messages (a lost connection): timed at the last due
  * slot (last alert or reminder + k × `repeat`), so a sweep repeated at any later moment raises the same one.
  */
-export function tickReminder(compiled: CompiledRule, noise: NoiseState | undefined, episode: Episode | undefined, now: number): { noise: NoiseState | undefined; event?: RuleEvent } {
+export function tickReminder(
+  compiled: CompiledRule,
+  noise: NoiseState | undefined,
+  episode: Episode | undefined,
+  now: number,
+): { noise: NoiseState | undefined; event?: RuleEvent } {
   const repeat = (settingsOf(compiled).repeat ?? 0) * MINUTE_MS;
   if (noise?.e === undefined || episode?.since !== noise.e || repeat === 0) return { noise };
   const last = noise.r ?? noise.e;
   if (now < last + repeat) return { noise };
   const slot = last + Math.floor((now - last) / repeat) * repeat;
-  return { noise: { ...noise, r: slot }, event: followUp('reminder', { time: slot, latitude: null, longitude: null, speed: null }, episode.kind, noise.e, slot) };
+  return {
+    noise: { ...noise, r: slot },
+    event: followUp('reminder', { time: slot, latitude: null, longitude: null, speed: null }, episode.kind, noise.e, slot),
+  };
 }
 
 /** When time passing next owes the episode a reminder (epoch ms), or null. */
@@ -211,8 +224,7 @@ export function recordSuppression(
 ): { noise: NoiseState | undefined; closed?: SuppressedLogEntry } {
   const code = SUPPRESSION_REASONS.indexOf(reason);
   const run = noise?.s;
-  if (run !== undefined && run[0] === code)
-    return { noise: { ...noise, s: [code, Math.min(run[1], time), Math.max(run[2], time), run[3] + 1] } };
+  if (run !== undefined && run[0] === code) return { noise: { ...noise, s: [code, Math.min(run[1], time), Math.max(run[2], time), run[3] + 1] } };
   const { noise: rest, closed } = closeRun(ruleId, noise);
   return { noise: { ...rest, s: [code, time, time, 1] }, ...(closed ? { closed } : {}) };
 }

@@ -335,14 +335,14 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     default: '0',
     meaning:
       "alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap " +
-      'is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day\'s are held (`maxPerDay`)',
+      "is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`)",
     example: '20',
   },
   {
     key: 'repeat',
     default: '0',
     meaning:
-      'minutes (0: off, at most 10080) between reminders (`reminder`, with the episode\'s duration so far) while an alerted episode lasts: ' +
+      "minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: " +
       "speeding, idle, parking, analog sensor, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep",
     example: '30',
   },

@@ -96,7 +96,14 @@ describe('noise budget through evaluate and sweep', () => {
     // the whole ride delivered again, in one batch: every message is stale now
     let now = t + 14 * 60_000;
     const evaluate = createEvaluateHandler({ clock: () => now });
-    expect((await invoke(evaluate, ride.map((message) => sqsRecord(message)))).batchItemFailures).toEqual([]);
+    expect(
+      (
+        await invoke(
+          evaluate,
+          ride.map((message) => sqsRecord(message)),
+        )
+      ).batchItemFailures,
+    ).toEqual([]);
     now += 60_000;
     await send([position(6003, t + 20 * 60_000, 40)]);
     const alerts = await kindsOf(603);
