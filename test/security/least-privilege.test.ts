@@ -29,7 +29,7 @@ describe('security: least privilege in the template', () => {
       .filter((resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(`"${roleId}"`))
       .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
   };
-  const onTable = (name: FunctionName, table: 'directory' | 'rules' | 'geozones' | 'alerts' | 'vehicleState') =>
+  const onTable = (name: FunctionName, table: 'directory' | 'rules' | 'geozones' | 'alerts' | 'vehicleState' | 'visits') =>
     statementsOf(name).filter((statement) => JSON.stringify(statement.Resource).includes(`"${logicalId(stack.tables.tables[table])}"`));
   const actionsOn = (name: FunctionName, table: Parameters<typeof onTable>[1]) =>
     onTable(name, table)
