@@ -101,14 +101,18 @@ export function admitEvent(compiled: CompiledRule, noise: NoiseState | undefined
   return { noise: compact(next), reason: null };
 }
 
-/** After an episode's own alert became one: remember the episode, for its reminders and its cleared message. */
+/**
+ * After an alert of the rule went out: remember the episode its state now holds, for its reminders and its
+ * cleared message. With none (the alert ended the episode itself: `connectionRestored`, `parkingEnded`, a zone
+ * entry), the episode followed so far is over, and owes nothing more.
+ */
 export function episodeAlerted(
   compiled: CompiledRule,
   noise: NoiseState | undefined,
   episode: Episode | undefined,
   time: number,
 ): NoiseState | undefined {
-  if (episode === undefined || !followsEpisodes(compiled)) return noise;
+  if (episode === undefined || !followsEpisodes(compiled)) return compact({ ...noise, e: undefined, r: undefined });
   return compact({ ...noise, e: episode.since, r: time });
 }
 

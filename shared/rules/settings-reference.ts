@@ -343,14 +343,14 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     default: '0',
     meaning:
       "minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: " +
-      "speeding, idle, parking, analog sensor, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep",
+      "speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep",
     example: '30',
   },
   {
     key: 'notifyCleared',
     default: 'false',
     meaning:
-      'also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range); ' +
+      'also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); ' +
       "connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch)",
     example: 'true',
   },

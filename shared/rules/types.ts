@@ -48,7 +48,7 @@ export interface RuleEvaluator<Settings = unknown, State = unknown> {
   evaluateStale?(rule: CompiledRule<Settings>, state: State | undefined, message: TerminalMessage, context: EvaluationContext): Evaluation<State>;
   /**
    * The alerted episode the state holds, for a condition that lasts (speeding, idle, parking, a sensor out of
-   * range, a lost connection); undefined when there is none. Reminders (`repeat`) and `cleared` messages
+   * range, outside after a reported zone exit, a lost connection); undefined when there is none. Reminders (`repeat`) and `cleared` messages
    * (`notifyCleared`) follow it, outside the evaluator (shared/pipeline/noise-budget.ts).
    */
   episode?(rule: CompiledRule<Settings>, state: State | undefined): Episode | undefined;

@@ -9,7 +9,7 @@ import { loadVehicleState } from '../../shared/store/vehicle-state-store';
 import { SUPPRESSION_REASONS } from '../../shared/pipeline/event-admission';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { alertsInTable, invoke, putRule, sqsRecord, storedRule } from './support';
+import { PARENT_ID, alertsInTable, invoke, putRule, sqsRecord, storeCircleZone, storedRule } from './support';
 
 /**
  * The noise budget (cooldown, maxPerDay, repeat, notifyCleared) and the suppressed log through the evaluate and
@@ -125,7 +125,9 @@ describe('noise budget through evaluate and sweep', () => {
     const t = at('2026-11-24T08:00:00Z');
     await send([position(6004, t, 0), position(6005, t, 0)]);
     for (const minutes of [11, 25, 41, 42, 75]) await sweepAt(t + minutes * 60_000);
+    // the message after the restoring one: the episode ended with the rule's own message, nothing more is owed
     await send([position(6004, t + 80 * 60_000, 0), position(6005, t + 80 * 60_000, 0)]);
+    await send([position(6004, t + 81 * 60_000, 0), position(6005, t + 81 * 60_000, 0)]);
     for (const id of [604, 605]) {
       const alerts = await kindsOf(id);
       // last seen is the message's arrival, a second after its device time
@@ -138,5 +140,41 @@ describe('noise budget through evaluate and sweep', () => {
       ]);
       expect(alerts[2]![2]).toMatchObject({ episodeKind: 'connectionLost', durationMinutes: 70 });
     }
+  });
+
+  it('clears a reported zone exit once the vehicle is back inside, and owes nothing after a reported entry', async () => {
+    const zone = await storeCircleZone({ parentId: PARENT_ID, name: 'Depot', center: { latitude: 55.75, longitude: 37.62 }, radius: 500 });
+    for (const [id, vehicleId, mode] of [
+      [606, 6006, 'exit'],
+      [607, 6007, 'both'],
+    ] as const) {
+      await putRule(rule({ id, type: 0, vehicleIds: [vehicleId], geoids: [zone.id], settings: { mode, margin: '0', notifyCleared: 'true' } }));
+    }
+    const t = at('2026-11-24T09:00:00Z');
+    // inside, out at +1 min, back in at +3, out again at +5 and in at +6 (1.1 km north is outside the 500 m circle)
+    const path = [55.75, 55.76, 55.76, 55.75, 55.75, 55.76, 55.75];
+    for (const vehicleId of [6006, 6007]) {
+      await send(path.map((latitude, minute) => ({ ...position(vehicleId, t + minute * 60_000, 30), latitude })));
+    }
+    const minute = (m: number) => new Date(t + m * 60_000).toISOString();
+    expect((await kindsOf(606)).map(([kind, time]) => [kind, time])).toEqual([
+      ['zoneExit', minute(1)],
+      ['cleared', minute(3)],
+      ['zoneExit', minute(5)],
+      ['cleared', minute(6)],
+    ]);
+    const cleared = (await kindsOf(606))[1]!;
+    expect(cleared[2]).toMatchObject({ episodeKind: 'zoneExit', episodeSince: minute(1), durationMinutes: 2 });
+    // with entries reported, the entry is the message that the exit is over
+    expect((await kindsOf(607)).map(([kind, time]) => [kind, time])).toEqual([
+      ['zoneExit', minute(1)],
+      ['zoneEntry', minute(3)],
+      ['zoneExit', minute(5)],
+      ['zoneEntry', minute(6)],
+    ]);
+    // back inside, the rule's state holds no exit and its budget no episode
+    const stored = (await loadVehicleState(6006)).state!;
+    expect(stored.rules['606']).not.toHaveProperty('exit');
+    expect(stored.noise?.['606']?.e).toBeUndefined();
   });
 });
