@@ -280,6 +280,8 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
           );
         let alertedAt: string | undefined;
         for (const event of result.events) if (budgets.offer(compiled, event, held(event), true)) alertedAt = event.time;
+        if (!stale && before !== undefined && evaluator.cutShort?.(compiled, before, ruleStates[key]))
+          budgets.suppress(compiled, message.deviceTime, 'belowMinDuration');
         if (!stale) {
           const at = { time: deviceMs, latitude: message.latitude, longitude: message.longitude, speed: message.speed };
           budgets.follow(compiled, evaluator, before, ruleStates[key], alertedAt, at, result.events.length > 0, held);

@@ -13,9 +13,19 @@ import type { ZoneSuppression } from './zone-gate';
  * - `outsideZones`, `insideZones`: the rule's zone condition (`settings.zones`, `zoneMode`) wants the vehicle
  *   inside one of its zones, or outside all of them, and it is not (see zone-gate.ts).
  * - `cooldown`, `maxPerDay`: the rule's noise budget holds the alert back (see noise-budget.ts).
+ * - `belowMinDuration`: an episode (speeding, idle, parking, analog sensor) ended before its minimum duration,
+ *   timed by the message that ended it (the evaluator's `cutShort`).
  * The suppressed log stores a reason by its index here: new reasons are added at the end, never reordered.
  */
-export const SUPPRESSION_REASONS = ['staleMessage', 'outsideSchedule', 'outsideZones', 'insideZones', 'cooldown', 'maxPerDay'] as const;
+export const SUPPRESSION_REASONS = [
+  'staleMessage',
+  'outsideSchedule',
+  'outsideZones',
+  'insideZones',
+  'cooldown',
+  'maxPerDay',
+  'belowMinDuration',
+] as const;
 
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 

@@ -120,4 +120,6 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
   },
 
   episode: (_rule, state) => (state?.alerted ? { since: state.start, kind: 'speeding' } : undefined),
+
+  cutShort: (_rule, before, after) => !before.alerted && after?.start !== before.start,
 };

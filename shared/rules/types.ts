@@ -52,6 +52,12 @@ export interface RuleEvaluator<Settings = unknown, State = unknown> {
    * (`notifyCleared`) follow it, outside the evaluator (shared/pipeline/noise-budget.ts).
    */
   episode?(rule: CompiledRule<Settings>, state: State | undefined): Episode | undefined;
+  /**
+   * Whether a current message that moved the state from `before` to `after` ended an episode that never lasted
+   * its minimum duration (speeding's `minDuration`, idle's and parking's `minutes`, a sensor's `minDuration`):
+   * recorded in the rule's suppressed log as `belowMinDuration`.
+   */
+  cutShort?(rule: CompiledRule<Settings>, before: State, after: State | undefined): boolean;
   /** Time passing with no message (connection loss): called by the scheduled sweep with the vehicle's state. */
   tick?(rule: CompiledRule<Settings>, state: State | undefined, vehicle: VehicleClock, context: EvaluationContext): Evaluation<State>;
 }

@@ -262,6 +262,19 @@ const OTHER_CASES: PreviewCase[] = [
     ],
   },
   {
+    name: 'a speeding episode shorter than minDuration, then one that lasts',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 30, endDuration: 0 } }),
+    messages: [
+      [0, 120],
+      [10, 40],
+      [20, 120],
+      [40, 120],
+      [60, 120],
+    ],
+    suppressed: [[10, 'belowMinDuration']],
+  },
+  {
     name: 'a late message',
     type: RULE_TYPES.speeding,
     rule: () => ({ settings: { limit: 90, minDuration: 10 } }),

@@ -177,4 +177,23 @@ describe('noise budget through evaluate and sweep', () => {
     expect(stored.rules['606']).not.toHaveProperty('exit');
     expect(stored.noise?.['606']?.e).toBeUndefined();
   });
+
+  it('records episodes that ended before their minimum duration, up to the alert of one that lasted', async () => {
+    await putRule(rule({ id: 608, vehicleIds: [6008], settings: { limit: '90', minDuration: '60', endDuration: '0' } }));
+    const t = at('2026-11-24T14:00:00Z');
+    // 30 s and 40 s over the limit, then 90 s
+    const speeds: [number, number][] = [
+      [0, 120],
+      [30, 40],
+      [100, 120],
+      [140, 40],
+      [200, 120],
+      [260, 120],
+      [290, 40],
+    ];
+    await send(speeds.map(([second, speed]) => position(6008, t + second * 1000, speed)));
+    expect((await kindsOf(608)).map(([kind, time]) => [kind, time])).toEqual([['speeding', new Date(t + 260_000).toISOString()]]);
+    // timed by the messages that ended them; the alert closed the run
+    expect(await readSuppressedRuns(6008, 608, t + 300_000)).toEqual([[SUPPRESSION_REASONS.indexOf('belowMinDuration'), t + 30_000, t + 140_000, 2]]);
+  });
 });

@@ -29,7 +29,7 @@ export const suppressedRoutes = [
     description:
       'Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason ' +
       '(first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), ' +
-      'cooldown, maxPerDay, staleMessage (a late or repeated message). A run closes when an alert goes out or another reason begins; the last ' +
+      'cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration). A run closes when an alert goes out or another reason begins; the last ' +
       '16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at ' +
       "the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be " +
       'of your scope, else 404.',
