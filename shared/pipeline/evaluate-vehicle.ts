@@ -399,7 +399,12 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
       failures.push({ ruleId: compiled.rule.id, error });
     }
   }
-  const changed = events.length > 0 || !isDeepStrictEqual(state?.rules ?? {}, ruleStates) || !isDeepStrictEqual(state?.noise ?? {}, budgets.noise);
+  // as with messages, an open run of suppressions is not worth a write of its own: a sweep every minute while a
+  // schedule is closed would otherwise write the vehicle every minute
+  const changed =
+    events.length > 0 ||
+    !isDeepStrictEqual(state?.rules ?? {}, ruleStates) ||
+    !isDeepStrictEqual(withoutOpenRun(state?.noise), withoutOpenRun(budgets.noise));
   const nextState: VehicleState | undefined = changed
     ? {
         vehicleId,

@@ -205,7 +205,7 @@ describe('FleetwatchStack template', () => {
           .filter((key) => key.endsWith('_TABLE'))
           .sort();
       expect(tableVariables('evaluate')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
-      expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
+      expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
       expect(tableVariables('deliver')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
       expect(tableVariables('api')).toEqual([
         'ALERTS_TABLE',
