@@ -4,10 +4,12 @@ import { guidSchema } from './notification';
 /**
  * Webhook endpoints of a client, in the directory table: `WEBHOOKS#<clientId>` / `ENDPOINT#<endpointId>`.
  * One partition per client, so listing a client's endpoints (the API, and each alert of a `toClient` rule)
- * is one Query over at most a handful of small items.
+ * is one Query over at most a handful of small items. `WEBHOOKS#<clientId>` / `URLS` holds the set of the
+ * endpoints' URL hashes (`urls`): its size is the client's count of endpoints, and no URL is in it twice.
  */
 export const webhookKeys = {
   endpoint: (clientId: string, endpointId: string) => ({ pk: `WEBHOOKS#${clientId}`, sk: `ENDPOINT#${endpointId}` }),
+  urls: (clientId: string) => ({ pk: `WEBHOOKS#${clientId}`, sk: 'URLS' }),
   partition: (clientId: string) => `WEBHOOKS#${clientId}`,
   sortPrefix: 'ENDPOINT#',
 } as const;
