@@ -3,12 +3,14 @@ import { documentClient } from '../../shared/aws/dynamodb';
 
 /**
  * Counts the DynamoDB capacity units a piece of code consumes, as DynamoDB bills them: a middleware on the
- * client asks every request for ReturnConsumedCapacity TOTAL and adds up what the answers report (indexes and
+ * client asks every request for ReturnConsumedCapacity INDEXES and adds up what the answers report (indexes and
  * the double price of transactions included). It also counts the items read.
  */
 export interface CapacityCounter {
   readUnits(): number;
   writeUnits(): number;
+  /** The part of writeUnits that DynamoDB Local reports for index writes made by transactions (which it doubles). */
+  transactionIndexWriteUnits(): number;
   total(): number;
   /** Items returned by reads (GetItem, BatchGetItem, Query, Scan, TransactGetItems). */
   itemsRead(): number;
@@ -26,6 +28,7 @@ const SUPPORTED = new Set([...READS, 'PutItem', 'UpdateItem', 'DeleteItem', 'Bat
 interface Consumed {
   TableName?: string;
   CapacityUnits?: number;
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
 }
 
 let counters = 0;
@@ -34,6 +37,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
   const name = `fleetwatchCapacityCounter${++counters}`;
   let read = 0;
   let write = 0;
+  let transactionIndexWrite = 0;
   let items = 0;
   let written = 0;
   let tables: Record<string, { units: number; items: number }> = {};
@@ -41,7 +45,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
     (next, context) => async (args) => {
       const command = String(context.commandName ?? '').replace(/Command$/, '');
       if (!SUPPORTED.has(command)) return next(args);
-      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'INDEXES';
       written += READS.has(command) ? 0 : writesIn(command, args.input as Record<string, unknown>);
       const result = await next(args);
       const output = result.output as Record<string, unknown>;
@@ -52,6 +56,9 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
         const units = entry.CapacityUnits ?? 0;
         if (READS.has(command)) read += units;
         else write += units;
+        if (command === 'TransactWriteItems') {
+          for (const index of Object.values(entry.GlobalSecondaryIndexes ?? {})) transactionIndexWrite += index.CapacityUnits ?? 0;
+        }
         const key = `${command} ${entry.TableName ?? '?'}`;
         const row = (tables[key] ??= { units: 0, items: 0 });
         row.units += units;
@@ -64,6 +71,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
   return {
     readUnits: () => read,
     writeUnits: () => write,
+    transactionIndexWriteUnits: () => transactionIndexWrite,
     total: () => read + write,
     itemsRead: () => items,
     itemsWritten: () => written,
@@ -71,6 +79,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
     reset: () => {
       read = 0;
       write = 0;
+      transactionIndexWrite = 0;
       items = 0;
       written = 0;
       tables = {};
