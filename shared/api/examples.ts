@@ -206,6 +206,7 @@ const webhookEndpoint = {
 };
 export const webhookCreatedExample = { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
 export const webhookListExample = [webhookEndpoint];
+export const webhookUrlTakenExample = { error: 'Conflict', message: 'this URL is already registered for the client' };
 
 export const openApiAnswerExample = { openapi: '3.1.0', info: { title: 'fleetwatch API', version: '3.0.0' }, paths: {} };
 

@@ -6,7 +6,7 @@ import { limits } from '../limits';
 import { defineRoute } from '../route';
 import { parentIdBodySchema, successSchema } from '../schemas';
 import { createdWebhookSchema, webhookBodySchema, webhookListSchema, webhookParamsSchema } from '../webhook-schemas';
-import { parentIdExample, successExample, webhookCreatedExample, webhookExample, webhookListExample } from '../examples';
+import { parentIdExample, successExample, webhookCreatedExample, webhookExample, webhookListExample, webhookUrlTakenExample } from '../examples';
 
 /**
  * Webhook endpoints of a client: each alert of the client's rules with `toClient` is POSTed, signed, to each
@@ -30,7 +30,7 @@ export const webhookRoutes = [
     writes: true,
     body: webhookBodySchema,
     response: createdWebhookSchema,
-    examples: { body: webhookExample, response: webhookCreatedExample },
+    examples: { body: webhookExample, response: webhookCreatedExample, errors: { 409: webhookUrlTakenExample } },
     errors: [403, 404, 409],
     async handle({ body, caller, now }) {
       const parentId = body.parentId ?? caller.user.parentId;
