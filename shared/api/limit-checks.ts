@@ -1,7 +1,7 @@
 import type { GeozoneGeometry } from '../schemas/geozone';
 import type { NotificationBody } from '../schemas/notification';
-import { ClientLimitError } from '../store/client-counts';
-import { validationError } from './errors';
+import { ClientCounterBusyError, ClientLimitError } from '../store/client-counts';
+import { conflict, validationError } from './errors';
 import { limits } from './limits';
 
 /** 400 when a rule lists more vehicles than a rule may. */
@@ -16,12 +16,14 @@ const LIMITED_RECORDS = { rules: 'notification rules', geozones: 'geozones' } as
 
 /**
  * A write refused because the client already owns as many records as it may (checked in the write's own
- * transaction) answers 400 naming `parentId`; any other error passes through.
+ * transaction) answers 400 naming `parentId`; one that lost the client's counter to too many parallel creates
+ * answers 409; any other error passes through.
  */
 export function limitAsHttp(error: unknown): never {
   if (error instanceof ClientLimitError) {
     throw validationError([{ path: 'parentId', message: `client already has ${error.limit} ${LIMITED_RECORDS[error.kind]}, the most allowed` }]);
   }
+  if (error instanceof ClientCounterBusyError) throw conflict(error.message);
   throw error;
 }
 

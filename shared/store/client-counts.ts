@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys } from '../schemas/directory';
@@ -11,6 +12,10 @@ import { directoryKeys } from '../schemas/directory';
  * the limit. A counter that does not exist yet (a client whose records predate counters) is made from the
  * table's `byParent` index the first time a write needs it: every write needs it, so nothing can change the
  * client's records between that count and the counter's creation.
+ *
+ * The counter also hands out the ids of the client's new records (`createCounted`): it holds a block of ids
+ * `[next, end)` drawn from the kind's global sequence (`lastRuleId` / `lastGeozoneId` on the table's meta item
+ * `id = 0`), so a create takes its id in the same conditional update that counts it, with no write of its own.
  */
 export type CountedKind = 'rules' | 'geozones';
 
@@ -35,7 +40,29 @@ export class ClientLimitError extends Error {
   }
 }
 
+/** Too many creates for the client raced for its counter at once: none of this one's writes happened. */
+export class ClientCounterBusyError extends Error {
+  constructor(readonly kind: CountedKind) {
+    super(`too many ${kind} of the client are being created at once; try again`);
+    this.name = 'ClientCounterBusyError';
+  }
+}
+
 const tableOf = (kind: CountedKind) => (kind === 'rules' ? resourcesConfig().RULES_TABLE : resourcesConfig().GEOZONES_TABLE);
+
+/** The meta item (`id = 0`) of the kind's table and the attribute on it that holds the last id handed out. */
+const SEQUENCES = { rules: 'lastRuleId', geozones: 'lastGeozoneId' } as const;
+const SEQUENCE_ITEM_ID = 0;
+
+/**
+ * Ids a counter draws from the global sequence at once. Each draw is one write shared by this many creates of
+ * the client (1/20 of a unit each), while ids left in a block are never used: gaps stay small next to the ids'
+ * range, and a client that creates one record seldom wastes at most 19 ids.
+ */
+export const ID_BLOCK_SIZE = 20;
+
+/** Creates racing for one client's counter that a create outlasts before giving up with ClientCounterBusyError. */
+const CREATE_ATTEMPTS = 10;
 
 function countItem(change: CountChange): TransactItem {
   const limited = change.delta > 0 && change.limit !== undefined;
@@ -118,4 +145,115 @@ export async function transactCounted(items: TransactItem[], changes: readonly C
       for (const change of missing) await initializeCount(change.kind, change.clientId);
     }
   }
+}
+
+/** Takes the next block of ids from the kind's global sequence: `[next, end)`. */
+async function drawIdBlock(kind: CountedKind): Promise<{ next: number; end: number }> {
+  const { Attributes } = await documentClient().send(
+    new UpdateCommand({
+      TableName: tableOf(kind),
+      Key: { id: SEQUENCE_ITEM_ID },
+      UpdateExpression: 'ADD #last :block',
+      ExpressionAttributeNames: { '#last': SEQUENCES[kind] },
+      ExpressionAttributeValues: { ':block': ID_BLOCK_SIZE },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  const end = Number(Attributes?.[SEQUENCES[kind]]) + 1;
+  return { next: end - ID_BLOCK_SIZE, end };
+}
+
+interface SeenCounter {
+  count: number;
+  next?: number;
+  end?: number;
+}
+
+async function readCounter(kind: CountedKind, clientId: string): Promise<SeenCounter | null> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.count(clientId, kind), ConsistentRead: true }),
+  );
+  if (!Item) return null;
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  return { count: number(Item.count) ?? 0, next: number(Item.next), end: number(Item.end) };
+}
+
+/**
+ * The counter's update that counts one more record and hands out `id`: from the block it holds (`next` moves
+ * on), or from `drawn`, a fresh block that replaces an exhausted or missing one. Conditioned on the counter
+ * still being as `seen`, so that two creates never take one id, and on the limit.
+ */
+function takeId(kind: CountedKind, clientId: string, seen: SeenCounter, limit: number | undefined, drawn?: { next: number; end: number }): TransactItem {
+  const limited = limit === undefined ? '' : ' AND #count < :limit';
+  const values = { ...(limit === undefined ? {} : { ':limit': limit }), ':one': 1 };
+  const common = {
+    TableName: resourcesConfig().DIRECTORY_TABLE,
+    Key: directoryKeys.count(clientId, kind),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  if (!drawn) {
+    return {
+      Update: {
+        ...common,
+        UpdateExpression: 'SET #count = #count + :one, #next = #next + :one',
+        ConditionExpression: `#next = :seen AND #next < #end${limited}`,
+        ExpressionAttributeNames: { '#count': 'count', '#next': 'next', '#end': 'end' },
+        ExpressionAttributeValues: { ...values, ':seen': seen.next },
+      },
+    };
+  }
+  const unchanged = seen.next === undefined ? 'attribute_not_exists(#next)' : '#next = :seen AND #end = :seenEnd';
+  return {
+    Update: {
+      ...common,
+      UpdateExpression: 'SET #count = #count + :one, #next = :next, #end = :end',
+      ConditionExpression: `attribute_exists(pk) AND ${unchanged}${limited}`,
+      ExpressionAttributeNames: { '#count': 'count', '#next': 'next', '#end': 'end' },
+      ExpressionAttributeValues: {
+        ...values,
+        ':next': drawn.next + 1,
+        ':end': drawn.end,
+        ...(seen.next === undefined ? {} : { ':seen': seen.next, ':seenEnd': seen.end }),
+      },
+    },
+  };
+}
+
+/**
+ * Creates one record of `kind` for the client, under an id its counter hands out, counted within `limit` (when
+ * given): one consistent read of the counter, then one transaction of `items(id)` (the record's conditional put
+ * first) and the counter's update. A create that raced another for the counter reads it again and retries; a
+ * counter at its limit throws ClientLimitError. Any other cancellation is rethrown as it came, its reasons
+ * indexed as `items(id)` (the counter follows them).
+ */
+export async function createCounted(
+  kind: CountedKind,
+  clientId: string,
+  limit: number | undefined,
+  items: (id: number) => TransactItem[],
+): Promise<number> {
+  for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+    const seen = await readCounter(kind, clientId);
+    if (!seen) {
+      await initializeCount(kind, clientId);
+      continue;
+    }
+    if (limit !== undefined && seen.count >= limit) throw new ClientLimitError(kind, limit);
+    const exhausted = seen.next === undefined || seen.end === undefined || seen.next >= seen.end;
+    const drawn = exhausted ? await drawIdBlock(kind) : undefined;
+    const id = drawn ? drawn.next : seen.next!;
+    const writes = items(id);
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: [...writes, takeId(kind, clientId, seen, limit, drawn)] }));
+      return id;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const counter = error.CancellationReasons?.[writes.length];
+      const raced = counter?.Code === 'ConditionalCheckFailed' || counter?.Code === 'TransactionConflict';
+      if (!raced) throw error;
+      const old = counter.Item ? unmarshall(counter.Item) : undefined;
+      if (limit !== undefined && typeof old?.count === 'number' && old.count >= limit) throw new ClientLimitError(kind, limit);
+    }
+  }
+  throw new ClientCounterBusyError(kind);
 }

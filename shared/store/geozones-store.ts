@@ -1,14 +1,15 @@
-import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { batchGetItems } from './batch-get';
 import { parseRecord } from './record-schema';
-import { transactCounted, type CountChange, type TransactItem } from './client-counts';
+import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
 
 /**
- * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`. Evaluators learn of a change through
+ * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`, the global id sequence that clients'
+ * counters draw blocks of ids from (shared/store/client-counts.ts). Evaluators learn of a change through
  * the table's stream (the projector names the zone's new version on the items of the vehicles whose rules
  * use it). `refStamp` counts the rule writes that referred to the zone, so that a deletion can be refused
  * when a rule started using the zone after the caller checked.
@@ -42,25 +43,14 @@ const zoneConditionFailed = (error: unknown) =>
   error instanceof ConditionalCheckFailedException ||
   (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed');
 
-/** Stores a new zone under the next id, at version 1, counting it in its owner's geozones (at most `limit`, when given). */
+/** Stores a new zone under a fresh id from its owner's geozone counter, at version 1, counting it in the owner's geozones (at most `limit`, when given). */
 export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>, limit?: number): Promise<Geozone> {
   // checked before an id is taken, so a refused zone uses none
   const record = parseRecord(geozoneSchema.omit({ id: true }), { ...zone, version: 1 }, 'geozone', ZONE_SOURCES);
-  const { Attributes } = await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { id: GEOZONES_META_ID },
-      UpdateExpression: 'ADD lastGeozoneId :one',
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  const stored: Geozone = { ...record, id: Number(Attributes?.lastGeozoneId) };
-  await transactCounted(
-    [{ Put: { TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' } }],
-    [{ kind: 'geozones', clientId: stored.parentId, delta: 1, limit }],
-  );
-  return stored;
+  const id = await createCounted('geozones', record.parentId, limit, (taken) => [
+    { Put: { TableName: table(), Item: { ...record, id: taken }, ConditionExpression: 'attribute_not_exists(id)' } },
+  ]);
+  return { ...record, id };
 }
 
 export async function getGeozone(id: number): Promise<Geozone | null> {

@@ -1,15 +1,16 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
 import { initialValidity } from '../rules/lifecycle';
 import { parseRecord } from './record-schema';
 import { conditionZoneIds } from '../rules/rule-validation';
-import { transactCounted, type CountChange, type TransactItem } from './client-counts';
+import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
 
 /**
- * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`. Writes are
+ * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`, the global id sequence
+ * that clients' counters draw blocks of ids from (shared/store/client-counts.ts). Writes are
  * optimistic on the rule's `version`: a stale expected version cancels the whole transaction. Evaluators
  * learn of a change through the table's stream: the projector names the rule's new version on the items of
  * the vehicles it lists (shared/pipeline/projection.ts). There is no global version.
@@ -65,19 +66,6 @@ export function newRuleRecord(body: NotificationBody, parentName: string, now: n
   return { ...body, parentName, version: 1, createdAt: at, updatedAt: at, ...initialValidity(body, now) };
 }
 
-async function nextRuleId(): Promise<number> {
-  const { Attributes } = await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { id: RULES_META_ID },
-      UpdateExpression: 'ADD lastRuleId :one',
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(Attributes?.lastRuleId);
-}
-
 /**
  * Runs the rule writes (one per id in `ruleIds`, in that order), then `checks`, then the changes of the
  * owners' rule counts: one request, or a transaction when there is more than one item. A failed rule
@@ -103,20 +91,28 @@ async function transact(writes: TransactItem[], ruleIds: number[], checks: Trans
 const RULE_SOURCES = { validFrom: 'activationTime', expiresAt: 'activationTime' };
 
 /**
- * Stores a new rule under a fresh id from the meta counter, counting it in its owner's rules (at most `limit`
- * of them, when given). `extraChecks` join the transaction (e.g. geozones exist).
+ * Stores a new rule under a fresh id from its owner's rule counter, counting it in the owner's rules (at most
+ * `limit` of them, when given). `extraChecks` join the transaction (e.g. geozones exist).
  */
 export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = [], limit?: number): Promise<StoredRule> {
   // checked before an id is taken, so a refused rule uses none
   const record = parseRecord(storedRuleSchema.omit({ id: true }), rule, 'rule', RULE_SOURCES);
-  const stored: StoredRule = { ...record, id: await nextRuleId() };
-  await transact(
-    [{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'attribute_not_exists(id)' } }],
-    [stored.id],
-    extraChecks,
-    [{ kind: 'rules', clientId: stored.parentId, delta: 1, limit }],
-  );
-  return stored;
+  let id = 0;
+  const items = (taken: number): TransactItem[] => {
+    id = taken;
+    return [{ Put: { TableName: table(), Item: ruleItem({ ...record, id }), ConditionExpression: 'attribute_not_exists(id)' } }, ...extraChecks];
+  };
+  try {
+    id = await createCounted('rules', record.parentId, limit, items);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (index >= 1) throw new RuleReferenceGoneError();
+      throw new StaleRuleError(id);
+    }
+    throw error;
+  }
+  return { ...record, id };
 }
 
 export async function getRule(id: number): Promise<StoredRule | null> {

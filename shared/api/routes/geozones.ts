@@ -95,7 +95,7 @@ export const geozoneRoutes = [
     body: geozoneWriteBodySchema,
     response: geozoneRecordSchema,
     examples: { body: geozoneCreateExample, response: geozoneRecordExample },
-    errors: [403, 404],
+    errors: [403, 404, 409],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       checkGeozoneSize(body.geometry);
