@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -6,15 +6,19 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { parseRecord } from './record-schema';
-import { storedWebhookSchema, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
+import { storedWebhookSchema, webhookIdClient, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
 
 /**
  * The webhook endpoints of each client (see `shared/schemas/webhook.ts` for the item layout and how the secret
  * is kept). Every function here names the client: an endpoint is only ever read within its client's partition.
  */
 
+/** The index that finds the client of an endpoint registered before endpoint ids named their client. */
 const ENDPOINT_INDEX = 'gsi1';
 const endpointIndexKey = (endpointId: string) => ({ gsi1pk: `WEBHOOK#${endpointId}`, gsi1sk: 'ENDPOINT' });
+
+/** A new endpoint's id names its client (see `webhookIdSchema`), so no index entry is written to find it. */
+const newEndpointId = (clientId: string) => `${clientId}.${randomBytes(16).toString('base64url')}`;
 
 function table(): string {
   return resourcesConfig().DIRECTORY_TABLE;
@@ -103,7 +107,7 @@ export async function createWebhook(
   const endpoint = parseRecord(
     storedWebhookSchema,
     {
-      id: randomUUID(),
+      id: newEndpointId(input.parentId),
       parentId: input.parentId,
       url: input.url,
       description: input.description,
@@ -119,7 +123,7 @@ export async function createWebhook(
     {
       Put: {
         TableName: table(),
-        Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...endpointIndexKey(endpoint.id), ...endpoint },
+        Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...endpoint },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -182,10 +186,14 @@ export async function listWebhooks(clientId: string): Promise<WebhookEndpoint[]>
 }
 
 /**
- * The client an endpoint belongs to, or null when no endpoint has this id: looked up in `candidate` first (the
- * caller's own client, a consistent read), then through the directory's index.
+ * The client an endpoint belongs to: the one its id names, or for an endpoint registered before ids named
+ * their client, found in `candidate` first (the caller's own client, a consistent read), then through the
+ * directory's index. Null when no endpoint of such an old id exists; a named client is answered unread (the
+ * caller reads the endpoint in that client's partition, and finds none when the id is made up).
  */
 export async function findWebhookClient(endpointId: string, candidate: string): Promise<string | null> {
+  const named = webhookIdClient(endpointId);
+  if (named !== null) return named;
   const { Item } = await documentClient().send(
     new GetCommand({ TableName: table(), Key: webhookKeys.endpoint(candidate, endpointId), ConsistentRead: true, ProjectionExpression: 'parentId' }),
   );
