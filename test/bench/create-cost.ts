@@ -3,6 +3,8 @@ import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { createAgent } from '../../shared/store/directory-store';
+import { ID_BLOCK_SIZE } from '../../shared/store/client-counts';
+import { directoryKeys } from '../../shared/schemas/directory';
 import { createGeozone, deleteGeozone, GEOZONES_META_ID, geozonesExist } from '../../shared/store/geozones-store';
 import { RULES_META_ID, createRule, deleteRule, newRuleRecord, ruleItem } from '../../shared/store/rules-store';
 import { createWebhook, deleteWebhook } from '../../shared/store/webhooks-store';
@@ -13,15 +15,21 @@ import { webhookKeys } from '../../shared/schemas/webhook';
 import type { CapacityCounter } from '../support/count-capacity';
 
 /**
- * Write units of creating and deleting one rule, geozone and webhook endpoint, as the API's store functions
- * write them (each create counted in its client's limit, in the same transaction), and the same records written
- * the way they were before the limits moved into the transaction (`…Before`: the id counter, then a lone
- * conditional put; a lone delete), in the same run. Each client already holds one record of the kind, so the
- * counter exists, as it does for every client but on its first write.
+ * Write units of creating and deleting one rule, geozone (a small one: one item under 1 KB) and webhook
+ * endpoint, as the API's store functions write them (each create counted in its client's limit, in the same
+ * transaction, the id taken from the client's counter), and the same records written the way they were before
+ * the limits moved into the transaction (`…Before`: the global id sequence, then a lone conditional put, and for
+ * an endpoint its index entry; a lone delete), in the same run, with `…Delta` the difference. Each client already
+ * holds one record of the kind, so its counter exists and holds ids, as it does for every client but on its
+ * first create. `…ReadUnits` are the reads a create adds (the counter's consistent read).
+ *
+ * A counter hands out ID_BLOCK_SIZE ids per draw from the global sequence: `…CreateWithIdBlockDraw…` is a create
+ * that finds its counter's block used up, and `idBlockDrawWriteUnitsPerCreate` the draw's share of each create.
  *
  * `…WriteUnits` is DynamoDB Local's ReturnConsumedCapacity, which doubles every write of a transaction,
- * index writes included. `…BilledWriteUnits` counts a transaction's index writes once (DynamoDB doubles the
- * item's own prepare and commit; the index update follows the commit).
+ * index writes included, and prices the items a transaction writes to one table together. `…BilledWriteUnits`
+ * is what DynamoDB bills (CapacityCounter.billedWriteUnits): a transaction's index writes once, each item on
+ * its own.
  */
 export interface CreateCosts {
   [name: string]: number;
@@ -38,8 +46,19 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
     capacity.reset();
     await run();
     figures[`${name}WriteUnits`] = capacity.writeUnits();
-    figures[`${name}BilledWriteUnits`] = capacity.writeUnits() - capacity.transactionIndexWriteUnits() / 2;
+    figures[`${name}BilledWriteUnits`] = capacity.billedWriteUnits();
+    figures[`${name}ReadUnits`] = capacity.readUnits();
   };
+  /** The counter's block used up, so that the next create draws a new one. */
+  const exhaustIds = (kind: 'rules' | 'geozones') =>
+    send(
+      new UpdateCommand({
+        TableName: DIRECTORY_TABLE,
+        Key: directoryKeys.count(client, kind),
+        UpdateExpression: 'SET #next = #end',
+        ExpressionAttributeNames: { '#next': 'next', '#end': 'end' },
+      }),
+    );
   const nextId = async (table: string, id: number, attribute: string) =>
     Number(
       (
@@ -84,6 +103,8 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
   const zoneRecord = () => ({ ...zoneBody, ...geozoneMeasures(zoneBody.geometry, null), createDate: new Date().toISOString() });
   await createGeozone(zoneRecord(), LIMIT);
   await measure('geozoneCreate', () => createGeozone(zoneRecord(), LIMIT));
+  await exhaustIds('geozones');
+  await measure('geozoneCreateWithIdBlockDraw', () => createGeozone(zoneRecord(), LIMIT));
   let oldZoneId = 0;
   await measure('geozoneCreateBefore', async () => {
     oldZoneId = await nextId(GEOZONES_TABLE, GEOZONES_META_ID, 'lastGeozoneId');
@@ -109,6 +130,8 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
   await createRule(speeding, [], LIMIT);
   let rule = speeding as typeof speeding & { id: number };
   await measure('ruleCreate', async () => (rule = await createRule(speeding, [], LIMIT)));
+  await exhaustIds('rules');
+  await measure('ruleCreateWithIdBlockDraw', () => createRule(speeding, [], LIMIT));
   let oldRuleId = 0;
   await measure('ruleCreateBefore', async () => {
     oldRuleId = await nextId(RULES_TABLE, RULES_META_ID, 'lastRuleId');
@@ -158,5 +181,16 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
   await measure('geozoneDeleteBefore', () => send(new DeleteCommand({ TableName: GEOZONES_TABLE, Key: { id: oldZoneId } })));
   await measure('webhookDelete', () => deleteWebhook(client, hook.id));
   await measure('webhookDeleteBefore', () => send(new DeleteCommand({ TableName: DIRECTORY_TABLE, Key: webhookKeys.endpoint(client, oldHookId) })));
+
+  for (const kind of ['rule', 'ruleWithGeozone', 'geozone', 'webhook']) {
+    for (const action of ['Create', 'Delete']) {
+      const name = `${kind}${action}`;
+      if (figures[`${name}WriteUnits`] === undefined) continue;
+      for (const units of ['WriteUnits', 'BilledWriteUnits']) figures[`${name}${units}Delta`] = figures[`${name}${units}`]! - figures[`${name}Before${units}`]!;
+    }
+  }
+  figures.idBlockDrawWriteUnits = figures.ruleCreateWithIdBlockDrawBilledWriteUnits! - figures.ruleCreateBilledWriteUnits!;
+  figures.idBlockDrawWriteUnitsPerCreate = figures.idBlockDrawWriteUnits / ID_BLOCK_SIZE;
+  figures.idBlockSize = ID_BLOCK_SIZE;
   return figures;
 }
