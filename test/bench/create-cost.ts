@@ -23,6 +23,9 @@ import type { CapacityCounter } from '../support/count-capacity';
  * holds one record of the kind, so its counter exists and holds ids, as it does for every client but on its
  * first create. `…ReadUnits` are the reads a create adds (the counter's consistent read).
  *
+ * `largeGeozone…` is a zone of LARGE_ZONE_VERTICES vertices (several KB), whose own item is written twice in
+ * the transaction.
+ *
  * A counter hands out ID_BLOCK_SIZE ids per draw from the global sequence: `…CreateWithIdBlockDraw…` is a create
  * that finds its counter's block used up, and `idBlockDrawWriteUnitsPerCreate` the draw's share of each create.
  *
@@ -36,6 +39,7 @@ export interface CreateCosts {
 }
 
 const LIMIT = 1_000;
+const LARGE_ZONE_VERTICES = 400;
 
 export async function measureCreateCosts(capacity: CapacityCounter): Promise<CreateCosts> {
   const { RULES_TABLE, GEOZONES_TABLE, DIRECTORY_TABLE } = resourcesConfig();
@@ -111,6 +115,18 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
     await putAlone(GEOZONES_TABLE, { ...zoneRecord(), id: oldZoneId, version: 1 }, 'id');
   });
   const zone = await createGeozone(zoneRecord(), LIMIT);
+  // a zone of several KB: a ring of LARGE_ZONE_VERTICES points on a circle
+  const ring = Array.from({ length: LARGE_ZONE_VERTICES }, (_, index) => {
+    const angle = (2 * Math.PI * index) / LARGE_ZONE_VERTICES;
+    return [13.4 + 0.01 * Math.cos(angle), 52.52 + 0.01 * Math.sin(angle)];
+  });
+  const large: GeozoneGeometry = { type: 'Polygon', coordinates: [[...ring, ring[0]!]] };
+  const largeRecord = () => ({ ...zoneBody, geometry: large, ...geozoneMeasures(large, null), createDate: new Date().toISOString() });
+  await measure('largeGeozoneCreate', () => createGeozone(largeRecord(), LIMIT));
+  await measure('largeGeozoneCreateBefore', async () => {
+    const id = await nextId(GEOZONES_TABLE, GEOZONES_META_ID, 'lastGeozoneId');
+    await putAlone(GEOZONES_TABLE, { ...largeRecord(), id, version: 1 }, 'id');
+  });
 
   const speeding = newRuleRecord(
     notificationBodySchema.parse({
@@ -182,7 +198,7 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
   await measure('webhookDelete', () => deleteWebhook(client, hook.id));
   await measure('webhookDeleteBefore', () => send(new DeleteCommand({ TableName: DIRECTORY_TABLE, Key: webhookKeys.endpoint(client, oldHookId) })));
 
-  for (const kind of ['rule', 'ruleWithGeozone', 'geozone', 'webhook']) {
+  for (const kind of ['rule', 'ruleWithGeozone', 'geozone', 'largeGeozone', 'webhook']) {
     for (const action of ['Create', 'Delete']) {
       const name = `${kind}${action}`;
       if (figures[`${name}WriteUnits`] === undefined) continue;
