@@ -183,7 +183,13 @@ async function readCounter(kind: CountedKind, clientId: string): Promise<SeenCou
  * on), or from `drawn`, a fresh block that replaces an exhausted or missing one. Conditioned on the counter
  * still being as `seen`, so that two creates never take one id, and on the limit.
  */
-function takeId(kind: CountedKind, clientId: string, seen: SeenCounter, limit: number | undefined, drawn?: { next: number; end: number }): TransactItem {
+function takeId(
+  kind: CountedKind,
+  clientId: string,
+  seen: SeenCounter,
+  limit: number | undefined,
+  drawn?: { next: number; end: number },
+): TransactItem {
   const limited = limit === undefined ? '' : ' AND #count < :limit';
   const values = { ...(limit === undefined ? {} : { ':limit': limit }), ':one': 1 };
   const common = {

@@ -202,7 +202,8 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
     for (const action of ['Create', 'Delete']) {
       const name = `${kind}${action}`;
       if (figures[`${name}WriteUnits`] === undefined) continue;
-      for (const units of ['WriteUnits', 'BilledWriteUnits']) figures[`${name}${units}Delta`] = figures[`${name}${units}`]! - figures[`${name}Before${units}`]!;
+      for (const units of ['WriteUnits', 'BilledWriteUnits'])
+        figures[`${name}${units}Delta`] = figures[`${name}${units}`]! - figures[`${name}Before${units}`]!;
     }
   }
   figures.idBlockDrawWriteUnits = figures.ruleCreateWithIdBlockDrawBilledWriteUnits! - figures.ruleCreateBilledWriteUnits!;

@@ -126,7 +126,10 @@ function valueBytes(value: unknown): number {
   if (value instanceof Uint8Array) return value.byteLength;
   if (value instanceof Set) return [...(value as Set<unknown>)].reduce<number>((sum, element) => sum + valueBytes(element), 0);
   if (Array.isArray(value)) return value.reduce<number>((sum, element) => sum + 1 + valueBytes(element), 3);
-  return Object.entries(value as Record<string, unknown>).reduce((sum, [name, element]) => sum + 1 + Buffer.byteLength(name) + valueBytes(element), 3);
+  return Object.entries(value as Record<string, unknown>).reduce(
+    (sum, [name, element]) => sum + 1 + Buffer.byteLength(name) + valueBytes(element),
+    3,
+  );
 }
 
 function writesIn(command: string, input: Record<string, unknown>): number {

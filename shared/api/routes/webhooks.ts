@@ -86,7 +86,8 @@ export const webhookRoutes = [
     path: '/api/v3/webhooks/{id}',
     tag: 'webhooks',
     summary: 'Delete a webhook endpoint; nothing more is sent to it',
-    description: 'The id as registration or a listing answered it: <parentId>.<22 base64url characters>, or a bare GUID for an endpoint registered by an earlier version.',
+    description:
+      'The id as registration or a listing answered it: <parentId>.<22 base64url characters>, or a bare GUID for an endpoint registered by an earlier version.',
     auth: true,
     writes: true,
     params: webhookParamsSchema,
