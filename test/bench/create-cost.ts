@@ -116,7 +116,7 @@ export async function measureCreateCosts(capacity: CapacityCounter): Promise<Cre
   });
   const zone = await createGeozone(zoneRecord(), LIMIT);
   // a zone of several KB: a ring of LARGE_ZONE_VERTICES points on a circle
-  const ring = Array.from({ length: LARGE_ZONE_VERTICES }, (_, index) => {
+  const ring = Array.from({ length: LARGE_ZONE_VERTICES }, (_, index): [number, number] => {
     const angle = (2 * Math.PI * index) / LARGE_ZONE_VERTICES;
     return [13.4 + 0.01 * Math.cos(angle), 52.52 + 0.01 * Math.sin(angle)];
   });
