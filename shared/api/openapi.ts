@@ -9,7 +9,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing or ended session',
   403: 'The user has read-only rights',
   404: 'No such record in your scope',
-  409: 'Stale version, a record still referenced, a login taken, or a vehicle registered to another client',
+  409: 'Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once',
   429: 'Too many requests on this session (or failed logins); see Retry-After',
   500: 'Unexpected error; the body carries a correlation id',
   503: 'A service the request needs (the geocoder) did not answer; try again later',
@@ -50,7 +50,10 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
         ...Object.fromEntries(
           [...new Set(errors)].map((status) => [
             status,
-            { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorResponseSchema } } },
+            {
+              description: STATUS_TEXT[status] ?? 'Error',
+              content: { 'application/json': { schema: errorResponseSchema, ...withExample(route.examples?.errors?.[status]) } },
+            },
           ]),
         ),
       },
