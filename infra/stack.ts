@@ -174,7 +174,8 @@ export class FleetwatchStack extends Stack {
     // the geozones' byParent index, once per zone-set version
     data.grant(evaluate.role, 'rules', ['GetItem', 'BatchGetItem']);
     data.grant(evaluate.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query']);
-    data.grant(evaluate.role, 'visits', ['PutItem']);
+    // visits are put; a rule's suppressed log (in the same table) has one entry set per closed run
+    data.grant(evaluate.role, 'visits', ['PutItem', 'UpdateItem']);
     data.grant(evaluate.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     data.grant(evaluate.role, 'alerts', ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     queues.deliveries.grantSendMessages(evaluate.role);
@@ -197,7 +198,7 @@ export class FleetwatchStack extends Stack {
       // The next run is a minute away and does the same work; retrying a failed run only makes runs overlap.
       asyncRetryAttempts: 0,
       environment: {
-        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'directory'),
+        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'directory', 'visits'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_QUEUE_NAME: queues.input.queueName,
         VEHICLE_CLOCK: vehicleClock,
@@ -210,6 +211,8 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'geozones', ['GetItem', 'BatchGetItem']);
     data.grant(sweep.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     data.grant(sweep.role, 'alerts', ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
+    // connection-loss suppressions close runs of the rules' suppressed logs
+    data.grant(sweep.role, 'visits', ['UpdateItem']);
     queues.deliveries.grantSendMessages(sweep.role);
     data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
     new Rule(this, 'SweepSchedule', {

@@ -249,7 +249,7 @@ export const successExample = 'Success';
 
 export const webhookExample = { url: 'https://hooks.acme.example.com/fleetwatch', parentId: EXAMPLE_CLIENT_ID, description: 'dispatch board' };
 const webhookEndpoint = {
-  id: '5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d',
+  id: `${EXAMPLE_CLIENT_ID}.2rnROxza7R0EhXIB0u3gtA`,
   parentId: EXAMPLE_CLIENT_ID,
   url: 'https://hooks.acme.example.com/fleetwatch',
   description: 'dispatch board',
@@ -260,6 +260,7 @@ const webhookEndpoint = {
 };
 export const webhookCreatedExample = { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
 export const webhookListExample = [webhookEndpoint];
+export const webhookUrlTakenExample = { error: 'Conflict', message: 'this URL is already registered for the client' };
 
 export const openApiAnswerExample = { openapi: '3.1.0', info: { title: 'fleetwatch API', version: '3.0.0' }, paths: {} };
 

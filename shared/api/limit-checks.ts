@@ -1,7 +1,7 @@
 import type { GeozoneGeometry } from '../schemas/geozone';
 import type { NotificationBody } from '../schemas/notification';
-import { countGeozonesOfClient, countRulesOfClient } from '../store/client-counts';
-import { validationError } from './errors';
+import { ClientCounterBusyError, ClientLimitError } from '../store/client-counts';
+import { conflict, validationError } from './errors';
 import { limits } from './limits';
 
 /** 400 when a rule lists more vehicles than a rule may. */
@@ -12,20 +12,19 @@ export function checkRuleSize(body: Pick<NotificationBody, 'vehicleIds'>): void 
   }
 }
 
-/** 400 when the client already owns as many rules as it may (before a rule is created in or moved to it). */
-export async function requireRuleRoom(parentId: string): Promise<void> {
-  const { rulesPerClient } = limits();
-  if ((await countRulesOfClient(parentId, rulesPerClient)) >= rulesPerClient) {
-    throw validationError([{ path: 'parentId', message: `client already has ${rulesPerClient} notification rules, the most allowed` }]);
-  }
-}
+const LIMITED_RECORDS = { rules: 'notification rules', geozones: 'geozones' } as const;
 
-/** 400 when the client already owns as many geozones as it may. */
-export async function requireGeozoneRoom(parentId: string): Promise<void> {
-  const { geozonesPerClient } = limits();
-  if ((await countGeozonesOfClient(parentId, geozonesPerClient)) >= geozonesPerClient) {
-    throw validationError([{ path: 'parentId', message: `client already has ${geozonesPerClient} geozones, the most allowed` }]);
+/**
+ * A write refused because the client already owns as many records as it may (checked in the write's own
+ * transaction) answers 400 naming `parentId`; one that lost the client's counter to too many parallel creates
+ * answers 409; any other error passes through.
+ */
+export function limitAsHttp(error: unknown): never {
+  if (error instanceof ClientLimitError) {
+    throw validationError([{ path: 'parentId', message: `client already has ${error.limit} ${LIMITED_RECORDS[error.kind]}, the most allowed` }]);
   }
+  if (error instanceof ClientCounterBusyError) throw conflict(error.message);
+  throw error;
 }
 
 function vertexCount(geometry: GeozoneGeometry): number {

@@ -10,7 +10,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing or ended session',
   403: 'The user has read-only rights',
   404: 'No such record in your scope',
-  409: 'Stale version, a record still referenced, a login taken, or a vehicle registered to another client',
+  409: 'Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once',
   429: 'Too many requests on this session (or failed logins); see Retry-After',
   500: 'Unexpected error; the body carries a correlation id',
   503: 'A service the request needs (the geocoder) did not answer; try again later',
@@ -31,7 +31,7 @@ const withExample = (example: unknown) => (example === undefined ? {} : { exampl
 const errorContent = (route: ApiRoute, status: number) =>
   route.responseType === 'text/html' && route.errors?.includes(status)
     ? { 'text/html': { schema: z.string().describe('a page saying what is wrong') } }
-    : { 'application/json': { schema: errorResponseSchema } };
+    : { 'application/json': { schema: errorResponseSchema, ...withExample(route.examples?.errors?.[status]) } };
 
 /** The OpenAPI 3.1 document of the API, generated from the same zod schemas the routes validate with. */
 export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<OpenApiGeneratorV31['generateDocument']> {

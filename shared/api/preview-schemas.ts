@@ -44,7 +44,8 @@ export const previewSuppressionSchema = z.object({
     .enum(SUPPRESSION_REASONS)
     .describe(
       'staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; ' +
-        'outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back',
+        'outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; ' +
+        'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it)',
     ),
 });
 

@@ -57,7 +57,8 @@ export interface RouteDefinition<Body, Params> {
    * Examples for the OpenAPI document: a request body (for routes with one) and the success answer. Left out, the
    * schema's own `example` metadata is used; a test checks that every operation has both and that each validates.
    */
-  examples?: { body?: unknown; response?: unknown };
+  /** `errors`: an example answer per error status, where one helps (e.g. the 409 of a duplicate). */
+  examples?: { body?: unknown; response?: unknown; errors?: Partial<Record<number, unknown>> };
   /** Error statuses the endpoint can answer besides 400/401/429/500, for the OpenAPI document. */
   errors?: number[];
   handle(request: RequestContext<Body, Params>): Promise<Reply>;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { guidSchema } from '../schemas/notification';
+import { webhookIdSchema } from '../schemas/webhook';
 import { strictBody } from './strict-body';
 
 /** Request and response shapes of `/api/v3/webhooks`. */
@@ -19,7 +20,9 @@ export const webhookBodySchema = strictBody({
 });
 
 export const webhookEndpointSchema = z.object({
-  id: guidSchema.describe('the endpoint'),
+  id: webhookIdSchema.describe(
+    'the endpoint: <parentId>.<22 base64url characters>; endpoints registered by earlier versions keep a bare GUID. Opaque: use it as it is',
+  ),
   parentId: guidSchema.describe('client the endpoint belongs to; it receives the alerts of rules of exactly this client'),
   url: z.string(),
   description: z.string(),
@@ -40,4 +43,4 @@ export const createdWebhookSchema = webhookEndpointSchema.extend({
 
 export const webhookListSchema = z.array(webhookEndpointSchema);
 
-export const webhookParamsSchema = z.object({ id: guidSchema });
+export const webhookParamsSchema = z.object({ id: webhookIdSchema });

@@ -37,6 +37,8 @@ export interface TemplateData {
   minutes: string;
   /** When a silent vehicle was last heard from, in the rule's timezone. */
   lastSeen: string;
+  /** When a rule over its `maxPerDay` alerts again (limitReached), in the rule's timezone. */
+  resumes: string;
   /** Maintenance: the counter (`mileage` or `engineHours`), the threshold reached, the service interval, the unit (km, h). */
   counter: string;
   threshold: string;
@@ -111,8 +113,9 @@ export function buildTemplateData(input: {
     min: pick(values, 'min'),
     max: pick(values, 'max'),
     // the measured length first; `minutes` alone is the rule's threshold (connection loss)
-    minutes: rounded(pick(values, 'idleMinutes', 'silentMinutes', 'minutes'), 0),
+    minutes: rounded(pick(values, 'idleMinutes', 'silentMinutes', 'durationMinutes', 'minutes'), 0),
     lastSeen: typeof values.lastSeenAt === 'string' ? formatEventTime(values.lastSeenAt, input.timezone, input.language) : '',
+    resumes: typeof values.resumesAt === 'string' ? formatEventTime(values.resumesAt, input.timezone, input.language) : '',
     counter: pick(values, 'counter'),
     threshold: rounded(pick(values, 'threshold'), 0),
     interval: rounded(pick(values, 'interval'), 0),

@@ -4,6 +4,7 @@ import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertPut, type AlertItem } from '../store/alerts-store';
 import { visitPut, type VisitItem } from '../store/visits-store';
+import { writeSuppressedRuns, type LogWrite } from '../store/suppressed-log';
 import { vehicleItem, vehicleStateTable, type VehicleProjection, type VehicleState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 
@@ -37,6 +38,8 @@ export interface VehicleChange {
    * state, never without it.
    */
   visits?: VisitItem[];
+  /** Runs of suppressions the state closed, written to the rules' suppressed logs once the state is committed. */
+  suppressedLog?: LogWrite[];
 }
 
 /** Recomputes a vehicle's change against its current stored state, after its version moved under us. */
@@ -130,10 +133,14 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
     packBytes += bytes;
   }
   if (pack.length > 0) packs.push(pack);
+  const logWrites: LogWrite[] = [];
+  const logged = (change: VehicleChange | undefined) => {
+    if (change?.state) logWrites.push(...(change.suppressedLog ?? []));
+  };
 
   const commitAlone = async (change: VehicleChange) => {
     try {
-      result.created.push(...(await commitVehicle(change, reevaluate)));
+      result.created.push(...(await commitVehicle(change, reevaluate, logged)));
     } catch (error) {
       logger.error('vehicle change not committed', { vehicleId: change.vehicleId, error });
       result.failedVehicles.set(change.vehicleId, error);
@@ -144,7 +151,10 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
     packs.map(async (members) => {
       try {
         await transact(members.flatMap(itemsOf));
-        for (const member of members) result.created.push(...member.alerts);
+        for (const member of members) {
+          result.created.push(...member.alerts);
+          logged(member);
+        }
       } catch (error) {
         // cancelled by one member's condition, or refused for one member's item: each is retried alone, so
         // that one vehicle never holds back the others
@@ -160,6 +170,14 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
   // a batch from the queue holds at most ten vehicles; larger ones (tests, replays) keep a bounded fan-out
   const limit = pLimit(ALONE_CONCURRENCY);
   await Promise.all(alone.map((change) => limit(() => commitAlone(change))));
+  // the log is a diagnosis: a write lost here loses one entry, never an alert or the state
+  if (logWrites.length > 0) {
+    try {
+      await writeSuppressedRuns(logWrites, Date.now());
+    } catch (error) {
+      logger.warn('suppressed log not written', { entries: logWrites.length, error });
+    }
+  }
   return result;
 }
 
@@ -167,7 +185,7 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
  * One vehicle's change, retried until it commits: alerts that already exist are duplicates and are dropped;
  * a state whose version moved (another invocation got there first) is recomputed from the stored state.
  */
-async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate): Promise<AlertItem[]> {
+async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate, committed: (change: VehicleChange) => void): Promise<AlertItem[]> {
   const duplicates = new Set<string>();
   const created: AlertItem[] = [];
   let change: VehicleChange | undefined = initial;
@@ -181,6 +199,7 @@ async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate): Pr
     try {
       await transact(items);
       created.push(...first.alerts);
+      committed(first);
       const rest = alerts.slice(first.alerts.length);
       change = rest.length > 0 ? { ...change, state: undefined, alerts: rest, visits: [] } : undefined;
       continue;

@@ -4,10 +4,22 @@ import { RULE_TYPES, type RuleType } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
 import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/types';
 import type { VehicleClock } from '../config';
-import type { VehicleState } from '../store/vehicle-state-store';
+import type { NoiseState, VehicleState } from '../store/vehicle-state-store';
 import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
 import { reportableFrom, scheduledTickEvents } from './schedule-gate';
-import { suppressionOf, type Suppression } from './event-admission';
+import { suppressionOf, type Suppression, type SuppressionReason } from './event-admission';
+import {
+  admitEvent,
+  closeRun,
+  episodeAlerted,
+  episodeFollowUps,
+  followsEpisodes,
+  nextReminderAt,
+  recordSuppression,
+  tickReminder,
+  withoutOpenRun,
+  type SuppressedLogEntry,
+} from './noise-budget';
 import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf, type ZoneGates } from './zone-gate';
 
 /**
@@ -84,7 +96,13 @@ function earliestSilence(state: VehicleState, rules: readonly CompiledRule[], cl
   for (const compiled of rules) {
     if (compiled.rule.type !== RULE_TYPES.connectionLoss) continue;
     const ruleState = state.rules[String(compiled.rule.id)] as { silentSince?: number } | undefined;
-    if (ruleState?.silentSince === lastSeen) continue;
+    if (ruleState?.silentSince === lastSeen) {
+      // a reported loss that lasts owes its reminders (settings.repeat) at their times
+      const noise = state.noise?.[String(compiled.rule.id)];
+      const reminder = noise?.e === lastSeen ? nextReminderAt(compiled, noise) : null;
+      if (reminder !== null) earliest = Math.min(earliest, reportableFrom(compiled, reminder));
+      continue;
+    }
     earliest = Math.min(earliest, reportableFrom(compiled, lastSeen + (compiled.settings as { minutes: number }).minutes * 60_000));
   }
   return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules, clock) : null;
@@ -102,10 +120,101 @@ export interface VehicleOutcome {
   staleMessages: number;
   /** Evaluations that raised no alert, with the reason (event-admission.ts). */
   suppressed: Suppression[];
+  /** Runs of suppressions that closed, for the rules' suppressed logs. */
+  suppressedLog: SuppressedLogEntry[];
   /** Rule evaluations that threw; the rule's state is kept as it was. */
   failures: { ruleId: number; error: unknown }[];
   /** Geozone visits opened or closed (only with a state to write). */
   visits?: VisitRecord[];
+}
+
+/**
+ * The rules' noise budgets over one evaluation: where an event that passed the schedule and the zone condition
+ * is admitted or held (noise-budget.ts), and where suppressions are recorded.
+ */
+class Budgets {
+  readonly noise: Record<string, NoiseState> = {};
+  readonly suppressed: Suppression[] = [];
+  readonly log: SuppressedLogEntry[] = [];
+
+  constructor(
+    previous: Record<string, NoiseState> | undefined,
+    keep: (key: string) => boolean,
+    private readonly events: RaisedEvent[],
+  ) {
+    for (const [key, value] of Object.entries(previous ?? {})) if (keep(key)) this.noise[key] = value;
+  }
+
+  private set(key: string, noise: NoiseState | undefined, closed?: SuppressedLogEntry): void {
+    if (noise === undefined) delete this.noise[key];
+    else this.noise[key] = noise;
+    if (closed) this.log.push(closed);
+  }
+
+  suppress(compiled: CompiledRule, time: string, reason: SuppressionReason): void {
+    this.suppressed.push({ ruleId: compiled.rule.id, time, reason });
+    const key = String(compiled.rule.id);
+    const recorded = recordSuppression(compiled.rule.id, this.noise[key], reason, Date.parse(time));
+    this.set(key, recorded.noise, recorded.closed);
+  }
+
+  /** An event the schedule and zone condition let through (`held`: their reason, if not): true when it became an alert. */
+  offer(compiled: CompiledRule, event: RuleEvent, held: SuppressionReason | null | undefined, cooled: boolean): boolean {
+    if (held) {
+      this.suppress(compiled, event.time, held);
+      return false;
+    }
+    const key = String(compiled.rule.id);
+    const admission = admitEvent(compiled, this.noise[key], event, cooled);
+    this.set(key, admission.noise);
+    if (admission.notice) this.events.push({ rule: compiled, event: admission.notice });
+    if (admission.reason !== null) {
+      this.suppress(compiled, event.time, admission.reason);
+      return false;
+    }
+    const closed = closeRun(compiled.rule.id, this.noise[key]);
+    this.set(key, closed.noise, closed.closed);
+    this.events.push({ rule: compiled, event });
+    return true;
+  }
+
+  /** After a current message or a tick moved a rule's state: its episode's bookkeeping, reminder or cleared message. */
+  follow(
+    compiled: CompiledRule,
+    evaluator: RuleEvaluator,
+    before: unknown,
+    after: unknown,
+    alertedAt: string | undefined,
+    at: { time: number; latitude: number | null; longitude: number | null; speed: number | null },
+    raised: boolean,
+    held: (event: RuleEvent) => SuppressionReason | null | undefined,
+  ): void {
+    const key = String(compiled.rule.id);
+    if (!evaluator.episode || (this.noise[key]?.e === undefined && !followsEpisodes(compiled))) return;
+    const next = evaluator.episode(compiled, after);
+    if (alertedAt !== undefined) {
+      this.set(key, episodeAlerted(compiled, this.noise[key], next, Date.parse(alertedAt)));
+      return;
+    }
+    const followed = episodeFollowUps(compiled, this.noise[key], evaluator.episode(compiled, before), next, at, raised);
+    this.set(key, followed.noise);
+    if (followed.event) this.offer(compiled, followed.event, held(followed.event), false);
+  }
+
+  /** Time passing over an alerted episode with no messages (a lost connection): its reminder when due. */
+  remind(
+    compiled: CompiledRule,
+    evaluator: RuleEvaluator,
+    ruleState: unknown,
+    now: number,
+    held: (event: RuleEvent) => SuppressionReason | null | undefined,
+  ): void {
+    const key = String(compiled.rule.id);
+    if (!evaluator.episode || this.noise[key]?.e === undefined) return;
+    const reminded = tickReminder(compiled, this.noise[key], evaluator.episode(compiled, ruleState), now);
+    this.set(key, reminded.noise);
+    if (reminded.event) this.offer(compiled, reminded.event, held(reminded.event), false);
+  }
 }
 
 export interface VehicleInput {
@@ -140,7 +249,7 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   let lastPosition = state?.lastPosition ?? null;
   const events: RaisedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
-  const suppressed: Suppression[] = [];
+  const budgets = new Budgets(state?.noise, (key) => key in ruleStates || rules.some(({ rule }) => String(rule.id) === key), events);
   let staleMessages = 0;
 
   for (const message of messages) {
@@ -156,17 +265,26 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
         if (condition && !stale) gates[key] = advanceGate(condition, gates[key], message, context);
         const step = stale ? evaluator.evaluateStale : evaluator.evaluate;
         if (!step) {
-          suppressed.push({ ruleId: compiled.rule.id, time: message.deviceTime, reason: 'staleMessage' });
+          budgets.suppress(compiled, message.deviceTime, 'staleMessage');
           continue;
         }
-        const result = step.call(evaluator, compiled, ruleStates[key], message, context);
+        const before = ruleStates[key];
+        const result = step.call(evaluator, compiled, before, message, context);
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
-        for (const event of result.events) {
-          const zone = condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key]));
-          const reason = suppressionOf(compiled, event, zone);
-          if (reason === null) events.push({ rule: compiled, event });
-          else suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason });
+        const held = (event: RuleEvent) =>
+          suppressionOf(
+            compiled,
+            event,
+            condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key])),
+          );
+        let alertedAt: string | undefined;
+        for (const event of result.events) if (budgets.offer(compiled, event, held(event), true)) alertedAt = event.time;
+        if (!stale && before !== undefined && evaluator.cutShort?.(compiled, before, ruleStates[key]))
+          budgets.suppress(compiled, message.deviceTime, 'belowMinDuration');
+        if (!stale) {
+          const at = { time: deviceMs, latitude: message.latitude, longitude: message.longitude, speed: message.speed };
+          budgets.follow(compiled, evaluator, before, ruleStates[key], alertedAt, at, result.events.length > 0, held);
         }
       } catch (error) {
         failures.push({ ruleId: compiled.rule.id, error });
@@ -193,14 +311,24 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     lastPosition,
     rules: ruleStates,
     ...(Object.keys(gates).length > 0 ? { zoneGates: gates } : {}),
+    ...(Object.keys(budgets.noise).length > 0 ? { noise: budgets.noise } : {}),
     ...(hasVisits(visits) ? { visits } : {}),
   };
+  const { suppressed, log: suppressedLog } = budgets;
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
   if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock)))
-    return { nextState: undefined, events, staleMessages, suppressed, failures };
+    return { nextState: undefined, events, staleMessages, suppressed, suppressedLog, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
-  return { nextState: candidate, events, staleMessages, suppressed, failures, ...(visitRecords.length > 0 ? { visits: visitRecords } : {}) };
+  return {
+    nextState: candidate,
+    events,
+    staleMessages,
+    suppressed,
+    suppressedLog,
+    failures,
+    ...(visitRecords.length > 0 ? { visits: visitRecords } : {}),
+  };
 }
 
 /**
@@ -213,6 +341,8 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
 function worthWriting(previous: VehicleState | undefined, next: VehicleState, intervalMs: number): boolean {
   if (!previous) return Object.keys(next.rules).length > 0 || (next.lastDeviceTime !== null && Number.isFinite(intervalMs));
   if (!isDeepStrictEqual(previous.rules, next.rules) || !isDeepStrictEqual(previous.zoneGates ?? {}, next.zoneGates ?? {})) return true;
+  // an open run of suppressions is not worth a write of its own (it rides with the next one)
+  if (!isDeepStrictEqual(withoutOpenRun(previous.noise), withoutOpenRun(next.noise))) return true;
   if (next.lastDeviceTime === previous.lastDeviceTime) return false;
   if (previous.lastSeenAt === null || next.lastSeenAt === null) return Number.isFinite(intervalMs);
   return next.lastSeenAt - previous.lastSeenAt >= intervalMs;
@@ -238,7 +368,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
   const ruleStates: Record<string, unknown> = { ...state?.rules };
   const events: RaisedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
-  const suppressed: Suppression[] = [];
+  const budgets = new Budgets(state?.noise, () => true, events);
   const clock = { vehicleId, lastDeviceTime: state?.lastDeviceTime ?? null, lastSeenAt: state?.lastSeenAt ?? null };
   for (const compiled of rules) {
     const tick = evaluatorFor(compiled.rule.type)?.tick;
@@ -249,22 +379,32 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
       // outside the rule's schedule the tick waits for the opening: its state stays, to be judged again then
       const admitted = scheduledTickEvents(compiled, result.events, context.now);
       if (admitted === null) {
-        for (const event of result.events) suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason: 'outsideSchedule' });
+        for (const event of result.events) budgets.suppress(compiled, event.time, 'outsideSchedule');
         continue;
       }
+      const evaluator = evaluatorFor(compiled.rule.type)!;
+      const before = ruleStates[key];
       if (result.state === undefined) delete ruleStates[key];
       else ruleStates[key] = plainJson(result.state);
       const condition = zoneConditionOf(compiled);
-      const reason = condition && gateSuppression(condition, tickGate(condition, state, key, context));
-      for (const event of admitted) {
-        if (reason) suppressed.push({ ruleId: compiled.rule.id, time: event.time, reason });
-        else events.push({ rule: compiled, event });
-      }
+      const zone = condition && gateSuppression(condition, tickGate(condition, state, key, context));
+      const held = (event: RuleEvent) => suppressionOf(compiled, event, zone);
+      let alertedAt: string | undefined;
+      for (const event of admitted) if (budgets.offer(compiled, event, zone, true)) alertedAt = event.time;
+      if (alertedAt !== undefined) {
+        const at = { time: Date.parse(alertedAt), latitude: null, longitude: null, speed: null };
+        budgets.follow(compiled, evaluator, before, ruleStates[key], alertedAt, at, true, held);
+      } else if (admitted.length === 0) budgets.remind(compiled, evaluator, ruleStates[key], context.now, held);
     } catch (error) {
       failures.push({ ruleId: compiled.rule.id, error });
     }
   }
-  const changed = events.length > 0 || !isDeepStrictEqual(state?.rules ?? {}, ruleStates);
+  // as with messages, an open run of suppressions is not worth a write of its own: a sweep every minute while a
+  // schedule is closed would otherwise write the vehicle every minute
+  const changed =
+    events.length > 0 ||
+    !isDeepStrictEqual(state?.rules ?? {}, ruleStates) ||
+    !isDeepStrictEqual(withoutOpenRun(state?.noise), withoutOpenRun(budgets.noise));
   const nextState: VehicleState | undefined = changed
     ? {
         vehicleId,
@@ -274,10 +414,11 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         lastPosition: state?.lastPosition ?? null,
         rules: ruleStates,
         ...(state?.zoneGates ? { zoneGates: state.zoneGates } : {}),
+        ...(Object.keys(budgets.noise).length > 0 ? { noise: budgets.noise } : {}),
         ...(state?.visits ? { visits: state.visits } : {}),
       }
     : undefined;
-  return { nextState, events, staleMessages: 0, suppressed, failures };
+  return { nextState, events, staleMessages: 0, suppressed: budgets.suppressed, suppressedLog: budgets.log, failures };
 }
 
 /** Where a tick judges the zone condition: the gate the messages left, or else the last position. */

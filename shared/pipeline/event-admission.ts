@@ -4,7 +4,7 @@ import { scheduleAdmits } from './schedule-gate';
 import type { ZoneSuppression } from './zone-gate';
 
 /**
- * Why an evaluation that ran does not become an alert. Evaluate drops these silently; the preview
+ * Why an evaluation that ran does not become an alert. Evaluate records them in the rule's suppressed log (runs of one reason, noise-budget.ts); the preview
  * (`POST /api/v3/notifications/preview`) answers them, so both read the same decision from here.
  *
  * - `staleMessage`: the message is not newer than the vehicle's clock, and the rule's evaluator takes no late
@@ -12,8 +12,20 @@ import type { ZoneSuppression } from './zone-gate';
  * - `outsideSchedule`: the event falls outside `settings.schedule` (see schedule-gate.ts).
  * - `outsideZones`, `insideZones`: the rule's zone condition (`settings.zones`, `zoneMode`) wants the vehicle
  *   inside one of its zones, or outside all of them, and it is not (see zone-gate.ts).
+ * - `cooldown`, `maxPerDay`: the rule's noise budget holds the alert back (see noise-budget.ts).
+ * - `belowMinDuration`: an episode (speeding, idle, parking, analog sensor) ended before its minimum duration,
+ *   timed by the message that ended it (the evaluator's `cutShort`).
+ * The suppressed log stores a reason by its index here: new reasons are added at the end, never reordered.
  */
-export const SUPPRESSION_REASONS = ['staleMessage', 'outsideSchedule', 'outsideZones', 'insideZones'] as const;
+export const SUPPRESSION_REASONS = [
+  'staleMessage',
+  'outsideSchedule',
+  'outsideZones',
+  'insideZones',
+  'cooldown',
+  'maxPerDay',
+  'belowMinDuration',
+] as const;
 
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 

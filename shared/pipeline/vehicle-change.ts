@@ -5,6 +5,7 @@ import { logger } from '../observability/logger';
 import type { VehicleChange } from './commit-changes';
 import type { CompiledRule } from '../rules/types';
 import type { VehicleClock } from '../config';
+import { SUPPRESSION_REASONS } from './event-admission';
 import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
 
 /** A visit opened and closed by the same batch is written once, complete (a transaction may touch an item once). */
@@ -43,6 +44,16 @@ export function toVehicleChange(
     projection: loaded.projection,
     silentAt: state ? deadlineToStore(loaded.silentAt, silenceWindow(state, rules, clock), now) : null,
     alerts: [...alerts.values()],
+    ...(state && outcome.suppressedLog.length > 0
+      ? {
+          suppressedLog: outcome.suppressedLog.map(({ ruleId, slot, reason, first, last, count }) => ({
+            vehicleId,
+            ruleId,
+            slot,
+            run: [SUPPRESSION_REASONS.indexOf(reason), first, last, count] as [number, number, number, number],
+          })),
+        }
+      : {}),
     ...(state && outcome.visits ? { visits: latestPerVisit(outcome.visits.map((record) => buildVisitItem(vehicleId, record, now))) } : {}),
   };
 }

@@ -89,4 +89,9 @@ export const analogSensorEvaluator: RuleEvaluator<AnalogSensorSettings, AnalogSe
       ],
     };
   },
+
+  episode: ({ settings }, state) =>
+    state?.alerted ? { since: state.since, kind: settings.mode === 'outside' ? 'sensorOutOfRange' : 'sensorInRange' } : undefined,
+
+  cutShort: (_rule, before, after) => !before.alerted && after?.since !== before.since,
 };

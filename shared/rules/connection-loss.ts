@@ -7,7 +7,7 @@ import type { RuleEvaluator } from './types';
 export const connectionLossSettingsSchema = settingsMap({
   /** Minutes without any message after which the connection counts as lost. */
   minutes: numberSetting(30, { min: 1, max: 43_200 }),
-  /** Also alert when a message arrives after a reported loss. */
+  /** Also alert when a message arrives after a reported loss; the type's older name for the common `notifyCleared`. */
   notifyRestored: booleanSetting(false),
 });
 
@@ -30,13 +30,15 @@ export const connectionLossEvaluator: RuleEvaluator<ConnectionLossSettings, Conn
 
   evaluate({ settings }, state, message) {
     if (state === undefined) return { state, events: NO_EVENTS };
-    if (!settings.notifyRestored) return { state: undefined, events: NO_EVENTS };
+    if (!settings.notifyRestored && settings.notifyCleared !== true) return { state: undefined, events: NO_EVENTS };
     const silentMinutes = Math.max(0, Math.round((Date.parse(message.deviceTime) - state.silentSince) / 60_000));
     return {
       state: undefined,
       events: [messageEvent('connectionRestored', message, { silentSince: iso(state.silentSince), silentMinutes })],
     };
   },
+
+  episode: (_rule, state) => (state === undefined ? undefined : { since: state.silentSince, kind: 'connectionLost' }),
 
   tick({ settings }, state, vehicle, context) {
     const lastSeen = vehicle.lastSeenAt ?? (vehicle.lastDeviceTime === null ? null : Date.parse(vehicle.lastDeviceTime));

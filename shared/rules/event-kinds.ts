@@ -25,6 +25,10 @@ export const EVENT_KINDS = [
   'drivingLimitNear',
   'drivingLimit',
   'deviceAlarm',
+  // raised by the noise budget of any rule (shared/pipeline/noise-budget.ts), not by an evaluator
+  'limitReached',
+  'reminder',
+  'cleared',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -33,6 +33,12 @@ export interface ZoneTrack {
 /** Zones absent from `zones` are settled outside. */
 export interface GeozoneState {
   zones: Record<string, ZoneTrack>;
+  /**
+   * When the vehicle began to leave (epoch ms) by the exit it was last reported for, until it enters one of the
+   * rule's zones again: the episode a `cleared` message or reminders follow. Kept only for a rule with
+   * `notifyCleared` or `repeat`.
+   */
+  exit?: number;
 }
 
 function zoneEvent(
@@ -189,6 +195,19 @@ export const geozoneEvaluator: RuleEvaluator<GeozoneSettings, GeozoneState> = {
     const events: RuleEvent[] = [];
     if (step.entered.length > 0 && settings.mode !== 'exit') events.push(zoneEvent('zoneEntry', step.entered, step.enteredSince, message, context));
     if (step.exited.length > 0 && settings.mode !== 'entry') events.push(zoneEvent('zoneExit', step.exited, step.exitedSince, message, context));
-    return { state: step.state, events };
+    const exit =
+      step.entered.length > 0
+        ? undefined
+        : (state.exit ?? (step.exited.length > 0 && followsExits(settings) ? Math.min(...step.exitedSince) : undefined));
+    if (step.state === state && exit === state.exit) return { state, events };
+    const { zones } = step.state;
+    return { state: exit === undefined ? { zones } : { zones, exit }, events };
   },
+
+  episode: (_rule, state) => (state?.exit === undefined ? undefined : { since: state.exit, kind: 'zoneExit' }),
 };
+
+/** Whether the rule follows a reported exit until the vehicle is back: for its `cleared` message or reminders. */
+function followsExits(settings: GeozoneSettings): boolean {
+  return settings.mode !== 'entry' && (settings.notifyCleared === true || (settings.repeat ?? 0) > 0);
+}

@@ -50,4 +50,8 @@ export const idleEvaluator: RuleEvaluator<IdleSettings, IdleState> = {
       ],
     };
   },
+
+  episode: (_rule, state) => (state?.alerted ? { since: state.since, kind: 'idle' } : undefined),
+
+  cutShort: (_rule, before, after) => !before.alerted && after?.since !== before.since,
 };

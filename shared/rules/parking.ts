@@ -84,4 +84,8 @@ export const parkingEvaluator: RuleEvaluator<ParkingSettings, ParkingState> = {
       ],
     };
   },
+
+  episode: (_rule, state) => (state?.alerted ? { since: state.since, kind: 'parking' } : undefined),
+
+  cutShort: (_rule, before, after) => !before.alerted && after?.since !== before.since,
 };

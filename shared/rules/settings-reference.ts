@@ -88,7 +88,11 @@ export const SETTINGS_REFERENCE: Readonly<Record<RuleType, TypeReference>> = {
     events: 'connectionLost, connectionRestored',
     settings: [
       { key: 'minutes', default: '30', meaning: 'minutes without a message before the connection counts as lost (1–43200)' },
-      { key: 'notifyRestored', default: 'false', meaning: 'also alert when a message arrives after a reported loss (true/false)' },
+      {
+        key: 'notifyRestored',
+        default: 'false',
+        meaning: 'also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias',
+      },
     ],
     constraints: [],
     example: {},
@@ -325,6 +329,38 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
       'hours after which a stored alert still open or acknowledged closes by itself (whole hours, 0–720; 0: never). Counted from when the alert ' +
       'was raised; an alert cleared or closed before then stays as it is',
     example: '24',
+  },
+  {
+    key: 'cooldown',
+    default: '0',
+    meaning:
+      "seconds (0–86400) after an alert of the rule for a vehicle during which the rule's further alerts for that vehicle are held " +
+      '(recorded in the suppressed log as `cooldown`); reminders and cleared messages are not held by it',
+    example: '600',
+  },
+  {
+    key: 'maxPerDay',
+    default: '0',
+    meaning:
+      "alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap " +
+      "is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`)",
+    example: '20',
+  },
+  {
+    key: 'repeat',
+    default: '0',
+    meaning:
+      "minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: " +
+      "speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep",
+    example: '30',
+  },
+  {
+    key: 'notifyCleared',
+    default: 'false',
+    meaning:
+      'also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); ' +
+      "connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch)",
+    example: 'true',
   },
 ];
 

@@ -64,6 +64,16 @@ export function booleanSetting(fallback: boolean) {
     .transform((text) => text === 'true' || text === '1' || text === 'yes' || text === 'on');
 }
 
+/** true/false (as booleanSetting), or undefined when left out. */
+export function optionalBooleanSetting() {
+  return z
+    .string()
+    .transform((text) => text.trim().toLowerCase())
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false' }))
+    .transform((text) => text === 'true' || text === '1' || text === 'yes' || text === 'on')
+    .optional();
+}
+
 /** One of a fixed set of words (case-insensitive). */
 export function enumSetting<const Values extends readonly [string, ...string[]]>(values: Values, fallback: Values[number]) {
   return z
@@ -136,8 +146,8 @@ export const MAX_AUTO_CLOSE_HOURS = 720;
 
 /**
  * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
- * the hours in which it may raise alerts, which vehicles it watches, the geozones that bound where it alerts, and
- * after how many hours its stored alerts close by themselves.
+ * the hours in which it may raise alerts, which vehicles it watches, the geozones that bound where it alerts,
+ * its noise budget (shared/pipeline/noise-budget.ts), and after how many hours its stored alerts close by themselves.
  */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
@@ -149,6 +159,14 @@ export const COMMON_SETTINGS = {
   zones: zoneIdsSetting,
   zoneMode: optionalEnumSetting(['inside', 'outside']),
   autoCloseHours: optionalNumberSetting({ min: 0, max: MAX_AUTO_CLOSE_HOURS, int: true }),
+  /** Seconds after an alert of the rule for a vehicle during which its further alerts for that vehicle are held. */
+  cooldown: optionalNumberSetting({ min: 0, max: 86_400 }),
+  /** Alerts per vehicle and local day (the rule's timezone); 0: no cap. */
+  maxPerDay: optionalNumberSetting({ min: 0, max: 1_000, int: true }),
+  /** Minutes between reminders while an alerted episode lasts; 0: none. */
+  repeat: optionalNumberSetting({ min: 0, max: 10_080 }),
+  /** A `cleared` message when an alerted episode ends. */
+  notifyCleared: optionalBooleanSetting(),
 };
 
 export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;

@@ -118,4 +118,8 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
     if (time - slowSince >= settings.endDuration * 1000) return { state: undefined, events: NO_EVENTS };
     return { state: { ...state, last: time, slowSince }, events: NO_EVENTS };
   },
+
+  episode: (_rule, state) => (state?.alerted ? { since: state.start, kind: 'speeding' } : undefined),
+
+  cutShort: (_rule, before, after) => !before.alerted && after?.start !== before.start,
 };

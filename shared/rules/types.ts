@@ -46,8 +46,26 @@ export interface RuleEvaluator<Settings = unknown, State = unknown> {
    * may arrive in later batches) are recognised and raise nothing more.
    */
   evaluateStale?(rule: CompiledRule<Settings>, state: State | undefined, message: TerminalMessage, context: EvaluationContext): Evaluation<State>;
+  /**
+   * The alerted episode the state holds, for a condition that lasts (speeding, idle, parking, a sensor out of
+   * range, outside after a reported zone exit, a lost connection); undefined when there is none. Reminders (`repeat`) and `cleared` messages
+   * (`notifyCleared`) follow it, outside the evaluator (shared/pipeline/noise-budget.ts).
+   */
+  episode?(rule: CompiledRule<Settings>, state: State | undefined): Episode | undefined;
+  /**
+   * Whether a current message that moved the state from `before` to `after` ended an episode that never lasted
+   * its minimum duration (speeding's `minDuration`, idle's and parking's `minutes`, a sensor's `minDuration`):
+   * recorded in the rule's suppressed log as `belowMinDuration`.
+   */
+  cutShort?(rule: CompiledRule<Settings>, before: State, after: State | undefined): boolean;
   /** Time passing with no message (connection loss): called by the scheduled sweep with the vehicle's state. */
   tick?(rule: CompiledRule<Settings>, state: State | undefined, vehicle: VehicleClock, context: EvaluationContext): Evaluation<State>;
+}
+
+/** An episode that was alerted: when it started (epoch ms) and the kind of its alert. */
+export interface Episode {
+  since: number;
+  kind: string;
 }
 
 /** What the sweep knows of a vehicle without a message: when it was last heard from. */

@@ -12,6 +12,7 @@ import { guidSchema } from './notification';
  *   TGCODE#<code>    / TGCODE         single-use Telegram link code, ttl
  *   LOGIN#<login>    / LOGIN          login guard and credential: userId, scrypt passwordHash
  *   USERSESSIONS#<userId> / COUNTER, SLOT#<n>  the user's session sequence and its 50 session slots
+ *   COUNTS#<agentId> / RULES, GEOZONES  how many rules and geozones the client owns (`count`), for its limits
  */
 export const directoryKeys = {
   agent: (agentId: string) => ({ pk: `AGENT#${agentId}`, sk: 'PROFILE' }),
@@ -22,6 +23,7 @@ export const directoryKeys = {
   vehicle: (vehicleId: number) => ({ pk: `VEHICLE#${vehicleId}`, sk: 'PROFILE' }),
   session: (tokenHash: string) => ({ pk: `SESSION#${tokenHash}`, sk: 'SESSION' }),
   telegramCode: (code: string) => ({ pk: `TGCODE#${code}`, sk: 'TGCODE' }),
+  count: (agentId: string, kind: 'rules' | 'geozones') => ({ pk: `COUNTS#${agentId}`, sk: kind.toUpperCase() }),
 } as const;
 
 export const LANGUAGES = { ru: 1, en: 2, az: 3 } as const;

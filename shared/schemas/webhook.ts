@@ -4,13 +4,30 @@ import { guidSchema } from './notification';
 /**
  * Webhook endpoints of a client, in the directory table: `WEBHOOKS#<clientId>` / `ENDPOINT#<endpointId>`.
  * One partition per client, so listing a client's endpoints (the API, and each alert of a `toClient` rule)
- * is one Query over at most a handful of small items.
+ * is one Query over at most a handful of small items. `WEBHOOKS#<clientId>` / `URLS` holds the set of the
+ * endpoints' URL hashes (`urls`): its size is the client's count of endpoints, and no URL is in it twice.
  */
 export const webhookKeys = {
   endpoint: (clientId: string, endpointId: string) => ({ pk: `WEBHOOKS#${clientId}`, sk: `ENDPOINT#${endpointId}` }),
+  urls: (clientId: string) => ({ pk: `WEBHOOKS#${clientId}`, sk: 'URLS' }),
   partition: (clientId: string) => `WEBHOOKS#${clientId}`,
   sortPrefix: 'ENDPOINT#',
 } as const;
+
+const GUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
+/**
+ * An endpoint's id: `<clientId>.<128 random bits, base64url>`, so that the client an endpoint belongs to is
+ * read from its id, with no index. Endpoints registered before that carry a bare GUID, and their client is
+ * found through the directory's `gsi1` index (`WEBHOOK#<endpointId>` / `ENDPOINT`).
+ */
+export const webhookIdSchema = z.string().regex(new RegExp(`^${GUID}(\\.[A-Za-z0-9_-]{22})?$`), 'a webhook endpoint id');
+
+/** The client named in an endpoint's id, or null for an id without one (an endpoint registered before ids named it). */
+export function webhookIdClient(endpointId: string): string | null {
+  const dot = endpointId.indexOf('.');
+  return dot < 0 ? null : endpointId.slice(0, dot);
+}
 
 /**
  * An endpoint as stored. `secret` signs each delivery (HMAC-SHA256), so it must stay recoverable, unlike a
@@ -19,7 +36,7 @@ export const webhookKeys = {
  * never reaches a log line (the logger is only ever given endpoint ids).
  */
 export const storedWebhookSchema = z.object({
-  id: guidSchema,
+  id: webhookIdSchema,
   parentId: guidSchema,
   url: z.string().min(1),
   description: z.string().default(''),

@@ -1,21 +1,20 @@
-import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { batchGetItems } from './batch-get';
 import { parseRecord } from './record-schema';
+import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
 
 /**
- * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`. Evaluators learn of a change through
+ * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`, the global id sequence that clients'
+ * counters draw blocks of ids from (shared/store/client-counts.ts). Evaluators learn of a change through
  * the table's stream (the projector names the zone's new version on the items of the vehicles whose rules
  * use it). `refStamp` counts the rule writes that referred to the zone, so that a deletion can be refused
  * when a rule started using the zone after the caller checked.
  */
 export const GEOZONES_META_ID = 0;
-
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 const table = () => resourcesConfig().GEOZONES_TABLE;
 
@@ -39,22 +38,19 @@ function parseZone(item: Record<string, unknown> | undefined): Geozone | null {
 /** The input each computed field of a zone comes from, to name it when the stored record is refused. */
 const ZONE_SOURCES = { area: 'geometry', perimetr: 'geometry' };
 
-/** Stores a new zone under the next id, at version 1. */
-export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>): Promise<Geozone> {
+/** The zone's own write (alone, or the first item of its transaction) failed its condition. */
+const zoneConditionFailed = (error: unknown) =>
+  error instanceof ConditionalCheckFailedException ||
+  (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed');
+
+/** Stores a new zone under a fresh id from its owner's geozone counter, at version 1, counting it in the owner's geozones (at most `limit`, when given). */
+export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>, limit?: number): Promise<Geozone> {
   // checked before an id is taken, so a refused zone uses none
   const record = parseRecord(geozoneSchema.omit({ id: true }), { ...zone, version: 1 }, 'geozone', ZONE_SOURCES);
-  const { Attributes } = await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { id: GEOZONES_META_ID },
-      UpdateExpression: 'ADD lastGeozoneId :one',
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  const stored: Geozone = { ...record, id: Number(Attributes?.lastGeozoneId) };
-  await documentClient().send(new PutCommand({ TableName: table(), Item: stored, ConditionExpression: 'attribute_not_exists(id)' }));
-  return stored;
+  const id = await createCounted('geozones', record.parentId, limit, (taken) => [
+    { Put: { TableName: table(), Item: { ...record, id: taken }, ConditionExpression: 'attribute_not_exists(id)' } },
+  ]);
+  return { ...record, id };
 }
 
 export async function getGeozone(id: number): Promise<Geozone | null> {
@@ -72,17 +68,32 @@ export async function getGeozones(ids: readonly number[]): Promise<Geozone[]> {
   return items.flatMap((item) => parseZone(item) ?? []);
 }
 
+/** The count changes of a zone that moves from `from` to `to` (within `limit`); none when it stays. */
+function moveCounts(from: string, to: string, limit?: number): CountChange[] {
+  if (from === to) return [];
+  return [
+    { kind: 'geozones', clientId: from, delta: -1 },
+    { kind: 'geozones', clientId: to, delta: 1, limit },
+  ];
+}
+
 /**
  * Replaces a zone stored at `expectedVersion` with `zone` (same id, version `expectedVersion + 1`). False when
- * the zone no longer exists; GeozoneConflictError when it was changed meanwhile.
+ * the zone no longer exists; GeozoneConflictError when it was changed meanwhile. A zone that moves to another
+ * client (`previousParentId` differs) moves from one count to the other, within `limit`.
  */
-export async function replaceGeozone(zone: Geozone, expectedVersion: number): Promise<boolean> {
+export async function replaceGeozone(
+  zone: Geozone,
+  expectedVersion: number,
+  move: { previousParentId: string; limit?: number } = { previousParentId: zone.parentId },
+): Promise<boolean> {
   const stored = parseRecord(geozoneSchema, zone, 'geozone', ZONE_SOURCES);
   try {
-    await documentClient().send(new PutCommand({ TableName: table(), Item: stored, ...atVersion(expectedVersion) }));
+    const put = { Put: { TableName: table(), Item: stored, ...atVersion(expectedVersion) } };
+    await transactCounted([put], moveCounts(move.previousParentId, stored.parentId, move.limit));
     return true;
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!zoneConditionFailed(error)) throw error;
     if ((await getGeozone(zone.id)) === null) return false;
     throw new GeozoneConflictError(`geozone ${zone.id} was changed by someone else; read it again`);
   }
@@ -97,22 +108,28 @@ export async function geozoneRefStamp(id: number): Promise<number> {
 }
 
 /**
- * Deletes a zone stored at `expectedVersion`, provided its `refStamp` is still `seenRefStamp`: the caller read
- * it before checking that no rule references the zone, so a rule written in between cancels the deletion.
+ * Deletes a zone stored at `expectedVersion` (so still owned by `parentId`), provided its `refStamp` is still
+ * `seenRefStamp`: the caller read it before checking that no rule references the zone, so a rule written in
+ * between cancels the deletion. The zone is counted out of its owner's geozones.
  */
-export async function deleteGeozone(id: number, expectedVersion: number, seenRefStamp: number): Promise<void> {
+export async function deleteGeozone(id: number, expectedVersion: number, seenRefStamp: number, parentId: string): Promise<void> {
   const version = atVersion(expectedVersion);
   try {
-    await documentClient().send(
-      new DeleteCommand({
-        TableName: table(),
-        Key: { id },
-        ConditionExpression: `(${version.ConditionExpression}) AND ${seenRefStamp === 0 ? 'attribute_not_exists(refStamp)' : 'refStamp = :stamp'}`,
-        ExpressionAttributeValues: { ...version.ExpressionAttributeValues, ...(seenRefStamp === 0 ? {} : { ':stamp': seenRefStamp }) },
-      }),
+    await transactCounted(
+      [
+        {
+          Delete: {
+            TableName: table(),
+            Key: { id },
+            ConditionExpression: `(${version.ConditionExpression}) AND ${seenRefStamp === 0 ? 'attribute_not_exists(refStamp)' : 'refStamp = :stamp'}`,
+            ExpressionAttributeValues: { ...version.ExpressionAttributeValues, ...(seenRefStamp === 0 ? {} : { ':stamp': seenRefStamp }) },
+          },
+        },
+      ],
+      [{ kind: 'geozones', clientId: parentId, delta: -1 }],
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new GeozoneConflictError(`geozone ${id} changed during deletion; try again`);
+    if (zoneConditionFailed(error)) throw new GeozoneConflictError(`geozone ${id} changed during deletion; try again`);
     throw error;
   }
 }

@@ -1,14 +1,16 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
 import { initialValidity } from '../rules/lifecycle';
 import { parseRecord } from './record-schema';
 import { conditionZoneIds } from '../rules/rule-validation';
+import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
 
 /**
- * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`. Writes are
+ * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`, the global id sequence
+ * that clients' counters draw blocks of ids from (shared/store/client-counts.ts). Writes are
  * optimistic on the rule's `version`: a stale expected version cancels the whole transaction. Evaluators
  * learn of a change through the table's stream: the projector names the rule's new version on the items of
  * the vehicles it lists (shared/pipeline/projection.ts). There is no global version.
@@ -42,8 +44,6 @@ export async function rulesDueForExpiry(now: number): Promise<StoredRule[]> {
   return rules;
 }
 
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-
 const table = () => resourcesConfig().RULES_TABLE;
 
 /** The rule changed (or vanished) since it was read. */
@@ -66,29 +66,16 @@ export function newRuleRecord(body: NotificationBody, parentName: string, now: n
   return { ...body, parentName, version: 1, createdAt: at, updatedAt: at, ...initialValidity(body, now) };
 }
 
-async function nextRuleId(): Promise<number> {
-  const { Attributes } = await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { id: RULES_META_ID },
-      UpdateExpression: 'ADD lastRuleId :one',
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(Attributes?.lastRuleId);
-}
-
 /**
- * Runs the rule writes (one per id in `ruleIds`, in that order), then `checks`: one request, or a
- * transaction when there is more than one item. A failed rule condition is a StaleRuleError, a failed check
- * a RuleReferenceGoneError.
+ * Runs the rule writes (one per id in `ruleIds`, in that order), then `checks`, then the changes of the
+ * owners' rule counts: one request, or a transaction when there is more than one item. A failed rule
+ * condition is a StaleRuleError, a failed check a RuleReferenceGoneError, a count at its limit a
+ * ClientLimitError.
  */
-async function transact(writes: TransactItem[], ruleIds: number[], checks: TransactItem[] = []): Promise<void> {
+async function transact(writes: TransactItem[], ruleIds: number[], checks: TransactItem[] = [], counts: CountChange[] = []): Promise<void> {
   const items = [...writes, ...checks];
   try {
-    if (items.length === 1) await writeAlone(items[0]!);
-    else await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+    await transactCounted(items, counts);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw new StaleRuleError(ruleIds[0] ?? 0);
     if (error instanceof TransactionCanceledException) {
@@ -100,28 +87,32 @@ async function transact(writes: TransactItem[], ruleIds: number[], checks: Trans
   }
 }
 
-/** One write costs half as much outside a transaction. */
-async function writeAlone(item: TransactItem): Promise<void> {
-  if (item.Put) await documentClient().send(new PutCommand(item.Put));
-  else if (item.Delete) await documentClient().send(new DeleteCommand(item.Delete));
-  else if (item.Update) await documentClient().send(new UpdateCommand(item.Update));
-  else throw new Error('a lone condition check writes nothing');
-}
-
 /** The input each computed field of a rule comes from, to name it when the stored record is refused. */
 const RULE_SOURCES = { validFrom: 'activationTime', expiresAt: 'activationTime' };
 
-/** Stores a new rule under a fresh id from the meta counter. `extraChecks` join the transaction (e.g. geozones exist). */
-export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = []): Promise<StoredRule> {
+/**
+ * Stores a new rule under a fresh id from its owner's rule counter, counting it in the owner's rules (at most
+ * `limit` of them, when given). `extraChecks` join the transaction (e.g. geozones exist).
+ */
+export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: TransactItem[] = [], limit?: number): Promise<StoredRule> {
   // checked before an id is taken, so a refused rule uses none
   const record = parseRecord(storedRuleSchema.omit({ id: true }), rule, 'rule', RULE_SOURCES);
-  const stored: StoredRule = { ...record, id: await nextRuleId() };
-  await transact(
-    [{ Put: { TableName: table(), Item: ruleItem(stored), ConditionExpression: 'attribute_not_exists(id)' } }],
-    [stored.id],
-    extraChecks,
-  );
-  return stored;
+  let id = 0;
+  const items = (taken: number): TransactItem[] => {
+    id = taken;
+    return [{ Put: { TableName: table(), Item: ruleItem({ ...record, id }), ConditionExpression: 'attribute_not_exists(id)' } }, ...extraChecks];
+  };
+  try {
+    id = await createCounted('rules', record.parentId, limit, items);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (index >= 1) throw new RuleReferenceGoneError();
+      throw new StaleRuleError(id);
+    }
+    throw error;
+  }
+  return { ...record, id };
 }
 
 export async function getRule(id: number): Promise<StoredRule | null> {
@@ -132,8 +123,16 @@ export async function getRule(id: number): Promise<StoredRule | null> {
   return parsed.success ? parsed.data : null;
 }
 
-/** Replaces a rule whose stored version is `expectedVersion`; the new record must carry version + 1. */
-export async function replaceRule(rule: StoredRule, expectedVersion: number, extraChecks: TransactItem[] = []): Promise<StoredRule> {
+/**
+ * Replaces a rule whose stored version is `expectedVersion`; the new record must carry version + 1. A rule
+ * that moves to another client (`previousParentId` differs) moves from one count to the other, within `limit`.
+ */
+export async function replaceRule(
+  rule: StoredRule,
+  expectedVersion: number,
+  extraChecks: TransactItem[] = [],
+  move: { previousParentId: string; limit?: number } = { previousParentId: rule.parentId },
+): Promise<StoredRule> {
   const stored = parseRecord(storedRuleSchema, rule, 'rule', RULE_SOURCES);
   await transact(
     [
@@ -148,11 +147,18 @@ export async function replaceRule(rule: StoredRule, expectedVersion: number, ext
     ],
     [stored.id],
     extraChecks,
+    move.previousParentId === stored.parentId
+      ? []
+      : [
+          { kind: 'rules', clientId: move.previousParentId, delta: -1 },
+          { kind: 'rules', clientId: stored.parentId, delta: 1, limit: move.limit },
+        ],
   );
   return stored;
 }
 
-export async function deleteRule(id: number, expectedVersion: number): Promise<void> {
+/** Deletes the rule stored at `expectedVersion` (so still owned by `parentId`), and counts it out of its owner's rules. */
+export async function deleteRule(id: number, expectedVersion: number, parentId: string): Promise<void> {
   await transact(
     [
       {
@@ -165,6 +171,8 @@ export async function deleteRule(id: number, expectedVersion: number): Promise<v
       },
     ],
     [id],
+    [],
+    [{ kind: 'rules', clientId: parentId, delta: -1 }],
   );
 }
 

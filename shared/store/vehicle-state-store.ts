@@ -35,6 +35,23 @@ export const zoneGatesSchema = z.record(
 );
 export type ZoneGates = z.infer<typeof zoneGatesSchema>;
 
+/**
+ * Per rule, the noise budget's memory (shared/pipeline/noise-budget.ts), in short keys since every vehicle item
+ * carries one per rule with a budget: `t` the last alert's time; `d` the local day and `n` the alerts counted on
+ * it (maxPerDay + 1 once the notice went out); `e` the start of the alerted episode and `r` its last alert or
+ * reminder (epoch ms); `s` the open run of suppressions [reason, first, last, count] and `q` the runs logged.
+ */
+export const noiseStateSchema = z.object({
+  t: z.number().optional(),
+  d: z.number().int().optional(),
+  n: z.number().int().optional(),
+  e: z.number().optional(),
+  r: z.number().optional(),
+  s: z.tuple([z.number().int(), z.number(), z.number(), z.number().int()]).optional(),
+  q: z.number().int().optional(),
+});
+export type NoiseState = z.infer<typeof noiseStateSchema>;
+
 export const vehicleStateSchema = z.object({
   vehicleId: z.number().int(),
   version: z.number().int().min(1),
@@ -46,6 +63,8 @@ export const vehicleStateSchema = z.object({
   rules: z.record(z.string(), z.unknown()).default({}),
   /** Per rule with a zone condition, the condition zones the vehicle is inside (shared/pipeline/zone-gate.ts). */
   zoneGates: zoneGatesSchema.optional().catch(undefined),
+  /** Per rule with a noise budget, its counters (noiseStateSchema); unreadable: started afresh. */
+  noise: z.record(z.string(), noiseStateSchema).optional().catch(undefined),
   /** The visit journal's state; absent while the vehicle is in none of its owners' zones (unreadable: started afresh). */
   visits: visitsStateSchema.optional().catch(undefined),
 });

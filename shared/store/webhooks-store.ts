@@ -1,18 +1,24 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomBytes } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { parseRecord } from './record-schema';
-import { storedWebhookSchema, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
+import { storedWebhookSchema, webhookIdClient, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
 
 /**
  * The webhook endpoints of each client (see `shared/schemas/webhook.ts` for the item layout and how the secret
  * is kept). Every function here names the client: an endpoint is only ever read within its client's partition.
  */
 
+/** The index that finds the client of an endpoint registered before endpoint ids named their client. */
 const ENDPOINT_INDEX = 'gsi1';
 const endpointIndexKey = (endpointId: string) => ({ gsi1pk: `WEBHOOK#${endpointId}`, gsi1sk: 'ENDPOINT' });
+
+/** A new endpoint's id names its client (see `webhookIdSchema`), so no index entry is written to find it. */
+const newEndpointId = (clientId: string) => `${clientId}.${randomBytes(16).toString('base64url')}`;
 
 function table(): string {
   return resourcesConfig().DIRECTORY_TABLE;
@@ -28,11 +34,80 @@ export function withoutSecret(endpoint: StoredWebhook): WebhookEndpoint {
   return shown;
 }
 
-export async function createWebhook(input: { parentId: string; url: string; description: string }, now: number): Promise<StoredWebhook> {
+/** The client already has `limit` endpoints: none was stored. */
+export class WebhookLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`the client already has ${limit} webhook endpoints, the most allowed`);
+    this.name = 'WebhookLimitError';
+  }
+}
+
+/** The client already has an endpoint with this URL: none was stored. */
+export class WebhookUrlTakenError extends Error {
+  constructor() {
+    super('this URL is already registered for the client');
+    this.name = 'WebhookUrlTakenError';
+  }
+}
+
+/** What the client's `URLS` item keeps of a URL: its SHA-256, so that ten long URLs still fit in one small item. */
+const urlHash = (url: string) => createHash('sha256').update(url).digest('base64url');
+
+/**
+ * Creates the client's `URLS` item from the endpoints it has, unless another write created it first. Every
+ * create and delete needs the item, so none can change the endpoints between this read and the item's creation.
+ */
+async function initializeUrls(clientId: string): Promise<void> {
+  const hashes = new Set((await listWebhooksWithSecrets(clientId)).map((endpoint) => urlHash(endpoint.url)));
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...webhookKeys.urls(clientId), ...(hashes.size > 0 ? { urls: hashes } : {}) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/**
+ * Runs the endpoint's write and the change of the client's `URLS` item (second) as one transaction, creating
+ * a missing `URLS` item and trying again. Answers the `URLS` item as it was when its condition failed (then
+ * nothing was written), or null when the endpoint's own condition failed, or undefined on success.
+ */
+async function transactWithUrls(clientId: string, items: [TransactItem, TransactItem]): Promise<Record<string, unknown> | null | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [endpoint, urls] = error.CancellationReasons ?? [];
+      if (endpoint?.Code === 'ConditionalCheckFailed') return null;
+      if (urls?.Code !== 'ConditionalCheckFailed' || attempt >= 2) throw error;
+      if (urls.Item) return unmarshall(urls.Item);
+      await initializeUrls(clientId);
+    }
+  }
+}
+
+/**
+ * Stores a new endpoint, in one transaction with its URL's hash in the client's `URLS` item: at most `limit`
+ * endpoints (when given) and never one URL twice, however many requests run at once.
+ */
+export async function createWebhook(
+  input: { parentId: string; url: string; description: string },
+  now: number,
+  limit?: number,
+): Promise<StoredWebhook> {
   const endpoint = parseRecord(
     storedWebhookSchema,
     {
-      id: randomUUID(),
+      id: newEndpointId(input.parentId),
       parentId: input.parentId,
       url: input.url,
       description: input.description,
@@ -42,13 +117,32 @@ export async function createWebhook(input: { parentId: string; url: string; desc
     },
     'webhook endpoint',
   );
-  await documentClient().send(
-    new PutCommand({
-      TableName: table(),
-      Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...endpointIndexKey(endpoint.id), ...endpoint },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const hash = urlHash(endpoint.url);
+  const roomy = limit === undefined ? '' : ' AND size(urls) < :limit';
+  const failed = await transactWithUrls(endpoint.parentId, [
+    {
+      Put: {
+        TableName: table(),
+        Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...endpoint },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: table(),
+        Key: webhookKeys.urls(endpoint.parentId),
+        UpdateExpression: 'ADD urls :hash',
+        ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(urls) OR (NOT contains(urls, :url)${roomy}))`,
+        ExpressionAttributeValues: { ':hash': new Set([hash]), ':url': hash, ...(limit === undefined ? {} : { ':limit': limit }) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  ]);
+  if (failed === null) throw new Error('a fresh endpoint id was already taken');
+  if (failed) {
+    const urls = failed.urls instanceof Set ? failed.urls : new Set();
+    throw urls.has(hash) ? new WebhookUrlTakenError() : new WebhookLimitError(limit ?? urls.size);
+  }
   return endpoint;
 }
 
@@ -92,10 +186,14 @@ export async function listWebhooks(clientId: string): Promise<WebhookEndpoint[]>
 }
 
 /**
- * The client an endpoint belongs to, or null when no endpoint has this id: looked up in `candidate` first (the
- * caller's own client, a consistent read), then through the directory's index.
+ * The client an endpoint belongs to: the one its id names, or for an endpoint registered before ids named
+ * their client, found in `candidate` first (the caller's own client, a consistent read), then through the
+ * directory's index. Null when no endpoint of such an old id exists; a named client is answered unread (the
+ * caller reads the endpoint in that client's partition, and finds none when the id is made up).
  */
 export async function findWebhookClient(endpointId: string, candidate: string): Promise<string | null> {
+  const named = webhookIdClient(endpointId);
+  if (named !== null) return named;
   const { Item } = await documentClient().send(
     new GetCommand({ TableName: table(), Key: webhookKeys.endpoint(candidate, endpointId), ConsistentRead: true, ProjectionExpression: 'parentId' }),
   );
@@ -113,17 +211,38 @@ export async function findWebhookClient(endpointId: string, candidate: string): 
   return typeof parentId === 'string' ? parentId : null;
 }
 
-/** Deletes one endpoint of the client; false when the client has no such endpoint. */
+/**
+ * Deletes one endpoint of the client and its URL's hash from the client's `URLS` item, in one transaction, so
+ * the slot and the URL are free again; false when the client has no such endpoint.
+ */
 export async function deleteWebhook(clientId: string, endpointId: string): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new DeleteCommand({ TableName: table(), Key: webhookKeys.endpoint(clientId, endpointId), ConditionExpression: 'attribute_exists(pk)' }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const key = webhookKeys.endpoint(clientId, endpointId);
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: table(), Key: key, ConsistentRead: true, ProjectionExpression: '#url', ExpressionAttributeNames: { '#url': 'url' } }),
+  );
+  if (typeof Item?.url !== 'string') return false;
+  const failed = await transactWithUrls(clientId, [
+    {
+      Delete: {
+        TableName: table(),
+        Key: key,
+        ConditionExpression: '#url = :url',
+        ExpressionAttributeNames: { '#url': 'url' },
+        ExpressionAttributeValues: { ':url': Item.url },
+      },
+    },
+    {
+      Update: {
+        TableName: table(),
+        Key: webhookKeys.urls(clientId),
+        UpdateExpression: 'DELETE urls :hash',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':hash': new Set([urlHash(Item.url)]) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  ]);
+  return failed === undefined;
 }
 
 /** Stops deliveries to an endpoint (its receiver answered 410 Gone), keeping it listed with the reason. */

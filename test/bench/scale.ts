@@ -12,7 +12,10 @@ import type { CapacityCounter } from '../support/count-capacity';
  * - rssMbPerContainer: an evaluate container's resident memory after 10,000 messages over random vehicles;
  * - scopedRuleChangeWrites: items written when a `subtree` rule over a client of 10,000 vehicles (in 10 branches)
  *   is edited, and scopedRuleChangeUnits the units of that edit;
- * - vehicleRegistrationUnits: units of registering one more vehicle to a branch of that client, scoped rule included.
+ * - vehicleRegistrationUnits: units of registering one more vehicle to a branch of that client, scoped rule included;
+ * - ruleCreateWriteUnits, geozoneCreateWriteUnits, webhookCreateWriteUnits (and …Delete…, ruleWithGeozoneCreate…):
+ *   write units of one create or delete with its client's limit in the same transaction, each with `…Before`, the
+ *   same record written as before that, and `…Billed…` (see create-cost.ts).
  * Not part of `npm test`; `--json` prints the figures alone.
  */
 const SAMPLE = 1_000;
@@ -43,6 +46,15 @@ async function main(): Promise<void> {
   try {
     const capacity = countCapacity();
     const lastSeen = T0 - 60_000;
+
+    say('write units of creating and deleting a rule, a geozone and a webhook endpoint …');
+    const { measureCreateCosts } = await import('./create-cost');
+    const createCosts = await measureCreateCosts(capacity);
+    say(
+      ['rule', 'ruleWithGeozone', 'geozone', 'webhook']
+        .map((kind) => `${kind} create ${createCosts[`${kind}CreateBeforeWriteUnits`]} → ${createCosts[`${kind}CreateWriteUnits`]} units`)
+        .join('; '),
+    );
 
     say('a client of 10,000 vehicles in 10 branches, with a subtree rule …');
     const scoped = await measureScopedRule(capacity, lastSeen);
@@ -151,6 +163,7 @@ async function main(): Promise<void> {
       scopedRuleChangeWrites: scoped.writes,
       scopedRuleChangeUnits: Math.round(scoped.units),
       vehicleRegistrationUnits: Math.round(scoped.registrationUnits * 10) / 10,
+      ...createCosts,
     };
     if (json) {
       console.log(JSON.stringify(figures, null, 2));
@@ -168,6 +181,7 @@ async function main(): Promise<void> {
           `(${memory.startRssMb.toFixed(0)} MB before the first message, under tsx), ${memory.heapMb.toFixed(0)} MB heap, ${memory.failed} failed records`,
         `a subtree rule over a client of 10,000 vehicles: one edit wrote ${figures.scopedRuleChangeWrites} items (${figures.scopedRuleChangeUnits} units), ` +
           `one per vehicle of its scope and the rule; registering one vehicle to a branch: ${figures.vehicleRegistrationUnits} units`,
+        `write units, before → with the limit in the create's transaction (DynamoDB Local's count; billed): ${JSON.stringify(createCosts)}`,
         `(${elapsed()} in all)`,
       ].join('\n'),
     );

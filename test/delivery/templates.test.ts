@@ -51,6 +51,9 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
   },
   drivingLimit: { ...position, speed: 81, values: { drivingMinutes: 270, hours: 4.5, restMinutes: 45, since: '2026-03-01T05:30:00.000Z' } },
   deviceAlarm: { ...position, speed: 38, values: { alarm: 'crash', alarms: 'crash, harshBraking', parameter: 'io247', value: '1' } },
+  limitReached: { ...position, speed: 96, values: { maxPerDay: 5, heldKind: 'speeding', resumesAt: '2026-03-01T20:00:00.000Z' } },
+  reminder: { ...position, speed: 97, values: { episodeKind: 'speeding', episodeSince: '2026-03-01T09:30:00.000Z', durationMinutes: 30 } },
+  cleared: { ...position, speed: 60, values: { episodeKind: 'speeding', episodeSince: '2026-03-01T09:30:00.000Z', durationMinutes: 42 } },
 };
 
 function render(

@@ -207,7 +207,14 @@ describe('FleetwatchStack template', () => {
           .sort();
       expect(tableVariables('evaluate')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
       // the directory: only the confirmations that waited for their client's budget (SWEEP_DIRECTORY_KEYS)
-      expect(tableVariables('sweep')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE']);
+      expect(tableVariables('sweep')).toEqual([
+        'ALERTS_TABLE',
+        'DIRECTORY_TABLE',
+        'GEOZONES_TABLE',
+        'RULES_TABLE',
+        'VEHICLE_STATE_TABLE',
+        'VISITS_TABLE',
+      ]);
       expect(tableVariables('deliver')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
       expect(tableVariables('api')).toEqual([
         'ALERTS_TABLE',

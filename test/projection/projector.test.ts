@@ -53,7 +53,7 @@ describe('projector on the rules and geozones streams', () => {
     expect((await vehicleItem(502))?.ruleRefs).toEqual({ [rule.id]: 2 });
     expect((await vehicleItem(503))?.ruleRefs).toEqual({ [rule.id]: 2 });
 
-    await deleteRule(rule.id, 2);
+    await deleteRule(rule.id, 2, rule.parentId);
     await projector.idle();
     expect((await vehicleItem(502))?.ruleRefs).toEqual({});
     expect((await vehicleItem(503))?.ruleRefs).toEqual({});

@@ -44,6 +44,21 @@ describe('geozone entry and exit', () => {
     expect(times(run(geozoneEvaluator, rule, trace, { context: ctx }).events)).toEqual([at(20)]);
   });
 
+  it('follows a reported exit until the vehicle is back, only for a rule that clears or reminds', () => {
+    const out = [northOf(0, 0), northOf(10, 300), northOf(20, 700), northOf(30, 900)];
+    const back = [...out, northOf(40, 200)];
+    const clearing = compile(geozoneEvaluator, { notifyCleared: 'true' }, { geoids: [1, 2] });
+    const outside = run(geozoneEvaluator, clearing, out, { context: ctx }).state;
+    expect(geozoneEvaluator.episode!(clearing, outside)).toEqual({ since: T0 + 20_000, kind: 'zoneExit' });
+    expect(geozoneEvaluator.episode!(clearing, run(geozoneEvaluator, clearing, back, { context: ctx }).state)).toBeUndefined();
+    const reminding = compile(geozoneEvaluator, { repeat: '10' }, { geoids: [1, 2] });
+    expect(geozoneEvaluator.episode!(reminding, run(geozoneEvaluator, reminding, out, { context: ctx }).state)).toBeDefined();
+    // the others keep their state as small as before
+    expect(run(geozoneEvaluator, rule, out, { context: ctx }).state).toEqual({ zones: {} });
+    const entryOnly = compile(geozoneEvaluator, { mode: 'entry', notifyCleared: 'true' }, { geoids: [1, 2] });
+    expect(run(geozoneEvaluator, entryOnly, out, { context: ctx }).state).toEqual({ zones: {} });
+  });
+
   it('honours the mode', () => {
     const trace = [northOf(0, 0), northOf(10, 900), northOf(20, 0)];
     const entryOnly = compile(geozoneEvaluator, { mode: 'entry' }, { geoids: [1] });

@@ -29,7 +29,7 @@ describe('security: least privilege in the template', () => {
       .filter((resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(`"${roleId}"`))
       .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
   };
-  const onTable = (name: FunctionName, table: 'directory' | 'rules' | 'geozones' | 'alerts' | 'vehicleState') =>
+  const onTable = (name: FunctionName, table: 'directory' | 'rules' | 'geozones' | 'alerts' | 'vehicleState' | 'visits') =>
     statementsOf(name).filter((statement) => JSON.stringify(statement.Resource).includes(`"${logicalId(stack.tables.tables[table])}"`));
   const actionsOn = (name: FunctionName, table: Parameters<typeof onTable>[1]) =>
     onTable(name, table)
@@ -119,6 +119,10 @@ describe('security: least privilege in the template', () => {
     expect(actionsOn('api', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     // registering a vehicle (owner chain and zone sets) and finding vehicles by owner; never its evaluation state wholesale
     expect(actionsOn('api', 'vehicleState')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    // visits and the rules' suppressed logs are read by Query only; evaluate puts visits and sets log entries, the sweep sets log entries
+    expect(actionsOn('api', 'visits')).toEqual(['dynamodb:Query']);
+    expect(actionsOn('evaluate', 'visits')).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(actionsOn('sweep', 'visits')).toEqual(['dynamodb:UpdateItem']);
     for (const name of ['evaluate', 'sweep'] as const) {
       for (const table of ['rules', 'geozones', 'alerts', 'vehicleState'] as const) {
         expect(actionsOn(name, table), `${name} ${table}`).not.toContain('dynamodb:DeleteItem');

@@ -13,7 +13,8 @@ import { rulesReferencingGeozone } from '../../store/rules-store';
 import { conflict, notFound } from '../errors';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import { geozoneMeasures } from '../geozone-measures';
-import { checkGeozoneSize, requireGeozoneRoom } from '../limit-checks';
+import { checkGeozoneSize, limitAsHttp } from '../limit-checks';
+import { limits } from '../limits';
 import { defineRoute, type Caller } from '../route';
 import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
 import {
@@ -101,14 +102,15 @@ export const geozoneRoutes = [
     body: geozoneWriteBodySchema,
     response: geozoneRecordSchema,
     examples: { body: geozoneCreateExample, response: geozoneRecordExample },
-    errors: [403, 404],
+    errors: [403, 404, 409],
     async handle({ body, caller, now }) {
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       checkGeozoneSize(body.geometry);
-      await requireGeozoneRoom(body.parentId);
       const { id: _id, version: _version, area: _area, perimetr: _perimetr, createDate: _createDate, ...fields } = body;
       const measures = geozoneMeasures(body.geometry, body.radius);
-      const zone = await createGeozone({ ...fields, ...measures, createDate: new Date(now).toISOString() });
+      const zone = await createGeozone({ ...fields, ...measures, createDate: new Date(now).toISOString() }, limits().geozonesPerClient).catch(
+        limitAsHttp,
+      );
       return { body: zone, headers: etag(zone.version) };
     },
   }),
@@ -133,7 +135,6 @@ export const geozoneRoutes = [
       requireVersion(previous, 'geozone', body.version, ifMatchVersion(headers));
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       checkGeozoneSize(body.geometry);
-      if (body.parentId !== previous.parentId) await requireGeozoneRoom(body.parentId);
       const { version: _version, area: _area, perimetr: _perimetr, createDate: _createDate, ...fields } = body;
       const zone: Geozone = {
         ...fields,
@@ -141,7 +142,8 @@ export const geozoneRoutes = [
         createDate: previous.createDate,
         version: previous.version + 1,
       };
-      if (!(await replaceGeozone(zone, previous.version).catch(conflictAsHttp))) throw notFound(`geozone ${body.id}`);
+      const move = { previousParentId: previous.parentId, limit: limits().geozonesPerClient };
+      if (!(await replaceGeozone(zone, previous.version, move).catch(limitAsHttp).catch(conflictAsHttp))) throw notFound(`geozone ${body.id}`);
       return { body: zone, headers: etag(zone.version) };
     },
   }),
@@ -174,7 +176,7 @@ export const geozoneRoutes = [
             '; remove it from their geoids and settings.zones first',
         );
       }
-      await deleteGeozone(zone.id, zone.version, seenVersion).catch(conflictAsHttp);
+      await deleteGeozone(zone.id, zone.version, seenVersion, zone.parentId).catch(conflictAsHttp);
       return { body: 'Success' };
     },
   }),

@@ -11,6 +11,7 @@ import { intersectionRoutes } from './intersections';
 import { notificationPreviewRoutes } from './notification-preview';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { suppressedRoutes } from './suppressed';
 import { userRoutes } from './users';
 import { vehicleRoutes } from './vehicles';
 import { webhookRoutes } from './webhooks';
@@ -26,6 +27,7 @@ export const apiRoutes: ApiRoute[] = [
   ...historyRoutes,
   ...alertLifecycleRoutes,
   ...alertLinkRoutes,
+  ...suppressedRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,
   ...channelRoutes,

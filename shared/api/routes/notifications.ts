@@ -20,7 +20,8 @@ import { defineRoute, type Caller } from '../route';
 import { checkedRule } from '../checked-rule';
 import { askSideAddresses, requireSideAddressRoom } from '../side-address-confirmation';
 import { sideAddressProblems } from '../side-address-problems';
-import { requireRuleRoom } from '../limit-checks';
+import { limitAsHttp } from '../limit-checks';
+import { limits } from '../limits';
 import { etag, ifMatchVersion, requireVersion } from '../versioning';
 import {
   parentIdExample,
@@ -45,8 +46,8 @@ import {
   successSchema,
 } from '../schemas';
 
-/** Transactions hold at most 100 items: the rule, the id counter, and this many geozone existence checks. */
-const MAX_GEOZONE_CHECKS = 98;
+/** Transactions hold at most 100 items: the rule, up to two rule counts (a move), and this many geozone existence checks. */
+const MAX_GEOZONE_CHECKS = 97;
 
 type NotificationRecord = z.infer<typeof notificationRecordSchema>;
 
@@ -176,9 +177,10 @@ export const notificationRoutes = [
     errors: [403, 404, 409, 503],
     async handle({ body, caller, now }) {
       const owned = await checkedRule(body, caller);
-      await requireRuleRoom(owned.parentId);
       await requireSideAddressRoom(owned, now);
-      const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned)).catch(staleAsConflict);
+      const rule = await createRule(newRuleRecord(owned, await parentNameOf(body.parentId), now), existenceChecks(owned), limits().rulesPerClient)
+        .catch(limitAsHttp)
+        .catch(staleAsConflict);
       await askSideAddresses(rule, now);
       return { body: toRecord(rule), headers: etag(rule.version) };
     },
@@ -208,7 +210,6 @@ export const notificationRoutes = [
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
       const owned = await checkedRule(body, caller);
       const { id } = body;
-      if (owned.parentId !== previous.parentId) await requireRuleRoom(owned.parentId);
       await requireSideAddressRoom(owned, now);
       const next: StoredRule = {
         ...owned,
@@ -219,7 +220,8 @@ export const notificationRoutes = [
         updatedAt: new Date(now).toISOString(),
         ...replacedValidity(previous, owned, now),
       };
-      await replaceRule(next, previous.version, existenceChecks(owned)).catch(staleAsConflict);
+      const move = { previousParentId: previous.parentId, limit: limits().rulesPerClient };
+      await replaceRule(next, previous.version, existenceChecks(owned), move).catch(limitAsHttp).catch(staleAsConflict);
       await askSideAddresses(next, now);
       return { body: 'Success', headers: etag(next.version) };
     },
@@ -242,7 +244,7 @@ export const notificationRoutes = [
       const rule = await visibleRule(params.id, caller);
       const expected = ifMatchVersion(headers);
       requireVersion(rule, 'notification', expected);
-      await deleteRule(rule.id, rule.version).catch(staleAsConflict);
+      await deleteRule(rule.id, rule.version, rule.parentId).catch(staleAsConflict);
       return { body: 'Success' };
     },
   }),

@@ -1,12 +1,12 @@
 import { privateTargetsAllowed } from '../../channels/webhook/address-policy';
 import { endpointUrlProblems } from '../../channels/webhook/endpoint-url';
-import { createWebhook, deleteWebhook, findWebhookClient, listWebhooks, listWebhooksWithSecrets } from '../../store/webhooks-store';
+import { WebhookLimitError, WebhookUrlTakenError, createWebhook, deleteWebhook, findWebhookClient, listWebhooks } from '../../store/webhooks-store';
 import { conflict, notFound, validationError } from '../errors';
 import { limits } from '../limits';
 import { defineRoute } from '../route';
 import { parentIdBodySchema, successSchema } from '../schemas';
 import { createdWebhookSchema, webhookBodySchema, webhookListSchema, webhookParamsSchema } from '../webhook-schemas';
-import { parentIdExample, successExample, webhookCreatedExample, webhookExample, webhookListExample } from '../examples';
+import { parentIdExample, successExample, webhookCreatedExample, webhookExample, webhookListExample, webhookUrlTakenExample } from '../examples';
 
 /**
  * Webhook endpoints of a client: each alert of the client's rules with `toClient` is POSTed, signed, to each
@@ -25,25 +25,28 @@ export const webhookRoutes = [
       'Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked ' +
       'for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +
       'each endpoint once (a receiver that answered too late may see it again: drop copies by Idempotency-Key). ' +
-      'At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client.',
+      'At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client ' +
+      'already registered answers 409.',
     auth: true,
     writes: true,
     body: webhookBodySchema,
     response: createdWebhookSchema,
-    examples: { body: webhookExample, response: webhookCreatedExample },
+    examples: { body: webhookExample, response: webhookCreatedExample, errors: { 409: webhookUrlTakenExample } },
     errors: [403, 404, 409],
     async handle({ body, caller, now }) {
       const parentId = body.parentId ?? caller.user.parentId;
       await caller.scope.require(parentId, `client ${parentId}`);
       const problems = endpointUrlProblems(body.url, privateTargetsAllowed());
       if (problems.length) throw validationError(problems.map((message) => ({ path: 'url', message })));
-      const existing = await listWebhooksWithSecrets(parentId);
-      const { webhooksPerClient } = limits();
-      if (existing.length >= webhooksPerClient) {
-        throw validationError([{ path: 'parentId', message: `client already has ${webhooksPerClient} webhook endpoints, the most allowed` }]);
-      }
-      if (existing.some((endpoint) => endpoint.url === body.url)) throw conflict('this URL is already registered for the client');
-      const endpoint = await createWebhook({ parentId, url: body.url, description: body.description }, now);
+      const endpoint = await createWebhook({ parentId, url: body.url, description: body.description }, now, limits().webhooksPerClient).catch(
+        (error: unknown) => {
+          if (error instanceof WebhookLimitError) {
+            throw validationError([{ path: 'parentId', message: `client already has ${error.limit} webhook endpoints, the most allowed` }]);
+          }
+          if (error instanceof WebhookUrlTakenError) throw conflict(error.message);
+          throw error;
+        },
+      );
       return { body: endpoint };
     },
   }),
@@ -92,7 +95,8 @@ export const webhookRoutes = [
     tag: 'webhooks',
     summary: 'Delete a webhook endpoint; nothing more is sent to it',
     description:
-      'Removes the endpoint of your client or of one below it; alerts raised afterwards are not sent to it. A webhook of a client outside your scope is 404.',
+      'Removes the endpoint of your client or of one below it; alerts raised afterwards are not sent to it. A webhook of a client outside your scope is 404. ' +
+      'The id as registration or a listing answered it: <parentId>.<22 base64url characters>, or a bare GUID for an endpoint registered by an earlier version.',
     auth: true,
     writes: true,
     params: webhookParamsSchema,

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvaluateHandler } from '../../functions/evaluate/handler';
+import type { Emulators } from '../../infra/local/emulators';
+import { suppressedResponseSchema } from '../../shared/api/suppressed-schemas';
+import { projectRuleChange } from '../../shared/pipeline/projection';
+import { getRule } from '../../shared/store/rules-store';
+import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { startTestEmulators } from '../support/emulators';
+import { invoke, sqsRecord } from '../pipeline/support';
+import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
+
+/**
+ * POST /api/v3/notifications/suppressed over runs written by the evaluate handler: rules stored through the API
+ * and projected, speeding episodes evaluated one batch each, the answer read back through the API.
+ */
+const clock = new TestClock();
+/** Sunday 2026-03-01 08:01 UTC, a minute after the API's clock stores the rules. */
+const START = clock.value + 60_000;
+const iso = (second: number) => new Date(START + second * 1000).toISOString();
+/** Outside the square zone of squareZone(). */
+const OUTSIDE = { latitude: 55.75, longitude: 37.62 };
+/** Speeding episodes (120 km/h, then 40) starting at these seconds after START. */
+const EPISODES = [0, 120, 240, 700, 760];
+/** Alerts on the first message over the limit, ends on the first under it. */
+const SPEEDING = { limit: '90', minDuration: '0', endDuration: '0' };
+
+describe('POST /api/v3/notifications/suppressed', () => {
+  let emulators: Emulators;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  let api: Api;
+  const tokens = { root: '', child: '', sibling: '', readOnly: '' };
+  const rules = { schedule: 0, zone: 0, cooldown: 0, maxPerDay: 0, inactive: 0, child: 0, sibling: 0 };
+
+  const ask = (body: Record<string, unknown>, token = tokens.root) =>
+    api({ method: 'POST', path: '/api/v3/notifications/suppressed', token, body: { vehicleId: 101, from: iso(-60), to: iso(3_600), ...body } });
+  const create = async (token: string, body: Record<string, unknown>) => {
+    const response = await api({ method: 'POST', path: '/api/v3/notifications', token, body });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    await projectRuleChange(undefined, (await getRule(response.body.id as number))!);
+    return response.body.id as number;
+  };
+  const paths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path).sort();
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('api-suppressed');
+    tenants = await seedTenants('suppressed');
+    api = apiClient({ now: clock.now });
+    for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
+    const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.root, body: squareZone(tenants.root.agentId) });
+    expect(zone.status).toBe(200);
+    const speeding = (settings: Record<string, unknown>, overrides: Record<string, unknown> = {}) =>
+      ruleBody(tenants.root.agentId, { timezone: 0, settings: { ...SPEEDING, ...settings }, ...overrides });
+    rules.schedule = await create(tokens.root, speeding({ schedule: 'Mon-Fri 08:00-18:00' }));
+    rules.zone = await create(tokens.root, speeding({ zones: String(zone.body.id) }));
+    rules.cooldown = await create(tokens.root, speeding({ cooldown: 600 }));
+    rules.maxPerDay = await create(tokens.root, speeding({ maxPerDay: 1 }));
+    rules.inactive = await create(tokens.root, speeding({}, { active: false }));
+    rules.sibling = await create(tokens.sibling, ruleBody(tenants.sibling.agentId, { vehicleIds: [202] }));
+    // a rule of the child client over its vehicle 304, which then moves up to the root client
+    await registerVehicle({ vehicleId: 304, name: 'Van 304', parentId: tenants.child.agentId }, { allowMove: true });
+    rules.child = await create(tokens.child, ruleBody(tenants.child.agentId, { vehicleIds: [304] }));
+    await registerVehicle({ vehicleId: 304, name: 'Van 304', parentId: tenants.root.agentId }, { allowMove: true });
+
+    let now = 0;
+    const evaluate = createEvaluateHandler({ clock: () => now });
+    for (const start of EPISODES) {
+      for (const [second, speed] of [
+        [start, 120],
+        [start + 10, 40],
+      ] as const) {
+        now = START + second * 1000 + 1000;
+        const message = { vehicleId: 101, deviceTime: iso(second), ...OUTSIDE, speed };
+        expect(await invoke(evaluate, [sqsRecord(message)])).toEqual({ batchItemFailures: [] });
+      }
+    }
+  });
+  afterAll(async () => emulators.stop());
+
+  /** The answer, checked against the response schema the OpenAPI document is built from. */
+  const answerOf = (response: { status: number; body: unknown }) => {
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(suppressedResponseSchema.strict().parse(response.body)).toEqual(response.body);
+    return suppressedResponseSchema.parse(response.body);
+  };
+
+  it('answers the open run of the schedule and of the zone condition, every episode in it', async () => {
+    for (const [ruleId, reason] of [
+      [rules.schedule, 'outsideSchedule'],
+      [rules.zone, 'outsideZones'],
+    ] as const) {
+      expect(answerOf(await ask({ ruleId }))).toEqual({
+        runs: [{ reason, first: iso(EPISODES[0]!), last: iso(EPISODES.at(-1)!), count: EPISODES.length, open: true }],
+        now: [],
+      });
+    }
+  });
+
+  it('answers the cooldown: the run an alert closed, logged, and the open one after it, newest first', async () => {
+    expect(answerOf(await ask({ ruleId: rules.cooldown }))).toEqual({
+      runs: [
+        { reason: 'cooldown', first: iso(760), last: iso(760), count: 1, open: true },
+        { reason: 'cooldown', first: iso(120), last: iso(240), count: 2, open: false },
+      ],
+      now: [],
+    });
+    // only the runs that overlap the window
+    expect(answerOf(await ask({ ruleId: rules.cooldown, from: iso(300), to: iso(800) })).runs).toEqual([
+      { reason: 'cooldown', first: iso(760), last: iso(760), count: 1, open: true },
+    ]);
+    expect(answerOf(await ask({ ruleId: rules.cooldown, from: iso(0), to: iso(100) })).runs).toEqual([]);
+  });
+
+  it("answers maxPerDay from the day's notice on, and read-only users may read it", async () => {
+    const expected = {
+      runs: [{ reason: 'maxPerDay', first: iso(120), last: iso(760), count: 4, open: true }],
+      now: [],
+    };
+    expect(answerOf(await ask({ ruleId: rules.maxPerDay }))).toEqual(expected);
+    expect(answerOf(await ask({ ruleId: rules.maxPerDay }, tokens.readOnly))).toEqual(expected);
+  });
+
+  it('says why the rule raises nothing for the vehicle now', async () => {
+    expect(answerOf(await ask({ ruleId: rules.inactive })).now).toEqual(['ruleInactive']);
+    // the rules were made for 30 days (and the session ends before that)
+    clock.advance(31 * 86_400_000);
+    try {
+      expect(answerOf(await ask({ ruleId: rules.cooldown }, await login(api, tenants.root))).now).toEqual(['ruleExpired']);
+    } finally {
+      clock.advance(-31 * 86_400_000);
+    }
+    expect(answerOf(await ask({ ruleId: rules.cooldown, vehicleId: 303 })).now).toEqual(['vehicleNotWatched']);
+    expect(answerOf(await ask({ ruleId: rules.child, vehicleId: 304 })).now).toEqual(['vehicleNotOwned']);
+  });
+
+  it('answers 404 for a rule or a vehicle out of scope, or unknown', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ruleId: rules.sibling }, tokens.root],
+      [{ ruleId: rules.cooldown, vehicleId: 202 }, tokens.root],
+      [{ ruleId: rules.cooldown }, tokens.sibling],
+      [{ ruleId: rules.cooldown, vehicleId: 303 }, tokens.child],
+      [{ ruleId: 999_999 }, tokens.root],
+      [{ ruleId: rules.cooldown, vehicleId: 999_999 }, tokens.root],
+    ];
+    for (const [body, token] of cases) {
+      const response = await ask(body, token);
+      expect(response.status, JSON.stringify(body)).toBe(404);
+      expect(response.body.error).toBe('NotFound');
+    }
+  });
+
+  it('answers 400 naming each bad field, and 401 without a session', async () => {
+    const cases: [Record<string, unknown>, string[]][] = [
+      [{ ruleId: rules.cooldown, extra: 1 }, ['extra']],
+      [{ ruleId: rules.cooldown, from: iso(100), to: iso(0) }, ['to']],
+      [{ ruleId: 'seven', vehicleId: 1.5 }, ['ruleId', 'vehicleId']],
+      [{ ruleId: rules.cooldown, from: 'yesterday', to: 17 }, ['from', 'to']],
+      [{ ruleId: 0 }, ['ruleId']],
+    ];
+    for (const [body, expected] of cases) {
+      const response = await ask(body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(paths(response), JSON.stringify(body)).toEqual(expected);
+    }
+    const missing = await api({ method: 'POST', path: '/api/v3/notifications/suppressed', token: tokens.root, body: {} });
+    expect(missing.status).toBe(400);
+    expect(paths(missing)).toEqual(['from', 'ruleId', 'to', 'vehicleId']);
+    const anonymous = await api({ method: 'POST', path: '/api/v3/notifications/suppressed', body: { ruleId: rules.cooldown } });
+    expect(anonymous.status).toBe(401);
+  });
+});
