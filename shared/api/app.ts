@@ -127,9 +127,10 @@ function routeHandler(route: ApiRoute, options: Settings) {
   if (route.body) chain.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
   return chain.handler(async (event, context) => {
     const params = route.params ? route.params.safeParse(event.pathParameters ?? {}) : { success: true as const, data: undefined };
-    if (!params.success) throw validationError(issuesOf(params.error.issues));
     const body = route.body ? route.body.safeParse(event.body) : { success: true as const, data: undefined };
-    if (!body.success) throw validationError(issuesOf(body.error.issues));
+    // one answer names every bad field, in the path and in the body
+    const issues = [...(params.success ? [] : issuesOf(params.error.issues)), ...(body.success ? [] : issuesOf(body.error.issues))];
+    if (!params.success || !body.success) throw validationError(issues);
     const reply = await route.handle({
       body: body.data,
       params: params.data,
