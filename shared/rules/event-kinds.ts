@@ -29,9 +29,14 @@ export const EVENT_KINDS = [
   'limitReached',
   'reminder',
   'cleared',
+  // raised by the sweep for a stored alert still open after its rule's escalateAfter
+  'escalated',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** The kind of an escalation: the alert it escalates, sent again to the rule's escalation targets. */
+export const ESCALATED_KIND = 'escalated' satisfies EventKind;
 
 export function isEventKind(kind: string): kind is EventKind {
   return (EVENT_KINDS as readonly string[]).includes(kind);
