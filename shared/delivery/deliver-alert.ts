@@ -20,6 +20,8 @@ import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
 import { acknowledgeAction } from './acknowledge-action';
 import { clearEndedEpisode } from './episode-end';
+import { escalationRule } from './escalation-targets';
+import { ESCALATED_KIND } from '../rules/event-kinds';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -165,10 +167,14 @@ async function attemptAll(targets: readonly DeliveryTarget[], attempting: Attemp
   return settled.map((result) => (result as PromiseFulfilledResult<Attempt>).value);
 }
 
-/** The rule, and its vehicle when it belongs to the rule's client; the users, their scope and the plan. */
+/**
+ * The rule (for an escalation, with its escalation targets as recipients), and its vehicle when it belongs to
+ * the rule's client; the users, their scope and the plan.
+ */
 async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: () => number): Promise<DeliveryContext | { failure: string }> {
-  const rule = await loadRule(alert.ruleId);
-  if (!rule) return { failure: `rule ${alert.ruleId} no longer exists` };
+  const stored = await loadRule(alert.ruleId);
+  if (!stored) return { failure: `rule ${alert.ruleId} no longer exists` };
+  const rule = alert.event.kind === ESCALATED_KIND ? escalationRule(stored) : stored;
   // alerts reach only the vehicle's owners: the rule's client or a client below it
   const tree = new ClientTree();
   const vehicle = await loadVehicle(alert.vehicleId);
