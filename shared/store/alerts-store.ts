@@ -6,7 +6,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertIdFor, escalationIdFor } from './alert-id';
 import { COMMON_SETTINGS } from '../rules/settings';
-import { ESCALATED_KIND } from '../rules/event-kinds';
+import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../rules/event-kinds';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -85,13 +85,13 @@ export function earliestDue(...times: (string | undefined)[]): string | undefine
 }
 
 /**
- * The pending alert an evaluator's event becomes: `open`, due to be escalated and to close by itself when its
- * rule says so (`dueAt` the earlier of the two).
+ * The pending alert an evaluator's event becomes: `open`, due to be escalated (not a follow-up: reminder,
+ * cleared, limit notice) and to close by itself when its rule says so (`dueAt` the earlier of the two).
  */
 export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, now: number): AlertItem {
   const alertId = alertIdFor(rule.id, vehicleId, event.kind, event.time);
   const closesAt = autoCloseAt(rule, now);
-  const escalatesAt = event.kind === ESCALATED_KIND ? undefined : escalateAt(rule, now);
+  const escalatesAt = (FOLLOW_UP_KINDS as readonly string[]).includes(event.kind) ? undefined : escalateAt(rule, now);
   const dueAt = earliestDue(closesAt, escalatesAt);
   return {
     alertId,
