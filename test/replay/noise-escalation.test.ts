@@ -15,15 +15,19 @@ import { generateTrace, REPLAY_RULE_IDS, REPLAY_SETTINGS, SMALL_TRACE, type Trac
  * Replay with the noise budget's reminders and escalations live: the small trace, every message delivered twice
  * (the duplicated scenario), through the real evaluate, deliver and sweep functions. The speeding rule stores
  * its alerts, reminds every minute while an episode lasts (its episodes end at the first message back at or
- * under limit − endMargin: endDuration 0), and escalates an alert nobody acknowledged after 2 minutes, to the
- * rule's own side address and chat. Nobody acknowledges, so every speeding alert is escalated, once.
+ * under limit − endMargin: endDuration 0); it, the idle, panic and connection loss rules escalate an alert
+ * nobody acknowledged after 2 minutes, to the rules' own side address and chat. Nobody acknowledges, so every
+ * alert of those rules (from the generator's expected list) is escalated, once; reminders never are.
  */
 const REPEAT_MS = 60_000;
+const ESCALATION = { escalateAfter: '2', escalateEmails: SIDE_EMAIL, escalateTelegrams: REPLAY_CHAT_ID };
+/** Rules whose alerts are escalated: each of their alerts is owed one escalation. */
+const ESCALATING = ['speeding', 'idle', 'panic', 'connectionLoss'] as const;
 const OVERRIDES: RuleOverrides = {
-  speeding: {
-    stored: true,
-    settings: { endDuration: '0', repeat: String(REPEAT_MS / 60_000), escalateAfter: '2', escalateEmails: SIDE_EMAIL, escalateTelegrams: REPLAY_CHAT_ID },
-  },
+  speeding: { stored: true, settings: { endDuration: '0', repeat: String(REPEAT_MS / 60_000), ...ESCALATION } },
+  idle: { stored: true, settings: ESCALATION },
+  panic: { stored: true, settings: ESCALATION },
+  connectionLoss: { stored: true, settings: ESCALATION },
 };
 
 const trace = generateTrace(SMALL_TRACE);
@@ -120,13 +124,15 @@ describe('replay with reminders and escalations live', () => {
     });
     expect(expected.length).toBeGreaterThan(0);
 
-    // escalations: one for each speeding alert (none acknowledged), none for a reminder or another rule's alert
-    const speeding = alerts.filter((alert) => alert.ruleId === REPLAY_RULE_IDS.speeding);
-    const owed = speeding.map((alert) => escalationIdFor(alert.alertId)).sort();
+    // escalations: one for each alert of an escalating rule (none acknowledged), none for a reminder or another rule's alert
+    const ruleIds = new Set<number>(ESCALATING.map((name) => REPLAY_RULE_IDS[name]));
+    const escalated = alerts.filter((alert) => ruleIds.has(alert.ruleId));
+    const owed = escalated.map((alert) => escalationIdFor(alert.alertId)).sort();
     const escalations = run.alerts.filter(isEscalation);
-    expect(speeding.length).toBe(trace.expected.filter((episode) => episode.rule === 'speeding').length);
+    expect(escalated.length).toBe(trace.expected.filter((episode) => (ESCALATING as readonly string[]).includes(episode.rule)).length);
+    expect(duplicatesOf(escalations.map((alert) => alert.alertId))).toEqual([]);
     expect(escalations.map((alert) => alert.alertId).sort()).toEqual(owed);
-    expect(escalations.map(keyOf).sort()).toEqual(speeding.map(keyOf).sort());
+    expect(escalations.map((alert) => `${alert.ruleId}|${keyOf(alert)}`).sort()).toEqual(escalated.map((alert) => `${alert.ruleId}|${keyOf(alert)}`).sort());
 
     // every alert item (alerts, reminders, escalations) delivered and out of the outbox; one e-mail and one Telegram each
     expect(run.alerts.filter((alert) => alert.status !== 'delivered' || alert.outbox !== undefined)).toEqual([]);
@@ -144,7 +150,12 @@ describe('replay with reminders and escalations live', () => {
         records: plan.records,
         alerts: alerts.length,
         reminders: { expected: expected.length, found: reminders.length, missing: missingReminders.length, duplicated: duplicatesOf(found).length },
-        escalations: { expected: owed.length, found: escalations.length },
+        escalations: {
+          expected: owed.length,
+          found: escalations.length,
+          missing: owed.filter((id) => !escalations.some((alert) => alert.alertId === id)).length,
+          duplicated: duplicatesOf(escalations.map((alert) => alert.alertId)).length,
+        },
         missing: verdict.missing.length,
         duplicated: verdict.duplicated.length,
         emails: run.emails.length,
