@@ -19,8 +19,6 @@ import { DEMO } from './demo';
  * matched by name within that client, so restarts keep whatever was changed through the API.
  */
 
-
-
 export interface DemoData {
   agentId: string;
   userId: string;

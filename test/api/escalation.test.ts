@@ -53,7 +53,13 @@ describe('escalation', () => {
       method: 'POST',
       path: '/api/v3/notifications',
       token,
-      body: ruleBody(tenants.root.agentId, { toEmail: true, recipientIds: [tenants.root.userId], enableSideEmails: false, sideEmails: [], ...overrides }),
+      body: ruleBody(tenants.root.agentId, {
+        toEmail: true,
+        recipientIds: [tenants.root.userId],
+        enableSideEmails: false,
+        sideEmails: [],
+        ...overrides,
+      }),
     });
 
   async function drainDeliveries(): Promise<void> {
@@ -80,7 +86,9 @@ describe('escalation', () => {
 
   const mailsTo = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
   const telegramTo = (chatId: string) =>
-    telegram.calls.filter((call) => call.method === 'sendMessage' && String(call.payload.chat_id) === chatId).map((call) => String(call.payload.text));
+    telegram.calls
+      .filter((call) => call.method === 'sendMessage' && String(call.payload.chat_id) === chatId)
+      .map((call) => String(call.payload.text));
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-escalation');

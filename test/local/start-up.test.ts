@@ -100,7 +100,11 @@ describe('local runtime end to end', () => {
     const api = async (path: string, body: unknown) => {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, last + 1_100 - Date.now())));
       last = Date.now();
-      return fetch(`${runtime.apiUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth': AuthId }, body: JSON.stringify(body) });
+      return fetch(`${runtime.apiUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth': AuthId },
+        body: JSON.stringify(body),
+      });
     };
     // the speeding alert of the test above, open (the printed acknowledge command's query, for more than one)
     const open = (await (await api('/notifications/history', { ...OPEN_ALERTS_QUERY, limit: 100 })).json()) as {
@@ -123,7 +127,12 @@ describe('local runtime end to end', () => {
       items: Array<{ alertId: string; state: string; escalatedAt?: string; acknowledgement?: { by: string; via: string } }>;
     };
     expect(history.items).toEqual([
-      expect.objectContaining({ alertId, state: 'acknowledged', escalatedAt: expect.any(String), acknowledgement: expect.objectContaining({ by: 'demo', via: 'api' }) }),
+      expect.objectContaining({
+        alertId,
+        state: 'acknowledged',
+        escalatedAt: expect.any(String),
+        acknowledgement: expect.objectContaining({ by: 'demo', via: 'api' }),
+      }),
     ]);
     expect(await dutyMail()).toHaveLength(1);
   });

@@ -132,7 +132,9 @@ describe('replay with reminders and escalations live', () => {
     expect(escalated.length).toBe(trace.expected.filter((episode) => (ESCALATING as readonly string[]).includes(episode.rule)).length);
     expect(duplicatesOf(escalations.map((alert) => alert.alertId))).toEqual([]);
     expect(escalations.map((alert) => alert.alertId).sort()).toEqual(owed);
-    expect(escalations.map((alert) => `${alert.ruleId}|${keyOf(alert)}`).sort()).toEqual(escalated.map((alert) => `${alert.ruleId}|${keyOf(alert)}`).sort());
+    expect(escalations.map((alert) => `${alert.ruleId}|${keyOf(alert)}`).sort()).toEqual(
+      escalated.map((alert) => `${alert.ruleId}|${keyOf(alert)}`).sort(),
+    );
 
     // every alert item (alerts, reminders, escalations) delivered and out of the outbox; one e-mail and one Telegram each
     expect(run.alerts.filter((alert) => alert.status !== 'delivered' || alert.outbox !== undefined)).toEqual([]);
@@ -140,7 +142,12 @@ describe('replay with reminders and escalations live', () => {
     expect(judgeEmails(run.alerts, run.emails, SIDE_EMAIL)).toEqual({ vehiclesWithWrongCount: [], misaddressed: 0, identical: 0, unattributed: 0 });
     const telegrams = channels.telegram.delivered();
     expect(telegrams).toHaveLength(run.alerts.length);
-    expect(judgeTelegrams(run.alerts, telegrams, REPLAY_CHAT_ID)).toEqual({ vehiclesWithWrongCount: [], misaddressed: 0, identical: 0, unattributed: 0 });
+    expect(judgeTelegrams(run.alerts, telegrams, REPLAY_CHAT_ID)).toEqual({
+      vehiclesWithWrongCount: [],
+      misaddressed: 0,
+      identical: 0,
+      unattributed: 0,
+    });
     const escalationMails = run.emails.filter((email) => email.subject.includes('not acknowledged in 2 min'));
     expect(escalationMails).toHaveLength(escalations.length);
     expect(plan.duplicatesInSameBatch + plan.duplicatesInLaterBatch).toBeGreaterThan(0);
