@@ -18,9 +18,16 @@ import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { getAlertItem, linkChat } from '../delivery/support/fixtures';
+import { countCapacity } from '../support/count-capacity';
 import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from './support';
 
 const MINUTE = 60_000;
+/**
+ * Write units of one escalation as DynamoDB bills them: the transaction's two items of under 1 KB at twice the
+ * price (the delivered alert, the escalation), the alert's two history index copies and its due entry, and the
+ * escalation's two history index entries and its outbox entry.
+ */
+const ESCALATION_WRITE_UNITS = 10;
 const DUTY = 'duty@escalation.example.com';
 /** The address seedTenants gives each of its users. */
 const emailOf = (name: string) => `${name}@escalation.example.com`;
@@ -168,6 +175,22 @@ describe('escalation', () => {
     // the escalation is no alert of its own in the history: the alert it escalates says it was
     expect(shown.map((entry: { alertId: string }) => entry.alertId)).toEqual([alertId]);
     expect(shown[0]).toMatchObject({ escalatedAt: new Date(at).toISOString() });
+  });
+
+  it('costs one read of the alert and one transaction of two writes per escalation', async () => {
+    const { alertId, raisedAt } = await raise();
+    const counter = countCapacity();
+    try {
+      const { escalated } = await runAlertDuePass(raisedAt + 16 * MINUTE);
+      expect(escalated).toEqual([escalationIdFor(alertId)]);
+      const units = { read: counter.readUnits(), write: counter.billedWriteUnits(), itemsWritten: counter.itemsWritten() };
+      console.log(`one escalation: ${JSON.stringify({ ...units, byTable: counter.byTable() })}`);
+      expect(units.itemsWritten).toBe(2);
+      expect(units.write).toBeLessThanOrEqual(ESCALATION_WRITE_UNITS);
+    } finally {
+      counter.detach();
+    }
+    await drainDeliveries();
   });
 
   it('does not escalate an alert acknowledged through the API first', async () => {
