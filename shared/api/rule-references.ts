@@ -71,7 +71,7 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
     });
   }
 
-  issues.push(...(await escalationIssues(body.settings, inScope)));
+  issues.push(...(await escalationIssues(body, inScope)));
   issues.push(...unreachedChannels(body, usersInScope));
 
   if (issues.length > 0) throw validationError(issues);

@@ -368,7 +368,7 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     meaning:
       'minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as ' +
       '`escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. ' +
-      'Only for rules with `stored` (the lifecycle needs the history)',
+      'Only for rules with `stored: true` (else 400 naming settings.escalateAfter)',
     example: '15',
   },
   {

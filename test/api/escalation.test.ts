@@ -227,7 +227,7 @@ describe('escalation', () => {
     for (const { alertId } of [cleared, closed]) expect((await getAlertItem(alertId)).escalatedAt).toBeUndefined();
   });
 
-  it('refuses escalation targets outside the rule owner’s scope, naming the setting', async () => {
+  it('refuses escalation targets outside the rule owner’s scope, and an escalation of unstored alerts, naming the setting', async () => {
     const refused = async (overrides: Record<string, string>) => {
       const response = await createRule({ settings: { ...settings(), ...overrides } });
       expect(response.status).toBe(400);
@@ -239,5 +239,8 @@ describe('escalation', () => {
     expect(await refused({ escalateEmails: 'not an address' })).toEqual(['settings.escalateEmails']);
     expect(await refused({ escalateAfter: '1441' })).toEqual(['settings.escalateAfter']);
     expect(await refused({ escalateUserIds: '', escalateTelegrams: '', escalateEmails: '' })).toEqual(['settings.escalateAfter']);
+    const unstored = await createRule({ stored: false, settings: settings() });
+    expect(unstored.status).toBe(400);
+    expect(unstored.body.issues.map((issue: { path: string }) => issue.path)).toEqual(['settings.escalateAfter']);
   });
 });
