@@ -10,6 +10,7 @@ import { geozoneBodySchema } from '../../shared/schemas/geozone';
 import { notificationBodySchema, RULE_TYPES, type NotificationBody } from '../../shared/schemas/notification';
 import { depotYardRing, type SimulatedVehicle } from './simulator';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { DEMO } from './demo';
 
 /**
  * Demo data for the local runtime: a client, a user who can log in, the simulated vehicles, the depot yard
@@ -17,19 +18,6 @@ import { registerVehicle } from '../../shared/store/vehicle-registry';
  * CLI. Seeding is idempotent: the demo user is found by login and its client reused, geozones and rules are
  * matched by name within that client, so restarts keep whatever was changed through the API.
  */
-
-export const DEMO = {
-  clientName: 'Demo Logistics',
-  login: 'demo',
-  /** Local demo only; printed on start-up. */
-  password: 'demo',
-  email: 'demo@fleetwatch.local',
-  opsEmail: 'ops@fleetwatch.local',
-  geozoneName: 'Depot yard',
-  speedLimitKmh: 90,
-  /** Marks the demo client's webhook endpoint, which points at the local demo receiver. */
-  webhookDescription: 'Demo receiver (npm start)',
-} as const;
 
 export interface DemoData {
   agentId: string;
@@ -97,8 +85,15 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
       ...common,
       type: RULE_TYPES.speeding,
       name: `Speeding over ${DEMO.speedLimitKmh} km/h`,
-      // the simulated speeder slows down for ~18 s between episodes: endDuration 10 lets each episode end
-      settings: { limit: String(DEMO.speedLimitKmh), minDuration: '10', endDuration: '10' },
+      // the simulated speeder slows down for ~18 s between episodes: endDuration 10 lets each episode end;
+      // an alert nobody acknowledges within a minute goes to the duty mailbox as well (escalation)
+      settings: {
+        limit: String(DEMO.speedLimitKmh),
+        minDuration: '10',
+        endDuration: '10',
+        escalateAfter: String(DEMO.escalateAfterMinutes),
+        escalateEmails: DEMO.dutyEmail,
+      },
       enableSideEmails: true,
       sideEmails: [DEMO.opsEmail],
     }),
@@ -198,8 +193,8 @@ export async function seedDemoData(fleet: readonly SimulatedVehicle[], now: numb
   const geozoneId = await seedGeozone(owner.agentId, now, created);
   const vehicleIds = fleet.map((vehicle) => vehicle.vehicleId);
   const rules = await seedRules(owner, vehicleIds, geozoneId, now, created);
-  // the local operations inbox is the demo's own: vouched for here instead of through a confirmation link
-  await markSideEmailConfirmed(owner.agentId, DEMO.opsEmail, now);
+  // the local operations and duty inboxes are the demo's own: vouched for here instead of through a confirmation link
+  for (const address of [DEMO.opsEmail, DEMO.dutyEmail]) await markSideEmailConfirmed(owner.agentId, address, now);
   return { agentId: owner.agentId, userId: owner.userId, login: DEMO.login, password: DEMO.password, vehicleIds, geozoneId, rules, created };
 }
 

@@ -6,6 +6,7 @@ import { lock } from 'proper-lockfile';
 import { ConfigError } from '../../shared/config';
 import { applyLocalFunctionEnvironment } from './function-environment';
 import type { LocalRuntime } from './runtime';
+import { DEMO, OPEN_ALERTS_QUERY } from './demo';
 import { demoFleet, simulatedMessage } from './simulator';
 import { UsageError, checkPorts, readSettings, type StartSettings } from './start-config';
 
@@ -145,6 +146,12 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
     'Log in and list the demo rules (requests on one session must be at least a second apart):',
     `  TOKEN=$(curl -s -X POST ${base}/auth/login -H 'content-type: application/json' -d '{"login":"${demo.login}","password":"${demo.password}"}' | sed -E 's/.*"AuthId":"([^"]+)".*/\\1/')`,
     `  curl -s -X POST ${base}/notifications/find -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '{"parentId":"${demo.agentId}"}'`,
+    '',
+    `Alert states: an alert of the speeding rule that nobody acknowledges within ${DEMO.escalateAfterMinutes} minute is escalated, once: an e-mail`,
+    `"not acknowledged in ${DEMO.escalateAfterMinutes} min" to ${DEMO.dutyEmail}, and the history marks it escalatedAt. Acknowledge the newest open alert:`,
+    `  ALERT=$(curl -s -X POST ${base}/notifications/history -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '${JSON.stringify(OPEN_ALERTS_QUERY)}' | sed -E 's/.*"alertId":"([^"]+)".*/\\1/')`,
+    `  curl -s -X POST ${base}/notifications/history/$ALERT/acknowledge -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '{"comment":"on it"}'`,
+    '  (the history then shows it "acknowledged", by demo through the API, and it is never escalated)',
     '',
     'Send a terminal message by hand (plain curl to the local SQS; deviceTime is taken from your clock):',
     `  ${handCommand}`,

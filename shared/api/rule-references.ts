@@ -7,6 +7,7 @@ import { linkedChatOwners } from '../store/telegram-links';
 import { unreachedChannels } from './channel-reach';
 import { validationError, type Issue } from './errors';
 import type { TenantScope } from './scope';
+import { escalationIssues } from './escalation-references';
 
 /**
  * Checks what a rule refers to against the caller's scope, answering 400 with one issue per bad reference:
@@ -18,6 +19,7 @@ import type { TenantScope } from './scope';
  *   bulk import of the platform's vehicle records).
  * - Telegram chats named on the rule must be linked (deep link) by a user of the scope, and still take alerts;
  *   the official bot must not message strangers.
+ * - the escalation targets of the settings are checked as the rule's own recipients and chats (escalation-references);
  * - every channel switched on must reach someone (`unreachedChannels`), judged on the recipients read here.
  * Unknown and foreign references get the same message, so the answer reveals nothing of other tenants.
  */
@@ -69,6 +71,7 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
     });
   }
 
+  issues.push(...(await escalationIssues(body, inScope)));
   issues.push(...unreachedChannels(body, usersInScope));
 
   if (issues.length > 0) throw validationError(issues);

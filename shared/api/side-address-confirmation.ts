@@ -4,21 +4,29 @@ import { addressesToAsk, forgetHold, heldAlertIds, registerSideAddresses } from 
 import { enqueueConfirmations, enqueueDeliveries } from '../pipeline/enqueue-deliveries';
 import { validationError } from './errors';
 import { limits } from './limits';
+import { COMMON_SETTINGS } from '../rules/settings';
 
-type SideAddresses = Pick<NotificationBody, 'parentId' | 'enableSideEmails' | 'sideEmails'>;
+type SideAddresses = Pick<NotificationBody, 'parentId' | 'enableSideEmails' | 'sideEmails' | 'settings'>;
+
+/** Every side mailbox the rule may write to: its side addresses, and those it escalates to (`settings.escalateEmails`). */
+function addressesOf(rule: SideAddresses): string[] {
+  const escalation = COMMON_SETTINGS.escalateEmails.safeParse(rule.settings.escalateEmails).data ?? [];
+  return [...new Set([...(rule.enableSideEmails ? rule.sideEmails : []), ...escalation])];
+}
 
 /**
- * Before a rule is saved: the side mailboxes it names that its client never had are registered, and counted
+ * Before a rule is saved: the side mailboxes it names (side addresses and escalation addresses) that its client never had are registered, and counted
  * against the client's unconfirmed mailboxes (`unconfirmedSideEmailsPerClient`). Past that, 400 naming
  * `sideEmails`, and the rule is not saved.
  */
 export async function requireSideAddressRoom(rule: SideAddresses, now: number): Promise<void> {
-  if (!rule.enableSideEmails || rule.sideEmails.length === 0) return;
+  const addresses = addressesOf(rule);
+  if (addresses.length === 0) return;
   const cap = limits().unconfirmedSideEmailsPerClient;
-  if (!(await registerSideAddresses(rule.parentId, rule.sideEmails, cap, now))) {
+  if (!(await registerSideAddresses(rule.parentId, addresses, cap, now))) {
     throw validationError([
       {
-        path: 'sideEmails',
+        path: rule.enableSideEmails && rule.sideEmails.length > 0 ? 'sideEmails' : 'settings.escalateEmails',
         message: `the client already has its most side addresses waiting for confirmation (${cap}); new ones can be added as those confirm`,
       },
     ]);
@@ -32,9 +40,10 @@ export async function requireSideAddressRoom(rule: SideAddresses, now: number): 
  * and the link then goes out with the rule's first alert, which is held, not lost.
  */
 export async function askSideAddresses(rule: SideAddresses, now: number): Promise<void> {
-  if (!rule.enableSideEmails || rule.sideEmails.length === 0) return;
+  const all = addressesOf(rule);
+  if (all.length === 0) return;
   try {
-    const addresses = await addressesToAsk(rule.parentId, rule.sideEmails, now);
+    const addresses = await addressesToAsk(rule.parentId, all, now);
     const enqueued = await enqueueConfirmations(rule.parentId, addresses);
     if (enqueued.size < addresses.length) logger.warn('confirmation requests not enqueued; the first alert sends them');
   } catch (error) {

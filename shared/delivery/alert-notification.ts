@@ -3,10 +3,11 @@ import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
 import { renderNotification, type RenderedNotification } from './render';
 import { buildTemplateData } from './template-data';
+import { ESCALATED_KIND } from '../rules/event-kinds';
 
 /**
  * An alert as its notifications say it, per language: the rule's own wording (`settings.messageSubject`,
- * `settings.messageTemplate`) or the event kind's template, with times in the rule's timezone. Each language is
+ * `settings.messageTemplate`; an escalation always has its template) or the event kind's template, with times in the rule's timezone. Each language is
  * rendered once. Delivery sends this; the preview answers its e-mail text.
  */
 export function alertNotification(
@@ -14,9 +15,11 @@ export function alertNotification(
   rule: Pick<StoredRule, 'settings' | 'timezone'>,
   vehicleName: string,
 ): (language: Language) => RenderedNotification {
+  // an escalation has its own wording around the escalated alert's template
+  const own = alert.event.kind !== ESCALATED_KIND;
   const override = {
-    subject: rule.settings.messageSubject?.trim() || undefined,
-    body: rule.settings.messageTemplate?.trim() || undefined,
+    subject: (own && rule.settings.messageSubject?.trim()) || undefined,
+    body: (own && rule.settings.messageTemplate?.trim()) || undefined,
   };
   const rendered = new Map<Language, RenderedNotification>();
   return (language) => {

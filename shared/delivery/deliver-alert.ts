@@ -20,6 +20,9 @@ import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
 import { acknowledgeAction } from './acknowledge-action';
 import { clearEndedEpisode } from './episode-end';
+import { escalationRule } from './escalation-targets';
+import { getStoredAlert } from '../store/alert-lifecycle';
+import { ESCALATED_KIND } from '../rules/event-kinds';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -113,6 +116,8 @@ interface Attempting {
   emailHeaders: (address: string) => Promise<{ name: string; value: string }[]>;
   webhookBody: () => string;
   loginOf: (userId: string) => string | undefined;
+  /** The alert its notifications offer to acknowledge: itself, or for an escalation the alert it escalates. */
+  acknowledging: Alert | null;
 }
 
 async function deliverClaimed(
@@ -131,7 +136,8 @@ async function deliverClaimed(
   await recordSkipped(alert.alertId, context.plan.skipped, statuses, now());
   const held = await settleHeldTargets(alert, context.rule.parentId, context.plan, statuses, now());
   const open = context.plan.targets.filter((target) => !isSettled(statuses[target.key]));
-  const attempts = await attemptAll(open, { alert, retries, options, now, statuses, ...sharedContent(alert, context) });
+  const acknowledging = alert.event.kind === ESCALATED_KIND ? await getStoredAlert(String(alert.event.values.escalatedAlertId)) : alert;
+  const attempts = await attemptAll(open, { alert, retries, options, now, statuses, acknowledging, ...sharedContent(alert, context) });
   return settle(alert.alertId, context.rule.parentId, attempts, held, statuses, options.messageId, now);
 }
 
@@ -165,10 +171,14 @@ async function attemptAll(targets: readonly DeliveryTarget[], attempting: Attemp
   return settled.map((result) => (result as PromiseFulfilledResult<Attempt>).value);
 }
 
-/** The rule, and its vehicle when it belongs to the rule's client; the users, their scope and the plan. */
+/**
+ * The rule (for an escalation, with its escalation targets as recipients), and its vehicle when it belongs to
+ * the rule's client; the users, their scope and the plan.
+ */
 async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: () => number): Promise<DeliveryContext | { failure: string }> {
-  const rule = await loadRule(alert.ruleId);
-  if (!rule) return { failure: `rule ${alert.ruleId} no longer exists` };
+  const stored = await loadRule(alert.ruleId);
+  if (!stored) return { failure: `rule ${alert.ruleId} no longer exists` };
+  const rule = alert.event.kind === ESCALATED_KIND ? escalationRule(stored) : stored;
   // alerts reach only the vehicle's owners: the rule's client or a client below it
   const tree = new ClientTree();
   const vehicle = await loadVehicle(alert.vehicleId);
@@ -205,7 +215,7 @@ async function recordSkipped(
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
   const { alert, retries, options, now, statuses } = attempting;
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
-  const action = await acknowledgeAction(alert, target, attempting.loginOf, now());
+  const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
   const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, action);
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   let status: DeliveryStatus;

@@ -6,6 +6,7 @@ import type { Language } from '../schemas/directory';
 import { escapeHtml } from '../channels/escape-html';
 import type { TemplateData } from './template-data';
 import { readConfig, templatesSchema } from '../config';
+import { ESCALATED_KIND } from '../rules/event-kinds';
 
 /**
  * Renders notifications from the eta templates in `TEMPLATES_DIR` (default: the source folder shared/templates).
@@ -99,8 +100,8 @@ function splitSubject(rendered: string): { subject: string; body: string } {
   return { subject: rendered.slice(0, newline).trim(), body: tidy(rendered.slice(newline + 1)) };
 }
 
-function renderFile(name: string, format: Format, data: TemplateData): { subject: string; body: string } {
-  return splitSubject(engine(format).render(name, { ...data, ...markup[format] }));
+function renderFile(name: string, format: Format, data: TemplateData, extra: Record<string, string> = {}): { subject: string; body: string } {
+  return splitSubject(engine(format).render(name, { ...data, ...extra, ...markup[format] }));
 }
 
 /**
@@ -147,7 +148,11 @@ export function renderNotification(input: {
 }): RenderedNotification {
   const { language, data, override } = input;
   const name = templateName(input.kind, language);
-  const text = renderFile(name, 'text', data);
+  // an escalation says why it came, then the escalated alert as its own template says it
+  // (included from the escalation's own folder, so named relative to it)
+  const extra: Record<string, string> =
+    input.kind === ESCALATED_KIND ? { escalatedTemplate: `./${path.basename(templateName(data.values.escalatedKind ?? '', language))}` } : {};
+  const text = renderFile(name, 'text', data, extra);
   const subject = override?.subject ? tidy(fillPlaceholders(override.subject, data, 'text')).split('\n')[0]! : text.subject;
   if (override?.body) {
     const body = (format: Format) => tidy(fillPlaceholders(override.body!, data, format));
@@ -161,8 +166,8 @@ export function renderNotification(input: {
   return {
     subject,
     text: text.body,
-    html: htmlDocument(subject, renderFile(name, 'html', data).body, language),
-    telegram: renderFile(name, 'telegram', data).body,
+    html: htmlDocument(subject, renderFile(name, 'html', data, extra).body, language),
+    telegram: renderFile(name, 'telegram', data, extra).body,
   };
 }
 

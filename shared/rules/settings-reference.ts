@@ -362,6 +362,35 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
       "connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch)",
     example: 'true',
   },
+  {
+    key: 'escalateAfter',
+    default: '0',
+    meaning:
+      'minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as ' +
+      '`escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. ' +
+      'Only for rules with `stored: true` (else 400 naming settings.escalateAfter)',
+    example: '15',
+  },
+  {
+    key: 'escalateUserIds',
+    default: null,
+    meaning:
+      "users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope",
+    example: '8d3c0f5e-2b1a-4c6d-9e7f-0a1b2c3d4e5f',
+  },
+  {
+    key: 'escalateTelegrams',
+    default: null,
+    meaning: "Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope",
+    example: '123456789',
+  },
+  {
+    key: 'escalateEmails',
+    default: null,
+    meaning:
+      'side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything',
+    example: 'duty@example.com',
+  },
 ];
 
 const shownDefault = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);

@@ -141,6 +141,42 @@ export const zoneIdsSetting = z
   })
   .optional();
 
+/**
+ * A list given as text, items separated by commas ("a, b"); blank: none. Each item must read as `item`; at most
+ * `max` of them, duplicates dropped.
+ */
+function listSetting<Item>(item: z.ZodType<Item, string>, what: string, example: string, max: number) {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      const parts = text
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
+      if (parts.length === 0) return undefined;
+      const items: Item[] = [];
+      for (const part of parts) {
+        const parsed = item.safeParse(part);
+        if (!parsed.success) {
+          ctx.addIssue({ code: 'custom', message: `"${part}" is not ${what} (separated by commas, e.g. ${example})` });
+          return z.NEVER;
+        }
+        if (!items.includes(parsed.data)) items.push(parsed.data);
+      }
+      if (items.length > max) {
+        ctx.addIssue({ code: 'custom', message: `at most ${max}` });
+        return z.NEVER;
+      }
+      return items;
+    })
+    .optional();
+}
+
+/** The longest `escalateAfter`: a day, in minutes. */
+export const MAX_ESCALATE_AFTER_MINUTES = 1_440;
+/** The most targets of each kind an escalation names. */
+export const MAX_ESCALATION_TARGETS = 20;
+
 /** The longest `autoCloseHours`: 30 days, well inside the 90 days an alert is kept. */
 export const MAX_AUTO_CLOSE_HOURS = 720;
 
@@ -167,6 +203,11 @@ export const COMMON_SETTINGS = {
   repeat: optionalNumberSetting({ min: 0, max: 10_080 }),
   /** A `cleared` message when an alerted episode ends. */
   notifyCleared: optionalBooleanSetting(),
+  /** Minutes after which a stored alert still open goes to the escalation targets; 0: never. */
+  escalateAfter: optionalNumberSetting({ min: 0, max: MAX_ESCALATE_AFTER_MINUTES, int: true }),
+  escalateUserIds: listSetting(z.uuid({ version: undefined }), 'a user id', '8d3c0f5e-…, 1a2b3c4d-…', MAX_ESCALATION_TARGETS),
+  escalateTelegrams: listSetting(z.string().regex(/^-?\d{1,16}$/), 'a Telegram chat id', '123456789, -1001234567890', MAX_ESCALATION_TARGETS),
+  escalateEmails: listSetting(z.email().max(320), 'an e-mail address', 'duty@example.com, lead@example.com', MAX_ESCALATION_TARGETS),
 };
 
 export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;
@@ -184,9 +225,20 @@ export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
   return z
     .record(z.string(), z.string())
     .check((payload) => {
+      const { value } = payload;
       // a zone mode alone would be saved and do nothing: the condition needs its zones
-      if (payload.value.zoneMode !== undefined && (payload.value.zones ?? '').trim() === '')
-        payload.issues.push({ code: 'custom', input: payload.value, path: ['zones'], message: 'zoneMode needs the zones it applies to' });
+      if (value.zoneMode !== undefined && (value.zones ?? '').trim() === '')
+        payload.issues.push({ code: 'custom', input: value, path: ['zones'], message: 'zoneMode needs the zones it applies to' });
+      // an escalation with nobody to go to would be saved and do nothing
+      const escalates = Number(value.escalateAfter ?? 0) > 0;
+      const targets = ['escalateUserIds', 'escalateTelegrams', 'escalateEmails'].some((key) => (value[key] ?? '').trim() !== '');
+      if (escalates && !targets)
+        payload.issues.push({
+          code: 'custom',
+          input: value,
+          path: ['escalateAfter'],
+          message: 'escalateAfter needs someone to escalate to: escalateUserIds, escalateTelegrams or escalateEmails',
+        });
     })
     .pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

@@ -112,6 +112,10 @@ export const alertSchema = z.object({
   lifecycle: z.array(lifecycleEntrySchema).max(ALERT_STATES.length).default([]).describe('each change of state, oldest first'),
   /** When the alert closes by itself (its rule's `autoCloseHours`), unless acknowledged-and-closed or cleared before. */
   autoCloseAt: z.iso.datetime({ offset: true }).optional().describe("when the alert closes by itself (the rule's autoCloseHours)"),
+  /** When the alert goes to the escalation targets if still open (its rule's `escalateAfter`). */
+  escalateAt: z.iso.datetime({ offset: true }).optional().describe("when the alert is escalated if still open (the rule's escalateAfter)"),
+  /** When it was escalated: it was still open at `escalateAt`, and went to the escalation targets. */
+  escalatedAt: z.iso.datetime({ offset: true }).optional().describe('when the alert was escalated (still open at escalateAt)'),
 });
 
 export type Alert = z.infer<typeof alertSchema>;

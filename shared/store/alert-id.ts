@@ -9,3 +9,8 @@ export function alertIdFor(ruleId: number, vehicleId: number, kind: string, time
   const instant = new Date(time).toISOString();
   return createHash('sha256').update(`${ruleId}|${vehicleId}|${kind}|${instant}`).digest('hex').slice(0, 32);
 }
+
+/** The id of the escalation of an alert: one per alert, so an escalation written twice is the same item. */
+export function escalationIdFor(alertId: string): string {
+  return createHash('sha256').update(`escalated|${alertId}`).digest('hex').slice(0, 32);
+}

@@ -1,9 +1,9 @@
-import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../schemas/alert';
-import { alertsTable, OUTBOX_SHARDS } from './alerts-store';
+import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS } from './alerts-store';
 
 /**
  * The lifecycle of a stored alert (`open` → `acknowledged` → `cleared` | `closed`, see ALERT_TRANSITIONS): one
@@ -11,9 +11,9 @@ import { alertsTable, OUTBOX_SHARDS } from './alerts-store';
  * pressed twice, a request sent again) is written once and the second answer says who made it. Each change is
  * appended to the alert's `lifecycle`, which the state machine keeps to two entries.
  *
- * What is due at a time sits in the sparse keys-only `byDue` index (`dueShard`, `dueAt`): today the auto-close,
- * set when the alert is raised. Clearing or closing takes the alert off it. An escalation would be one more due
- * time an acknowledgement removes; `dueAt` then holds the earliest of them.
+ * What is due at a time sits in the sparse keys-only `byDue` index (`dueShard`, `dueAt`): the escalation and the
+ * auto-close, set when the alert is raised, `dueAt` the earliest of them. Clearing or closing takes the alert off
+ * it; acknowledging or escalating leaves only the auto-close.
  */
 export type LifecycleChange = Omit<LifecycleEntry, 'state' | 'at'> & { to: Exclude<AlertState, 'open'>; now: number };
 
@@ -57,12 +57,15 @@ export async function transitionAlert(
   const from = statesLeadingTo(to);
   const sets = ['#state = :to', '#lifecycle = list_append(if_not_exists(#lifecycle, :none), :entry)'];
   if (to === 'acknowledged') sets.push('#acknowledgement = :ack');
+  // an acknowledged alert is not escalated: only its auto-close stays due
+  const keepsDue = to === 'acknowledged' && alert.autoCloseAt !== undefined;
+  if (keepsDue) sets.push('dueAt = :closeAt');
   try {
     const { Attributes } = await documentClient().send(
       new UpdateCommand({
         TableName: alertsTable(),
         Key: { alertId },
-        UpdateExpression: `SET ${sets.join(', ')}${to === 'acknowledged' ? '' : ' REMOVE dueShard, dueAt'}`,
+        UpdateExpression: `SET ${sets.join(', ')}${keepsDue ? '' : ' REMOVE dueShard, dueAt'}`,
         // an alert stored before states existed has none, and is open
         ConditionExpression: `#stored = :true AND (#state IN (${from.map((_, index) => `:from${index}`).join(', ')})${from.includes('open') ? ' OR attribute_not_exists(#state)' : ''})`,
         ExpressionAttributeNames: {
@@ -77,6 +80,7 @@ export async function transitionAlert(
           ':none': [],
           ':entry': [entry],
           ...(to === 'acknowledged' ? { ':ack': entry } : {}),
+          ...(keepsDue ? { ':closeAt': alert.autoCloseAt } : {}),
           ...Object.fromEntries(from.map((state, index) => [`:from${index}`, state])),
         },
         ReturnValues: 'ALL_NEW',
@@ -97,8 +101,8 @@ export function clearAlert(alertId: string, now: number): Promise<TransitionResu
   return transitionAlert(alertId, { to: 'cleared', by: 'fleetwatch', via: 'system', now });
 }
 
-/** Alert ids whose due time has come, shard by shard, oldest first in each (reads the keys-only index). */
-export async function* dueAlertIds(now: number): AsyncGenerator<string> {
+/** Alerts whose due time has come, shard by shard, oldest first in each (reads the keys-only index). */
+export async function* dueAlertIds(now: number): AsyncGenerator<{ alertId: string; dueAt: string }> {
   const before = new Date(now).toISOString();
   for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
     for await (const page of paginateQuery(
@@ -110,7 +114,7 @@ export async function* dueAlertIds(now: number): AsyncGenerator<string> {
         ExpressionAttributeValues: { ':shard': `due#${shard}`, ':now': before },
       },
     )) {
-      for (const item of page.Items ?? []) yield String(item.alertId);
+      for (const item of page.Items ?? []) yield { alertId: String(item.alertId), dueAt: String(item.dueAt) };
     }
   }
 }
@@ -143,5 +147,62 @@ export async function closeDueAlert(alertId: string, now: number): Promise<boole
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
+  }
+}
+
+/**
+ * Escalates an alert still open at its `escalateAt`: in one transaction the alert is marked `escalatedAt` (only
+ * its auto-close stays due) and its escalation item is created pending, in the outbox. Conditioned on the alert
+ * being due, open and not escalated yet, and on the escalation not existing, so two overlapping sweeps escalate
+ * it once and an acknowledgement that came first cancels it. Returns the escalation's id when this call made it.
+ */
+export async function escalateDueAlert(alert: Alert, now: number): Promise<string | null> {
+  const at = new Date(now).toISOString();
+  const escalation = buildEscalationItem(alert, now);
+  const keepsDue = alert.autoCloseAt !== undefined;
+  try {
+    await documentClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: alertsTable(),
+              Key: { alertId: alert.alertId },
+              UpdateExpression: `SET escalatedAt = :at${keepsDue ? ', dueAt = :closeAt' : ' REMOVE dueShard, dueAt'}`,
+              ConditionExpression:
+                '#stored = :true AND escalateAt <= :at AND attribute_not_exists(escalatedAt) AND (#state = :open OR attribute_not_exists(#state))',
+              ExpressionAttributeNames: { '#state': 'state', '#stored': 'stored' },
+              ExpressionAttributeValues: { ':at': at, ':true': true, ':open': 'open', ...(keepsDue ? { ':closeAt': alert.autoCloseAt } : {}) },
+            },
+          },
+          alertPut(escalation),
+        ],
+      }),
+    );
+    return escalation.alertId;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return null;
+    throw error;
+  }
+}
+
+/**
+ * Takes an alert off the due index when what was due no longer applies (it was acknowledged while the sweep
+ * read it): its auto-close stays due, if it has one. Conditioned on the entry read, so a newer one stays.
+ */
+export async function retireDueEntry(alert: Alert, dueAt: string): Promise<void> {
+  const keepsDue = alert.autoCloseAt !== undefined && alert.state !== 'cleared' && alert.state !== 'closed';
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: alertsTable(),
+        Key: { alertId: alert.alertId },
+        UpdateExpression: keepsDue ? 'SET dueAt = :closeAt' : 'REMOVE dueShard, dueAt',
+        ConditionExpression: 'dueAt = :seen',
+        ExpressionAttributeValues: { ':seen': dueAt, ...(keepsDue ? { ':closeAt': alert.autoCloseAt } : {}) },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }

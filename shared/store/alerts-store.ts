@@ -4,8 +4,9 @@ import type { Alert, RuleEvent } from '../schemas/alert';
 import type { StoredRule } from '../schemas/notification';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { alertIdFor } from './alert-id';
+import { alertIdFor, escalationIdFor } from './alert-id';
 import { COMMON_SETTINGS } from '../rules/settings';
+import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../rules/event-kinds';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -71,10 +72,27 @@ function autoCloseAt(rule: StoredRule, now: number): string | undefined {
   return new Date(now + hours.data * 3_600_000).toISOString();
 }
 
-/** The pending alert an evaluator's event becomes: `open`, and due to close by itself when its rule says so. */
+/** When a stored alert of the rule raised at `now` is escalated if still open; undefined when it never is. */
+function escalateAt(rule: StoredRule, now: number): string | undefined {
+  const minutes = COMMON_SETTINGS.escalateAfter.safeParse(rule.settings.escalateAfter);
+  if (!rule.stored || !minutes.success || !minutes.data) return undefined;
+  return new Date(now + minutes.data * 60_000).toISOString();
+}
+
+/** The earliest of the due times an alert has (ISO times compare as text). */
+export function earliestDue(...times: (string | undefined)[]): string | undefined {
+  return times.filter((time): time is string => time !== undefined).sort()[0];
+}
+
+/**
+ * The pending alert an evaluator's event becomes: `open`, due to be escalated (not a follow-up: reminder,
+ * cleared, limit notice) and to close by itself when its rule says so (`dueAt` the earlier of the two).
+ */
 export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, now: number): AlertItem {
   const alertId = alertIdFor(rule.id, vehicleId, event.kind, event.time);
   const closesAt = autoCloseAt(rule, now);
+  const escalatesAt = (FOLLOW_UP_KINDS as readonly string[]).includes(event.kind) ? undefined : escalateAt(rule, now);
+  const dueAt = earliestDue(closesAt, escalatesAt);
   return {
     alertId,
     ruleId: rule.id,
@@ -92,7 +110,48 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
     timeKey: alertTimeKey(event.time, alertId),
     expiresAt: Math.floor(now / 1000) + ALERT_RETENTION_DAYS * 86_400,
     outbox: outboxShardOf(alertId),
-    ...(closesAt ? { autoCloseAt: closesAt, dueShard: dueShardOf(alertId), dueAt: closesAt } : {}),
+    ...(closesAt ? { autoCloseAt: closesAt } : {}),
+    ...(escalatesAt ? { escalateAt: escalatesAt } : {}),
+    ...(dueAt ? { dueShard: dueShardOf(alertId), dueAt } : {}),
+  };
+}
+
+/**
+ * The escalation of a stored alert still open at its `escalateAt`: an `escalated` event carrying the alert's
+ * own event (kind, time, position, values) and the minutes it waited, delivered to the rule's escalation
+ * targets. Not stored in the history itself (the alert it escalates is, marked `escalatedAt`), and never
+ * escalated or closed in turn.
+ */
+export function buildEscalationItem(alert: Alert, now: number): AlertItem {
+  const alertId = escalationIdFor(alert.alertId);
+  const waited = Date.parse(alert.escalateAt ?? alert.createdAt) - Date.parse(alert.createdAt);
+  const event: RuleEvent = {
+    ...alert.event,
+    kind: ESCALATED_KIND,
+    values: {
+      ...alert.event.values,
+      escalatedKind: alert.event.kind,
+      escalatedAlertId: alert.alertId,
+      escalateAfter: Math.round(waited / 60_000),
+    },
+  };
+  return {
+    alertId,
+    ruleId: alert.ruleId,
+    ruleType: alert.ruleType,
+    ruleName: alert.ruleName,
+    vehicleId: alert.vehicleId,
+    parentId: alert.parentId,
+    event,
+    createdAt: new Date(now).toISOString(),
+    status: 'pending',
+    deliveries: {},
+    stored: false,
+    state: 'open',
+    lifecycle: [],
+    timeKey: alertTimeKey(event.time, alertId),
+    expiresAt: Math.floor(now / 1000) + ALERT_RETENTION_DAYS * 86_400,
+    outbox: outboxShardOf(alertId),
   };
 }
 

@@ -54,6 +54,11 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
   limitReached: { ...position, speed: 96, values: { maxPerDay: 5, heldKind: 'speeding', resumesAt: '2026-03-01T20:00:00.000Z' } },
   reminder: { ...position, speed: 97, values: { episodeKind: 'speeding', episodeSince: '2026-03-01T09:30:00.000Z', durationMinutes: 30 } },
   cleared: { ...position, speed: 60, values: { episodeKind: 'speeding', episodeSince: '2026-03-01T09:30:00.000Z', durationMinutes: 42 } },
+  escalated: {
+    ...position,
+    speed: 104.4,
+    values: { limit: 90, maxSpeed: 112.3, escalatedKind: 'speeding', escalatedAlertId: 'a1', escalateAfter: 15 },
+  },
 };
 
 function render(

@@ -5,6 +5,8 @@ import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
 import { seedDemoData, seedDemoWebhook } from '../../infra/local/seed';
+import { DEMO, OPEN_ALERTS_QUERY } from '../../infra/local/demo';
+import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
 import { listWebhooks } from '../../shared/store/webhooks-store';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
 import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emulators';
@@ -84,6 +86,55 @@ describe('local runtime end to end', () => {
     expect(delivered).toContain('email:ops@fleetwatch.local sent');
     expect(lines.filter((line) => line.includes('ALERT') && line.includes('speeding'))).toHaveLength(1);
     expect(speedingMail(await sentEmails(runtime.emulators))).toHaveLength(1);
+  });
+
+  it('escalates the speeding alert nobody acknowledged to the duty mailbox, once; acknowledged through the API, the history says so', async () => {
+    const login = await fetch(`${runtime.apiUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: DEMO.login, password: DEMO.password }),
+    });
+    const { AuthId } = (await login.json()) as { AuthId: string };
+    // requests on one session must be at least a second apart
+    let last = 0;
+    const api = async (path: string, body: unknown) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, last + 1_100 - Date.now())));
+      last = Date.now();
+      return fetch(`${runtime.apiUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth': AuthId },
+        body: JSON.stringify(body),
+      });
+    };
+    // the speeding alert of the test above, open (the printed acknowledge command's query, for more than one)
+    const open = (await (await api('/notifications/history', { ...OPEN_ALERTS_QUERY, limit: 100 })).json()) as {
+      items: Array<{ alertId: string; event: { kind: string } }>;
+    };
+    const speeding = open.items.filter((item) => item.event.kind === 'speeding');
+    expect(speeding).toHaveLength(1);
+    const { alertId } = speeding[0]!;
+
+    // the sweep a minute later (the runtime's own may have come first): one e-mail to the duty mailbox
+    await runAlertDuePass(Date.now() + DEMO.escalateAfterMinutes * 60_000 + 1_000);
+    const dutyMail = async () => (await sentEmails(runtime.emulators)).filter((email) => email.destination.to.includes(DEMO.dutyEmail));
+    const escalation = await waitFor(async () => ((await dutyMail()).length > 0 ? await dutyMail() : undefined));
+    expect(escalation?.map((email) => email.subject)).toEqual([`${speeder.name}: not acknowledged in 1 min: Speeding over 90 km/h`]);
+    await runAlertDuePass(Date.now() + 2 * DEMO.escalateAfterMinutes * 60_000);
+
+    const acknowledged = await api(`/notifications/history/${alertId}/acknowledge`, { comment: 'on it' });
+    expect(acknowledged.status).toBe(200);
+    const history = (await (await api('/notifications/history', { ...OPEN_ALERTS_QUERY, state: 'acknowledged' })).json()) as {
+      items: Array<{ alertId: string; state: string; escalatedAt?: string; acknowledgement?: { by: string; via: string } }>;
+    };
+    expect(history.items).toEqual([
+      expect.objectContaining({
+        alertId,
+        state: 'acknowledged',
+        escalatedAt: expect.any(String),
+        acknowledgement: expect.objectContaining({ by: 'demo', via: 'api' }),
+      }),
+    ]);
+    expect(await dutyMail()).toHaveLength(1);
   });
 
   it('posts the demo alerts, signed, to the demo webhook receiver, whose page and console line show them', async () => {

@@ -49,8 +49,14 @@ const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   deviceAlarm: RULE_TYPES.deviceAlarm,
 };
 
-/** The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry), created through the stores the API uses. */
-export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
+/** What a scenario changes in a rule of the replay: settings added to its REPLAY_SETTINGS, and whether its alerts are stored. */
+export type RuleOverrides = Partial<Record<ReplayRuleName, { settings?: Record<string, string>; stored?: boolean }>>;
+
+/**
+ * The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry, with the scenario's
+ * `overrides`), created through the stores the API uses.
+ */
+export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}): Promise<StoredRule[]> {
   const created = new Date(TRACE_START - 86_400_000).toISOString();
   const geometry: GeozoneGeometry = { type: 'Polygon', coordinates: [depotRing()] };
   const zone = await createGeozone({
@@ -86,7 +92,8 @@ export async function seedReplay(trace: Trace): Promise<StoredRule[]> {
       active: true,
       vehicleIds,
       geoids: name === 'geozone' ? [DEPOT.id] : [],
-      settings: REPLAY_SETTINGS[name],
+      settings: { ...REPLAY_SETTINGS[name], ...overrides[name]?.settings },
+      stored: overrides[name]?.stored ?? false,
       enableSideEmails: true,
       sideEmails: [SIDE_EMAIL],
       toTelegram: true,

@@ -11,7 +11,7 @@ import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass
 
 /**
  * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget, then
- * alerts due to close by themselves, each found through an index keyed by when it falls due. A pass that fails
+ * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due. A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
@@ -40,6 +40,8 @@ export interface SweepReport {
   confirmationsResumed: number;
   /** Alerts closed after their rule's autoCloseHours. */
   autoClosed: string[];
+  /** Escalations made for alerts still open after their rule's escalateAfter (the escalations' ids). */
+  escalated: string[];
   failedPasses: string[];
 }
 
@@ -55,6 +57,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     abandoned: [],
     confirmationsResumed: 0,
     autoClosed: [],
+    escalated: [],
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -98,7 +101,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     report.confirmationsResumed = await runConfirmationWaitPass(now);
   });
   await attempt('alertsDue', async () => {
-    report.autoClosed = (await runAlertDuePass(now)).closed;
+    const due = await runAlertDuePass(now);
+    report.autoClosed = due.closed;
+    report.escalated = due.escalated;
   });
 
   logger.info('sweep finished', {
@@ -106,6 +111,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     reenqueued: report.reenqueued.length,
     abandoned: report.abandoned.length,
     autoClosed: report.autoClosed.length,
+    escalated: report.escalated.length,
   });
   if (failures.length > 0) throw new AggregateError(failures, `sweep passes failed: ${report.failedPasses.join(', ')}`);
   return report;

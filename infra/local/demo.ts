@@ -1,0 +1,22 @@
+/**
+ * The demo's names, addresses and figures, apart from the seeding code so that the start-up banner can use them
+ * without loading the stores.
+ */
+export const DEMO = {
+  clientName: 'Demo Logistics',
+  login: 'demo',
+  /** Local demo only; printed on start-up. */
+  password: 'demo',
+  email: 'demo@fleetwatch.local',
+  opsEmail: 'ops@fleetwatch.local',
+  /** Where the speeding rule escalates an alert nobody acknowledged within `escalateAfterMinutes`. */
+  dutyEmail: 'duty@fleetwatch.local',
+  escalateAfterMinutes: 1,
+  geozoneName: 'Depot yard',
+  speedLimitKmh: 90,
+  /** Marks the demo client's webhook endpoint, which points at the local demo receiver. */
+  webhookDescription: 'Demo receiver (npm start)',
+} as const;
+
+/** The history query of the printed acknowledge command: the newest open alert (the history is newest first). */
+export const OPEN_ALERTS_QUERY = { from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z', state: 'open', limit: 1 } as const;
