@@ -11,6 +11,7 @@ import { startSecretsEmulator } from './secrets-emulator';
 import { seedDemoData, seedDemoWebhook, type DemoData } from './seed';
 import { startWebhookReceiver } from './webhook-receiver';
 import { FakeTelegram } from './telegram-fake';
+import { startDemoDispatcher } from './demo-dispatcher';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
 import { invoke, useInvocationScopes } from './invocation';
@@ -397,6 +398,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       simulator = startSimulator({ queueUrl: emulators.queues.input, fleet, now: options.simulator?.now, onError: report('simulator') });
       const running = simulator;
       stoppers.push(() => running.stop());
+      if (handlers.api) {
+        const dispatcher = startDemoDispatcher({
+          apiUrl: `${http.url}/api/v3`,
+          onAcknowledged: (alertId) => log(`${clock()}  ACK        alert ${alertId} acknowledged by the demo dispatcher (escalated first)`),
+          onError: report('demo dispatcher'),
+        });
+        stoppers.push(async () => dispatcher.stop());
+      }
     }
 
     const telegramWebhookUrl = handlers.telegram ? `${http.url}/telegram/webhook` : null;

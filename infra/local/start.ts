@@ -152,6 +152,12 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
     `  ALERT=$(curl -s -X POST ${base}/notifications/history -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '${JSON.stringify(OPEN_ALERTS_QUERY)}' | sed -E 's/.*"alertId":"([^"]+)".*/\\1/')`,
     `  curl -s -X POST ${base}/notifications/history/$ALERT/acknowledge -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '{"comment":"on it"}'`,
     '  (the history then shows it "acknowledged", by demo through the API, and it is never escalated)',
+    ...(settings.simulator
+      ? [
+          'With the simulator on, the demo dispatcher acknowledges the first escalated alert through the API (an ACK line below),',
+          'so the history shows one alert escalated, then acknowledged.',
+        ]
+      : []),
     '',
     'Send a terminal message by hand (plain curl to the local SQS; deviceTime is taken from your clock):',
     `  ${handCommand}`,

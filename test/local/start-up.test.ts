@@ -6,6 +6,7 @@ import { resourcesConfig } from '../../shared/config';
 import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime';
 import { seedDemoData, seedDemoWebhook } from '../../infra/local/seed';
 import { DEMO, OPEN_ALERTS_QUERY } from '../../infra/local/demo';
+import { acknowledgeEscalated, DISPATCHER_COMMENT } from '../../infra/local/demo-dispatcher';
 import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
 import { listWebhooks } from '../../shared/store/webhooks-store';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
@@ -88,7 +89,7 @@ describe('local runtime end to end', () => {
     expect(speedingMail(await sentEmails(runtime.emulators))).toHaveLength(1);
   });
 
-  it('escalates the speeding alert nobody acknowledged to the duty mailbox, once; acknowledged through the API, the history says so', async () => {
+  it('escalates the speeding alert nobody acknowledged to the duty mailbox, once; the demo dispatcher then acknowledges it through the API', async () => {
     const login = await fetch(`${runtime.apiUrl}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -121,17 +122,17 @@ describe('local runtime end to end', () => {
     expect(escalation?.map((email) => email.subject)).toEqual([`${speeder.name}: not acknowledged in 1 min: Speeding over 90 km/h`]);
     await runAlertDuePass(Date.now() + 2 * DEMO.escalateAfterMinutes * 60_000);
 
-    const acknowledged = await api(`/notifications/history/${alertId}/acknowledge`, { comment: 'on it' });
-    expect(acknowledged.status).toBe(200);
+    // what `npm start`'s demo dispatcher does once an alert was escalated
+    expect(await acknowledgeEscalated(runtime.apiUrl)).toBe(alertId);
     const history = (await (await api('/notifications/history', { ...OPEN_ALERTS_QUERY, state: 'acknowledged' })).json()) as {
-      items: Array<{ alertId: string; state: string; escalatedAt?: string; acknowledgement?: { by: string; via: string } }>;
+      items: Array<{ alertId: string; state: string; escalatedAt?: string; acknowledgement?: { by: string; via: string; comment?: string } }>;
     };
     expect(history.items).toEqual([
       expect.objectContaining({
         alertId,
         state: 'acknowledged',
         escalatedAt: expect.any(String),
-        acknowledgement: expect.objectContaining({ by: 'demo', via: 'api' }),
+        acknowledgement: expect.objectContaining({ by: 'demo', via: 'api', comment: DISPATCHER_COMMENT }),
       }),
     ]);
     expect(await dutyMail()).toHaveLength(1);
