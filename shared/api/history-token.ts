@@ -1,7 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
 import { apiSchema, readConfig } from '../config';
+import { openToken, signToken, signingKey } from '../auth/signed-token';
 import { validationError } from './errors';
 
 /**
@@ -24,29 +23,10 @@ export interface HistoryTokenQuery {
 // without HISTORY_TOKEN_SECRET_ID (tests): the key is public, so decoding checks the cursor's range as well
 const FIXED_KEY = 'fleetwatch-history-token-fixed-key';
 
-let cachedKey: Promise<string> | undefined;
-
-/** Reads the key once per process; a failed read is not cached, so the next request tries again. */
-function signingKey(): Promise<string> {
-  cachedKey ??= loadKey().catch((error: unknown) => {
-    cachedKey = undefined;
-    throw error;
-  });
-  return cachedKey;
-}
-
-async function loadKey(): Promise<string> {
-  const secretId = readConfig(apiSchema).HISTORY_TOKEN_SECRET_ID;
-  if (secretId === undefined) return FIXED_KEY;
-  const value = await getSecret(secretId, { maxAge: 24 * 3600 });
-  if (typeof value !== 'string' || value.length < 32) throw new Error(`history token secret ${secretId} is not a string of 32 or more characters`);
-  return value;
-}
+const historyTokenKey = signingKey('history token', () => readConfig(apiSchema).HISTORY_TOKEN_SECRET_ID, FIXED_KEY);
 
 /** Forgets the cached key (for tests that change it). */
-export function forgetHistoryTokenKey(): void {
-  cachedKey = undefined;
-}
+export const forgetHistoryTokenKey = () => historyTokenKey.forget();
 
 // a timeKey is `<ISO time>#<alert id>`
 const positionSchema = z.object({ before: z.string().min(1).max(200) });
@@ -63,31 +43,15 @@ const binding = (query: HistoryTokenQuery) =>
     ...(query.state === undefined ? [] : [query.state]),
   ]);
 
-const mac = (key: string, query: HistoryTokenQuery, payload: string) =>
-  createHmac('sha256', key)
-    .update(`${binding(query)}\n${payload}`)
-    .digest();
-
 export async function encodeHistoryToken(before: string, query: HistoryTokenQuery): Promise<string> {
-  const payload = Buffer.from(JSON.stringify({ before }), 'utf8').toString('base64url');
-  return `${payload}.${mac(await signingKey(), query, payload).toString('base64url')}`;
+  return signToken(await historyTokenKey(), binding(query), { before });
 }
 
 const refused = () => validationError([{ path: 'nextToken', message: 'not a token this endpoint returned for this query' }]);
 
 /** The position a token carries, or 400 naming `nextToken` unless this endpoint signed it for this very query. */
 export async function decodeHistoryToken(token: string, query: HistoryTokenQuery): Promise<string> {
-  const [payload, signature, ...rest] = token.split('.');
-  if (payload === undefined || signature === undefined || rest.length > 0) throw refused();
-  const expected = mac(await signingKey(), query, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
-  let position: z.infer<typeof positionSchema>;
-  try {
-    position = positionSchema.parse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
-  } catch {
-    throw refused();
-  }
-  if (position.before <= query.from || position.before > `${query.to}#\uffff`) throw refused();
+  const position = openToken(await historyTokenKey(), binding(query), token, positionSchema);
+  if (position === null || position.before <= query.from || position.before > `${query.to}#\uffff`) throw refused();
   return position.before;
 }

@@ -1,7 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
 import { alertLinkSchema, readConfig } from '../config';
+import { openToken, signToken, signingKey } from './signed-token';
 
 /**
  * The token of an alert's one-click acknowledge link (in its e-mail and push notification): which alert, who
@@ -31,51 +30,20 @@ export interface AlertLink {
   expiresAt: number;
 }
 
-let cachedKey: Promise<string> | undefined;
-
-function signingKey(): Promise<string> {
-  cachedKey ??= loadKey().catch((error: unknown) => {
-    cachedKey = undefined;
-    throw error;
-  });
-  return cachedKey;
-}
-
-async function loadKey(): Promise<string> {
-  const secretId = readConfig(alertLinkSchema).ALERT_LINK_SECRET_ID;
-  if (secretId === undefined) return FIXED_KEY;
-  const value = await getSecret(secretId, { maxAge: 24 * 3600 });
-  if (typeof value !== 'string' || value.length < 32) throw new Error(`alert link secret ${secretId} is not a string of 32 or more characters`);
-  return value;
-}
+const alertLinkKey = signingKey('alert link', () => readConfig(alertLinkSchema).ALERT_LINK_SECRET_ID, FIXED_KEY);
 
 /** Forgets the cached key (for tests that change it). */
-export function forgetAlertLinkKey(): void {
-  cachedKey = undefined;
-}
-
-const mac = (key: string, payload: string) => createHmac('sha256', key).update(`${PURPOSE}\n${payload}`).digest();
+export const forgetAlertLinkKey = () => alertLinkKey.forget();
 
 export async function signAlertLink(link: Omit<AlertLink, 'expiresAt'>, now: number): Promise<string> {
   const expiresAt = Math.floor(now / 1000) + ALERT_LINK_TTL_DAYS * 86_400;
   const body: z.infer<typeof payloadSchema> = { p: PURPOSE, a: link.alertId, b: link.sentTo, l: link.language, e: expiresAt };
-  const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
-  return `${payload}.${mac(await signingKey(), payload).toString('base64url')}`;
+  return signToken(await alertLinkKey(), PURPOSE, body);
 }
 
 /** The link a token carries; null when it was not signed here, was altered, or has expired. */
 export async function verifyAlertLink(token: string, now: number): Promise<AlertLink | null> {
-  const [payload, signature, ...rest] = token.split('.');
-  if (payload === undefined || signature === undefined || rest.length > 0) return null;
-  const expected = mac(await signingKey(), payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  let parsed: z.infer<typeof payloadSchema>;
-  try {
-    parsed = payloadSchema.parse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
-  } catch {
-    return null;
-  }
-  if (parsed.e * 1000 <= now) return null;
+  const parsed = openToken(await alertLinkKey(), PURPOSE, token, payloadSchema);
+  if (parsed === null || parsed.e * 1000 <= now) return null;
   return { alertId: parsed.a, sentTo: parsed.b, language: parsed.l, expiresAt: parsed.e };
 }
