@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { verifyAlertLink, type AlertLink } from '../../auth/alert-link-token';
-import { escapeHtml } from '../../channels/escape-html';
 import { formatEventTime } from '../../delivery/format-time';
 import { renderLifecycleText } from '../../delivery/render';
 import type { Alert } from '../../schemas/alert';
@@ -9,6 +8,7 @@ import { getStoredAlert, transitionAlert } from '../../store/alert-lifecycle';
 import { getVehicles } from '../../store/directory-store';
 import { getRule } from '../../store/rules-store';
 import { defineRoute } from '../route';
+import { linkPage, linkTokenParamsSchema } from '../link-page';
 import { htmlPageExample } from '../examples';
 
 /**
@@ -17,13 +17,6 @@ import { htmlPageExample } from '../examples';
  * page with a button and changes nothing, so mail scanners that fetch every link acknowledge nothing; the
  * button posts. A link that is not one fleetwatch signed, was altered or has expired answers 404.
  */
-const tokenParamsSchema = z.object({
-  token: z
-    .string()
-    .min(10)
-    .max(1_000)
-    .regex(/^[A-Za-z0-9_.-]+$/, 'not a link token'),
-});
 
 type PageLanguage = 'en' | 'ru' | 'az';
 const PAGE_LANGUAGE: Record<Language, PageLanguage> = { 1: 'ru', 2: 'en', 3: 'az' };
@@ -43,13 +36,7 @@ const PHRASES: Record<PageLanguage, { invalid: string; ended: (state: string) =>
   },
 };
 
-function page(lang: PageLanguage, title: string, text: string, button?: string): string {
-  const form = button ? `<form method="post"><button type="submit">${escapeHtml(button)}</button></form>` : '';
-  return (
-    `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="robots" content="noindex">` +
-    `<title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${form}</body></html>`
-  );
-}
+const page = (lang: PageLanguage, title: string, text: string, button?: string) => linkPage({ lang, title, text, button });
 
 const invalidPage = () => ({ status: 404, body: null, html: page('en', 'fleetwatch', PHRASES.en.invalid) });
 
@@ -81,7 +68,7 @@ export const alertLinkRoutes = [
       'answers 404 with a page saying so.',
     auth: false,
     writes: false,
-    params: tokenParamsSchema,
+    params: linkTokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
     examples: { response: htmlPageExample },
@@ -113,7 +100,7 @@ export const alertLinkRoutes = [
       'Posting again changes nothing and shows who acknowledged it. An invalid or expired link answers 404.',
     auth: false,
     writes: false,
-    params: tokenParamsSchema,
+    params: linkTokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
     examples: { response: htmlPageExample },

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { escapeHtml } from '../../channels/escape-html';
 import { confirmSideEmail, unsubscribeLink } from '../../store/email-consent';
 import { notFound } from '../errors';
 import { releaseHeldAlerts } from '../side-address-confirmation';
 import { resubscribeByLink, unsubscribeByLink } from '../side-address-unsubscribe';
 import { defineRoute } from '../route';
+import { linkPage, linkTokenParamsSchema } from '../link-page';
 import { successSchema } from '../schemas';
 import { htmlPageExample, successExample } from '../examples';
 
@@ -14,22 +14,6 @@ import { htmlPageExample, successExample } from '../examples';
  * is a POST, so that mail scanners that fetch every link change nothing. Mail clients post the one-click
  * unsubscribe themselves.
  */
-const tokenParamsSchema = z.object({
-  token: z
-    .string()
-    .min(10)
-    .max(1_000)
-    .regex(/^[A-Za-z0-9_.-]+$/, 'not a link token'),
-});
-
-function page(title: string, text: string, button?: string, action?: string): string {
-  const target = action ? ` action="${escapeHtml(action)}"` : '';
-  const form = button ? `<form method="post"${target}><button type="submit">${escapeHtml(button)}</button></form>` : '';
-  return (
-    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${form}</body></html>`
-  );
-}
 
 export const emailRoutes = [
   defineRoute({
@@ -42,12 +26,19 @@ export const emailRoutes = [
       'Shows a page with a Confirm button that posts to the same link. Opening the link changes nothing, so mail scanners that fetch links cannot confirm an address.',
     auth: false,
     writes: false,
-    params: tokenParamsSchema,
+    params: linkTokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
     examples: { response: htmlPageExample },
     async handle() {
-      return { body: null, html: page('fleetwatch alerts', 'Confirm that this address should receive fleetwatch vehicle alerts.', 'Confirm') };
+      return {
+        body: null,
+        html: linkPage({
+          title: 'fleetwatch alerts',
+          text: 'Confirm that this address should receive fleetwatch vehicle alerts.',
+          button: 'Confirm',
+        }),
+      };
     },
   }),
 
@@ -60,7 +51,7 @@ export const emailRoutes = [
     description: 'Alerts held for the address while it had not confirmed (up to 24 hours) are delivered now.',
     auth: false,
     writes: false,
-    params: tokenParamsSchema,
+    params: linkTokenParamsSchema,
     response: successSchema,
     examples: { response: successExample },
     errors: [404],
@@ -84,16 +75,22 @@ export const emailRoutes = [
       '/api/v3/email/resubscribe/{token}.',
     auth: false,
     writes: false,
-    params: tokenParamsSchema,
+    params: linkTokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
     examples: { response: htmlPageExample },
     async handle({ params }) {
       if ((await unsubscribeLink(params.token))?.optedOut) {
         const text = 'These fleetwatch alerts are stopped for this address. Only you can start them again, here.';
-        return { body: null, html: page('fleetwatch alerts', text, 'Subscribe again', `../resubscribe/${params.token}`) };
+        return {
+          body: null,
+          html: linkPage({ title: 'fleetwatch alerts', text, button: 'Subscribe again', action: `../resubscribe/${params.token}` }),
+        };
       }
-      return { body: null, html: page('fleetwatch alerts', 'Stop these fleetwatch alerts to this address?', 'Unsubscribe') };
+      return {
+        body: null,
+        html: linkPage({ title: 'fleetwatch alerts', text: 'Stop these fleetwatch alerts to this address?', button: 'Unsubscribe' }),
+      };
     },
   }),
 
@@ -109,7 +106,7 @@ export const emailRoutes = [
       'subscribes again with the same token.',
     auth: false,
     writes: false,
-    params: tokenParamsSchema,
+    params: linkTokenParamsSchema,
     response: successSchema,
     examples: { response: successExample },
     errors: [404],
@@ -130,7 +127,7 @@ export const emailRoutes = [
       "every rule of the client; this counts as the side address's confirmation. Nothing else brings back an address that unsubscribed.",
     auth: false,
     writes: false,
-    params: tokenParamsSchema,
+    params: linkTokenParamsSchema,
     response: successSchema,
     examples: { response: successExample },
     errors: [404],
