@@ -179,6 +179,7 @@ describe('webhook targets of the delivery plan', () => {
         endpoint(ids[1], { enabled: false, disabledReason: 'the endpoint answered 410 Gone' }),
         endpoint(ids[2], { parentId: OTHER_CLIENT }),
       ]),
+      'speeding',
     );
     expect(plan.targets.map((target) => target.key)).toEqual([`webhook:${ids[0]}`]);
     expect(plan.skipped).toEqual([
@@ -187,7 +188,7 @@ describe('webhook targets of the delivery plan', () => {
   });
 
   it('targets no endpoint for a rule without toClient', () => {
-    const plan = planDelivery(rule(false), [], undefined, facts([endpoint(ids[0])]));
+    const plan = planDelivery(rule(false), [], undefined, facts([endpoint(ids[0])]), 'speeding');
     expect(plan.targets).toEqual([]);
     expect(plan.skipped).toEqual([]);
   });
