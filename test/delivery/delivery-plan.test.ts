@@ -81,6 +81,7 @@ describe('delivery plan', () => {
       users,
       undefined,
       open(['-100']),
+      'speeding',
     );
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com', 'telegram:1', 'telegram:-100']);
     expect(plan.targets.find((target) => target.key === 'telegram:-100')?.language).toBe(2);
@@ -106,6 +107,7 @@ describe('delivery plan', () => {
           ['new@example.com', 'not confirmed'],
         ]),
       },
+      'speeding',
     );
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u1@example.com']);
     expect(Object.fromEntries(plan.skipped.map((target) => [target.key, target.reason]))).toEqual({

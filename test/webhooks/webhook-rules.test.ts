@@ -92,11 +92,11 @@ describe('webhook signatures', () => {
 
   it('signs "t.body" with HMAC-SHA256 in the documented header format', () => {
     // known answer computed outside fleetwatch: printf '%s' '<t>.<body>' | openssl dgst -sha256 -hmac <secret>
-    expect(signatureHeader(secret, t, body)).toBe('t=1772359200,v1=4b248696def7be7ed7e4a7f434ddc7569a19c2799755ec1b73c781c0827db78f');
+    expect(signatureHeader([secret], t, body)).toBe('t=1772359200,v1=4b248696def7be7ed7e4a7f434ddc7569a19c2799755ec1b73c781c0827db78f');
   });
 
   it('verifies its own signature and refuses a changed body, another secret, a stale or missing header', () => {
-    const header = signatureHeader(secret, t, body);
+    const header = signatureHeader([secret], t, body);
     expect(verifySignature(header, body, secret, now)).toBe(true);
     expect(verifySignature(header, body.replace('a-1', 'a-2'), secret, now)).toBe(false);
     expect(verifySignature(header, body, 'whsec_another-secret-entirely', now)).toBe(false);
