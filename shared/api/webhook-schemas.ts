@@ -21,8 +21,12 @@ export const webhookBodySchema = strictBody({
     ),
   parentId: guidSchema.optional().describe("client whose rules' alerts the endpoint receives: yours or one below yours; default your own client"),
   description: z.string().trim().max(200).default('').describe("free text; default ''"),
-  events: eventsSchema.default([]).describe('event kinds sent to the endpoint (zoneExit, connectionLost, …); default [] sends every kind. Others are recorded as skipped'),
-  ruleTypes: ruleTypesSchema.default([]).describe('rule types sent to the endpoint (0 geozone, 2 speeding, …); default [] sends every type. Others are recorded as skipped'),
+  events: eventsSchema
+    .default([])
+    .describe('event kinds sent to the endpoint (zoneExit, connectionLost, …); default [] sends every kind. Others are recorded as skipped'),
+  ruleTypes: ruleTypesSchema
+    .default([])
+    .describe('rule types sent to the endpoint (0 geozone, 2 speeding, …); default [] sends every type. Others are recorded as skipped'),
 });
 
 const signatureSchemeSchema = z

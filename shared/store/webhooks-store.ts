@@ -272,7 +272,9 @@ export type WebhookChanges = Partial<Pick<StoredWebhook, 'description' | 'signat
 
 /** Reads one endpoint of the client, secrets included; null when the client has none of that id. */
 export async function getWebhookWithSecrets(clientId: string, endpointId: string): Promise<StoredWebhook | null> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: webhookKeys.endpoint(clientId, endpointId), ConsistentRead: true }));
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: table(), Key: webhookKeys.endpoint(clientId, endpointId), ConsistentRead: true }),
+  );
   return Item ? parseRecord(storedWebhookSchema, Item, 'webhook endpoint') : null;
 }
 
@@ -294,13 +296,10 @@ export async function updateWebhook(clientId: string, endpointId: string, change
  * ms): deliveries until then are signed with both. Null when the client has no such endpoint.
  */
 export async function rotateWebhookSecret(clientId: string, endpointId: string, overlapEnds: number): Promise<StoredWebhook | null> {
-  return conditionalUpdate(
-    clientId,
-    endpointId,
-    'SET previousSecret = secret, previousSecretExpiresAt = :ends, secret = :secret',
-    undefined,
-    { ':ends': new Date(overlapEnds).toISOString(), ':secret': newWebhookSecret() },
-  );
+  return conditionalUpdate(clientId, endpointId, 'SET previousSecret = secret, previousSecretExpiresAt = :ends, secret = :secret', undefined, {
+    ':ends': new Date(overlapEnds).toISOString(),
+    ':secret': newWebhookSecret(),
+  });
 }
 
 async function conditionalUpdate(

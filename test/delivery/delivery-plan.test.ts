@@ -37,7 +37,13 @@ describe('delivery plan', () => {
     const users = [
       user(0, { telegramChats: [chat('1')], pushDevices: [{ platform: 'fcm', endpointArn: 'arn:e1', registeredAt: '2026-01-01T00:00:00.000Z' }] }),
     ];
-    const plan = planDelivery(rule({ recipientIds: [ids[0]], toEmail: true, sideEmails: ['side@example.com'] }), users, undefined, open(), 'speeding');
+    const plan = planDelivery(
+      rule({ recipientIds: [ids[0]], toEmail: true, sideEmails: ['side@example.com'] }),
+      users,
+      undefined,
+      open(),
+      'speeding',
+    );
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com']);
   });
 

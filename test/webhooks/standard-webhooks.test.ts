@@ -67,7 +67,12 @@ describe('Standard Webhooks deliveries', () => {
   async function deliver(alertId: string, deliverHandler: SqsHandler = handler): Promise<void> {
     await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
     for (let round = 0; round < 10; round++) {
-      const polled = await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliverHandler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
+      const polled = await pollOnce({
+        queueUrl: emulators.queues.deliveries,
+        handler: deliverHandler,
+        functionName: 'deliver',
+        visibilityTimeoutSeconds: 0,
+      });
       if (polled === 0) return;
     }
   }

@@ -162,7 +162,11 @@ describe('webhooks API', () => {
     api({ method: 'POST', path: `/api/v3/webhooks/${id}/rotate-secret`, token, body });
 
   it('filters by events and rule types on create and update, and refuses bad values naming the field', async () => {
-    const created = await register(tokens.root, { url: 'https://hooks.root.example.com/filtered', events: ['zoneExit', 'connectionLost'], ruleTypes: [0] });
+    const created = await register(tokens.root, {
+      url: 'https://hooks.root.example.com/filtered',
+      events: ['zoneExit', 'connectionLost'],
+      ruleTypes: [0],
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ events: ['zoneExit', 'connectionLost'], ruleTypes: [0] });
 
@@ -240,7 +244,7 @@ describe('webhooks API', () => {
     expect((await update(tokens.sibling, id, { signatureScheme: 'fleetwatch-v1' })).body.signatureScheme).toBe('fleetwatch-v1');
   });
 
-  it('answers 404 for another tenant\'s endpoint on update and rotation, and changes nothing', async () => {
+  it("answers 404 for another tenant's endpoint on update and rotation, and changes nothing", async () => {
     const victim = await register(tokens.root, { url: 'https://hooks.root.example.com/victim-rotation' });
     for (const token of [tokens.sibling, tokens.child]) {
       const updated = await update(token, victim.body.id, { events: ['panic'] });

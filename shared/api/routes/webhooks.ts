@@ -81,15 +81,13 @@ export const webhookRoutes = [
       const problems = endpointUrlProblems(body.url, privateTargetsAllowed());
       if (problems.length) throw validationError(problems.map((message) => ({ path: 'url', message })));
       const input = { parentId, url: body.url, description: body.description, events: body.events, ruleTypes: body.ruleTypes };
-      const endpoint = await createWebhook(input, now, limits().webhooksPerClient).catch(
-        (error: unknown) => {
-          if (error instanceof WebhookLimitError) {
-            throw validationError([{ path: 'parentId', message: `client already has ${error.limit} webhook endpoints, the most allowed` }]);
-          }
-          if (error instanceof WebhookUrlTakenError) throw conflict(error.message);
-          throw error;
-        },
-      );
+      const endpoint = await createWebhook(input, now, limits().webhooksPerClient).catch((error: unknown) => {
+        if (error instanceof WebhookLimitError) {
+          throw validationError([{ path: 'parentId', message: `client already has ${error.limit} webhook endpoints, the most allowed` }]);
+        }
+        if (error instanceof WebhookUrlTakenError) throw conflict(error.message);
+        throw error;
+      });
       return { body: endpoint };
     },
   }),
