@@ -169,6 +169,7 @@ describe('Standard Webhooks deliveries', () => {
     const clientId = await client('Filtered Transport');
     const exits = await createWebhook({ parentId: clientId, url: `${receiver.url}exits`, description: '', events: ['zoneExit'] }, Date.now());
     const speeding = await createWebhook({ parentId: clientId, url: `${receiver.url}speeding`, description: '', ruleTypes: [2] }, Date.now());
+    const zones = await createWebhook({ parentId: clientId, url: `${receiver.url}zones`, description: '', ruleTypes: [0] }, Date.now());
     receiver.secret = speeding.secret;
     const rule = await putRule({ parentId: clientId, toClient: true, type: 2 });
     const alert = await putAlert(rule, 9604, { kind: 'speeding' });
@@ -180,5 +181,7 @@ describe('Standard Webhooks deliveries', () => {
     const deliveries = (await getAlertItem(alert.alertId)).deliveries as Deliveries;
     expect(deliveries[`webhook:${speeding.id}`]?.status).toBe('sent');
     expect(deliveries[`webhook:${exits.id}`]).toMatchObject({ status: 'skipped', error: 'the endpoint does not take speeding events' });
+    expect(deliveries[`webhook:${zones.id}`]).toMatchObject({ status: 'skipped', error: 'the endpoint does not take rules of type 2' });
+    expect((await getAlertItem(alert.alertId)).status).toBe('delivered');
   });
 });
