@@ -1,13 +1,15 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Webhook } from 'standardwebhooks';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADER, verifySignature } from '../../shared/channels/webhook/signature';
 import { webhookAlertPayloadSchema, type WebhookAlertPayload } from '../../shared/schemas/webhook';
 import { escapeHtml } from '../../shared/channels/escape-html';
 
 /**
- * A webhook receiver as an integrator would write one: it checks `X-Fleetwatch-Signature` against the
+ * A webhook receiver as an integrator would write one: it checks the Standard Webhooks signature with the
+ * `standardwebhooks` package (or `X-Fleetwatch-Signature` from an endpoint still on `fleetwatch-v1`) against the
  * endpoint's secret (refusing a bad or stale signature with 401), keeps the alerts it accepted, and drops a
- * second copy of an alert by its `Idempotency-Key`. `npm start` runs one as the demo client's endpoint and
+ * second copy of an alert by its `webhook-id` (`Idempotency-Key` without one). `npm start` runs one as the demo client's endpoint and
  * shows what it received at its own address; the tests run it with scripted failures.
  */
 export interface ReceivedWebhook {
@@ -34,6 +36,8 @@ export interface RunningWebhookReceiver {
   secret: string | undefined;
   /** Every POST that arrived, accepted or not, in order. */
   attempts: Array<{ idempotencyKey: string | undefined; signatureValid: boolean; status: ScriptedAnswer }>;
+  /** Every POST that arrived, as sent: its headers and body. */
+  requests: Array<{ headers: IncomingHttpHeaders; body: string }>;
   /** Alerts accepted, without copies. */
   received: ReceivedWebhook[];
   /** Answers for the next requests, in order; once used up the receiver answers 200 again. */
@@ -68,6 +72,25 @@ function page(received: readonly ReceivedWebhook[]): string {
   );
 }
 
+/** A Standard Webhooks delivery checked by the `standardwebhooks` package; else `X-Fleetwatch-Signature`. */
+function verified(headers: IncomingHttpHeaders, body: string, secret: string, now: number): boolean {
+  const first = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  if (first('webhook-signature') === undefined) return verifySignature(first(SIGNATURE_HEADER.toLowerCase()), body, secret, now);
+  try {
+    new Webhook(secret).verify(body, {
+      'webhook-id': first('webhook-id') ?? '',
+      'webhook-timestamp': first('webhook-timestamp') ?? '',
+      'webhook-signature': first('webhook-signature') ?? '',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startWebhookReceiver(options: WebhookReceiverOptions = {}): Promise<RunningWebhookReceiver> {
   const now = options.now ?? Date.now;
   const answers: ScriptedAnswer[] = [];
@@ -77,6 +100,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
     url: '',
     secret: options.secret,
     attempts: [],
+    requests: [],
     received: [],
     script: (...next) => answers.push(...next),
     stop: async () => {
@@ -98,9 +122,10 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
       return;
     }
     const body = await readBody(request);
-    const header = request.headers[SIGNATURE_HEADER.toLowerCase()];
-    const signatureValid = receiver.secret !== undefined && verifySignature(Array.isArray(header) ? header[0] : header, body, receiver.secret, now());
+    receiver.requests.push({ headers: request.headers, body });
+    const signatureValid = receiver.secret !== undefined && verified(request.headers, body, receiver.secret, now());
     const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
+    const copyKey = (request.headers['webhook-id'] as string | undefined) ?? idempotencyKey;
     const scripted = answers.shift();
     const status: ScriptedAnswer = scripted ?? (signatureValid ? 200 : 401);
     receiver.attempts.push({ idempotencyKey, signatureValid, status });
@@ -108,10 +133,10 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
       hanging.add(response);
       return;
     }
-    if (status >= 200 && status < 300 && signatureValid && idempotencyKey && !seen.has(idempotencyKey)) {
+    if (status >= 200 && status < 300 && signatureValid && idempotencyKey && copyKey && !seen.has(copyKey)) {
       const parsed = webhookAlertPayloadSchema.safeParse(JSON.parse(body));
       if (parsed.success) {
-        seen.add(idempotencyKey);
+        seen.add(copyKey);
         const entry = { alertId: parsed.data.alertId, idempotencyKey, payload: parsed.data, receivedAt: new Date(now()).toISOString() };
         receiver.received.push(entry);
         if (receiver.received.length > KEPT) receiver.received.shift();

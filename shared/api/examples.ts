@@ -247,7 +247,12 @@ export const pushDeviceAnswerExample = {
 export const htmlPageExample = '<!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html>';
 export const successExample = 'Success';
 
-export const webhookExample = { url: 'https://hooks.acme.example.com/fleetwatch', parentId: EXAMPLE_CLIENT_ID, description: 'dispatch board' };
+export const webhookExample = {
+  url: 'https://hooks.acme.example.com/fleetwatch',
+  parentId: EXAMPLE_CLIENT_ID,
+  description: 'dispatch board',
+  events: ['zoneExit', 'connectionLost'],
+};
 const webhookEndpoint = {
   id: `${EXAMPLE_CLIENT_ID}.2rnROxza7R0EhXIB0u3gtA`,
   parentId: EXAMPLE_CLIENT_ID,
@@ -257,8 +262,20 @@ const webhookEndpoint = {
   createdAt: AT,
   disabledAt: null,
   disabledReason: null,
+  signatureScheme: 'standard',
+  events: ['zoneExit', 'connectionLost'],
+  ruleTypes: [],
+  previousSecretExpiresAt: null,
 };
 export const webhookCreatedExample = { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
+export const webhookUpdateExample = { signatureScheme: 'standard', events: ['zoneExit', 'connectionLost'], ruleTypes: [0, 7] };
+export const webhookUpdatedExample = { ...webhookEndpoint, ruleTypes: [0, 7] };
+export const rotateSecretExample = { overlapHours: 24 };
+export const secretRotatedExample = {
+  ...webhookEndpoint,
+  previousSecretExpiresAt: '2026-11-26T08:00:00.000Z',
+  secret: 'whsec_x2Vb7PzQ0o1cK9Jm3aRtYw8eUiL5nHgDsFqZ4vXyTbA=',
+};
 export const webhookListExample = [webhookEndpoint];
 export const webhookUrlTakenExample = { error: 'Conflict', message: 'this URL is already registered for the client' };
 

@@ -136,13 +136,25 @@ function registerAlertWebhook(registry: OpenAPIRegistry): void {
     tags: ['webhooks'],
     summary: 'An alert, POSTed to each enabled endpoint of the client of a rule with toClient: true',
     description:
-      'Verify X-Fleetwatch-Signature before trusting the body: compute hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret, ' +
-      'compare it with v1 in constant time, and refuse a t more than 5 minutes old. Answer 2xx within 5 s; drop a second copy by ' +
-      'Idempotency-Key. 5xx, 408, 429 or no answer: retried with exponential backoff (30 s, 60 s, 120 s, 240 s) and then parked for a ' +
+      'Signed as Standard Webhooks specifies: verify it with a standardwebhooks library and the endpoint secret (whsec_…) before ' +
+      'trusting the body; it refuses a webhook-timestamp more than 5 minutes off. webhook-id is the same for every delivery of one ' +
+      'alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per ' +
+      'secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets ' +
+      'X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within ' +
+      '5 s. 5xx, 408, 429 or no answer: retried with exponential backoff (30 s, 60 s, 120 s, 240 s) and then parked for a ' +
       'redrive; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.',
     request: {
       headers: z.object({
-        'X-Fleetwatch-Signature': z.string().describe('t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the endpoint secret>'),
+        'webhook-id': z.string().optional().describe('msg_…: the same for every delivery of one alert to one endpoint (standard scheme)'),
+        'webhook-timestamp': z.string().optional().describe('unix seconds of this attempt (standard scheme)'),
+        'webhook-signature': z
+          .string()
+          .optional()
+          .describe('v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">, one per secret, space-separated (standard scheme)'),
+        'X-Fleetwatch-Signature': z
+          .string()
+          .optional()
+          .describe('t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">, one v1 per secret: only on fleetwatch-v1 endpoints'),
         'Idempotency-Key': z.string().describe('the alert id; the same for every attempt of one alert'),
       }),
       body: { required: true, content: { 'application/json': { schema: webhookAlertComponent } } },

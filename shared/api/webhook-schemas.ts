@@ -1,9 +1,13 @@
 import * as z from 'zod';
-import { guidSchema } from '../schemas/notification';
-import { webhookIdSchema } from '../schemas/webhook';
+import { EVENT_KINDS } from '../rules/event-kinds';
+import { guidSchema, ruleTypeSchema } from '../schemas/notification';
+import { SIGNATURE_SCHEMES, webhookIdSchema } from '../schemas/webhook';
 import { strictBody } from './strict-body';
 
 /** Request and response shapes of `/api/v3/webhooks`. */
+
+const eventsSchema = z.array(z.enum(EVENT_KINDS)).max(EVENT_KINDS.length);
+const ruleTypesSchema = z.array(ruleTypeSchema).max(32);
 
 export const webhookBodySchema = strictBody({
   url: z
@@ -17,6 +21,38 @@ export const webhookBodySchema = strictBody({
     ),
   parentId: guidSchema.optional().describe("client whose rules' alerts the endpoint receives: yours or one below yours; default your own client"),
   description: z.string().trim().max(200).default('').describe("free text; default ''"),
+  events: eventsSchema
+    .default([])
+    .describe('event kinds sent to the endpoint (zoneExit, connectionLost, …); default [] sends every kind. Others are recorded as skipped'),
+  ruleTypes: ruleTypesSchema
+    .default([])
+    .describe('rule types sent to the endpoint (0 geozone, 2 speeding, …); default [] sends every type. Others are recorded as skipped'),
+});
+
+const signatureSchemeSchema = z
+  .enum(SIGNATURE_SCHEMES)
+  .describe(
+    'how deliveries are signed: standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature), or fleetwatch-v1 ' +
+      '(X-Fleetwatch-Signature), kept by endpoints registered before Standard Webhooks until switched',
+  );
+
+export const webhookUpdateSchema = strictBody({
+  description: z.string().trim().max(200).optional().describe('free text; unchanged when left out'),
+  signatureScheme: signatureSchemeSchema.optional().describe('standard or fleetwatch-v1; unchanged when left out'),
+  events: eventsSchema.optional().describe('event kinds sent to the endpoint, [] for all; unchanged when left out'),
+  ruleTypes: ruleTypesSchema.optional().describe('rule types sent to the endpoint, [] for all; unchanged when left out'),
+});
+
+export const MAX_OVERLAP_HOURS = 168;
+
+export const rotateSecretBodySchema = strictBody({
+  overlapHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_OVERLAP_HOURS)
+    .default(24)
+    .describe(`hours the previous secret keeps signing next to the new one (0–${MAX_OVERLAP_HOURS}); default 24`),
 });
 
 export const webhookEndpointSchema = z.object({
@@ -30,14 +66,21 @@ export const webhookEndpointSchema = z.object({
   createdAt: z.iso.datetime({ offset: true }),
   disabledAt: z.iso.datetime({ offset: true }).nullable().describe('when it was disabled; null while enabled'),
   disabledReason: z.string().nullable().describe('why it was disabled; null while enabled'),
+  signatureScheme: signatureSchemeSchema,
+  events: z.array(z.string()).describe('event kinds sent to it; [] for every kind'),
+  ruleTypes: z.array(z.number().int()).describe('rule types sent to it; [] for every type'),
+  previousSecretExpiresAt: z.iso
+    .datetime({ offset: true })
+    .nullable()
+    .describe('until when the secret before the last rotation still signs next to the current one; null when never rotated'),
 });
 
 export const createdWebhookSchema = webhookEndpointSchema.extend({
   secret: z
     .string()
     .describe(
-      'signing secret (whsec_…), shown only in this answer: keep it. Each delivery carries X-Fleetwatch-Signature: t=<unix seconds>,' +
-        'v1=<hex HMAC-SHA256 of "<t>.<body>" under this secret>.',
+      'signing secret (whsec_ and standard base64), shown only in this answer: keep it. Each delivery is signed with it as Standard ' +
+        'Webhooks specifies (webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">).',
     ),
 });
 

@@ -192,7 +192,7 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
     rule,
     vehicleName: vehicle.name,
     scope,
-    plan: planDelivery(rule, users, ownerLanguage, scope.facts),
+    plan: planDelivery(rule, users, ownerLanguage, scope.facts, alert.event.kind),
     logins: new Map(users.map((user) => [user.id, user.login])),
   };
 }
@@ -216,7 +216,7 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   const { alert, retries, options, now, statuses } = attempting;
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
-  const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, action);
+  const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {

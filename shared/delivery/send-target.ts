@@ -1,6 +1,8 @@
 import type { Channel, SendOutcome } from '../channels/outcome';
 import { describeError } from '../channels/outcome';
 import { removePushDevice } from '../channels/push/register';
+import { signingSecrets } from '../channels/webhook/signing-secrets';
+import { webhookMessageId } from '../channels/webhook/standard-signature';
 import { logger } from '../observability/logger';
 import type { Alert } from '../schemas/alert';
 import { markTelegramChatInactive } from '../store/telegram-links';
@@ -18,6 +20,7 @@ export async function send(
   senders: ChannelSenders,
   headers: { name: string; value: string }[],
   webhookBody: () => string,
+  now: number,
   action: AcknowledgeAction | null = null,
 ): Promise<SendOutcome> {
   try {
@@ -42,9 +45,11 @@ export async function send(
       case 'webhook':
         return await senders.webhook({
           url: target.endpoint.url,
-          secret: target.endpoint.secret,
+          secrets: signingSecrets(target.endpoint, now),
+          scheme: target.endpoint.signatureScheme,
           body: webhookBody(),
           idempotencyKey: alert.alertId,
+          messageId: webhookMessageId(alert.alertId, target.endpoint.id),
         });
     }
   } catch (error) {

@@ -78,8 +78,8 @@ export interface ScopeFacts {
  * sent /stop), an unsubscribed or suppressed address are skipped, with the reason; a side address that has not
  * confirmed yet is held.
  * Side e-mails and the rule's own Telegram chats are written in the rule owner's language, else English.
- * A rule with `toClient` also posts to each enabled webhook endpoint of the rule's client (a disabled one is
- * skipped with its reason).
+ * A rule with `toClient` also posts to each enabled webhook endpoint of the rule's client (a disabled one, or
+ * one whose `events` or `ruleTypes` leave the alert out, is skipped with its reason).
  * Pure: no I/O.
  */
 export function planDelivery(
@@ -87,6 +87,7 @@ export function planDelivery(
   recipients: readonly StoredUser[],
   ownerLanguage: Language | undefined,
   facts: ScopeFacts,
+  eventKind: string,
 ): DeliveryPlan {
   const targets = new Map<string, DeliveryTarget>();
   const skipped = new Map<string, SkippedTarget>();
@@ -152,7 +153,9 @@ export function planDelivery(
       const key = targetKeys.webhook(endpoint.id);
       // only the rule's own client's endpoints, whatever the lookup handed over
       if (endpoint.parentId !== rule.parentId) continue;
-      if (endpoint.enabled) add({ key, channel: 'webhook', endpoint, language: ruleLanguage });
+      const filteredOut = webhookFilterRefusal(endpoint, eventKind, rule.type);
+      if (filteredOut) skip({ key, channel: 'webhook', reason: filteredOut });
+      else if (endpoint.enabled) add({ key, channel: 'webhook', endpoint, language: ruleLanguage });
       else skip({ key, channel: 'webhook', reason: `the endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}` });
     }
   }
@@ -162,4 +165,11 @@ export function planDelivery(
   }
   for (const key of held.keys()) skipped.delete(key);
   return { targets: [...targets.values()], skipped: [...skipped.values()], held: [...held.values()] };
+}
+
+/** Why the endpoint's event filter leaves the alert out, or null when it takes it (an empty list takes all). */
+function webhookFilterRefusal(endpoint: StoredWebhook, eventKind: string, ruleType: number): string | null {
+  if (endpoint.events.length > 0 && !endpoint.events.includes(eventKind)) return `the endpoint does not take ${eventKind} events`;
+  if (endpoint.ruleTypes.length > 0 && !endpoint.ruleTypes.includes(ruleType)) return `the endpoint does not take rules of type ${ruleType}`;
+  return null;
 }

@@ -30,6 +30,13 @@ export function webhookIdClient(endpointId: string): string | null {
 }
 
 /**
+ * How deliveries are signed: `standard` (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`), or `fleetwatch-v1` (`X-Fleetwatch-Signature`, endpoints registered before that).
+ */
+export const SIGNATURE_SCHEMES = ['standard', 'fleetwatch-v1'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+
+/**
  * An endpoint as stored. `secret` signs each delivery (HMAC-SHA256), so it must stay recoverable, unlike a
  * password: it is kept in the item (the table is encrypted at rest), only the API (which writes it) and the
  * deliver function (which signs with it) can read it, it is answered once on creation and never again, and it
@@ -45,11 +52,20 @@ export const storedWebhookSchema = z.object({
   disabledAt: z.iso.datetime({ offset: true }).nullable().default(null),
   disabledReason: z.string().nullable().default(null),
   secret: z.string().min(16),
+  /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
+  previousSecret: z.string().min(16).nullable().default(null),
+  previousSecretExpiresAt: z.iso.datetime({ offset: true }).nullable().default(null),
+  /** An endpoint stored before Standard Webhooks has no scheme: it keeps `X-Fleetwatch-Signature` until switched. */
+  signatureScheme: z.enum(SIGNATURE_SCHEMES).default('fleetwatch-v1'),
+  /** Event kinds sent to the endpoint; empty sends every kind. */
+  events: z.array(z.string()).default([]),
+  /** Rule types sent to the endpoint; empty sends every type. */
+  ruleTypes: z.array(z.number().int()).default([]),
 });
 export type StoredWebhook = z.infer<typeof storedWebhookSchema>;
 
-/** An endpoint as the API shows it: everything but the secret. */
-export type WebhookEndpoint = Omit<StoredWebhook, 'secret'>;
+/** An endpoint as the API shows it: everything but the secrets. */
+export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret'>;
 
 /**
  * What a webhook receives for each alert (POST, `Content-Type: application/json`). Field names are stable:

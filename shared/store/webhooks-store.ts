@@ -24,13 +24,13 @@ function table(): string {
   return resourcesConfig().DIRECTORY_TABLE;
 }
 
-/** `whsec_` and 256 random bits, base64url. */
+/** `whsec_` and 256 random bits in standard base64, the form Standard Webhooks libraries decode. */
 export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 export function withoutSecret(endpoint: StoredWebhook): WebhookEndpoint {
-  const { secret: _secret, ...shown } = endpoint;
+  const { secret: _secret, previousSecret: _previous, ...shown } = endpoint;
   return shown;
 }
 
@@ -100,7 +100,7 @@ async function transactWithUrls(clientId: string, items: [TransactItem, Transact
  * endpoints (when given) and never one URL twice, however many requests run at once.
  */
 export async function createWebhook(
-  input: { parentId: string; url: string; description: string },
+  input: { parentId: string; url: string; description: string } & Partial<Pick<StoredWebhook, 'events' | 'ruleTypes'>>,
   now: number,
   limit?: number,
 ): Promise<StoredWebhook> {
@@ -114,6 +114,9 @@ export async function createWebhook(
       enabled: true,
       createdAt: new Date(now).toISOString(),
       secret: newWebhookSecret(),
+      signatureScheme: 'standard',
+      events: input.events ?? [],
+      ruleTypes: input.ruleTypes ?? [],
     },
     'webhook endpoint',
   );
@@ -260,6 +263,67 @@ export async function disableWebhook(clientId: string, endpointId: string, reaso
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** What an update may change of an endpoint. */
+export type WebhookChanges = Partial<Pick<StoredWebhook, 'description' | 'signatureScheme' | 'events' | 'ruleTypes'>>;
+
+/** Reads one endpoint of the client, secrets included; null when the client has none of that id. */
+export async function getWebhookWithSecrets(clientId: string, endpointId: string): Promise<StoredWebhook | null> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: table(), Key: webhookKeys.endpoint(clientId, endpointId), ConsistentRead: true }),
+  );
+  return Item ? parseRecord(storedWebhookSchema, Item, 'webhook endpoint') : null;
+}
+
+/** Sets the given fields of one endpoint of the client; null when the client has no such endpoint. */
+export async function updateWebhook(clientId: string, endpointId: string, changes: WebhookChanges): Promise<StoredWebhook | null> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  if (entries.length === 0) return getWebhookWithSecrets(clientId, endpointId);
+  return conditionalUpdate(
+    clientId,
+    endpointId,
+    `SET ${entries.map((_, index) => `#f${index} = :v${index}`).join(', ')}`,
+    Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])),
+    Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])),
+  );
+}
+
+/**
+ * Gives the endpoint a new secret and keeps the current one as `previousSecret` until `overlapEnds` (epoch
+ * ms): deliveries until then are signed with both. Null when the client has no such endpoint.
+ */
+export async function rotateWebhookSecret(clientId: string, endpointId: string, overlapEnds: number): Promise<StoredWebhook | null> {
+  return conditionalUpdate(clientId, endpointId, 'SET previousSecret = secret, previousSecretExpiresAt = :ends, secret = :secret', undefined, {
+    ':ends': new Date(overlapEnds).toISOString(),
+    ':secret': newWebhookSecret(),
+  });
+}
+
+async function conditionalUpdate(
+  clientId: string,
+  endpointId: string,
+  expression: string,
+  names: Record<string, string> | undefined,
+  values: Record<string, unknown>,
+): Promise<StoredWebhook | null> {
+  try {
+    const { Attributes } = await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: webhookKeys.endpoint(clientId, endpointId),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return parseRecord(storedWebhookSchema, Attributes, 'webhook endpoint');
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
     throw error;
   }
 }

@@ -37,7 +37,13 @@ describe('delivery plan', () => {
     const users = [
       user(0, { telegramChats: [chat('1')], pushDevices: [{ platform: 'fcm', endpointArn: 'arn:e1', registeredAt: '2026-01-01T00:00:00.000Z' }] }),
     ];
-    const plan = planDelivery(rule({ recipientIds: [ids[0]], toEmail: true, sideEmails: ['side@example.com'] }), users, undefined, open());
+    const plan = planDelivery(
+      rule({ recipientIds: [ids[0]], toEmail: true, sideEmails: ['side@example.com'] }),
+      users,
+      undefined,
+      open(),
+      'speeding',
+    );
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com']);
   });
 
@@ -54,6 +60,7 @@ describe('delivery plan', () => {
       users,
       1,
       open(),
+      'speeding',
     );
     expect(plan.targets.map((target) => [target.key, target.language])).toEqual([
       ['email:u0@example.com', 1],
@@ -80,6 +87,7 @@ describe('delivery plan', () => {
       users,
       undefined,
       open(['-100']),
+      'speeding',
     );
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com', 'telegram:1', 'telegram:-100']);
     expect(plan.targets.find((target) => target.key === 'telegram:-100')?.language).toBe(2);
@@ -87,7 +95,7 @@ describe('delivery plan', () => {
   });
 
   it('ignores users that are no longer recipients of the rule', () => {
-    const plan = planDelivery(rule({ userId: ids[2], recipientIds: [ids[0]], toEmail: true }), [user(0), user(2)], undefined, open());
+    const plan = planDelivery(rule({ userId: ids[2], recipientIds: [ids[0]], toEmail: true }), [user(0), user(2)], undefined, open(), 'speeding');
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u0@example.com']);
   });
 
@@ -105,6 +113,7 @@ describe('delivery plan', () => {
           ['new@example.com', 'not confirmed'],
         ]),
       },
+      'speeding',
     );
     expect(plan.targets.map((target) => target.key)).toEqual(['email:u1@example.com']);
     expect(Object.fromEntries(plan.skipped.map((target) => [target.key, target.reason]))).toEqual({

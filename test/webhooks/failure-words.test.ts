@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSendError, describeStatus } from '../../shared/channels/webhook/failure-words';
 import { sendWebhook } from '../../shared/channels/webhook/send-webhook';
 
-const delivery = (url: string) => ({ url, secret: 'whsec_words', body: '{"type":"alert"}', idempotencyKey: 'a-words' });
+const delivery = (url: string) => ({
+  url,
+  secrets: ['whsec_words'],
+  scheme: 'fleetwatch-v1' as const,
+  body: '{"type":"alert"}',
+  idempotencyKey: 'a-words',
+  messageId: 'msg_words',
+});
 const withCode = (code: string, message: string) => Object.assign(new Error(message), { code });
 
 /** Delivery failures in plain words: real sockets for what can be made on loopback, Node's error shapes for the rest. */

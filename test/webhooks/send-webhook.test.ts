@@ -3,10 +3,20 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../shared/channels/webhook/send-webhook';
 import { guardedLookup } from '../../shared/channels/webhook/guarded-lookup';
+import { Webhook } from 'standardwebhooks';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
+import { verifySignature } from '../../shared/channels/webhook/signature';
 
-const SECRET = 'whsec_send-webhook-test-secret';
-const delivery = (url: string) => ({ url, secret: SECRET, body: '{"type":"alert","alertId":"a-1"}', idempotencyKey: 'a-1' });
+const SECRET = `whsec_${Buffer.from('send-webhook-test-secret-32bytes').toString('base64')}`;
+const OTHER_SECRET = `whsec_${Buffer.from('another-test-secret-of-32-bytes!').toString('base64')}`;
+const delivery = (url: string, scheme: 'standard' | 'fleetwatch-v1' = 'standard', secrets = [SECRET]) => ({
+  url,
+  secrets,
+  scheme,
+  body: '{"type":"alert","alertId":"a-1"}',
+  idempotencyKey: 'a-1',
+  messageId: 'msg_a-1',
+});
 
 /**
  * The sender against real sockets on this machine: a receiver that never answers, one that redirects, and
@@ -30,6 +40,25 @@ describe('webhook sender', () => {
   });
   beforeEach(() => {
     receiver.attempts.length = 0;
+    receiver.requests.length = 0;
+  });
+
+  it('signs as Standard Webhooks: the standardwebhooks package verifies the delivery, with each secret given', async () => {
+    await sendWebhook(delivery(`${receiver.url}hook`, 'standard', [SECRET, OTHER_SECRET]), { allowPrivate: true, now: Date.now() });
+    const [{ headers, body }] = receiver.requests as [{ headers: Record<string, string>; body: string }];
+    expect(headers['webhook-id']).toBe('msg_a-1');
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(headers['x-fleetwatch-signature']).toBeUndefined();
+    for (const secret of [SECRET, OTHER_SECRET]) expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    const stranger = `whsec_${Buffer.from('a-secret-the-sender-never-used!!').toString('base64')}`;
+    expect(() => new Webhook(stranger).verify(body, headers)).toThrow();
+  });
+
+  it('signs a fleetwatch-v1 endpoint with X-Fleetwatch-Signature only', async () => {
+    await sendWebhook(delivery(`${receiver.url}hook`, 'fleetwatch-v1', [SECRET, OTHER_SECRET]), { allowPrivate: true, now: Date.now() });
+    const [{ headers, body }] = receiver.requests as [{ headers: Record<string, string>; body: string }];
+    expect(headers['webhook-signature']).toBeUndefined();
+    for (const secret of [SECRET, OTHER_SECRET]) expect(verifySignature(headers['x-fleetwatch-signature'], body, secret, Date.now())).toBe(true);
   });
 
   it('posts with the signature and Idempotency-Key headers (local receiver, private targets allowed)', async () => {

@@ -92,11 +92,11 @@ describe('webhook signatures', () => {
 
   it('signs "t.body" with HMAC-SHA256 in the documented header format', () => {
     // known answer computed outside fleetwatch: printf '%s' '<t>.<body>' | openssl dgst -sha256 -hmac <secret>
-    expect(signatureHeader(secret, t, body)).toBe('t=1772359200,v1=4b248696def7be7ed7e4a7f434ddc7569a19c2799755ec1b73c781c0827db78f');
+    expect(signatureHeader([secret], t, body)).toBe('t=1772359200,v1=4b248696def7be7ed7e4a7f434ddc7569a19c2799755ec1b73c781c0827db78f');
   });
 
   it('verifies its own signature and refuses a changed body, another secret, a stale or missing header', () => {
-    const header = signatureHeader(secret, t, body);
+    const header = signatureHeader([secret], t, body);
     expect(verifySignature(header, body, secret, now)).toBe(true);
     expect(verifySignature(header, body.replace('a-1', 'a-2'), secret, now)).toBe(false);
     expect(verifySignature(header, body, 'whsec_another-secret-entirely', now)).toBe(false);
@@ -179,6 +179,7 @@ describe('webhook targets of the delivery plan', () => {
         endpoint(ids[1], { enabled: false, disabledReason: 'the endpoint answered 410 Gone' }),
         endpoint(ids[2], { parentId: OTHER_CLIENT }),
       ]),
+      'speeding',
     );
     expect(plan.targets.map((target) => target.key)).toEqual([`webhook:${ids[0]}`]);
     expect(plan.skipped).toEqual([
@@ -187,7 +188,7 @@ describe('webhook targets of the delivery plan', () => {
   });
 
   it('targets no endpoint for a rule without toClient', () => {
-    const plan = planDelivery(rule(false), [], undefined, facts([endpoint(ids[0])]));
+    const plan = planDelivery(rule(false), [], undefined, facts([endpoint(ids[0])]), 'speeding');
     expect(plan.targets).toEqual([]);
     expect(plan.skipped).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { apiClient, login, seedTenants, type Api } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
 
 /**
- * A webhook secret is answered once and never logged: registration, listing and deliveries that succeed, fail
+ * A webhook secret is answered once and never logged: registration, listing, rotation and deliveries that succeed, fail
  * for a passing reason, fail for good and disable the endpoint all run with the logger at DEBUG while stdout,
  * stderr and the console are captured; the secret appears nowhere in them.
  */
@@ -47,8 +47,12 @@ describe('webhook secrets in logs', () => {
     const created = await api({ method: 'POST', path: '/api/v3/webhooks', token, body: { url: `${receiver.url}erp` } });
     expect(created.status).toBe(200);
     const secret = created.body.secret as string;
-    receiver.secret = secret;
     expect((await api({ method: 'GET', path: '/api/v3/webhooks', token })).status).toBe(200);
+    // rotated: deliveries are signed with both secrets during the overlap
+    const rotated = await api({ method: 'POST', path: `/api/v3/webhooks/${created.body.id}/rotate-secret`, token, body: {} });
+    expect(rotated.status).toBe(200);
+    const newSecret = rotated.body.secret as string;
+    receiver.secret = newSecret;
 
     const rule = await putRule({ parentId: tenants.root.agentId, toClient: true });
     receiver.script(503, 200, 400, 410);
@@ -69,7 +73,9 @@ describe('webhook secrets in logs', () => {
     expect(text).toContain('delivery to be retried');
     expect(text).toContain('delivery failed for good');
     expect(text).toContain('"channel":"webhook"');
-    expect(text).not.toContain(secret);
-    expect(text).not.toContain(secret.slice('whsec_'.length, 'whsec_'.length + 16));
+    for (const written of [secret, newSecret]) {
+      expect(text).not.toContain(written);
+      expect(text).not.toContain(written.slice('whsec_'.length, 'whsec_'.length + 16));
+    }
   });
 });

@@ -1,5 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
+import { randomBytes } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { resourcesConfig } from '../../shared/config';
+import { webhookKeys } from '../../shared/schemas/webhook';
 import { listWebhooksWithSecrets } from '../../shared/store/webhooks-store';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
@@ -41,7 +46,8 @@ describe('webhooks API', () => {
       disabledAt: null,
       disabledReason: null,
     });
-    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.body).toMatchObject({ signatureScheme: 'standard', events: [], ruleTypes: [], previousSecretExpiresAt: null });
     // stored as given, so deliveries can sign with it
     expect((await listWebhooksWithSecrets(tenants.root.agentId)).find((endpoint) => endpoint.id === created.body.id)?.secret).toBe(
       created.body.secret,
@@ -128,7 +134,8 @@ describe('webhooks API', () => {
   it('documents the endpoints, their defaults, and the signed alert payload in the OpenAPI document', async () => {
     const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
     expect(Object.keys(document.paths['/api/v3/webhooks']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(document.paths['/api/v3/webhooks/{id}'])).toEqual(['delete']);
+    expect(Object.keys(document.paths['/api/v3/webhooks/{id}']).sort()).toEqual(['delete', 'put']);
+    expect(Object.keys(document.paths['/api/v3/webhooks/{id}/rotate-secret'])).toEqual(['post']);
     const body = document.paths['/api/v3/webhooks'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['url']);
     expect(body.properties.description.default).toBe('');
@@ -137,10 +144,118 @@ describe('webhooks API', () => {
     expect(created.properties.secret.description).toMatch(/shown only in this answer/);
 
     const hook = document.webhooks.alert.post;
-    expect(hook.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['X-Fleetwatch-Signature', 'Idempotency-Key']);
+    expect(hook.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+      'X-Fleetwatch-Signature',
+      'Idempotency-Key',
+    ]);
     expect(hook.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookAlert' });
     const payload = document.components.schemas.WebhookAlert;
     expect(payload.required).toEqual(expect.arrayContaining(['type', 'alertId', 'createdAt', 'parentId', 'rule', 'vehicle', 'event']));
     expect(Object.keys(payload.properties.event.properties)).toEqual(['kind', 'time', 'latitude', 'longitude', 'speed', 'values']);
+  });
+
+  const update = (token: string, id: string, body: Record<string, unknown>) => api({ method: 'PUT', path: `/api/v3/webhooks/${id}`, token, body });
+  const rotate = (token: string, id: string, body: Record<string, unknown> = {}) =>
+    api({ method: 'POST', path: `/api/v3/webhooks/${id}/rotate-secret`, token, body });
+
+  it('filters by events and rule types on create and update, and refuses bad values naming the field', async () => {
+    const created = await register(tokens.root, {
+      url: 'https://hooks.root.example.com/filtered',
+      events: ['zoneExit', 'connectionLost'],
+      ruleTypes: [0],
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ events: ['zoneExit', 'connectionLost'], ruleTypes: [0] });
+
+    const updated = await update(tokens.root, created.body.id, { ruleTypes: [0, 7], description: 'zones and links' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ events: ['zoneExit', 'connectionLost'], ruleTypes: [0, 7], description: 'zones and links' });
+    expect(updated.body).not.toHaveProperty('secret');
+    const [stored] = (await listWebhooksWithSecrets(tenants.root.agentId)).filter((endpoint) => endpoint.id === created.body.id);
+    expect(stored).toMatchObject({ ruleTypes: [0, 7], secret: created.body.secret });
+
+    const badCreate = await register(tokens.root, { url: 'https://hooks.root.example.com/bad', events: ['zoneExits'], ruleTypes: [1] });
+    expect(badCreate.status).toBe(400);
+    expect(badCreate.body.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(['events.0', 'ruleTypes.0']);
+    for (const [body, path] of [
+      [{ signatureScheme: 'hmac' }, 'signatureScheme'],
+      [{ events: 'zoneExit' }, 'events'],
+      [{ secret: 'whsec_mine' }, 'secret'],
+    ] as const) {
+      const response = await update(tokens.root, created.body.id, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.issues[0].path, JSON.stringify(body)).toBe(path);
+    }
+    for (const overlapHours of [-1, 169, 1.5, '24']) {
+      const response = await rotate(tokens.root, created.body.id, { overlapHours });
+      expect(response.status, String(overlapHours)).toBe(400);
+      expect(response.body.issues[0].path).toBe('overlapHours');
+    }
+  });
+
+  it('rotates a secret: the new one is answered once, the previous one kept until the overlap ends', async () => {
+    const created = await register(tokens.root, { url: 'https://hooks.root.example.com/rotating' });
+    const rotated = await rotate(tokens.root, created.body.id, { overlapHours: 48 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+    expect(rotated.body.previousSecretExpiresAt).toBe(new Date(clock.value + 48 * 3_600_000).toISOString());
+    const [stored] = (await listWebhooksWithSecrets(tenants.root.agentId)).filter((endpoint) => endpoint.id === created.body.id);
+    expect(stored).toMatchObject({ secret: rotated.body.secret, previousSecret: created.body.secret });
+
+    const listed = await api({ method: 'GET', path: '/api/v3/webhooks', token: tokens.root });
+    expect(JSON.stringify(listed.body)).not.toContain(rotated.body.secret);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.secret);
+    expect((await rotate(tokens.root, created.body.id)).body.previousSecretExpiresAt).toBe(new Date(clock.value + 24 * 3_600_000).toISOString());
+  });
+
+  it('reads an endpoint stored without signatureScheme as fleetwatch-v1, and switches it to standard once its secret is rotated', async () => {
+    const id = `${tenants.sibling.agentId}.${randomBytes(16).toString('base64url')}`;
+    await documentClient().send(
+      new PutCommand({
+        TableName: resourcesConfig().DIRECTORY_TABLE,
+        Item: {
+          ...webhookKeys.endpoint(tenants.sibling.agentId, id),
+          id,
+          parentId: tenants.sibling.agentId,
+          url: 'https://hooks.sibling.example.com/legacy',
+          description: '',
+          enabled: true,
+          createdAt: new Date(clock.value).toISOString(),
+          secret: 'whsec_legacy-secret_from-before-standard-webhooks',
+        },
+      }),
+    );
+    const listed = await api({ method: 'GET', path: '/api/v3/webhooks', token: tokens.sibling });
+    expect(listed.body.find((endpoint: { id: string }) => endpoint.id === id)).toMatchObject({ signatureScheme: 'fleetwatch-v1', events: [] });
+
+    const refused = await update(tokens.sibling, id, { signatureScheme: 'standard' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues[0]).toMatchObject({ path: 'signatureScheme', message: expect.stringContaining('rotate') });
+
+    // rotating with no overlap leaves only the new, standard secret
+    expect((await rotate(tokens.sibling, id, { overlapHours: 0 })).status).toBe(200);
+    const switched = await update(tokens.sibling, id, { signatureScheme: 'standard' });
+    expect(switched.status).toBe(200);
+    expect(switched.body.signatureScheme).toBe('standard');
+    expect((await update(tokens.sibling, id, { signatureScheme: 'fleetwatch-v1' })).body.signatureScheme).toBe('fleetwatch-v1');
+  });
+
+  it("answers 404 for another tenant's endpoint on update and rotation, and changes nothing", async () => {
+    const victim = await register(tokens.root, { url: 'https://hooks.root.example.com/victim-rotation' });
+    for (const token of [tokens.sibling, tokens.child]) {
+      const updated = await update(token, victim.body.id, { events: ['panic'] });
+      expect(updated.status).toBe(404);
+      expect(updated.body).toEqual({ error: 'NotFound', message: `webhook ${victim.body.id} not found` });
+      expect((await rotate(token, victim.body.id)).status).toBe(404);
+    }
+    const made = `${tenants.sibling.agentId}.${randomBytes(16).toString('base64url')}`;
+    expect((await update(tokens.sibling, made, { events: [] })).status).toBe(404);
+    expect((await rotate(tokens.sibling, made)).status).toBe(404);
+    const [stored] = (await listWebhooksWithSecrets(tenants.root.agentId)).filter((endpoint) => endpoint.id === victim.body.id);
+    expect(stored).toMatchObject({ events: [], secret: victim.body.secret, previousSecret: null });
   });
 });

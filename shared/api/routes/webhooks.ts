@@ -1,12 +1,54 @@
 import { privateTargetsAllowed } from '../../channels/webhook/address-policy';
 import { endpointUrlProblems } from '../../channels/webhook/endpoint-url';
-import { WebhookLimitError, WebhookUrlTakenError, createWebhook, deleteWebhook, findWebhookClient, listWebhooks } from '../../store/webhooks-store';
+import { signingSecrets } from '../../channels/webhook/signing-secrets';
+import { isStandardSecret } from '../../channels/webhook/standard-signature';
+import {
+  WebhookLimitError,
+  WebhookUrlTakenError,
+  createWebhook,
+  deleteWebhook,
+  findWebhookClient,
+  getWebhookWithSecrets,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+  withoutSecret,
+} from '../../store/webhooks-store';
+import type { Caller } from '../route';
 import { conflict, notFound, validationError } from '../errors';
 import { limits } from '../limits';
 import { defineRoute } from '../route';
 import { parentIdBodySchema, successSchema } from '../schemas';
-import { createdWebhookSchema, webhookBodySchema, webhookListSchema, webhookParamsSchema } from '../webhook-schemas';
-import { parentIdExample, successExample, webhookCreatedExample, webhookExample, webhookListExample, webhookUrlTakenExample } from '../examples';
+import {
+  createdWebhookSchema,
+  rotateSecretBodySchema,
+  webhookBodySchema,
+  webhookEndpointSchema,
+  webhookListSchema,
+  webhookParamsSchema,
+  webhookUpdateSchema,
+} from '../webhook-schemas';
+import {
+  parentIdExample,
+  rotateSecretExample,
+  secretRotatedExample,
+  successExample,
+  webhookCreatedExample,
+  webhookExample,
+  webhookListExample,
+  webhookUpdatedExample,
+  webhookUpdateExample,
+  webhookUrlTakenExample,
+} from '../examples';
+
+const HOUR_MS = 3_600_000;
+
+/** The client of an endpoint the caller may manage, or a 404 for an unknown endpoint or one of another tenant. */
+async function endpointClient(endpointId: string, caller: Caller): Promise<string> {
+  const clientId = await findWebhookClient(endpointId, caller.user.parentId);
+  if (!clientId || !(await caller.scope.includes(clientId))) throw notFound(`webhook ${endpointId}`);
+  return clientId;
+}
 
 /**
  * Webhook endpoints of a client: each alert of the client's rules with `toClient` is POSTed, signed, to each
@@ -24,7 +66,7 @@ export const webhookRoutes = [
       'X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). ' +
       'Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked ' +
       'for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +
-      'each endpoint once (a receiver that answered too late may see it again: drop copies by Idempotency-Key). ' +
+      'each endpoint once (a receiver that answered too late may see it again: drop copies by webhook-id). ' +
       'At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client ' +
       'already registered answers 409.',
     auth: true,
@@ -38,15 +80,14 @@ export const webhookRoutes = [
       await caller.scope.require(parentId, `client ${parentId}`);
       const problems = endpointUrlProblems(body.url, privateTargetsAllowed());
       if (problems.length) throw validationError(problems.map((message) => ({ path: 'url', message })));
-      const endpoint = await createWebhook({ parentId, url: body.url, description: body.description }, now, limits().webhooksPerClient).catch(
-        (error: unknown) => {
-          if (error instanceof WebhookLimitError) {
-            throw validationError([{ path: 'parentId', message: `client already has ${error.limit} webhook endpoints, the most allowed` }]);
-          }
-          if (error instanceof WebhookUrlTakenError) throw conflict(error.message);
-          throw error;
-        },
-      );
+      const input = { parentId, url: body.url, description: body.description, events: body.events, ruleTypes: body.ruleTypes };
+      const endpoint = await createWebhook(input, now, limits().webhooksPerClient).catch((error: unknown) => {
+        if (error instanceof WebhookLimitError) {
+          throw validationError([{ path: 'parentId', message: `client already has ${error.limit} webhook endpoints, the most allowed` }]);
+        }
+        if (error instanceof WebhookUrlTakenError) throw conflict(error.message);
+        throw error;
+      });
       return { body: endpoint };
     },
   }),
@@ -89,6 +130,65 @@ export const webhookRoutes = [
   }),
 
   defineRoute({
+    method: 'PUT',
+    path: '/api/v3/webhooks/{id}',
+    operationId: 'updateWebhook',
+    tag: 'webhooks',
+    summary: 'Change a webhook endpoint: its signature scheme, event filter or description',
+    description:
+      'Sets the fields given and leaves the others as they are. signatureScheme switches an endpoint registered before Standard ' +
+      'Webhooks (fleetwatch-v1, X-Fleetwatch-Signature) to standard; an endpoint whose secret predates the whsec_ base64 form ' +
+      'answers 400 naming signatureScheme until its secret is rotated. events and ruleTypes narrow which alerts it gets ([] for all). ' +
+      'A webhook of a client outside your scope is 404.',
+    auth: true,
+    writes: true,
+    params: webhookParamsSchema,
+    body: webhookUpdateSchema,
+    response: webhookEndpointSchema,
+    examples: { body: webhookUpdateExample, response: webhookUpdatedExample },
+    errors: [403, 404],
+    async handle({ params, body, caller, now }) {
+      const clientId = await endpointClient(params.id, caller);
+      const current = await getWebhookWithSecrets(clientId, params.id);
+      if (!current) throw notFound(`webhook ${params.id}`);
+      if (body.signatureScheme === 'standard' && !signingSecrets(current, now).every(isStandardSecret)) {
+        throw validationError([
+          { path: 'signatureScheme', message: 'the secret predates Standard Webhooks: rotate it (POST /api/v3/webhooks/{id}/rotate-secret) first' },
+        ]);
+      }
+      const updated = await updateWebhook(clientId, params.id, body);
+      if (!updated) throw notFound(`webhook ${params.id}`);
+      return { body: withoutSecret(updated) };
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    tag: 'webhooks',
+    summary: 'Give a webhook endpoint a new signing secret; the answer shows it, once',
+    description:
+      'Makes a new whsec_ secret and keeps the current one signing for overlapHours more (default 24, at most 168; 0 drops it at ' +
+      'once). During the overlap each delivery carries both signatures: webhook-signature holds two space-separated v1,<signature> ' +
+      'entries (X-Fleetwatch-Signature two v1= parts), so a receiver verifies with either secret while it switches. A webhook of a ' +
+      'client outside your scope is 404.',
+    auth: true,
+    writes: true,
+    params: webhookParamsSchema,
+    body: rotateSecretBodySchema,
+    response: createdWebhookSchema,
+    examples: { body: rotateSecretExample, response: secretRotatedExample },
+    errors: [403, 404],
+    async handle({ params, body, caller, now }) {
+      const clientId = await endpointClient(params.id, caller);
+      const rotated = await rotateWebhookSecret(clientId, params.id, now + body.overlapHours * HOUR_MS);
+      if (!rotated) throw notFound(`webhook ${params.id}`);
+      return { body: { ...withoutSecret(rotated), secret: rotated.secret } };
+    },
+  }),
+
+  defineRoute({
     method: 'DELETE',
     path: '/api/v3/webhooks/{id}',
     operationId: 'deleteWebhook',
@@ -104,10 +204,7 @@ export const webhookRoutes = [
     examples: { response: successExample },
     errors: [403, 404],
     async handle({ params, caller }) {
-      const clientId = await findWebhookClient(params.id, caller.user.parentId);
-      if (!clientId || !(await caller.scope.includes(clientId)) || !(await deleteWebhook(clientId, params.id))) {
-        throw notFound(`webhook ${params.id}`);
-      }
+      if (!(await deleteWebhook(await endpointClient(params.id, caller), params.id))) throw notFound(`webhook ${params.id}`);
       return { body: 'Success' };
     },
   }),

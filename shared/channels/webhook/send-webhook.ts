@@ -5,7 +5,9 @@ import { describeError, type SendOutcome } from '../outcome';
 import { addressRefusal } from './address-policy';
 import { describeSendError, describeStatus, describeTimeout } from './failure-words';
 import { guardedLookup, RefusedAddressError } from './guarded-lookup';
+import type { SignatureScheme } from '../../schemas/webhook';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
+import { standardSignatureHeaders } from './standard-signature';
 
 /** How long one delivery may take, connection, answer and all. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -14,11 +16,15 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface WebhookDelivery {
   url: string;
-  secret: string;
+  /** The secrets that sign it, current first (the previous one too during a rotation's overlap). */
+  secrets: readonly string[];
+  scheme: SignatureScheme;
   /** The JSON body, signed exactly as sent. */
   body: string;
   /** The alert id: the receiver's key to drop a second copy. */
   idempotencyKey: string;
+  /** `webhook-id`: the same for every delivery of the alert to this endpoint. */
+  messageId: string;
 }
 
 export interface WebhookSendOptions {
@@ -61,7 +67,10 @@ export async function sendWebhook(delivery: WebhookDelivery, options: WebhookSen
     if (refusal) return { status: 'failed', error: `refused: ${refusal}` };
   }
 
-  const timestamp = Math.floor(options.now / 1000);
+  const signature =
+    delivery.scheme === 'standard'
+      ? standardSignatureHeaders(delivery.secrets, delivery.messageId, options.now, delivery.body)
+      : { [SIGNATURE_HEADER]: signatureHeader(delivery.secrets, Math.floor(options.now / 1000), delivery.body) };
   const requestOptions: RequestOptions = {
     method: 'POST',
     headers: {
@@ -69,7 +78,7 @@ export async function sendWebhook(delivery: WebhookDelivery, options: WebhookSen
       'Content-Length': Buffer.byteLength(delivery.body),
       'User-Agent': 'fleetwatch-webhooks/1',
       'Idempotency-Key': delivery.idempotencyKey,
-      [SIGNATURE_HEADER]: signatureHeader(delivery.secret, timestamp, delivery.body),
+      ...signature,
     },
     signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
     ...(options.allowPrivate ? {} : { lookup: guardedLookup }),

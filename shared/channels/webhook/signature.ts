@@ -7,9 +7,12 @@ function sign(secret: string, timestamp: number, body: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, as Stripe signs its webhooks. */
-export function signatureHeader(secret: string, timestamp: number, body: string): string {
-  return `t=${timestamp},v1=${sign(secret, timestamp, body)}`;
+/**
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, one `v1` per secret (the previous one too during a
+ * rotation's overlap): the `fleetwatch-v1` scheme of endpoints registered before Standard Webhooks.
+ */
+export function signatureHeader(secrets: readonly string[], timestamp: number, body: string): string {
+  return [`t=${timestamp}`, ...secrets.map((secret) => `v1=${sign(secret, timestamp, body)}`)].join(',');
 }
 
 /**
