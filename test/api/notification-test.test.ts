@@ -9,7 +9,7 @@ import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { resetTelegramSender } from '../../shared/delivery/senders';
-import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { markSideEmailConfirmed, suppressAddress } from '../../shared/store/email-consent';
 import { createWebhook } from '../../shared/store/webhooks-store';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
@@ -67,11 +67,13 @@ describe('test alerts of a rule', () => {
 
   const alertItems = async () => (await documentClient().send(new ScanCommand({ TableName: resourcesConfig().ALERTS_TABLE }))).Items ?? [];
 
-  /** A rule of root on every channel: its owner by e-mail and Telegram, two side addresses (one confirmed), two rule chats (one linked), the client's webhook. */
+  /** A rule of root on every channel: its owner by e-mail and Telegram, three side addresses (one confirmed, one suppressed), two rule chats (one linked), the client's webhook. */
   async function everyChannelRule() {
     const clientId = tenants.root.agentId;
     await linkChat(tenants.root.userId, '4242');
     await markSideEmailConfirmed(clientId, 'confirmed@outside.test', clock.now());
+    await markSideEmailConfirmed(clientId, 'bounced@outside.test', clock.now());
+    await suppressAddress('bounced@outside.test', 'bounce', clock.now());
     const endpoint = await createWebhook({ parentId: clientId, url: `${receiver.url}tests-${endpoints++}`, description: 'tests' }, clock.now());
     receiver.secret = endpoint.secret;
     const rule = await putRule({
@@ -86,7 +88,7 @@ describe('test alerts of a rule', () => {
         { id: '-100777', info: 'nobody linked it' },
       ],
       enableSideEmails: true,
-      sideEmails: ['confirmed@outside.test', 'waiting@outside.test'],
+      sideEmails: ['confirmed@outside.test', 'waiting@outside.test', 'bounced@outside.test'],
       toClient: true,
     });
     return { rule, endpoint };
@@ -113,6 +115,7 @@ describe('test alerts of a rule', () => {
       'email:root@testsend.example.com': 'sent',
       'email:confirmed@outside.test': 'sent',
       'email:waiting@outside.test': 'notConfirmed',
+      'email:bounced@outside.test': 'suppressed',
       'telegram:4242': 'sent',
       'telegram:-100777': 'notLinked',
       [`webhook:${endpoint.id}`]: 'failed',
