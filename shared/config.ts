@@ -186,6 +186,10 @@ export const LIMITS = {
     value: 600,
     meaning: 'API requests of all users of one client within one minute (besides one request per second per session).',
   },
+  testAlertsPerClientPerHour: {
+    value: 10,
+    meaning: 'Test alerts (`POST /api/v3/notifications/{id}/test`) of all users of one client within one hour.',
+  },
   unconfirmedSideEmailsPerClient: {
     value: 100,
     meaning: 'Side addresses (mailboxes) of one client that were named by its rules and have not confirmed yet; a save past it is refused.',

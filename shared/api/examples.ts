@@ -323,3 +323,23 @@ export const previewAnswerExample = {
   ],
   suppressed: [{ vehicleId: 40117, time: '2026-11-25T08:00:20.000Z', reason: 'staleMessage' }],
 };
+
+/** A test alert just accepted, and the same test once the deliver function has sent it. */
+export const testAcceptedExample = { testId: '9b2f6c1e-4d0a-4f8e-9a51-2c7d3e8b6f10', ruleId: 7, status: 'pending', targets: [] };
+export const testResultExample = {
+  testId: '9b2f6c1e-4d0a-4f8e-9a51-2c7d3e8b6f10',
+  ruleId: 7,
+  status: 'done',
+  finishedAt: '2026-11-26T09:30:02.000Z',
+  targets: [
+    { channel: 'email', target: 'email:dispatcher@acme.example', outcome: 'sent' },
+    { channel: 'webhook', target: 'webhook:3', outcome: 'failed', reason: 'the endpoint answered 500' },
+    { channel: 'email', target: 'email:night-shift@partner.example', outcome: 'notConfirmed', reason: 'the side address has not confirmed yet' },
+    {
+      channel: 'telegram',
+      target: 'telegram:-1001234567890',
+      outcome: 'notLinked',
+      reason: "the chat is not linked by a user of the rule owner's scope, or sent /stop",
+    },
+  ],
+};

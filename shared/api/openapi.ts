@@ -13,7 +13,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once',
   429: 'Too many requests on this session (or failed logins); see Retry-After',
   500: 'Unexpected error; the body carries a correlation id',
-  503: 'A service the request needs (the geocoder) did not answer; try again later',
+  503: 'A service the request needs (the geocoder, or the deliveries queue) did not answer; try again later',
 };
 
 /** The `example` metadata a schema carries (`.meta({ example })`), if any. */
@@ -53,8 +53,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
         ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body, ...withExample(examples.body) } } } } : {}),
       },
       responses: {
-        200: {
-          description: 'Success',
+        [route.successStatus ?? 200]: {
+          description: route.successStatus === 202 ? 'Accepted: the outcome is read later' : 'Success',
           content: { [route.responseType ?? 'application/json']: { schema: route.response, ...withExample(examples.response) } },
         },
         ...Object.fromEntries(

@@ -51,6 +51,8 @@ export interface RouteDefinition<Body, Params> {
   params?: z.ZodType<Params>;
   body?: z.ZodType<Body>;
   response: z.ZodType;
+  /** The status of the success answer, 200 unless told (202: accepted, its outcome is read later). */
+  successStatus?: 200 | 202;
   /** The media type of the success answer: JSON, or a page for people (the links of e-mails). */
   responseType?: 'application/json' | 'text/html';
   /**

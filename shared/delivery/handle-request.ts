@@ -5,15 +5,17 @@ import { describeError } from '../channels/outcome';
 import { logger } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
 import { confirmationRequestSchema, deliveryRequestSchema, type ConfirmationRequest } from '../schemas/alert';
+import { testSendRequestSchema, type TestSendRequest } from '../schemas/test-send';
 import { sendConfirmation } from './confirmation';
+import { sendTestAlert } from './test-send';
 import { sendToDeliveriesDlq } from './dead-letter';
 import { deliverAlert } from './deliver-alert';
 import type { DeliveryStats } from './delivery-stats';
 import type { ChannelSenders } from './senders';
 
 /**
- * One record of the deliveries queue (`{"alertId": "..."}`, or `{"confirmEmail": {...}}` for a side address's
- * confirmation link): delivered, parked on the DLQ with its reason
+ * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
+ * confirmation link, or `{"testSend": {...}}` for a rule's test alert): delivered, parked on the DLQ with its reason
  * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
  */
 export interface DeliveryRequestDependencies {
@@ -30,7 +32,7 @@ export class DeliveryNotFinishedError extends Error {
   override name = 'DeliveryNotFinishedError';
 }
 
-export function parseDeliveryRequest(body: string): { alertId: string } | ConfirmationRequest | { error: string } {
+export function parseDeliveryRequest(body: string): { alertId: string } | ConfirmationRequest | TestSendRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -39,6 +41,8 @@ export function parseDeliveryRequest(body: string): { alertId: string } | Confir
   }
   const confirmation = confirmationRequestSchema.safeParse(json);
   if (confirmation.success) return confirmation.data;
+  const test = testSendRequestSchema.safeParse(json);
+  if (test.success) return test.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
     return {
@@ -63,6 +67,11 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
     if ((await sendConfirmation(clientId, address, dependencies.senders, dependencies.clock())) === 'retry') {
       throw new DeliveryNotFinishedError('the confirmation link could not be sent yet');
     }
+    return;
+  }
+  if ('testSend' in request) {
+    // one attempt per target, never retried: a test answers what happens now
+    await sendTestAlert(request.testSend.testId, request.testSend.ruleId, dependencies.senders, dependencies.clock());
     return;
   }
   const outcome = await deliverAlert(request.alertId, {

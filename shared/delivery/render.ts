@@ -172,7 +172,7 @@ export function renderNotification(input: {
 }
 
 /** The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge action, the page that asks, the acknowledgement. */
-export type LifecycleText = 'acknowledgeAction' | 'acknowledged' | 'acknowledgePage';
+export type LifecycleText = 'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert';
 
 /** One lifecycle text in a language and format, its first line split off as the subject (a page's title). */
 export function renderLifecycleText(
@@ -182,4 +182,15 @@ export function renderLifecycleText(
   format: Format = 'text',
 ): { subject: string; body: string } {
   return renderFile(`./${LANGUAGE_FOLDERS[language]}/lifecycle/${name}`, format, data as unknown as TemplateData);
+}
+
+/** A rule's test alert (`<lang>/lifecycle/testAlert.eta`), in every format; its subject and first line say TEST. */
+export function renderTestNotification(language: Language, data: { rule: string; time: string }): RenderedNotification {
+  const text = renderLifecycleText('testAlert', language, data);
+  return {
+    subject: text.subject,
+    text: text.body,
+    html: htmlDocument(text.subject, renderLifecycleText('testAlert', language, data, 'html').body, language),
+    telegram: renderLifecycleText('testAlert', language, data, 'telegram').body,
+  };
 }

@@ -21,7 +21,8 @@ const lower = (address: string) => address.trim().toLowerCase();
  * Looks up what the plan of one alert must respect: which recipients and rule chats belong to the rule owner's
  * scope (the owner's client and the clients below it), which addresses must get nothing, and the webhook
  * endpoints of the rule's client. A side address whose confirmation link never went out (the one of the rule's
- * saving was lost) is sent it now; its alert is held until it confirms.
+ * saving was lost) is sent it now; its alert is held until it confirms. A test alert (`ask: false`) sends no link:
+ * it only reports the address as not confirmed.
  */
 export async function lookUpScope(
   rule: StoredRule,
@@ -29,6 +30,7 @@ export async function lookUpScope(
   tree: ClientTree,
   senders: ChannelSenders,
   now: number,
+  ask = true,
 ): Promise<ScopeLookup> {
   const owner = users.find((user) => user.id === rule.userId);
   const ownerClient = owner?.parentId ?? rule.parentId;
@@ -50,7 +52,7 @@ export async function lookUpScope(
   const sideAddresses = rule.enableSideEmails ? rule.sideEmails.map(lower).filter((address) => !ownAddresses.includes(address)) : [];
   const states = await emailStates(rule.parentId, rule.id, [...ownAddresses, ...sideAddresses], sideAddresses, now);
   // a link that cannot go out now is tried again by the rule's next alert or saving
-  for (const address of states.unasked) await sendConfirmation(rule.parentId, address, senders, now);
+  if (ask) for (const address of states.unasked) await sendConfirmation(rule.parentId, address, senders, now);
 
   // webhooks: the endpoints the rule's own client registered, never those of a client above or beside it
   const webhooks = rule.toClient ? await listWebhooksWithSecrets(rule.parentId) : [];

@@ -1,4 +1,5 @@
-import { sendMessageBatch } from '../aws/sqs';
+import { sendMessage, sendMessageBatch } from '../aws/sqs';
+import type { TestSendRequest } from '../schemas/test-send';
 import { resourcesConfig } from '../config';
 import type { ConfirmationRequest, DeliveryRequest } from '../schemas/alert';
 import { logger } from '../observability/logger';
@@ -60,4 +61,12 @@ export async function enqueueConfirmations(clientId: string, addresses: readonly
     }
   }
   return enqueued;
+}
+
+/** Asks the deliver function to send a rule's test alert. Throws when the queue does not take it. */
+export async function enqueueTestSend(testId: string, ruleId: number): Promise<void> {
+  await sendMessage({
+    QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL,
+    MessageBody: JSON.stringify({ testSend: { testId, ruleId } } satisfies TestSendRequest),
+  });
 }

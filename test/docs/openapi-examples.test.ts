@@ -16,7 +16,7 @@ describe('OpenAPI examples', () => {
       const described = operation(route.method, route.path);
       if (route.body && described.requestBody?.content['application/json']?.example === undefined)
         missing.push(`${route.method} ${route.path} request`);
-      if (described.responses['200']?.content?.[route.responseType ?? 'application/json']?.example === undefined)
+      if (described.responses[String(route.successStatus ?? 200)]?.content?.[route.responseType ?? 'application/json']?.example === undefined)
         missing.push(`${route.method} ${route.path} response`);
     }
     expect(missing).toEqual([]);

@@ -89,10 +89,12 @@ describe('security: least privilege in the template', () => {
     for (const name of all) {
       for (const statement of statementsOf(name)) expect(asArray(statement.Action), name).not.toContain('dynamodb:BatchWriteItem');
     }
-    // the second UpdateItem, and Query, reach only the webhook endpoints (WEBHOOKS#): listing them and disabling one
+    // the second UpdateItem, and Query, reach only the webhook endpoints (WEBHOOKS#): listing them and disabling one;
+    // the second PutItem only the outcomes of test alerts (NOTIFTEST#)
     expect(actionsOn('deliver', 'directory')).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
+      'dynamodb:PutItem',
       'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
@@ -102,6 +104,13 @@ describe('security: least privilege in the template', () => {
     expect(webhookStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
       ['WEBHOOKS#*'],
     ]);
+    const testResultStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).length === 1);
+    expect(
+      testResultStatements.map((statement) => [
+        asArray(statement.Action),
+        statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'],
+      ]),
+    ).toEqual([[['dynamodb:PutItem'], ['NOTIFTEST#*']]]);
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
     // the second GetItem reads only the clients (AGENT#), for the acknowledge button's scope check

@@ -9,6 +9,7 @@ import { geozoneRoutes } from './geozones';
 import { historyRoutes } from './history';
 import { intersectionRoutes } from './intersections';
 import { notificationPreviewRoutes } from './notification-preview';
+import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
 import { suppressedRoutes } from './suppressed';
@@ -24,6 +25,7 @@ export const apiRoutes: ApiRoute[] = [
   ...vehicleRoutes,
   ...notificationRoutes,
   ...notificationPreviewRoutes,
+  ...notificationTestRoutes,
   ...historyRoutes,
   ...alertLifecycleRoutes,
   ...alertLinkRoutes,

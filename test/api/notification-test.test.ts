@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { Emulators } from '../../infra/local/emulators';
+import { FakeTelegram } from '../../infra/local/telegram-fake';
+import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
+import { createDeliverHandler } from '../../functions/deliver/handler';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { resourcesConfig } from '../../shared/config';
+import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
+import { resetTelegramSender } from '../../shared/delivery/senders';
+import { markSideEmailConfirmed, suppressAddress } from '../../shared/store/email-consent';
+import { createWebhook } from '../../shared/store/webhooks-store';
+import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
+import { linkChat, putRule } from '../delivery/support/fixtures';
+import { TestClock, apiClient, login, seedTenants, type Api } from './support';
+
+const BOT_TOKEN = '123456:test-bot-token';
+const HOUR = 3_600_000;
+
+/**
+ * `POST /api/v3/notifications/{id}/test` through the real API and deliver handlers: the deliveries queue on
+ * fauxqs, SES on aws-ses-v2-local, the Telegram fake and a webhook receiver on loopback.
+ */
+describe('test alerts of a rule', () => {
+  let emulators: Emulators;
+  let receiver: RunningWebhookReceiver;
+  let api: Api;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  const telegram = new FakeTelegram();
+  const secrets = new FakeSecretsManager();
+  const clock = new TestClock();
+  let endpoints = 0;
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('notification-test');
+    process.env.TELEGRAM_API_ROOT = await telegram.start();
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
+    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
+    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: 'hook-secret' }));
+    forgetTelegramCredentials();
+    resetTelegramSender();
+    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+    receiver = await startWebhookReceiver();
+    api = apiClient({ now: clock.now });
+    tenants = await seedTenants('testsend');
+  });
+  afterAll(async () => {
+    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop(), receiver.stop()]);
+  });
+  beforeEach(async () => {
+    telegram.reset();
+    receiver.attempts.length = 0;
+    await clearSentEmails(emulators);
+    // each test in an hour of its own, so that the per-client counter starts at zero
+    clock.advance(2 * HOUR);
+  });
+
+  async function drain(): Promise<void> {
+    const handler = createDeliverHandler({ clock: clock.now }) as unknown as SqsHandler;
+    for (let round = 0; round < 10; round++) {
+      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
+    }
+  }
+
+  const alertItems = async () => (await documentClient().send(new ScanCommand({ TableName: resourcesConfig().ALERTS_TABLE }))).Items ?? [];
+
+  /** A rule of root on every channel: its owner by e-mail and Telegram, three side addresses (one confirmed, one suppressed), two rule chats (one linked), the client's webhook. */
+  async function everyChannelRule() {
+    const clientId = tenants.root.agentId;
+    await linkChat(tenants.root.userId, '4242');
+    await markSideEmailConfirmed(clientId, 'confirmed@outside.test', clock.now());
+    await markSideEmailConfirmed(clientId, 'bounced@outside.test', clock.now());
+    await suppressAddress('bounced@outside.test', 'bounce', clock.now());
+    const endpoint = await createWebhook({ parentId: clientId, url: `${receiver.url}tests-${endpoints++}`, description: 'tests' }, clock.now());
+    receiver.secret = endpoint.secret;
+    const rule = await putRule({
+      parentId: clientId,
+      userId: tenants.root.userId,
+      recipientIds: [tenants.root.userId],
+      name: 'Night speeding',
+      toEmail: true,
+      toTelegram: true,
+      telegrams: [
+        { id: '4242', info: 'root' },
+        { id: '-100777', info: 'nobody linked it' },
+      ],
+      enableSideEmails: true,
+      sideEmails: ['confirmed@outside.test', 'waiting@outside.test', 'bounced@outside.test'],
+      toClient: true,
+    });
+    return { rule, endpoint };
+  }
+
+  it('sends a TEST alert to each reachable target and answers one outcome per target', async () => {
+    const { rule, endpoint } = await everyChannelRule();
+    const token = await login(api, tenants.root);
+    const before = (await alertItems()).length;
+    receiver.script(500);
+
+    const accepted = await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': token } });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({ ruleId: rule.id, status: 'pending', targets: [] });
+    const testPath = `/api/v3/notifications/${rule.id}/test/${accepted.body.testId as string}`;
+    expect((await api({ method: 'GET', path: testPath, headers: { 'X-Auth': token } })).body).toMatchObject({ status: 'pending' });
+
+    await drain();
+    const answer = await api({ method: 'GET', path: testPath, headers: { 'X-Auth': token } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe('done');
+    const byTarget = Object.fromEntries((answer.body.targets as { target: string; outcome: string }[]).map((entry) => [entry.target, entry.outcome]));
+    expect(byTarget).toEqual({
+      'email:root@testsend.example.com': 'sent',
+      'email:confirmed@outside.test': 'sent',
+      'email:waiting@outside.test': 'notConfirmed',
+      'email:bounced@outside.test': 'suppressed',
+      'telegram:4242': 'sent',
+      'telegram:-100777': 'notLinked',
+      [`webhook:${endpoint.id}`]: 'failed',
+    });
+    expect((answer.body.targets as { target: string; reason?: string }[]).find((entry) => entry.target.startsWith('webhook:'))?.reason).toMatch(
+      /500/,
+    );
+
+    const mails = await sentEmails(emulators);
+    expect(
+      mails
+        .map((mail) => mail.destination.to)
+        .flat()
+        .sort(),
+    ).toEqual(['confirmed@outside.test', 'root@testsend.example.com']);
+    for (const mail of mails) {
+      expect(mail.subject).toBe('TEST: Night speeding');
+      expect(mail.body.text?.split('\n')[0]).toMatch(/^TEST: /);
+    }
+    // the unconfirmed side address gets neither the test nor a confirmation link
+    expect(mails.some((mail) => mail.destination.to.includes('waiting@outside.test'))).toBe(false);
+    const messages = telegram.delivered();
+    expect(messages.map((message) => message.chatId)).toEqual(['4242']);
+    expect(messages[0]!.text).toMatch(/^<b>TEST<\/b>: /);
+    expect(receiver.attempts).toEqual([{ idempotencyKey: accepted.body.testId, signatureValid: true, status: 500 }]);
+    // nothing in the history
+    expect((await alertItems()).length).toBe(before);
+  });
+
+  it('answers 404 for a rule of another tenant, 403 to a read-only user, and 404 for a test of another rule', async () => {
+    const { rule } = await everyChannelRule();
+    const other = await putRule({ parentId: tenants.root.agentId, userId: tenants.root.userId, recipientIds: [tenants.root.userId], toEmail: true });
+    const sibling = await login(api, tenants.sibling);
+    expect((await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': sibling } })).status).toBe(404);
+    const viewer = await login(api, tenants.readOnly);
+    expect((await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': viewer } })).status).toBe(403);
+
+    const token = await login(api, tenants.root);
+    const accepted = await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': token } });
+    await drain();
+    const testId = accepted.body.testId as string;
+    expect((await api({ method: 'GET', path: `/api/v3/notifications/${other.id}/test/${testId}`, headers: { 'X-Auth': token } })).status).toBe(404);
+    expect((await api({ method: 'GET', path: `/api/v3/notifications/${rule.id}/test/${testId}`, headers: { 'X-Auth': sibling } })).status).toBe(404);
+    expect((await sentEmails(emulators)).length).toBeGreaterThan(0);
+  });
+
+  it('allows ten tests per client and hour, then answers 429 with Retry-After until the next hour', async () => {
+    const rule = await putRule({ parentId: tenants.root.agentId, userId: tenants.root.userId, recipientIds: [tenants.root.userId], toEmail: true });
+    const token = await login(api, tenants.root);
+    const test = () => api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': token } });
+    for (let count = 0; count < 10; count++) expect((await test()).status).toBe(202);
+    const refused = await test();
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers['Retry-After']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(3_600);
+    clock.advance(retryAfter * 1000);
+    const again = await login(api, tenants.root);
+    expect((await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': again } })).status).toBe(202);
+    await drain();
+  });
+});
