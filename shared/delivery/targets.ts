@@ -87,7 +87,8 @@ export function planDelivery(
   recipients: readonly StoredUser[],
   ownerLanguage: Language | undefined,
   facts: ScopeFacts,
-  eventKind: string,
+  /** The alert's kind, for the endpoints' event filters; null for a test alert, which every endpoint of the rule gets. */
+  eventKind: string | null,
 ): DeliveryPlan {
   const targets = new Map<string, DeliveryTarget>();
   const skipped = new Map<string, SkippedTarget>();
@@ -153,7 +154,7 @@ export function planDelivery(
       const key = targetKeys.webhook(endpoint.id);
       // only the rule's own client's endpoints, whatever the lookup handed over
       if (endpoint.parentId !== rule.parentId) continue;
-      const filteredOut = webhookFilterRefusal(endpoint, eventKind, rule.type);
+      const filteredOut = eventKind === null ? null : webhookFilterRefusal(endpoint, eventKind, rule.type);
       if (filteredOut) skip({ key, channel: 'webhook', reason: filteredOut });
       else if (endpoint.enabled) add({ key, channel: 'webhook', endpoint, language: ruleLanguage });
       else skip({ key, channel: 'webhook', reason: `the endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}` });

@@ -1,5 +1,7 @@
 import pLimit from 'p-limit';
 import { describeError, type SendOutcome } from '../channels/outcome';
+import { signingSecrets } from '../channels/webhook/signing-secrets';
+import { webhookMessageId } from '../channels/webhook/standard-signature';
 import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
 import type { TestSendResult, TestTargetOutcome } from '../schemas/test-send';
@@ -33,7 +35,7 @@ async function testTargets(rule: StoredRule, testId: string, senders: ChannelSen
   const users = await loadUsers(rule.userId ? [...rule.recipientIds, rule.userId] : rule.recipientIds);
   const ownerLanguage = users.find((user) => user.id === rule.userId)?.language;
   const { facts } = await lookUpScope(rule, users, new ClientTree(), senders, now, false);
-  const plan = planDelivery(rule, users, ownerLanguage, facts);
+  const plan = planDelivery(rule, users, ownerLanguage, facts, null);
   const render = (language: Language) =>
     renderTestNotification(language, { rule: rule.name, time: formatEventTime(new Date(now).toISOString(), rule.timezone, language) });
   const limit = pLimit(PARALLEL_SENDS);
@@ -83,7 +85,8 @@ async function sendTest(
       case 'webhook':
         return await senders.webhook({
           url: target.endpoint.url,
-          secret: target.endpoint.secret,
+          secrets: signingSecrets(target.endpoint, now),
+          scheme: target.endpoint.signatureScheme,
           body: JSON.stringify({
             type: 'test',
             testId,
@@ -93,6 +96,7 @@ async function sendTest(
             text: notification.text,
           }),
           idempotencyKey: testId,
+          messageId: webhookMessageId(testId, target.endpoint.id),
         });
     }
   } catch (error) {
