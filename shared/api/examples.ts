@@ -343,3 +343,4 @@ export const testResultExample = {
     },
   ],
 };
+export const webhookPingExample = { status: 200, latencyMs: 182 };

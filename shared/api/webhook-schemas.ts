@@ -87,3 +87,9 @@ export const createdWebhookSchema = webhookEndpointSchema.extend({
 export const webhookListSchema = z.array(webhookEndpointSchema);
 
 export const webhookParamsSchema = z.object({ id: webhookIdSchema });
+
+export const webhookPingSchema = z.object({
+  status: z.number().int().nullable().describe("the receiver's HTTP status; null when it did not answer (timeout, connection or TLS failure)"),
+  latencyMs: z.number().int().min(0).describe('milliseconds from sending to the answer'),
+  error: z.string().optional().describe('why the ping did not succeed; absent on a 2xx'),
+});

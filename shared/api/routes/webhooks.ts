@@ -14,8 +14,10 @@ import {
   updateWebhook,
   withoutSecret,
 } from '../../store/webhooks-store';
+import { pingWebhook } from '../../delivery/ping-webhook';
+import { takeClientRequest } from '../client-rate';
 import type { Caller } from '../route';
-import { conflict, notFound, validationError } from '../errors';
+import { conflict, notFound, tooManyRequests, validationError } from '../errors';
 import { limits } from '../limits';
 import { defineRoute } from '../route';
 import { parentIdBodySchema, successSchema } from '../schemas';
@@ -26,6 +28,7 @@ import {
   webhookEndpointSchema,
   webhookListSchema,
   webhookParamsSchema,
+  webhookPingSchema,
   webhookUpdateSchema,
 } from '../webhook-schemas';
 import {
@@ -36,12 +39,15 @@ import {
   webhookCreatedExample,
   webhookExample,
   webhookListExample,
+  webhookPingExample,
   webhookUpdatedExample,
   webhookUpdateExample,
   webhookUrlTakenExample,
 } from '../examples';
 
 const HOUR_MS = 3_600_000;
+/** Pings the users of one client may send in a minute, all endpoints together: each is an outgoing HTTPS call. */
+export const PINGS_PER_CLIENT_PER_MINUTE = 6;
 
 /** The client of an endpoint the caller may manage, or a 404 for an unknown endpoint or one of another tenant. */
 async function endpointClient(endpointId: string, caller: Caller): Promise<string> {
@@ -185,6 +191,37 @@ export const webhookRoutes = [
       const rotated = await rotateWebhookSecret(clientId, params.id, now + body.overlapHours * HOUR_MS);
       if (!rotated) throw notFound(`webhook ${params.id}`);
       return { body: { ...withoutSecret(rotated), secret: rotated.secret } };
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/webhooks/{id}/ping',
+    operationId: 'pingWebhook',
+    tag: 'webhooks',
+    summary: 'Send a signed ping to a webhook endpoint now and answer what the receiver said',
+    description:
+      'POSTs {"type":"ping","pingId","webhookId","parentId","createdAt"} to the endpoint, signed and checked against the address ' +
+      "policy exactly as an alert delivery, once and without retries, also to a disabled endpoint. Answers the receiver's status " +
+      '(null without an answer), the latency in ms and, unless it answered 2xx, the error. A target the address policy refuses ' +
+      `(a private or loopback address) is 400 naming url. At most ${PINGS_PER_CLIENT_PER_MINUTE} pings a minute per client (429). ` +
+      'A webhook of a client outside your scope is 404.',
+    auth: true,
+    writes: true,
+    params: webhookParamsSchema,
+    response: webhookPingSchema,
+    examples: { response: webhookPingExample },
+    errors: [403, 404],
+    async handle({ params, caller, now }) {
+      const clientId = await endpointClient(params.id, caller);
+      const endpoint = await getWebhookWithSecrets(clientId, params.id);
+      if (!endpoint) throw notFound(`webhook ${params.id}`);
+      const wait = await takeClientRequest(caller.user.parentId, now, PINGS_PER_CLIENT_PER_MINUTE, 'ping');
+      if (wait > 0) throw tooManyRequests(wait, `at most ${PINGS_PER_CLIENT_PER_MINUTE} webhook pings per minute for your client`);
+      const answer = await pingWebhook(endpoint, now);
+      if (answer.refusal) throw validationError([{ path: 'url', message: answer.refusal }]);
+      const error = answer.outcome.status === 'sent' ? {} : { error: answer.outcome.error };
+      return { body: { status: answer.httpStatus, latencyMs: answer.latencyMs, ...error } };
     },
   }),
 

@@ -47,24 +47,46 @@ export function outcomeOfStatus(status: number): SendOutcome {
   return { status: 'failed', error: describeStatus(status) };
 }
 
+/** What one POST came to, with what the receiver answered: its status (null without an answer) and the time it took. */
+export interface WebhookAnswer {
+  outcome: SendOutcome;
+  httpStatus: number | null;
+  latencyMs: number;
+  /** Why the address policy refused the target before anything was sent; null when it was not refused. */
+  refusal: string | null;
+}
+
+/** POSTs one signed alert; see `answerWebhook`. */
+export async function sendWebhook(delivery: WebhookDelivery, options: WebhookSendOptions): Promise<SendOutcome> {
+  return (await answerWebhook(delivery, options)).outcome;
+}
+
 /**
- * POSTs one signed alert. Node's http(s) client is used rather than fetch because its `lookup` option lets the
+ * POSTs one signed delivery. Node's http(s) client is used rather than fetch because its `lookup` option lets the
  * connection use exactly the addresses that were checked (see `guarded-lookup.ts`); `AbortSignal.timeout`
  * bounds the whole exchange. Errors are described by name and message only: never the URL's query or the secret.
  */
-export async function sendWebhook(delivery: WebhookDelivery, options: WebhookSendOptions): Promise<SendOutcome> {
+export async function answerWebhook(delivery: WebhookDelivery, options: WebhookSendOptions): Promise<WebhookAnswer> {
+  const started = performance.now();
+  const answer = (outcome: SendOutcome, httpStatus: number | null = null, refusal: string | null = null): WebhookAnswer => ({
+    outcome,
+    httpStatus,
+    latencyMs: Math.round(performance.now() - started),
+    refusal,
+  });
+  const refused = (error: string) => answer({ status: 'failed', error }, null, error);
   let url: URL;
   try {
     url = new URL(delivery.url);
   } catch {
-    return { status: 'failed', error: 'the endpoint URL is not valid' };
+    return answer({ status: 'failed', error: 'the endpoint URL is not valid' });
   }
   const secure = url.protocol === 'https:';
-  if (!secure && !(options.allowPrivate && url.protocol === 'http:')) return { status: 'failed', error: 'the endpoint URL is not https' };
+  if (!secure && !(options.allowPrivate && url.protocol === 'http:')) return refused('the endpoint URL is not https');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!options.allowPrivate && isIP(host)) {
     const refusal = addressRefusal(host);
-    if (refusal) return { status: 'failed', error: `refused: ${refusal}` };
+    if (refusal) return refused(`refused: ${refusal}`);
   }
 
   const signature =
@@ -85,15 +107,15 @@ export async function sendWebhook(delivery: WebhookDelivery, options: WebhookSen
   };
   try {
     const status = await post(url, secure, requestOptions, delivery.body);
-    return outcomeOfStatus(status);
+    return answer(outcomeOfStatus(status), status);
   } catch (error) {
     if (error instanceof RefusedAddressError || (error as Error).cause instanceof RefusedAddressError) {
-      return { status: 'failed', error: describeError(error instanceof RefusedAddressError ? error : (error as Error).cause) };
+      return refused(describeError(error instanceof RefusedAddressError ? error : (error as Error).cause));
     }
     if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
-      return { status: 'retry', error: describeTimeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) };
+      return answer({ status: 'retry', error: describeTimeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS) });
     }
-    return { status: 'retry', error: describeSendError(error) };
+    return answer({ status: 'retry', error: describeSendError(error) });
   }
 }
 
