@@ -41,6 +41,12 @@ export const webhookUpdateSchema = strictBody({
   signatureScheme: signatureSchemeSchema.optional().describe('standard or fleetwatch-v1; unchanged when left out'),
   events: eventsSchema.optional().describe('event kinds sent to the endpoint, [] for all; unchanged when left out'),
   ruleTypes: ruleTypesSchema.optional().describe('rule types sent to the endpoint, [] for all; unchanged when left out'),
+  enabled: z
+    .boolean()
+    .optional()
+    .describe(
+      'true enables a disabled endpoint again (clearing disabledAt and disabledReason), false stops deliveries to it; unchanged when left out',
+    ),
 });
 
 export const MAX_OVERLAP_HOURS = 168;
@@ -62,7 +68,9 @@ export const webhookEndpointSchema = z.object({
   parentId: guidSchema.describe('client the endpoint belongs to; it receives the alerts of rules of exactly this client'),
   url: z.string(),
   description: z.string(),
-  enabled: z.boolean().describe('false once the receiver answered 410 Gone: nothing more is sent to it; delete it and register again'),
+  enabled: z
+    .boolean()
+    .describe('false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true'),
   createdAt: z.iso.datetime({ offset: true }),
   disabledAt: z.iso.datetime({ offset: true }).nullable().describe('when it was disabled; null while enabled'),
   disabledReason: z.string().nullable().describe('why it was disabled; null while enabled'),

@@ -268,7 +268,9 @@ export async function disableWebhook(clientId: string, endpointId: string, reaso
 }
 
 /** What an update may change of an endpoint. */
-export type WebhookChanges = Partial<Pick<StoredWebhook, 'description' | 'signatureScheme' | 'events' | 'ruleTypes'>>;
+export type WebhookChanges = Partial<
+  Pick<StoredWebhook, 'description' | 'signatureScheme' | 'events' | 'ruleTypes' | 'enabled' | 'disabledAt' | 'disabledReason'>
+>;
 
 /** Reads one endpoint of the client, secrets included; null when the client has none of that id. */
 export async function getWebhookWithSecrets(clientId: string, endpointId: string): Promise<StoredWebhook | null> {

@@ -5,7 +5,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { webhookKeys } from '../../shared/schemas/webhook';
-import { listWebhooksWithSecrets } from '../../shared/store/webhooks-store';
+import { disableWebhook, listWebhooksWithSecrets } from '../../shared/store/webhooks-store';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
 
@@ -257,5 +257,35 @@ describe('webhooks API', () => {
     expect((await rotate(tokens.sibling, made)).status).toBe(404);
     const [stored] = (await listWebhooksWithSecrets(tenants.root.agentId)).filter((endpoint) => endpoint.id === victim.body.id);
     expect(stored).toMatchObject({ events: [], secret: victim.body.secret, previousSecret: null });
+  });
+
+  it('shows an endpoint disabled after a 410 in the listing, and enables it again through PUT enabled: true (its tenant only)', async () => {
+    const endpoint = await register(tokens.root, { url: 'https://hooks.root.example.com/gone' });
+    expect(await disableWebhook(tenants.root.agentId, endpoint.body.id, 'the endpoint answered 410 Gone', clock.value)).toBe(true);
+    const listed = await api({ method: 'GET', path: '/api/v3/webhooks', token: tokens.root });
+    expect(listed.body.find((shown: { id: string }) => shown.id === endpoint.body.id)).toMatchObject({
+      enabled: false,
+      disabledAt: new Date(clock.value).toISOString(),
+      disabledReason: 'the endpoint answered 410 Gone',
+    });
+
+    expect((await update(tokens.sibling, endpoint.body.id, { enabled: true })).status).toBe(404);
+    expect((await update(tokens.readOnly, endpoint.body.id, { enabled: true })).status).toBe(403);
+    expect((await update(tokens.root, endpoint.body.id, { enabled: 'yes' })).body.issues[0]).toMatchObject({ path: 'enabled' });
+    const [stillDisabled] = (await listWebhooksWithSecrets(tenants.root.agentId)).filter((stored) => stored.id === endpoint.body.id);
+    expect(stillDisabled).toMatchObject({ enabled: false });
+
+    const enabled = await update(tokens.root, endpoint.body.id, { enabled: true });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ id: endpoint.body.id, enabled: true, disabledAt: null, disabledReason: null });
+    const [stored] = (await listWebhooksWithSecrets(tenants.root.agentId)).filter((shown) => shown.id === endpoint.body.id);
+    expect(stored).toMatchObject({ enabled: true, disabledAt: null, disabledReason: null, secret: endpoint.body.secret });
+
+    const disabled = await update(tokens.root, endpoint.body.id, { enabled: false });
+    expect(disabled.body).toMatchObject({
+      enabled: false,
+      disabledAt: new Date(clock.value).toISOString(),
+      disabledReason: 'disabled through the API',
+    });
   });
 });

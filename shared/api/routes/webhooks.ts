@@ -13,6 +13,7 @@ import {
   rotateWebhookSecret,
   updateWebhook,
   withoutSecret,
+  type WebhookChanges,
 } from '../../store/webhooks-store';
 import { pingWebhook } from '../../delivery/ping-webhook';
 import { takeClientRequest } from '../client-rate';
@@ -46,8 +47,16 @@ import {
 } from '../examples';
 
 const HOUR_MS = 3_600_000;
+/** The `disabledReason` of an endpoint its client disabled. */
+const DISABLED_THROUGH_API = 'disabled through the API';
 /** Pings the users of one client may send in a minute, all endpoints together: each is an outgoing HTTPS call. */
 export const PINGS_PER_CLIENT_PER_MINUTE = 6;
+
+/** An endpoint enabled again forgets why it was disabled; one disabled through the API says so. */
+function enabledState(enabled: boolean, now: number): WebhookChanges {
+  if (enabled) return { enabled, disabledAt: null, disabledReason: null };
+  return { enabled, disabledAt: new Date(now).toISOString(), disabledReason: DISABLED_THROUGH_API };
+}
 
 /** The client of an endpoint the caller may manage, or a 404 for an unknown endpoint or one of another tenant. */
 async function endpointClient(endpointId: string, caller: Caller): Promise<string> {
@@ -140,11 +149,13 @@ export const webhookRoutes = [
     path: '/api/v3/webhooks/{id}',
     operationId: 'updateWebhook',
     tag: 'webhooks',
-    summary: 'Change a webhook endpoint: its signature scheme, event filter or description',
+    summary: 'Change a webhook endpoint: its signature scheme, event filter, description, or enable it again',
     description:
       'Sets the fields given and leaves the others as they are. signatureScheme switches an endpoint registered before Standard ' +
       'Webhooks (fleetwatch-v1, X-Fleetwatch-Signature) to standard; an endpoint whose secret predates the whsec_ base64 form ' +
       'answers 400 naming signatureScheme until its secret is rotated. events and ruleTypes narrow which alerts it gets ([] for all). ' +
+      'enabled: true enables an endpoint disabled after a 410 Gone again and clears disabledAt and disabledReason; enabled: false stops ' +
+      'deliveries to it. ' +
       'A webhook of a client outside your scope is 404.',
     auth: true,
     writes: true,
@@ -162,7 +173,8 @@ export const webhookRoutes = [
           { path: 'signatureScheme', message: 'the secret predates Standard Webhooks: rotate it (POST /api/v3/webhooks/{id}/rotate-secret) first' },
         ]);
       }
-      const updated = await updateWebhook(clientId, params.id, body);
+      const { enabled, ...fields } = body;
+      const updated = await updateWebhook(clientId, params.id, { ...fields, ...(enabled === undefined ? {} : enabledState(enabled, now)) });
       if (!updated) throw notFound(`webhook ${params.id}`);
       return { body: withoutSecret(updated) };
     },
