@@ -60,6 +60,8 @@ export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 /** The outcomes of rules' test alerts: deliver writes them (PutItem only), the API reads them. */
 export const DELIVER_TEST_RESULT_KEYS = ['NOTIFTEST#'] as const;
+/** The webhook endpoints' delivery logs: deliver records each attempt (PutItem). */
+export const DELIVER_WEBHOOK_LOG_KEYS = ['WEBHOOKLOG#'] as const;
 
 /** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
 const RATE_LIMIT_INTERVAL_MS = '1000';
@@ -290,6 +292,7 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'directory', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_DIRECTORY_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_TEST_RESULT_KEYS });
+    data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
     data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);

@@ -344,3 +344,18 @@ export const testResultExample = {
   ],
 };
 export const webhookPingExample = { status: 200, latencyMs: 182 };
+export const webhookDeliveriesQueryExample = { status: 'failed' };
+export const webhookDeliveriesExample = {
+  items: [
+    {
+      alertId: '9f2c0e6b1d7a4c58a3e1b0f4d6c2a871',
+      event: 'zoneExit',
+      at: AT,
+      status: 'failed',
+      httpStatus: 503,
+      latencyMs: 241,
+      error: 'the endpoint answered 503',
+    },
+  ],
+  nextToken: null,
+};

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { EVENT_KINDS } from '../rules/event-kinds';
 import { guidSchema, ruleTypeSchema } from '../schemas/notification';
 import { SIGNATURE_SCHEMES, webhookIdSchema } from '../schemas/webhook';
+import { DELIVERY_LOG_STATUSES } from '../store/webhook-deliveries';
 import { strictBody } from './strict-body';
 
 /** Request and response shapes of `/api/v3/webhooks`. */
@@ -100,4 +101,26 @@ export const webhookPingSchema = z.object({
   status: z.number().int().nullable().describe("the receiver's HTTP status; null when it did not answer (timeout, connection or TLS failure)"),
   latencyMs: z.number().int().min(0).describe('milliseconds from sending to the answer'),
   error: z.string().optional().describe('why the ping did not succeed; absent on a 2xx'),
+});
+
+export const webhookDeliveriesBodySchema = strictBody({
+  status: z.enum(DELIVERY_LOG_STATUSES).optional().describe('only succeeded (2xx) or only failed attempts; default both'),
+  nextToken: z.string().min(1).max(2_000).optional().describe('from the previous page, with the same status, to read on'),
+});
+
+export const webhookDeliveriesSchema = z.object({
+  items: z
+    .array(
+      z.object({
+        alertId: z.string().describe('the alert delivered'),
+        event: z.string().describe('its event kind'),
+        at: z.iso.datetime({ offset: true }).describe('when the attempt was made'),
+        status: z.enum(DELIVERY_LOG_STATUSES),
+        httpStatus: z.number().int().nullable().describe("the receiver's HTTP status; null when it did not answer"),
+        latencyMs: z.number().int().min(0),
+        error: z.string().nullable().describe('why the attempt failed; null when it succeeded'),
+      }),
+    )
+    .describe('attempts, newest first'),
+  nextToken: z.string().nullable().describe('pass it to read the next page; null on the last'),
 });

@@ -50,6 +50,7 @@ export async function send(
           body: webhookBody(),
           idempotencyKey: alert.alertId,
           messageId: webhookMessageId(alert.alertId, target.endpoint.id),
+          log: { endpointId: target.endpoint.id, alertId: alert.alertId, event: alert.event.kind },
         });
     }
   } catch (error) {

@@ -7,7 +7,9 @@ import { createTelegramApi } from '../channels/telegram/bot-api';
 import { telegramCredentials } from '../channels/telegram/credentials';
 import { sendTelegramMessage, type TelegramText } from '../channels/telegram/send-telegram';
 import { privateTargetsAllowed } from '../channels/webhook/address-policy';
-import { sendWebhook, type WebhookDelivery } from '../channels/webhook/send-webhook';
+import { answerWebhook, type WebhookDelivery } from '../channels/webhook/send-webhook';
+import { logger } from '../observability/logger';
+import { recordWebhookAttempt } from '../store/webhook-deliveries';
 import type { PushDevice } from '../schemas/directory';
 import { readConfig, telegramSchema } from '../config';
 
@@ -50,5 +52,25 @@ export const channelSenders: ChannelSenders = {
     return sendTelegramMessage(api, chatId, message);
   },
   push: sendPush,
-  webhook: (delivery) => sendWebhook(delivery, { allowPrivate: privateTargetsAllowed(), now: Date.now() }),
+  webhook: sendLoggedWebhook,
 };
+
+/** Sends one webhook delivery and records the attempt in its endpoint's delivery log; a failed record only warns. */
+async function sendLoggedWebhook(delivery: WebhookDelivery): Promise<SendOutcome> {
+  const now = Date.now();
+  const answer = await answerWebhook(delivery, { allowPrivate: privateTargetsAllowed(), now });
+  if (delivery.log) {
+    const { endpointId, alertId, event } = delivery.log;
+    const failure = answer.outcome.status === 'sent' ? null : answer.outcome.error;
+    await recordWebhookAttempt(endpointId, {
+      alertId,
+      event,
+      at: new Date(now).toISOString(),
+      status: failure === null ? 'succeeded' : 'failed',
+      httpStatus: answer.httpStatus,
+      latencyMs: answer.latencyMs,
+      error: failure,
+    }).catch((error: unknown) => logger.warn('could not record a webhook attempt', { endpointId, alertId, error: describeError(error) }));
+  }
+  return answer.outcome;
+}

@@ -90,10 +90,11 @@ describe('security: least privilege in the template', () => {
       for (const statement of statementsOf(name)) expect(asArray(statement.Action), name).not.toContain('dynamodb:BatchWriteItem');
     }
     // the second UpdateItem, and Query, reach only the webhook endpoints (WEBHOOKS#): listing them and disabling one;
-    // the second PutItem only the outcomes of test alerts (NOTIFTEST#)
+    // the second PutItem only the outcomes of test alerts (NOTIFTEST#), the third only the webhook delivery logs (WEBHOOKLOG#)
     expect(actionsOn('deliver', 'directory')).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
+      'dynamodb:PutItem',
       'dynamodb:PutItem',
       'dynamodb:PutItem',
       'dynamodb:Query',
@@ -110,7 +111,10 @@ describe('security: least privilege in the template', () => {
         asArray(statement.Action),
         statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'],
       ]),
-    ).toEqual([[['dynamodb:PutItem'], ['NOTIFTEST#*']]]);
+    ).toEqual([
+      [['dynamodb:PutItem'], ['NOTIFTEST#*']],
+      [['dynamodb:PutItem'], ['WEBHOOKLOG#*']],
+    ]);
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
     // the second GetItem reads only the clients (AGENT#), for the acknowledge button's scope check

@@ -16,7 +16,9 @@ import {
   type WebhookChanges,
 } from '../../store/webhooks-store';
 import { pingWebhook } from '../../delivery/ping-webhook';
+import { listWebhookAttempts, WEBHOOK_LOG_DAYS } from '../../store/webhook-deliveries';
 import { takeClientRequest } from '../client-rate';
+import { decodeWebhookLogToken, encodeWebhookLogToken } from '../webhook-log-token';
 import type { Caller } from '../route';
 import { conflict, notFound, tooManyRequests, validationError } from '../errors';
 import { limits } from '../limits';
@@ -26,6 +28,8 @@ import {
   createdWebhookSchema,
   rotateSecretBodySchema,
   webhookBodySchema,
+  webhookDeliveriesBodySchema,
+  webhookDeliveriesSchema,
   webhookEndpointSchema,
   webhookListSchema,
   webhookParamsSchema,
@@ -38,6 +42,8 @@ import {
   secretRotatedExample,
   successExample,
   webhookCreatedExample,
+  webhookDeliveriesExample,
+  webhookDeliveriesQueryExample,
   webhookExample,
   webhookListExample,
   webhookPingExample,
@@ -47,6 +53,8 @@ import {
 } from '../examples';
 
 const HOUR_MS = 3_600_000;
+/** Attempts read for one page of an endpoint's delivery log (fewer are answered when a status filter is given). */
+const DELIVERY_LOG_PAGE = 50;
 /** The `disabledReason` of an endpoint its client disabled. */
 const DISABLED_THROUGH_API = 'disabled through the API';
 /** Pings the users of one client may send in a minute, all endpoints together: each is an outgoing HTTPS call. */
@@ -234,6 +242,35 @@ export const webhookRoutes = [
       if (answer.refusal) throw validationError([{ path: 'url', message: answer.refusal }]);
       const error = answer.outcome.status === 'sent' ? {} : { error: answer.outcome.error };
       return { body: { status: answer.httpStatus, latencyMs: answer.latencyMs, ...error } };
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'webhooks',
+    summary: "A webhook endpoint's delivery log: each attempt of the last 7 days, newest first",
+    description:
+      `Every attempt to deliver an alert to the endpoint in the last ${WEBHOOK_LOG_DAYS} days (older ones expire): the alert, its event ` +
+      "kind, when, succeeded or failed, the receiver's HTTP status (null without an answer), the latency and the error. status " +
+      'filters to succeeded or failed attempts. A page reads 50 attempts, so a filtered page may hold fewer, even none, while ' +
+      'nextToken is not null; pass nextToken with the same status to read on (any other token is 400 naming nextToken). ' +
+      'A webhook of a client outside your scope is 404.',
+    auth: true,
+    writes: false,
+    params: webhookParamsSchema,
+    body: webhookDeliveriesBodySchema,
+    response: webhookDeliveriesSchema,
+    examples: { body: webhookDeliveriesQueryExample, response: webhookDeliveriesExample },
+    errors: [404],
+    async handle({ params, body, caller }) {
+      const clientId = await endpointClient(params.id, caller);
+      if (!(await getWebhookWithSecrets(clientId, params.id))) throw notFound(`webhook ${params.id}`);
+      const before = body.nextToken === undefined ? undefined : await decodeWebhookLogToken(body.nextToken, params.id, body.status);
+      const page = await listWebhookAttempts(params.id, { status: body.status, before, limit: DELIVERY_LOG_PAGE });
+      const nextToken = page.next === null ? null : await encodeWebhookLogToken(page.next, params.id, body.status);
+      return { body: { items: page.attempts, nextToken } };
     },
   }),
 

@@ -25,6 +25,8 @@ export interface WebhookDelivery {
   idempotencyKey: string;
   /** `webhook-id`: the same for every delivery of the alert to this endpoint. */
   messageId: string;
+  /** Where an alert's attempt is recorded in the endpoint's delivery log; tests and pings are not recorded. */
+  log?: { endpointId: string; alertId: string; event: string };
 }
 
 export interface WebhookSendOptions {

@@ -1,0 +1,127 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeliverHandler } from '../../functions/deliver/handler';
+import type { Emulators } from '../../infra/local/emulators';
+import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
+import { sqsClient } from '../../shared/aws/clients';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { resourcesConfig } from '../../shared/config';
+import { recordWebhookAttempt } from '../../shared/store/webhook-deliveries';
+import { createWebhook } from '../../shared/store/webhooks-store';
+import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
+import { putAlert, putRule } from '../delivery/support/fixtures';
+import { startTestEmulators } from '../support/emulators';
+
+/**
+ * The delivery log of a webhook endpoint: the real deliver handler records each attempt (status code, latency,
+ * error), kept 7 days by TTL; `POST /api/v3/webhooks/{id}/deliveries` reads it newest first, filtered by status,
+ * paginated with a signed token, for the endpoint's tenant only.
+ */
+describe('webhook delivery log', () => {
+  let emulators: Emulators;
+  let receiver: RunningWebhookReceiver;
+  let tenants: Awaited<ReturnType<typeof seedTenants>>;
+  let api: Api;
+  const tokens: Record<'root' | 'sibling', string> = { root: '', sibling: '' };
+  const handler = createDeliverHandler() as unknown as SqsHandler;
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('webhook-delivery-log');
+    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
+    receiver = await startWebhookReceiver();
+    tenants = await seedTenants('webhook-log');
+    api = apiClient({ now: new TestClock().now });
+    for (const name of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[name] = await login(api, tenants[name]);
+  });
+  afterAll(async () => {
+    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    delete process.env.WEBHOOK_RETRY_BASE_SECONDS;
+    await Promise.all([emulators.stop(), receiver.stop()]);
+  });
+
+  const deliverOnce = () => pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
+  const deliveries = (token: string, id: string, body: Record<string, unknown> = {}) =>
+    api({ method: 'POST', path: `/api/v3/webhooks/${id}/deliveries`, token, body });
+
+  it('records each attempt of the deliver path and answers them newest first, filtered by status', async () => {
+    const endpoint = await createWebhook({ parentId: tenants.root.agentId, url: `${receiver.url}logged`, description: '' }, Date.now());
+    receiver.secret = endpoint.secret;
+    const rule = await putRule({ parentId: tenants.root.agentId, toClient: true });
+    const alert = await putAlert(rule, 9601);
+    receiver.script(503);
+    await sqsClient().send(
+      new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
+    );
+    for (let round = 0; round < 10; round++) if ((await deliverOnce()) === 0) break;
+    expect(receiver.attempts.map((attempt) => attempt.status)).toEqual([503, 200]);
+
+    const all = await deliveries(tokens.root, endpoint.id);
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual({
+      items: [
+        {
+          alertId: alert.alertId,
+          event: 'speeding',
+          at: expect.any(String),
+          status: 'succeeded',
+          httpStatus: 200,
+          latencyMs: expect.any(Number),
+          error: null,
+        },
+        {
+          alertId: alert.alertId,
+          event: 'speeding',
+          at: expect.any(String),
+          status: 'failed',
+          httpStatus: 503,
+          latencyMs: expect.any(Number),
+          error: expect.stringContaining('503'),
+        },
+      ],
+      nextToken: null,
+    });
+    const failed = await deliveries(tokens.root, endpoint.id, { status: 'failed' });
+    expect(failed.body.items.map((item: { httpStatus: number }) => item.httpStatus)).toEqual([503]);
+
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: resourcesConfig().DIRECTORY_TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `WEBHOOKLOG#${endpoint.id}` },
+      }),
+    );
+    for (const item of Items ?? []) expect(item.ttl).toBe(Math.floor(Date.parse(String(item.at)) / 1000) + 7 * 86_400);
+
+    expect((await deliveries(tokens.sibling, endpoint.id)).status).toBe(404);
+  });
+
+  it('pages with a token signed for the endpoint and filter, refusing it for another (400 naming nextToken)', async () => {
+    const endpoint = await createWebhook({ parentId: tenants.root.agentId, url: 'https://hooks.example.com/paged', description: '' }, Date.now());
+    const start = Date.parse('2026-03-01T08:00:00.000Z');
+    for (let index = 0; index < 55; index++) {
+      const at = new Date(start + index * 1000).toISOString();
+      await recordWebhookAttempt(endpoint.id, {
+        alertId: `alert-${index}`,
+        event: 'zoneExit',
+        at,
+        status: 'succeeded',
+        httpStatus: 200,
+        latencyMs: 5,
+        error: null,
+      });
+    }
+    const first = await deliveries(tokens.root, endpoint.id);
+    expect(first.body.items).toHaveLength(50);
+    expect(first.body.items[0].alertId).toBe('alert-54');
+    expect(typeof first.body.nextToken).toBe('string');
+    const second = await deliveries(tokens.root, endpoint.id, { nextToken: first.body.nextToken });
+    expect(second.body.items.map((item: { alertId: string }) => item.alertId)).toEqual(['alert-4', 'alert-3', 'alert-2', 'alert-1', 'alert-0']);
+
+    const otherFilter = await deliveries(tokens.root, endpoint.id, { nextToken: first.body.nextToken, status: 'succeeded' });
+    expect(otherFilter.status).toBe(400);
+    expect(otherFilter.body.issues[0]).toMatchObject({ path: 'nextToken' });
+  });
+});
