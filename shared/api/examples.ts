@@ -359,3 +359,7 @@ export const webhookDeliveriesExample = {
   ],
   nextToken: null,
 };
+export const redeliverExample = { from: '2026-11-25T00:00:00.000Z', to: '2026-11-25T12:00:00.000Z' };
+export const redeliveredExample = {
+  items: [{ alertId: '9f2c0e6b1d7a4c58a3e1b0f4d6c2a871', status: 'succeeded', httpStatus: 200, latencyMs: 164, error: null }],
+};

@@ -124,3 +124,29 @@ export const webhookDeliveriesSchema = z.object({
     .describe('attempts, newest first'),
   nextToken: z.string().nullable().describe('pass it to read the next page; null on the last'),
 });
+
+/** Alerts one redelivery may send: at most 20, so all of them answer inside the API's time even at 5 s each. */
+export const MAX_REDELIVERIES = 20;
+
+export const redeliverBodySchema = strictBody({
+  alertId: z.string().min(1).max(100).optional().describe('the one alert to send again; or give from and to'),
+  from: z.iso.datetime({ offset: true }).optional().describe('with to: send again the alerts with event times in [from, to]'),
+  to: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(`with from; at most ${MAX_REDELIVERIES} alerts sent to the endpoint may fall in the range`),
+});
+
+export const redeliveriesSchema = z.object({
+  items: z
+    .array(
+      z.object({
+        alertId: z.string(),
+        status: z.enum(DELIVERY_LOG_STATUSES),
+        httpStatus: z.number().int().nullable().describe("the receiver's HTTP status; null when it did not answer"),
+        latencyMs: z.number().int().min(0),
+        error: z.string().nullable().describe('why the redelivery failed; null when it succeeded'),
+      }),
+    )
+    .describe('one per alert sent again, oldest first'),
+});

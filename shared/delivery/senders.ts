@@ -7,7 +7,7 @@ import { createTelegramApi } from '../channels/telegram/bot-api';
 import { telegramCredentials } from '../channels/telegram/credentials';
 import { sendTelegramMessage, type TelegramText } from '../channels/telegram/send-telegram';
 import { privateTargetsAllowed } from '../channels/webhook/address-policy';
-import { answerWebhook, type WebhookDelivery } from '../channels/webhook/send-webhook';
+import { answerWebhook, type WebhookAnswer, type WebhookDelivery } from '../channels/webhook/send-webhook';
 import { logger } from '../observability/logger';
 import { recordWebhookAttempt } from '../store/webhook-deliveries';
 import type { PushDevice } from '../schemas/directory';
@@ -52,11 +52,11 @@ export const channelSenders: ChannelSenders = {
     return sendTelegramMessage(api, chatId, message);
   },
   push: sendPush,
-  webhook: sendLoggedWebhook,
+  webhook: async (delivery) => (await sendLoggedWebhook(delivery)).outcome,
 };
 
 /** Sends one webhook delivery and records the attempt in its endpoint's delivery log; a failed record only warns. */
-async function sendLoggedWebhook(delivery: WebhookDelivery): Promise<SendOutcome> {
+export async function sendLoggedWebhook(delivery: WebhookDelivery): Promise<WebhookAnswer> {
   const now = Date.now();
   const answer = await answerWebhook(delivery, { allowPrivate: privateTargetsAllowed(), now });
   if (delivery.log) {
@@ -72,5 +72,5 @@ async function sendLoggedWebhook(delivery: WebhookDelivery): Promise<SendOutcome
       error: failure,
     }).catch((error: unknown) => logger.warn('could not record a webhook attempt', { endpointId, alertId, error: describeError(error) }));
   }
-  return answer.outcome;
+  return answer;
 }

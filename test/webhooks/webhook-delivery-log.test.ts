@@ -9,7 +9,7 @@ import { sqsClient } from '../../shared/aws/clients';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { recordWebhookAttempt } from '../../shared/store/webhook-deliveries';
-import { createWebhook } from '../../shared/store/webhooks-store';
+import { createWebhook, deleteWebhook } from '../../shared/store/webhooks-store';
 import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
 import { startTestEmulators } from '../support/emulators';
@@ -46,12 +46,64 @@ describe('webhook delivery log', () => {
   const deliveries = (token: string, id: string, body: Record<string, unknown> = {}) =>
     api({ method: 'POST', path: `/api/v3/webhooks/${id}/deliveries`, token, body });
 
+  async function deliverAlert(endpointPath: string, vehicleId: number) {
+    const endpoint = await createWebhook({ parentId: tenants.root.agentId, url: `${receiver.url}${endpointPath}`, description: '' }, Date.now());
+    receiver.secret = endpoint.secret;
+    const rule = await putRule({ parentId: tenants.root.agentId, toClient: true, stored: true });
+    const alert = await putAlert(rule, vehicleId);
+    await sqsClient().send(
+      new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
+    );
+    for (let round = 0; round < 10; round++) if ((await deliverOnce()) === 0) break;
+    return { endpoint, alert };
+  }
+
+  it('redelivers an alert with its original webhook-id and body, which the receiver drops as a copy', async () => {
+    const { endpoint, alert } = await deliverAlert('redelivered', 9602);
+    const [original] = receiver.requests.slice(-1);
+    expect(receiver.received.filter((entry) => entry.alertId === alert.alertId)).toHaveLength(1);
+
+    const redelivered = await api({
+      method: 'POST',
+      path: `/api/v3/webhooks/${endpoint.id}/redeliver`,
+      token: tokens.root,
+      body: { alertId: alert.alertId },
+    });
+    expect(redelivered.status).toBe(200);
+    expect(redelivered.body).toEqual({
+      items: [{ alertId: alert.alertId, status: 'succeeded', httpStatus: 200, latencyMs: expect.any(Number), error: null }],
+    });
+    const [again] = receiver.requests.slice(-1);
+    expect(again).not.toBe(original);
+    expect(again!.headers['webhook-id']).toBe(original!.headers['webhook-id']);
+    expect(again!.body).toBe(original!.body);
+    expect(receiver.received.filter((entry) => entry.alertId === alert.alertId)).toHaveLength(1);
+    expect((await deliveries(tokens.root, endpoint.id)).body.items).toHaveLength(2);
+
+    const from = new Date(Date.parse(alert.event.time) - 1000).toISOString();
+    const to = new Date(Date.parse(alert.event.time) + 1000).toISOString();
+    const ranged = await api({ method: 'POST', path: `/api/v3/webhooks/${endpoint.id}/redeliver`, token: tokens.root, body: { from, to } });
+    expect(ranged.body.items.map((item: { alertId: string }) => item.alertId)).toEqual([alert.alertId]);
+    expect(receiver.requests.slice(-1)[0]!.headers['webhook-id']).toBe(original!.headers['webhook-id']);
+
+    const redeliver = (token: string, body: Record<string, unknown>) =>
+      api({ method: 'POST', path: `/api/v3/webhooks/${endpoint.id}/redeliver`, token, body });
+    const sent = receiver.requests.length;
+    expect((await redeliver(tokens.sibling, { alertId: alert.alertId })).status).toBe(404);
+    expect((await redeliver(tokens.root, { alertId: 'not-sent-here' })).status).toBe(404);
+    expect((await redeliver(tokens.root, { alertId: alert.alertId, from, to })).body.issues[0]).toMatchObject({ path: 'alertId' });
+    expect((await redeliver(tokens.root, { from })).body.issues[0]).toMatchObject({ path: 'to' });
+    expect(receiver.requests.length).toBe(sent);
+    await deleteWebhook(tenants.root.agentId, endpoint.id);
+  });
+
   it('records each attempt of the deliver path and answers them newest first, filtered by status', async () => {
     const endpoint = await createWebhook({ parentId: tenants.root.agentId, url: `${receiver.url}logged`, description: '' }, Date.now());
     receiver.secret = endpoint.secret;
     const rule = await putRule({ parentId: tenants.root.agentId, toClient: true });
     const alert = await putAlert(rule, 9601);
     receiver.script(503);
+    receiver.attempts.length = 0;
     await sqsClient().send(
       new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
     );

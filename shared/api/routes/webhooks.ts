@@ -16,6 +16,11 @@ import {
   type WebhookChanges,
 } from '../../store/webhooks-store';
 import { pingWebhook } from '../../delivery/ping-webhook';
+import { redeliverWebhook, wasDeliveredTo } from '../../delivery/redeliver-webhook';
+import type { Alert } from '../../schemas/alert';
+import type { StoredWebhook } from '../../schemas/webhook';
+import { getStoredAlert } from '../../store/alert-lifecycle';
+import { queryHistory } from '../../store/history-store';
 import { listWebhookAttempts, WEBHOOK_LOG_DAYS } from '../../store/webhook-deliveries';
 import { takeClientRequest } from '../client-rate';
 import { decodeWebhookLogToken, encodeWebhookLogToken } from '../webhook-log-token';
@@ -26,6 +31,9 @@ import { defineRoute } from '../route';
 import { parentIdBodySchema, successSchema } from '../schemas';
 import {
   createdWebhookSchema,
+  MAX_REDELIVERIES,
+  redeliverBodySchema,
+  redeliveriesSchema,
   rotateSecretBodySchema,
   webhookBodySchema,
   webhookDeliveriesBodySchema,
@@ -38,6 +46,8 @@ import {
 } from '../webhook-schemas';
 import {
   parentIdExample,
+  redeliveredExample,
+  redeliverExample,
   rotateSecretExample,
   secretRotatedExample,
   successExample,
@@ -64,6 +74,32 @@ export const PINGS_PER_CLIENT_PER_MINUTE = 6;
 function enabledState(enabled: boolean, now: number): WebhookChanges {
   if (enabled) return { enabled, disabledAt: null, disabledReason: null };
   return { enabled, disabledAt: new Date(now).toISOString(), disabledReason: DISABLED_THROUGH_API };
+}
+
+/** The alerts a redelivery names, each sent to the endpoint before, oldest first; 400/404 naming what is wrong. */
+async function alertsToRedeliver(
+  endpoint: StoredWebhook,
+  body: { alertId?: string | undefined; from?: string | undefined; to?: string | undefined },
+) {
+  if (body.alertId !== undefined) {
+    if (body.from !== undefined || body.to !== undefined)
+      throw validationError([{ path: 'alertId', message: 'give alertId, or from and to, not both' }]);
+    const alert = await getStoredAlert(body.alertId);
+    if (!alert || !wasDeliveredTo(alert, endpoint)) throw notFound(`alert ${body.alertId} of webhook ${endpoint.id}`);
+    return [alert];
+  }
+  if (body.from === undefined || body.to === undefined) {
+    throw validationError([{ path: body.from === undefined ? 'from' : 'to', message: 'give alertId, or both from and to' }]);
+  }
+  const from = new Date(body.from).toISOString();
+  const to = new Date(body.to).toISOString();
+  if (from > to) throw validationError([{ path: 'to', message: 'must not be before from' }]);
+  const page = await queryHistory({ source: { kind: 'clients', parentIds: [endpoint.parentId] }, from, to, limit: 100 });
+  const alerts: Alert[] = page.items.filter((alert) => wasDeliveredTo(alert, endpoint));
+  if (page.cursor !== null || alerts.length > MAX_REDELIVERIES) {
+    throw validationError([{ path: 'from', message: `more than ${MAX_REDELIVERIES} alerts in the range: narrow it` }]);
+  }
+  return alerts.reverse();
 }
 
 /** The client of an endpoint the caller may manage, or a 404 for an unknown endpoint or one of another tenant. */
@@ -271,6 +307,34 @@ export const webhookRoutes = [
       const page = await listWebhookAttempts(params.id, { status: body.status, before, limit: DELIVERY_LOG_PAGE });
       const nextToken = page.next === null ? null : await encodeWebhookLogToken(page.next, params.id, body.status);
       return { body: { items: page.attempts, nextToken } };
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    path: '/api/v3/webhooks/{id}/redeliver',
+    operationId: 'redeliverWebhook',
+    tag: 'webhooks',
+    summary: 'Send alerts to a webhook endpoint again, with their original webhook-id',
+    description:
+      'Sends the alert alertId, or every alert with an event time in [from, to] (at most ' +
+      `${MAX_REDELIVERIES}, else 400 naming from), to the endpoint again, now, once each and without retries: only alerts sent to ` +
+      'this endpoint before and kept in the history (any other alertId is 404). Each carries its original body and webhook-id (derived from the alert and ' +
+      'the endpoint), so a receiver that already has it drops the copy by webhook-id; it is signed anew with the current secrets. ' +
+      'Each attempt is added to the delivery log; the alert itself is not changed. A webhook of a client outside your scope is 404.',
+    auth: true,
+    writes: true,
+    params: webhookParamsSchema,
+    body: redeliverBodySchema,
+    response: redeliveriesSchema,
+    examples: { body: redeliverExample, response: redeliveredExample },
+    errors: [403, 404],
+    async handle({ params, body, caller, now }) {
+      const clientId = await endpointClient(params.id, caller);
+      const endpoint = await getWebhookWithSecrets(clientId, params.id);
+      if (!endpoint) throw notFound(`webhook ${params.id}`);
+      const alerts = await alertsToRedeliver(endpoint, body);
+      return { body: { items: await redeliverWebhook(endpoint, alerts, now) } };
     },
   }),
 
