@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { format } from 'prettier';
-import prettierOptions from '../../.config/prettier.json' with { type: 'json' };
+import { format, resolveConfig } from 'prettier';
 import { openApiJson } from './openapi-json';
 
 /** The committed types of the typed client (`shared/api/client`), generated from the served OpenAPI document. */
@@ -18,5 +17,6 @@ const HEADER = `/**
 /** What `npm run client:generate` writes to CLIENT_SCHEMA: openapi-typescript's output, Prettier-formatted. */
 export async function clientSchema(): Promise<string> {
   const types = astToString(await openapiTS(openApiJson()));
-  return format(HEADER + types, { ...prettierOptions, filepath: CLIENT_SCHEMA });
+  const options = await resolveConfig(CLIENT_SCHEMA, { config: join(import.meta.dirname, '../../.config/prettier.json') });
+  return format(HEADER + types, { ...options, filepath: CLIENT_SCHEMA });
 }
