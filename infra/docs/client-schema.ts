@@ -11,7 +11,6 @@ const HEADER = `/**
  * openapi-typescript from the document \`GET /api/v3/openapi.json\` serves. Do not edit: a test fails when this
  * file differs from what the generator writes.
  */
-/* eslint-disable */
 `;
 
 /** What `npm run client:generate` writes to CLIENT_SCHEMA: openapi-typescript's output, Prettier-formatted. */

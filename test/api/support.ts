@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import createClient, { type Client } from 'openapi-fetch';
 import { fromHandlerResult, toApiGatewayEvent, type HttpRoute } from '../../infra/local/http-adapter';
 import { createApiHandler, type ApiOptions } from '../../shared/api/app';
-import type { paths } from '../../shared/api/client/schema';
+import type { operations, paths } from '../../shared/api/client/schema';
 import { createAgent, createUser } from '../../shared/store/directory-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
 
@@ -100,6 +100,13 @@ export function apiClient(options: ApiOptions = {}): Api {
 }
 
 export type TypedApi = Client<paths>;
+
+/** The JSON body an operation takes, by its operationId. */
+export type JsonBody<Operation extends keyof operations> = operations[Operation] extends {
+  requestBody: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
 
 /** The answers that carry no body, which a fetch Response refuses one for. */
 const NO_BODY = new Set([204, 304]);

@@ -3,7 +3,6 @@
  * openapi-typescript from the document `GET /api/v3/openapi.json` serves. Do not edit: a test fails when this
  * file differs from what the generator writes.
  */
-/* eslint-disable */
 export interface paths {
   '/api/v3/auth/login': {
     parameters: {
