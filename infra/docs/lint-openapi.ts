@@ -6,14 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOpenApiDocument } from '../../shared/api/openapi';
-import { apiRoutes } from '../../shared/api/routes';
+import { openApiJson } from './openapi-json';
 
 const root = join(import.meta.dirname, '../..');
 const folder = mkdtempSync(join(tmpdir(), 'fleetwatch-openapi-'));
 const document = join(folder, 'openapi.json');
 try {
-  writeFileSync(document, JSON.stringify(buildOpenApiDocument(apiRoutes), null, 2));
+  writeFileSync(document, openApiJson());
   const spectral = spawnSync(
     join(root, 'node_modules/.bin/spectral'),
     ['lint', document, '--ruleset', join(root, '.config/spectral.yaml'), '--fail-severity=warn'],

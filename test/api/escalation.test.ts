@@ -19,7 +19,7 @@ import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emul
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { getAlertItem, linkChat } from '../delivery/support/fixtures';
 import { countCapacity } from '../support/count-capacity';
-import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 const MINUTE = 60_000;
 /**
@@ -42,7 +42,7 @@ describe('escalation', () => {
   const telegram = new FakeTelegram();
   const secrets = new FakeSecretsManager();
   const clock = new TestClock();
-  let api: Api;
+  let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let token = '';
   let ruleId = 0;
@@ -56,17 +56,15 @@ describe('escalation', () => {
     escalateEmails: DUTY,
   });
   const createRule = (overrides: Record<string, unknown>) =>
-    api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token,
+    api.POST('/api/v3/notifications', {
+      headers: session(token),
       body: ruleBody(tenants.root.agentId, {
         toEmail: true,
         recipientIds: [tenants.root.userId],
         enableSideEmails: false,
         sideEmails: [],
         ...overrides,
-      }),
+      }) as JsonBody<'createNotificationRule'>,
     });
 
   async function drainDeliveries(): Promise<void> {
@@ -106,15 +104,15 @@ describe('escalation', () => {
     forgetTelegramCredentials();
     resetTelegramSender();
     tenants = await seedTenants('escalation');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     token = await login(api, tenants.root);
     // the escalation user's own chat, a chat of the rule owner named as an escalation chat, a chat of another tenant
     await linkChat(tenants.child.userId, '8303');
     await linkChat(tenants.root.userId, '8404');
     await linkChat(tenants.sibling.userId, '8202');
     const created = await createRule({ settings: settings() });
-    expect(created.status).toBe(200);
-    ruleId = created.body.id as number;
+    expect(created.response.status).toBe(200);
+    ruleId = created.data!.id;
     await markSideEmailConfirmed(tenants.root.agentId, DUTY, clock.now());
     await drainDeliveries();
   });
@@ -169,15 +167,13 @@ describe('escalation', () => {
     const item = await getAlertItem(alertId);
     expect(item).toMatchObject({ state: 'open', escalatedAt: new Date(at).toISOString() });
     expect(item.dueAt).toBeUndefined();
-    const history = await api({
-      method: 'POST',
-      path: '/api/v3/notifications/history',
-      token,
+    const history = await api.POST('/api/v3/notifications/history', {
+      headers: session(token),
       body: { from: new Date(raisedAt - 3_600_000).toISOString(), to: new Date(raisedAt + 3_600_000).toISOString() },
     });
-    const shown = history.body.items.filter((entry: { ruleId: number }) => entry.ruleId === ruleId);
+    const shown = history.data!.items.filter((entry) => entry.ruleId === ruleId);
     // the escalation is no alert of its own in the history: the alert it escalates says it was
-    expect(shown.map((entry: { alertId: string }) => entry.alertId)).toEqual([alertId]);
+    expect(shown.map((entry) => entry.alertId)).toEqual([alertId]);
     expect(shown[0]).toMatchObject({ escalatedAt: new Date(at).toISOString() });
   });
 
@@ -199,8 +195,12 @@ describe('escalation', () => {
 
   it('does not escalate an alert acknowledged through the API first', async () => {
     const { alertId, raisedAt } = await raise();
-    const acknowledged = await api({ method: 'POST', path: `/api/v3/notifications/history/${alertId}/acknowledge`, token, body: {} });
-    expect(acknowledged.status).toBe(200);
+    const acknowledged = await api.POST('/api/v3/notifications/history/{alertId}/acknowledge', {
+      headers: session(token),
+      params: { path: { alertId } },
+      body: {},
+    });
+    expect(acknowledged.response.status).toBe(200);
     await clearSentEmails(emulators);
     telegram.reset();
 
@@ -218,7 +218,12 @@ describe('escalation', () => {
     const cleared = await raise();
     const closed = await raise();
     await clearAlert(cleared.alertId, clock.now());
-    expect((await api({ method: 'POST', path: `/api/v3/notifications/history/${closed.alertId}/close`, token, body: {} })).status).toBe(200);
+    const closing = await api.POST('/api/v3/notifications/history/{alertId}/close', {
+      headers: session(token),
+      params: { path: { alertId: closed.alertId } },
+      body: {},
+    });
+    expect(closing.response.status).toBe(200);
     await clearSentEmails(emulators);
     telegram.reset();
 
@@ -234,8 +239,8 @@ describe('escalation', () => {
   it('refuses escalation targets outside the rule owner’s scope, and an escalation of unstored alerts, naming the setting', async () => {
     const refused = async (overrides: Record<string, string>) => {
       const response = await createRule({ settings: { ...settings(), ...overrides } });
-      expect(response.status).toBe(400);
-      return response.body.issues.map((issue: { path: string }) => issue.path);
+      expect(response.response.status).toBe(400);
+      return response.error?.issues?.map((issue) => issue.path);
     };
     expect(await refused({ escalateUserIds: tenants.sibling.userId })).toEqual(['settings.escalateUserIds']);
     expect(await refused({ escalateTelegrams: '8202' })).toEqual(['settings.escalateTelegrams']);
@@ -244,7 +249,7 @@ describe('escalation', () => {
     expect(await refused({ escalateAfter: '1441' })).toEqual(['settings.escalateAfter']);
     expect(await refused({ escalateUserIds: '', escalateTelegrams: '', escalateEmails: '' })).toEqual(['settings.escalateAfter']);
     const unstored = await createRule({ stored: false, settings: settings() });
-    expect(unstored.status).toBe(400);
-    expect(unstored.body.issues.map((issue: { path: string }) => issue.path)).toEqual(['settings.escalateAfter']);
+    expect(unstored.response.status).toBe(400);
+    expect(unstored.error?.issues?.map((issue) => issue.path)).toEqual(['settings.escalateAfter']);
   });
 });

@@ -9,13 +9,13 @@ import { getRule } from '../../shared/store/rules-store';
 import { countDynamoRequests } from '../support/count-requests';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 describe('alert history', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const clock = new TestClock();
-  let api: Api;
+  let api: TypedApi;
   const tokens = { root: '', child: '', sibling: '', readOnly: '' };
   const rules = { root: 0, rootUnstored: 0, child: 0, sibling: 0 };
   const at = (minute: number) => new Date(Date.parse('2026-02-10T10:00:00.000Z') + minute * 60_000).toISOString();
@@ -28,19 +28,19 @@ describe('alert history', () => {
     return item.alertId;
   }
 
-  const history = (token: string, body: Record<string, unknown>) =>
-    api({ method: 'POST', path: '/api/v3/notifications/history', token, body: { from: at(-60), to: at(60), ...body } });
-  const ids = (response: { body: { items: { alertId: string }[] } }) => response.body.items.map((item) => item.alertId);
+  const history = (token: string, body: Partial<JsonBody<'findAlerts'>>) =>
+    api.POST('/api/v3/notifications/history', { headers: session(token), body: { from: at(-60), to: at(60), ...body } });
+  const ids = (result: { data?: { items: { alertId: string }[] } }) => result.data!.items.map((item) => item.alertId);
 
   const expected = { root: [] as string[], child: [] as string[], unstored: [] as string[], sibling: [] as string[] };
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-history');
     tenants = await seedTenants('history');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
-    const create = async (token: string, body: Record<string, unknown>) =>
-      (await api({ method: 'POST', path: '/api/v3/notifications', token, body })).body.id as number;
+    const create = async (token: string, body: object) =>
+      (await api.POST('/api/v3/notifications', { headers: session(token), body: body as JsonBody<'createNotificationRule'> })).data!.id;
     rules.root = await create(tokens.root, ruleBody(tenants.root.agentId));
     rules.rootUnstored = await create(tokens.root, ruleBody(tenants.root.agentId, { stored: false }));
     rules.child = await create(tokens.child, ruleBody(tenants.child.agentId, { vehicleIds: [303] }));
@@ -55,7 +55,7 @@ describe('alert history', () => {
 
   it('answers stored alerts of the own client and the clients below, newest first', async () => {
     const response = await history(tokens.root, {});
-    expect(response.status).toBe(200);
+    expect(response.response.status).toBe(200);
     expect(ids(response)).toEqual([
       expected.child[1],
       expected.root[4],
@@ -65,16 +65,16 @@ describe('alert history', () => {
       expected.root[1],
       expected.root[0],
     ]);
-    expect(response.body.nextToken).toBeNull();
-    expect(response.body.items[0]).toMatchObject({
+    expect(response.data!.nextToken).toBeNull();
+    expect(response.data!.items[0]).toMatchObject({
       ruleId: rules.child,
       vehicleId: 303,
       parentId: tenants.child.agentId,
       stored: true,
       event: { kind: 'speeding', time: at(6) },
     });
-    expect(response.body.items[0].timeKey).toBeUndefined();
-    expect(response.body.items[0].outbox).toBeUndefined();
+    expect(response.data!.items[0]).not.toHaveProperty('timeKey');
+    expect(response.data!.items[0]).not.toHaveProperty('outbox');
   });
 
   it('pages with nextToken without losing or repeating an alert', async () => {
@@ -83,10 +83,10 @@ describe('alert history', () => {
     let pages = 0;
     do {
       const response = await history(tokens.root, { limit: 2, ...(nextToken ? { nextToken } : {}) });
-      expect(response.status).toBe(200);
-      expect(response.body.items.length).toBeLessThanOrEqual(2);
+      expect(response.response.status).toBe(200);
+      expect(response.data!.items.length).toBeLessThanOrEqual(2);
       seen.push(...ids(response));
-      nextToken = response.body.nextToken ?? undefined;
+      nextToken = response.data!.nextToken ?? undefined;
       pages++;
     } while (nextToken && pages < 10);
     expect(pages).toBe(4);
@@ -113,46 +113,51 @@ describe('alert history', () => {
       // the sibling's own rule watched vehicle 101, but the vehicle is the root's
       for (const vehicleId of [101, 303, 999_999]) {
         const response = await history(tokens.sibling, { vehicleId });
-        expect(response.status, String(vehicleId)).toBe(404);
-        expect(response.body.message).toBe(`vehicle ${vehicleId} not found`);
+        expect(response.response.status, String(vehicleId)).toBe(404);
+        expect(response.error?.message).toBe(`vehicle ${vehicleId} not found`);
       }
       expect(requests.forTable(resourcesConfig().ALERTS_TABLE)).toBe(0);
     } finally {
       requests.detach();
     }
-    expect((await history(tokens.child, { vehicleId: 101 })).status).toBe(404);
+    expect((await history(tokens.child, { vehicleId: 101 })).response.status).toBe(404);
     expect(ids(await history(tokens.child, { vehicleId: 303 }))).toEqual([...expected.child].reverse());
   });
 
   it('answers 404 for a client or rule outside the scope', async () => {
-    expect((await history(tokens.sibling, { parentId: tenants.root.agentId })).status).toBe(404);
-    expect((await history(tokens.child, { parentId: tenants.root.agentId })).status).toBe(404);
-    expect((await history(tokens.sibling, { ruleId: rules.root })).status).toBe(404);
-    expect((await history(tokens.child, { ruleId: rules.root })).status).toBe(404);
+    expect((await history(tokens.sibling, { parentId: tenants.root.agentId })).response.status).toBe(404);
+    expect((await history(tokens.child, { parentId: tenants.root.agentId })).response.status).toBe(404);
+    expect((await history(tokens.sibling, { ruleId: rules.root })).response.status).toBe(404);
+    expect((await history(tokens.child, { ruleId: rules.root })).response.status).toBe(404);
   });
 
   it('answers 400 for a reversed window, a limit over 1000 and a token it did not issue', async () => {
     const reversed = await history(tokens.root, { from: at(10), to: at(0) });
-    expect(reversed.status).toBe(400);
-    expect(reversed.body.issues[0].path).toBe('to');
-    expect((await history(tokens.root, { limit: 1001 })).status).toBe(400);
+    expect(reversed.response.status).toBe(400);
+    expect(reversed.error?.issues?.[0]?.path).toBe('to');
+    expect((await history(tokens.root, { limit: 1001 })).response.status).toBe(400);
     const token = await history(tokens.root, { nextToken: 'garbage' });
-    expect(token.status).toBe(400);
-    expect(token.body.issues[0].path).toBe('nextToken');
-    expect((await api({ method: 'POST', path: '/api/v3/notifications/history', token: tokens.root, body: {} })).status).toBe(400);
+    expect(token.response.status).toBe(400);
+    expect(token.error?.issues?.[0]?.path).toBe('nextToken');
+    const windowless = await api.POST('/api/v3/notifications/history', {
+      headers: session(tokens.root),
+      // @ts-expect-error a body without the window, on purpose
+      body: {},
+    });
+    expect(windowless.response.status).toBe(400);
   });
 
   describe('nextToken', () => {
     // the token this endpoint issued before it signed them: a position in base64url JSON
     const unsigned = (before: string) => Buffer.from(JSON.stringify({ before }), 'utf8').toString('base64url');
-    const refusedToken = (response: { status: number; body: { issues?: { path: string }[] } }) => {
+    const refusedToken = ({ response, error }: { response: Response; error?: { issues?: { path: string }[] } }) => {
       expect(response.status).toBe(400);
-      expect(response.body.issues?.map((issue) => issue.path)).toEqual(['nextToken']);
+      expect(error?.issues?.map((issue) => issue.path)).toEqual(['nextToken']);
     };
-    const firstToken = async (body: Record<string, unknown> = {}) => {
-      const response = await history(tokens.root, { limit: 2, ...body });
-      expect(response.body.nextToken).toEqual(expect.any(String));
-      return response.body.nextToken as string;
+    const firstToken = async () => {
+      const { data } = await history(tokens.root, { limit: 2 });
+      expect(data?.nextToken).toEqual(expect.any(String));
+      return data!.nextToken!;
     };
 
     it('refuses a position it did not sign: before from, over 1 KB, or its own token altered', async () => {
@@ -171,7 +176,7 @@ describe('alert history', () => {
       refusedToken(await history(tokens.root, { limit: 2, nextToken: token, parentId: tenants.child.agentId }));
       refusedToken(await history(tokens.root, { limit: 2, nextToken: token, ruleId: rules.root }));
       refusedToken(await history(tokens.sibling, { limit: 2, nextToken: token }));
-      expect((await history(tokens.readOnly, { limit: 2, nextToken: token })).status).toBe(200);
+      expect((await history(tokens.readOnly, { limit: 2, nextToken: token })).response.status).toBe(200);
     });
   });
 
@@ -195,9 +200,9 @@ describe('alert history', () => {
     const requests = countDynamoRequests();
     try {
       const first = await history(tokens.root, { vehicleId: 777, limit: 1 });
-      expect(first.status).toBe(200);
-      expect(first.body.items).toEqual([]);
-      expect(first.body.nextToken).toEqual(expect.any(String));
+      expect(first.response.status).toBe(200);
+      expect(first.data!.items).toEqual([]);
+      expect(first.data!.nextToken).toEqual(expect.any(String));
       expect(requests.byTable()[`Query ${resourcesConfig().ALERTS_TABLE}`]).toBe(MAX_PAGES_PER_PARTITION);
     } finally {
       requests.detach();
@@ -207,9 +212,9 @@ describe('alert history', () => {
     let pages = 0;
     do {
       const response = await history(tokens.root, { vehicleId: 777, limit: 1, ...(nextToken ? { nextToken } : {}) });
-      expect(response.status).toBe(200);
+      expect(response.response.status).toBe(200);
       seen.push(...ids(response));
-      nextToken = response.body.nextToken ?? undefined;
+      nextToken = response.data!.nextToken ?? undefined;
       pages++;
     } while (nextToken && pages < 10);
     expect(seen).toEqual([stored]);

@@ -5,7 +5,7 @@ import type { Geozone } from '../../shared/schemas/geozone';
 import { buildVisitItem, visitsTable } from '../../shared/store/visits-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, login, seedTenants, type Api } from './support';
+import { TestClock, login, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
 import { storeCircleZone } from '../pipeline/support';
 
 /** POST /api/v3/gis/intersections/{vehicles,geozones} over visits stored as evaluation stores them. */
@@ -19,7 +19,7 @@ const P2 = { latitude: 55.7004, longitude: 37.6 };
 describe('geozone intersections API', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  let api: Api;
+  let api: TypedApi;
   const tokens = { root: '', child: '', sibling: '' };
   const zones = {} as Record<'root' | 'child' | 'sibling', Geozone>;
 
@@ -33,14 +33,17 @@ describe('geozone intersections API', () => {
     await documentClient().send(new PutCommand({ TableName: visitsTable(), Item: buildVisitItem(vehicleId, record, Date.parse(start)) }));
   }
 
-  const post = (token: string, kind: 'vehicles' | 'geozones', body: Record<string, unknown>) =>
-    api({ method: 'POST', path: `/api/v3/gis/intersections/${kind}`, token, body: { ...WINDOW, ...body } });
-  const starts = (response: { body: { startDate: string }[] }) => response.body.map((row) => row.startDate.slice(11, 19));
+  // the bodies include ones the API must refuse: the API checks them, not the compiler
+  const post = (token: string, kind: 'vehicles' | 'geozones', body: object) => {
+    const init = { headers: session(token), body: { ...WINDOW, ...body } as JsonBody<'findVisitsOfVehicles' | 'findVisitsOfGeozones'> };
+    return kind === 'vehicles' ? api.POST('/api/v3/gis/intersections/vehicles', init) : api.POST('/api/v3/gis/intersections/geozones', init);
+  };
+  const starts = (result: { data?: { startDate: string }[] }) => result.data!.map((row) => row.startDate.slice(11, 19));
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-intersections');
     tenants = await seedTenants('intersections');
-    api = apiClient({ now: new TestClock(Date.parse(time('12:30:00'))).now });
+    api = typedApiClient({ now: new TestClock(Date.parse(time('12:30:00'))).now });
     for (const name of ['root', 'child', 'sibling'] as const) {
       tokens[name] = await login(api, tenants[name]);
       zones[name] = await storeCircleZone({
@@ -67,9 +70,9 @@ describe('geozone intersections API', () => {
 
   it('answers the visits of the vehicles, overlapping the window, in the fields of the platform', async () => {
     const response = await post(tokens.root, 'vehicles', { ids: [101] });
-    expect(response.status).toBe(200);
+    expect(response.response.status).toBe(200);
     expect(starts(response)).toEqual(['08:00:00', '10:00:00', '10:12:00', '11:00:00', '11:30:00']);
-    expect(response.body[1]).toEqual({
+    expect(response.data![1]).toEqual({
       geozoneId: zones.root.id,
       geozoneName: 'root yard',
       startDate: time('10:00:00'),
@@ -79,35 +82,35 @@ describe('geozone intersections API', () => {
       vehicleName: 'Truck 101',
     });
     // an open visit: endDate null, duration counted up to endDate of the query
-    expect(response.body[4]).toMatchObject({ geozoneId: zones.child.id, endDate: null, duration: 1800 });
+    expect(response.data![4]).toMatchObject({ geozoneId: zones.child.id, endDate: null, duration: 1800 });
   });
 
   it('answers the visits of the zones, only by vehicles of the scope', async () => {
     const response = await post(tokens.root, 'geozones', { ids: [zones.root.id] });
-    expect(response.status).toBe(200);
-    expect(response.body.map((row: { vehicleId: number }) => row.vehicleId)).toEqual([101, 101, 101]);
+    expect(response.response.status).toBe(200);
+    expect(response.data?.map((row) => row.vehicleId)).toEqual([101, 101, 101]);
     expect(starts(response)).toEqual(['10:00:00', '10:12:00', '11:00:00']);
     // the sibling sees its own zone, but not root's vehicle in it, nor root's zone
-    expect((await post(tokens.sibling, 'geozones', { ids: [zones.sibling.id] })).body).toEqual([]);
+    expect((await post(tokens.sibling, 'geozones', { ids: [zones.sibling.id] })).data).toEqual([]);
   });
 
   it("answers 404 alike for unknown ids and other tenants' vehicles and zones", async () => {
     const foreignVehicle = await post(tokens.root, 'vehicles', { ids: [101, 202] });
     const unknownVehicle = await post(tokens.root, 'vehicles', { ids: [101, 999] });
-    expect(foreignVehicle.status).toBe(404);
-    expect(unknownVehicle.status).toBe(404);
-    expect(foreignVehicle.body.message).toBe('vehicle 202 not found');
-    expect(unknownVehicle.body.message).toBe('vehicle 999 not found');
-    expect((await post(tokens.child, 'vehicles', { ids: [101] })).status).toBe(404);
-    expect((await post(tokens.root, 'geozones', { ids: [zones.sibling.id] })).status).toBe(404);
-    expect((await post(tokens.root, 'geozones', { ids: [987_654] })).status).toBe(404);
-    expect((await post(tokens.child, 'geozones', { ids: [zones.root.id] })).status).toBe(404);
+    expect(foreignVehicle.response.status).toBe(404);
+    expect(unknownVehicle.response.status).toBe(404);
+    expect(foreignVehicle.error?.message).toBe('vehicle 202 not found');
+    expect(unknownVehicle.error?.message).toBe('vehicle 999 not found');
+    expect((await post(tokens.child, 'vehicles', { ids: [101] })).response.status).toBe(404);
+    expect((await post(tokens.root, 'geozones', { ids: [zones.sibling.id] })).response.status).toBe(404);
+    expect((await post(tokens.root, 'geozones', { ids: [987_654] })).response.status).toBe(404);
+    expect((await post(tokens.child, 'geozones', { ids: [zones.root.id] })).response.status).toBe(404);
   });
 
   it('merges by time (s) and by distance (m), both when both are given', async () => {
     const merged = await post(tokens.root, 'geozones', { ids: [zones.root.id], byTime: 180 });
     expect(starts(merged)).toEqual(['10:00:00', '11:00:00']);
-    expect(merged.body[0]).toMatchObject({ endDate: time('10:20:00'), duration: 1200 });
+    expect(merged.data![0]).toMatchObject({ endDate: time('10:20:00'), duration: 1200 });
     expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byTime: 120 }))).toEqual(['10:00:00', '10:12:00', '11:00:00']);
     expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byDist: 50 }))).toEqual(['10:00:00', '11:00:00']);
     expect(starts(await post(tokens.root, 'geozones', { ids: [zones.root.id], byDist: 40 }))).toEqual(['10:00:00', '10:12:00', '11:00:00']);
@@ -142,9 +145,9 @@ describe('geozone intersections API', () => {
     ];
     for (const [body, path] of cases) {
       const response = await post(tokens.root, 'vehicles', body);
-      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.response.status, JSON.stringify(body)).toBe(400);
       expect(
-        response.body.issues.map((issue: { path: string }) => issue.path),
+        response.error?.issues?.map((issue) => issue.path),
         JSON.stringify(body),
       ).toContain(path);
     }

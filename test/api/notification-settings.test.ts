@@ -9,46 +9,50 @@ import { getRule } from '../../shared/store/rules-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { resolveRules } from '../support/resolve-rules';
-import { apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
+import { login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 /** Every rule the API accepts can work; every rule it refuses is refused naming the setting at fault. */
 describe('notification settings', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  let api: Api;
+  let api: TypedApi;
   let token: string;
   let zoneId: number;
 
-  const create = (body: Record<string, unknown>) => api({ method: 'POST', path: '/api/v3/notifications', token, body });
-  const paths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path).sort();
+  // the bodies include ones the API must refuse: the API checks them, not the compiler
+  const create = (body: object) => api.POST('/api/v3/notifications', { headers: session(token), body: body as JsonBody<'createNotificationRule'> });
+  const createZone = async (body: object) =>
+    (await api.POST('/api/v3/gis', { headers: session(token), body: body as JsonBody<'createGeozone'> })).data!.id;
+  const get = (id: number) => api.GET('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id } } });
+  const paths = (result: { error?: { issues?: { path: string }[] } }) => (result.error?.issues ?? []).map((issue) => issue.path).sort();
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-notification-settings');
     tenants = await seedTenants('settings');
-    api = apiClient();
+    api = typedApiClient();
     token = await login(api, tenants.root);
-    zoneId = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId) })).body.id;
+    zoneId = await createZone(squareZone(tenants.root.agentId));
   });
   afterAll(async () => emulators.stop());
 
   it('refuses malformed, out-of-range and unknown settings with 400 naming each setting', async () => {
     const fast = await create(ruleBody(tenants.root.agentId, { settings: { limit: 'fast' } }));
-    expect(fast.status).toBe(400);
-    expect(fast.body.issues).toEqual([{ path: 'settings.limit', message: 'must be a number' }]);
-    expect(fast.body.message).toContain('settings.limit: must be a number');
+    expect(fast.response.status).toBe(400);
+    expect(fast.error?.issues).toEqual([{ path: 'settings.limit', message: 'must be a number' }]);
+    expect(fast.error?.message).toContain('settings.limit: must be a number');
 
     const negative = await create(ruleBody(tenants.root.agentId, { settings: { limit: '-5', bogus: '1' } }));
-    expect(negative.status).toBe(400);
+    expect(negative.response.status).toBe(400);
     expect(paths(negative)).toEqual(['settings.bogus', 'settings.limit']);
-    expect(negative.body.issues.find((issue: { path: string }) => issue.path === 'settings.bogus').message).toMatch(/unknown setting/);
+    expect(negative.error?.issues?.find((issue) => issue.path === 'settings.bogus')?.message).toMatch(/unknown setting/);
   });
 
   it('refuses an analog rule without a range and a geozone rule without geozones', async () => {
     const analog = await create(ruleBody(tenants.root.agentId, { type: 9, settings: { parameter: 'ain1' } }));
-    expect(analog.status).toBe(400);
-    expect(analog.body.issues).toEqual([{ path: 'settings.min', message: 'min or max is required' }]);
+    expect(analog.response.status).toBe(400);
+    expect(analog.error?.issues).toEqual([{ path: 'settings.min', message: 'min or max is required' }]);
     const geozone = await create(ruleBody(tenants.root.agentId, { type: 0, settings: {}, geoids: [] }));
-    expect(geozone.status).toBe(400);
+    expect(geozone.response.status).toBe(400);
     expect(paths(geozone)).toEqual(['geoids']);
   });
 
@@ -62,38 +66,36 @@ describe('notification settings', () => {
     const unlistedZone = await create(ruleBody(tenants.root.agentId, { settings: { zoneLimits: `${zoneId}:50` } }));
     expect(paths(unlistedZone)).toEqual(['settings.zoneLimits']);
     const listed = await create(ruleBody(tenants.root.agentId, { settings: { zoneLimits: `${zoneId}:50` }, geoids: [zoneId] }));
-    expect(listed.status).toBe(200);
+    expect(listed.response.status).toBe(200);
 
-    const rule = (await create(ruleBody(tenants.root.agentId))).body;
-    const replaced = await api({
-      method: 'PUT',
-      path: '/api/v3/notifications',
-      token,
+    const rule = (await create(ruleBody(tenants.root.agentId))).data!;
+    const replaced = await api.PUT('/api/v3/notifications', {
+      headers: session(token),
       body: { ...rule, settings: { limit: '90', minDuraton: '5' } },
     });
-    expect(replaced.status).toBe(400);
+    expect(replaced.response.status).toBe(400);
     expect(paths(replaced)).toEqual(['settings.minDuraton']);
   });
 
   it('refuses bad parking and movement settings with 400 naming each, and takes good ones as sent', async () => {
     const parking = await create(ruleBody(tenants.root.agentId, { type: 13, settings: { ignition: 'sometimes', radius: '5', minutes: '0' } }));
-    expect(parking.status).toBe(400);
+    expect(parking.response.status).toBe(400);
     expect(paths(parking)).toEqual(['settings.ignition', 'settings.minutes', 'settings.radius']);
-    expect(parking.body.issues.find((issue: { path: string }) => issue.path === 'settings.ignition').message).toBe('must be one of off, on, any');
+    expect(parking.error?.issues?.find((issue) => issue.path === 'settings.ignition')?.message).toBe('must be one of off, on, any');
     const flag = await create(ruleBody(tenants.root.agentId, { type: 13, settings: { notifyEnd: 'maybe', maxSpeed: '-1' } }));
     expect(paths(flag)).toEqual(['settings.maxSpeed', 'settings.notifyEnd']);
     const movement = await create(
       ruleBody(tenants.root.agentId, { type: 14, settings: { confirmFixes: '1.5', distance: 'far', ignitionOff: 'perhaps' } }),
     );
-    expect(movement.status).toBe(400);
+    expect(movement.response.status).toBe(400);
     expect(paths(movement)).toEqual(['settings.confirmFixes', 'settings.distance', 'settings.ignitionOff']);
     const stop = await create(ruleBody(tenants.root.agentId, { type: 14, settings: { minStop: '0', confirmFixes: '11', radius: '50' } }));
     expect(paths(stop)).toEqual(['settings.confirmFixes', 'settings.minStop', 'settings.radius']);
     const good = await create(
       ruleBody(tenants.root.agentId, { type: 14, settings: { ignitionOff: true, confirmFixes: 2, distance: 150, schedule: 'Mon-Fri 19:00-07:00' } }),
     );
-    expect(good.status).toBe(200);
-    expect(good.body.settings).toEqual({ ignitionOff: 'true', confirmFixes: '2', distance: '150', schedule: 'Mon-Fri 19:00-07:00' });
+    expect(good.response.status).toBe(200);
+    expect(good.data?.settings).toEqual({ ignitionOff: 'true', confirmFixes: '2', distance: '150', schedule: 'Mon-Fri 19:00-07:00' });
   });
 
   it('refuses bad continuous-driving and device-alarm settings with 400 naming each, and takes good ones', async () => {
@@ -103,11 +105,11 @@ describe('notification settings', () => {
         settings: { maxSpeed: 'x', hours: '0', restMinutes: '0', warnBefore: 'soon', minDriving: '-1', maxGap: '5' },
       }),
     );
-    expect(driving.status).toBe(400);
+    expect(driving.response.status).toBe(400);
     expect(paths(driving)).toEqual(['hours', 'maxGap', 'maxSpeed', 'minDriving', 'restMinutes', 'warnBefore'].map((key) => `settings.${key}`));
     const lateWarning = await create(ruleBody(tenants.root.agentId, { type: 15, settings: { hours: '1', warnBefore: '60' } }));
-    expect(lateWarning.status).toBe(400);
-    expect(lateWarning.body.issues).toEqual([{ path: 'settings.warnBefore', message: 'must be less than the limit (hours × 60 minutes)' }]);
+    expect(lateWarning.response.status).toBe(400);
+    expect(lateWarning.error?.issues).toEqual([{ path: 'settings.warnBefore', message: 'must be less than the limit (hours × 60 minutes)' }]);
 
     const alarm = await create(
       ruleBody(tenants.root.agentId, {
@@ -128,7 +130,7 @@ describe('notification settings', () => {
         },
       }),
     );
-    expect(alarm.status).toBe(400);
+    expect(alarm.response.status).toBe(400);
     expect(paths(alarm)).toEqual(
       [
         'alarms',
@@ -145,37 +147,34 @@ describe('notification settings', () => {
         'voltageParameter',
       ].map((key) => `settings.${key}`),
     );
-    expect(alarm.body.issues.find((issue: { path: string }) => issue.path === 'settings.alarms').message).toMatch(/"fire" is not an alarm/);
+    expect(alarm.error?.issues?.find((issue) => issue.path === 'settings.alarms')?.message).toMatch(/"fire" is not an alarm/);
 
     for (const settings of [
       { type: 15, settings: { hours: 0.5, warnBefore: 10, restMinutes: 15 } },
       { type: 16, settings: { alarms: 'crash, harshBraking', harshCodes: '1,2,3', repeatWindow: 30 } },
     ]) {
       const response = await create(ruleBody(tenants.root.agentId, settings));
-      expect(response.status, JSON.stringify(response.body)).toBe(200);
-      const resolved = await resolveRules([(await getRule(response.body.id))!], 101, Date.now());
-      expect(resolved.rules.map((rule) => rule.rule.id)).toEqual([response.body.id]);
+      expect(response.response.status, JSON.stringify(response.data ?? response.error)).toBe(200);
+      const resolved = await resolveRules([(await getRule(response.data!.id))!], 101, Date.now());
+      expect(resolved.rules.map((rule) => rule.rule.id)).toEqual([response.data!.id]);
     }
   });
 
   it('shows problems on GET and in find when a rule can no longer work, and none while it can', async () => {
-    const spare = (await api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(tenants.root.agentId, { name: 'spare' }) })).body
-      .id as number;
-    const rule = (await create(ruleBody(tenants.root.agentId, { type: 0, settings: {}, geoids: [spare] }))).body;
-    const healthy = await api({ method: 'GET', path: `/api/v3/notifications/${rule.id}`, token });
-    expect(healthy.body.problems).toBeUndefined();
+    const spare = await createZone(squareZone(tenants.root.agentId, { name: 'spare' }));
+    const rule = (await create(ruleBody(tenants.root.agentId, { type: 0, settings: {}, geoids: [spare] }))).data!;
+    const healthy = await get(rule.id);
+    expect(healthy.data?.problems).toBeUndefined();
     // The zone disappears by a path the API does not guard (an operator's clean-up, a restore of an older table).
     await documentClient().send(new DeleteCommand({ TableName: resourcesConfig().GEOZONES_TABLE, Key: { id: spare } }));
     expect(await getGeozone(spare)).toBeNull();
-    const broken = await api({ method: 'GET', path: `/api/v3/notifications/${rule.id}`, token });
-    expect(broken.status).toBe(200);
-    expect(broken.body.problems).toEqual([{ path: 'geoids', message: "none of the rule's geozones exists any more" }]);
-    const found = await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } });
-    const listed = found.body.find((entry: { id: number }) => entry.id === rule.id);
-    expect(listed.problems).toEqual(broken.body.problems);
-    expect(found.body.filter((entry: { problems?: unknown }) => entry.problems !== undefined).map((entry: { id: number }) => entry.id)).toEqual([
-      rule.id,
-    ]);
+    const broken = await get(rule.id);
+    expect(broken.response.status).toBe(200);
+    expect(broken.data?.problems).toEqual([{ path: 'geoids', message: "none of the rule's geozones exists any more" }]);
+    const found = await api.POST('/api/v3/notifications/find', { headers: session(token), body: { parentId: tenants.root.agentId } });
+    const listed = found.data?.find((entry) => entry.id === rule.id);
+    expect(listed?.problems).toEqual(broken.data?.problems);
+    expect(found.data?.filter((entry) => entry.problems !== undefined).map((entry) => entry.id)).toEqual([rule.id]);
   });
 
   it('takes a schedule read in the rule timezone, and refuses unreadable schedules and unknown zones with 400', async () => {
@@ -186,23 +185,23 @@ describe('notification settings', () => {
         settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' },
       }),
     );
-    expect(scheduled.status).toBe(200);
-    const read = await api({ method: 'GET', path: `/api/v3/notifications/${scheduled.body.id}`, token });
-    expect(read.body).toMatchObject({ timezone: 'Europe/Berlin', settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' } });
-    const compiled = (await resolveRules([(await getRule(scheduled.body.id))!], 101, Date.now())).rules[0]!;
+    expect(scheduled.response.status).toBe(200);
+    const read = await get(scheduled.data!.id);
+    expect(read.data).toMatchObject({ timezone: 'Europe/Berlin', settings: { minutes: '30', schedule: 'Mon-Fri 08:00-18:00; Sat 09:00-13:00' } });
+    const compiled = (await resolveRules([(await getRule(scheduled.data!.id))!], 101, Date.now())).rules[0]!;
     // Saturday 2026-11-28, 12:59 and 13:00 in Berlin (UTC+1)
     expect(compiled.schedule?.isOpen(Date.parse('2026-11-28T11:59:00Z'))).toBe(true);
     expect(compiled.schedule?.isOpen(Date.parse('2026-11-28T12:00:00Z'))).toBe(false);
 
     const unreadable = await create(ruleBody(tenants.root.agentId, { settings: { limit: '90', schedule: 'Mon-Fri 8am-6pm' } }));
-    expect(unreadable.status).toBe(400);
-    expect(unreadable.body.issues).toEqual([{ path: 'settings.schedule', message: '"8am-6pm" is not a window HH:MM-HH:MM' }]);
+    expect(unreadable.response.status).toBe(400);
+    expect(unreadable.error?.issues).toEqual([{ path: 'settings.schedule', message: '"8am-6pm" is not a window HH:MM-HH:MM' }]);
     const empty = await create(ruleBody(tenants.root.agentId, { settings: { limit: '90', schedule: 'Mon 08:00-08:00' } }));
     expect(paths(empty)).toEqual(['settings.schedule']);
     const unknownZone = await create(
       ruleBody(tenants.root.agentId, { timezone: 'Europe/Atlantis', settings: { limit: '90', schedule: 'Mon-Fri 08:00-18:00' } }),
     );
-    expect(unknownZone.status).toBe(400);
+    expect(unknownZone.response.status).toBe(400);
     expect(paths(unknownZone)).toEqual(['timezone']);
   });
 
@@ -248,9 +247,9 @@ describe('notification settings', () => {
     await fc.assert(
       fc.asyncProperty(typed, async ({ type, settings, geoids }) => {
         const response = await create(ruleBody(tenants.root.agentId, { type, settings, geoids }));
-        const context = JSON.stringify({ type, settings, geoids, answer: response.body });
-        if (response.status === 200) {
-          const stored = (await getRule(response.body.id))!;
+        const context = JSON.stringify({ type, settings, geoids, answer: response.data ?? response.error });
+        if (response.response.status === 200) {
+          const stored = (await getRule(response.data!.id))!;
           const zone = (await getGeozone(zoneId))!;
           // evaluation takes it: compiled and resolved for its vehicle as evaluate does
           const resolved = await resolveRules([stored], 101, Date.now(), [zone]);
@@ -258,9 +257,9 @@ describe('notification settings', () => {
             resolved.rules.map((rule) => rule.rule.id),
             context,
           ).toEqual([stored.id]);
-          expect(response.body.settings, context).toEqual(settings);
+          expect(response.data?.settings, context).toEqual(settings);
         } else {
-          expect(response.status, context).toBe(400);
+          expect(response.response.status, context).toBe(400);
           for (const path of paths(response)) expect(path, context).toMatch(/^(settings\.|geoids$)/);
         }
       }),

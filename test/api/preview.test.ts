@@ -14,7 +14,7 @@ import { registerVehicle } from '../../shared/store/vehicle-registry';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { confirmSideEmails } from '../support/owned-fleet';
 import { alertsInTable, drainQueue, invoke, scanTable, sqsRecord } from '../pipeline/support';
-import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 const ACKNOWLEDGE_TRAILER = /\n\n[^\n]+: \S+\/api\/v3\/alerts\/acknowledge\/[\w.-]+$/;
 
@@ -290,12 +290,14 @@ const iso = (second: number) => new Date(START + second * 1000).toISOString();
 describe('POST /api/v3/notifications/preview', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  let api: Api;
+  let api: TypedApi;
   let fixture: Fixture;
   const tokens = { root: '', sibling: '', readOnly: '' };
   let nextVehicle = 5_000;
 
-  const preview = (body: unknown, token = tokens.root) => api({ method: 'POST', path: '/api/v3/notifications/preview', token, body });
+  // the bodies include ones the API must refuse: the API checks them, not the compiler
+  const preview = (body: object, token = tokens.root) =>
+    api.POST('/api/v3/notifications/preview', { headers: session(token), body: body as JsonBody<'previewNotificationRule'> });
 
   /** A vehicle of its own for each case, registered to the root client. */
   async function newVehicle(): Promise<number> {
@@ -323,9 +325,9 @@ describe('POST /api/v3/notifications/preview', () => {
    * the sweep run at `until`, the alerts delivered: what the alerts table holds and the e-mails SES received.
    */
   async function throughPipeline(rule: Record<string, unknown>, messages: TerminalMessageInput[], until: number) {
-    const created = await api({ method: 'POST', path: '/api/v3/notifications', token: tokens.root, body: rule });
-    expect(created.status).toBe(200);
-    const stored = (await getRule(created.body.id as number))!;
+    const created = await api.POST('/api/v3/notifications', { headers: session(tokens.root), body: rule as JsonBody<'createNotificationRule'> });
+    expect(created.response.status).toBe(200);
+    const stored = (await getRule(created.data!.id))!;
     await projectRuleChange(undefined, stored);
     await clearSentEmails(emulators);
 
@@ -359,7 +361,9 @@ describe('POST /api/v3/notifications/preview', () => {
     // the e-mail ends with its acknowledge link, signed for that alert and address: the preview answers the text before it
     const texts = (await sentEmails(emulators)).map((email) => (email.body.text ?? '').replace(ACKNOWLEDGE_TRAILER, '')).sort();
     // a scoped rule would otherwise watch the vehicles of the cases after this one
-    expect((await api({ method: 'DELETE', path: `/api/v3/notifications/${stored.id}`, token: tokens.root })).status).toBe(200);
+    expect(
+      (await api.DELETE('/api/v3/notifications/{id}', { headers: session(tokens.root), params: { path: { id: stored.id } } })).response.status,
+    ).toBe(200);
     await projectRuleChange(stored, undefined);
     return { alerts, texts };
   }
@@ -367,12 +371,15 @@ describe('POST /api/v3/notifications/preview', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('api-preview');
     tenants = await seedTenants('preview');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     tokens.root = await login(api, tenants.root);
     tokens.sibling = await login(api, tenants.sibling);
     tokens.readOnly = await login(api, tenants.readOnly);
-    const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.root, body: squareZone(tenants.root.agentId) });
-    expect(zone.status).toBe(200);
+    const zone = await api.POST('/api/v3/gis', {
+      headers: session(tokens.root),
+      body: squareZone(tenants.root.agentId) as JsonBody<'createGeozone'>,
+    });
+    expect(zone.response.status).toBe(200);
     const russian = await createUser({
       parentId: tenants.root.agentId,
       login: 'preview-ru',
@@ -380,7 +387,7 @@ describe('POST /api/v3/notifications/preview', () => {
       email: 'ru@preview.example.com',
       language: 1,
     });
-    fixture = { zoneId: zone.body.id as number, russianUserId: russian.id };
+    fixture = { zoneId: zone.data!.id, russianUserId: russian.id };
     await confirmSideEmails(tenants.root.agentId, [SIDE_EMAIL]);
   });
   afterAll(async () => emulators.stop());
@@ -403,23 +410,23 @@ describe('POST /api/v3/notifications/preview', () => {
         messages: [...messages].reverse(),
         ...(testCase.until === undefined ? {} : { until: iso(testCase.until) }),
       });
-      expect(answer.status).toBe(200);
+      expect(answer.response.status).toBe(200);
       const delivered = await throughPipeline(rule, messages, until);
 
       expect(
-        answer.body.alerts.map(({ vehicleId: vehicle, time, event }: { vehicleId: number; time: string; event: string }) => ({
+        answer.data!.alerts.map(({ vehicleId: vehicle, time, event }) => ({
           vehicle,
           time,
           event,
         })),
       ).toEqual(delivered.alerts.map((alert) => ({ vehicle: vehicleId, ...alert })));
-      expect(answer.body.alerts.map((alert: { text: string }) => alert.text).sort()).toEqual(delivered.texts);
-      for (const alert of answer.body.alerts) expect(alert.type).toBe(testCase.type);
+      expect(answer.data!.alerts.map((alert) => alert.text).sort()).toEqual(delivered.texts);
+      for (const alert of answer.data!.alerts) expect(alert.type).toBe(testCase.type);
       if (testCase.suppressed) {
         // at a suppressed time the pipeline delivered nothing but the day's limitReached notice
         const held = new Set(testCase.suppressed.map(([second]) => iso(second)));
         expect(delivered.alerts.filter((alert) => held.has(alert.time) && alert.event !== 'limitReached')).toEqual([]);
-        expect(answer.body.suppressed).toEqual(testCase.suppressed.map(([second, reason]) => ({ vehicleId, time: iso(second), reason })));
+        expect(answer.data!.suppressed).toEqual(testCase.suppressed.map(([second, reason]) => ({ vehicleId, time: iso(second), reason })));
       } else {
         expect(delivered.alerts.length).toBeGreaterThan(0);
       }
@@ -433,8 +440,8 @@ describe('POST /api/v3/notifications/preview', () => {
     const before = await Promise.all(stored.map(scanTable));
     const rule = ruleFor({ ...TYPE_CASES[0]!, name: 'zone' }, vehicleId);
     const answer = await preview({ rule, messages: messagesOf(vehicleId, TYPE_CASES[0]!.messages) }, tokens.readOnly);
-    expect(answer.status).toBe(200);
-    expect(answer.body.alerts.map((alert: { event: string }) => alert.event)).toEqual(['zoneEntry', 'zoneExit']);
+    expect(answer.response.status).toBe(200);
+    expect(answer.data!.alerts.map((alert) => alert.event)).toEqual(['zoneEntry', 'zoneExit']);
     expect(await Promise.all(stored.map(scanTable))).toEqual(before);
     expect(await drainQueue(emulators.queues.deliveries)).toEqual([]);
   });
@@ -442,11 +449,13 @@ describe('POST /api/v3/notifications/preview', () => {
   describe('errors', () => {
     const speedingRule = (overrides: Record<string, unknown> = {}) => ruleBody(tenants.root.agentId, { vehicleIds: [101], ...overrides });
     const message = (overrides: Record<string, unknown> = {}) => ({ vehicleId: 101, deviceTime: iso(0), ...OUTSIDE, speed: 50, ...overrides });
-    const paths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path).sort();
+    const paths = (result: { error?: { issues?: { path: string }[] } }) => (result.error?.issues ?? []).map((issue) => issue.path).sort();
 
     it('answers 401 without a session', async () => {
-      const response = await api({ method: 'POST', path: '/api/v3/notifications/preview', body: { rule: speedingRule(), messages: [message()] } });
-      expect(response.status).toBe(401);
+      const response = await api.POST('/api/v3/notifications/preview', {
+        body: { rule: speedingRule(), messages: [message()] } as JsonBody<'previewNotificationRule'>,
+      });
+      expect(response.response.status).toBe(401);
     });
 
     it('checks the rule as PUT does, naming rule.<field>', async () => {
@@ -454,19 +463,19 @@ describe('POST /api/v3/notifications/preview', () => {
         rule: speedingRule({ settings: { limit: 'fast' }, recipientIds: ['00000000-0000-4000-8000-000000000000'] }),
         messages: [],
       });
-      expect(response.status).toBe(400);
+      expect(response.response.status).toBe(400);
       expect(paths(response)).toEqual(['rule.settings.limit']);
       const references = await preview({
         rule: speedingRule({ recipientIds: ['00000000-0000-4000-8000-000000000000'], vehicleIds: [101, 202] }),
         messages: [],
       });
-      expect(references.status).toBe(400);
+      expect(references.response.status).toBe(400);
       expect(paths(references)).toEqual(['rule.recipientIds.0', 'rule.vehicleIds.1']);
     });
 
     it("answers 404 for another tenant's client", async () => {
       const response = await preview({ rule: speedingRule({ parentId: tenants.sibling.agentId }), messages: [] });
-      expect(response.status).toBe(404);
+      expect(response.response.status).toBe(404);
     });
 
     it("names each bad message field, and each message of a vehicle outside the rule's", async () => {
@@ -474,10 +483,10 @@ describe('POST /api/v3/notifications/preview', () => {
         rule: speedingRule(),
         messages: [message(), message({ speed: -5 }), message({ vehicleId: 303 }), message({ deviceTime: 'yesterday' })],
       });
-      expect(response.status).toBe(400);
+      expect(response.response.status).toBe(400);
       expect(paths(response)).toEqual(['messages.1.speed', 'messages.3.deviceTime']);
       const foreign = await preview({ rule: speedingRule(), messages: [message(), message({ vehicleId: 202 }), message({ vehicleId: 303 })] });
-      expect(foreign.status).toBe(400);
+      expect(foreign.response.status).toBe(400);
       expect(paths(foreign)).toEqual(['messages.1.vehicleId', 'messages.2.vehicleId']);
     });
 
@@ -487,7 +496,7 @@ describe('POST /api/v3/notifications/preview', () => {
         messages: [message({ serverTime: iso(0), deviceTime: iso(3_600) }), message({ deviceTime: iso(60) })],
         until: iso(30),
       });
-      expect(response.status).toBe(400);
+      expect(response.response.status).toBe(400);
       expect(paths(response)).toEqual(['messages.0.deviceTime', 'until']);
     });
 
@@ -496,7 +505,7 @@ describe('POST /api/v3/notifications/preview', () => {
         rule: speedingRule(),
         messages: Array.from({ length: 10_001 }, (_, index) => message({ deviceTime: iso(index) })),
       });
-      expect(response.status).toBe(400);
+      expect(response.response.status).toBe(400);
       expect(paths(response)).toEqual(['messages']);
     });
   });

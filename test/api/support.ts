@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import createClient, { type Client } from 'openapi-fetch';
+import { fromHandlerResult, toApiGatewayEvent, type HttpRoute } from '../../infra/local/http-adapter';
 import { createApiHandler, type ApiOptions } from '../../shared/api/app';
+import type { operations, paths } from '../../shared/api/client/schema';
 import { createAgent, createUser } from '../../shared/store/directory-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
 
@@ -96,6 +99,44 @@ export function apiClient(options: ApiOptions = {}): Api {
   };
 }
 
+export type TypedApi = Client<paths>;
+
+/** The JSON body an operation takes, by its operationId. */
+export type JsonBody<Operation extends keyof operations> = operations[Operation] extends {
+  requestBody: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
+/** The answers that carry no body, which a fetch Response refuses one for. */
+const NO_BODY = new Set([204, 304]);
+
+/**
+ * The typed client (openapi-fetch over the types generated from the OpenAPI document) bound to the real API
+ * handler: each request becomes the event the local HTTP adapter builds, and the handler's result its response.
+ */
+export function typedApiClient(options: ApiOptions = {}): TypedApi {
+  const handler = createApiHandler({ rateLimitIntervalMs: 0, ...options });
+  const route: HttpRoute = { routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler };
+  return createClient<paths>({
+    baseUrl: 'https://api.fleetwatch.test',
+    async fetch(request) {
+      const body = Buffer.from(await request.arrayBuffer());
+      const event = toApiGatewayEvent(
+        { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body, sourceIp: '127.0.0.1' },
+        route,
+      );
+      const parts = fromHandlerResult(await handler(event, lambdaContext()));
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(parts.headers)) for (const each of [value].flat()) headers.append(name, each);
+      return new Response(NO_BODY.has(parts.statusCode) ? null : parts.body, { status: parts.statusCode, headers });
+    },
+  });
+}
+
+/** The headers of a request made in the session of `token`. */
+export const session = (token: string | undefined) => (token === undefined ? {} : { 'X-Auth': token });
+
 export interface Tenant {
   agentId: string;
   login: string;
@@ -130,10 +171,16 @@ export async function seedTenants(prefix: string) {
   return tenants;
 }
 
-export async function login(api: Api, tenant: Tenant): Promise<string> {
-  const response = await api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenant.login, password: tenant.password } });
+export async function login(api: Api | TypedApi, tenant: Tenant): Promise<string> {
+  const body = { login: tenant.login, password: tenant.password };
+  const response = typeof api === 'function' ? await api({ method: 'POST', path: '/api/v3/auth/login', body }) : await typedLogin(api, body);
   if (response.status !== 200) throw new Error(`login of ${tenant.login} failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.AuthId as string;
+}
+
+async function typedLogin(api: TypedApi, body: { login: string; password: string }) {
+  const { data, error, response } = await api.POST('/api/v3/auth/login', { body });
+  return { status: response.status, body: data ?? error };
 }
 
 export function ruleBody(parentId: string, overrides: Record<string, unknown> = {}) {

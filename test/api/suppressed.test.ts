@@ -7,7 +7,7 @@ import { getRule } from '../../shared/store/rules-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
 import { startTestEmulators } from '../support/emulators';
 import { invoke, sqsRecord } from '../pipeline/support';
-import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 /**
  * POST /api/v3/notifications/suppressed over runs written by the evaluate handler: rules stored through the API
@@ -27,31 +27,41 @@ const SPEEDING = { limit: '90', minDuration: '0', endDuration: '0' };
 describe('POST /api/v3/notifications/suppressed', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  let api: Api;
+  let api: TypedApi;
   const tokens = { root: '', child: '', sibling: '', readOnly: '' };
   const rules = { schedule: 0, zone: 0, cooldown: 0, maxPerDay: 0, inactive: 0, child: 0, sibling: 0 };
 
-  const ask = (body: Record<string, unknown>, token = tokens.root) =>
-    api({ method: 'POST', path: '/api/v3/notifications/suppressed', token, body: { vehicleId: 101, from: iso(-60), to: iso(3_600), ...body } });
-  const create = async (token: string, body: Record<string, unknown>) => {
-    const response = await api({ method: 'POST', path: '/api/v3/notifications', token, body });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    await projectRuleChange(undefined, (await getRule(response.body.id as number))!);
-    return response.body.id as number;
+  // the bodies include ones the API must refuse: the API checks them, not the compiler
+  const ask = (body: object, token = tokens.root) =>
+    api.POST('/api/v3/notifications/suppressed', {
+      headers: session(token),
+      body: { vehicleId: 101, from: iso(-60), to: iso(3_600), ...body } as JsonBody<'listSuppressedEvaluations'>,
+    });
+  const create = async (token: string, body: object) => {
+    const { data, error, response } = await api.POST('/api/v3/notifications', {
+      headers: session(token),
+      body: body as JsonBody<'createNotificationRule'>,
+    });
+    expect(response.status, JSON.stringify(data ?? error)).toBe(200);
+    await projectRuleChange(undefined, (await getRule(data!.id))!);
+    return data!.id;
   };
-  const paths = (response: { body: { issues?: { path: string }[] } }) => (response.body.issues ?? []).map((issue) => issue.path).sort();
+  const paths = (result: { error?: { issues?: { path: string }[] } }) => (result.error?.issues ?? []).map((issue) => issue.path).sort();
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-suppressed');
     tenants = await seedTenants('suppressed');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
-    const zone = await api({ method: 'POST', path: '/api/v3/gis', token: tokens.root, body: squareZone(tenants.root.agentId) });
-    expect(zone.status).toBe(200);
+    const zone = await api.POST('/api/v3/gis', {
+      headers: session(tokens.root),
+      body: squareZone(tenants.root.agentId) as JsonBody<'createGeozone'>,
+    });
+    expect(zone.response.status).toBe(200);
     const speeding = (settings: Record<string, unknown>, overrides: Record<string, unknown> = {}) =>
       ruleBody(tenants.root.agentId, { timezone: 0, settings: { ...SPEEDING, ...settings }, ...overrides });
     rules.schedule = await create(tokens.root, speeding({ schedule: 'Mon-Fri 08:00-18:00' }));
-    rules.zone = await create(tokens.root, speeding({ zones: String(zone.body.id) }));
+    rules.zone = await create(tokens.root, speeding({ zones: String(zone.data!.id) }));
     rules.cooldown = await create(tokens.root, speeding({ cooldown: 600 }));
     rules.maxPerDay = await create(tokens.root, speeding({ maxPerDay: 1 }));
     rules.inactive = await create(tokens.root, speeding({}, { active: false }));
@@ -77,10 +87,10 @@ describe('POST /api/v3/notifications/suppressed', () => {
   afterAll(async () => emulators.stop());
 
   /** The answer, checked against the response schema the OpenAPI document is built from. */
-  const answerOf = (response: { status: number; body: unknown }) => {
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(suppressedResponseSchema.strict().parse(response.body)).toEqual(response.body);
-    return suppressedResponseSchema.parse(response.body);
+  const answerOf = ({ data, error, response }: { data?: unknown; error?: unknown; response: Response }) => {
+    expect(response.status, JSON.stringify(data ?? error)).toBe(200);
+    expect(suppressedResponseSchema.strict().parse(data)).toEqual(data);
+    return suppressedResponseSchema.parse(data);
   };
 
   it('answers the open run of the schedule and of the zone condition, every episode in it', async () => {
@@ -143,8 +153,8 @@ describe('POST /api/v3/notifications/suppressed', () => {
     ];
     for (const [body, token] of cases) {
       const response = await ask(body, token);
-      expect(response.status, JSON.stringify(body)).toBe(404);
-      expect(response.body.error).toBe('NotFound');
+      expect(response.response.status, JSON.stringify(body)).toBe(404);
+      expect(response.error?.error).toBe('NotFound');
     }
   });
 
@@ -158,13 +168,20 @@ describe('POST /api/v3/notifications/suppressed', () => {
     ];
     for (const [body, expected] of cases) {
       const response = await ask(body);
-      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.response.status, JSON.stringify(body)).toBe(400);
       expect(paths(response), JSON.stringify(body)).toEqual(expected);
     }
-    const missing = await api({ method: 'POST', path: '/api/v3/notifications/suppressed', token: tokens.root, body: {} });
-    expect(missing.status).toBe(400);
+    const missing = await api.POST('/api/v3/notifications/suppressed', {
+      headers: session(tokens.root),
+      // @ts-expect-error a body without any field, on purpose
+      body: {},
+    });
+    expect(missing.response.status).toBe(400);
     expect(paths(missing)).toEqual(['from', 'ruleId', 'to', 'vehicleId']);
-    const anonymous = await api({ method: 'POST', path: '/api/v3/notifications/suppressed', body: { ruleId: rules.cooldown } });
-    expect(anonymous.status).toBe(401);
+    const anonymous = await api.POST('/api/v3/notifications/suppressed', {
+      // @ts-expect-error a body without the vehicle and the window, on purpose
+      body: { ruleId: rules.cooldown },
+    });
+    expect(anonymous.response.status).toBe(401);
   });
 });
