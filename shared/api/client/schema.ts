@@ -773,8 +773,8 @@ export interface paths {
     };
     get?: never;
     /**
-     * Change a webhook endpoint: its signature scheme, event filter or description
-     * @description Sets the fields given and leaves the others as they are. signatureScheme switches an endpoint registered before Standard Webhooks (fleetwatch-v1, X-Fleetwatch-Signature) to standard; an endpoint whose secret predates the whsec_ base64 form answers 400 naming signatureScheme until its secret is rotated. events and ruleTypes narrow which alerts it gets ([] for all). A webhook of a client outside your scope is 404.
+     * Change a webhook endpoint: its signature scheme, event filter, description, or enable it again
+     * @description Sets the fields given and leaves the others as they are. signatureScheme switches an endpoint registered before Standard Webhooks (fleetwatch-v1, X-Fleetwatch-Signature) to standard; an endpoint whose secret predates the whsec_ base64 form answers 400 naming signatureScheme until its secret is rotated. events and ruleTypes narrow which alerts it gets ([] for all). enabled: true enables an endpoint disabled after a 410 Gone again and clears disabledAt and disabledReason; enabled: false stops deliveries to it. A webhook of a client outside your scope is 404.
      */
     put: operations['updateWebhook'];
     post?: never;
@@ -802,6 +802,66 @@ export interface paths {
      * @description Makes a new whsec_ secret and keeps the current one signing for overlapHours more (default 24, at most 168; 0 drops it at once). During the overlap each delivery carries both signatures: webhook-signature holds two space-separated v1,<signature> entries (X-Fleetwatch-Signature two v1= parts), so a receiver verifies with either secret while it switches. A webhook of a client outside your scope is 404.
      */
     post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/webhooks/{id}/ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a signed ping to a webhook endpoint now and answer what the receiver said
+     * @description POSTs {"type":"ping","pingId","webhookId","parentId","createdAt"} to the endpoint, signed and checked against the address policy exactly as an alert delivery, once and without retries, also to a disabled endpoint. Answers the receiver's status (null without an answer), the latency in ms and, unless it answered 2xx, the error. A target the address policy refuses (a private or loopback address) is 400 naming url. At most 6 pings a minute per client (429). A webhook of a client outside your scope is 404.
+     */
+    post: operations['pingWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A webhook endpoint's delivery log: each attempt of the last 7 days, newest first
+     * @description Every attempt to deliver an alert to the endpoint in the last 7 days (older ones expire): the alert, its event kind, when, succeeded or failed, the receiver's HTTP status (null without an answer), the latency and the error. status filters to succeeded or failed attempts. A page reads 50 attempts, so a filtered page may hold fewer, even none, while nextToken is not null; pass nextToken with the same status to read on (any other token is 400 naming nextToken). A webhook of a client outside your scope is 404.
+     */
+    post: operations['listWebhookDeliveries'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/webhooks/{id}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send alerts to a webhook endpoint again, with their original webhook-id
+     * @description Sends the alert alertId, or every alert with an event time in [from, to] (at most 20, else 400 naming from), to the endpoint again, now, once each and without retries: only alerts sent to this endpoint before and kept in the history (any other alertId is 404). Each carries its original body and webhook-id (derived from the alert and the endpoint), so a receiver that already has it drops the copy by webhook-id; it is signed anew with the current secrets. Each attempt is added to the delivery log; the alert itself is not changed. A webhook of a client outside your scope is 404.
+     */
+    post: operations['redeliverWebhook'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9150,7 +9210,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone: nothing more is sent to it; delete it and register again */
+            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -9358,7 +9418,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone: nothing more is sent to it; delete it and register again */
+            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -9573,7 +9633,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone: nothing more is sent to it; delete it and register again */
+            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -9751,6 +9811,8 @@ export interface operations {
           )[];
           /** @description rule types sent to the endpoint, [] for all; unchanged when left out */
           ruleTypes?: (0 | 2 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16)[];
+          /** @description true enables a disabled endpoint again (clearing disabledAt and disabledReason), false stops deliveries to it; unchanged when left out */
+          enabled?: boolean;
         };
       };
     };
@@ -9793,7 +9855,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone: nothing more is sent to it; delete it and register again */
+            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -10112,7 +10174,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone: nothing more is sent to it; delete it and register again */
+            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -10139,6 +10201,477 @@ export interface operations {
             previousSecretExpiresAt: string | null;
             /** @description signing secret (whsec_ and standard base64), shown only in this answer: keep it. Each delivery is signed with it as Standard Webhooks specifies (webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">). */
             secret: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  pingWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": 200,
+           *       "latencyMs": 182
+           *     }
+           */
+          'application/json': {
+            /** @description the receiver's HTTP status; null when it did not answer (timeout, connection or TLS failure) */
+            status: number | null;
+            /** @description milliseconds from sending to the answer */
+            latencyMs: number;
+            /** @description why the ping did not succeed; absent on a 2xx */
+            error?: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "status": "failed"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description only succeeded (2xx) or only failed attempts; default both
+           * @enum {string}
+           */
+          status?: 'succeeded' | 'failed';
+          /** @description from the previous page, with the same status, to read on */
+          nextToken?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "alertId": "9f2c0e6b1d7a4c58a3e1b0f4d6c2a871",
+           *           "event": "zoneExit",
+           *           "at": "2026-11-25T08:00:00.000Z",
+           *           "status": "failed",
+           *           "httpStatus": 503,
+           *           "latencyMs": 241,
+           *           "error": "the endpoint answered 503"
+           *         }
+           *       ],
+           *       "nextToken": null
+           *     }
+           */
+          'application/json': {
+            /** @description attempts, newest first */
+            items: {
+              /** @description the alert delivered */
+              alertId: string;
+              /** @description its event kind */
+              event: string;
+              /**
+               * Format: date-time
+               * @description when the attempt was made
+               */
+              at: string;
+              /** @enum {string} */
+              status: 'succeeded' | 'failed';
+              /** @description the receiver's HTTP status; null when it did not answer */
+              httpStatus: number | null;
+              latencyMs: number;
+              /** @description why the attempt failed; null when it succeeded */
+              error: string | null;
+            }[];
+            /** @description pass it to read the next page; null on the last */
+            nextToken: string | null;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  redeliverWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "from": "2026-11-25T00:00:00.000Z",
+         *       "to": "2026-11-25T12:00:00.000Z"
+         *     }
+         */
+        'application/json': {
+          /** @description the one alert to send again; or give from and to */
+          alertId?: string;
+          /**
+           * Format: date-time
+           * @description with to: send again the alerts with event times in [from, to]
+           */
+          from?: string;
+          /**
+           * Format: date-time
+           * @description with from; at most 20 alerts sent to the endpoint may fall in the range
+           */
+          to?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "alertId": "9f2c0e6b1d7a4c58a3e1b0f4d6c2a871",
+           *           "status": "succeeded",
+           *           "httpStatus": 200,
+           *           "latencyMs": 164,
+           *           "error": null
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @description one per alert sent again, oldest first */
+            items: {
+              alertId: string;
+              /** @enum {string} */
+              status: 'succeeded' | 'failed';
+              /** @description the receiver's HTTP status; null when it did not answer */
+              httpStatus: number | null;
+              latencyMs: number;
+              /** @description why the redelivery failed; null when it succeeded */
+              error: string | null;
+            }[];
           };
         };
       };
