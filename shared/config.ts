@@ -150,9 +150,7 @@ export const emailQuotaSchema = z.object({
     ),
   EMAIL_DIGEST_INTERVAL_MINUTES: z
     .preprocess(unsetIfBlank, z.coerce.number().int().min(1).default(DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES))
-    .describe(
-      "Minutes between a recipient's first held alert e-mail and its digest, and between two tries while the quota is spent.",
-    ),
+    .describe("Minutes between a recipient's first held alert e-mail and its digest, and between two tries while the quota is spent."),
 });
 
 export const telegramSchema = z.object({

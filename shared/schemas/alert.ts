@@ -133,3 +133,9 @@ export const confirmationRequestSchema = z.object({
   confirmEmail: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
 });
 export type ConfirmationRequest = z.infer<typeof confirmationRequestSchema>;
+
+/** Body of a message on the deliveries queue: a recipient's digest of held alert e-mails is due (from the sweep). */
+export const digestRequestSchema = z.object({
+  emailDigest: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
+});
+export type DigestRequest = z.infer<typeof digestRequestSchema>;

@@ -26,8 +26,7 @@ const PER_TRANSACTION = 99;
 
 const normal = (address: string) => address.trim().toLowerCase();
 const recipient = (clientId: string, address: string) => `${clientId}#${normal(address)}`;
-const shardOf = (clientId: string, address: string) =>
-  createHash('sha256').update(recipient(clientId, address)).digest().readUInt8(0) % SHARDS;
+const shardOf = (clientId: string, address: string) => createHash('sha256').update(recipient(clientId, address)).digest().readUInt8(0) % SHARDS;
 const digestKey = (clientId: string, address: string) => ({ pk: `DIGESTDUE#${shardOf(clientId, address)}`, sk: recipient(clientId, address) });
 const entriesPk = (clientId: string, address: string) => `DIGEST#${recipient(clientId, address)}`;
 
