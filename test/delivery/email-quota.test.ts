@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sesClient } from '../../shared/aws/ses';
@@ -16,7 +17,7 @@ import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from './support/fake-secrets-manager';
 import { SesQuotaStub } from './support/ses-quota-stub';
-import { PARENT_ID, getAlertItem, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
+import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
 
 type Deliveries = Record<string, { status: string; at: string }>;
 const INTERVAL_MS = DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES * 60_000;
@@ -66,20 +67,23 @@ describe('the SES daily quota', () => {
     now += 7 * 86_400_000;
   });
 
-  /** Two users, each with an address and a linked chat, on one rule that also posts to the client's webhook. */
+  /** A client of its own: two users, each with an address and a linked chat, on one rule that also posts to the client's webhook. */
   async function fleet(name: string) {
+    const clientId = randomUUID();
     const chats = [String(chatSeed++), String(chatSeed++)];
     const users = await Promise.all(
       chats.map((chatId, index) =>
         putUser({
+          parentId: clientId,
           login: `${name}-${index}`,
           email: `${name}-${index}@example.com`,
           telegramChats: [{ chatId, username: name, active: true, linkedAt: '2026-01-01T00:00:00.000Z' }],
         }),
       ),
     );
-    const endpoint = await createWebhook({ parentId: PARENT_ID, url: `${receiver.url}${name}`, description: name }, now);
+    const endpoint = await createWebhook({ parentId: clientId, url: `${receiver.url}${name}`, description: name }, now);
     const rule = await putRule({
+      parentId: clientId,
       userId: users[0]!.id,
       recipientIds: users.map((user) => user.id),
       toEmail: true,
@@ -87,7 +91,6 @@ describe('the SES daily quota', () => {
       toClient: true,
     });
     const vehicleId = 8000 + chatSeed;
-    await putVehicle(vehicleId, `Truck ${name}`);
     return { users, chats, endpoint, rule, vehicleId };
   }
 
@@ -124,6 +127,9 @@ describe('the SES daily quota', () => {
   }
 
   const inbox = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
+  /** E-mails to the fleet's users (other tests' digests go out on the same sweeps). */
+  const fleetInbox = async (setup: Awaited<ReturnType<typeof fleet>>) =>
+    (await sentEmails(emulators)).filter((email) => setup.users.some((user) => email.destination.to.includes(user.email)));
   const webhookPosts = (alertId: string) => receiver.requests.filter((request) => JSON.parse(request.body).alertId === alertId);
   const deliveriesOf = async (alertId: string) => (await getAlertItem(alertId)).deliveries as Deliveries;
 
@@ -148,9 +154,9 @@ describe('the SES daily quota', () => {
     for (const user of setup.users) {
       const emails = await inbox(user.email);
       expect(emails.map((email) => email.subject)).toEqual([
-        'Truck below: speeding, 101 km/h',
-        'Truck below: speeding, 102 km/h',
-        'Truck below: speeding, 103 km/h',
+        `Vehicle ${setup.vehicleId}: speeding, 101 km/h`,
+        `Vehicle ${setup.vehicleId}: speeding, 102 km/h`,
+        `Vehicle ${setup.vehicleId}: speeding, 103 km/h`,
       ]);
     }
     for (const alertId of alertIds) {
@@ -179,7 +185,7 @@ describe('the SES daily quota', () => {
     const start = now;
     const alertIds = await raiseAlerts(setup, [121, 122, 123]);
 
-    expect(await sentEmails(emulators)).toEqual([]);
+    expect(await fleetInbox(setup)).toEqual([]);
     expectOtherChannelsImmediate(setup, alertIds);
     for (const alertId of alertIds) {
       const item = await getAlertItem(alertId);
@@ -189,14 +195,14 @@ describe('the SES daily quota', () => {
 
     // not before the interval has passed since the first held e-mail
     await runSweepAt(start + INTERVAL_MS - 1000);
-    expect(await sentEmails(emulators)).toEqual([]);
+    expect(await fleetInbox(setup)).toEqual([]);
     await runSweepAt(start + INTERVAL_MS + 1000);
     for (const user of setup.users) {
       const emails = await inbox(user.email);
       expect(emails).toHaveLength(1);
       expect(emails[0]!.subject).toBe('fleetwatch: 3 alerts in one e-mail');
       const text = emails[0]!.body.text ?? '';
-      const listed = ['121', '122', '123'].map((speed) => text.indexOf(`Truck near: speeding, ${speed} km/h`));
+      const listed = ['121', '122', '123'].map((speed) => text.indexOf(`Vehicle ${setup.vehicleId}: speeding, ${speed} km/h`));
       expect(listed.every((position) => position >= 0)).toBe(true);
       expect([...listed].sort((a, b) => a - b)).toEqual(listed);
     }
@@ -206,7 +212,7 @@ describe('the SES daily quota', () => {
     }
 
     await runSweepAt(now + 2 * INTERVAL_MS);
-    expect(await sentEmails(emulators)).toHaveLength(setup.users.length);
+    expect(await fleetInbox(setup)).toHaveLength(setup.users.length);
   });
 
   it('at exhaustion parks nothing on the DLQ, and sends everything held exactly once when the quota returns', async () => {
@@ -221,7 +227,7 @@ describe('the SES daily quota', () => {
     expectOtherChannelsImmediate(setup, alertIds);
     await runSweepAt(now + INTERVAL_MS + 1000);
     await runSweepAt(now + INTERVAL_MS + 1000);
-    expect(await sentEmails(emulators)).toEqual([]);
+    expect(await fleetInbox(setup)).toEqual([]);
     expect(await deadLetters()).toBe(dlqBefore);
     for (const alertId of alertIds) {
       const item = await getAlertItem(alertId);
@@ -237,8 +243,8 @@ describe('the SES daily quota', () => {
     for (const user of setup.users) {
       const emails = await inbox(user.email);
       expect(emails).toHaveLength(1);
-      for (const speed of ['131', '132', '133']) expect(emails[0]!.body.text).toContain(`Truck spent: speeding, ${speed} km/h`);
-      expect(emails[0]!.body.text?.split('Truck spent: speeding, 131 km/h')).toHaveLength(2);
+      for (const speed of ['131', '132', '133']) expect(emails[0]!.body.text).toContain(`Vehicle ${setup.vehicleId}: speeding, ${speed} km/h`);
+      expect(emails[0]!.body.text?.split(`Vehicle ${setup.vehicleId}: speeding, 131 km/h`)).toHaveLength(2);
     }
     for (const alertId of alertIds) {
       const deliveries = await deliveriesOf(alertId);
