@@ -254,6 +254,27 @@ describe('the SES daily quota', () => {
     expectOtherChannelsImmediate(setup, alertIds);
   });
 
+  it('holds an e-mail SES refused over the quota for the digest, and sends no more one by one until the quota is read again', async () => {
+    const setup = await fleet('refused');
+    ses.used(50);
+    ses.refuseSends = 1;
+    const dlqBefore = await deadLetters();
+    const [refused, next] = await raiseAlerts(setup, [151, 152]);
+    const emailStatuses = async (alertId: string) =>
+      Object.entries(await deliveriesOf(alertId))
+        .filter(([key]) => key.startsWith('email:'))
+        .map(([, status]) => status.status)
+        .sort();
+    // the alert's two e-mails went out together: SES refused one, which waits for the digest, and took the other
+    expect(await emailStatuses(refused!)).toEqual(['digest', 'sent']);
+    // the instance counts the quota as spent: the next alert's e-mails wait too, without another GetAccount
+    expect(await emailStatuses(next!)).toEqual(['digest', 'digest']);
+    expect(ses.getAccountCalls).toBe(1);
+    expect(await fleetInbox(setup)).toHaveLength(1);
+    expect(await deadLetters()).toBe(dlqBefore);
+    expectOtherChannelsImmediate(setup, [refused!, next!]);
+  });
+
   it('reads the quota with GetAccount at most once per cache interval', async () => {
     const setup = await fleet('cached');
     ses.used(10);
