@@ -11,7 +11,7 @@ import type { ChannelSenders } from './senders';
 /** How long one sender holds a digest; longer than the deliver function's timeout. */
 const DIGEST_LEASE_MS = 5 * 60_000;
 /** Alerts one digest e-mail lists at most; the rest go in the next one, at the next sweep. */
-export const MAX_ALERTS_PER_DIGEST = 200;
+const MAX_ALERTS_PER_DIGEST = 200;
 
 /**
  * - sent: the digest went out, and each alert it listed is recorded `sent`;
