@@ -37,7 +37,7 @@ interface Reading {
 }
 
 /**
- * The account's remaining 24-hour quota, read with GetAccount at most once per `ttlMs` and counted forward with
+ * The account's remaining 24-hour quota, read with GetAccount at most once per SES_QUOTA_CACHE_SECONDS and counted forward with
  * this instance's own sends in between. Other instances' sends show up at the next read; the digest threshold
  * leaves room for them.
  */
@@ -63,7 +63,7 @@ export class SendQuotaGauge {
     if (this.reading?.quota) this.reading.sentSince = Math.max(this.reading.sentSince, this.reading.quota.Max24HourSend);
   }
 
-  /** Forgets the last read (tests, and a change of account). */
+  /** Forgets the last read, so that the next one asks SES (each test case starts afresh). */
   reset(): void {
     this.reading = null;
     this.pending = null;
