@@ -4,12 +4,13 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
  * The part of a vehicle's state only evaluation reads (its rules' states, clock, last position, zone gates,
  * noise counters and visit journal) is stored as one Binary attribute: its JSON, compressed with brotli.
  * DynamoDB counts every attribute name and value of an item towards its write units (one per started KB), and
- * that JSON repeats the same keys and nearby times for every rule and visit, which compression folds away: a
- * vehicle with ten alerted rules and two open visits keeps to one write unit. Quality 6: encoding at 9 and
- * above costs milliseconds for a few bytes; below 6 the item grows by a tenth and more (docs/benchmarks.md).
+ * that JSON repeats the same keys and nearby times for every rule and visit, which compression folds away.
+ * Quality 5: measured on the largest items of test/pipeline/vehicle-item-size.test.ts, 4 packs about 5% larger,
+ * 6 to 8 no smaller at the same cost (about 40–60 µs of CPU a write, 15–25 µs a read), 9 and above cost about
+ * a millisecond a write.
  */
 export const PACKED_STATE_ATTRIBUTE = 'state';
-const QUALITY = 6;
+const QUALITY = 5;
 
 export function packState(fields: Record<string, unknown>): Uint8Array {
   const json = Buffer.from(JSON.stringify(fields));
