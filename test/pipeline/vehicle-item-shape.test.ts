@@ -64,7 +64,10 @@ describe('the shape of the vehicle item', () => {
     expect(await invoke(evaluate, [sqsRecord(terminalMessage(vehicleId, 0, 50))])).toEqual({ batchItemFailures: [] });
     const before = await loadVehicleState(vehicleId);
     await documentClient().send(
-      new PutCommand({ TableName: vehicleStateTable(), Item: { ...(await storedItem(vehicleId)), state: Uint8Array.from([0x1b, 0x7f, 0x00, 0x42]) } }),
+      new PutCommand({
+        TableName: vehicleStateTable(),
+        Item: { ...(await storedItem(vehicleId)), state: Uint8Array.from([0x1b, 0x7f, 0x00, 0x42]) },
+      }),
     );
 
     const error = vi.spyOn(logger, 'error');

@@ -89,7 +89,13 @@ describe('the vehicle item at its largest', () => {
         latitude: POSITION.latitude + 0.005 * 0.62 ** step,
         longitude: POSITION.longitude - step * 0.000_21,
         speed: 75 + step * 6.3,
-        parameters: { ain1: -21.5 + step * 1.7, ain2: 52.25 - step * 2.35, din1: step > 2 ? 1 : 0, panic: step === 5 ? 1 : 0, mileage: 18_204.3 + step * 0.31 },
+        parameters: {
+          ain1: -21.5 + step * 1.7,
+          ain2: 52.25 - step * 2.35,
+          din1: step > 2 ? 1 : 0,
+          panic: step === 5 ? 1 : 0,
+          mileage: 18_204.3 + step * 0.31,
+        },
       };
       expect(await invoke(evaluate, [sqsRecord(message)])).toEqual({ batchItemFailures: [] });
     }
