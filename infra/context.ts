@@ -11,6 +11,13 @@ import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
 export const DEFAULT_EVALUATE_MAX_CONCURRENCY = 100;
 /** Enough for a busy console and integrators at one request per second per session. */
 export const DEFAULT_API_RESERVED_CONCURRENCY = 20;
+/**
+ * Provisioned vehicle-state capacity, per table and index, read and write alike: 5 units idle (the table's own
+ * floor, about what a few hundred vehicles reporting every 30 s use), up to 4,000 (ten times a 2,000-vehicle fleet's
+ * catch-up rate, see docs/deploy.md).
+ */
+export const DEFAULT_VEHICLE_STATE_MIN_CAPACITY = 5;
+export const DEFAULT_VEHICLE_STATE_MAX_CAPACITY = 4000;
 
 /**
  * The CDK context keys of a deployment (`cdk deploy -c key=value`, or `context` in cdk.json), as one zod schema.
@@ -54,12 +61,40 @@ export const contextSchema = z.object({
     .describe(
       "Concurrency reserved for the api function (and its ceiling), so no backlog elsewhere can starve the HTTP API; `0` reserves none. Lambda keeps 100 of the account's concurrency unreserved: an account whose limit is still 10 must set `0` or ask AWS for more.",
     ),
+  vehicleStateCapacity: z
+    .preprocess(asText, z.enum(['onDemand', 'provisioned']).default('onDemand'))
+    .describe(
+      'How the vehicle-state table and its indexes are billed: `onDemand` (per request), or `provisioned`, with autoscaling between `vehicleStateMinCapacity` and `vehicleStateMaxCapacity` units at 70% target utilisation; throttled writes then wait on the input queue and are redelivered (docs/deploy.md).',
+    ),
+  vehicleStateMinCapacity: z
+    .preprocess(asText, z.coerce.number().int().min(1).default(DEFAULT_VEHICLE_STATE_MIN_CAPACITY))
+    .describe(
+      'With `vehicleStateCapacity=provisioned`: the fewest read and write units autoscaling leaves the vehicle-state table and each of its indexes.',
+    ),
+  vehicleStateMaxCapacity: z
+    .preprocess(asText, z.coerce.number().int().min(1).max(40_000).default(DEFAULT_VEHICLE_STATE_MAX_CAPACITY))
+    .describe(
+      'With `vehicleStateCapacity=provisioned`: the most read and write units autoscaling gives the vehicle-state table and each of its indexes (at least `vehicleStateMinCapacity`).',
+    ),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',
   ),
 });
 
 export type StackContext = z.infer<typeof contextSchema>;
+
+/** The capacity choice of the vehicle-state table, as the data tables take it. */
+export type VehicleStateCapacity = { mode: 'onDemand' } | { mode: 'provisioned'; minCapacity: number; maxCapacity: number };
+
+export function vehicleStateCapacity(context: StackContext): VehicleStateCapacity {
+  if (context.vehicleStateCapacity === 'onDemand') return { mode: 'onDemand' };
+  if (context.vehicleStateMaxCapacity < context.vehicleStateMinCapacity) {
+    throw new ConfigError(
+      `invalid CDK context: -c vehicleStateMaxCapacity=${context.vehicleStateMaxCapacity} is below -c vehicleStateMinCapacity=${context.vehicleStateMinCapacity}`,
+    );
+  }
+  return { mode: 'provisioned', minCapacity: context.vehicleStateMinCapacity, maxCapacity: context.vehicleStateMaxCapacity };
+}
 
 /** Reads and checks every context key; a malformed one fails the synthesis, naming the key and what it takes. */
 export function stackContext(scope: Construct): StackContext {
