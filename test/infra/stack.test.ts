@@ -144,7 +144,7 @@ describe('FleetwatchStack template', () => {
         }
       }
 
-      const targets = ofChosenType('AWS::ApplicationAutoScaling::ScalableTarget').map(([id, target]) => ({ id, ...target.Properties }));
+      const targets = ofChosenType('AWS::ApplicationAutoScaling::ScalableTarget').map(([id, target]) => ({ id, ...target.Properties }) as Record<string, unknown> & { id: string });
       const expected = [
         'table/<table>:dynamodb:table:ReadCapacityUnits',
         'table/<table>:dynamodb:table:WriteCapacityUnits',
