@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Construct } from 'constructs';
 import { ConfigError, configProblems, vehicleClockSchema } from '../shared/config';
 import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
+import { TABLES } from '../shared/store/tables';
 
 /**
  * Evaluate takes up to 10 messages per invocation in a few tens of milliseconds; 100 at once keeps up with
@@ -25,6 +26,22 @@ export const DEFAULT_VEHICLE_STATE_MAX_CAPACITY = 4000;
  * as its text. docs/configuration.md lists them (`npm run docs:config`).
  */
 const asText = (value: unknown) => (typeof value === 'boolean' || typeof value === 'number' ? String(value) : value === '' ? undefined : value);
+
+/** The alert indexes whose projection this version narrowed; an installation created before moves them one at a time. */
+export const NARROWED_ALERT_INDEXES = TABLES.alerts.indexes.filter((index) => typeof index.projection === 'object').map((index) => index.indexName);
+
+/** A comma-separated list of narrowed alert indexes, empty by default. */
+const alertIndexList = () =>
+  z.preprocess(
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean)
+        : (value ?? []),
+    z.array(z.enum(NARROWED_ALERT_INDEXES as [string, ...string[]])),
+  );
 
 const onOff = (fallback: 'true' | 'false') =>
   z.preprocess(asText, z.enum(['true', 'false']).default(fallback)).transform((value) => value === 'true');
@@ -76,12 +93,28 @@ export const contextSchema = z.object({
     .describe(
       'With `vehicleStateCapacity=provisioned`: the most read and write units autoscaling gives the vehicle-state table and each of its indexes (at least `vehicleStateMinCapacity`).',
     ),
+  alertIndexesAsBefore: alertIndexList().describe(
+    'Upgrade only (docs/deploy.md): alert indexes still built with their earlier projection of the whole alert, comma-separated (`byParentTime`, `byVehicleTime`, `outbox`).',
+  ),
+  alertIndexesLeftOut: alertIndexList().describe(
+    'Upgrade only (docs/deploy.md): alert indexes left out for one deploy, so that the next creates them anew; their readers fail meanwhile.',
+  ),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',
   ),
 });
 
 export type StackContext = z.infer<typeof contextSchema>;
+
+/** How each narrowed alert index is built during an upgrade: as before (`all`), or not at all (`absent`). */
+export function alertIndexUpgrade(context: StackContext): Map<string, 'all' | 'absent'> {
+  const both = context.alertIndexesAsBefore.filter((name) => context.alertIndexesLeftOut.includes(name));
+  if (both.length > 0) throw new ConfigError(`invalid CDK context: ${both.join(', ')} both in -c alertIndexesAsBefore and -c alertIndexesLeftOut`);
+  return new Map([
+    ...context.alertIndexesAsBefore.map((name) => [name, 'all'] as const),
+    ...context.alertIndexesLeftOut.map((name) => [name, 'absent'] as const),
+  ]);
+}
 
 /** The capacity choice of the vehicle-state table, as the data tables take it. */
 export type VehicleStateCapacity = { mode: 'onDemand' } | { mode: 'provisioned'; minCapacity: number; maxCapacity: number };

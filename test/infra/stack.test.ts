@@ -123,6 +123,38 @@ describe('FleetwatchStack template', () => {
         }),
       });
     });
+    it('narrows the alert indexes to what their readers use, and during an upgrade builds them as before or leaves them out', () => {
+      const alertIndexes = (built: FleetwatchStack) => {
+        const tables = Template.fromStack(built).toJSON() as { Resources: Record<string, Resource> };
+        const alerts = tables.Resources[logicalId(built.tables.tables.alerts)]!.Properties;
+        return Object.fromEntries(
+          (alerts.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[]).map((index) => [index.IndexName, index.Projection]),
+        );
+      };
+      const withContext = (context: Record<string, string>, id: string) =>
+        new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), id);
+      expect(alertIndexes(stack)).toEqual({
+        byParentTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state'] },
+        byVehicleTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state', 'parentId'] },
+        outbox: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['outboxEnqueuedAt', 'outboxAttempts'] },
+        byDue: { ProjectionType: 'KEYS_ONLY' },
+      });
+      expect(alertIndexes(withContext({ alertIndexesAsBefore: 'byParentTime,byVehicleTime,outbox' }, 'FleetwatchUpgradeStart'))).toEqual({
+        byParentTime: { ProjectionType: 'ALL' },
+        byVehicleTime: { ProjectionType: 'ALL' },
+        outbox: { ProjectionType: 'ALL' },
+        byDue: { ProjectionType: 'KEYS_ONLY' },
+      });
+      const midway = alertIndexes(
+        withContext({ alertIndexesAsBefore: 'byVehicleTime,outbox', alertIndexesLeftOut: 'byParentTime' }, 'FleetwatchUpgradeStep'),
+      );
+      expect(Object.keys(midway).sort()).toEqual(['byDue', 'byVehicleTime', 'outbox']);
+      expect(() => withContext({ alertIndexesLeftOut: 'byDue' }, 'FleetwatchUpgradeBadName')).toThrow(/-c alertIndexesLeftOut="byDue"/);
+      expect(() => withContext({ alertIndexesAsBefore: 'outbox', alertIndexesLeftOut: 'outbox' }, 'FleetwatchUpgradeBoth')).toThrow(
+        /outbox both in -c alertIndexesAsBefore and -c alertIndexesLeftOut/,
+      );
+    });
+
     it('bills the vehicle-state table per request unless -c vehicleStateCapacity=provisioned, which autoscales it and its indexes at 70%', () => {
       expect(ofType('AWS::ApplicationAutoScaling::ScalableTarget')).toEqual([]);
       expect(ofType('AWS::ApplicationAutoScaling::ScalingPolicy')).toEqual([]);
@@ -144,7 +176,9 @@ describe('FleetwatchStack template', () => {
         }
       }
 
-      const targets = ofChosenType('AWS::ApplicationAutoScaling::ScalableTarget').map(([id, target]) => ({ id, ...target.Properties }) as Record<string, unknown> & { id: string });
+      const targets = ofChosenType('AWS::ApplicationAutoScaling::ScalableTarget').map(
+        ([id, target]) => ({ id, ...target.Properties }) as Record<string, unknown> & { id: string },
+      );
       const expected = [
         'table/<table>:dynamodb:table:ReadCapacityUnits',
         'table/<table>:dynamodb:table:WriteCapacityUnits',
