@@ -13,9 +13,9 @@ export const DEFAULT_EVALUATE_MAX_CONCURRENCY = 100;
 /** Enough for a busy console and integrators at one request per second per session. */
 export const DEFAULT_API_RESERVED_CONCURRENCY = 20;
 /**
- * Provisioned vehicle-state capacity, per table and index, read and write alike: 5 units idle (the table's own
- * floor, about what a few hundred vehicles reporting every 30 s use), up to 4,000 (ten times a 2,000-vehicle fleet's
- * catch-up rate, see docs/deploy.md).
+ * Provisioned vehicle-state capacity, per table and index, read and write alike: 5 units idle (a few hundred
+ * vehicles reporting every 30 s), up to 4,000: a catch-up writes that many vehicle items a second at most, and what
+ * evaluate could write beyond it waits on the input queue (docs/deploy.md).
  */
 export const DEFAULT_VEHICLE_STATE_MIN_CAPACITY = 5;
 export const DEFAULT_VEHICLE_STATE_MAX_CAPACITY = 4000;
