@@ -138,21 +138,36 @@ export async function recordRetry(alertId: string, key: string, record: RetryRec
   );
 }
 
-/** Every target is settled: the alert leaves the outbox. */
-export async function finishAlert(alertId: string, status: 'delivered' | 'failed', now: number, error?: string): Promise<void> {
+/** The outcome of the alert's last open target, recorded by the write that finishes the alert. */
+export interface LastDelivery {
+  key: string;
+  status: DeliveryStatus;
+}
+
+/**
+ * Every target is settled: the alert leaves the outbox. With `last`, that target's outcome is recorded in the
+ * same write: one rewrite of the alert fewer, for the common alert with one target.
+ */
+export async function finishAlert(
+  alertId: string,
+  status: 'delivered' | 'failed',
+  now: number,
+  { error, last }: { error?: string; last?: LastDelivery } = {},
+): Promise<void> {
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: { alertId },
-        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''} REMOVE outbox, deliveryLease, parkedAt${error ? '' : ', deliveryError'}`,
+        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''}${last ? ', deliveries.#key = :delivery' : ''} REMOVE outbox, deliveryLease, parkedAt${error ? '' : ', deliveryError'}`,
         ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: { '#status': 'status', ...(last ? { '#key': last.key } : {}) },
         ExpressionAttributeValues: {
           ':status': status,
           ':at': new Date(now).toISOString(),
           ':pending': 'pending',
           ...(error ? { ':error': error } : {}),
+          ...(last ? { ':delivery': last.status } : {}),
         },
       }),
     );

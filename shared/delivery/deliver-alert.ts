@@ -82,7 +82,7 @@ export async function deliverAlert(alertId: string, options: DeliverOptions): Pr
       return { result: 'done' };
     case 'invalid':
       logger.error('alert item does not match its schema', { alertId, error: claim.error });
-      await finishAlert(alertId, 'failed', now(), `invalid alert item: ${claim.error}`);
+      await finishAlert(alertId, 'failed', now(), { error: `invalid alert item: ${claim.error}` });
       return { result: 'done' };
   }
   const { alert, retries } = claim.claimed;
@@ -103,9 +103,15 @@ interface DeliveryContext {
   logins: Map<string, string>;
 }
 
-/** What one attempt at one target left behind: recorded for good, to try again, or given up on for now. */
+/**
+ * What one attempt at one target left behind: recorded for good (and with it the alert finished, when it was the
+ * alert's last open target), to try again, or given up on for now.
+ */
 type Attempt =
-  { outcome: 'recorded' } | { outcome: 'retry'; reason: string; delaySeconds: number | undefined } | { outcome: 'parked'; reason: string };
+  | { outcome: 'recorded' }
+  | { outcome: 'finished' }
+  | { outcome: 'retry'; reason: string; delaySeconds: number | undefined }
+  | { outcome: 'parked'; reason: string };
 
 /** What every target's attempt of one alert shares. */
 interface Attempting {
@@ -124,6 +130,8 @@ interface Attempting {
   clientId: string;
   /** The account's SES daily quota is nearly used: e-mails wait for their recipient's digest instead of going out. */
   digest: boolean;
+  /** The attempt is the alert's only open target and nothing is held: its outcome, once final, finishes the alert. */
+  finishes: boolean;
 }
 
 async function deliverClaimed(
@@ -134,7 +142,7 @@ async function deliverClaimed(
 ): Promise<DeliverResult> {
   const context = await loadDeliveryContext(alert, options, now);
   if ('failure' in context) {
-    await finishAlert(alert.alertId, 'failed', now(), context.failure);
+    await finishAlert(alert.alertId, 'failed', now(), { error: context.failure });
     return { result: 'done' };
   }
   await clearEndedEpisode(alert, context.rule, now());
@@ -154,6 +162,7 @@ async function deliverClaimed(
     acknowledging,
     clientId: context.rule.parentId,
     digest,
+    finishes: open.length === 1 && held.length === 0,
     ...sharedContent(alert, context),
   });
   return settle(alert.alertId, context.rule.parentId, attempts, held, statuses, options.messageId, now);
@@ -251,9 +260,13 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   } else {
     return passingFailure(attempt, outcome.error, attempting);
   }
+  statuses[target.key] = status;
+  if (attempting.finishes) {
+    await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status } });
+    return { outcome: 'finished' };
+  }
   // recorded at once: a retry after a later failure must not send this one again
   await recordDelivery(alert.alertId, target.key, status);
-  statuses[target.key] = status;
   return { outcome: 'recorded' };
 }
 
@@ -339,6 +352,7 @@ async function settle(
     const hold = await holdUntilConfirmed(alertId, clientId, held);
     return hold === 'held' ? { result: 'done' } : { result: 'retry', reason: 'a held address confirmed meanwhile' };
   }
+  if (attempts.some((attempt) => attempt.outcome === 'finished')) return { result: 'done' };
   await finishAlert(alertId, finalStatus(Object.values(statuses)), now());
   return { result: 'done' };
 }

@@ -1,6 +1,7 @@
 import { runBundleBench } from './bundle-bench';
 import { runEvaluationBench } from './evaluation-bench';
 import { runGeozoneBench } from './geozone-bench';
+import { runHotKeyBench } from './hot-key-bench';
 import { runMessageCostBench } from './message-cost-bench';
 import type { BenchSection } from './section';
 
@@ -10,7 +11,13 @@ import type { BenchSection } from './section';
  */
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
-  const sections: BenchSection[] = [await runEvaluationBench(), runGeozoneBench(), await runMessageCostBench(), runBundleBench()];
+  const sections: BenchSection[] = [
+    await runEvaluationBench(),
+    runGeozoneBench(),
+    await runMessageCostBench(),
+    await runHotKeyBench(),
+    runBundleBench(),
+  ];
   if (json) {
     console.log(JSON.stringify(Object.assign({}, ...sections.map((section) => section.figures))));
   } else {

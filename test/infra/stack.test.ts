@@ -123,6 +123,86 @@ describe('FleetwatchStack template', () => {
         }),
       });
     });
+    it('narrows the alert indexes to what their readers use, and during an upgrade builds them as before or leaves them out', () => {
+      const alertIndexes = (built: FleetwatchStack) => {
+        const tables = Template.fromStack(built).toJSON() as { Resources: Record<string, Resource> };
+        const alerts = tables.Resources[logicalId(built.tables.tables.alerts)]!.Properties;
+        return Object.fromEntries(
+          (alerts.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[]).map((index) => [index.IndexName, index.Projection]),
+        );
+      };
+      const withContext = (context: Record<string, string>, id: string) =>
+        new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), id);
+      expect(alertIndexes(stack)).toEqual({
+        byParentTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state'] },
+        byVehicleTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state', 'parentId'] },
+        outbox: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['outboxEnqueuedAt', 'outboxAttempts'] },
+        byDue: { ProjectionType: 'KEYS_ONLY' },
+      });
+      expect(alertIndexes(withContext({ alertIndexesAsBefore: 'byParentTime,byVehicleTime,outbox' }, 'FleetwatchUpgradeStart'))).toEqual({
+        byParentTime: { ProjectionType: 'ALL' },
+        byVehicleTime: { ProjectionType: 'ALL' },
+        outbox: { ProjectionType: 'ALL' },
+        byDue: { ProjectionType: 'KEYS_ONLY' },
+      });
+      const midway = alertIndexes(
+        withContext({ alertIndexesAsBefore: 'byVehicleTime,outbox', alertIndexesLeftOut: 'byParentTime' }, 'FleetwatchUpgradeStep'),
+      );
+      expect(Object.keys(midway).sort()).toEqual(['byDue', 'byVehicleTime', 'outbox']);
+      expect(() => withContext({ alertIndexesLeftOut: 'byDue' }, 'FleetwatchUpgradeBadName')).toThrow(/-c alertIndexesLeftOut="byDue"/);
+      expect(() => withContext({ alertIndexesAsBefore: 'outbox', alertIndexesLeftOut: 'outbox' }, 'FleetwatchUpgradeBoth')).toThrow(
+        /outbox both in -c alertIndexesAsBefore and -c alertIndexesLeftOut/,
+      );
+    });
+
+    it('bills the vehicle-state table per request unless -c vehicleStateCapacity=provisioned, which autoscales it and its indexes at 70%', () => {
+      expect(ofType('AWS::ApplicationAutoScaling::ScalableTarget')).toEqual([]);
+      expect(ofType('AWS::ApplicationAutoScaling::ScalingPolicy')).toEqual([]);
+
+      const context = { vehicleStateCapacity: 'provisioned', vehicleStateMinCapacity: '10', vehicleStateMaxCapacity: '2000' };
+      const provisioned = new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), 'FleetwatchProvisioned');
+      const chosen = Template.fromStack(provisioned).toJSON() as { Resources: Record<string, Resource> };
+      const ofChosenType = (type: string) => Object.entries(chosen.Resources).filter(([, resource]) => resource.Type === type);
+      const vehicleStateId = logicalId(provisioned.tables.tables.vehicleState);
+      for (const [id, table] of ofChosenType('AWS::DynamoDB::Table')) {
+        if (id !== vehicleStateId) {
+          expect(table.Properties.BillingMode, id).toBe('PAY_PER_REQUEST');
+          continue;
+        }
+        expect(table.Properties.BillingMode).toBeUndefined();
+        expect(table.Properties.ProvisionedThroughput).toEqual({ ReadCapacityUnits: 10, WriteCapacityUnits: 10 });
+        for (const index of table.Properties.GlobalSecondaryIndexes as { IndexName: string; ProvisionedThroughput: unknown }[]) {
+          expect(index.ProvisionedThroughput, index.IndexName).toEqual({ ReadCapacityUnits: 10, WriteCapacityUnits: 10 });
+        }
+      }
+
+      const targets = ofChosenType('AWS::ApplicationAutoScaling::ScalableTarget').map(
+        ([id, target]) => ({ id, ...target.Properties }) as Record<string, unknown> & { id: string },
+      );
+      const expected = [
+        'table/<table>:dynamodb:table:ReadCapacityUnits',
+        'table/<table>:dynamodb:table:WriteCapacityUnits',
+        ...TABLES.vehicleState.indexes.flatMap((index) => [
+          `table/<table>/index/${index.indexName}:dynamodb:index:ReadCapacityUnits`,
+          `table/<table>/index/${index.indexName}:dynamodb:index:WriteCapacityUnits`,
+        ]),
+      ];
+      const described = targets.map(
+        (target) => `${flattenJoin(target.ResourceId).replace(vehicleStateId, '<table>')}:${String(target.ScalableDimension)}`,
+      );
+      expect(described.sort()).toEqual(expected.sort());
+      for (const target of targets) expect(target, target.id).toMatchObject({ MinCapacity: 10, MaxCapacity: 2000, ServiceNamespace: 'dynamodb' });
+
+      const policies = ofChosenType('AWS::ApplicationAutoScaling::ScalingPolicy').map(([, policy]) => policy.Properties);
+      expect(policies).toHaveLength(targets.length);
+      for (const policy of policies) {
+        expect(policy).toMatchObject({ PolicyType: 'TargetTrackingScaling', TargetTrackingScalingPolicyConfiguration: { TargetValue: 70 } });
+      }
+      const backwards = { ...context, vehicleStateMinCapacity: '3000' };
+      expect(() => new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...backwards } }), 'FleetwatchBadCapacity')).toThrow(
+        /-c vehicleStateMaxCapacity=2000 is below -c vehicleStateMinCapacity=3000/,
+      );
+    });
   });
 
   describe('queues', () => {
