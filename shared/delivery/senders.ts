@@ -65,9 +65,12 @@ export const channelSenders: ChannelSenders = {
   webhook: async (delivery) => (await sendLoggedWebhook(delivery)).outcome,
 };
 
-/** Sends one webhook delivery and records the attempt in its endpoint's delivery log; a failed record only warns. */
-export async function sendLoggedWebhook(delivery: WebhookDelivery): Promise<WebhookAnswer> {
-  const now = Date.now();
+/**
+ * The one webhook sender of alerts, test alerts, pings and redeliveries: sends one delivery under the address
+ * policy (`privateTargetsAllowed`) and records the attempt in its endpoint's delivery log when it has one; a
+ * failed record only warns. `now` signs the delivery (a ping passes the API's clock).
+ */
+export async function sendLoggedWebhook(delivery: WebhookDelivery, now = Date.now()): Promise<WebhookAnswer> {
   const answer = await answerWebhook(delivery, { allowPrivate: privateTargetsAllowed(), now });
   if (delivery.log) {
     const { endpointId, alertId, event } = delivery.log;
