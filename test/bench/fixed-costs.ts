@@ -26,6 +26,8 @@ export const SWEEP_METRIC_REQUESTS_PER_MINUTE = 1;
 const MONTH_MINUTES = 30 * 24 * 60;
 
 export interface FixedCosts {
+  /** Each function's configured memory, MB, from the same template. */
+  memoryMb: Record<FunctionName, number>;
   alarmMetrics: number;
   alarms: number;
   dashboards: number;
@@ -38,12 +40,16 @@ export interface FixedCosts {
   usd: { alarms: number; dashboards: number; kmsKeys: number; secrets: number; customMetrics: number; metricRequests: number; total: number };
 }
 
-type Resource = { Type: string; Properties?: { Metrics?: unknown[] } };
+type Resource = { Type: string; Properties?: { Metrics?: unknown[]; MemorySize?: number } };
 
 export async function measureFixedCosts(): Promise<FixedCosts> {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new FleetwatchStack(app, 'FleetwatchCost');
-  const resources = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, Resource>);
+  const byId = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+  const resources = Object.values(byId);
+  const memoryMb = Object.fromEntries(
+    FUNCTIONS.map((name) => [name, Number(byId[stack.getLogicalId(stack.functions[name].function.node.defaultChild as never)]!.Properties!.MemorySize)]),
+  ) as Record<FunctionName, number>;
   const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
   const alarms = ofType('AWS::CloudWatch::Alarm');
   // an alarm on a math expression is priced per metric it reads; Metrics Insights queries count as one
@@ -55,6 +61,7 @@ export async function measureFixedCosts(): Promise<FixedCosts> {
   }, 0);
   const customMetrics = await countCustomMetrics();
   const counts = {
+    memoryMb,
     alarmMetrics,
     alarms: alarms.length,
     dashboards: ofType('AWS::CloudWatch::Dashboard').length,
