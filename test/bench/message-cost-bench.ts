@@ -17,6 +17,7 @@ import {
 } from './cost-model';
 import { measureFixedCosts, type FixedCosts } from './fixed-costs';
 import { PRICES } from './prices';
+import { MEASURED_PATH, type SavedMeasurements } from './scale-page';
 import type { BenchSection } from './section';
 import type { MessageCost, MessageCostOptions } from '../pipeline/message-cost-scenario';
 import type { DeliveryCost } from '../pipeline/delivery-cost-scenario';
@@ -63,13 +64,6 @@ const CONFIGURATIONS: PricedConfiguration[] = [
   },
 ];
 const CONSUMER_BATCHES = [1, 3, 10] as const;
-
-/** What the cost model is fed, saved by `--save` for docs/scale.md. */
-export const MEASURED_FILE = new URL('./cost-measured.json', import.meta.url);
-export interface SavedMeasurements {
-  recommended: Configuration;
-  measured: Measured;
-}
 
 async function withEmulators<T>(name: string, run: () => Promise<T>): Promise<T> {
   const emulators = await startEmulators({ prefix: `bench-cost-${name}-${process.pid}` });
@@ -166,7 +160,7 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
   const unbatchedProducer = monthlyCost(measuredFrom(recommended.measurement), { ...recommended, producerBatch: 1 });
   if (options.save) {
     const saved: SavedMeasurements = { recommended: { ...RECOMMENDED_TABLE, vehicleTable: recommended.vehicleTable }, measured: measuredFrom(recommended.measurement) };
-    writeFileSync(MEASURED_FILE, `${JSON.stringify(saved, null, 2)}\n`);
+    writeFileSync(MEASURED_PATH, `${JSON.stringify(saved, null, 2)}\n`);
   }
   const evaluate = measuredFrom('exact').evaluate;
   const perAlert = deliveryCostPerAlert(delivery);
