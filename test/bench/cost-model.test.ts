@@ -54,10 +54,13 @@ describe('the cost model', () => {
     expect(onDemand.dynamo).toBeCloseTo(86_400_000 * (0.5 * PRICES.dynamoPerReadUnit + (1.2 - 6 / 120) * PRICES.dynamoPerWriteUnit), 6);
   });
 
-  it('includes an alert per vehicle-hour delivered, the SES fee and the fixed costs shared by 10,000 vehicles', () => {
+  it('includes an alert per vehicle-hour delivered and the fixed costs shared by 10,000 vehicles, the SES fee apart', () => {
     const month = monthlyCost(measured, recommended);
     expect(month.alerts).toBe(720_000);
     expect(month.sesFee).toBeCloseTo(720_000 * PRICES.sesPerEmail, 6);
+    // the SES fee is reported apart, outside the total the floor is compared with
+    expect(month.totalWithSes - month.total).toBeCloseTo(month.sesFee, 6);
+    expect(month.overFloor).toBeCloseTo(month.total / 12.96, 6);
     expect(month.fixed).toBeCloseTo(1.5, 6);
     const perAlert =
       6 * PRICES.dynamoPerWriteUnit +

@@ -5,9 +5,10 @@ import { PRICES } from './prices';
  * (e-mailed to one recipient): SQS FIFO requests; evaluate invocations and GB-seconds (measured handler time ×
  * configured memory); DynamoDB units (measured), on demand or, for the vehicle-state table, provisioned; the
  * sweep; CloudWatch Logs bytes actually written (measured); delivery of the alerts (measured: their creation,
- * the deliveries queue, the deliver function, its DynamoDB writes; the SES fee apart); and the fixed costs
+ * the deliveries queue, the deliver function, its DynamoDB writes); and the fixed costs
  * (alarms, dashboard, keys, secrets, custom metrics, the sweep's metric reads), shared by a fleet of
- * FIXED_COST_FLEET vehicles unless told otherwise. The functions log at system level WARN (the stack test holds
+ * FIXED_COST_FLEET vehicles unless told otherwise. SES's fee per e-mail is priced apart (`sesFee`, in
+ * `totalWithSes` only): every design that e-mails an alert pays it alike. The functions log at system level WARN (the stack test holds
  * it), so Lambda writes no START/END/REPORT lines of its own.
  */
 export const VEHICLES = 1_000;
@@ -112,9 +113,11 @@ export interface CostBreakdown {
   logs: number;
   /** Alerts created and delivered, without the SES fee. */
   delivery: number;
-  sesFee: number;
   fixed: number;
+  /** Everything but the SES fee. */
   total: number;
+  sesFee: number;
+  totalWithSes: number;
   sqsFloor: number;
   overFloor: number;
 }
@@ -180,7 +183,23 @@ export function monthlyCost(
   const deliveryCost = alerts * deliveryCostPerAlert(delivery);
   const sesFee = alerts * sesFeePerAlert(delivery);
   const fixed = (measured.fixedUsdPerMonth * vehicles) / (fleet.fixedCostFleet ?? FIXED_COST_FLEET);
-  const total = sqs + evaluateLambda + dynamo + sweepCost + logs + deliveryCost + sesFee + fixed;
+  const total = sqs + evaluateLambda + dynamo + sweepCost + logs + deliveryCost + fixed;
   const sqsFloor = sqsFloorUsd(vehicles);
-  return { vehicles, messages, alerts, sqs, evaluateLambda, dynamo, sweep: sweepCost, logs, delivery: deliveryCost, sesFee, fixed, total, sqsFloor, overFloor: total / sqsFloor };
+  return {
+    vehicles,
+    messages,
+    alerts,
+    sqs,
+    evaluateLambda,
+    dynamo,
+    sweep: sweepCost,
+    logs,
+    delivery: deliveryCost,
+    fixed,
+    total,
+    sesFee,
+    totalWithSes: total + sesFee,
+    sqsFloor,
+    overFloor: total / sqsFloor,
+  };
 }

@@ -133,7 +133,7 @@ const unitsLine = (cost: MessageCost) =>
   `${cost.alerts} alerts from ${cost.messages} messages; rules/geozones table units ${cost.ruleTableUnits}; ${cost.failures} failed records`;
 const monthLine = (month: CostBreakdown) =>
   `SQS FIFO ${usd(month.sqs)}, evaluate Lambda ${usd(month.evaluateLambda)}, DynamoDB ${usd(month.dynamo)}, sweep ${usd(month.sweep)}, logs ${usd(month.logs)}, ` +
-  `delivery ${usd(month.delivery)} + SES ${usd(month.sesFee)}, fixed ${usd(month.fixed)}; total ${usd(month.total)} = ${month.overFloor.toFixed(2)}× the SQS floor`;
+  `delivery ${usd(month.delivery)}, fixed ${usd(month.fixed)}; total ${usd(month.total)} = ${month.overFloor.toFixed(2)}× the SQS floor; SES fee ${usd(month.sesFee)} more`;
 
 export async function runMessageCostBench(options: { save?: boolean } = {}): Promise<BenchSection> {
   // the deployed functions log at INFO and publish EMF metrics: both are measured, then swallowed
@@ -207,6 +207,8 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
       ddbUnitsPerAlert: round(delivery.createReadUnits + delivery.createWriteUnits + delivery.deliverReadUnits + delivery.deliverWriteUnits),
       deliveryCostPerAlertUsd: roundUsd(perAlert),
       sesFeePerAlertUsd: roundUsd(sesFeePerAlert(delivery)),
+      sesFeePer1000VehicleMonthsUsd: round(recommendedMonth.sesFee),
+      deliveryPer1000VehicleMonthsUsd: round(recommendedMonth.delivery),
       fixedCostPerMonthUsd: round(fixed.usd.total),
     },
   };
