@@ -64,8 +64,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   const tenant = options.tenant ?? 'typical';
   const batchSize = options.batchSize ?? 10;
   const vehicleIds = Array.from({ length: options.vehicles }, (_, index) => FIRST_VEHICLE[tenant] + index);
-  const rules = await storeRules(tenant, vehicleIds);
-  await projectRules(rules);
+  await storeRules(tenant, vehicleIds);
 
   let now = T0;
   const evaluate = createEvaluateHandler({ clock: () => now, vehicleClock: options.vehicleClock });
@@ -172,10 +171,11 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 
 /** The tenant's rules, stored and projected onto its vehicles; for the worst case, its clients and zones too. */
-async function storeRules(tenant: Tenant, vehicleIds: number[]) {
+async function storeRules(tenant: Tenant, vehicleIds: number[]): Promise<void> {
   const zone = (parentId: string, name: string, radius: number) =>
     storeCircleZone({ parentId, name, center: POSITION, radius, createDate: new Date(T0 - 86_400_000).toISOString() });
   let parentId = storedRule().parentId;
+  let owners = [parentId];
   if (tenant === 'worstCase') {
     const root = await createAgent({ name: 'Worst Root' });
     const region = await createAgent({ name: 'Worst Region', parentId: root.agentId });
@@ -183,7 +183,7 @@ async function storeRules(tenant: Tenant, vehicleIds: number[]) {
     await zone(root.agentId, 'Root yard', 800);
     await zone(region.agentId, 'Region yard', 400);
     parentId = branch.agentId;
-    await registerVehicles(vehicleIds, [branch.agentId, region.agentId, root.agentId]);
+    owners = [branch.agentId, region.agentId, root.agentId];
   }
   const depot = await zone(parentId, 'Depot', 300);
   const base = { parentId, vehicleIds };
@@ -199,5 +199,6 @@ async function storeRules(tenant: Tenant, vehicleIds: number[]) {
     }
   }
   for (const rule of rules) await putRule(rule, { registerVehicles: false });
-  return rules;
+  await projectRules(rules, { registerVehicles: false });
+  await registerVehicles(vehicleIds, owners);
 }
