@@ -68,7 +68,7 @@ describe('DynamoDB units per message, batches of 10, worst-case tenant', () => {
     expect(items).toHaveLength(10);
     for (const item of items) {
       expect(item.owners).toHaveLength(3);
-      expect(Object.keys(item.rules as object)).toHaveLength(10);
+      expect(Object.keys(item.ruleRefs as object)).toHaveLength(10);
       expect(Object.keys((item.visits as { zones: object }).zones)).toHaveLength(2);
     }
     // a write of the whole item, each started kilobyte a unit, with every message
