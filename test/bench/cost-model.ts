@@ -153,7 +153,8 @@ export function monthlyCost(
   // producer send, Lambda's ReceiveMessage and DeleteMessageBatch
   const sqs = (messages / configuration.producerBatch + 2 * invocations) * PRICES.sqsFifoPerRequest;
   const evaluateLambda =
-    invocations * (PRICES.lambdaPerInvocation + gbSeconds(atBatch(evaluate.ms, configuration.consumerBatch), evaluate.memoryMb) * PRICES.lambdaPerGbSecond);
+    invocations *
+    (PRICES.lambdaPerInvocation + gbSeconds(atBatch(evaluate.ms, configuration.consumerBatch), evaluate.memoryMb) * PRICES.lambdaPerGbSecond);
   // the measured alerts' creation moves to delivery, priced at the stated alert rate
   const createdRead = evaluate.alertsPerMessage * delivery.createReadUnits;
   const createdWrite = evaluate.alertsPerMessage * delivery.createWriteUnits;

@@ -48,7 +48,10 @@ export async function measureFixedCosts(): Promise<FixedCosts> {
   const byId = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
   const resources = Object.values(byId);
   const memoryMb = Object.fromEntries(
-    FUNCTIONS.map((name) => [name, Number(byId[stack.getLogicalId(stack.functions[name].function.node.defaultChild as never)]!.Properties!.MemorySize)]),
+    FUNCTIONS.map((name) => [
+      name,
+      Number(byId[stack.getLogicalId(stack.functions[name].function.node.defaultChild as never)]!.Properties!.MemorySize),
+    ]),
   ) as Record<FunctionName, number>;
   const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
   const alarms = ofType('AWS::CloudWatch::Alarm');

@@ -51,7 +51,13 @@ interface PricedConfiguration extends Configuration {
 }
 const RECOMMENDED_TABLE: Omit<Configuration, 'vehicleTable'> = { consumerBatch: IDEAL_BATCH, producerBatch: IDEAL_BATCH };
 const CONFIGURATIONS: PricedConfiguration[] = [
-  { suffix: 'OnDemand', label: 'exact clock, every table on demand (the default deployment)', measurement: 'exact', ...RECOMMENDED_TABLE, vehicleTable: 'onDemand' },
+  {
+    suffix: 'OnDemand',
+    label: 'exact clock, every table on demand (the default deployment)',
+    measurement: 'exact',
+    ...RECOMMENDED_TABLE,
+    vehicleTable: 'onDemand',
+  },
   { suffix: 'Coalesced', label: 'coalesced clock, every table on demand', measurement: 'coalesced', ...RECOMMENDED_TABLE, vehicleTable: 'onDemand' },
   // the producer-stamped clock, once measured: { suffix: 'Stamped', label: …, measurement: 'stamped', …, vehicleTable: 'onDemand' },
   // and, as the cheapest clock that keeps the exact late-message judgment, the recommended entry's measurement
@@ -150,7 +156,10 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
     delivery,
     fixedUsdPerMonth: fixed.usd.total,
   });
-  const priced = CONFIGURATIONS.map((configuration) => ({ configuration, month: monthlyCost(measuredFrom(configuration.measurement), configuration) }));
+  const priced = CONFIGURATIONS.map((configuration) => ({
+    configuration,
+    month: monthlyCost(measuredFrom(configuration.measurement), configuration),
+  }));
   const recommended = CONFIGURATIONS.find((configuration) => configuration.suffix === '')!;
   const recommendedMonth = priced.find(({ configuration }) => configuration === recommended)!.month;
   const worstCase = monthlyCost(measuredFrom('worstCase'), recommended);
@@ -159,7 +168,10 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
   );
   const unbatchedProducer = monthlyCost(measuredFrom(recommended.measurement), { ...recommended, producerBatch: 1 });
   if (options.save) {
-    const saved: SavedMeasurements = { recommended: { ...RECOMMENDED_TABLE, vehicleTable: recommended.vehicleTable }, measured: measuredFrom(recommended.measurement) };
+    const saved: SavedMeasurements = {
+      recommended: { ...RECOMMENDED_TABLE, vehicleTable: recommended.vehicleTable },
+      measured: measuredFrom(recommended.measurement),
+    };
     writeFileSync(MEASURED_PATH, `${JSON.stringify(saved, null, 2)}\n`);
   }
   const evaluate = measuredFrom('exact').evaluate;

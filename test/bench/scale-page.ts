@@ -20,15 +20,26 @@ export interface SavedMeasurements {
   measured: Measured;
 }
 
-const usd = (value: number) => `$${value.toLocaleString('en', { maximumFractionDigits: value < 100 ? 2 : 0, minimumFractionDigits: value < 100 ? 2 : 0 })}`;
+const usd = (value: number) =>
+  `$${value.toLocaleString('en', { maximumFractionDigits: value < 100 ? 2 : 0, minimumFractionDigits: value < 100 ? 2 : 0 })}`;
 const count = (value: number) => value.toLocaleString('en', { maximumFractionDigits: value < 10 ? 1 : 0 });
 const row = (label: string, values: string[]) => `| ${label} | ${values.join(' | ')} |`;
 
 export function scaleTables({ recommended, measured }: SavedMeasurements): string {
-  const header = row('', FLEETS.map((vehicles) => `${vehicles.toLocaleString('en')} vehicles`));
-  const rule = row('---', FLEETS.map(() => '---:'));
+  const header = row(
+    '',
+    FLEETS.map((vehicles) => `${vehicles.toLocaleString('en')} vehicles`),
+  );
+  const rule = row(
+    '---',
+    FLEETS.map(() => '---:'),
+  );
   const bills = FLEETS.map((vehicles) => monthlyCost(measured, recommended, { vehicles, fixedCostFleet: vehicles }));
-  const bill = (label: string, part: (month: (typeof bills)[number]) => number) => row(label, bills.map((month) => usd(part(month))));
+  const bill = (label: string, part: (month: (typeof bills)[number]) => number) =>
+    row(
+      label,
+      bills.map((month) => usd(part(month))),
+    );
   const { evaluate, delivery } = measured;
   const load = FLEETS.map((vehicles) => {
     const messagesPerSecond = messagesPerMonth(vehicles) / MONTH_S;
@@ -49,7 +60,11 @@ export function scaleTables({ recommended, measured }: SavedMeasurements): strin
       clientIndexWritesPerSecond: alertsPerSecond * (delivery.createWriteUnits + delivery.deliverWriteUnits),
     };
   });
-  const loadRow = (label: string, value: (entry: (typeof load)[number]) => number) => row(label, load.map((entry) => count(value(entry))));
+  const loadRow = (label: string, value: (entry: (typeof load)[number]) => number) =>
+    row(
+      label,
+      load.map((entry) => count(value(entry))),
+    );
   return [
     'Monthly bill, recommended configuration (USD; fixed costs whole, not shared):',
     '',
@@ -64,7 +79,10 @@ export function scaleTables({ recommended, measured }: SavedMeasurements): strin
     bill('fixed (alarms, dashboard, keys, secrets, metrics)', (month) => month.fixed),
     bill('**total**', (month) => month.total),
     bill('per vehicle', (month) => month.total / month.vehicles),
-    row('over the SQS floor', bills.map((month) => `${month.overFloor.toFixed(2)}×`)),
+    row(
+      'over the SQS floor',
+      bills.map((month) => `${month.overFloor.toFixed(2)}×`),
+    ),
     bill('SES fee, one e-mail per alert', (month) => month.sesFee),
     bill('total with the SES fee', (month) => month.totalWithSes),
     '',

@@ -62,7 +62,18 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
   const deliver = createDeliverHandler({ clock: () => now }) as unknown as SqsHandler;
   const capacity = countCapacity();
   const sqs = countSqsRequests();
-  const totals = { alerts: 0, createRead: 0, createWrite: 0, deliverRead: 0, deliverWrite: 0, enqueue: 0, deliverSqs: 0, invocations: 0, ms: 0, logBytes: 0 };
+  const totals = {
+    alerts: 0,
+    createRead: 0,
+    createWrite: 0,
+    deliverRead: 0,
+    deliverWrite: 0,
+    enqueue: 0,
+    deliverSqs: 0,
+    invocations: 0,
+    ms: 0,
+    logBytes: 0,
+  };
   const units = async (run: () => Promise<unknown>, counter: CapacityCounter = capacity) => {
     counter.reset();
     await run();
