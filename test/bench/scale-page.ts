@@ -22,7 +22,7 @@ export interface SavedMeasurements {
 
 const usd = (value: number) =>
   `$${value.toLocaleString('en', { maximumFractionDigits: value < 100 ? 2 : 0, minimumFractionDigits: value < 100 ? 2 : 0 })}`;
-const count = (value: number) => value.toLocaleString('en', { maximumFractionDigits: value < 10 ? 1 : 0 });
+const count = (value: number) => value.toLocaleString('en', { maximumFractionDigits: value < 1 ? 2 : value < 10 ? 1 : 0 });
 const row = (label: string, values: string[]) => `| ${label} | ${values.join(' | ')} |`;
 
 export function scaleTables({ recommended, measured }: SavedMeasurements): string {
