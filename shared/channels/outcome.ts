@@ -10,7 +10,8 @@
 export type SendOutcome =
   { status: 'sent' } | { status: 'failed'; error: string; gone?: boolean } | { status: 'retry'; error: string; overQuota?: boolean };
 
-export type Channel = 'email' | 'telegram' | 'push' | 'webhook';
+export const CHANNELS = ['email', 'telegram', 'push', 'webhook'] as const;
+export type Channel = (typeof CHANNELS)[number];
 
 /** Error text safe to record and log: name and message, shortened, never request data. */
 export function describeError(error: unknown): string {
