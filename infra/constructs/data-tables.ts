@@ -2,7 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { TABLES, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
+import { TABLES, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
 import { TABLE_OUTPUTS } from '../outputs';
 
 /** The DynamoDB actions the functions use; nothing else is ever granted. */
@@ -40,7 +40,7 @@ export class DataTables extends Construct {
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
           ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
-          projectionType: index.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
+          ...projectionOf(index),
         });
       }
       // the stable key, not one derived from the construct path: `npm run admin -- --stack` reads it
@@ -85,4 +85,10 @@ export class DataTables extends Construct {
   environmentFor(...keys: TableKey[]): Record<string, string> {
     return Object.fromEntries(keys.map((key) => [TABLES[key].envName, this.tables[key].tableName]));
   }
+}
+
+function projectionOf(index: IndexDefinition): { projectionType: ProjectionType; nonKeyAttributes?: string[] } {
+  if (index.projection === undefined || index.projection === 'ALL') return { projectionType: ProjectionType.ALL };
+  if (index.projection === 'KEYS_ONLY') return { projectionType: ProjectionType.KEYS_ONLY };
+  return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: index.projection.include };
 }

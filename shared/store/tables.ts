@@ -13,8 +13,11 @@ export interface IndexDefinition {
   indexName: string;
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
-  /** Attributes copied into the index; ALL unless told. KEYS_ONLY keeps writes that leave the keys alone off the index. */
-  projection?: 'ALL' | 'KEYS_ONLY';
+  /**
+   * Attributes copied into the index; ALL unless told. KEYS_ONLY keeps writes that leave the keys alone off the
+   * index; `{ include }` adds the named attributes to the keys, and only writes that change those reach the index.
+   */
+  projection?: 'ALL' | 'KEYS_ONLY' | { include: string[] };
 }
 
 export interface TableDefinition {
@@ -45,8 +48,9 @@ export const TABLES = {
   },
   /**
    * One item per vehicle: per-rule state, last seen, owners, rule and zone refs, version. A vehicle waiting for a
-   * silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence` index. `byOwner` (keys only,
-   * `owner` = the owning client) finds a client's vehicles when its geozones change.
+   * silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence` index, with its `owner`
+   * (the sweep tells one client's mass silence by it). `byOwner` (keys only, `owner` = the owning client) finds a
+   * client's vehicles when its geozones change.
    */
   vehicleState: {
     envName: 'VEHICLE_STATE_TABLE',
@@ -56,7 +60,7 @@ export const TABLES = {
         indexName: 'bySilence',
         partitionKey: { name: 'silenceShard', type: 'S' },
         sortKey: { name: 'silentAt', type: 'N' },
-        projection: 'KEYS_ONLY',
+        projection: { include: ['owner'] },
       },
       { indexName: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'vehicleId', type: 'N' }, projection: 'KEYS_ONLY' },
     ],
