@@ -40,10 +40,10 @@ const CASES: { name: string; options: OutageTraceOptions; scope: string }[] = [
     scope: PLATFORM_SCOPE,
   },
   {
-    // a third of the fleet: the input rate falls by less than the share, the client's cohort is all of it;
-    // the others' vehicles falling silent meanwhile are reported at once
+    // the client's 12 of 40 vehicles, and 3 others silent meanwhile: the input rate falls by less than the share,
+    // the client's cohort is all of its vehicles; the others are reported at once
     name: "one client's feed",
-    options: { seed: 20_261_127, vehicles: 30, interrupted: 12, lostForGood: 3, ordinary: 3, ordinaryFrom: TRACE_START + 13 * MINUTE },
+    options: { seed: 20_261_127, vehicles: 40, interrupted: 12, lostForGood: 3, ordinary: 3, ordinaryFrom: TRACE_START + 13 * MINUTE },
     scope: CLIENT,
   },
 ];

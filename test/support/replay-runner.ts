@@ -187,18 +187,19 @@ const FEED_LOOKBACK_MINUTES = 15;
 
 export interface ReplayOptions {
   /**
-   * The sweep's feed-outage settings; given, the sweep also reads the replay's message rate (the records
-   * handed to evaluate per minute, as the input queue counts messages sent). Default: off.
+   * The sweep's feed-outage settings; given, the sweep also reads the replay's message rate (the records sent
+   * to the input queue per minute, as the queue counts them). Default: off.
    */
   feedOutage?: FeedOutageConfig;
 }
 
-/** Messages sent per minute up to `now`, over the look-back window, as CloudWatch has NumberOfMessagesSent. */
+/** Messages sent per minute up to `now` (by their SentTimestamp), over the look-back window, as CloudWatch has NumberOfMessagesSent. */
 function feedRate(plan: ReplayPlan, now: number): FeedReading {
   const minutes = Array.from({ length: FEED_LOOKBACK_MINUTES }, () => 0);
-  for (const batch of plan.batches) {
-    const minute = Math.floor((now - batch.now) / 60_000);
-    if (batch.now <= now && minute < FEED_LOOKBACK_MINUTES) minutes[minute]! += batch.records.length;
+  for (const record of plan.batches.flatMap((batch) => batch.records)) {
+    const sent = Number(record.attributes.SentTimestamp);
+    const minute = Math.floor((now - sent) / 60_000);
+    if (sent <= now && minute < FEED_LOOKBACK_MINUTES) minutes[minute]! += 1;
   }
   return { kind: 'measured', lastMinute: minutes[0]!, busiestMinute: Math.max(...minutes) };
 }
