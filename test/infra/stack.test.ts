@@ -561,7 +561,10 @@ describe('FleetwatchStack template', () => {
       // the client of each silent vehicle is read from the silence index itself
       const [, stateTable] = ofType('AWS::DynamoDB::Table').find(([id]) => id === logicalId(stack.tables.tables.vehicleState))!;
       const indexes = stateTable.Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[];
-      expect(indexes.find((index) => index.IndexName === 'bySilence')?.Projection).toEqual({ ProjectionType: 'INCLUDE', NonKeyAttributes: ['owner'] });
+      expect(indexes.find((index) => index.IndexName === 'bySilence')?.Projection).toEqual({
+        ProjectionType: 'INCLUDE',
+        NonKeyAttributes: ['owner'],
+      });
 
       const tuned = new FleetwatchStack(
         new App({ context: { 'aws:cdk:bundling-stacks': [], feedOutageShare: '0.8', feedOutageMinVehicles: '200' } }),

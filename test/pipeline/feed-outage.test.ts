@@ -1,6 +1,13 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedOutageConfig } from '../../shared/config';
-import { clientCohorts, clientInterrupted, isHeld, outageChanges, platformInterrupted, type SilentVehicle } from '../../shared/pipeline/sweep/feed-outage';
+import {
+  clientCohorts,
+  clientInterrupted,
+  isHeld,
+  outageChanges,
+  platformInterrupted,
+  type SilentVehicle,
+} from '../../shared/pipeline/sweep/feed-outage';
 import { readFeedRate } from '../../shared/pipeline/sweep/feed-rate';
 import { PLATFORM_SCOPE, type FeedOutage } from '../../shared/store/feed-outages';
 
@@ -55,7 +62,15 @@ describe('interrupted feed: what the outages become', () => {
   const outage = (scope: string, seenAt: number): FeedOutage => ({ scope, since: seenAt - 10 * MINUTE, seenAt, vehicles: 0 });
 
   it('begins an outage seen for the first time, and marks one seen again', () => {
-    const changes = outageChanges([outage('a', NOW - MINUTE)], new Map([[PLATFORM_SCOPE, 0], ['a', 40]]), NOW, 5 * MINUTE);
+    const changes = outageChanges(
+      [outage('a', NOW - MINUTE)],
+      new Map([
+        [PLATFORM_SCOPE, 0],
+        ['a', 40],
+      ]),
+      NOW,
+      5 * MINUTE,
+    );
     expect(changes.begin).toEqual([{ scope: PLATFORM_SCOPE, since: NOW, seenAt: NOW, vehicles: 0 }]);
     expect(changes.seen).toEqual(['a']);
     expect(changes.end).toEqual([]);
@@ -89,7 +104,11 @@ describe('interrupted feed: the input rate', () => {
     ]);
     expect(await readFeedRate(NOW, 'fleetwatch-input.fifo')).toEqual({ kind: 'measured', lastMinute: 3, busiestMinute: 1_200 });
     expect(metric.metricMinuteSums).toHaveBeenCalledWith(
-      expect.objectContaining({ namespace: 'AWS/SQS', metricName: 'NumberOfMessagesSent', dimensions: [{ Name: 'QueueName', Value: 'fleetwatch-input.fifo' }] }),
+      expect.objectContaining({
+        namespace: 'AWS/SQS',
+        metricName: 'NumberOfMessagesSent',
+        dimensions: [{ Name: 'QueueName', Value: 'fleetwatch-input.fifo' }],
+      }),
     );
   });
 

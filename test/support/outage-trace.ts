@@ -71,18 +71,16 @@ export function generateOutageTrace(options: OutageTraceOptions): OutageTrace {
       });
     }
     expected.push(connectionLost(vehicleId, times.at(-1)!, LIMIT_MS));
-    const messages = times.map(
-      (time): TerminalMessageInput => ({
-        vehicleId,
-        deviceTime: new Date(time).toISOString(),
-        latitude: DEPOT.latitude + index * 0.001,
-        longitude: DEPOT.longitude + 0.05,
-        speed: 50,
-        course: 90,
-        satellites: 12,
-        parameters: { ignition: '1' },
-      }),
-    );
+    const messages = times.map((time): TerminalMessageInput => ({
+      vehicleId,
+      deviceTime: new Date(time).toISOString(),
+      latitude: DEPOT.latitude + index * 0.001,
+      longitude: DEPOT.longitude + 0.05,
+      speed: 50,
+      course: 90,
+      satellites: 12,
+      parameters: { ignition: '1' },
+    }));
     return { vehicleId, messages };
   });
   const end = Math.max(...vehicles.map((vehicle) => Date.parse(vehicle.messages.at(-1)!.deviceTime)));

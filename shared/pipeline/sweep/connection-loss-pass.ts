@@ -48,7 +48,11 @@ export async function vehiclesFallingSilent(until: number): Promise<SilentVehicl
         },
       )) {
         for (const item of page.Items ?? [])
-          vehicles.push({ vehicleId: Number(item.vehicleId), silentAt: Number(item.silentAt), owner: typeof item.owner === 'string' ? item.owner : null });
+          vehicles.push({
+            vehicleId: Number(item.vehicleId),
+            silentAt: Number(item.silentAt),
+            owner: typeof item.owner === 'string' ? item.owner : null,
+          });
       }
       return vehicles;
     }),
@@ -66,7 +70,11 @@ export interface ConnectionLossOptions {
   feedOutage: FeedOutageConfig;
 }
 
-export async function runConnectionLossPass(rules: RuleCache, evaluatorFor: EvaluatorLookup, options: ConnectionLossOptions): Promise<ConnectionLossResult> {
+export async function runConnectionLossPass(
+  rules: RuleCache,
+  evaluatorFor: EvaluatorLookup,
+  options: ConnectionLossOptions,
+): Promise<ConnectionLossResult> {
   const { now, vehicleClock, certainAsOf = now } = options;
   const cohort = await vehiclesFallingSilent(now + COHORT_LOOKAHEAD_MS);
   const outages = await judgeFeedOutages(cohort, now, options.feed, options.feedOutage);

@@ -15,7 +15,12 @@ export interface FeedOutageHold {
   ended: string[];
 }
 
-export async function judgeFeedOutages(cohort: readonly SilentVehicle[], now: number, feed: FeedReading, config: FeedOutageConfig): Promise<FeedOutageHold> {
+export async function judgeFeedOutages(
+  cohort: readonly SilentVehicle[],
+  now: number,
+  feed: FeedReading,
+  config: FeedOutageConfig,
+): Promise<FeedOutageHold> {
   const stored = await loadFeedOutages();
   const known = new Map(stored.map((outage) => [outage.scope, outage]));
   const interrupted = new Map<string, number>();

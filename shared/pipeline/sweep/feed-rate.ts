@@ -9,9 +9,7 @@ import { resourcesConfig } from '../../config';
  */
 export type FeedReading =
   /** Messages sent in the newest minute, and in the busiest minute of the look-back window. */
-  | { kind: 'measured'; lastMinute: number; busiestMinute: number }
-  | { kind: 'unavailable'; reason: string }
-  | { kind: 'unmonitored' };
+  { kind: 'measured'; lastMinute: number; busiestMinute: number } | { kind: 'unavailable'; reason: string } | { kind: 'unmonitored' };
 
 /** How far back the busiest minute is looked for; a feed silent for all of it reads 0 there too, still a drop to nothing. */
 const LOOKBACK_MS = 15 * 60_000;
