@@ -104,6 +104,27 @@ export async function recordDelivery(alertId: string, key: string, status: Deliv
   );
 }
 
+/**
+ * Records how a digest settled an alert's e-mail. The alert may be finished, or gone (expired) meanwhile: a
+ * gone one is left alone rather than written back as a stub.
+ */
+export async function recordDigestOutcome(alertId: string, key: string, status: DeliveryStatus): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { alertId },
+        UpdateExpression: 'SET deliveries.#key = :status',
+        ConditionExpression: 'attribute_exists(alertId)',
+        ExpressionAttributeNames: { '#key': key },
+        ExpressionAttributeValues: { ':status': status },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
 /** Records an attempt that hit a passing problem; the target stays open for the next attempt. */
 export async function recordRetry(alertId: string, key: string, record: RetryRecord): Promise<void> {
   await documentClient().send(

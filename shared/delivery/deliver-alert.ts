@@ -18,7 +18,9 @@ import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
-import { acknowledgeAction } from './acknowledge-action';
+import { acknowledgeAction, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
+import { holdEmailForDigest } from './digest-hold';
+import { sendQuota } from '../channels/email/send-quota';
 import { clearEndedEpisode } from './episode-end';
 import { escalationRule } from './escalation-targets';
 import { getStoredAlert } from '../store/alert-lifecycle';
@@ -118,6 +120,10 @@ interface Attempting {
   loginOf: (userId: string) => string | undefined;
   /** The alert its notifications offer to acknowledge: itself, or for an escalation the alert it escalates. */
   acknowledging: Alert | null;
+  /** The rule's client: whose digests held e-mails join. */
+  clientId: string;
+  /** The account's SES daily quota is nearly used: e-mails wait for their recipient's digest instead of going out. */
+  digest: boolean;
 }
 
 async function deliverClaimed(
@@ -137,7 +143,19 @@ async function deliverClaimed(
   const held = await settleHeldTargets(alert, context.rule.parentId, context.plan, statuses, now());
   const open = context.plan.targets.filter((target) => !isSettled(statuses[target.key]));
   const acknowledging = alert.event.kind === ESCALATED_KIND ? await getStoredAlert(String(alert.event.values.escalatedAlertId)) : alert;
-  const attempts = await attemptAll(open, { alert, retries, options, now, statuses, acknowledging, ...sharedContent(alert, context) });
+  // the quota is read (from the function's cache) only when an e-mail is to go out
+  const digest = open.some((target) => target.channel === 'email') && (await sendQuota.mode(now())) !== 'one-by-one';
+  const attempts = await attemptAll(open, {
+    alert,
+    retries,
+    options,
+    now,
+    statuses,
+    acknowledging,
+    clientId: context.rule.parentId,
+    digest,
+    ...sharedContent(alert, context),
+  });
   return settle(alert.alertId, context.rule.parentId, attempts, held, statuses, options.messageId, now);
 }
 
@@ -214,10 +232,13 @@ async function recordSkipped(
 /** Sends to one target and records what came of it: sent, failed for good, to retry, or parked. */
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
   const { alert, retries, options, now, statuses } = attempting;
-  const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
+  if (target.channel === 'email' && attempting.digest) return holdInDigest(target, action, retries[target.key]?.attempts ?? 0, attempting);
+  const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
+  // SES refused it over the daily quota: it waits for the digest, which goes out once the quota returns
+  if (target.channel === 'email' && outcome.status === 'retry' && outcome.overQuota) return holdInDigest(target, action, attempt.number, attempting);
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {
     status = { status: 'sent', at: attempt.at, attempts: attempt.number };
@@ -233,6 +254,15 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   // recorded at once: a retry after a later failure must not send this one again
   await recordDelivery(alert.alertId, target.key, status);
   statuses[target.key] = status;
+  return { outcome: 'recorded' };
+}
+
+/** Holds an e-mail for its recipient's digest, as it would have gone out (with its acknowledge link). */
+async function holdInDigest(target: EmailTarget, action: AcknowledgeAction | null, attempts: number, attempting: Attempting): Promise<Attempt> {
+  const notification = attempting.render(target.language);
+  const email = action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+  const { alert, clientId, now, statuses } = attempting;
+  statuses[target.key] = await holdEmailForDigest(alert, clientId, target, email, attempts, now());
   return { outcome: 'recorded' };
 }
 

@@ -1,6 +1,7 @@
 import type { Api } from 'grammy';
 import { sendEmail, type EmailMessage } from '../channels/email/send-email';
 import { paced } from '../channels/email/send-pace';
+import { sendQuota } from '../channels/email/send-quota';
 import { describeError, type SendOutcome } from '../channels/outcome';
 import { sendPush, type PushMessage } from '../channels/push/send-push';
 import { createTelegramApi } from '../channels/telegram/bot-api';
@@ -39,8 +40,17 @@ export function resetTelegramSender(): void {
   telegramApi = undefined;
 }
 
+/** Sends through SES at the paced rate, and counts what went out against the account's daily quota. */
+const pacedEmail = paced(sendEmail);
+async function sendCountedEmail(message: EmailMessage): Promise<SendOutcome> {
+  const outcome = await pacedEmail(message);
+  if (outcome.status === 'sent') sendQuota.countSent();
+  if (outcome.status === 'retry' && outcome.overQuota) sendQuota.markExhausted();
+  return outcome;
+}
+
 export const channelSenders: ChannelSenders = {
-  email: paced(sendEmail),
+  email: sendCountedEmail,
   async telegram(chatId, message) {
     if (!readConfig(telegramSchema).TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
     let api: Api;

@@ -38,6 +38,10 @@ export const MetricName = {
   FeedOutages: 'FeedOutages',
   /** Vehicles whose connection loss the sweep held in this run because their feed is interrupted. */
   ConnectionLossesHeld: 'ConnectionLossesHeld',
+  /** Share of the account's SES 24-hour sending quota used, in percent, as the deliver function last read it. */
+  SesQuotaUsedPercent: 'SesQuotaUsedPercent',
+  /** Alert e-mails held for a recipient's digest because the SES quota is nearly used. */
+  EmailsHeldForDigest: 'EmailsHeldForDigest',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

@@ -365,6 +365,8 @@ describe('FleetwatchStack template', () => {
           if (name === 'project' && asArray(statement.Action).join() === 'dynamodb:ListStreams') continue;
           // CloudWatch grants metric reads only on "*"
           if (name === 'sweep' && asArray(statement.Action).join() === 'cloudwatch:GetMetricStatistics') continue;
+          // SES grants reading the account's sending quota only on "*"
+          if (name === 'deliver' && asArray(statement.Action).join() === 'ses:GetAccount') continue;
           const ownLogStreams = (wildcard: string) => wildcard.endsWith(':*') && wildcard.startsWith(`<${logicalId(stack.functions[name].logGroup)}`);
           const unexpected = wildcardResources(statement).filter(
             (wildcard) => !ownLogStreams(wildcard) && !ALLOWED_WILDCARDS.some((allowed) => allowed.test(wildcard)),
@@ -577,6 +579,17 @@ describe('FleetwatchStack template', () => {
       });
       const bad = new App({ context: { 'aws:cdk:bundling-stacks': [], feedOutageShare: '1.5' } });
       expect(() => new FleetwatchStack(bad, 'FleetwatchBadFeedOutage')).toThrow(/feedOutageShare/);
+    });
+
+    it('alarms at 80 % of the SES daily quota, on the share the deliver function reads with GetAccount and publishes', () => {
+      const quota = alarms().filter((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('SesQuotaUsedPercent'));
+      expect(quota).toHaveLength(1);
+      expect(quota[0]).toMatchObject({ Threshold: 80, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      const [query] = (quota[0]!.Metrics as { Expression: string }[]).map((metric) => metric.Expression);
+      expect(query).toBe('SELECT MAX(SesQuotaUsedPercent) FROM fleetwatch');
+      const getAccount = roleStatements('deliver').filter((statement) => asArray(statement.Action).includes('ses:GetAccount'));
+      expect(getAccount).toHaveLength(1);
+      for (const name of ['evaluate', 'sweep', 'api', 'telegram', 'project'] as const) expect(actionsOf(name), name).not.toContain('ses:GetAccount');
     });
 
     it('caps concurrent deliver functions and paces each, so that a burst of alerts stays under the SES send rate', () => {
