@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Construct } from 'constructs';
-import { ConfigError, configProblems, vehicleClockSchema } from '../shared/config';
+import { ConfigError, configProblems, DEFAULT_FEED_OUTAGE_MIN_VEHICLES, DEFAULT_FEED_OUTAGE_SHARE, vehicleClockSchema } from '../shared/config';
 import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
 import { TABLES } from '../shared/store/tables';
 
@@ -99,6 +99,14 @@ export const contextSchema = z.object({
   alertIndexesLeftOut: alertIndexList().describe(
     'Upgrade only (docs/deploy.md): alert indexes left out for one deploy, so that the next creates them anew; their readers fail meanwhile.',
   ),
+  feedOutageShare: z
+    .preprocess(asText, z.coerce.number().min(0).max(1).default(DEFAULT_FEED_OUTAGE_SHARE))
+    .describe(
+      "Share (0 to 1) of a client's vehicles falling silent within the same minute, or fall of the input queue's message rate, that the sweep takes for an interrupted feed: one `FeedInterruptedAlarm` instead of a connection-loss alert per vehicle. `0` turns the hold off. Sets FEED_OUTAGE_SHARE on the sweep.",
+    ),
+  feedOutageMinVehicles: z
+    .preprocess(asText, z.coerce.number().int().min(1).default(DEFAULT_FEED_OUTAGE_MIN_VEHICLES))
+    .describe('Fewer vehicles than this falling silent at once are never taken for an interrupted feed. Sets FEED_OUTAGE_MIN_VEHICLES on the sweep.'),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',
   ),

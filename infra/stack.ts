@@ -60,6 +60,8 @@ export const DELIVER_DIRECTORY_KEYS = [
 ] as const;
 /** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
 export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
+/** Interrupted feeds the sweep holds connection-loss alerts for (shared/store/feed-outages.ts): recorded, seen, ended. */
+export const SWEEP_FEED_OUTAGE_KEYS = ['FEEDOUTAGE'] as const;
 /** Alert e-mails held for a recipient's digest (DIGEST#) and the digests themselves (DIGESTDUE#). */
 export const DELIVER_DIGEST_KEYS = ['DIGEST#', 'DIGESTDUE#'] as const;
 /** The digests due: the sweep finds them and makes each due again an interval later as it enqueues it. */
@@ -205,7 +207,7 @@ export class FleetwatchStack extends Stack {
   }
 
   /** Every minute: rule lifecycle, connection loss, the outbox of pending alerts. */
-  private addSweep({ projectRoot, data, queues, vehicleClock }: StackParts): FleetwatchFunction {
+  private addSweep({ projectRoot, data, queues, vehicleClock, context }: StackParts): FleetwatchFunction {
     const sweep = new FleetwatchFunction(this, 'Sweep', {
       name: 'sweep',
       description:
@@ -220,6 +222,8 @@ export class FleetwatchStack extends Stack {
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_QUEUE_NAME: queues.input.queueName,
         VEHICLE_CLOCK: vehicleClock,
+        FEED_OUTAGE_SHARE: String(context.feedOutageShare),
+        FEED_OUTAGE_MIN_VEHICLES: String(context.feedOutageMinVehicles),
       },
     });
     grantReadQueueAge(sweep.role);
@@ -233,6 +237,7 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'visits', ['UpdateItem']);
     queues.deliveries.grantSendMessages(sweep.role);
     data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
+    data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_FEED_OUTAGE_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: SWEEP_DIGEST_KEYS });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',

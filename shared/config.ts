@@ -44,7 +44,9 @@ export const resourcesSchema = z.object({
   INPUT_QUEUE_NAME: z
     .string()
     .default('')
-    .describe('Name of the input queue, for its ApproximateAgeOfOldestMessage metric (read by the sweep). Empty: not monitored.'),
+    .describe(
+      'Name of the input queue, for its ApproximateAgeOfOldestMessage and NumberOfMessagesSent metrics (read by the sweep). Empty: not monitored.',
+    ),
 });
 
 /** Powertools reads these itself too; fleetwatch only gives them its own default. */
@@ -92,6 +94,30 @@ export const outboxSchema = z.object({
     'Re-enqueues of a pending alert before the sweep gives up on it (marks it failed, logs an error).',
   ),
 });
+
+/**
+ * When the sweep takes a mass silence for an interrupted feed (shared/pipeline/sweep/feed-outage.ts) and holds
+ * the connection-loss alerts it would raise, until the feed is back.
+ */
+export const DEFAULT_FEED_OUTAGE_SHARE = 0.5;
+export const DEFAULT_FEED_OUTAGE_MIN_VEHICLES = 50;
+export const DEFAULT_FEED_OUTAGE_GRACE_MINUTES = 5;
+
+export const feedOutageSchema = z.object({
+  FEED_OUTAGE_SHARE: z
+    .preprocess(unsetIfBlank, z.coerce.number().min(0).max(1).default(DEFAULT_FEED_OUTAGE_SHARE))
+    .describe(
+      "Share (0 to 1) of a client's vehicles falling silent within the same minute, or fall of the input queue's message rate, that the sweep takes for an interrupted feed: it raises one operations alarm and holds their connection-loss alerts until the feed is back. 0 turns the hold off.",
+    ),
+  FEED_OUTAGE_MIN_VEHICLES: whole(1, DEFAULT_FEED_OUTAGE_MIN_VEHICLES).describe(
+    'Fewer vehicles than this falling silent at once are never taken for an interrupted feed: their connection-loss alerts go out at once.',
+  ),
+  FEED_OUTAGE_GRACE_MINUTES: whole(1, DEFAULT_FEED_OUTAGE_GRACE_MINUTES).describe(
+    'Minutes after an interrupted feed is back before its held vehicles are judged again: those still silent then are reported.',
+  ),
+});
+
+export type FeedOutageConfig = z.infer<typeof feedOutageSchema>;
 
 export const webhookRetrySchema = z.object({
   WEBHOOK_RETRY_BASE_SECONDS: seconds(30).describe(
@@ -284,7 +310,8 @@ export const functionConfigSchemas = {
     .extend(vehicleClockEnvSchema.shape)
     .extend(ruleCacheSchema.shape)
     .extend(outboxSchema.shape)
-    .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape),
+    .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
+    .extend(feedOutageSchema.shape),
   project: everyFunctionSchema,
   telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape),
 } as const;
@@ -337,4 +364,8 @@ export function resourcesConfig(env?: Env): ResourcesConfig {
 
 export function vehicleClockConfig(env?: Env): VehicleClock {
   return readConfig(vehicleClockEnvSchema, env).VEHICLE_CLOCK;
+}
+
+export function feedOutageConfig(env?: Env): FeedOutageConfig {
+  return readConfig(feedOutageSchema, env);
 }

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { ScheduledEvent } from 'aws-lambda';
-import { checkFunctionConfig, vehicleClockConfig, type VehicleClock } from '../../shared/config';
+import { checkFunctionConfig, feedOutageConfig, vehicleClockConfig, type FeedOutageConfig, type VehicleClock } from '../../shared/config';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../shared/observability/metrics';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -9,6 +9,7 @@ import { RuleCache } from '../../shared/pipeline/rule-cache';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { runSweep, type SweepReport } from '../../shared/pipeline/sweep/run-sweep';
 import { readInputBacklog, type InputBacklog } from '../../shared/pipeline/sweep/backlog-hold';
+import { readFeedRate, type FeedReading } from '../../shared/pipeline/sweep/feed-rate';
 
 /** Runs every minute (EventBridge schedule): rule expiry, connection loss, outbox. */
 export interface SweepDependencies {
@@ -21,6 +22,10 @@ export interface SweepDependencies {
   outboxAgeMs?: number;
   /** How far behind evaluate is (default: the input queue's ApproximateAgeOfOldestMessage from CloudWatch). */
   readBacklog: (now: number) => Promise<InputBacklog>;
+  /** How many terminal messages arrive (default: the input queue's NumberOfMessagesSent from CloudWatch). */
+  readFeed: (now: number) => Promise<FeedReading>;
+  /** When a mass silence counts as an interrupted feed (config: FEED_OUTAGE_*). */
+  feedOutage: FeedOutageConfig;
 }
 
 export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
@@ -29,6 +34,8 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
     rules: new RuleCache(),
     evaluatorFor: (type) => RULE_EVALUATORS[type],
     readBacklog: (now) => readInputBacklog(now),
+    readFeed: (now) => readFeedRate(now),
+    feedOutage: feedOutageConfig(),
     vehicleClock: vehicleClockConfig(),
     ...overrides,
   };
@@ -43,6 +50,8 @@ export function createSweepHandler(overrides: Partial<SweepDependencies> = {}) {
         vehicleClock: dependencies.vehicleClock,
         outboxAgeMs: dependencies.outboxAgeMs,
         readBacklog: dependencies.readBacklog,
+        readFeed: dependencies.readFeed,
+        feedOutage: dependencies.feedOutage,
       });
       metrics.addMetric(MetricName.AlertsRaised, MetricUnit.Count, report.alertsRaised);
       return report;

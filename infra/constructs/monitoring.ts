@@ -106,6 +106,7 @@ export class Monitoring extends Construct {
     this.tableAlarms(props.tables);
     this.sesAlarms();
     this.lateAlertAlarms(props.queues, props.apiStage);
+    this.feedAlarm();
     this.dashboard = this.operationsDashboard(props);
   }
 
@@ -256,6 +257,16 @@ export class Monitoring extends Construct {
       `The HTTP API answered ${API_SERVER_ERRORS_THRESHOLD} or more 5xx in 5 minutes: integrators or the Telegram webhook are failing. Check the api and telegram function logs.`,
       apiStage.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
       API_SERVER_ERRORS_THRESHOLD,
+    );
+  }
+
+  /** The telematics feed stopped, for the platform or a client: the sweep holds the connection losses it would raise. */
+  private feedAlarm(): void {
+    this.alarm(
+      'FeedInterruptedAlarm',
+      'Many vehicles fell silent within the same minute (a whole client, or the input rate fell to about nothing): the telematics feed is interrupted. The sweep holds their connection-loss alerts until the feed is back; the `feed interrupted` error of the sweep names the scope. See docs/operations.md.',
+      appMetric('FeedOutages', 'Interrupted feeds', ONE_MINUTE),
+      1,
     );
   }
 

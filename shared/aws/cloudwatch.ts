@@ -42,3 +42,24 @@ export async function latestMetricMaximum(query: MetricQuery): Promise<number | 
   }
   return latest?.value ?? null;
 }
+
+/** The Sum of each one-minute datapoint in the window, oldest first (minutes without a datapoint are left out). */
+export async function metricMinuteSums(query: MetricQuery): Promise<{ at: number; value: number }[]> {
+  const { GetMetricStatisticsCommand } = await loadSdk();
+  const output = await (
+    await client()
+  ).send(
+    new GetMetricStatisticsCommand({
+      Namespace: query.namespace,
+      MetricName: query.metricName,
+      Dimensions: query.dimensions,
+      StartTime: new Date(query.now - query.lookbackMs),
+      EndTime: new Date(query.now),
+      Period: 60,
+      Statistics: ['Sum'],
+    }),
+  );
+  return (output.Datapoints ?? [])
+    .flatMap((point) => (point.Timestamp === undefined || point.Sum === undefined ? [] : [{ at: point.Timestamp.getTime(), value: point.Sum }]))
+    .sort((a, b) => a.at - b.at);
+}

@@ -32,6 +32,12 @@ export const MetricName = {
   ConfirmationFeedback: 'ConfirmationFeedback',
   /** Clients whose confirmation e-mails were stopped after too many bounces or complaints. */
   ConfirmationsStopped: 'ConfirmationsStopped',
+  /** Interrupted feeds (the platform's, or one client's) the sweep first saw in this run: each raises one alarm. */
+  FeedOutagesBegun: 'FeedOutagesBegun',
+  /** Interrupted feeds the sweep is holding connection-loss alerts for, in each run while they last. */
+  FeedOutages: 'FeedOutages',
+  /** Vehicles whose connection loss the sweep held in this run because their feed is interrupted. */
+  ConnectionLossesHeld: 'ConnectionLossesHeld',
   /** Share of the account's SES 24-hour sending quota used, in percent, as the deliver function last read it. */
   SesQuotaUsedPercent: 'SesQuotaUsedPercent',
   /** Alert e-mails held for a recipient's digest because the SES quota is nearly used. */

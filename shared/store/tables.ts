@@ -56,9 +56,10 @@ export const TABLES = {
     stream: 'NEW_AND_OLD_IMAGES',
   },
   /**
-   * One item per vehicle: per-rule state and clock (packed in `state`), owners, rule and zone refs, version. A vehicle waiting for a
-   * silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence` index. `byOwner` (keys only,
-   * `owner` = the owning client) finds a client's vehicles when its geozones change.
+   * One item per vehicle: per-rule state and clock (packed in `state`), owners, rule and zone refs, version. A
+   * vehicle waiting for a silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence`
+   * index, with its `owner` (the sweep tells one client's mass silence by it). `byOwner` (keys only, `owner` = the
+   * owning client) finds a client's vehicles when its geozones change.
    */
   vehicleState: {
     envName: 'VEHICLE_STATE_TABLE',
@@ -68,7 +69,7 @@ export const TABLES = {
         indexName: 'bySilence',
         partitionKey: { name: 'silenceShard', type: 'S' },
         sortKey: { name: 'silentAt', type: 'N' },
-        projection: 'KEYS_ONLY',
+        projection: { include: ['owner'] },
       },
       { indexName: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'vehicleId', type: 'N' }, projection: 'KEYS_ONLY' },
     ],

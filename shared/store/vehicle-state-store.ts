@@ -208,6 +208,24 @@ export async function vehicleIdsOwnedBy(owner: string): Promise<number[]> {
   return vehicleIds;
 }
 
+/** How many vehicles the client owns itself, counted on the keys-only `byOwner` index. */
+export async function countVehiclesOwnedBy(owner: string): Promise<number> {
+  let count = 0;
+  for await (const page of paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: vehicleStateTable(),
+      IndexName: OWNER_INDEX,
+      KeyConditionExpression: '#owner = :owner',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner },
+      Select: 'COUNT',
+    },
+  ))
+    count += page.Count ?? 0;
+  return count;
+}
+
 /**
  * Records who owns the vehicle now (owner first, then the clients above it), and starts a new zone-set version
  * for every client of the chain, so that the visit journal reads the new owners' zones. An empty list forgets

@@ -1,6 +1,14 @@
 import { App } from 'aws-cdk-lib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkFunctionConfig, ConfigError, readConfig, resourcesConfig, telegramSchema, vehicleClockConfig } from '../../shared/config';
+import {
+  checkFunctionConfig,
+  ConfigError,
+  feedOutageConfig,
+  readConfig,
+  resourcesConfig,
+  telegramSchema,
+  vehicleClockConfig,
+} from '../../shared/config';
 import { stackContext } from '../../infra/context';
 import { webhookRetryBaseSeconds } from '../../shared/delivery/retry-backoff';
 import { outboxAgeMs, outboxMaxAttempts } from '../../shared/pipeline/sweep/outbox-pass';
@@ -29,6 +37,8 @@ describe('configuration schemas', () => {
     expect(() => rateLimitIntervalFromEnv({ RATE_LIMIT_INTERVAL_MS: '1s' })).toThrow(/RATE_LIMIT_INTERVAL_MS="1s"/);
     expect(() => configuredGeocoder({ GEOCODER: 'google' })).toThrow(/GEOCODER="google"/);
     expect(() => readConfig(telegramSchema, { TELEGRAM_API_ROOT: 'api.telegram.org' })).toThrow(/TELEGRAM_API_ROOT="api.telegram.org"/);
+    expect(() => checkFunctionConfig('sweep', { FEED_OUTAGE_SHARE: '1.5' })).toThrow(/FEED_OUTAGE_SHARE="1.5"/);
+    expect(() => feedOutageConfig({ FEED_OUTAGE_GRACE_MINUTES: '0' })).toThrow(/FEED_OUTAGE_GRACE_MINUTES="0"/);
   });
 
   it('names every bad variable at once', () => {
@@ -41,6 +51,12 @@ describe('configuration schemas', () => {
     expect(webhookRetryBaseSeconds({})).toBe(30);
     expect(webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: '0' })).toBe(0);
     expect(outboxAgeMs({ OUTBOX_AGE_MS: '' })).toBe(120_000);
+    expect(feedOutageConfig({ FEED_OUTAGE_SHARE: '' })).toEqual({
+      FEED_OUTAGE_SHARE: 0.5,
+      FEED_OUTAGE_MIN_VEHICLES: 50,
+      FEED_OUTAGE_GRACE_MINUTES: 5,
+    });
+    expect(feedOutageConfig({ FEED_OUTAGE_SHARE: '0' }).FEED_OUTAGE_SHARE).toBe(0);
     expect(limitsFromEnv({ LIMIT_RULES_PER_CLIENT: '7' }).rulesPerClient).toBe(7);
     expect(limitsFromEnv({}).webhooksPerClient).toBe(10);
     expect(configuredGeocoder({ GEOCODER: '' })).toBeUndefined();
@@ -81,6 +97,8 @@ describe('configuration schemas', () => {
       vehicleStateMaxCapacity: 4000,
       alertIndexesAsBefore: [],
       alertIndexesLeftOut: [],
+      feedOutageShare: 0.5,
+      feedOutageMinVehicles: 50,
       throwaway: false,
     });
     expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({
@@ -90,6 +108,7 @@ describe('configuration schemas', () => {
     });
     expect(() => context({ geocoding: 'maybe' })).toThrow(/-c geocoding="maybe"/);
     expect(() => context({ apiReservedConcurrency: '-1' })).toThrow(/-c apiReservedConcurrency="-1"/);
+    expect(() => context({ feedOutageMinVehicles: '0' })).toThrow(/-c feedOutageMinVehicles="0"/);
     expect(() => context({ sesMaxSendRate: 'fast' })).toThrow(/-c sesMaxSendRate="fast": .*\(The account's SES maximum send rate/);
     expect(() => context({ vehicleStateCapacity: 'reserved' })).toThrow(/-c vehicleStateCapacity="reserved"/);
     expect(context({ alertIndexesAsBefore: 'byParentTime, outbox' }).alertIndexesAsBefore).toEqual(['byParentTime', 'outbox']);

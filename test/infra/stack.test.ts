@@ -634,6 +634,33 @@ describe('FleetwatchStack template', () => {
       expect(alarmOn('5xx', logicalId(stack.httpApi.httpApi))).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 5 });
     });
 
+    it('alarms once the sweep holds connection losses for an interrupted feed, tuned by -c feedOutageShare and feedOutageMinVehicles', () => {
+      const [feed, ...others] = alarms().filter((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('SUM(FeedOutages)'));
+      expect(others).toEqual([]);
+      expect(feed).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+      expect(String(feed!.AlarmDescription)).toContain('feed interrupted');
+      expect(environmentOf('sweep')).toMatchObject({ FEED_OUTAGE_SHARE: '0.5', FEED_OUTAGE_MIN_VEHICLES: '50' });
+      // the client of each silent vehicle is read from the silence index itself
+      const [, stateTable] = ofType('AWS::DynamoDB::Table').find(([id]) => id === logicalId(stack.tables.tables.vehicleState))!;
+      const indexes = stateTable.Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[];
+      expect(indexes.find((index) => index.IndexName === 'bySilence')?.Projection).toEqual({
+        ProjectionType: 'INCLUDE',
+        NonKeyAttributes: ['owner'],
+      });
+
+      const tuned = new FleetwatchStack(
+        new App({ context: { 'aws:cdk:bundling-stacks': [], feedOutageShare: '0.8', feedOutageMinVehicles: '200' } }),
+        'FleetwatchFeedOutage',
+      );
+      const sweep = (Template.fromStack(tuned).toJSON().Resources as Record<string, Resource>)[logicalId(tuned.functions.sweep.function)]!;
+      expect((sweep.Properties.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+        FEED_OUTAGE_SHARE: '0.8',
+        FEED_OUTAGE_MIN_VEHICLES: '200',
+      });
+      const bad = new App({ context: { 'aws:cdk:bundling-stacks': [], feedOutageShare: '1.5' } });
+      expect(() => new FleetwatchStack(bad, 'FleetwatchBadFeedOutage')).toThrow(/feedOutageShare/);
+    });
+
     it('alarms at 80 % of the SES daily quota, on the share the deliver function reads with GetAccount and publishes', () => {
       const quota = alarms().filter((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('SesQuotaUsedPercent'));
       expect(quota).toHaveLength(1);

@@ -86,7 +86,7 @@ describe('schedules through evaluate and sweep', () => {
     // the sweep is asked to look at the vehicle when the schedule opens (plus one heartbeat), not all night
     expect(deadline).toBeGreaterThanOrEqual(opening);
     expect(deadline).toBeLessThanOrEqual(opening + 10 * 60_000);
-    expect(await vehiclesFallingSilent(at('2026-11-24T06:59:00Z'))).not.toContain(5002);
+    expect((await vehiclesFallingSilent(at('2026-11-24T06:59:00Z'))).map((vehicle) => vehicle.vehicleId)).not.toContain(5002);
 
     for (const time of ['2026-11-23T17:25:00Z', '2026-11-23T23:00:00Z']) await sweepAt(at(time));
     expect(await alertsOf(502)).toEqual([]);

@@ -9,7 +9,8 @@ import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext, pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
-import { resourcesConfig } from '../../shared/config';
+import { resourcesConfig, type FeedOutageConfig } from '../../shared/config';
+import type { FeedReading } from '../../shared/pipeline/sweep/feed-rate';
 import { notificationBodySchema, RULE_TYPES, type StoredRule } from '../../shared/schemas/notification';
 import type { GeozoneGeometry } from '../../shared/schemas/geozone';
 import { createGeozone } from '../../shared/store/geozones-store';
@@ -49,8 +50,11 @@ const RULE_TYPE_OF: Record<ReplayRuleName, number> = {
   deviceAlarm: RULE_TYPES.deviceAlarm,
 };
 
-/** What a scenario changes in a rule of the replay: settings added to its REPLAY_SETTINGS, and whether its alerts are stored. */
-export type RuleOverrides = Partial<Record<ReplayRuleName, { settings?: Record<string, string>; stored?: boolean }>>;
+/**
+ * What a scenario changes in a rule of the replay: settings added to its REPLAY_SETTINGS, whether its alerts are
+ * stored, and whether it is active at all.
+ */
+export type RuleOverrides = Partial<Record<ReplayRuleName, { settings?: Record<string, string>; stored?: boolean; active?: boolean }>>;
 
 /**
  * The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry, with the scenario's
@@ -89,7 +93,7 @@ export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}): P
       type: RULE_TYPE_OF[name],
       parentId: REPLAY_PARENT_ID,
       name: `Replay ${name}`,
-      active: true,
+      active: overrides[name]?.active ?? true,
       vehicleIds,
       geoids: name === 'geozone' ? [DEPOT.id] : [],
       settings: { ...REPLAY_SETTINGS[name], ...overrides[name]?.settings },
@@ -124,6 +128,8 @@ export interface StoredAlert {
   kind: string;
   /** Event time, epoch ms. */
   time: number;
+  /** When the alert was raised (the raising function's clock), epoch ms. */
+  createdAt: number;
   status: string;
   outbox: unknown;
 }
@@ -151,6 +157,9 @@ export interface ReplayRun {
   deliveryRetries: number;
   /** Polls of the deliveries queue that found SQS unreachable. */
   failedPolls: number;
+  /** Interrupted feeds the sweeps first saw (their scopes, in order), and the most connection losses one sweep held. */
+  feedOutagesBegun: string[];
+  mostHeld: number;
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -168,12 +177,49 @@ export interface ReplayFaults {
   chaos?: ChaosController;
 }
 
-export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emulators, faults: ReplayFaults = {}): Promise<ReplayRun> {
+/**
+ * Off: every trace ends with its whole fleet falling silent at once and never heard again, which the sweep
+ * would rightly take for an interrupted feed and hold; the replays that check those last losses turn it off.
+ */
+const FEED_OUTAGE_OFF: FeedOutageConfig = { FEED_OUTAGE_SHARE: 0, FEED_OUTAGE_MIN_VEHICLES: 1, FEED_OUTAGE_GRACE_MINUTES: 1 };
+/** The input queue's NumberOfMessagesSent as the sweep reads it: the busiest minute is looked for this far back. */
+const FEED_LOOKBACK_MINUTES = 15;
+
+export interface ReplayOptions {
+  /**
+   * The sweep's feed-outage settings; given, the sweep also reads the replay's message rate (the records sent
+   * to the input queue per minute, as the queue counts them). Default: off.
+   */
+  feedOutage?: FeedOutageConfig;
+}
+
+/** Messages sent per minute up to `now` (by their SentTimestamp), over the look-back window, as CloudWatch has NumberOfMessagesSent. */
+function feedRate(plan: ReplayPlan, now: number): FeedReading {
+  const minutes = Array.from({ length: FEED_LOOKBACK_MINUTES }, () => 0);
+  for (const record of plan.batches.flatMap((batch) => batch.records)) {
+    const sent = Number(record.attributes.SentTimestamp);
+    const minute = Math.floor((now - sent) / 60_000);
+    if (sent <= now && minute < FEED_LOOKBACK_MINUTES) minutes[minute]! += 1;
+  }
+  return { kind: 'measured', lastMinute: minutes[0]!, busiestMinute: Math.max(...minutes) };
+}
+
+export async function runReplay(
+  plan: ReplayPlan,
+  trace: Trace,
+  emulators: Emulators,
+  faults: ReplayFaults = {},
+  options: ReplayOptions = {},
+): Promise<ReplayRun> {
   let now = plan.batches[0]?.now ?? TRACE_START;
   const clock = () => now;
   const evaluate = createEvaluateHandler({ clock });
   const deliver = createDeliverHandler() as unknown as SqsHandler;
-  const sweep = createSweepHandler({ clock });
+  const sweep = createSweepHandler({
+    clock,
+    feedOutage: options.feedOutage ?? FEED_OUTAGE_OFF,
+    ...(options.feedOutage ? { readFeed: (at: number) => Promise.resolve(feedRate(plan, at)) } : {}),
+  });
   const queueUrl = resourcesConfig().DELIVERIES_QUEUE_URL;
   const { chaos } = faults;
   // a queue that does not exist: SendMessageBatch fails at once, as it would with SQS unreachable
@@ -196,6 +242,8 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
     deliverInvocations: 0,
     deliveryRetries: 0,
     failedPolls: 0,
+    feedOutagesBegun: [],
+    mostHeld: 0,
   };
 
   const advance = async (to: number) => {
@@ -289,6 +337,8 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
     try {
       const report = await sweep({}, lambdaContext('sweep'));
       run.outboxReenqueued += report.reenqueued.length;
+      run.feedOutagesBegun.push(...report.feedOutages.begun);
+      run.mostHeld = Math.max(run.mostHeld, report.connectionLossesHeld);
     } catch (error) {
       if (!chaos?.anyActive()) throw error;
       run.failedSweeps++;
@@ -377,6 +427,7 @@ export async function runReplay(plan: ReplayPlan, trace: Trace, emulators: Emula
       vehicleId: Number(item.vehicleId),
       kind: event.kind,
       time: Date.parse(event.time),
+      createdAt: Date.parse(String(item.createdAt)),
       status: String(item.status),
       outbox: item.outbox,
     };

@@ -101,7 +101,7 @@ const SILENCE_LIMIT_MS = Number(REPLAY_SETTINGS.connectionLoss.minutes) * 60_000
 const LAST_SEEN_BEFORE_MS = 100_000;
 const LAST_SEEN_AFTER_MS = MAX_REORDER_MS + 2_000;
 /** The first message after a silence is reported when it is processed: within a minute of its device time. */
-const RESTORED_WITHIN_MS = 60_000;
+export const RESTORED_WITHIN_MS = 60_000;
 const PARKING_MIN_MS = Number(REPLAY_SETTINGS.parking.minutes) * 60_000;
 const MOVEMENT_DISTANCE_M = Number(REPLAY_SETTINGS.movement.distance);
 /** How far a tow takes the vehicle between two messages: its second and third fixes lie beyond `distance` (1.14 and 1.71 ×). */
@@ -677,14 +677,15 @@ export function generateTrace(options: TraceOptions): Trace {
   return { options, vehicles, expected, end, planted };
 }
 
-function connectionLost(vehicleId: number, lastMessage: number): ExpectedAlert {
+/** The loss a silence after `lastMessage` owes, under a limit of `limitMs` (the replay's, unless told). */
+export function connectionLost(vehicleId: number, lastMessage: number, limitMs: number = SILENCE_LIMIT_MS): ExpectedAlert {
   return {
     rule: 'connectionLoss',
     ruleId: REPLAY_RULE_IDS.connectionLoss,
     vehicleId,
     kind: 'connectionLost',
-    from: lastMessage - LAST_SEEN_BEFORE_MS + SILENCE_LIMIT_MS,
-    to: lastMessage + LAST_SEEN_AFTER_MS + SILENCE_LIMIT_MS,
+    from: lastMessage - LAST_SEEN_BEFORE_MS + limitMs,
+    to: lastMessage + LAST_SEEN_AFTER_MS + limitMs,
   };
 }
 

@@ -1,60 +1,91 @@
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../aws/dynamodb';
-import type { VehicleClock } from '../../config';
+import type { FeedOutageConfig, VehicleClock } from '../../config';
+import { countIfAny, MetricName } from '../../observability/metrics';
 import type { AlertItem } from '../../store/alerts-store';
 import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../../store/vehicle-state-store';
 import { heartbeatIntervalMs, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
 import { runVehicleSteps, type VehicleStep } from '../run-vehicle-steps';
+import type { SilentVehicle } from './feed-outage';
+import { judgeFeedOutages } from './feed-outage-hold';
+import type { FeedReading } from './feed-rate';
 
 /**
  * Connection loss is the absence of messages, so no message can raise it. Every vehicle waiting for a silence
  * carries its deadline in the sparse `bySilence` index (written with its state); each minute the sweep asks
  * each shard of that index for the deadlines already passed, and shows only those vehicles the passing time,
- * through the same path as evaluate. Reads follow the vehicles going silent, not the size of the fleet.
+ * through the same path as evaluate. Reads follow the vehicles going silent, not the size of the fleet. When a
+ * feed is interrupted, the losses of the vehicles it silenced are held (feed-outage.ts).
  */
 export interface ConnectionLossResult {
   vehicles: number;
   alertsCreated: AlertItem[];
   failedVehicles: number[];
+  /** Vehicles whose loss waits for their interrupted feed (feed-outage.ts). */
+  held: number;
+  outages: { begun: string[]; holding: string[]; ended: string[] };
 }
 
-/** Vehicles whose silence deadline is at or before `now`, from every shard of the index. */
-export async function vehiclesFallingSilent(now: number): Promise<number[]> {
+/** The sweep runs every minute: deadlines within the next one are counted with the passed ones (feed-outage.ts). */
+const COHORT_LOOKAHEAD_MS = 60_000;
+
+/** Vehicles whose silence deadline is at or before `until`, with their owner, from every shard of the index. */
+export async function vehiclesFallingSilent(until: number): Promise<SilentVehicle[]> {
   const shards = Array.from({ length: SILENCE_SHARDS }, (_, shard) => `silence#${shard}`);
   const found = await Promise.all(
     shards.map(async (shard) => {
-      const ids: number[] = [];
+      const vehicles: SilentVehicle[] = [];
       for await (const page of paginateQuery(
         { client: documentClient() },
         {
           TableName: vehicleStateTable(),
           IndexName: SILENCE_INDEX,
-          KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :now',
-          ExpressionAttributeValues: { ':shard': shard, ':now': now },
-          ProjectionExpression: 'vehicleId',
+          KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :until',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':shard': shard, ':until': until },
+          ProjectionExpression: 'vehicleId, silentAt, #owner',
         },
       )) {
-        for (const item of page.Items ?? []) ids.push(Number(item.vehicleId));
+        for (const item of page.Items ?? [])
+          vehicles.push({
+            vehicleId: Number(item.vehicleId),
+            silentAt: Number(item.silentAt),
+            owner: typeof item.owner === 'string' ? item.owner : null,
+          });
       }
-      return ids;
+      return vehicles;
     }),
   );
   return found.flat();
 }
 
-/** `certainAsOf`: silences are judged as of this moment at the latest (see backlog-hold.ts). */
+export interface ConnectionLossOptions {
+  now: number;
+  vehicleClock: VehicleClock;
+  /** Silences are judged as of this moment at the latest (see backlog-hold.ts). Default: `now`. */
+  certainAsOf?: number;
+  /** The input queue's message rate, for a platform-wide outage. */
+  feed: FeedReading;
+  feedOutage: FeedOutageConfig;
+}
+
 export async function runConnectionLossPass(
   rules: RuleCache,
   evaluatorFor: EvaluatorLookup,
-  now: number,
-  vehicleClock: VehicleClock,
-  certainAsOf: number = now,
+  options: ConnectionLossOptions,
 ): Promise<ConnectionLossResult> {
-  const vehicleIds = await vehiclesFallingSilent(now);
-  if (vehicleIds.length === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [] };
+  const { now, vehicleClock, certainAsOf = now } = options;
+  const cohort = await vehiclesFallingSilent(now + COHORT_LOOKAHEAD_MS);
+  const outages = await judgeFeedOutages(cohort, now, options.feed, options.feedOutage);
+  const due = cohort.filter((vehicle) => vehicle.silentAt <= now);
+  const vehicleIds = due.filter((vehicle) => !outages.held(vehicle)).map((vehicle) => vehicle.vehicleId);
+  const held = due.length - vehicleIds.length;
+  countIfAny(MetricName.ConnectionLossesHeld, held);
+  const report = { held, outages: { begun: outages.begun, holding: outages.holding, ended: outages.ended } };
+  if (vehicleIds.length === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [], ...report };
   const result = await runVehicleSteps(vehicleIds, connectionLossStep(evaluatorFor, now, vehicleClock, certainAsOf), rules, now, { vehicleClock });
-  return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()] };
+  return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()], ...report };
 }
 
 /** The sweep's step for one silent vehicle: time passing, judged as of `now` (or `certainAsOf`, if earlier). */

@@ -1,10 +1,11 @@
-import type { VehicleClock } from '../../config';
+import { feedOutageConfig, type FeedOutageConfig, type VehicleClock } from '../../config';
 import { logger } from '../../observability/logger';
 import type { EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
 import { runAlertDuePass } from './alert-due-pass';
 import { runConnectionLossPass } from './connection-loss-pass';
 import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
+import type { FeedReading } from './feed-rate';
 import { runConfirmationWaitPass } from './confirmation-wait-pass';
 import { runDigestPass } from './digest-pass';
 import { runLifecyclePass } from './lifecycle-pass';
@@ -26,6 +27,10 @@ export interface SweepOptions {
   outboxAgeMs?: number;
   /** How far behind evaluate is; connection loss is held accordingly. Default: not monitored. */
   readBacklog?: (now: number) => Promise<InputBacklog>;
+  /** How many terminal messages arrive, for a platform-wide feed outage. Default: not monitored. */
+  readFeed?: (now: number) => Promise<FeedReading>;
+  /** Default: from the environment (FEED_OUTAGE_*). */
+  feedOutage?: FeedOutageConfig;
 }
 
 export interface SweepReport {
@@ -34,6 +39,10 @@ export interface SweepReport {
   connectionLossVehicles: number;
   /** Silences were judged as of this time (ISO), earlier than now while the input queue lags; null: all held. */
   connectionLossAsOf: string | null;
+  /** Vehicles whose connection loss waits for their interrupted feed. */
+  connectionLossesHeld: number;
+  /** Interrupted feeds (`platform` or client ids): first seen in this run, held in it, and back. */
+  feedOutages: { begun: string[]; holding: string[]; ended: string[] };
   alertsRaised: number;
   reenqueued: string[];
   /** Pending alerts the outbox gave up on. */
@@ -56,6 +65,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     prolonged: [],
     connectionLossVehicles: 0,
     connectionLossAsOf: null,
+    connectionLossesHeld: 0,
+    feedOutages: { begun: [], holding: [], ended: [] },
     alertsRaised: 0,
     reenqueued: [],
     abandoned: [],
@@ -91,8 +102,17 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     if (certainAsOf < now)
       logger.info('connection loss judged as of the oldest waiting input message', { backlog, asOf: new Date(certainAsOf).toISOString() });
     report.connectionLossAsOf = new Date(certainAsOf).toISOString();
-    const connectionLoss = await runConnectionLossPass(options.rules, options.evaluatorFor, now, options.vehicleClock, certainAsOf);
+    const feed = options.readFeed ? await options.readFeed(now) : ({ kind: 'unmonitored' } as const);
+    const connectionLoss = await runConnectionLossPass(options.rules, options.evaluatorFor, {
+      now,
+      vehicleClock: options.vehicleClock,
+      certainAsOf,
+      feed,
+      feedOutage: options.feedOutage ?? feedOutageConfig(),
+    });
     report.connectionLossVehicles = connectionLoss.vehicles;
+    report.connectionLossesHeld = connectionLoss.held;
+    report.feedOutages = connectionLoss.outages;
     report.alertsRaised = connectionLoss.alertsCreated.length;
     if (connectionLoss.failedVehicles.length > 0)
       throw new Error(`connection loss not committed for vehicles ${connectionLoss.failedVehicles.join(', ')}`);
