@@ -3,7 +3,7 @@ import { documentClient } from '../../aws/dynamodb';
 import type { VehicleClock } from '../../config';
 import type { AlertItem } from '../../store/alerts-store';
 import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../../store/vehicle-state-store';
-import { heartbeatIntervalMs, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
+import { heartbeatIntervalMs, storedClock, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
 import { runVehicleSteps, type VehicleStep } from '../run-vehicle-steps';
 
@@ -60,13 +60,16 @@ export async function runConnectionLossPass(
 /** The sweep's step for one silent vehicle: time passing, judged as of `now` (or `certainAsOf`, if earlier). */
 export function connectionLossStep(evaluatorFor: EvaluatorLookup, now: number, vehicleClock: VehicleClock, certainAsOf: number = now): VehicleStep {
   return (vehicleId, loaded, vehicleRules) =>
-    // With the coalesced clock a stored last-seen may trail the truth by up to one heartbeat interval, so the
-    // vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
+    // With the coalesced clock (or stamped messages) a stored last-seen may trail the truth by up to one heartbeat
+    // interval, so the vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
     tickVehicle({
       vehicleId,
       state: loaded.state,
       rules: vehicleRules.rules,
-      context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, vehicleClock), certainAsOf), zones: vehicleRules.zones },
+      context: {
+        now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, storedClock(loaded.state, vehicleClock)), certainAsOf),
+        zones: vehicleRules.zones,
+      },
       evaluatorFor,
     });
 }
