@@ -22,7 +22,14 @@ describe('late messages', () => {
   let emulators: Emulators;
   beforeAll(async () => {
     emulators = await startTestEmulators('pipeline-late-messages');
-    await putRule(storedRule({ id: 71, name: 'Speeding at once', vehicleIds: [701, 702, 703, 704, 705, 706, 707, 708, 709], settings: { limit: '90', minDuration: '0' } }));
+    await putRule(
+      storedRule({
+        id: 71,
+        name: 'Speeding at once',
+        vehicleIds: [701, 702, 703, 704, 705, 706, 707, 708, 709],
+        settings: { limit: '90', minDuration: '0' },
+      }),
+    );
   });
   afterAll(async () => emulators.stop());
 

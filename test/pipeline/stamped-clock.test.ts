@@ -37,7 +37,15 @@ function message(second: number, speed: number, previous?: number): TerminalMess
 }
 
 function run(state: VehicleState | undefined, messages: TerminalMessage[], now: number, clock: VehicleClock) {
-  return evaluateVehicle({ vehicleId: 1, state, messages, rules: vehicle.rules, context: { now, zones: vehicle.zones }, evaluatorFor, vehicleClock: clock });
+  return evaluateVehicle({
+    vehicleId: 1,
+    state,
+    messages,
+    rules: vehicle.rules,
+    context: { now, zones: vehicle.zones },
+    evaluatorFor,
+    vehicleClock: clock,
+  });
 }
 
 /** Stored at 100 s; `stamped`: written from stamped messages. */
@@ -131,12 +139,19 @@ describe('the stamped clock next to the configured one', () => {
     // half a heartbeat past the limit, a stamped vehicle may have reported since its last heartbeat
     const now = T0 + 100_000 + limit + interval / 2;
     const sweep = connectionLossStep(evaluatorFor, now, 'exact');
-    const loaded = (state: VehicleState) => ({ state, version: state.version, projection: { owners: [], ruleRefs: {}, zoneRefs: {} }, silentAt: null });
+    const loaded = (state: VehicleState) => ({
+      state,
+      version: state.version,
+      projection: { owners: [], ruleRefs: {}, zoneRefs: {} },
+      silentAt: null,
+    });
     expect(sweep(1, loaded(stored({ stamped: true })), vehicle).events).toEqual([]);
     expect(sweep(1, loaded(stored()), vehicle).events.map(({ event }) => event.kind)).toEqual(['connectionLost']);
     // once the silence is certain, it is raised for the stamped vehicle too, timed at last seen + the limit
     const certain = connectionLossStep(evaluatorFor, T0 + 100_000 + limit + interval, 'exact')(1, loaded(stored({ stamped: true })), vehicle);
-    expect(certain.events.map(({ event }) => `${event.kind}@${event.time}`)).toEqual([`connectionLost@${new Date(T0 + 100_000 + limit).toISOString()}`]);
+    expect(certain.events.map(({ event }) => `${event.kind}@${event.time}`)).toEqual([
+      `connectionLost@${new Date(T0 + 100_000 + limit).toISOString()}`,
+    ]);
     expect(certain.nextState).toMatchObject({ stamped: true });
   });
 });
