@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Construct } from 'constructs';
 import { ConfigError, configProblems, vehicleClockSchema } from '../shared/config';
 import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
+import { TABLES } from '../shared/store/tables';
 
 /**
  * Evaluate takes up to 10 messages per invocation in a few tens of milliseconds; 100 at once keeps up with
@@ -11,6 +12,13 @@ import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
 export const DEFAULT_EVALUATE_MAX_CONCURRENCY = 100;
 /** Enough for a busy console and integrators at one request per second per session. */
 export const DEFAULT_API_RESERVED_CONCURRENCY = 20;
+/**
+ * Provisioned vehicle-state capacity, per table and index, read and write alike: 5 units idle (a few hundred
+ * vehicles reporting every 30 s), up to 4,000: a catch-up writes that many vehicle items a second at most, and what
+ * evaluate could write beyond it waits on the input queue (docs/deploy.md).
+ */
+export const DEFAULT_VEHICLE_STATE_MIN_CAPACITY = 5;
+export const DEFAULT_VEHICLE_STATE_MAX_CAPACITY = 4000;
 
 /**
  * The CDK context keys of a deployment (`cdk deploy -c key=value`, or `context` in cdk.json), as one zod schema.
@@ -18,6 +26,22 @@ export const DEFAULT_API_RESERVED_CONCURRENCY = 20;
  * as its text. docs/configuration.md lists them (`npm run docs:config`).
  */
 const asText = (value: unknown) => (typeof value === 'boolean' || typeof value === 'number' ? String(value) : value === '' ? undefined : value);
+
+/** The alert indexes whose projection this version narrowed; an installation created before moves them one at a time. */
+export const NARROWED_ALERT_INDEXES = TABLES.alerts.indexes.filter((index) => typeof index.projection === 'object').map((index) => index.indexName);
+
+/** A comma-separated list of narrowed alert indexes, empty by default. */
+const alertIndexList = () =>
+  z.preprocess(
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean)
+        : (value ?? []),
+    z.array(z.enum(NARROWED_ALERT_INDEXES as [string, ...string[]])),
+  );
 
 const onOff = (fallback: 'true' | 'false') =>
   z.preprocess(asText, z.enum(['true', 'false']).default(fallback)).transform((value) => value === 'true');
@@ -54,12 +78,56 @@ export const contextSchema = z.object({
     .describe(
       "Concurrency reserved for the api function (and its ceiling), so no backlog elsewhere can starve the HTTP API; `0` reserves none. Lambda keeps 100 of the account's concurrency unreserved: an account whose limit is still 10 must set `0` or ask AWS for more.",
     ),
+  vehicleStateCapacity: z
+    .preprocess(asText, z.enum(['onDemand', 'provisioned']).default('onDemand'))
+    .describe(
+      'How the vehicle-state table and its indexes are billed: `onDemand` (per request), or `provisioned`, with autoscaling between `vehicleStateMinCapacity` and `vehicleStateMaxCapacity` units at 70% target utilisation; throttled writes then wait on the input queue and are redelivered (docs/deploy.md).',
+    ),
+  vehicleStateMinCapacity: z
+    .preprocess(asText, z.coerce.number().int().min(1).default(DEFAULT_VEHICLE_STATE_MIN_CAPACITY))
+    .describe(
+      'With `vehicleStateCapacity=provisioned`: the fewest read and write units autoscaling leaves the vehicle-state table and each of its indexes.',
+    ),
+  vehicleStateMaxCapacity: z
+    .preprocess(asText, z.coerce.number().int().min(1).max(40_000).default(DEFAULT_VEHICLE_STATE_MAX_CAPACITY))
+    .describe(
+      'With `vehicleStateCapacity=provisioned`: the most read and write units autoscaling gives the vehicle-state table and each of its indexes (at least `vehicleStateMinCapacity`).',
+    ),
+  alertIndexesAsBefore: alertIndexList().describe(
+    'Upgrade only (docs/deploy.md): alert indexes still built with their earlier projection of the whole alert, comma-separated (`byParentTime`, `byVehicleTime`, `outbox`).',
+  ),
+  alertIndexesLeftOut: alertIndexList().describe(
+    'Upgrade only (docs/deploy.md): alert indexes left out for one deploy, so that the next creates them anew; their readers fail meanwhile.',
+  ),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',
   ),
 });
 
 export type StackContext = z.infer<typeof contextSchema>;
+
+/** How each narrowed alert index is built during an upgrade: as before (`all`), or not at all (`absent`). */
+export function alertIndexUpgrade(context: StackContext): Map<string, 'all' | 'absent'> {
+  const both = context.alertIndexesAsBefore.filter((name) => context.alertIndexesLeftOut.includes(name));
+  if (both.length > 0) throw new ConfigError(`invalid CDK context: ${both.join(', ')} both in -c alertIndexesAsBefore and -c alertIndexesLeftOut`);
+  return new Map([
+    ...context.alertIndexesAsBefore.map((name) => [name, 'all'] as const),
+    ...context.alertIndexesLeftOut.map((name) => [name, 'absent'] as const),
+  ]);
+}
+
+/** The capacity choice of the vehicle-state table, as the data tables take it. */
+export type VehicleStateCapacity = { mode: 'onDemand' } | { mode: 'provisioned'; minCapacity: number; maxCapacity: number };
+
+export function vehicleStateCapacity(context: StackContext): VehicleStateCapacity {
+  if (context.vehicleStateCapacity === 'onDemand') return { mode: 'onDemand' };
+  if (context.vehicleStateMaxCapacity < context.vehicleStateMinCapacity) {
+    throw new ConfigError(
+      `invalid CDK context: -c vehicleStateMaxCapacity=${context.vehicleStateMaxCapacity} is below -c vehicleStateMinCapacity=${context.vehicleStateMinCapacity}`,
+    );
+  }
+  return { mode: 'provisioned', minCapacity: context.vehicleStateMinCapacity, maxCapacity: context.vehicleStateMaxCapacity };
+}
 
 /** Reads and checks every context key; a malformed one fails the synthesis, naming the key and what it takes. */
 export function stackContext(scope: Construct): StackContext {

@@ -6,7 +6,14 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { grantCreatePlatformEndpoint, grantGeocode, grantPushEndpoints, grantReadQueueAge, grantSendEmail } from './constructs/channel-permissions';
+import {
+  grantCreatePlatformEndpoint,
+  grantGeocode,
+  grantPushEndpoints,
+  grantReadQueueAge,
+  grantReadSendQuota,
+  grantSendEmail,
+} from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
 import { SesFeedback } from './constructs/ses-feedback';
 import { DeployParameters } from './constructs/deploy-parameters';
@@ -19,7 +26,7 @@ import { TelegramSecret } from './constructs/telegram-secret';
 import { makeThrowaway } from './constructs/throwaway';
 import type { VehicleClock } from '../shared/config';
 import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
-import { stackContext, type StackContext } from './context';
+import { alertIndexUpgrade, stackContext, vehicleStateCapacity, type StackContext } from './context';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -53,6 +60,10 @@ export const DELIVER_DIRECTORY_KEYS = [
 ] as const;
 /** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
 export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
+/** Alert e-mails held for a recipient's digest (DIGEST#) and the digests themselves (DIGESTDUE#). */
+export const DELIVER_DIGEST_KEYS = ['DIGEST#', 'DIGESTDUE#'] as const;
+/** The digests due: the sweep finds them and makes each due again an interval later as it enqueues it. */
+export const SWEEP_DIGEST_KEYS = ['DIGESTDUE#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
 /** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
 export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
@@ -113,7 +124,10 @@ export class FleetwatchStack extends Stack {
     // every -c key, checked at once (infra/context.ts)
     const context = stackContext(this);
     const parameters = new DeployParameters(this);
-    const data = new DataTables(this, 'DataTables');
+    const data = new DataTables(this, 'DataTables', {
+      vehicleStateCapacity: vehicleStateCapacity(context),
+      alertIndexUpgrade: alertIndexUpgrade(context),
+    });
     const queues = new MessageQueues(this, 'Queues', {
       evaluateTimeout: FUNCTION_TIMEOUTS.evaluate,
       deliverTimeout: FUNCTION_TIMEOUTS.deliver,
@@ -219,6 +233,7 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'visits', ['UpdateItem']);
     queues.deliveries.grantSendMessages(sweep.role);
     data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
+    data.grant(sweep.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: SWEEP_DIGEST_KEYS });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -293,6 +308,7 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_TEST_RESULT_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
+    data.grant(deliver.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_DIGEST_KEYS });
     data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);
@@ -301,6 +317,7 @@ export class FleetwatchStack extends Stack {
     const sesFeedback = new SesFeedback(this, 'SesFeedback', { consumer: deliver.function });
     deliver.function.addEnvironment('SES_CONFIGURATION_SET', sesFeedback.configurationSet.configurationSetName);
     grantSendEmail(deliver.role, { address: parameters.senderAddress.valueAsString, configurationSetArn: sesFeedback.configurationSetArn });
+    grantReadSendQuota(deliver.role);
     // Publish to devices; delete an endpoint SNS reports as disabled (uninstalled app, expired token).
     grantPushEndpoints(deliver.role, ['sns:Publish', 'sns:DeleteEndpoint']);
     deliver.function.addEventSource(

@@ -132,6 +132,27 @@ export const emailSchema = z.object({
     .describe("E-mails per second one function instance may send (the stack sets its share of the account's SES quota). Unset: unpaced."),
 });
 
+export const DEFAULT_SES_QUOTA_CACHE_SECONDS = 60;
+export const DEFAULT_EMAIL_DIGEST_AT_PERCENT = 90;
+export const DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES = 30;
+
+/** The account's SES daily sending quota, as the deliver function watches it (see docs/operations.md). */
+export const emailQuotaSchema = z.object({
+  SES_QUOTA_CACHE_SECONDS: z
+    .preprocess(unsetIfBlank, z.coerce.number().int().min(1).default(DEFAULT_SES_QUOTA_CACHE_SECONDS))
+    .describe(
+      "Seconds one deliver function instance trusts the account's SES quota (SESv2 GetAccount) before reading it again; between two reads it adds its own sends.",
+    ),
+  EMAIL_DIGEST_AT_PERCENT: z
+    .preprocess(unsetIfBlank, z.coerce.number().min(1).max(100).default(DEFAULT_EMAIL_DIGEST_AT_PERCENT))
+    .describe(
+      "Share of the account's SES 24-hour quota (percent) used from which alert e-mails are held and merged into one digest per recipient instead of going out one by one.",
+    ),
+  EMAIL_DIGEST_INTERVAL_MINUTES: z
+    .preprocess(unsetIfBlank, z.coerce.number().int().min(1).default(DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES))
+    .describe("Minutes between a recipient's first held alert e-mail and its digest, and between two tries while the quota is spent."),
+});
+
 export const telegramSchema = z.object({
   TELEGRAM_SECRET_ID: text().describe(
     'Secrets Manager id of the Telegram secret `{botToken, webhookSecret}`. Unset: Telegram deliveries fail as not configured.',
@@ -256,9 +277,14 @@ export const functionConfigSchemas = {
     .extend(alertLinkSchema.shape)
     .extend(templatesSchema.shape)
     .extend(emailSchema.shape)
+    .extend(emailQuotaSchema.shape)
     .extend(telegramSchema.shape)
     .extend(pushSchema.shape),
-  sweep: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape).extend(outboxSchema.shape),
+  sweep: everyFunctionSchema
+    .extend(vehicleClockEnvSchema.shape)
+    .extend(ruleCacheSchema.shape)
+    .extend(outboxSchema.shape)
+    .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape),
   project: everyFunctionSchema,
   telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape),
 } as const;

@@ -28,6 +28,18 @@ export function grantSendEmail(role: IRole, sender: { address: string; configura
   );
 }
 
+/**
+ * ses:GetAccount, for the deliver function to read the account's 24-hour sending quota. GetAccount supports no
+ * resource-level permission; it reads the account's quota and settings, never a recipient or a message.
+ */
+export function grantReadSendQuota(role: IRole): void {
+  role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }));
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: "ses:GetAccount supports no resource-level permission; the deliver function reads the account's sending quota with it.",
+  });
+}
+
 type PushEndpointAction = 'sns:Publish' | 'sns:DeleteEndpoint' | 'sns:GetEndpointAttributes' | 'sns:SetEndpointAttributes';
 
 /**

@@ -41,6 +41,11 @@ export const DELIVERY_FAILURES_THRESHOLD = 5;
 /** SES puts an account under review at these rates (bounces 5 %, complaints 0.1 %) and may pause sending above them. */
 export const SES_BOUNCE_RATE_REVIEW = 0.05;
 export const SES_COMPLAINT_RATE_REVIEW = 0.001;
+/**
+ * Share of the account's SES 24-hour sending quota used (percent) that pages: time to ask AWS for more, before
+ * alert e-mails are merged into digests (EMAIL_DIGEST_AT_PERCENT, default 90) or wait for quota (100).
+ */
+export const SES_QUOTA_ALARM_PERCENT = 80;
 
 /** What a failed invocation of each function means for the people waiting on alerts. */
 const ERROR_MEANING: Record<string, string> = {
@@ -217,6 +222,17 @@ export class Monitoring extends Construct {
       `The account's SES complaint rate reached ${SES_COMPLAINT_RATE_REVIEW * 100} %, where SES puts sending under review: recipients mark alerts as spam; check who receives which rules.`,
       new Metric({ namespace: 'AWS/SES', metricName: 'Reputation.ComplaintRate', period: ONE_HOUR, statistic: 'Maximum' }),
       SES_COMPLAINT_RATE_REVIEW,
+    );
+    // SES publishes no metric of the daily quota: the deliver function reads it (GetAccount) and publishes the share used
+    this.alarm(
+      'SesDailyQuotaAlarm',
+      `${SES_QUOTA_ALARM_PERCENT} % or more of the account's SES 24-hour sending quota is used: from EMAIL_DIGEST_AT_PERCENT (default 90 %) alert e-mails are merged into one digest per recipient, and at 100 % they wait for the quota to return. Ask AWS for a higher daily quota (docs/operations.md).`,
+      new MathExpression({
+        expression: `SELECT MAX(SesQuotaUsedPercent) FROM ${METRICS_NAMESPACE}`,
+        label: 'SES daily quota used (%)',
+        period: FIVE_MINUTES,
+      }),
+      SES_QUOTA_ALARM_PERCENT,
     );
   }
 

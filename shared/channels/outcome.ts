@@ -5,10 +5,13 @@
  *   `gone` says the target itself is dead and should be forgotten (a blocked chat, a disabled push endpoint, a
  *   webhook that answered 410).
  * - retry: a passing problem (throttling, an outage) that outlasted the in-process retries; try again later.
+ *   `overQuota` says SES refused an e-mail because the account's 24-hour sending quota is spent.
  */
-export type SendOutcome = { status: 'sent' } | { status: 'failed'; error: string; gone?: boolean } | { status: 'retry'; error: string };
+export type SendOutcome =
+  { status: 'sent' } | { status: 'failed'; error: string; gone?: boolean } | { status: 'retry'; error: string; overQuota?: boolean };
 
-export type Channel = 'email' | 'telegram' | 'push' | 'webhook';
+export const CHANNELS = ['email', 'telegram', 'push', 'webhook'] as const;
+export type Channel = (typeof CHANNELS)[number];
 
 /** Error text safe to record and log: name and message, shortened, never request data. */
 export function describeError(error: unknown): string {

@@ -104,6 +104,27 @@ export async function recordDelivery(alertId: string, key: string, status: Deliv
   );
 }
 
+/**
+ * Records how a digest settled an alert's e-mail. The alert may be finished, or gone (expired) meanwhile: a
+ * gone one is left alone rather than written back as a stub.
+ */
+export async function recordDigestOutcome(alertId: string, key: string, status: DeliveryStatus): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { alertId },
+        UpdateExpression: 'SET deliveries.#key = :status',
+        ConditionExpression: 'attribute_exists(alertId)',
+        ExpressionAttributeNames: { '#key': key },
+        ExpressionAttributeValues: { ':status': status },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
 /** Records an attempt that hit a passing problem; the target stays open for the next attempt. */
 export async function recordRetry(alertId: string, key: string, record: RetryRecord): Promise<void> {
   await documentClient().send(
@@ -117,21 +138,36 @@ export async function recordRetry(alertId: string, key: string, record: RetryRec
   );
 }
 
-/** Every target is settled: the alert leaves the outbox. */
-export async function finishAlert(alertId: string, status: 'delivered' | 'failed', now: number, error?: string): Promise<void> {
+/** The outcome of the alert's last open target, recorded by the write that finishes the alert. */
+export interface LastDelivery {
+  key: string;
+  status: DeliveryStatus;
+}
+
+/**
+ * Every target is settled: the alert leaves the outbox. With `last`, that target's outcome is recorded in the
+ * same write: one rewrite of the alert fewer, for the common alert with one target.
+ */
+export async function finishAlert(
+  alertId: string,
+  status: 'delivered' | 'failed',
+  now: number,
+  { error, last }: { error?: string; last?: LastDelivery } = {},
+): Promise<void> {
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: { alertId },
-        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''} REMOVE outbox, deliveryLease, parkedAt${error ? '' : ', deliveryError'}`,
+        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''}${last ? ', deliveries.#key = :delivery' : ''} REMOVE outbox, deliveryLease, parkedAt${error ? '' : ', deliveryError'}`,
         ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: { '#status': 'status', ...(last ? { '#key': last.key } : {}) },
         ExpressionAttributeValues: {
           ':status': status,
           ':at': new Date(now).toISOString(),
           ':pending': 'pending',
           ...(error ? { ':error': error } : {}),
+          ...(last ? { ':delivery': last.status } : {}),
         },
       }),
     );

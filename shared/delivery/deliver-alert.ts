@@ -18,7 +18,9 @@ import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
-import { acknowledgeAction } from './acknowledge-action';
+import { acknowledgeAction, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
+import { holdEmailForDigest } from './digest-hold';
+import { sendQuota } from '../channels/email/send-quota';
 import { clearEndedEpisode } from './episode-end';
 import { escalationRule } from './escalation-targets';
 import { getStoredAlert } from '../store/alert-lifecycle';
@@ -80,7 +82,7 @@ export async function deliverAlert(alertId: string, options: DeliverOptions): Pr
       return { result: 'done' };
     case 'invalid':
       logger.error('alert item does not match its schema', { alertId, error: claim.error });
-      await finishAlert(alertId, 'failed', now(), `invalid alert item: ${claim.error}`);
+      await finishAlert(alertId, 'failed', now(), { error: `invalid alert item: ${claim.error}` });
       return { result: 'done' };
   }
   const { alert, retries } = claim.claimed;
@@ -101,9 +103,15 @@ interface DeliveryContext {
   logins: Map<string, string>;
 }
 
-/** What one attempt at one target left behind: recorded for good, to try again, or given up on for now. */
+/**
+ * What one attempt at one target left behind: recorded for good (and with it the alert finished, when it was the
+ * alert's last open target), to try again, or given up on for now.
+ */
 type Attempt =
-  { outcome: 'recorded' } | { outcome: 'retry'; reason: string; delaySeconds: number | undefined } | { outcome: 'parked'; reason: string };
+  | { outcome: 'recorded' }
+  | { outcome: 'finished' }
+  | { outcome: 'retry'; reason: string; delaySeconds: number | undefined }
+  | { outcome: 'parked'; reason: string };
 
 /** What every target's attempt of one alert shares. */
 interface Attempting {
@@ -118,6 +126,12 @@ interface Attempting {
   loginOf: (userId: string) => string | undefined;
   /** The alert its notifications offer to acknowledge: itself, or for an escalation the alert it escalates. */
   acknowledging: Alert | null;
+  /** The rule's client: whose digests held e-mails join. */
+  clientId: string;
+  /** The account's SES daily quota is nearly used: e-mails wait for their recipient's digest instead of going out. */
+  digest: boolean;
+  /** The attempt is the alert's only open target and nothing is held: its outcome, once final, finishes the alert. */
+  finishes: boolean;
 }
 
 async function deliverClaimed(
@@ -128,7 +142,7 @@ async function deliverClaimed(
 ): Promise<DeliverResult> {
   const context = await loadDeliveryContext(alert, options, now);
   if ('failure' in context) {
-    await finishAlert(alert.alertId, 'failed', now(), context.failure);
+    await finishAlert(alert.alertId, 'failed', now(), { error: context.failure });
     return { result: 'done' };
   }
   await clearEndedEpisode(alert, context.rule, now());
@@ -137,7 +151,20 @@ async function deliverClaimed(
   const held = await settleHeldTargets(alert, context.rule.parentId, context.plan, statuses, now());
   const open = context.plan.targets.filter((target) => !isSettled(statuses[target.key]));
   const acknowledging = alert.event.kind === ESCALATED_KIND ? await getStoredAlert(String(alert.event.values.escalatedAlertId)) : alert;
-  const attempts = await attemptAll(open, { alert, retries, options, now, statuses, acknowledging, ...sharedContent(alert, context) });
+  // the quota is read (from the function's cache) only when an e-mail is to go out
+  const digest = open.some((target) => target.channel === 'email') && (await sendQuota.mode(now())) !== 'one-by-one';
+  const attempts = await attemptAll(open, {
+    alert,
+    retries,
+    options,
+    now,
+    statuses,
+    acknowledging,
+    clientId: context.rule.parentId,
+    digest,
+    finishes: open.length === 1 && held.length === 0,
+    ...sharedContent(alert, context),
+  });
   return settle(alert.alertId, context.rule.parentId, attempts, held, statuses, options.messageId, now);
 }
 
@@ -214,10 +241,13 @@ async function recordSkipped(
 /** Sends to one target and records what came of it: sent, failed for good, to retry, or parked. */
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
   const { alert, retries, options, now, statuses } = attempting;
-  const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
+  if (target.channel === 'email' && attempting.digest) return holdInDigest(target, action, retries[target.key]?.attempts ?? 0, attempting);
+  const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
+  // SES refused it over the daily quota: it waits for the digest, which goes out once the quota returns
+  if (target.channel === 'email' && outcome.status === 'retry' && outcome.overQuota) return holdInDigest(target, action, attempt.number, attempting);
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {
     status = { status: 'sent', at: attempt.at, attempts: attempt.number };
@@ -230,9 +260,22 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   } else {
     return passingFailure(attempt, outcome.error, attempting);
   }
+  statuses[target.key] = status;
+  if (attempting.finishes) {
+    await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status } });
+    return { outcome: 'finished' };
+  }
   // recorded at once: a retry after a later failure must not send this one again
   await recordDelivery(alert.alertId, target.key, status);
-  statuses[target.key] = status;
+  return { outcome: 'recorded' };
+}
+
+/** Holds an e-mail for its recipient's digest, as it would have gone out (with its acknowledge link). */
+async function holdInDigest(target: EmailTarget, action: AcknowledgeAction | null, attempts: number, attempting: Attempting): Promise<Attempt> {
+  const notification = attempting.render(target.language);
+  const email = action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+  const { alert, clientId, now, statuses } = attempting;
+  statuses[target.key] = await holdEmailForDigest(alert, clientId, target, email, attempts, now());
   return { outcome: 'recorded' };
 }
 
@@ -309,6 +352,7 @@ async function settle(
     const hold = await holdUntilConfirmed(alertId, clientId, held);
     return hold === 'held' ? { result: 'done' } : { result: 'retry', reason: 'a held address confirmed meanwhile' };
   }
+  if (attempts.some((attempt) => attempt.outcome === 'finished')) return { result: 'done' };
   await finishAlert(alertId, finalStatus(Object.values(statuses)), now());
   return { result: 'done' };
 }

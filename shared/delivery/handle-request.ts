@@ -4,18 +4,26 @@ import { resourcesConfig } from '../config';
 import { describeError } from '../channels/outcome';
 import { logger } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
-import { confirmationRequestSchema, deliveryRequestSchema, type ConfirmationRequest } from '../schemas/alert';
+import {
+  confirmationRequestSchema,
+  deliveryRequestSchema,
+  digestRequestSchema,
+  type ConfirmationRequest,
+  type DigestRequest,
+} from '../schemas/alert';
 import { testSendRequestSchema, type TestSendRequest } from '../schemas/test-send';
 import { sendConfirmation } from './confirmation';
 import { sendTestAlert } from './test-send';
 import { sendToDeliveriesDlq } from './dead-letter';
 import { deliverAlert } from './deliver-alert';
+import { sendDigest } from './email-digest';
 import type { DeliveryStats } from './delivery-stats';
 import type { ChannelSenders } from './senders';
 
 /**
  * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
- * confirmation link, or `{"testSend": {...}}` for a rule's test alert): delivered, parked on the DLQ with its reason
+ * confirmation link, `{"testSend": {...}}` for a rule's test alert, or `{"emailDigest": {...}}` for a recipient's
+ * digest of held alert e-mails): delivered, parked on the DLQ with its reason
  * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
  */
 export interface DeliveryRequestDependencies {
@@ -32,7 +40,7 @@ export class DeliveryNotFinishedError extends Error {
   override name = 'DeliveryNotFinishedError';
 }
 
-export function parseDeliveryRequest(body: string): { alertId: string } | ConfirmationRequest | TestSendRequest | { error: string } {
+export function parseDeliveryRequest(body: string): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -43,6 +51,8 @@ export function parseDeliveryRequest(body: string): { alertId: string } | Confir
   if (confirmation.success) return confirmation.data;
   const test = testSendRequestSchema.safeParse(json);
   if (test.success) return test.data;
+  const digest = digestRequestSchema.safeParse(json);
+  if (digest.success) return digest.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
     return {
@@ -72,6 +82,11 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
   if ('testSend' in request) {
     // one attempt per target, never retried: a test answers what happens now
     await sendTestAlert(request.testSend.testId, request.testSend.ruleId, dependencies.senders, dependencies.clock());
+    return;
+  }
+  if ('emailDigest' in request) {
+    // a digest that cannot go out now is due again later: the sweep hands it back, the queue never retries it
+    await sendDigest(request.emailDigest.clientId, request.emailDigest.address, dependencies.senders, dependencies.stats, dependencies.clock());
     return;
   }
   const outcome = await deliverAlert(request.alertId, {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { privateTargetsAllowed } from '../channels/webhook/address-policy';
-import { answerWebhook, type WebhookAnswer } from '../channels/webhook/send-webhook';
+import type { WebhookAnswer } from '../channels/webhook/send-webhook';
 import { signingSecrets } from '../channels/webhook/signing-secrets';
 import { webhookMessageId } from '../channels/webhook/standard-signature';
 import type { StoredWebhook } from '../schemas/webhook';
+import { sendLoggedWebhook } from './senders';
 
 /**
  * Sends one signed `{"type":"ping"}` delivery to the endpoint now, through the one webhook sender and its address
@@ -12,7 +12,7 @@ import type { StoredWebhook } from '../schemas/webhook';
 export async function pingWebhook(endpoint: StoredWebhook, now: number): Promise<WebhookAnswer> {
   const pingId = `ping_${randomBytes(12).toString('base64url')}`;
   const body = JSON.stringify({ type: 'ping', pingId, webhookId: endpoint.id, parentId: endpoint.parentId, createdAt: new Date(now).toISOString() });
-  return answerWebhook(
+  return sendLoggedWebhook(
     {
       url: endpoint.url,
       secrets: signingSecrets(endpoint, now),
@@ -21,6 +21,6 @@ export async function pingWebhook(endpoint: StoredWebhook, now: number): Promise
       idempotencyKey: pingId,
       messageId: webhookMessageId(pingId, endpoint.id),
     },
-    { allowPrivate: privateTargetsAllowed(), now },
+    now,
   );
 }

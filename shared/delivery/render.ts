@@ -194,3 +194,17 @@ export function renderTestNotification(language: Language, data: { rule: string;
     telegram: renderLifecycleText('testAlert', language, data, 'telegram').body,
   };
 }
+
+/** One alert as a digest lists it: its subject and plain text, as rendered when it was held. */
+export interface DigestedAlert {
+  subject: string;
+  text: string;
+}
+
+/** A recipient's digest of held alert e-mails (`<lang>/lifecycle/emailDigest.eta`), every alert in the order given. */
+export function renderDigest(language: Language, alerts: readonly DigestedAlert[]): Omit<RenderedNotification, 'telegram'> {
+  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/emailDigest`;
+  const data = { count: alerts.length, alerts } as unknown as TemplateData;
+  const text = renderFile(name, 'text', data);
+  return { subject: text.subject, text: text.body, html: htmlDocument(text.subject, renderFile(name, 'html', data).body, language) };
+}

@@ -1,6 +1,7 @@
 import type { Api } from 'grammy';
 import { sendEmail, type EmailMessage } from '../channels/email/send-email';
 import { paced } from '../channels/email/send-pace';
+import { sendQuota } from '../channels/email/send-quota';
 import { describeError, type SendOutcome } from '../channels/outcome';
 import { sendPush, type PushMessage } from '../channels/push/send-push';
 import { createTelegramApi } from '../channels/telegram/bot-api';
@@ -39,8 +40,17 @@ export function resetTelegramSender(): void {
   telegramApi = undefined;
 }
 
+/** Sends through SES at the paced rate, and counts what went out against the account's daily quota. */
+const pacedEmail = paced(sendEmail);
+async function sendCountedEmail(message: EmailMessage): Promise<SendOutcome> {
+  const outcome = await pacedEmail(message);
+  if (outcome.status === 'sent') sendQuota.countSent();
+  if (outcome.status === 'retry' && outcome.overQuota) sendQuota.markExhausted();
+  return outcome;
+}
+
 export const channelSenders: ChannelSenders = {
-  email: paced(sendEmail),
+  email: sendCountedEmail,
   async telegram(chatId, message) {
     if (!readConfig(telegramSchema).TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
     let api: Api;
@@ -55,9 +65,12 @@ export const channelSenders: ChannelSenders = {
   webhook: async (delivery) => (await sendLoggedWebhook(delivery)).outcome,
 };
 
-/** Sends one webhook delivery and records the attempt in its endpoint's delivery log; a failed record only warns. */
-export async function sendLoggedWebhook(delivery: WebhookDelivery): Promise<WebhookAnswer> {
-  const now = Date.now();
+/**
+ * The one webhook sender of alerts, test alerts, pings and redeliveries: sends one delivery under the address
+ * policy (`privateTargetsAllowed`) and records the attempt in its endpoint's delivery log when it has one; a
+ * failed record only warns. `now` signs the delivery (a ping passes the API's clock).
+ */
+export async function sendLoggedWebhook(delivery: WebhookDelivery, now = Date.now()): Promise<WebhookAnswer> {
   const answer = await answerWebhook(delivery, { allowPrivate: privateTargetsAllowed(), now });
   if (delivery.log) {
     const { endpointId, alertId, event } = delivery.log;

@@ -32,6 +32,10 @@ export const MetricName = {
   ConfirmationFeedback: 'ConfirmationFeedback',
   /** Clients whose confirmation e-mails were stopped after too many bounces or complaints. */
   ConfirmationsStopped: 'ConfirmationsStopped',
+  /** Share of the account's SES 24-hour sending quota used, in percent, as the deliver function last read it. */
+  SesQuotaUsedPercent: 'SesQuotaUsedPercent',
+  /** Alert e-mails held for a recipient's digest because the SES quota is nearly used. */
+  EmailsHeldForDigest: 'EmailsHeldForDigest',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

@@ -19,6 +19,8 @@ import { logger } from '../observability/logger';
 export const TRANSACTION_ITEM_LIMIT = 100;
 /** DynamoDB refuses transactions over 4 MB; packs stay well below, measured roughly as JSON. */
 export const TRANSACTION_BYTES_BUDGET = 3_000_000;
+/** Cancellation reasons of a transaction refused for capacity, not for a condition or a conflict. */
+const THROTTLED = new Set(['ProvisionedThroughputExceeded', 'ThrottlingError']);
 /** Vehicles committed on their own at the same time. */
 const ALONE_CONCURRENCY = 16;
 
@@ -205,7 +207,9 @@ async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate, com
       continue;
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
+      // a throttled item is no conflict: recomputing would only add reads to a table short of capacity, and the
+      // messages, handed back to the queue, try again once it has scaled
+      if (!reasons || reasons.some((reason) => reason.Code && THROTTLED.has(reason.Code))) throw error;
       const offset = first.state ? 1 : 0;
       const stateMoved = first.state !== undefined && reasons[0]?.Code === 'ConditionalCheckFailed';
       const conflict = reasons.length === 0 || reasons.some((reason) => reason.Code && !['None', 'ConditionalCheckFailed'].includes(reason.Code));

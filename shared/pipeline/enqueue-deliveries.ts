@@ -1,7 +1,7 @@
 import { sendMessage, sendMessageBatch } from '../aws/sqs';
 import type { TestSendRequest } from '../schemas/test-send';
 import { resourcesConfig } from '../config';
-import type { ConfirmationRequest, DeliveryRequest } from '../schemas/alert';
+import type { ConfirmationRequest, DeliveryRequest, DigestRequest } from '../schemas/alert';
 import { logger } from '../observability/logger';
 
 /**
@@ -58,6 +58,29 @@ export async function enqueueConfirmations(clientId: string, addresses: readonly
       for (const [index, address] of chunk.entries()) if (!failedIds.has(index)) enqueued.add(address);
     } catch (error) {
       logger.warn('confirmation requests not enqueued', { error });
+    }
+  }
+  return enqueued;
+}
+
+/**
+ * Asks the deliver function to send recipients their digest of held alert e-mails, ten per SendMessageBatch.
+ * Returns how many were enqueued; a failure is logged, and a digest not enqueued is due again later.
+ */
+export async function enqueueDigests(digests: readonly DigestRequest['emailDigest'][]): Promise<number> {
+  let enqueued = 0;
+  for (let start = 0; start < digests.length; start += 10) {
+    const chunk = digests.slice(start, start + 10);
+    try {
+      const output = await sendMessageBatch({
+        QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL,
+        Entries: chunk.map((emailDigest, index) => ({ Id: String(index), MessageBody: JSON.stringify({ emailDigest } satisfies DigestRequest) })),
+      });
+      const failed = output.Failed?.length ?? 0;
+      if (failed) logger.warn('digest requests not enqueued; due again later', { failed });
+      enqueued += chunk.length - failed;
+    } catch (error) {
+      logger.warn('digest requests not enqueued; due again later', { error });
     }
   }
   return enqueued;

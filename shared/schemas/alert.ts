@@ -19,11 +19,15 @@ export type RuleEvent = z.infer<typeof ruleEventSchema>;
 /**
  * One target's state on an alert. `held`: an e-mail to a side address that has not confirmed yet waits for it
  * (`error` says until when); it becomes `sent` once the address confirms, or `skipped` after 24 hours.
+ * `digest`: the account's SES daily quota was nearly used, so the e-mail waits for its recipient's digest; it
+ * becomes `sent` (or `failed`) when the digest goes out.
  */
 export const deliveryStatusSchema = z.object({
   status: z
-    .enum(['sent', 'failed', 'skipped', 'held'])
-    .describe('held: an e-mail waiting for its side address to confirm (up to 24 hours after the alert; `error` says until when)'),
+    .enum(['sent', 'failed', 'skipped', 'held', 'digest'])
+    .describe(
+      "held: an e-mail waiting for its side address to confirm (up to 24 hours after the alert; `error` says until when). digest: an e-mail waiting for its recipient's digest, because the daily e-mail quota is nearly used; it becomes `sent` when the digest goes out.",
+    ),
   at: z.iso.datetime({ offset: true }),
   attempts: z.number().int().min(0),
   error: z.string().optional(),
@@ -129,3 +133,9 @@ export const confirmationRequestSchema = z.object({
   confirmEmail: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
 });
 export type ConfirmationRequest = z.infer<typeof confirmationRequestSchema>;
+
+/** Body of a message on the deliveries queue: a recipient's digest of held alert e-mails is due (from the sweep). */
+export const digestRequestSchema = z.object({
+  emailDigest: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
+});
+export type DigestRequest = z.infer<typeof digestRequestSchema>;

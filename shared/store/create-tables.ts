@@ -5,8 +5,9 @@ import {
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
   type DynamoDBClient,
+  type Projection,
 } from '@aws-sdk/client-dynamodb';
-import { TABLES, type KeyAttribute, type TableDefinition } from './tables';
+import { TABLES, type IndexDefinition, type KeyAttribute, type TableDefinition } from './tables';
 import { resourcesConfig } from '../config';
 
 export interface CreateTablesOptions {
@@ -52,7 +53,7 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
               GlobalSecondaryIndexes: definition.indexes.map((index) => ({
                 IndexName: index.indexName,
                 KeySchema: keySchema(index.partitionKey, index.sortKey),
-                Projection: { ProjectionType: index.projection ?? ('ALL' as const) },
+                Projection: projectionOf(index),
               })),
             }
           : {}),
@@ -85,4 +86,9 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string): Promi
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`table ${tableName} did not become active`);
+}
+
+function projectionOf(index: IndexDefinition): Projection {
+  const projection = index.projection ?? 'ALL';
+  return typeof projection === 'string' ? { ProjectionType: projection } : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...projection.include] };
 }

@@ -2,12 +2,15 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertSchema, type Alert, type AlertState } from '../schemas/alert';
+import { batchGetItems } from './batch-get';
 
 /**
  * Read side of the alerts table for the history endpoint: stored alerts, newest first, through the
  * `byParentTime` (one partition per client) or `byVehicleTime` index, sort key `timeKey = <event time>#<alertId>`.
  * Several partitions are merged by timeKey; the page cursor is the last timeKey returned (exclusive). A partition
  * read to its page budget first ends the page early: it may hold fewer than `limit` alerts, even none, with a cursor.
+ * The indexes hold only the keys and what the filter needs (tables.ts), so that deliveries do not rewrite them; the
+ * page's alerts are then read by key, in one BatchGetItem per 100.
  */
 export type HistorySource = { kind: 'clients'; parentIds: readonly string[] } | { kind: 'vehicle'; vehicleId: number };
 
@@ -40,7 +43,7 @@ export const MAX_PAGES_PER_PARTITION = 4;
 
 interface Found {
   timeKey: string;
-  alert: Alert;
+  alertId: string;
 }
 
 interface PartitionRead {
@@ -64,7 +67,20 @@ export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
   found.sort((a, b) => (a.timeKey < b.timeKey ? 1 : a.timeKey > b.timeKey ? -1 : 0));
   const page = found.slice(0, query.limit);
   const cursor = found.length > query.limit ? page.at(-1)!.timeKey : (horizon ?? null);
-  return { items: page.map((entry) => entry.alert), cursor };
+  return { items: await readAlerts(page.map((entry) => entry.alertId)), cursor };
+}
+
+/** The alerts themselves, in the order of their ids; one that expired since the index was read is left out. */
+async function readAlerts(alertIds: readonly string[]): Promise<Alert[]> {
+  const items = await batchGetItems(
+    resourcesConfig().ALERTS_TABLE,
+    alertIds.map((alertId) => ({ alertId })),
+  );
+  const byId = new Map(items.map((item) => [String(item.alertId), item]));
+  return alertIds.flatMap((alertId) => {
+    const parsed = alertSchema.safeParse(byId.get(alertId));
+    return parsed.success ? [parsed.data] : [];
+  });
 }
 
 function filterOf(query: HistoryQuery): string {
@@ -106,10 +122,8 @@ async function queryPartition(partition: { index: string; name: string; value: s
     for (const item of page.Items ?? []) {
       const timeKey = String(item.timeKey);
       if (query.before !== undefined && timeKey >= query.before) continue;
-      const parsed = alertSchema.safeParse(item);
-      if (!parsed.success) continue;
-      if (query.parentIds && !query.parentIds.has(parsed.data.parentId)) continue;
-      found.push({ timeKey, alert: parsed.data });
+      if (query.parentIds && !query.parentIds.has(String(item.parentId))) continue;
+      found.push({ timeKey, alertId: String(item.alertId) });
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey && found.length <= query.limit && pages < MAX_PAGES_PER_PARTITION);

@@ -13,9 +13,21 @@ export interface IndexDefinition {
   indexName: string;
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
-  /** Attributes copied into the index; ALL unless told. KEYS_ONLY keeps writes that leave the keys alone off the index. */
-  projection?: 'ALL' | 'KEYS_ONLY';
+  /**
+   * Attributes copied into the index; ALL unless told. An index is written only when a write changes its keys or
+   * an attribute it holds, so KEYS_ONLY, or `include` (the keys and the attributes named), keeps other writes off it.
+   */
+  projection?: 'ALL' | 'KEYS_ONLY' | { include: readonly string[] };
 }
+
+/**
+ * What the history reads filter on in the index, before they fetch the page's alerts by key (history-store):
+ * never changed by a delivery, so the many rewrites of an alert while it is delivered leave the history indexes
+ * alone; `state` moves only when a person or the lifecycle acts on the alert.
+ */
+export const HISTORY_FILTER_ATTRIBUTES = ['stored', 'ruleId', 'state'] as const;
+/** What the outbox pass reads of a pending alert besides its keys (alerts-store `pendingAlertsOlderThan`). */
+export const OUTBOX_ATTRIBUTES = ['outboxEnqueuedAt', 'outboxAttempts'] as const;
 
 export interface TableDefinition {
   /** Environment variable that carries the deployed table's name. */
@@ -44,7 +56,7 @@ export const TABLES = {
     stream: 'NEW_AND_OLD_IMAGES',
   },
   /**
-   * One item per vehicle: per-rule state, last seen, owners, rule and zone refs, version. A vehicle waiting for a
+   * One item per vehicle: per-rule state and clock (packed in `state`), owners, rule and zone refs, version. A vehicle waiting for a
    * silence carries `silenceShard` / `silentAt`, which puts it in the sparse `bySilence` index. `byOwner` (keys only,
    * `owner` = the owning client) finds a client's vehicles when its geozones change.
    */
@@ -65,14 +77,32 @@ export const TABLES = {
    * Alerts; `outbox` (`pending#0..15`) is set only while an alert is pending, which keeps that index sparse.
    * `dueShard` (`due#0..15`) / `dueAt` are set only while something is due at a time (auto-close), which puts the
    * alert in the sparse, keys-only `byDue` index the sweep reads; writes that leave those two alone skip it.
+   * No index holds the whole alert: each holds what its reader filters or reads on, so the deliver function's
+   * rewrites of an alert (lease, each target's outcome) write the table alone until the alert leaves the outbox.
    */
   alerts: {
     envName: 'ALERTS_TABLE',
     partitionKey: { name: 'alertId', type: 'S' },
     indexes: [
-      { indexName: 'byParentTime', partitionKey: { name: 'parentId', type: 'S' }, sortKey: { name: 'timeKey', type: 'S' } },
-      { indexName: 'byVehicleTime', partitionKey: { name: 'vehicleId', type: 'N' }, sortKey: { name: 'timeKey', type: 'S' } },
-      { indexName: 'outbox', partitionKey: { name: 'outbox', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+      {
+        indexName: 'byParentTime',
+        partitionKey: { name: 'parentId', type: 'S' },
+        sortKey: { name: 'timeKey', type: 'S' },
+        projection: { include: HISTORY_FILTER_ATTRIBUTES },
+      },
+      {
+        indexName: 'byVehicleTime',
+        partitionKey: { name: 'vehicleId', type: 'N' },
+        sortKey: { name: 'timeKey', type: 'S' },
+        // a vehicle's partition may hold alerts of clients the caller does not see
+        projection: { include: [...HISTORY_FILTER_ATTRIBUTES, 'parentId'] },
+      },
+      {
+        indexName: 'outbox',
+        partitionKey: { name: 'outbox', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: { include: OUTBOX_ATTRIBUTES },
+      },
       { indexName: 'byDue', partitionKey: { name: 'dueShard', type: 'S' }, sortKey: { name: 'dueAt', type: 'S' }, projection: 'KEYS_ONLY' },
     ],
     timeToLiveAttribute: 'expiresAt',

@@ -5,6 +5,7 @@ import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { visitsStateSchema } from '../rules/visit-journal';
 import { batchGetItems } from './batch-get';
+import { PACKED_STATE_ATTRIBUTE, packState, unpackState } from './vehicle-state-codec';
 
 /**
  * One item per vehicle, the unit of loading and of trust. Evaluate reads it (in the batch's BatchGetItem) and
@@ -20,6 +21,9 @@ import { batchGetItems } from './batch-get';
  * - the visit journal's state (`visits`): the zones the vehicle is inside and the open visits.
  * `version` guards every write (optimistic concurrency): the projector and the directory bump it too, so an
  * evaluation computed against an older item is recomputed.
+ * What the table's indexes, conditions and update expressions name (`vehicleId`, `version`, `owners`, `owner`,
+ * `ruleRefs`, `zoneRefs`, `zoneSets`, `silenceShard`, `silentAt`) are attributes of their own; the rest of the
+ * state, which only evaluation reads and it writes whole, is packed into one (`state`, vehicle-state-codec.ts).
  */
 export const vehiclePositionSchema = z.object({
   latitude: z.number(),
@@ -103,11 +107,25 @@ export function vehicleStateTable(): string {
   return resourcesConfig().VEHICLE_STATE_TABLE;
 }
 
+/**
+ * The state's fields of an item: unpacked from `state`, or, for an item written before the state was packed,
+ * its own attributes; undefined when `state` cannot be unpacked.
+ */
+function stateFields(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (item[PACKED_STATE_ATTRIBUTE] === undefined) return item;
+  const fields = unpackState(item[PACKED_STATE_ATTRIBUTE]);
+  return fields && { ...fields, vehicleId: item.vehicleId, version: item.version };
+}
+
 function parseState(item: Record<string, unknown>): VehicleState | undefined {
-  const parsed = vehicleStateSchema.safeParse(item);
-  if (parsed.success) return parsed.data;
+  const fields = stateFields(item);
+  const parsed = fields === undefined ? undefined : vehicleStateSchema.safeParse(fields);
+  if (parsed?.success) return parsed.data;
   // an unreadable state is treated as absent only for evaluation; its version still guards the write
-  logger.error('unreadable vehicle state', { vehicleId: item.vehicleId, issues: parsed.error.issues.slice(0, 5) });
+  logger.error('unreadable vehicle state', {
+    vehicleId: item.vehicleId,
+    ...(parsed ? { issues: parsed.error.issues.slice(0, 5) } : { reason: `${PACKED_STATE_ATTRIBUTE} not decodable` }),
+  });
   return undefined;
 }
 
@@ -155,10 +173,13 @@ export async function loadVehicleState(vehicleId: number): Promise<LoadedState> 
   return loaded(Item);
 }
 
-/** The whole item evaluation writes: the new state, the projection it was read with, the silence deadline. */
+/** The whole item evaluation writes: the new state (packed), the projection it was read with, the silence deadline. */
 export function vehicleItem(state: VehicleState, projection: VehicleProjection, silentAt: number | null): Record<string, unknown> {
+  const { vehicleId, version, ...fields } = state;
   return {
-    ...state,
+    vehicleId,
+    version,
+    [PACKED_STATE_ATTRIBUTE]: packState(fields),
     ...(projection.owners.length > 0 ? { owners: projection.owners } : {}),
     ...(Object.keys(projection.ruleRefs).length > 0 ? { ruleRefs: projection.ruleRefs } : {}),
     ...(Object.keys(projection.zoneRefs).length > 0 ? { zoneRefs: projection.zoneRefs } : {}),

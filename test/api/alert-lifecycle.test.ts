@@ -8,13 +8,13 @@ import { getRule } from '../../shared/store/rules-store';
 import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 describe('alert lifecycle', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const clock = new TestClock();
-  let api: Api;
+  let api: TypedApi;
   const tokens = { root: '', child: '', sibling: '', readOnly: '' };
   const rules = { root: 0, sibling: 0, autoClose: 0 };
   let minute = 0;
@@ -29,22 +29,28 @@ describe('alert lifecycle', () => {
     return item.alertId;
   }
 
-  const acknowledge = (token: string, alertId: string, body: Record<string, unknown> = {}) =>
-    api({ method: 'POST', path: `/api/v3/notifications/history/${alertId}/acknowledge`, token, body });
-  const history = (token: string, body: Record<string, unknown>) =>
-    api({ method: 'POST', path: '/api/v3/notifications/history', token, body: { from: at(-60), to: at(600), ...body } });
-  const findIn = async (alertId: string) =>
-    (await history(tokens.root, { limit: 1000 })).body.items.find((item: { alertId: string }) => item.alertId === alertId);
+  const acknowledge = (token: string, alertId: string, body: JsonBody<'acknowledgeAlert'> = {}) =>
+    api.POST('/api/v3/notifications/history/{alertId}/acknowledge', { headers: session(token), params: { path: { alertId } }, body });
+  // the filters include a state the API must refuse: the API checks it, not the compiler
+  const history = (token: string, body: object) =>
+    api.POST('/api/v3/notifications/history', {
+      headers: session(token),
+      body: { from: at(-60), to: at(600), ...body } as JsonBody<'findAlerts'>,
+    });
+  const findIn = async (alertId: string) => (await history(tokens.root, { limit: 1000 })).data!.items.find((item) => item.alertId === alertId)!;
 
   beforeAll(async () => {
     emulators = await startTestEmulators('api-lifecycle');
     tenants = await seedTenants('lifecycle');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
-    const create = async (token: string, body: Record<string, unknown>) => {
-      const response = await api({ method: 'POST', path: '/api/v3/notifications', token, body });
+    const create = async (token: string, body: object) => {
+      const { data, response } = await api.POST('/api/v3/notifications', {
+        headers: session(token),
+        body: body as JsonBody<'createNotificationRule'>,
+      });
       expect(response.status).toBe(200);
-      return response.body.id as number;
+      return data!.id;
     };
     rules.root = await create(tokens.root, ruleBody(tenants.root.agentId));
     rules.sibling = await create(tokens.sibling, ruleBody(tenants.sibling.agentId, { vehicleIds: [202] }));
@@ -55,8 +61,8 @@ describe('alert lifecycle', () => {
   it('acknowledges an alert once: the second answer says already, by whom, and the history shows it', async () => {
     const alertId = await writeAlert(rules.root, 101);
     const first = await acknowledge(tokens.root, alertId, { comment: 'calling the driver' });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({
+    expect(first.response.status).toBe(200);
+    expect(first.data).toMatchObject({
       alertId,
       outcome: 'acknowledged',
       state: 'acknowledged',
@@ -65,8 +71,8 @@ describe('alert lifecycle', () => {
 
     clock.advance(60_000);
     const second = await acknowledge(tokens.root, alertId);
-    expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ outcome: 'alreadyAcknowledged', acknowledgement: { by: tenants.root.login, comment: 'calling the driver' } });
+    expect(second.response.status).toBe(200);
+    expect(second.data).toMatchObject({ outcome: 'alreadyAcknowledged', acknowledgement: { by: tenants.root.login, comment: 'calling the driver' } });
 
     const item = await findIn(alertId);
     expect(item).toMatchObject({ state: 'acknowledged', acknowledgement: { by: tenants.root.login } });
@@ -76,14 +82,14 @@ describe('alert lifecycle', () => {
   it('answers 404 for an alert of another client and 403 to a read-only user, changing nothing', async () => {
     const foreign = await writeAlert(rules.sibling, 202);
     const own = await writeAlert(rules.root, 101);
-    expect((await acknowledge(tokens.root, foreign)).status).toBe(404);
+    expect((await acknowledge(tokens.root, foreign)).response.status).toBe(404);
     // a client below sees nothing above it
-    expect((await acknowledge(tokens.child, own)).status).toBe(404);
-    expect((await acknowledge(tokens.readOnly, own)).status).toBe(403);
-    expect((await acknowledge(tokens.root, 'not-an-id')).status).toBe(400);
+    expect((await acknowledge(tokens.child, own)).response.status).toBe(404);
+    expect((await acknowledge(tokens.readOnly, own)).response.status).toBe(403);
+    expect((await acknowledge(tokens.root, 'not-an-id')).response.status).toBe(400);
     expect((await findIn(own)).state).toBe('open');
     const sibling = await history(tokens.sibling, {});
-    expect(sibling.body.items.find((item: { alertId: string }) => item.alertId === foreign).state).toBe('open');
+    expect(sibling.data?.items.find((item) => item.alertId === foreign)?.state).toBe('open');
   });
 
   it('acknowledges several alerts in bulk with one outcome per id', async () => {
@@ -92,53 +98,47 @@ describe('alert lifecycle', () => {
     const closed = await writeAlert(rules.root, 101);
     const foreign = await writeAlert(rules.sibling, 202);
     await acknowledge(tokens.root, done);
-    const close = await api({ method: 'POST', path: `/api/v3/notifications/history/${closed}/close`, token: tokens.root, body: {} });
-    expect(close.body).toMatchObject({ outcome: 'closed', state: 'closed' });
-
-    const response = await api({
-      method: 'POST',
-      path: '/api/v3/notifications/history/acknowledge',
-      token: tokens.root,
-      body: { ids: [fresh, done, closed, foreign], comment: 'on it' },
+    const close = await api.POST('/api/v3/notifications/history/{alertId}/close', {
+      headers: session(tokens.root),
+      params: { path: { alertId: closed } },
+      body: {},
     });
+    expect(close.data).toMatchObject({ outcome: 'closed', state: 'closed' });
+
+    const bulk = (token: string, body: JsonBody<'acknowledgeAlerts'>) =>
+      api.POST('/api/v3/notifications/history/acknowledge', { headers: session(token), body });
+    const { data, response } = await bulk(tokens.root, { ids: [fresh, done, closed, foreign], comment: 'on it' });
     expect(response.status).toBe(200);
-    expect(response.body.results.map((result: { outcome: string }) => result.outcome)).toEqual([
-      'acknowledged',
-      'alreadyAcknowledged',
-      'refused',
-      'notFound',
-    ]);
-    expect(response.body.results[3]).toEqual({ alertId: foreign, outcome: 'notFound' });
-    expect((await acknowledge(tokens.root, closed)).status).toBe(409);
-    const readOnly = await api({ method: 'POST', path: '/api/v3/notifications/history/acknowledge', token: tokens.readOnly, body: { ids: [fresh] } });
-    expect(readOnly.status).toBe(403);
+    expect(data?.results.map((result) => result.outcome)).toEqual(['acknowledged', 'alreadyAcknowledged', 'refused', 'notFound']);
+    expect(data?.results[3]).toEqual({ alertId: foreign, outcome: 'notFound' });
+    expect((await acknowledge(tokens.root, closed)).response.status).toBe(409);
+    expect((await bulk(tokens.readOnly, { ids: [fresh] })).response.status).toBe(403);
   });
 
   it('filters the history by state; alerts stored before states existed read as open', async () => {
     const legacy = await writeAlert(rules.root, 101, { state: undefined, lifecycle: undefined });
     const acknowledged = await writeAlert(rules.root, 101);
     await acknowledge(tokens.root, acknowledged);
-    const ids = async (state: string) =>
-      (await history(tokens.root, { state, limit: 1000 })).body.items.map((item: { alertId: string }) => item.alertId) as string[];
+    const ids = async (state: string) => (await history(tokens.root, { state, limit: 1000 })).data!.items.map((item) => item.alertId);
     const open = await ids('open');
     expect(open).toContain(legacy);
     expect(open).not.toContain(acknowledged);
     expect(await ids('acknowledged')).toContain(acknowledged);
     expect(await ids('acknowledged')).not.toContain(legacy);
     const bad = await history(tokens.root, { state: 'snoozed' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.issues[0].path).toBe('state');
+    expect(bad.response.status).toBe(400);
+    expect(bad.error?.issues?.[0]?.path).toBe('state');
   });
 
   it('keeps nextToken signed for the state it was asked with', async () => {
     for (let index = 0; index < 3; index++) await writeAlert(rules.root, 101);
     const first = await history(tokens.root, { state: 'open', limit: 1 });
-    expect(first.body.nextToken).toEqual(expect.any(String));
-    const next = await history(tokens.root, { state: 'open', limit: 1, nextToken: first.body.nextToken });
-    expect(next.status).toBe(200);
-    const other = await history(tokens.root, { state: 'acknowledged', limit: 1, nextToken: first.body.nextToken });
-    expect(other.status).toBe(400);
-    expect(other.body.issues[0].path).toBe('nextToken');
+    expect(first.data?.nextToken).toEqual(expect.any(String));
+    const next = await history(tokens.root, { state: 'open', limit: 1, nextToken: first.data?.nextToken });
+    expect(next.response.status).toBe(200);
+    const other = await history(tokens.root, { state: 'acknowledged', limit: 1, nextToken: first.data?.nextToken });
+    expect(other.response.status).toBe(400);
+    expect(other.error?.issues?.[0]?.path).toBe('nextToken');
   });
 
   it('closes an alert by itself after autoCloseHours, found through the due index', async () => {
@@ -155,48 +155,52 @@ describe('alert lifecycle', () => {
     // a second sweep finds nothing left to close
     expect((await runAlertDuePass(raisedAt + 3 * 3_600_000)).closed).toEqual([]);
     expect(await findIn(due)).toMatchObject({ state: 'closed', lifecycle: [{ state: 'closed', by: 'fleetwatch', via: 'system' }] });
-    expect((await findIn(acknowledged)).lifecycle.map((entry: { state: string }) => entry.state)).toEqual(['acknowledged', 'closed']);
+    expect((await findIn(acknowledged)).lifecycle?.map((entry) => entry.state)).toEqual(['acknowledged', 'closed']);
     expect((await findIn(never)).state).toBe('open');
   });
 
   it('refuses autoCloseHours outside 0-720 naming settings.autoCloseHours', async () => {
-    const response = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      token: tokens.root,
-      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', autoCloseHours: '721' } }),
+    const { error, response } = await api.POST('/api/v3/notifications', {
+      headers: session(tokens.root),
+      body: ruleBody(tenants.root.agentId, { settings: { limit: '90', autoCloseHours: '721' } }) as JsonBody<'createNotificationRule'>,
     });
     expect(response.status).toBe(400);
-    expect(response.body.issues.map((issue: { path: string }) => issue.path)).toContain('settings.autoCloseHours');
+    expect(error?.issues?.map((issue) => issue.path)).toContain('settings.autoCloseHours');
   });
 
   describe('the one-click link of the e-mail', () => {
-    const linkPath = (token: string) => `/api/v3/alerts/acknowledge/${token}`;
+    /** Opens (GET) or follows (POST) the link; its answer is an HTML page. */
+    const link = async (method: 'GET' | 'POST', token: string) => {
+      const init = { params: { path: { token } }, parseAs: 'text' as const };
+      const { data, error, response } =
+        method === 'GET' ? await api.GET('/api/v3/alerts/acknowledge/{token}', init) : await api.POST('/api/v3/alerts/acknowledge/{token}', init);
+      return { status: response.status, headers: response.headers, page: String(data ?? error) };
+    };
     const sign = (alertId: string, now = clock.now()) => signAlertLink({ alertId, sentTo: 'email:ops@example.com', language: 2 }, now);
 
     it('shows a page on GET without acknowledging; the POST acknowledges as the address, once', async () => {
       const alertId = await writeAlert(rules.root, 101);
       const token = await sign(alertId);
-      const page = await api({ method: 'GET', path: linkPath(token) });
+      const page = await link('GET', token);
       expect(page.status).toBe(200);
-      expect(page.headers['Content-Type']).toContain('text/html');
-      expect(page.body).toContain('Acknowledge this fleetwatch alert?');
-      expect(page.body).toContain('<form method="post"><button type="submit">Acknowledge</button></form>');
+      expect(page.headers.get('Content-Type')).toContain('text/html');
+      expect(page.page).toContain('Acknowledge this fleetwatch alert?');
+      expect(page.page).toContain('<form method="post"><button type="submit">Acknowledge</button></form>');
       expect((await findIn(alertId)).state).toBe('open');
 
-      const posted = await api({ method: 'POST', path: linkPath(token) });
+      const posted = await link('POST', token);
       expect(posted.status).toBe(200);
-      expect(posted.body).toContain('Acknowledged by ops@example.com');
+      expect(posted.page).toContain('Acknowledged by ops@example.com');
       expect(await findIn(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'ops@example.com', via: 'email' } });
-      const again = await api({ method: 'POST', path: linkPath(token) });
-      expect(again.body).toContain('Acknowledged by ops@example.com');
+      const again = await link('POST', token);
+      expect(again.page).toContain('Acknowledged by ops@example.com');
       expect((await findIn(alertId)).lifecycle).toHaveLength(1);
     });
 
     it('writes the page in the language the link was sent in', async () => {
       const alertId = await writeAlert(rules.root, 101);
       const token = await signAlertLink({ alertId, sentTo: 'email:ops@example.com', language: 1 }, clock.now());
-      expect((await api({ method: 'GET', path: linkPath(token) })).body).toContain('Принять уведомление fleetwatch в работу?');
+      expect((await link('GET', token)).page).toContain('Принять уведомление fleetwatch в работу?');
     });
 
     it('refuses a tampered or expired link with 404, acknowledging nothing', async () => {
@@ -206,13 +210,13 @@ describe('alert lifecycle', () => {
       const [payload, signature] = token.split('.') as [string, string];
       const forged = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
       const swapped = `${Buffer.from(JSON.stringify({ ...forged, a: other }), 'utf8').toString('base64url')}.${signature}`;
-      expect((await api({ method: 'POST', path: linkPath(swapped) })).status).toBe(404);
-      expect((await api({ method: 'GET', path: linkPath(swapped) })).status).toBe(404);
+      expect((await link('POST', swapped)).status).toBe(404);
+      expect((await link('GET', swapped)).status).toBe(404);
 
       const stale = await sign(alertId, clock.now() - ALERT_LINK_TTL_DAYS * 86_400_000 - 1000);
-      const expired = await api({ method: 'POST', path: linkPath(stale) });
+      const expired = await link('POST', stale);
       expect(expired.status).toBe(404);
-      expect(expired.body).toContain('not valid or has expired');
+      expect(expired.page).toContain('not valid or has expired');
       expect((await findIn(alertId)).state).toBe('open');
       expect((await findIn(other)).state).toBe('open');
     });

@@ -5,6 +5,10 @@ import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient } from './support';
 
+/**
+ * Raw requests, not the typed client: these tests call routes defined here, outside the OpenAPI document, and
+ * check the protocol of the answers themselves (status, headers, body) when a handler fails unexpectedly.
+ */
 describe('unexpected failures', () => {
   let emulators: Emulators;
   beforeAll(async () => {

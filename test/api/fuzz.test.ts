@@ -26,6 +26,9 @@ import { apiClient, login, ruleBody, seedTenants, squareZone, type Api } from '.
  *
  * `npm test` runs a few requests per operation from a fixed seed. `npm run fuzz` runs FUZZ_RUNS per operation
  * (default 200) from FUZZ_SEED, or from a fresh seed it prints; a failure prints the request that broke.
+ *
+ * Raw requests, not the typed client: the requests are built at run time from the document and include hostile
+ * values it forbids, which the client's compile-time types cannot express.
  */
 const runs = Number(process.env.FUZZ_RUNS ?? 10);
 const seed = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : process.env.FUZZ_RUNS ? Date.now() % 2 ** 31 : 20_260_301;

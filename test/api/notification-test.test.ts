@@ -14,7 +14,7 @@ import { createWebhook } from '../../shared/store/webhooks-store';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { linkChat, putRule } from '../delivery/support/fixtures';
-import { TestClock, apiClient, login, seedTenants, type Api } from './support';
+import { TestClock, login, seedTenants, session, typedApiClient, type TypedApi } from './support';
 
 const BOT_TOKEN = '123456:test-bot-token';
 const HOUR = 3_600_000;
@@ -26,7 +26,7 @@ const HOUR = 3_600_000;
 describe('test alerts of a rule', () => {
   let emulators: Emulators;
   let receiver: RunningWebhookReceiver;
-  let api: Api;
+  let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const telegram = new FakeTelegram();
   const secrets = new FakeSecretsManager();
@@ -43,7 +43,7 @@ describe('test alerts of a rule', () => {
     resetTelegramSender();
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     tenants = await seedTenants('testsend');
   });
   afterAll(async () => {
@@ -64,6 +64,10 @@ describe('test alerts of a rule', () => {
       if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
     }
   }
+
+  const startTest = (token: string, id: number) => api.POST('/api/v3/notifications/{id}/test', { headers: session(token), params: { path: { id } } });
+  const readTest = (token: string, id: number, testId: string) =>
+    api.GET('/api/v3/notifications/{id}/test/{testId}', { headers: session(token), params: { path: { id, testId } } });
 
   const alertItems = async () => (await documentClient().send(new ScanCommand({ TableName: resourcesConfig().ALERTS_TABLE }))).Items ?? [];
 
@@ -100,17 +104,17 @@ describe('test alerts of a rule', () => {
     const before = (await alertItems()).length;
     receiver.script(500);
 
-    const accepted = await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': token } });
-    expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ ruleId: rule.id, status: 'pending', targets: [] });
-    const testPath = `/api/v3/notifications/${rule.id}/test/${accepted.body.testId as string}`;
-    expect((await api({ method: 'GET', path: testPath, headers: { 'X-Auth': token } })).body).toMatchObject({ status: 'pending' });
+    const accepted = await startTest(token, rule.id);
+    expect(accepted.response.status).toBe(202);
+    expect(accepted.data).toMatchObject({ ruleId: rule.id, status: 'pending', targets: [] });
+    const testId = accepted.data!.testId;
+    expect((await readTest(token, rule.id, testId)).data).toMatchObject({ status: 'pending' });
 
     await drain();
-    const answer = await api({ method: 'GET', path: testPath, headers: { 'X-Auth': token } });
-    expect(answer.status).toBe(200);
-    expect(answer.body.status).toBe('done');
-    const byTarget = Object.fromEntries((answer.body.targets as { target: string; outcome: string }[]).map((entry) => [entry.target, entry.outcome]));
+    const answer = await readTest(token, rule.id, testId);
+    expect(answer.response.status).toBe(200);
+    expect(answer.data?.status).toBe('done');
+    const byTarget = Object.fromEntries((answer.data?.targets ?? []).map((entry) => [entry.target, entry.outcome]));
     expect(byTarget).toEqual({
       'email:root@testsend.example.com': 'sent',
       'email:confirmed@outside.test': 'sent',
@@ -120,9 +124,7 @@ describe('test alerts of a rule', () => {
       'telegram:-100777': 'notLinked',
       [`webhook:${endpoint.id}`]: 'failed',
     });
-    expect((answer.body.targets as { target: string; reason?: string }[]).find((entry) => entry.target.startsWith('webhook:'))?.reason).toMatch(
-      /500/,
-    );
+    expect(answer.data?.targets.find((entry) => entry.target.startsWith('webhook:'))?.reason).toMatch(/500/);
 
     const mails = await sentEmails(emulators);
     expect(
@@ -140,7 +142,7 @@ describe('test alerts of a rule', () => {
     const messages = telegram.delivered();
     expect(messages.map((message) => message.chatId)).toEqual(['4242']);
     expect(messages[0]!.text).toMatch(/^<b>TEST<\/b>: /);
-    expect(receiver.attempts).toEqual([{ idempotencyKey: accepted.body.testId, signatureValid: true, status: 500 }]);
+    expect(receiver.attempts).toEqual([{ idempotencyKey: testId, signatureValid: true, status: 500 }]);
     // nothing in the history
     expect((await alertItems()).length).toBe(before);
   });
@@ -149,32 +151,32 @@ describe('test alerts of a rule', () => {
     const { rule } = await everyChannelRule();
     const other = await putRule({ parentId: tenants.root.agentId, userId: tenants.root.userId, recipientIds: [tenants.root.userId], toEmail: true });
     const sibling = await login(api, tenants.sibling);
-    expect((await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': sibling } })).status).toBe(404);
+    expect((await startTest(sibling, rule.id)).response.status).toBe(404);
     const viewer = await login(api, tenants.readOnly);
-    expect((await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': viewer } })).status).toBe(403);
+    expect((await startTest(viewer, rule.id)).response.status).toBe(403);
 
     const token = await login(api, tenants.root);
-    const accepted = await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': token } });
+    const accepted = await startTest(token, rule.id);
     await drain();
-    const testId = accepted.body.testId as string;
-    expect((await api({ method: 'GET', path: `/api/v3/notifications/${other.id}/test/${testId}`, headers: { 'X-Auth': token } })).status).toBe(404);
-    expect((await api({ method: 'GET', path: `/api/v3/notifications/${rule.id}/test/${testId}`, headers: { 'X-Auth': sibling } })).status).toBe(404);
+    const testId = accepted.data!.testId;
+    expect((await readTest(token, other.id, testId)).response.status).toBe(404);
+    expect((await readTest(sibling, rule.id, testId)).response.status).toBe(404);
     expect((await sentEmails(emulators)).length).toBeGreaterThan(0);
   });
 
   it('allows ten tests per client and hour, then answers 429 with Retry-After until the next hour', async () => {
     const rule = await putRule({ parentId: tenants.root.agentId, userId: tenants.root.userId, recipientIds: [tenants.root.userId], toEmail: true });
     const token = await login(api, tenants.root);
-    const test = () => api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': token } });
+    const test = async () => (await startTest(token, rule.id)).response;
     for (let count = 0; count < 10; count++) expect((await test()).status).toBe(202);
     const refused = await test();
     expect(refused.status).toBe(429);
-    const retryAfter = Number(refused.headers['Retry-After']);
+    const retryAfter = Number(refused.headers.get('Retry-After'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(3_600);
     clock.advance(retryAfter * 1000);
     const again = await login(api, tenants.root);
-    expect((await api({ method: 'POST', path: `/api/v3/notifications/${rule.id}/test`, headers: { 'X-Auth': again } })).status).toBe(202);
+    expect((await startTest(again, rule.id)).response.status).toBe(202);
     await drain();
   });
 });

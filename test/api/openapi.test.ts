@@ -15,6 +15,10 @@ interface Operation {
 
 const shown = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);
 
+/**
+ * Raw requests, not the typed client: these tests check the document itself, served as plain JSON, and which
+ * the typed client's types are generated from.
+ */
 describe('OpenAPI document', () => {
   let emulators: Emulators;
   let api: Api;

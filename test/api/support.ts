@@ -114,8 +114,9 @@ const NO_BODY = new Set([204, 304]);
 /**
  * The typed client (openapi-fetch over the types generated from the OpenAPI document) bound to the real API
  * handler: each request becomes the event the local HTTP adapter builds, and the handler's result its response.
+ * `sourceIp` is the caller's address as API Gateway reports it.
  */
-export function typedApiClient(options: ApiOptions = {}): TypedApi {
+export function typedApiClient({ sourceIp = '127.0.0.1', ...options }: ApiOptions & { sourceIp?: string } = {}): TypedApi {
   const handler = createApiHandler({ rateLimitIntervalMs: 0, ...options });
   const route: HttpRoute = { routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler };
   return createClient<paths>({
@@ -123,7 +124,7 @@ export function typedApiClient(options: ApiOptions = {}): TypedApi {
     async fetch(request) {
       const body = Buffer.from(await request.arrayBuffer());
       const event = toApiGatewayEvent(
-        { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body, sourceIp: '127.0.0.1' },
+        { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body, sourceIp },
         route,
       );
       const parts = fromHandlerResult(await handler(event, lambdaContext()));

@@ -1,25 +1,65 @@
 import { PRICES } from './prices';
 
 /**
- * What 1,000 vehicles cost for a month (30 days) when each reports once every 30 s and the producer sends in
- * batches of 10: SQS FIFO send, receive and delete requests; evaluate invocations and GB-seconds (measured
- * handler time × configured memory); DynamoDB read and write units (measured); the sweep's invocations; and the
- * CloudWatch Logs bytes actually written (measured). The functions log at system level WARN (the stack test holds
+ * What a fleet costs for a month (30 days) when each vehicle reports once every 30 s and raises one alert an hour
+ * (e-mailed to one recipient): SQS FIFO requests; evaluate invocations and GB-seconds (measured handler time ×
+ * configured memory); DynamoDB units (measured), on demand or, for the vehicle-state table, provisioned; the
+ * sweep; CloudWatch Logs bytes actually written (measured); delivery of the alerts (measured: their creation,
+ * the deliveries queue, the deliver function, its DynamoDB writes); and the fixed costs
+ * (alarms, dashboard, keys, secrets, custom metrics, the sweep's metric reads), shared by a fleet of
+ * FIXED_COST_FLEET vehicles unless told otherwise. SES's fee per e-mail is priced apart (`sesFee`, in
+ * `totalWithSes` only): every design that e-mails an alert pays it alike. The functions log at system level WARN (the stack test holds
  * it), so Lambda writes no START/END/REPORT lines of its own.
  */
 export const VEHICLES = 1_000;
 export const MESSAGE_INTERVAL_S = 30;
 export const MONTH_S = 30 * 86_400;
-export const FIFO_BATCH = 10;
+const MONTH_HOURS = MONTH_S / 3_600;
+/** The most messages one SQS request carries. */
+export const IDEAL_BATCH = 10;
+export const ALERTS_PER_VEHICLE_HOUR = 1;
+/** The fleet the fixed costs are shared by in the figures per 1,000 vehicles. */
+export const FIXED_COST_FLEET = 10_000;
+/** Provisioned capacity autoscaling's target utilization: capacity = units per second ÷ target. */
+export const AUTOSCALING_TARGET = 0.7;
+
+export const messagesPerMonth = (vehicles: number = VEHICLES) => (vehicles * MONTH_S) / MESSAGE_INTERVAL_S;
+export const alertsPerMonth = (vehicles: number = VEHICLES) => vehicles * MONTH_HOURS * ALERTS_PER_VEHICLE_HOUR;
+
+/**
+ * The fixed floor: no design costs less than carrying the messages, a SendMessageBatch, a ReceiveMessage and a
+ * DeleteMessageBatch each shared by 10 messages. It does not move with the configuration being priced.
+ */
+export function sqsFloorUsd(vehicles: number = VEHICLES): number {
+  return ((3 * messagesPerMonth(vehicles)) / IDEAL_BATCH) * PRICES.sqsFifoPerRequest;
+}
+
+/** A quantity per invocation made of a part every invocation pays and a part per message it carries. */
+export interface PerInvocation {
+  fixed: number;
+  perMessage: number;
+}
+
+/** The fixed and per-message parts from what one invocation took at batches of 1 and of 10. */
+export function fromBatches(atOne: number, atTen: number): PerInvocation {
+  const perMessage = Math.max(0, (atTen - atOne) / 9);
+  return { fixed: Math.max(0, atOne - perMessage), perMessage };
+}
+
+const atBatch = (value: PerInvocation, batch: number) => value.fixed + value.perMessage * batch;
 
 export interface MeasuredEvaluate {
-  /** DynamoDB units per message, reads and writes. */
+  /** DynamoDB units per message, reads and writes, the alerts the measured fleet raised included. */
   readUnitsPerMessage: number;
   writeUnitsPerMessage: number;
-  /** Handler time of one batch of 10, ms. */
-  msPerInvocation: number;
-  /** Bytes the handler logged per invocation (log lines and EMF metrics). */
-  logBytesPerInvocation: number;
+  /** The part of them spent on the vehicle-state table. */
+  vehicleTableReadUnitsPerMessage: number;
+  vehicleTableWriteUnitsPerMessage: number;
+  /** Alerts the measured fleet raised per message: their creation is priced with delivery instead. */
+  alertsPerMessage: number;
+  /** Handler time, ms, and bytes logged (log lines and EMF metrics) per invocation. */
+  ms: PerInvocation;
+  logBytes: PerInvocation;
   memoryMb: number;
 }
 
@@ -30,36 +70,137 @@ export interface MeasuredSweep {
   memoryMb: number;
 }
 
+/** Per alert: its creation in evaluate and its delivery. Units are billed units. */
+export interface MeasuredDelivery {
+  createReadUnits: number;
+  createWriteUnits: number;
+  deliverReadUnits: number;
+  deliverWriteUnits: number;
+  /** Deliveries queue (SQS standard) requests: evaluate's enqueueing, and the deliver side's. */
+  enqueueRequests: number;
+  deliverSqsRequests: number;
+  deliverInvocations: number;
+  deliverMsPerInvocation: number;
+  deliverLogBytesPerInvocation: number;
+  memoryMb: number;
+  emails: number;
+}
+
+export interface Measured {
+  evaluate: MeasuredEvaluate;
+  sweep: MeasuredSweep;
+  delivery: MeasuredDelivery;
+  /** USD a month whatever the traffic. */
+  fixedUsdPerMonth: number;
+}
+
+export interface Configuration {
+  /** Messages per evaluate invocation (Lambda's receive and delete share them too). */
+  consumerBatch: number;
+  /** Messages per producer send request: 10 with SendMessageBatch, 1 with SendMessage. */
+  producerBatch: number;
+  vehicleTable: 'onDemand' | 'provisioned';
+}
+
 export interface CostBreakdown {
+  vehicles: number;
   messages: number;
+  alerts: number;
   sqs: number;
   evaluateLambda: number;
   dynamo: number;
   sweep: number;
   logs: number;
+  /** Alerts created and delivered, without the SES fee. */
+  delivery: number;
+  fixed: number;
+  /** Everything but the SES fee. */
   total: number;
-  /** The SQS requests alone: no design can cost less than carrying the messages. */
+  sesFee: number;
+  totalWithSes: number;
   sqsFloor: number;
   overFloor: number;
 }
 
-export function monthlyCost(evaluate: MeasuredEvaluate, sweep: MeasuredSweep): CostBreakdown {
-  const messages = (VEHICLES * MONTH_S) / MESSAGE_INTERVAL_S;
-  const batches = messages / FIFO_BATCH;
-  // producer SendMessageBatch, Lambda's ReceiveMessage and DeleteMessageBatch: one request each per 10 messages
-  const sqs = 3 * batches * PRICES.sqsFifoPerRequest;
+const gbSeconds = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024);
+const logsUsd = (bytes: number) => (bytes / 1024 ** 3) * PRICES.logsPerGb;
+
+/** What delivering one alert costs (its creation included), without the SES fee. */
+export function deliveryCostPerAlert(delivery: MeasuredDelivery): number {
+  return (
+    (delivery.createReadUnits + delivery.deliverReadUnits) * PRICES.dynamoPerReadUnit +
+    (delivery.createWriteUnits + delivery.deliverWriteUnits) * PRICES.dynamoPerWriteUnit +
+    (delivery.enqueueRequests + delivery.deliverSqsRequests) * PRICES.sqsStandardPerRequest +
+    delivery.deliverInvocations *
+      (PRICES.lambdaPerInvocation +
+        gbSeconds(delivery.deliverMsPerInvocation, delivery.memoryMb) * PRICES.lambdaPerGbSecond +
+        logsUsd(delivery.deliverLogBytesPerInvocation))
+  );
+}
+
+export const sesFeePerAlert = (delivery: MeasuredDelivery) => delivery.emails * PRICES.sesPerEmail;
+
+export function monthlyCost(
+  measured: Measured,
+  configuration: Configuration,
+  fleet: { vehicles?: number; fixedCostFleet?: number } = {},
+): CostBreakdown {
+  const { evaluate, sweep, delivery } = measured;
+  const vehicles = fleet.vehicles ?? VEHICLES;
+  const messages = messagesPerMonth(vehicles);
+  const alerts = alertsPerMonth(vehicles);
+  const invocations = messages / configuration.consumerBatch;
+  // producer send, Lambda's ReceiveMessage and DeleteMessageBatch
+  const sqs = (messages / configuration.producerBatch + 2 * invocations) * PRICES.sqsFifoPerRequest;
   const evaluateLambda =
-    batches * PRICES.lambdaPerInvocation + batches * (evaluate.msPerInvocation / 1000) * (evaluate.memoryMb / 1024) * PRICES.lambdaPerGbSecond;
-  const dynamo = messages * (evaluate.readUnitsPerMessage * PRICES.dynamoPerReadUnit + evaluate.writeUnitsPerMessage * PRICES.dynamoPerWriteUnit);
+    invocations *
+    (PRICES.lambdaPerInvocation + gbSeconds(atBatch(evaluate.ms, configuration.consumerBatch), evaluate.memoryMb) * PRICES.lambdaPerGbSecond);
+  // the measured alerts' creation moves to delivery, priced at the stated alert rate
+  const createdRead = evaluate.alertsPerMessage * delivery.createReadUnits;
+  const createdWrite = evaluate.alertsPerMessage * delivery.createWriteUnits;
+  const onDemand = (read: number, write: number) => messages * (read * PRICES.dynamoPerReadUnit + write * PRICES.dynamoPerWriteUnit);
+  let dynamo: number;
+  if (configuration.vehicleTable === 'onDemand') {
+    dynamo = onDemand(evaluate.readUnitsPerMessage - createdRead, evaluate.writeUnitsPerMessage - createdWrite);
+  } else {
+    const perSecond = messages / MONTH_S;
+    const rcu = (perSecond * evaluate.vehicleTableReadUnitsPerMessage) / AUTOSCALING_TARGET;
+    const wcu = (perSecond * evaluate.vehicleTableWriteUnitsPerMessage) / AUTOSCALING_TARGET;
+    dynamo =
+      MONTH_HOURS * (rcu * PRICES.dynamoPerRcuHour + wcu * PRICES.dynamoPerWcuHour) +
+      onDemand(
+        Math.max(0, evaluate.readUnitsPerMessage - evaluate.vehicleTableReadUnitsPerMessage - createdRead),
+        Math.max(0, evaluate.writeUnitsPerMessage - evaluate.vehicleTableWriteUnitsPerMessage - createdWrite),
+      );
+  }
   const sweepRuns = MONTH_S / 60;
   const sweepCost =
     sweepRuns *
     (PRICES.lambdaPerInvocation +
-      (sweep.msPerRun / 1000) * (sweep.memoryMb / 1024) * PRICES.lambdaPerGbSecond +
+      gbSeconds(sweep.msPerRun, sweep.memoryMb) * PRICES.lambdaPerGbSecond +
       sweep.unitsPerRun.read * PRICES.dynamoPerReadUnit +
       sweep.unitsPerRun.write * PRICES.dynamoPerWriteUnit);
-  const logBytes = batches * evaluate.logBytesPerInvocation + sweepRuns * sweep.logBytesPerRun;
-  const logs = (logBytes / 1024 ** 3) * PRICES.logsPerGb;
-  const total = sqs + evaluateLambda + dynamo + sweepCost + logs;
-  return { messages, sqs, evaluateLambda, dynamo, sweep: sweepCost, logs, total, sqsFloor: sqs, overFloor: total / sqs };
+  const logs = logsUsd(invocations * atBatch(evaluate.logBytes, configuration.consumerBatch) + sweepRuns * sweep.logBytesPerRun);
+  const deliveryCost = alerts * deliveryCostPerAlert(delivery);
+  const sesFee = alerts * sesFeePerAlert(delivery);
+  const fixed = (measured.fixedUsdPerMonth * vehicles) / (fleet.fixedCostFleet ?? FIXED_COST_FLEET);
+  const total = sqs + evaluateLambda + dynamo + sweepCost + logs + deliveryCost + fixed;
+  const sqsFloor = sqsFloorUsd(vehicles);
+  return {
+    vehicles,
+    messages,
+    alerts,
+    sqs,
+    evaluateLambda,
+    dynamo,
+    sweep: sweepCost,
+    logs,
+    delivery: deliveryCost,
+    fixed,
+    total,
+    sesFee,
+    totalWithSes: total + sesFee,
+    sqsFloor,
+    overFloor: total / sqsFloor,
+  };
 }

@@ -1,83 +1,227 @@
+import { writeFileSync } from 'node:fs';
 import { startEmulators } from '../../infra/local/emulators';
-import { monthlyCost, VEHICLES } from './cost-model';
+import {
+  deliveryCostPerAlert,
+  fromBatches,
+  IDEAL_BATCH,
+  monthlyCost,
+  sesFeePerAlert,
+  sqsFloorUsd,
+  VEHICLES,
+  type Configuration,
+  type CostBreakdown,
+  type Measured,
+  type MeasuredDelivery,
+  type MeasuredEvaluate,
+  type MeasuredSweep,
+} from './cost-model';
+import { measureFixedCosts, type FixedCosts } from './fixed-costs';
 import { PRICES } from './prices';
+import { MEASURED_PATH, type SavedMeasurements } from './scale-page';
 import type { BenchSection } from './section';
-import type { VehicleClock } from '../../shared/config';
-import type { MessageCost } from '../pipeline/message-cost-scenario';
+import type { MessageCost, MessageCostOptions } from '../pipeline/message-cost-scenario';
+import type { DeliveryCost } from '../pipeline/delivery-cost-scenario';
 
 /**
- * DynamoDB units per message in the deployed shape (FIFO batches of 10), and what 1,000 vehicles cost a month,
- * with each vehicle clock (the figures without a suffix are the default, exact), from runs on DynamoDB Local: units counted with ReturnConsumedCapacity, handler time and logged
- * bytes measured, prices from prices.ts.
+ * DynamoDB units per message and per alert, and what 1,000 vehicles cost a month in each configuration, from
+ * runs on DynamoDB Local with the real functions: units counted with ReturnConsumedCapacity, handler time and
+ * logged bytes measured, fixed costs counted from the synthesized stack, prices from prices.ts.
  */
-const EVALUATE_MEMORY_MB = 1024;
-const SWEEP_MEMORY_MB = 1024;
-const usd = (value: number) => `$${value.toFixed(2)}`;
 
-type Measured = { cost: MessageCost; month: ReturnType<typeof monthlyCost>; seconds: number };
+/** The runs of the evaluate traffic, each on its own emulators. */
+type MeasurementName = 'exact' | 'coalesced' | 'exactBatchOfOne' | 'worstCase';
+const MEASUREMENTS: Record<MeasurementName, MessageCostOptions> = {
+  exact: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'exact' },
+  coalesced: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'coalesced' },
+  // handler time and log bytes at one message per invocation, for the part of them every invocation pays
+  exactBatchOfOne: { vehicles: 20, minutes: 25, warmUpMinutes: 5, vehicleClock: 'exact', batchSize: 1 },
+  worstCase: { vehicles: 50, minutes: 40, warmUpMinutes: 10, vehicleClock: 'exact', tenant: 'worstCase' },
+  // the producer-stamped clock is measured here: `stamped: { …, vehicleClock: 'exact', <its stamped option> }`
+};
+const DELIVERY_ALERTS = 20;
 
-/** One run of the deployed traffic with the given vehicle clock, on its own emulators. */
-async function measure(clock: VehicleClock): Promise<Measured> {
-  const { measureMessageCost } = await import('../pipeline/message-cost-scenario');
-  const emulators = await startEmulators({ prefix: `bench-message-cost-${clock}-${process.pid}` });
+/**
+ * The configurations priced. Each names the run it is priced from; `suffix` ends its figure names (the
+ * recommended production configuration has none).
+ */
+interface PricedConfiguration extends Configuration {
+  suffix: string;
+  label: string;
+  measurement: Exclude<MeasurementName, 'exactBatchOfOne'>;
+}
+const RECOMMENDED_TABLE: Omit<Configuration, 'vehicleTable'> = { consumerBatch: IDEAL_BATCH, producerBatch: IDEAL_BATCH };
+const CONFIGURATIONS: PricedConfiguration[] = [
+  {
+    suffix: 'OnDemand',
+    label: 'exact clock, every table on demand (the default deployment)',
+    measurement: 'exact',
+    ...RECOMMENDED_TABLE,
+    vehicleTable: 'onDemand',
+  },
+  { suffix: 'Coalesced', label: 'coalesced clock, every table on demand', measurement: 'coalesced', ...RECOMMENDED_TABLE, vehicleTable: 'onDemand' },
+  // the producer-stamped clock, once measured: { suffix: 'Stamped', label: …, measurement: 'stamped', …, vehicleTable: 'onDemand' },
+  // and, as the cheapest clock that keeps the exact late-message judgment, the recommended entry's measurement
+  {
+    suffix: '',
+    label: 'recommended: exact clock (the cheapest that keeps the exact late-message judgment), vehicle-state table provisioned at 70% target',
+    measurement: 'exact',
+    ...RECOMMENDED_TABLE,
+    vehicleTable: 'provisioned',
+  },
+];
+const CONSUMER_BATCHES = [1, 3, 10] as const;
+
+async function withEmulators<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const emulators = await startEmulators({ prefix: `bench-cost-${name}-${process.pid}` });
   try {
-    const started = performance.now();
-    const cost = await measureMessageCost({ vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: clock });
-    const month = monthlyCost(
-      {
-        readUnitsPerMessage: cost.readUnitsPerMessage,
-        writeUnitsPerMessage: cost.writeUnitsPerMessage,
-        msPerInvocation: cost.msPerInvocation,
-        logBytesPerInvocation: cost.logBytesPerInvocation,
-        memoryMb: EVALUATE_MEMORY_MB,
-      },
-      {
-        unitsPerRun: { read: cost.sweep.readUnits / Math.max(1, cost.sweep.runs), write: cost.sweep.writeUnits / Math.max(1, cost.sweep.runs) },
-        msPerRun: cost.sweep.msPerRun,
-        logBytesPerRun: cost.sweep.logBytesPerRun,
-        memoryMb: SWEEP_MEMORY_MB,
-      },
-    );
-    return { cost, month, seconds: (performance.now() - started) / 1000 };
+    return await run();
   } finally {
     await emulators.stop();
   }
 }
 
-const unitsLine = ({ cost }: Measured) =>
-  `${cost.unitsPerMessage.toFixed(3)} units per message: ${cost.readUnitsPerMessage.toFixed(3)} read, ${cost.writeUnitsPerMessage.toFixed(3)} write; ` +
-  `rules/geozones table units ${cost.ruleTableUnits}; ${cost.alerts} alerts; ${cost.failures} failed records`;
-const monthLine = ({ month }: Measured) =>
-  `SQS FIFO ${usd(month.sqs)} (the floor), evaluate Lambda ${usd(month.evaluateLambda)}, DynamoDB ${usd(month.dynamo)}, sweep ${usd(month.sweep)}, logs ${usd(month.logs)}; ` +
-  `total ${usd(month.total)} = ${month.overFloor.toFixed(2)}× the SQS floor (target ≤ 2.0)`;
+async function measureEvaluate(name: MeasurementName): Promise<MessageCost> {
+  const { measureMessageCost } = await import('../pipeline/message-cost-scenario');
+  return withEmulators(name, () => measureMessageCost(MEASUREMENTS[name]));
+}
 
-export async function runMessageCostBench(): Promise<BenchSection> {
-  // the deployed functions log at INFO and publish EMF metrics: both are measured, then swallowed
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
-  const exact = await measure('exact');
-  const coalesced = await measure('coalesced');
+async function measureDelivery(): Promise<DeliveryCost> {
+  const { measureDeliveryCost } = await import('../pipeline/delivery-cost-scenario');
+  return withEmulators('delivery', () => measureDeliveryCost({ alerts: DELIVERY_ALERTS }));
+}
+
+function evaluateInput(cost: MessageCost, batchOfOne: MessageCost, memoryMb: number): MeasuredEvaluate {
   return {
-    lines: [
-      '(c) DynamoDB units per message, FIFO batches of 10 (100 vehicles, one message per 30 s, 60 measured minutes, on DynamoDB Local)',
-      `exact vehicle clock (the default): ${unitsLine(exact)}`,
-      `coalesced vehicle clock (-c vehicleClock=coalesced): ${unitsLine(coalesced)}`,
-      `evaluate ${exact.cost.msPerInvocation.toFixed(1)} ms and ${exact.cost.logBytesPerInvocation.toFixed(0)} log bytes per invocation; ` +
-        `sweep ${exact.cost.sweep.msPerRun.toFixed(0)} ms, ${(exact.cost.sweep.readUnits + exact.cost.sweep.writeUnits) / Math.max(1, exact.cost.sweep.runs)} units per run`,
-      '',
-      `(d) cost of ${VEHICLES.toLocaleString('en')} vehicles for a month, one message per 30 s, producer batches of 10 (${PRICES.region}, prices of ${PRICES.asOf})`,
-      `exact clock: ${monthLine(exact)}`,
-      `coalesced clock: ${monthLine(coalesced)}`,
-      `(measured in ${(exact.seconds + coalesced.seconds).toFixed(0)} s)`,
-    ],
-    figures: {
-      ddbUnitsPerMessage: round(exact.cost.unitsPerMessage),
-      costPer1000VehicleMonthsUsd: round(exact.month.total),
-      costOverSqsFloor: round(exact.month.overFloor),
-      ddbUnitsPerMessageCoalesced: round(coalesced.cost.unitsPerMessage),
-      costPer1000VehicleMonthsUsdCoalesced: round(coalesced.month.total),
-      costOverSqsFloorCoalesced: round(coalesced.month.overFloor),
-    },
+    readUnitsPerMessage: cost.readUnitsPerMessage,
+    writeUnitsPerMessage: cost.writeUnitsPerMessage,
+    vehicleTableReadUnitsPerMessage: cost.vehicleTableReadUnitsPerMessage,
+    vehicleTableWriteUnitsPerMessage: cost.vehicleTableWriteUnitsPerMessage,
+    alertsPerMessage: cost.alerts / cost.messages,
+    ms: fromBatches(batchOfOne.msPerInvocation, cost.msPerInvocation),
+    logBytes: fromBatches(batchOfOne.logBytesPerInvocation, cost.logBytesPerInvocation),
+    memoryMb,
   };
 }
 
+function sweepInput(cost: MessageCost, memoryMb: number): MeasuredSweep {
+  const runs = Math.max(1, cost.sweep.runs);
+  return {
+    unitsPerRun: { read: cost.sweep.readUnits / runs, write: cost.sweep.writeUnits / runs },
+    msPerRun: cost.sweep.msPerRun,
+    logBytesPerRun: cost.sweep.logBytesPerRun,
+    memoryMb,
+  };
+}
+
+function deliveryInput(cost: DeliveryCost, memoryMb: number): MeasuredDelivery {
+  return {
+    createReadUnits: cost.createReadUnitsPerAlert,
+    createWriteUnits: cost.createWriteUnitsPerAlert,
+    deliverReadUnits: cost.deliverReadUnitsPerAlert,
+    deliverWriteUnits: cost.deliverWriteUnitsPerAlert,
+    enqueueRequests: cost.enqueueRequestsPerAlert,
+    deliverSqsRequests: cost.deliverSqsRequestsPerAlert,
+    deliverInvocations: cost.deliverInvocationsPerAlert,
+    deliverMsPerInvocation: cost.deliverMsPerInvocation,
+    deliverLogBytesPerInvocation: cost.deliverLogBytesPerInvocation,
+    memoryMb,
+    emails: cost.emailsPerAlert,
+  };
+}
+
+const usd = (value: number) => `$${value.toFixed(2)}`;
 const round = (value: number) => Math.round(value * 1000) / 1000;
+const roundUsd = (value: number) => Math.round(value * 1e8) / 1e8;
+
+const unitsLine = (cost: MessageCost) =>
+  `${cost.unitsPerMessage.toFixed(3)} units per message: ${cost.readUnitsPerMessage.toFixed(3)} read, ${cost.writeUnitsPerMessage.toFixed(3)} write ` +
+  `(vehicle-state table ${cost.vehicleTableReadUnitsPerMessage.toFixed(3)} read, ${cost.vehicleTableWriteUnitsPerMessage.toFixed(3)} write); ` +
+  `${cost.alerts} alerts from ${cost.messages} messages; rules/geozones table units ${cost.ruleTableUnits}; ${cost.failures} failed records`;
+const monthLine = (month: CostBreakdown) =>
+  `SQS FIFO ${usd(month.sqs)}, evaluate Lambda ${usd(month.evaluateLambda)}, DynamoDB ${usd(month.dynamo)}, sweep ${usd(month.sweep)}, logs ${usd(month.logs)}, ` +
+  `delivery ${usd(month.delivery)}, fixed ${usd(month.fixed)}; total ${usd(month.total)} = ${month.overFloor.toFixed(2)}× the SQS floor; SES fee ${usd(month.sesFee)} more`;
+
+export async function runMessageCostBench(options: { save?: boolean } = {}): Promise<BenchSection> {
+  // the deployed functions log at INFO and publish EMF metrics: both are measured, then swallowed
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  const started = performance.now();
+  const fixed: FixedCosts = await measureFixedCosts();
+  const runs = {} as Record<MeasurementName, MessageCost>;
+  for (const name of Object.keys(MEASUREMENTS) as MeasurementName[]) runs[name] = await measureEvaluate(name);
+  const deliveryCost = await measureDelivery();
+  const delivery = deliveryInput(deliveryCost, fixed.memoryMb.deliver);
+  const measuredFrom = (name: PricedConfiguration['measurement']): Measured => ({
+    evaluate: evaluateInput(runs[name], runs.exactBatchOfOne, fixed.memoryMb.evaluate),
+    sweep: sweepInput(runs[name], fixed.memoryMb.sweep),
+    delivery,
+    fixedUsdPerMonth: fixed.usd.total,
+  });
+  const priced = CONFIGURATIONS.map((configuration) => ({
+    configuration,
+    month: monthlyCost(measuredFrom(configuration.measurement), configuration),
+  }));
+  const recommended = CONFIGURATIONS.find((configuration) => configuration.suffix === '')!;
+  const recommendedMonth = priced.find(({ configuration }) => configuration === recommended)!.month;
+  const worstCase = monthlyCost(measuredFrom('worstCase'), recommended);
+  const atBatch = Object.fromEntries(
+    CONSUMER_BATCHES.map((batch) => [String(batch), monthlyCost(measuredFrom(recommended.measurement), { ...recommended, consumerBatch: batch })]),
+  );
+  const unbatchedProducer = monthlyCost(measuredFrom(recommended.measurement), { ...recommended, producerBatch: 1 });
+  if (options.save) {
+    const saved: SavedMeasurements = {
+      recommended: { ...RECOMMENDED_TABLE, vehicleTable: recommended.vehicleTable },
+      measured: measuredFrom(recommended.measurement),
+    };
+    writeFileSync(MEASURED_PATH, `${JSON.stringify(saved, null, 2)}\n`);
+  }
+  const evaluate = measuredFrom('exact').evaluate;
+  const perAlert = deliveryCostPerAlert(delivery);
+
+  return {
+    lines: [
+      '(c) DynamoDB units per message (100 vehicles, one message per 30 s, FIFO batches of 10, 60 measured minutes, on DynamoDB Local)',
+      `exact vehicle clock (the default): ${unitsLine(runs.exact)}`,
+      `coalesced vehicle clock (-c vehicleClock=coalesced): ${unitsLine(runs.coalesced)}`,
+      `worst-case tenant (3 owner levels, 10 rules, 2 open visits; exact clock): ${unitsLine(runs.worstCase)}`,
+      `evaluate per invocation: ${evaluate.ms.fixed.toFixed(1)} ms + ${evaluate.ms.perMessage.toFixed(1)} ms a message, ` +
+        `${evaluate.logBytes.fixed.toFixed(0)} + ${evaluate.logBytes.perMessage.toFixed(0)} log bytes a message (batches of 1 and 10); ` +
+        `sweep ${runs.exact.sweep.msPerRun.toFixed(0)} ms, ${(runs.exact.sweep.readUnits + runs.exact.sweep.writeUnits) / Math.max(1, runs.exact.sweep.runs)} units per run`,
+      `per alert (${deliveryCost.alerts} alerts, one e-mail target): created ${delivery.createReadUnits.toFixed(1)} read + ${delivery.createWriteUnits.toFixed(1)} write units; ` +
+        `delivered ${delivery.deliverReadUnits.toFixed(1)} read + ${delivery.deliverWriteUnits.toFixed(1)} write units, ` +
+        `${(delivery.enqueueRequests + delivery.deliverSqsRequests).toFixed(1)} deliveries-queue requests, ${delivery.deliverInvocations.toFixed(1)} deliver invocations of ` +
+        `${delivery.deliverMsPerInvocation.toFixed(0)} ms; ${usd(perAlert * 1000)} per 1,000 alerts + SES ${usd(sesFeePerAlert(delivery) * 1000)}`,
+      `fixed: ${fixed.alarms} alarms (${fixed.alarmMetrics} metrics), ${fixed.dashboards} dashboard, ${fixed.kmsKeys} KMS keys, ${fixed.secrets} secrets, ` +
+        `${fixed.customMetrics} custom metrics, ${fixed.metricRequestsPerMonth} GetMetricStatistics a month: ${usd(fixed.usd.total)} a month`,
+      '',
+      `(d) cost of ${VEHICLES.toLocaleString('en')} vehicles for a month, one message per 30 s and one alert per vehicle-hour, fixed costs shared by 10,000 vehicles ` +
+        `(${PRICES.region}, prices of ${PRICES.asOf}); SQS floor ${usd(sqsFloorUsd())}`,
+      ...priced.map(({ configuration, month }) => `${configuration.label}: ${monthLine(month)}`),
+      `worst-case tenant, recommended configuration: ${monthLine(worstCase)}`,
+      `recommended at consumer batches of ${CONSUMER_BATCHES.join(', ')}: ${CONSUMER_BATCHES.map((batch) => usd(atBatch[String(batch)]!.total)).join(', ')}; ` +
+        `producer sending one message per request: ${usd(unbatchedProducer.total)}`,
+      `(measured in ${((performance.now() - started) / 1000).toFixed(0)} s)`,
+    ],
+    figures: {
+      ddbUnitsPerMessage: round(runs.exact.unitsPerMessage),
+      ddbUnitsPerMessageCoalesced: round(runs.coalesced.unitsPerMessage),
+      ddbUnitsPerMessageWorstCase: round(runs.worstCase.unitsPerMessage),
+      ...Object.fromEntries(
+        priced.flatMap(({ configuration, month }) => [
+          [`costPer1000VehicleMonthsUsd${configuration.suffix}`, round(month.total)],
+          [`costOverSqsFloor${configuration.suffix}`, round(month.overFloor)],
+        ]),
+      ),
+      costPer1000VehicleMonthsUsdWorstCase: round(worstCase.total),
+      costOverSqsFloorWorstCase: round(worstCase.overFloor),
+      sqsFloorPer1000VehicleMonthsUsd: round(recommendedMonth.sqsFloor),
+      costAtBatch: Object.fromEntries(Object.entries(atBatch).map(([batch, month]) => [batch, round(month.total)])),
+      costUnbatchedProducer: round(unbatchedProducer.total),
+      ddbUnitsPerAlert: round(delivery.createReadUnits + delivery.createWriteUnits + delivery.deliverReadUnits + delivery.deliverWriteUnits),
+      deliveryCostPerAlertUsd: roundUsd(perAlert),
+      sesFeePerAlertUsd: roundUsd(sesFeePerAlert(delivery)),
+      sesFeePer1000VehicleMonthsUsd: round(recommendedMonth.sesFee),
+      deliveryPer1000VehicleMonthsUsd: round(recommendedMonth.delivery),
+      fixedCostPerMonthUsd: round(fixed.usd.total),
+    },
+  };
+}

@@ -76,6 +76,11 @@ describe('configuration schemas', () => {
       evaluateMaxConcurrency: 100,
       deliverMaxConcurrency: undefined,
       apiReservedConcurrency: 20,
+      vehicleStateCapacity: 'onDemand',
+      vehicleStateMinCapacity: 5,
+      vehicleStateMaxCapacity: 4000,
+      alertIndexesAsBefore: [],
+      alertIndexesLeftOut: [],
       throwaway: false,
     });
     expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({
@@ -86,5 +91,7 @@ describe('configuration schemas', () => {
     expect(() => context({ geocoding: 'maybe' })).toThrow(/-c geocoding="maybe"/);
     expect(() => context({ apiReservedConcurrency: '-1' })).toThrow(/-c apiReservedConcurrency="-1"/);
     expect(() => context({ sesMaxSendRate: 'fast' })).toThrow(/-c sesMaxSendRate="fast": .*\(The account's SES maximum send rate/);
+    expect(() => context({ vehicleStateCapacity: 'reserved' })).toThrow(/-c vehicleStateCapacity="reserved"/);
+    expect(context({ alertIndexesAsBefore: 'byParentTime, outbox' }).alertIndexesAsBefore).toEqual(['byParentTime', 'outbox']);
   });
 });

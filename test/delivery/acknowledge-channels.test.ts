@@ -18,7 +18,7 @@ import { FakeSecretsManager } from './support/fake-secrets-manager';
 import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { SnsStub } from './support/sns-stub';
 import { getAlertItem, linkChat, putRule, putUser, putVehicle } from './support/fixtures';
-import { apiClient, apiEvent } from '../api/support';
+import { apiEvent, typedApiClient } from '../api/support';
 
 const BOT_TOKEN = '123456:ack-bot-token';
 const WEBHOOK_SECRET = 'ack-webhook-secret';
@@ -173,11 +173,11 @@ describe('acknowledging from the notification', () => {
     expect(apns).toMatchObject({ aps: { category: 'FLEETWATCH_ALERT' }, acknowledgeLabel: 'Acknowledge', alertId });
     expect(apns.acknowledgeUrl).toMatch(/\/api\/v3\/alerts\/acknowledge\//);
 
-    const api = apiClient();
-    const path = new URL(link!).pathname;
-    expect((await api({ method: 'GET', path })).status).toBe(200);
+    const api = typedApiClient();
+    const params = { path: { token: new URL(link!).pathname.split('/').at(-1)! } };
+    expect((await api.GET('/api/v3/alerts/acknowledge/{token}', { params, parseAs: 'text' })).response.status).toBe(200);
     expect((await getAlertItem(alertId)).state).toBe('open');
-    expect((await api({ method: 'POST', path })).status).toBe(200);
+    expect((await api.POST('/api/v3/alerts/acknowledge/{token}', { params, parseAs: 'text' })).response.status).toBe(200);
     expect(await getAlertItem(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'mobile@example.com', via: 'email' } });
   });
 

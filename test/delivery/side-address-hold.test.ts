@@ -8,7 +8,7 @@ import { channelSenders, type ChannelSenders } from '../../shared/delivery/sende
 import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
 import { getRule } from '../../shared/store/rules-store';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, login, ruleBody, seedTenants, type Api } from '../api/support';
+import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { getAlertItem, putAlert } from './support/fixtures';
 
 const HOUR = 3_600_000;
@@ -19,7 +19,7 @@ const HOUR = 3_600_000;
  */
 describe('side addresses: confirmation on save, alerts held until confirmed', () => {
   let emulators: Emulators;
-  let api: Api;
+  let api: TypedApi;
   let token: string;
   let clientId: string;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
@@ -28,7 +28,7 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
   beforeAll(async () => {
     emulators = await startTestEmulators('side-hold');
     process.env.PUBLIC_API_URL = 'https://api.fleetwatch.test/api/v3/';
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     tenants = await seedTenants('sidehold');
     clientId = tenants.root.agentId;
   });
@@ -55,14 +55,12 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
 
   async function saveRule(...addresses: string[]): Promise<number> {
     token = await login(api, tenants.root);
-    const created = await api({
-      method: 'POST',
-      path: '/api/v3/notifications',
-      headers: { 'X-Auth': token },
-      body: ruleBody(clientId, { sideEmails: addresses }),
+    const created = await api.POST('/api/v3/notifications', {
+      headers: session(token),
+      body: ruleBody(clientId, { sideEmails: addresses }) as JsonBody<'createNotificationRule'>,
     });
-    expect(created.status).toBe(200);
-    return created.body.id as number;
+    expect(created.response.status).toBe(200);
+    return created.data!.id;
   }
 
   /** An alert of the rule raised at the test's time, delivered a minute later. */
@@ -74,8 +72,10 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     return alert;
   }
 
-  const confirmPath = (text: string | undefined) =>
-    /https:\/\/api\.fleetwatch\.test(\/api\/v3\/email\/confirm\/[A-Za-z0-9_.-]+)/.exec(text ?? '')?.[1];
+  const linkToken = (text: string | undefined) => /https:\/\/api\.fleetwatch\.test\/api\/v3\/email\/confirm\/([A-Za-z0-9_.-]+)/.exec(text ?? '')?.[1];
+  /** Follows a confirmation link the way the page's button does. */
+  const confirm = async (confirmToken: string) =>
+    (await api.POST('/api/v3/email/confirm/{token}', { params: { path: { token: confirmToken } }, parseAs: 'text' })).response;
 
   it('sends exactly one confirmation when the rule is saved, and none when it is saved again', async () => {
     const address = 'asked@outside.test';
@@ -83,12 +83,12 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     await drain();
     const asked = await mailsTo(address);
     expect(asked.map((mail) => mail.subject)).toEqual(['Confirm fleetwatch alerts to this address']);
-    expect(confirmPath(asked[0]!.body.text)).toBeDefined();
+    expect(linkToken(asked[0]!.body.text)).toBeDefined();
 
-    const saved = (await api({ method: 'GET', path: `/api/v3/notifications/${id}`, headers: { 'X-Auth': token } })).body as Record<string, unknown>;
+    const saved = (await api.GET('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id } } })).data!;
     const { problems: _problems, ...record } = saved;
-    const replaced = await api({ method: 'PUT', path: '/api/v3/notifications', headers: { 'X-Auth': token }, body: { ...record, name: 'Renamed' } });
-    expect(replaced.status).toBe(200);
+    const replaced = await api.PUT('/api/v3/notifications', { headers: session(token), body: { ...record, name: 'Renamed' } });
+    expect(replaced.response.status).toBe(200);
     await drain();
     expect(await mailsTo(address)).toHaveLength(1);
   });
@@ -107,15 +107,15 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     await drain(throttled);
     const asked = await mailsTo(address);
     expect(asked).toHaveLength(1);
-    expect(confirmPath(asked[0]!.body.text)).toBeDefined();
+    expect(linkToken(asked[0]!.body.text)).toBeDefined();
   });
 
   it('holds an alert until each address confirms, then e-mails it once to each, even when its request comes again', async () => {
     const [first, second] = ['held@outside.test', 'later@outside.test'];
     const ruleId = await saveRule(first, second);
     await drain();
-    const firstLink = confirmPath((await mailsTo(first))[0]?.body.text);
-    const secondLink = confirmPath((await mailsTo(second))[0]?.body.text);
+    const firstLink = linkToken((await mailsTo(first))[0]?.body.text);
+    const secondLink = linkToken((await mailsTo(second))[0]?.body.text);
     await clearSentEmails(emulators);
     const statusOf = async (alertId: string, address: string) =>
       ((await getAlertItem(alertId)).deliveries as Record<string, { status: string }>)[`email:${address}`]?.status;
@@ -131,7 +131,7 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     expect(await sentEmails(emulators)).toHaveLength(0);
 
     // the first address confirms: its e-mail goes out, the second still waits
-    expect((await api({ method: 'POST', path: firstLink! })).status).toBe(200);
+    expect((await confirm(firstLink!)).status).toBe(200);
     await drain();
     expect((await mailsTo(first)).map((mail) => mail.subject)).toEqual([expect.stringContaining('speeding')]);
     expect(await statusOf(alert.alertId, first)).toBe('sent');
@@ -140,12 +140,12 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
 
     // the request redelivered, and the link posted again: the first address is not e-mailed again
     await enqueue(alert.alertId);
-    expect((await api({ method: 'POST', path: firstLink! })).status).toBe(200);
+    expect((await confirm(firstLink!)).status).toBe(200);
     await drain();
     expect(await mailsTo(first)).toHaveLength(1);
     expect(await mailsTo(second)).toHaveLength(0);
 
-    expect((await api({ method: 'POST', path: secondLink! })).status).toBe(200);
+    expect((await confirm(secondLink!)).status).toBe(200);
     await drain();
     await enqueue(alert.alertId);
     await drain();

@@ -5,7 +5,7 @@ import { EVENT_KINDS, type EventKind } from '../../shared/rules/event-kinds';
 import type { Alert } from '../../shared/schemas/alert';
 import type { Language } from '../../shared/schemas/directory';
 import { formatEventTime } from '../../shared/delivery/format-time';
-import { LANGUAGE_FOLDERS, renderNotification, templatesDir } from '../../shared/delivery/render';
+import { LANGUAGE_FOLDERS, renderDigest, renderNotification, templatesDir } from '../../shared/delivery/render';
 import { buildTemplateData } from '../../shared/delivery/template-data';
 
 const position = { latitude: 40.40926, longitude: 49.86709 };
@@ -107,6 +107,29 @@ describe('notification templates', () => {
     expect(rendered.html).not.toContain('<b>Bus</b>');
     // the only tags in the Telegram text are the ones Telegram's HTML mode knows
     expect(rendered.telegram.match(/<\/?([a-z]+)/g)?.map((tag) => tag.replace(/[</]/g, ''))).toEqual(['b', 'b', 'b', 'b', 'a', 'a']);
+  });
+
+  it('lists every held alert of an e-mail digest in order, in each language, escaped in HTML and plain in the text', () => {
+    const alerts = [
+      render('speeding', 2, EVENTS.speeding, { vehicleName: 'Truck <1> & Co' }),
+      render('zoneExit', 2, EVENTS.zoneExit),
+      render('panic', 2, EVENTS.panic),
+    ].map(({ subject, text }) => ({ subject, text }));
+    for (const language of [1, 2, 3] as const) {
+      const digest = renderDigest(language, alerts);
+      expect(digest.subject, LANGUAGE_FOLDERS[language]).toContain('3');
+      const positions = alerts.map((alert, index) => digest.text.indexOf(`${index + 1}. ${alert.subject}\n${alert.text}`));
+      expect(
+        positions.every((position) => position > 0),
+        LANGUAGE_FOLDERS[language],
+      ).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      expect(digest.html).toContain('<b>1. Truck &lt;1&gt; &amp; Co');
+      expect(digest.html).not.toContain('Truck <1>');
+      expect(digest.html).toContain(`<html lang="${LANGUAGE_FOLDERS[language]}">`);
+    }
+    expect(renderDigest(2, alerts.slice(0, 1)).subject).toBe('fleetwatch: 1 alert in one e-mail');
+    expect(renderDigest(2, alerts).subject).toBe('fleetwatch: 3 alerts in one e-mail');
   });
 
   it("renders a rule's own template with the same placeholders, never as code", () => {

@@ -123,6 +123,86 @@ describe('FleetwatchStack template', () => {
         }),
       });
     });
+    it('narrows the alert indexes to what their readers use, and during an upgrade builds them as before or leaves them out', () => {
+      const alertIndexes = (built: FleetwatchStack) => {
+        const tables = Template.fromStack(built).toJSON() as { Resources: Record<string, Resource> };
+        const alerts = tables.Resources[logicalId(built.tables.tables.alerts)]!.Properties;
+        return Object.fromEntries(
+          (alerts.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[]).map((index) => [index.IndexName, index.Projection]),
+        );
+      };
+      const withContext = (context: Record<string, string>, id: string) =>
+        new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), id);
+      expect(alertIndexes(stack)).toEqual({
+        byParentTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state'] },
+        byVehicleTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state', 'parentId'] },
+        outbox: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['outboxEnqueuedAt', 'outboxAttempts'] },
+        byDue: { ProjectionType: 'KEYS_ONLY' },
+      });
+      expect(alertIndexes(withContext({ alertIndexesAsBefore: 'byParentTime,byVehicleTime,outbox' }, 'FleetwatchUpgradeStart'))).toEqual({
+        byParentTime: { ProjectionType: 'ALL' },
+        byVehicleTime: { ProjectionType: 'ALL' },
+        outbox: { ProjectionType: 'ALL' },
+        byDue: { ProjectionType: 'KEYS_ONLY' },
+      });
+      const midway = alertIndexes(
+        withContext({ alertIndexesAsBefore: 'byVehicleTime,outbox', alertIndexesLeftOut: 'byParentTime' }, 'FleetwatchUpgradeStep'),
+      );
+      expect(Object.keys(midway).sort()).toEqual(['byDue', 'byVehicleTime', 'outbox']);
+      expect(() => withContext({ alertIndexesLeftOut: 'byDue' }, 'FleetwatchUpgradeBadName')).toThrow(/-c alertIndexesLeftOut="byDue"/);
+      expect(() => withContext({ alertIndexesAsBefore: 'outbox', alertIndexesLeftOut: 'outbox' }, 'FleetwatchUpgradeBoth')).toThrow(
+        /outbox both in -c alertIndexesAsBefore and -c alertIndexesLeftOut/,
+      );
+    });
+
+    it('bills the vehicle-state table per request unless -c vehicleStateCapacity=provisioned, which autoscales it and its indexes at 70%', () => {
+      expect(ofType('AWS::ApplicationAutoScaling::ScalableTarget')).toEqual([]);
+      expect(ofType('AWS::ApplicationAutoScaling::ScalingPolicy')).toEqual([]);
+
+      const context = { vehicleStateCapacity: 'provisioned', vehicleStateMinCapacity: '10', vehicleStateMaxCapacity: '2000' };
+      const provisioned = new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), 'FleetwatchProvisioned');
+      const chosen = Template.fromStack(provisioned).toJSON() as { Resources: Record<string, Resource> };
+      const ofChosenType = (type: string) => Object.entries(chosen.Resources).filter(([, resource]) => resource.Type === type);
+      const vehicleStateId = logicalId(provisioned.tables.tables.vehicleState);
+      for (const [id, table] of ofChosenType('AWS::DynamoDB::Table')) {
+        if (id !== vehicleStateId) {
+          expect(table.Properties.BillingMode, id).toBe('PAY_PER_REQUEST');
+          continue;
+        }
+        expect(table.Properties.BillingMode).toBeUndefined();
+        expect(table.Properties.ProvisionedThroughput).toEqual({ ReadCapacityUnits: 10, WriteCapacityUnits: 10 });
+        for (const index of table.Properties.GlobalSecondaryIndexes as { IndexName: string; ProvisionedThroughput: unknown }[]) {
+          expect(index.ProvisionedThroughput, index.IndexName).toEqual({ ReadCapacityUnits: 10, WriteCapacityUnits: 10 });
+        }
+      }
+
+      const targets = ofChosenType('AWS::ApplicationAutoScaling::ScalableTarget').map(
+        ([id, target]) => ({ id, ...target.Properties }) as Record<string, unknown> & { id: string },
+      );
+      const expected = [
+        'table/<table>:dynamodb:table:ReadCapacityUnits',
+        'table/<table>:dynamodb:table:WriteCapacityUnits',
+        ...TABLES.vehicleState.indexes.flatMap((index) => [
+          `table/<table>/index/${index.indexName}:dynamodb:index:ReadCapacityUnits`,
+          `table/<table>/index/${index.indexName}:dynamodb:index:WriteCapacityUnits`,
+        ]),
+      ];
+      const described = targets.map(
+        (target) => `${flattenJoin(target.ResourceId).replace(vehicleStateId, '<table>')}:${String(target.ScalableDimension)}`,
+      );
+      expect(described.sort()).toEqual(expected.sort());
+      for (const target of targets) expect(target, target.id).toMatchObject({ MinCapacity: 10, MaxCapacity: 2000, ServiceNamespace: 'dynamodb' });
+
+      const policies = ofChosenType('AWS::ApplicationAutoScaling::ScalingPolicy').map(([, policy]) => policy.Properties);
+      expect(policies).toHaveLength(targets.length);
+      for (const policy of policies) {
+        expect(policy).toMatchObject({ PolicyType: 'TargetTrackingScaling', TargetTrackingScalingPolicyConfiguration: { TargetValue: 70 } });
+      }
+      const backwards = { ...context, vehicleStateMinCapacity: '3000' };
+      expect(() => new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...backwards } }), 'FleetwatchBadCapacity')).toThrow(
+        /-c vehicleStateMaxCapacity=2000 is below -c vehicleStateMinCapacity=3000/,
+      );
+    });
   });
 
   describe('queues', () => {
@@ -365,6 +445,8 @@ describe('FleetwatchStack template', () => {
           if (name === 'project' && asArray(statement.Action).join() === 'dynamodb:ListStreams') continue;
           // CloudWatch grants metric reads only on "*"
           if (name === 'sweep' && asArray(statement.Action).join() === 'cloudwatch:GetMetricStatistics') continue;
+          // SES grants reading the account's sending quota only on "*"
+          if (name === 'deliver' && asArray(statement.Action).join() === 'ses:GetAccount') continue;
           const ownLogStreams = (wildcard: string) => wildcard.endsWith(':*') && wildcard.startsWith(`<${logicalId(stack.functions[name].logGroup)}`);
           const unexpected = wildcardResources(statement).filter(
             (wildcard) => !ownLogStreams(wildcard) && !ALLOWED_WILDCARDS.some((allowed) => allowed.test(wildcard)),
@@ -550,6 +632,17 @@ describe('FleetwatchStack template', () => {
       const deliveryFailures = alarms().find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('DeliveryFailures'));
       expect(JSON.stringify(deliveryFailures?.Metrics)).toContain('SELECT SUM(DeliveryFailures) FROM fleetwatch');
       expect(alarmOn('5xx', logicalId(stack.httpApi.httpApi))).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 5 });
+    });
+
+    it('alarms at 80 % of the SES daily quota, on the share the deliver function reads with GetAccount and publishes', () => {
+      const quota = alarms().filter((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('SesQuotaUsedPercent'));
+      expect(quota).toHaveLength(1);
+      expect(quota[0]).toMatchObject({ Threshold: 80, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      const [query] = (quota[0]!.Metrics as { Expression: string }[]).map((metric) => metric.Expression);
+      expect(query).toBe('SELECT MAX(SesQuotaUsedPercent) FROM fleetwatch');
+      const getAccount = roleStatements('deliver').filter((statement) => asArray(statement.Action).includes('ses:GetAccount'));
+      expect(getAccount).toHaveLength(1);
+      for (const name of ['evaluate', 'sweep', 'api', 'telegram', 'project'] as const) expect(actionsOf(name), name).not.toContain('ses:GetAccount');
     });
 
     it('caps concurrent deliver functions and paces each, so that a burst of alerts stays under the SES send rate', () => {

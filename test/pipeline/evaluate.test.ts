@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { MESSAGE_LIMITS } from '../../shared/schemas/terminal-message';
+import { loadVehicleState } from '../../shared/store/vehicle-state-store';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
@@ -32,10 +31,7 @@ const TWO_EPISODES: [number, number][] = [
 ];
 
 async function stateOf(vehicleId: number) {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId }, ConsistentRead: true }),
-  );
-  return Item;
+  return (await loadVehicleState(vehicleId)).state;
 }
 
 async function alertsOf(vehicleId: number) {

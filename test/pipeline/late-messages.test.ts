@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/aws/clients';
-import { resourcesConfig } from '../../shared/config';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { MAX_HEARTBEAT_INTERVAL_MS } from '../../shared/pipeline/evaluate-vehicle';
 import { RuleCache } from '../../shared/pipeline/rule-cache';
-import type { LoadedState } from '../../shared/store/vehicle-state-store';
+import { loadVehicleState, type LoadedState } from '../../shared/store/vehicle-state-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { countCapacity } from '../support/count-capacity';
@@ -33,9 +30,7 @@ describe('late messages', () => {
   });
   afterAll(async () => emulators.stop());
 
-  const lastDeviceTime = async (vehicleId: number) =>
-    (await documentClient().send(new GetCommand({ TableName: resourcesConfig().VEHICLE_STATE_TABLE, Key: { vehicleId }, ConsistentRead: true }))).Item
-      ?.lastDeviceTime;
+  const lastDeviceTime = async (vehicleId: number) => (await loadVehicleState(vehicleId)).state?.lastDeviceTime;
 
   it('raises nothing from a message older than a heartbeat the coalesced clock wrote, and keeps the clock', async () => {
     const vehicleId = 701;

@@ -2,17 +2,24 @@ import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
 import { resourcesConfig, type VehicleClock } from '../../shared/config';
+import { createAgent } from '../../shared/store/directory-store';
+import { vehicleStateTable } from '../../shared/store/vehicle-state-store';
 import { countCapacity } from '../support/count-capacity';
 import { captureOutput } from '../support/replay-output';
 import { projectRules } from '../support/project-rules';
-import { drainQueue, invoke, putRule, sqsRecord, storeCircleZone, storedRule, T0, terminalMessage } from './support';
+import { drainQueue, invoke, putRule, registerVehicles, sqsRecord, storeCircleZone, storedRule, T0, terminalMessage } from './support';
 
 /**
  * The deployed shape of the evaluate traffic, measured on DynamoDB Local: a fleet whose vehicles each report
  * every 30 s, handed to the evaluate function in FIFO batches of 10 messages, with the sweep running every
  * minute. Every vehicle is under three rules of its client, a usual mix: speeding over 90 km/h, leaving the
- * depot (a geozone) and connection loss after 30 minutes. Each vehicle speeds for a minute once an hour.
- * Shared by the pipeline test and `npm run bench`.
+ * depot (a geozone) and connection loss after 30 minutes. Each vehicle speeds for a minute once an hour, which
+ * raises one alert per vehicle-hour. Shared by the pipeline test and `npm run bench`.
+ *
+ * The worst-case tenant's vehicles carry the largest item ordinary use makes (as in vehicle-item-size.test.ts):
+ * a client three levels deep, whose top level has a zone around the vehicles besides the depot (two visits stay
+ * open), and ten rules: the usual three and seven more speeding rules with every noise setting in use, limits
+ * 100 to 130 km/h, so that four of them fire in the speeding minute too.
  */
 export interface MessageCostOptions {
   vehicles: number;
@@ -21,9 +28,14 @@ export interface MessageCostOptions {
   warmUpMinutes: number;
   /** How evaluate and the sweep store the vehicles' clocks. */
   vehicleClock: VehicleClock;
+  /** Messages handed to evaluate per invocation (Lambda's batch); 10 unless told. */
+  batchSize?: number;
+  tenant?: Tenant;
   /** The producer stamps every message with the newest device time it sent before (`previousDeviceTime`). */
   stamped?: boolean;
 }
+
+export type Tenant = 'typical' | 'worstCase';
 
 export interface MessageCost {
   messages: number;
@@ -33,34 +45,28 @@ export interface MessageCost {
   unitsPerMessage: number;
   readUnitsPerMessage: number;
   writeUnitsPerMessage: number;
+  /** The part of the units spent on the vehicle-state table (the table worth provisioning). */
+  vehicleTableReadUnitsPerMessage: number;
+  vehicleTableWriteUnitsPerMessage: number;
   /** Requests to the rules and geozones tables after the warm-up. */
   ruleTableUnits: number;
   msPerInvocation: number;
   logBytesPerInvocation: number;
+  /** Alerts raised (delivery requests enqueued) after the warm-up. */
   alerts: number;
   failures: number;
   sweep: { runs: number; readUnits: number; writeUnits: number; msPerRun: number; logBytesPerRun: number };
 }
 
-const FIRST_VEHICLE = 40_001;
-const FIFO_BATCH = 10;
+const FIRST_VEHICLE = { typical: 40_001, worstCase: 50_001 } as const;
+const POSITION = { latitude: 55.75, longitude: 37.62 };
+const NOISY_SETTINGS = { minDuration: '10', endDuration: '0', cooldown: '60', maxPerDay: '2', repeat: '1', notifyCleared: 'true' };
 
 export async function measureMessageCost(options: MessageCostOptions): Promise<MessageCost> {
-  const vehicleIds = Array.from({ length: options.vehicles }, (_, index) => FIRST_VEHICLE + index);
-  const depot = await storeCircleZone({
-    parentId: storedRule().parentId,
-    name: 'Depot',
-    center: { latitude: 55.75, longitude: 37.62 },
-    radius: 300,
-    createDate: new Date(T0 - 86_400_000).toISOString(),
-  });
-  const rules = [
-    storedRule({ id: 901, name: 'Speeding over 90', vehicleIds, settings: { limit: '90', minDuration: '10' } }),
-    storedRule({ id: 902, type: 0, name: 'Left the depot', vehicleIds, geoids: [depot.id], settings: { mode: 'exit' } }),
-    storedRule({ id: 903, type: 7, name: 'Silent for 30 minutes', vehicleIds, settings: { minutes: '30' } }),
-  ];
-  for (const rule of rules) await putRule(rule, { registerVehicles: false });
-  await projectRules(rules);
+  const tenant = options.tenant ?? 'typical';
+  const batchSize = options.batchSize ?? 10;
+  const vehicleIds = Array.from({ length: options.vehicles }, (_, index) => FIRST_VEHICLE[tenant] + index);
+  await storeRules(tenant, vehicleIds);
 
   let now = T0;
   const evaluate = createEvaluateHandler({ clock: () => now, vehicleClock: options.vehicleClock });
@@ -76,6 +82,8 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
     unitsPerMessage: 0,
     readUnitsPerMessage: 0,
     writeUnitsPerMessage: 0,
+    vehicleTableReadUnitsPerMessage: 0,
+    vehicleTableWriteUnitsPerMessage: 0,
     ruleTableUnits: 0,
     msPerInvocation: 0,
     logBytesPerInvocation: 0,
@@ -83,6 +91,8 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
     failures: 0,
     sweep: { runs: 0, readUnits: 0, writeUnits: 0, msPerRun: 0, logBytesPerRun: 0 },
   };
+  let vehicleTableReads = 0;
+  let vehicleTableWrites = 0;
   let evaluateMs = 0;
   let evaluateLogBytes = 0;
   let sweepMs = 0;
@@ -98,8 +108,8 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   try {
     for (let second = 0; second < options.minutes * 60; second += 30) {
       const measured = second >= options.warmUpMinutes * 60;
-      for (let start = 0; start < vehicleIds.length; start += FIFO_BATCH) {
-        const records = vehicleIds.slice(start, start + FIFO_BATCH).map((vehicleId, offset) => {
+      for (let start = 0; start < vehicleIds.length; start += batchSize) {
+        const records = vehicleIds.slice(start, start + batchSize).map((vehicleId, offset) => {
           // vehicles report a few seconds apart, not all on the same second
           const message = terminalMessage(vehicleId, second + ((start + offset) % 29), speedOf(start + offset, second), stampOf(vehicleId));
           sent.set(vehicleId, message.deviceTime);
@@ -123,8 +133,12 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
         result.readUnits += capacity.readUnits();
         result.writeUnits += capacity.writeUnits();
         for (const [key, row] of Object.entries(capacity.byTable())) {
-          const table = key.split(' ')[1];
+          const [command, table] = key.split(' ');
           if (table === RULES_TABLE || table === GEOZONES_TABLE) result.ruleTableUnits += row.units;
+          if (table === vehicleStateTable()) {
+            if (READS.has(command!)) vehicleTableReads += row.units;
+            else vehicleTableWrites += row.units;
+          }
         }
         evaluateMs += elapsed;
         evaluateLogBytes += Buffer.byteLength(output.text());
@@ -154,9 +168,45 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   result.unitsPerMessage = (result.readUnits + result.writeUnits) / result.messages;
   result.readUnitsPerMessage = result.readUnits / result.messages;
   result.writeUnitsPerMessage = result.writeUnits / result.messages;
+  result.vehicleTableReadUnitsPerMessage = vehicleTableReads / result.messages;
+  result.vehicleTableWriteUnitsPerMessage = vehicleTableWrites / result.messages;
   result.msPerInvocation = evaluateMs / result.invocations;
   result.logBytesPerInvocation = evaluateLogBytes / result.invocations;
   result.sweep.msPerRun = sweepMs / Math.max(1, result.sweep.runs);
   result.sweep.logBytesPerRun = sweepLogBytes / Math.max(1, result.sweep.runs);
   return result;
+}
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+/** The tenant's rules, stored and projected onto its vehicles; for the worst case, its clients and zones too. */
+async function storeRules(tenant: Tenant, vehicleIds: number[]): Promise<void> {
+  const zone = (parentId: string, name: string, radius: number) =>
+    storeCircleZone({ parentId, name, center: POSITION, radius, createDate: new Date(T0 - 86_400_000).toISOString() });
+  let parentId = storedRule().parentId;
+  let owners = [parentId];
+  if (tenant === 'worstCase') {
+    const root = await createAgent({ name: 'Worst Root' });
+    const region = await createAgent({ name: 'Worst Region', parentId: root.agentId });
+    const branch = await createAgent({ name: 'Worst Branch', parentId: region.agentId });
+    await zone(root.agentId, 'Root yard', 800);
+    parentId = branch.agentId;
+    owners = [branch.agentId, region.agentId, root.agentId];
+  }
+  const depot = await zone(parentId, 'Depot', 300);
+  const base = { parentId, vehicleIds };
+  const rules = [
+    storedRule({ ...base, id: 901, name: 'Speeding over 90', settings: { limit: '90', minDuration: '10' } }),
+    storedRule({ ...base, id: 902, type: 0, name: 'Left the depot', geoids: [depot.id], settings: { mode: 'exit' } }),
+    storedRule({ ...base, id: 903, type: 7, name: 'Silent for 30 minutes', settings: { minutes: '30' } }),
+  ];
+  if (tenant === 'worstCase') {
+    for (let index = 0; index < 7; index++) {
+      const limit = 100 + 5 * index;
+      rules.push(storedRule({ ...base, id: 911 + index, name: `Speeding over ${limit}`, settings: { limit: String(limit), ...NOISY_SETTINGS } }));
+    }
+  }
+  for (const rule of rules) await putRule(rule, { registerVehicles: false });
+  await projectRules(rules, { registerVehicles: false });
+  await registerVehicles(vehicleIds, owners);
 }

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { vehicleStateTable } from '../../shared/store/vehicle-state-store';
+import { itemBytes } from '../support/item-size';
 import { measureMessageCost, type MessageCost } from './message-cost-scenario';
+import { scanTable } from './support';
 
 /**
  * DynamoDB work per message in the deployed shape (FIFO batches of 10), counted in billed capacity units: with each
@@ -50,4 +54,29 @@ describe.each(['exact', 'coalesced', 'stamped'] as const)('DynamoDB units per me
       expect(cost.writeUnitsPerMessage).toBeLessThan(0.4);
     });
   }
+});
+
+/** The worst-case tenant: its vehicles carry the largest item ordinary use makes, written with every message. */
+describe('DynamoDB units per message, batches of 10, worst-case tenant', () => {
+  let emulators: Emulators;
+  let cost: MessageCost;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('pipeline-message-cost-worst-case');
+    cost = await measureMessageCost({ vehicles: 10, minutes: 30, warmUpMinutes: 10, vehicleClock: 'exact', tenant: 'worstCase' });
+  }, 300_000);
+  afterAll(async () => emulators.stop());
+
+  it('builds vehicles with three owner levels, ten rules and two open visits, and writes each item with every message', async () => {
+    expect(cost.failures).toBe(0);
+    const items = (await scanTable(vehicleStateTable())).filter((item) => typeof item.version === 'number');
+    expect(items).toHaveLength(10);
+    for (const item of items) {
+      expect(item.owners).toHaveLength(3);
+      expect(Object.keys(item.ruleRefs as object)).toHaveLength(10);
+      expect(Object.keys((item.visits as { zones: object }).zones)).toHaveLength(2);
+    }
+    // a write of the whole item, each started kilobyte a unit, with every message
+    const largest = Math.max(...items.map((item) => itemBytes(marshall(item, { removeUndefinedValues: true }))));
+    expect(cost.vehicleTableWriteUnitsPerMessage).toBeGreaterThanOrEqual(Math.ceil(largest / 1_024) * 0.9);
+  });
 });

@@ -11,7 +11,7 @@ import { createRule } from '../../shared/store/rules-store';
 import { projectRules } from '../support/project-rules';
 import { startTestEmulators } from '../support/emulators';
 import { captureOutput, type CapturedOutput } from '../support/replay-output';
-import { apiClient, seedTenants, type Api, type Tenant } from '../api/support';
+import { apiClient, seedTenants, session, typedApiClient, type Api, type Tenant, type TypedApi } from '../api/support';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { linkChats } from '../support/owned-fleet';
@@ -37,7 +37,9 @@ function eventLogging(enabled: boolean): void {
 describe('secrets in logs', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  let api: Api;
+  let api: TypedApi;
+  /** For the requests the typed client cannot express: malformed JSON and a body of the wrong types. */
+  let rawApi: Api;
   const telegram = new FakeTelegram();
   const secrets = new FakeSecretsManager();
   let output: CapturedOutput;
@@ -53,7 +55,8 @@ describe('secrets in logs', () => {
     forgetTelegramCredentials();
     resetTelegramSender();
     tenants = await seedTenants('secrets');
-    api = apiClient({ now: () => NOW });
+    api = typedApiClient({ now: () => NOW });
+    rawApi = apiClient({ now: () => NOW });
     const created = new Date(NOW - 86_400_000).toISOString();
     const rule = await createRule({
       ...notificationBodySchema.parse({
@@ -93,29 +96,30 @@ describe('secrets in logs', () => {
     await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
   });
 
-  const loginAs = async (tenant: Tenant, password: string) =>
-    api({ method: 'POST', path: '/api/v3/auth/login', body: { login: tenant.login, password } });
+  const loginAs = (tenant: Tenant, password: string) => api.POST('/api/v3/auth/login', { body: { login: tenant.login, password } });
 
   it('logs in, fails a login, and uses the session token', async () => {
     const wrong = await loginAs(tenants.root, `${tenants.root.password}-typo`);
-    expect(wrong.status).toBe(401);
-    const malformed = await api({
+    expect(wrong.response.status).toBe(401);
+    // raw: malformed JSON, which the typed client cannot send
+    const malformed = await rawApi({
       method: 'POST',
       path: '/api/v3/auth/login',
       body: `{"login": "${tenants.root.login}", "password": "${tenants.root.password}"`,
     });
     expect(malformed.status).toBe(400);
     const ok = await loginAs(tenants.root, tenants.root.password);
-    expect(ok.status).toBe(200);
-    const token = ok.body.AuthId as string;
+    expect(ok.response.status).toBe(200);
+    const token = ok.data!.AuthId;
     sessionTokens.push(token);
-    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token })).status).toBe(200);
-    expect((await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId: tenants.root.agentId } })).status).toBe(200);
-    // a request the API refuses, carrying the token
-    expect((await api({ method: 'PUT', path: '/api/v3/notifications', token, body: { type: 'nonsense' } })).status).toBeGreaterThanOrEqual(400);
+    expect((await api.GET('/api/v3/auth/check', { headers: session(token) })).response.status).toBe(200);
+    const found = await api.POST('/api/v3/notifications/find', { headers: session(token), body: { parentId: tenants.root.agentId } });
+    expect(found.response.status).toBe(200);
+    // a request the API refuses, carrying the token (raw: a body of the wrong types, which the typed client cannot send)
+    expect((await rawApi({ method: 'PUT', path: '/api/v3/notifications', token, body: { type: 'nonsense' } })).status).toBeGreaterThanOrEqual(400);
     // a token one character off is unknown
     const forged = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
-    expect((await api({ method: 'GET', path: '/api/v3/auth/check', token: forged })).status).toBe(401);
+    expect((await api.GET('/api/v3/auth/check', { headers: session(forged) })).response.status).toBe(401);
   });
 
   it('evaluates a batch that raises an alert, and delivers it to Telegram', async () => {

@@ -7,7 +7,7 @@ import { startSession, touchSession } from '../../shared/auth/sessions';
 import { getUser } from '../../shared/store/directory-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
+import { TestClock, login, seedTenants, session, typedApiClient, type TypedApi } from '../api/support';
 
 const DAY_MS = 86_400_000;
 
@@ -34,14 +34,14 @@ function legacyHash(password: string): string {
  */
 describe('security: authentication hardening', () => {
   let emulators: Emulators;
-  let api: Api;
+  let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const clock = new TestClock();
 
   beforeAll(async () => {
     emulators = await startTestEmulators('sec-auth');
     tenants = await seedTenants('secauth');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
   });
   afterAll(async () => emulators.stop());
 
@@ -80,13 +80,13 @@ describe('security: authentication hardening', () => {
       }),
     );
     const token = await login(api, tenants.sibling);
-    const check = () => api({ method: 'GET', path: '/api/v3/auth/check', token });
+    const check = () => api.GET('/api/v3/auth/check', { headers: session(token) });
     clock.advance(6 * DAY_MS);
     const stillAlive = await check();
-    expect(stillAlive.status).toBe(200);
-    expect(Date.parse(stillAlive.body.expiresAt)).toBeLessThanOrEqual(clock.value + DAY_MS);
+    expect(stillAlive.response.status).toBe(200);
+    expect(Date.parse(stillAlive.data!.expiresAt)).toBeLessThanOrEqual(clock.value + DAY_MS);
     clock.advance(DAY_MS);
-    expect((await check()).status).toBe(401);
+    expect((await check()).response.status).toBe(401);
   });
 
   it('never lets parallel logins hold more than 50 sessions', async () => {

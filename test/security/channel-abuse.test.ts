@@ -17,7 +17,7 @@ import { clearSentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { getAlertItem, putAlert, putRule, putUser } from '../delivery/support/fixtures';
-import { apiClient, lambdaContext, login, ruleBody, seedTenants, type Api } from '../api/support';
+import { apiClient, lambdaContext, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 interface InboxEmail {
@@ -123,17 +123,18 @@ describe('security: the official bot and sender are not usable against strangers
     const mails = await mailsTo('victim@elsewhere.test');
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toBe('Confirm fleetwatch alerts to this address');
-    const link = /https:\/\/api\.fleetwatch\.test\/api\/v3\/(email\/confirm\/[A-Za-z0-9_.-]+)/.exec(mails[0]!.body.text ?? '');
+    const link = /https:\/\/api\.fleetwatch\.test\/api\/v3\/email\/confirm\/([A-Za-z0-9_.-]+)/.exec(mails[0]!.body.text ?? '');
     expect(link).not.toBeNull();
 
-    const api = apiClient();
+    const api = typedApiClient();
+    const confirmation = (token: string) => ({ params: { path: { token } }, parseAs: 'text' as const });
     // opening the link changes nothing (mail scanners open links); the button posts
-    expect((await api({ method: 'GET', path: `/api/v3/${link![1]}` })).status).toBe(200);
+    expect((await api.GET('/api/v3/email/confirm/{token}', confirmation(link![1]!))).response.status).toBe(200);
     await clearSentEmails(emulators);
     await alertOn(rule);
     expect(await mailsTo('victim@elsewhere.test')).toHaveLength(0);
-    expect((await api({ method: 'POST', path: `/api/v3/${link![1]!.slice(0, -2)}xx` })).status).toBe(404);
-    expect((await api({ method: 'POST', path: `/api/v3/${link![1]}` })).status).toBe(200);
+    expect((await api.POST('/api/v3/email/confirm/{token}', confirmation(`${link![1]!.slice(0, -2)}xx`))).response.status).toBe(404);
+    expect((await api.POST('/api/v3/email/confirm/{token}', confirmation(link![1]!))).response.status).toBe(200);
     await alertOn(rule);
     const alerts = await mailsTo('victim@elsewhere.test');
     expect(alerts).toHaveLength(1);
@@ -152,6 +153,7 @@ describe('security: the official bot and sender are not usable against strangers
     expect(url).not.toBeNull();
     expect((await mailsTo('a-colleague@alpha.test'))[0]!.headers?.some((entry) => entry.name === 'List-Unsubscribe')).toBe(true);
 
+    // raw: the form body mail clients post (RFC 8058), which the document does not declare
     const oneClick = await apiClient()({
       method: 'POST',
       path: new URL(url![1]!).pathname,
@@ -224,14 +226,14 @@ describe('security: the official bot and sender are not usable against strangers
 /** The API side: a rule may name only chats linked by users of the caller's scope. */
 describe('security: rule chats in the API', () => {
   let emulators: Emulators;
-  let api: Api;
+  let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let token: string;
 
   beforeAll(async () => {
     emulators = await startTestEmulators('sec-channels-api');
     tenants = await seedTenants('secchan');
-    api = apiClient();
+    api = typedApiClient();
     token = await login(api, tenants.root);
     for (const [tenant, chatId] of [
       [tenants.child, '700'],
@@ -243,16 +245,19 @@ describe('security: rule chats in the API', () => {
   afterAll(async () => emulators.stop());
 
   it('refuses unlinked and foreign chats alike, and accepts chats linked in scope', async () => {
-    const create = (telegrams: { id: string }[]) =>
-      api({ method: 'POST', path: '/api/v3/notifications', token, body: ruleBody(tenants.root.agentId, { toTelegram: true, telegrams }) });
+    const create = async (telegrams: { id: string }[]) =>
+      api.POST('/api/v3/notifications', {
+        headers: session(token),
+        body: ruleBody(tenants.root.agentId, { toTelegram: true, telegrams }) as JsonBody<'createNotificationRule'>,
+      });
     const refused = await create([{ id: '800' }, { id: '900' }]);
-    expect(refused.status).toBe(400);
-    expect(refused.body.issues).toEqual([
+    expect(refused.response.status).toBe(400);
+    expect(refused.error?.issues).toEqual([
       { path: 'telegrams.0.id', message: 'no chat 800 linked by a user in your scope' },
       { path: 'telegrams.1.id', message: 'no chat 900 linked by a user in your scope' },
     ]);
-    expect((await create([{ id: '700' }])).status).toBe(200);
+    expect((await create([{ id: '700' }])).response.status).toBe(200);
     await unlinkTelegramChat('700');
-    expect((await create([{ id: '700' }])).status).toBe(400);
+    expect((await create([{ id: '700' }])).response.status).toBe(400);
   });
 });

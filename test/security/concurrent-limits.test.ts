@@ -8,7 +8,18 @@ import { newRuleRecord, ruleItem } from '../../shared/store/rules-store';
 import { notificationBodySchema } from '../../shared/schemas/notification';
 import { webhookKeys } from '../../shared/schemas/webhook';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Api, type ApiResponse, type Tenant } from '../api/support';
+import {
+  TestClock,
+  login,
+  ruleBody,
+  seedTenants,
+  session,
+  squareZone,
+  typedApiClient,
+  type JsonBody,
+  type Tenant,
+  type TypedApi,
+} from '../api/support';
 
 /**
  * Attacks replayed: many parallel creates, each from a fresh session so that no per-session rate limit
@@ -18,7 +29,7 @@ import { TestClock, apiClient, login, ruleBody, seedTenants, squareZone, type Ap
  */
 describe('security: per-client limits under parallel requests', () => {
   let emulators: Emulators;
-  let api: Api;
+  let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const clock = new TestClock();
   const saved = { ...process.env };
@@ -27,7 +38,7 @@ describe('security: per-client limits under parallel requests', () => {
     emulators = await startTestEmulators('sec-parallel-limits');
     Object.assign(process.env, { LIMIT_RULES_PER_CLIENT: '3', LIMIT_GEOZONES_PER_CLIENT: '2', LIMIT_WEBHOOKS_PER_CLIENT: '3' });
     tenants = await seedTenants('parlimits');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
   });
   afterAll(async () => {
     process.env = saved;
@@ -41,33 +52,42 @@ describe('security: per-client limits under parallel requests', () => {
     return tokens;
   };
   /** Sends one request per session, all at once, and answers the statuses sorted, with the answers. */
-  const inParallel = async (tokens: string[], request: (token: string, index: number) => Promise<ApiResponse>) => {
+  const inParallel = async <Answer extends { response: Response }>(tokens: string[], request: (token: string, index: number) => Promise<Answer>) => {
     const answers = await Promise.all(tokens.map((token, index) => request(token, index)));
-    return { statuses: answers.map((answer) => answer.status).sort(), answers };
+    return { statuses: answers.map((answer) => answer.response.status).sort(), answers };
   };
   const createRule = (token: string, parentId: string, name = 'Speeding') =>
-    api({ method: 'POST', path: '/api/v3/notifications', token, body: ruleBody(parentId, { name, vehicleIds: [] }) });
+    api.POST('/api/v3/notifications', {
+      headers: session(token),
+      body: ruleBody(parentId, { name, vehicleIds: [] }) as JsonBody<'createNotificationRule'>,
+    });
   const rulesOf = async (token: string, parentId: string) => {
-    const found = await api({ method: 'POST', path: '/api/v3/notifications/find', token, body: { parentId } });
-    return (found.body as { id: number; parentId: string }[]).filter((rule) => rule.parentId === parentId);
+    const found = await api.POST('/api/v3/notifications/find', { headers: session(token), body: { parentId } });
+    return (found.data ?? []).filter((rule) => rule.parentId === parentId);
   };
   const register = (token: string, parentId: string, url: string) =>
-    api({ method: 'POST', path: '/api/v3/webhooks', token, body: { parentId, url, description: '' } });
+    api.POST('/api/v3/webhooks', { headers: session(token), body: { parentId, url, description: '' } });
   const webhooksOf = async (token: string, parentId: string) =>
-    (await api({ method: 'POST', path: '/api/v3/webhooks/find', token, body: { parentId } })).body as { id: string; url: string }[];
+    (await api.POST('/api/v3/webhooks/find', { headers: session(token), body: { parentId } })).data ?? [];
+  const createZone = (token: string, parentId: string) =>
+    api.POST('/api/v3/gis', { headers: session(token), body: squareZone(parentId) as JsonBody<'createGeozone'> });
+  const deleteRule = (token: string | undefined, id: number) =>
+    api.DELETE('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id } } });
+  const deleteWebhook = (token: string | undefined, id: string) =>
+    api.DELETE('/api/v3/webhooks/{id}', { headers: session(token), params: { path: { id } } });
 
   it('stores exactly the rule limit from parallel creates, answers the rest 400 naming parentId, and a deletion frees a slot', async () => {
     const { root } = tenants;
     const tokens = await sessions(root, 8);
     const { statuses, answers } = await inParallel(tokens, (token, index) => createRule(token, root.agentId, `Speeding ${index}`));
     expect(statuses).toEqual([200, 200, 200, 400, 400, 400, 400, 400]);
-    for (const refused of answers.filter((answer) => answer.status === 400)) {
-      expect(refused.body.issues).toEqual([{ path: 'parentId', message: 'client already has 3 notification rules, the most allowed' }]);
+    for (const refused of answers.filter((answer) => answer.response.status === 400)) {
+      expect(refused.error?.issues).toEqual([{ path: 'parentId', message: 'client already has 3 notification rules, the most allowed' }]);
     }
     const stored = await rulesOf(tokens[0]!, root.agentId);
     expect(stored).toHaveLength(3);
 
-    expect((await api({ method: 'DELETE', path: `/api/v3/notifications/${stored[0]!.id}`, token: tokens[0] })).status).toBe(200);
+    expect((await deleteRule(tokens[0], stored[0]!.id)).response.status).toBe(200);
     const again = await inParallel(await sessions(root, 3), (token) => createRule(token, root.agentId));
     expect(again.statuses).toEqual([200, 400, 400]);
     expect(await rulesOf(tokens[0]!, root.agentId)).toHaveLength(3);
@@ -76,19 +96,19 @@ describe('security: per-client limits under parallel requests', () => {
   it('moves the count with a rule moved to another client', async () => {
     const { root, child } = tenants;
     const [rootToken, childToken] = [await login(api, root), await login(api, child)];
-    const childRule = (await createRule(childToken, child.agentId)).body;
+    const childRule = (await createRule(childToken, child.agentId)).data!;
     const move = (token: string) =>
-      api({ method: 'PUT', path: '/api/v3/notifications', token, body: { ...childRule, parentId: root.agentId, version: undefined } });
+      api.PUT('/api/v3/notifications', { headers: session(token), body: { ...childRule, parentId: root.agentId, version: undefined } });
     // root is full (the test before left it at its limit)
     const refused = await move(rootToken);
-    expect(refused.status).toBe(400);
-    expect(refused.body.issues).toEqual([{ path: 'parentId', message: 'client already has 3 notification rules, the most allowed' }]);
+    expect(refused.response.status).toBe(400);
+    expect(refused.error?.issues).toEqual([{ path: 'parentId', message: 'client already has 3 notification rules, the most allowed' }]);
 
     const rootRules = await rulesOf(rootToken, root.agentId);
-    await api({ method: 'DELETE', path: `/api/v3/notifications/${rootRules[0]!.id}`, token: rootToken });
-    expect((await move(rootToken)).status).toBe(200);
+    await deleteRule(rootToken, rootRules[0]!.id);
+    expect((await move(rootToken)).response.status).toBe(200);
     // root is full again, and the child has all three of its slots
-    expect((await createRule(rootToken, root.agentId)).status).toBe(400);
+    expect((await createRule(rootToken, root.agentId)).response.status).toBe(400);
     const { statuses } = await inParallel(await sessions(child, 5), (token) => createRule(token, child.agentId));
     expect(statuses).toEqual([200, 200, 200, 400, 400]);
   });
@@ -96,23 +116,17 @@ describe('security: per-client limits under parallel requests', () => {
   it('stores exactly the geozone limit from parallel creates, and a deletion frees a slot', async () => {
     const { sibling } = tenants;
     const tokens = await sessions(sibling, 6);
-    const { statuses, answers } = await inParallel(tokens, (token) =>
-      api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(sibling.agentId) }),
-    );
+    const { statuses, answers } = await inParallel(tokens, (token) => createZone(token, sibling.agentId));
     expect(statuses).toEqual([200, 200, 400, 400, 400, 400]);
-    for (const refused of answers.filter((answer) => answer.status === 400)) {
-      expect(refused.body.issues).toEqual([{ path: 'parentId', message: 'client already has 2 geozones, the most allowed' }]);
+    for (const refused of answers.filter((answer) => answer.response.status === 400)) {
+      expect(refused.error?.issues).toEqual([{ path: 'parentId', message: 'client already has 2 geozones, the most allowed' }]);
     }
-    const zones = (await api({ method: 'POST', path: '/api/v3/gis/find', token: tokens[0], body: { parentId: sibling.agentId } })).body as {
-      id: number;
-      parentId: string;
-    }[];
+    const zones = (await api.POST('/api/v3/gis/find', { headers: session(tokens[0]), body: { parentId: sibling.agentId } })).data ?? [];
     expect(zones.filter((zone) => zone.parentId === sibling.agentId)).toHaveLength(2);
 
-    expect((await api({ method: 'DELETE', path: `/api/v3/gis/${zones[0]!.id}`, token: tokens[0] })).status).toBe(200);
-    const again = await inParallel(await sessions(sibling, 3), (token) =>
-      api({ method: 'POST', path: '/api/v3/gis', token, body: squareZone(sibling.agentId) }),
-    );
+    const deleted = await api.DELETE('/api/v3/gis/{id}', { headers: session(tokens[0]), params: { path: { id: zones[0]!.id } } });
+    expect(deleted.response.status).toBe(200);
+    const again = await inParallel(await sessions(sibling, 3), (token) => createZone(token, sibling.agentId));
     expect(again.statuses).toEqual([200, 400, 400]);
   });
 
@@ -123,13 +137,13 @@ describe('security: per-client limits under parallel requests', () => {
       register(token, child.agentId, `https://hooks.example.com/child/${index}`),
     );
     expect(statuses).toEqual([200, 200, 200, 400, 400, 400, 400, 400, 400, 400]);
-    for (const refused of answers.filter((answer) => answer.status === 400)) {
-      expect(refused.body.issues).toEqual([{ path: 'parentId', message: 'client already has 3 webhook endpoints, the most allowed' }]);
+    for (const refused of answers.filter((answer) => answer.response.status === 400)) {
+      expect(refused.error?.issues).toEqual([{ path: 'parentId', message: 'client already has 3 webhook endpoints, the most allowed' }]);
     }
     const stored = await webhooksOf(tokens[0]!, child.agentId);
     expect(stored).toHaveLength(3);
 
-    expect((await api({ method: 'DELETE', path: `/api/v3/webhooks/${stored[0]!.id}`, token: tokens[0] })).status).toBe(200);
+    expect((await deleteWebhook(tokens[0], stored[0]!.id)).response.status).toBe(200);
     const again = await inParallel(await sessions(child, 3), (token, index) =>
       register(token, child.agentId, `https://hooks.example.com/child/again/${index}`),
     );
@@ -145,9 +159,9 @@ describe('security: per-client limits under parallel requests', () => {
     const stored = await webhooksOf(tokens[0]!, sibling.agentId);
     expect(stored.map((endpoint) => endpoint.url)).toEqual([url]);
 
-    expect((await api({ method: 'DELETE', path: `/api/v3/webhooks/${stored[0]!.id}`, token: tokens[0] })).status).toBe(200);
-    expect((await register(tokens[1]!, sibling.agentId, url)).status).toBe(200);
-    expect((await register(tokens[2]!, sibling.agentId, url)).status).toBe(409);
+    expect((await deleteWebhook(tokens[0], stored[0]!.id)).response.status).toBe(200);
+    expect((await register(tokens[1]!, sibling.agentId, url)).response.status).toBe(200);
+    expect((await register(tokens[2]!, sibling.agentId, url)).response.status).toBe(409);
   });
 
   it('counts the records a client stored before counters existed', async () => {
@@ -184,11 +198,11 @@ describe('security: per-client limits under parallel requests', () => {
     const rules = await inParallel(await sessions(tenant, 4), (token) => createRule(token, agent.agentId));
     expect(rules.statuses).toEqual([200, 400, 400, 400]);
     const tokens = await sessions(tenant, 4);
-    expect((await register(tokens[0]!, agent.agentId, legacyUrl)).status).toBe(409);
+    expect((await register(tokens[0]!, agent.agentId, legacyUrl)).response.status).toBe(409);
     const hooks = await inParallel(tokens, (token, index) => register(token, agent.agentId, `${legacyUrl}/${index}`));
     expect(hooks.statuses).toEqual([200, 200, 400, 400]);
     // deleting the old endpoint frees its URL and its slot
-    expect((await api({ method: 'DELETE', path: '/api/v3/webhooks/7d7c3bb0-6a4e-4a43-9a55-2f4c8e1d0b11', token: tokens[0] })).status).toBe(200);
-    expect((await register(tokens[1]!, agent.agentId, legacyUrl)).status).toBe(200);
+    expect((await deleteWebhook(tokens[0], '7d7c3bb0-6a4e-4a43-9a55-2f4c8e1d0b11')).response.status).toBe(200);
+    expect((await register(tokens[1]!, agent.agentId, legacyUrl)).response.status).toBe(200);
   });
 });

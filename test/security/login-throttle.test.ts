@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, seedTenants, type Api } from '../api/support';
+import { TestClock, seedTenants, typedApiClient, type TypedApi } from '../api/support';
 
 /**
  * Attacks replayed:
@@ -13,19 +13,23 @@ import { TestClock, apiClient, seedTenants, type Api } from '../api/support';
  */
 describe('security: login throttling', () => {
   let emulators: Emulators;
-  let api: Api;
+  /** One client per caller address, all on the same clock and store. */
+  const clients = new Map<string, TypedApi>();
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const clock = new TestClock();
 
   beforeAll(async () => {
     emulators = await startTestEmulators('sec-login');
     tenants = await seedTenants('seclogin');
-    api = apiClient({ now: clock.now });
   });
   afterAll(async () => emulators.stop());
 
-  const attempt = (login: string, password: string, sourceIp: string) =>
-    api({ method: 'POST', path: '/api/v3/auth/login', body: { login, password }, sourceIp });
+  const from = (sourceIp: string) => {
+    if (!clients.has(sourceIp)) clients.set(sourceIp, typedApiClient({ now: clock.now, sourceIp }));
+    return clients.get(sourceIp)!;
+  };
+  const attempt = async (login: string, password: string, sourceIp: string) =>
+    (await from(sourceIp).POST('/api/v3/auth/login', { body: { login, password } })).response;
 
   it('counts concurrent guesses one by one: a burst gets no more password comparisons than the free attempts', async () => {
     const burst = await Promise.all(Array.from({ length: 20 }, (_, index) => attempt(tenants.child.login, `guess-${index}`, '198.51.100.7')));

@@ -10,7 +10,7 @@ import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { loadVehicleState } from '../../shared/store/vehicle-state-store';
 import { startTestEmulators } from '../support/emulators';
-import { apiClient, login, ruleBody, seedTenants, type Api } from '../api/support';
+import { login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 
 /**
  * Attack replayed: a client keeps watching a vehicle after the platform registered it to another client. The
@@ -20,7 +20,7 @@ import { apiClient, login, ruleBody, seedTenants, type Api } from '../api/suppor
  */
 describe('security: the vehicle directory', () => {
   let emulators: Emulators;
-  let api: Api;
+  let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let rootToken: string;
   const directory = mkdtempSync(join(tmpdir(), 'fleetwatch-vehicles-'));
@@ -28,17 +28,20 @@ describe('security: the vehicle directory', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('sec-directory');
     tenants = await seedTenants('secdir');
-    api = apiClient();
+    api = typedApiClient();
     rootToken = await login(api, tenants.root);
   });
   afterAll(async () => emulators.stop());
 
   const createRule = (token: string, vehicleIds: number[], name: string) =>
-    api({ method: 'POST', path: '/api/v3/notifications', token, body: ruleBody(tenants.root.agentId, { vehicleIds, name }) });
+    api.POST('/api/v3/notifications', {
+      headers: session(token),
+      body: ruleBody(tenants.root.agentId, { vehicleIds, name }) as JsonBody<'createNotificationRule'>,
+    });
 
   it('refuses to move a vehicle of another client without --move, and names the rules a move ends', async () => {
     await runAdmin(['create-vehicle', '--client', tenants.root.agentId, '--id', '4100', '--name', 'Reefer 4100']);
-    const watching = (await createRule(rootToken, [4100], 'Reefer speeding')).body;
+    const watching = (await createRule(rootToken, [4100], 'Reefer speeding')).data!;
     await expect(runAdmin(['create-vehicle', '--client', tenants.sibling.agentId, '--id', '4100', '--name', 'Reefer 4100'])).rejects.toThrow(
       UsageError,
     );
@@ -52,7 +55,7 @@ describe('security: the vehicle directory', () => {
     expect(moved.rulesNoLongerApplying).toEqual([{ id: watching.id, name: 'Reefer speeding', parentId: tenants.root.agentId }]);
     expect(String(moved.note)).toContain(`${watching.id} "Reefer speeding"`);
     // the former owner can no longer name it in a rule
-    expect((await createRule(rootToken, [4100], 'again')).status).toBe(400);
+    expect((await createRule(rootToken, [4100], 'again')).response.status).toBe(400);
   });
 
   it("tells evaluation the vehicle's owner chain (and the journal its zone sets) when it is created and moved", async () => {
@@ -97,7 +100,7 @@ describe('security: the vehicle directory', () => {
 
   it("imports the platform's vehicle records idempotently and reports moves and bad records", async () => {
     await runAdmin(['create-vehicle', '--client', tenants.root.agentId, '--id', '4300', '--name', 'Tipper 4300']);
-    const rule = (await createRule(rootToken, [4300], 'Tipper idle')).body;
+    const rule = (await createRule(rootToken, [4300], 'Tipper idle')).data!;
     const file = join(directory, 'vehicles.json');
     const record = (vehicleId: number, name: string, parentId: string) => ({
       vehicleId,

@@ -26,6 +26,11 @@ export interface CapacityCounter {
   itemsWritten(): number;
   /** Units and items read per `${command} ${table}`. */
   byTable(): Record<string, { units: number; items: number }>;
+  /**
+   * Write units per table and index as DynamoDB bills them (a transaction's index writes once, see
+   * billedWriteUnits), keyed `${table}` for the table's own share and `${table}/${index}` for each index.
+   */
+  writeUnitsByIndex(): Record<string, number>;
   reset(): void;
   detach(): void;
 }
@@ -36,6 +41,7 @@ const SUPPORTED = new Set([...READS, 'PutItem', 'UpdateItem', 'DeleteItem', 'Bat
 interface Consumed {
   TableName?: string;
   CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
   GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
 }
 
@@ -50,6 +56,10 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
   let items = 0;
   let written = 0;
   let tables: Record<string, { units: number; items: number }> = {};
+  let indexes: Record<string, number> = {};
+  const addIndexUnits = (key: string, units: number) => {
+    indexes[key] = (indexes[key] ?? 0) + units;
+  };
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = String(context.commandName ?? '').replace(/Command$/, '');
@@ -72,6 +82,13 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
           const sharing = transactionItemUnits(args.input as Record<string, unknown>, entry.TableName ?? '');
           if (sharing.length > 1) billedCorrection += sharing.reduce((sum, itemUnits) => sum + 2 * itemUnits, 0) - (units - indexUnits);
         }
+        if (!READS.has(command)) {
+          const table = entry.TableName ?? '?';
+          addIndexUnits(table, entry.Table?.CapacityUnits ?? 0);
+          for (const [index, consumedByIndex] of Object.entries(entry.GlobalSecondaryIndexes ?? {})) {
+            addIndexUnits(`${table}/${index}`, (consumedByIndex.CapacityUnits ?? 0) / (command === 'TransactWriteItems' ? 2 : 1));
+          }
+        }
         const key = `${command} ${entry.TableName ?? '?'}`;
         const row = (tables[key] ??= { units: 0, items: 0 });
         row.units += units;
@@ -90,6 +107,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
     itemsRead: () => items,
     itemsWritten: () => written,
     byTable: () => structuredClone(tables),
+    writeUnitsByIndex: () => ({ ...indexes }),
     reset: () => {
       read = 0;
       write = 0;
@@ -98,6 +116,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
       items = 0;
       written = 0;
       tables = {};
+      indexes = {};
     },
     detach: () => {
       client.middlewareStack.remove(name);

@@ -10,7 +10,7 @@ import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { recordWebhookAttempt } from '../../shared/store/webhook-deliveries';
 import { createWebhook, deleteWebhook } from '../../shared/store/webhooks-store';
-import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
+import { TestClock, login, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
 import { startTestEmulators } from '../support/emulators';
 
@@ -23,7 +23,7 @@ describe('webhook delivery log', () => {
   let emulators: Emulators;
   let receiver: RunningWebhookReceiver;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  let api: Api;
+  let api: TypedApi;
   const tokens: Record<'root' | 'sibling', string> = { root: '', sibling: '' };
   const handler = createDeliverHandler() as unknown as SqsHandler;
 
@@ -33,7 +33,7 @@ describe('webhook delivery log', () => {
     process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
     receiver = await startWebhookReceiver();
     tenants = await seedTenants('webhook-log');
-    api = apiClient({ now: new TestClock().now });
+    api = typedApiClient({ now: new TestClock().now });
     for (const name of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[name] = await login(api, tenants[name]);
   });
   afterAll(async () => {
@@ -43,8 +43,10 @@ describe('webhook delivery log', () => {
   });
 
   const deliverOnce = () => pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
-  const deliveries = (token: string, id: string, body: Record<string, unknown> = {}) =>
-    api({ method: 'POST', path: `/api/v3/webhooks/${id}/deliveries`, token, body });
+  const deliveries = (token: string, id: string, body: JsonBody<'listWebhookDeliveries'> = {}) =>
+    api.POST('/api/v3/webhooks/{id}/deliveries', { headers: session(token), params: { path: { id } }, body });
+  const redeliver = (token: string, id: string, body: JsonBody<'redeliverWebhook'>) =>
+    api.POST('/api/v3/webhooks/{id}/redeliver', { headers: session(token), params: { path: { id } }, body });
 
   async function deliverAlert(endpointPath: string, vehicleId: number) {
     const endpoint = await createWebhook({ parentId: tenants.root.agentId, url: `${receiver.url}${endpointPath}`, description: '' }, Date.now());
@@ -63,14 +65,9 @@ describe('webhook delivery log', () => {
     const [original] = receiver.requests.slice(-1);
     expect(receiver.received.filter((entry) => entry.alertId === alert.alertId)).toHaveLength(1);
 
-    const redelivered = await api({
-      method: 'POST',
-      path: `/api/v3/webhooks/${endpoint.id}/redeliver`,
-      token: tokens.root,
-      body: { alertId: alert.alertId },
-    });
-    expect(redelivered.status).toBe(200);
-    expect(redelivered.body).toEqual({
+    const redelivered = await redeliver(tokens.root, endpoint.id, { alertId: alert.alertId });
+    expect(redelivered.response.status).toBe(200);
+    expect(redelivered.data).toEqual({
       items: [{ alertId: alert.alertId, status: 'succeeded', httpStatus: 200, latencyMs: expect.any(Number), error: null }],
     });
     const [again] = receiver.requests.slice(-1);
@@ -78,21 +75,19 @@ describe('webhook delivery log', () => {
     expect(again!.headers['webhook-id']).toBe(original!.headers['webhook-id']);
     expect(again!.body).toBe(original!.body);
     expect(receiver.received.filter((entry) => entry.alertId === alert.alertId)).toHaveLength(1);
-    expect((await deliveries(tokens.root, endpoint.id)).body.items).toHaveLength(2);
+    expect((await deliveries(tokens.root, endpoint.id)).data?.items).toHaveLength(2);
 
     const from = new Date(Date.parse(alert.event.time) - 1000).toISOString();
     const to = new Date(Date.parse(alert.event.time) + 1000).toISOString();
-    const ranged = await api({ method: 'POST', path: `/api/v3/webhooks/${endpoint.id}/redeliver`, token: tokens.root, body: { from, to } });
-    expect(ranged.body.items.map((item: { alertId: string }) => item.alertId)).toEqual([alert.alertId]);
+    const ranged = await redeliver(tokens.root, endpoint.id, { from, to });
+    expect(ranged.data?.items.map((item) => item.alertId)).toEqual([alert.alertId]);
     expect(receiver.requests.slice(-1)[0]!.headers['webhook-id']).toBe(original!.headers['webhook-id']);
 
-    const redeliver = (token: string, body: Record<string, unknown>) =>
-      api({ method: 'POST', path: `/api/v3/webhooks/${endpoint.id}/redeliver`, token, body });
     const sent = receiver.requests.length;
-    expect((await redeliver(tokens.sibling, { alertId: alert.alertId })).status).toBe(404);
-    expect((await redeliver(tokens.root, { alertId: 'not-sent-here' })).status).toBe(404);
-    expect((await redeliver(tokens.root, { alertId: alert.alertId, from, to })).body.issues[0]).toMatchObject({ path: 'alertId' });
-    expect((await redeliver(tokens.root, { from })).body.issues[0]).toMatchObject({ path: 'to' });
+    expect((await redeliver(tokens.sibling, endpoint.id, { alertId: alert.alertId })).response.status).toBe(404);
+    expect((await redeliver(tokens.root, endpoint.id, { alertId: 'not-sent-here' })).response.status).toBe(404);
+    expect((await redeliver(tokens.root, endpoint.id, { alertId: alert.alertId, from, to })).error?.issues?.[0]).toMatchObject({ path: 'alertId' });
+    expect((await redeliver(tokens.root, endpoint.id, { from })).error?.issues?.[0]).toMatchObject({ path: 'to' });
     expect(receiver.requests.length).toBe(sent);
     await deleteWebhook(tenants.root.agentId, endpoint.id);
   });
@@ -111,8 +106,8 @@ describe('webhook delivery log', () => {
     expect(receiver.attempts.map((attempt) => attempt.status)).toEqual([503, 200]);
 
     const all = await deliveries(tokens.root, endpoint.id);
-    expect(all.status).toBe(200);
-    expect(all.body).toEqual({
+    expect(all.response.status).toBe(200);
+    expect(all.data).toEqual({
       items: [
         {
           alertId: alert.alertId,
@@ -136,7 +131,7 @@ describe('webhook delivery log', () => {
       nextToken: null,
     });
     const failed = await deliveries(tokens.root, endpoint.id, { status: 'failed' });
-    expect(failed.body.items.map((item: { httpStatus: number }) => item.httpStatus)).toEqual([503]);
+    expect(failed.data?.items.map((item) => item.httpStatus)).toEqual([503]);
 
     const { Items } = await documentClient().send(
       new QueryCommand({
@@ -147,7 +142,7 @@ describe('webhook delivery log', () => {
     );
     for (const item of Items ?? []) expect(item.ttl).toBe(Math.floor(Date.parse(String(item.at)) / 1000) + 7 * 86_400);
 
-    expect((await deliveries(tokens.sibling, endpoint.id)).status).toBe(404);
+    expect((await deliveries(tokens.sibling, endpoint.id)).response.status).toBe(404);
   });
 
   it('pages with a token signed for the endpoint and filter, refusing it for another (400 naming nextToken)', async () => {
@@ -166,14 +161,15 @@ describe('webhook delivery log', () => {
       });
     }
     const first = await deliveries(tokens.root, endpoint.id);
-    expect(first.body.items).toHaveLength(50);
-    expect(first.body.items[0].alertId).toBe('alert-54');
-    expect(typeof first.body.nextToken).toBe('string');
-    const second = await deliveries(tokens.root, endpoint.id, { nextToken: first.body.nextToken });
-    expect(second.body.items.map((item: { alertId: string }) => item.alertId)).toEqual(['alert-4', 'alert-3', 'alert-2', 'alert-1', 'alert-0']);
+    expect(first.data?.items).toHaveLength(50);
+    expect(first.data?.items[0]?.alertId).toBe('alert-54');
+    expect(typeof first.data?.nextToken).toBe('string');
+    const nextToken = first.data!.nextToken!;
+    const second = await deliveries(tokens.root, endpoint.id, { nextToken });
+    expect(second.data?.items.map((item) => item.alertId)).toEqual(['alert-4', 'alert-3', 'alert-2', 'alert-1', 'alert-0']);
 
-    const otherFilter = await deliveries(tokens.root, endpoint.id, { nextToken: first.body.nextToken, status: 'succeeded' });
-    expect(otherFilter.status).toBe(400);
-    expect(otherFilter.body.issues[0]).toMatchObject({ path: 'nextToken' });
+    const otherFilter = await deliveries(tokens.root, endpoint.id, { nextToken, status: 'succeeded' });
+    expect(otherFilter.response.status).toBe(400);
+    expect(otherFilter.error?.issues?.[0]).toMatchObject({ path: 'nextToken' });
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { PINGS_PER_CLIENT_PER_MINUTE } from '../../shared/api/routes/webhooks';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, apiClient, login, seedTenants, type Api } from '../api/support';
+import { TestClock, login, seedTenants, session, typedApiClient, type TypedApi } from '../api/support';
 
 /**
  * `POST /api/v3/webhooks/{id}/ping`: a signed ping through the one sender, answered with the receiver's status and
@@ -15,7 +15,7 @@ describe('webhook ping', () => {
   let emulators: Emulators;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const clock = new TestClock();
-  let api: Api;
+  let api: TypedApi;
   let receiver: Server;
   let receiverUrl = '';
   let answerStatus = 204;
@@ -25,7 +25,7 @@ describe('webhook ping', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('api-webhook-ping');
     tenants = await seedTenants('webhook-ping');
-    api = apiClient({ now: clock.now });
+    api = typedApiClient({ now: clock.now });
     for (const name of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[name] = await login(api, tenants[name]);
     receiver = createServer((request, response) => {
       let body = '';
@@ -49,11 +49,14 @@ describe('webhook ping', () => {
 
   const registerLocal = async (path: string, url = `${receiverUrl}/${path}`) => {
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
-    const created = await api({ method: 'POST', path: '/api/v3/webhooks', token: tokens.root, body: { url } });
-    expect(created.status).toBe(200);
-    return created.body as { id: string; secret: string };
+    const created = await api.POST('/api/v3/webhooks', { headers: session(tokens.root), body: { url } });
+    expect(created.response.status).toBe(200);
+    return created.data!;
   };
-  const ping = (token: string, id: string) => api({ method: 'POST', path: `/api/v3/webhooks/${id}/ping`, token });
+  const ping = async (token: string, id: string) => {
+    const { data, error, response } = await api.POST('/api/v3/webhooks/{id}/ping', { headers: session(token), params: { path: { id } } });
+    return { status: response.status, data, error };
+  };
 
   it("sends a signed ping now and answers the receiver's status and latency", async () => {
     const endpoint = await registerLocal('signed');
@@ -61,7 +64,7 @@ describe('webhook ping', () => {
     received.length = 0;
     const answered = await ping(tokens.root, endpoint.id);
     expect(answered.status).toBe(200);
-    expect(answered.body).toEqual({ status: 204, latencyMs: expect.any(Number) });
+    expect(answered.data).toEqual({ status: 204, latencyMs: expect.any(Number) });
     expect(received).toHaveLength(1);
     const [delivery] = received;
     const messageId = String(delivery!.headers['webhook-id']);
@@ -72,7 +75,7 @@ describe('webhook ping', () => {
     answerStatus = 503;
     const failing = await ping(tokens.root, endpoint.id);
     expect(failing.status).toBe(200);
-    expect(failing.body).toEqual({ status: 503, latencyMs: expect.any(Number), error: expect.stringContaining('503') });
+    expect(failing.data).toEqual({ status: 503, latencyMs: expect.any(Number), error: expect.stringContaining('503') });
   });
 
   it('refuses a private target under the deployed address policy: 400 naming url, nothing sent', async () => {
@@ -81,7 +84,7 @@ describe('webhook ping', () => {
     received.length = 0;
     const answered = await ping(tokens.root, endpoint.id);
     expect(answered.status).toBe(400);
-    expect(answered.body.issues[0]).toMatchObject({ path: 'url', message: expect.stringContaining('127.0.0.1 is a loopback address') });
+    expect(answered.error?.issues?.[0]).toMatchObject({ path: 'url', message: expect.stringContaining('127.0.0.1 is a loopback address') });
     expect(received).toHaveLength(0);
   });
 

@@ -8,7 +8,7 @@ import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/l
 import { logger } from '../../shared/observability/logger';
 import { startTestEmulators } from '../support/emulators';
 import { captureOutput, type CapturedOutput } from '../support/replay-output';
-import { apiClient, login, seedTenants, type Api } from '../api/support';
+import { login, seedTenants, session, typedApiClient, type TypedApi } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
 
 /**
@@ -19,7 +19,7 @@ import { putAlert, putRule } from '../delivery/support/fixtures';
 describe('webhook secrets in logs', () => {
   let emulators: Emulators;
   let receiver: RunningWebhookReceiver;
-  let api: Api;
+  let api: TypedApi;
   let output: CapturedOutput;
   let level: string;
 
@@ -28,7 +28,7 @@ describe('webhook secrets in logs', () => {
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
     receiver = await startWebhookReceiver();
-    api = apiClient();
+    api = typedApiClient();
     level = logger.getLevelName();
     logger.setLogLevel('DEBUG');
     output = captureOutput({ silent: true });
@@ -44,14 +44,18 @@ describe('webhook secrets in logs', () => {
   it('registers, lists and delivers through every outcome without writing the secret anywhere', async () => {
     const tenants = await seedTenants('webhook-logs');
     const token = await login(api, tenants.root);
-    const created = await api({ method: 'POST', path: '/api/v3/webhooks', token, body: { url: `${receiver.url}erp` } });
-    expect(created.status).toBe(200);
-    const secret = created.body.secret as string;
-    expect((await api({ method: 'GET', path: '/api/v3/webhooks', token })).status).toBe(200);
+    const created = await api.POST('/api/v3/webhooks', { headers: session(token), body: { url: `${receiver.url}erp` } });
+    expect(created.response.status).toBe(200);
+    const secret = created.data!.secret;
+    expect((await api.GET('/api/v3/webhooks', { headers: session(token) })).response.status).toBe(200);
     // rotated: deliveries are signed with both secrets during the overlap
-    const rotated = await api({ method: 'POST', path: `/api/v3/webhooks/${created.body.id}/rotate-secret`, token, body: {} });
-    expect(rotated.status).toBe(200);
-    const newSecret = rotated.body.secret as string;
+    const rotated = await api.POST('/api/v3/webhooks/{id}/rotate-secret', {
+      headers: session(token),
+      params: { path: { id: created.data!.id } },
+      body: {},
+    });
+    expect(rotated.response.status).toBe(200);
+    const newSecret = rotated.data!.secret;
     receiver.secret = newSecret;
 
     const rule = await putRule({ parentId: tenants.root.agentId, toClient: true });

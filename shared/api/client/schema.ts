@@ -5959,10 +5959,10 @@ export interface operations {
               deliveries: {
                 [key: string]: {
                   /**
-                   * @description held: an e-mail waiting for its side address to confirm (up to 24 hours after the alert; `error` says until when)
+                   * @description held: an e-mail waiting for its side address to confirm (up to 24 hours after the alert; `error` says until when). digest: an e-mail waiting for its recipient's digest, because the daily e-mail quota is nearly used; it becomes `sent` when the digest goes out.
                    * @enum {string}
                    */
-                  status: 'sent' | 'failed' | 'skipped' | 'held';
+                  status: 'sent' | 'failed' | 'skipped' | 'held' | 'digest';
                   /** Format: date-time */
                   at: string;
                   attempts: number;

@@ -25,11 +25,14 @@ const PERMANENT_ERRORS = new Set([
   'ValidationException',
 ]);
 
+/** SES's words for an e-mail refused over the account's 24-hour quota (whatever the error's name). */
+const OVER_QUOTA = /daily message quota exceeded/i;
+
 /**
  * Sends one e-mail through SES v2. Anything else (throttling, paused sending, an outage) is worth another try.
  * Throttling (TooManyRequestsException, LimitExceededException) is already
  * retried with backoff by the SDK's standard retry strategy; what still fails after that is reported as
- * `retry`, so the delivery is attempted again later.
+ * `retry`, so the delivery is attempted again later; one refused over the daily quota says so (`overQuota`).
  */
 export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
   try {
@@ -55,6 +58,7 @@ export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
     return { status: 'sent' };
   } catch (error) {
     const permanent = PERMANENT_ERRORS.has((error as Error).name);
-    return permanent ? { status: 'failed', error: describeError(error) } : { status: 'retry', error: describeError(error) };
+    if (permanent) return { status: 'failed', error: describeError(error) };
+    return { status: 'retry', error: describeError(error), ...(OVER_QUOTA.test((error as Error).message) ? { overQuota: true } : {}) };
   }
 }

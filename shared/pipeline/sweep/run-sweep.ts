@@ -6,11 +6,13 @@ import { runAlertDuePass } from './alert-due-pass';
 import { runConnectionLossPass } from './connection-loss-pass';
 import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
 import { runConfirmationWaitPass } from './confirmation-wait-pass';
+import { runDigestPass } from './digest-pass';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget, then
+ * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget, e-mail
+ * digests due (alert e-mails held while the SES daily quota was nearly used), then
  * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due. A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
@@ -38,6 +40,8 @@ export interface SweepReport {
   abandoned: string[];
   /** Confirmation links handed back after waiting for their client's daily budget. */
   confirmationsResumed: number;
+  /** Recipients' digests of held alert e-mails handed to the deliver function. */
+  digestsEnqueued: number;
   /** Alerts closed after their rule's autoCloseHours. */
   autoClosed: string[];
   /** Escalations made for alerts still open after their rule's escalateAfter (the escalations' ids). */
@@ -56,6 +60,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     reenqueued: [],
     abandoned: [],
     confirmationsResumed: 0,
+    digestsEnqueued: 0,
     autoClosed: [],
     escalated: [],
     failedPasses: [],
@@ -99,6 +104,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   });
   await attempt('confirmations', async () => {
     report.confirmationsResumed = await runConfirmationWaitPass(now);
+  });
+  await attempt('digests', async () => {
+    report.digestsEnqueued = await runDigestPass(now);
   });
   await attempt('alertsDue', async () => {
     const due = await runAlertDuePass(now);

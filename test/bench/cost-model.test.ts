@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { fromBatches, monthlyCost, sqsFloorUsd, type Configuration, type Measured } from './cost-model';
+import { PRICES } from './prices';
+
+const measured: Measured = {
+  evaluate: {
+    readUnitsPerMessage: 0.5,
+    writeUnitsPerMessage: 1.2,
+    vehicleTableReadUnitsPerMessage: 0.5,
+    vehicleTableWriteUnitsPerMessage: 1,
+    alertsPerMessage: 1 / 120,
+    ms: { fixed: 20, perMessage: 5 },
+    logBytes: { fixed: 0, perMessage: 10 },
+    memoryMb: 1024,
+  },
+  sweep: { unitsPerRun: { read: 0, write: 0 }, msPerRun: 5, logBytesPerRun: 0, memoryMb: 1024 },
+  delivery: {
+    createReadUnits: 0,
+    createWriteUnits: 6,
+    deliverReadUnits: 2,
+    deliverWriteUnits: 12,
+    enqueueRequests: 1,
+    deliverSqsRequests: 2,
+    deliverInvocations: 1,
+    deliverMsPerInvocation: 100,
+    deliverLogBytesPerInvocation: 400,
+    memoryMb: 1024,
+    emails: 1,
+  },
+  fixedUsdPerMonth: 15,
+};
+const recommended: Configuration = { consumerBatch: 10, producerBatch: 10, vehicleTable: 'provisioned' };
+
+describe('the cost model', () => {
+  it('measures against a fixed SQS floor: send, receive and delete each shared by 10 messages, $12.96 for 1,000 vehicle-months', () => {
+    expect(sqsFloorUsd()).toBeCloseTo(12.96, 6);
+    // the floor does not move with the batching priced: worse batching costs more over the same floor
+    const atOne = monthlyCost(measured, { ...recommended, consumerBatch: 1 });
+    const atTen = monthlyCost(measured, recommended);
+    expect(atOne.sqsFloor).toBe(atTen.sqsFloor);
+    expect(atOne.overFloor).toBeGreaterThan(atTen.overFloor);
+    // a batch of one: a receive and a delete per message instead of per ten
+    expect(atOne.sqs - atTen.sqs).toBeCloseTo(2 * 86_400_000 * 0.9 * PRICES.sqsFifoPerRequest, 6);
+  });
+
+  it('prices the vehicle-state table as provisioned capacity at 70% utilization', () => {
+    const onDemand = monthlyCost(measured, { ...recommended, vehicleTable: 'onDemand' });
+    const provisioned = monthlyCost(measured, recommended);
+    const messagesPerSecond = 1_000 / 30;
+    const capacity = (messagesPerSecond / 0.7) * 720 * (1 * PRICES.dynamoPerWcuHour + 0.5 * PRICES.dynamoPerRcuHour);
+    // the other tables' writes stay on demand, less the alerts' creation, which delivery prices
+    const rest = 86_400_000 * (0.2 - 6 / 120) * PRICES.dynamoPerWriteUnit;
+    expect(provisioned.dynamo).toBeCloseTo(capacity + rest, 6);
+    expect(onDemand.dynamo).toBeCloseTo(86_400_000 * (0.5 * PRICES.dynamoPerReadUnit + (1.2 - 6 / 120) * PRICES.dynamoPerWriteUnit), 6);
+  });
+
+  it('includes an alert per vehicle-hour delivered and the fixed costs shared by 10,000 vehicles, the SES fee apart', () => {
+    const month = monthlyCost(measured, recommended);
+    expect(month.alerts).toBe(720_000);
+    expect(month.sesFee).toBeCloseTo(720_000 * PRICES.sesPerEmail, 6);
+    // the SES fee is reported apart, outside the total the floor is compared with
+    expect(month.totalWithSes - month.total).toBeCloseTo(month.sesFee, 6);
+    expect(month.overFloor).toBeCloseTo(month.total / 12.96, 6);
+    expect(month.fixed).toBeCloseTo(1.5, 6);
+    const perAlert =
+      6 * PRICES.dynamoPerWriteUnit +
+      2 * PRICES.dynamoPerReadUnit +
+      12 * PRICES.dynamoPerWriteUnit +
+      3 * PRICES.sqsStandardPerRequest +
+      PRICES.lambdaPerInvocation +
+      0.1 * PRICES.lambdaPerGbSecond +
+      (400 / 1024 ** 3) * PRICES.logsPerGb;
+    expect(month.delivery).toBeCloseTo(720_000 * perAlert, 6);
+    expect(monthlyCost(measured, recommended, { vehicles: 10_000, fixedCostFleet: 10_000 }).fixed).toBe(15);
+  });
+
+  it('splits handler time into what every invocation pays and what each message adds', () => {
+    expect(fromBatches(25, 70)).toEqual({ fixed: 20, perMessage: 5 });
+    const month = monthlyCost(measured, { ...recommended, consumerBatch: 3 });
+    const invocations = 86_400_000 / 3;
+    expect(month.evaluateLambda).toBeCloseTo(invocations * (PRICES.lambdaPerInvocation + 0.035 * PRICES.lambdaPerGbSecond), 6);
+  });
+});

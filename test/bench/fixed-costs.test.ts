@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { MetricName } from '../../shared/observability/metrics';
+import { CHANNELS } from '../../shared/channels/outcome';
+import { measureFixedCosts, type FixedCosts } from './fixed-costs';
+import { PRICES } from './prices';
+
+describe('the fixed monthly costs', () => {
+  let fixed: FixedCosts;
+  it('counts the alarms, dashboard, keys and secrets the stack deploys, and each function memory', async () => {
+    fixed = await measureFixedCosts();
+    expect(fixed.alarms).toBeGreaterThan(0);
+    expect(fixed.alarmMetrics).toBeGreaterThanOrEqual(fixed.alarms);
+    expect(fixed.dashboards).toBe(1);
+    expect(fixed.kmsKeys).toBeGreaterThan(0);
+    expect(fixed.secrets).toBeGreaterThan(0);
+    expect(fixed.memoryMb.evaluate).toBeGreaterThanOrEqual(128);
+    expect(fixed.usd.total).toBeCloseTo(
+      fixed.alarmMetrics * PRICES.alarmPerMetricMonth +
+        fixed.dashboards * PRICES.dashboardPerMonth +
+        fixed.kmsKeys * PRICES.kmsKeyPerMonth +
+        fixed.secrets * PRICES.secretPerMonth +
+        fixed.customMetrics * PRICES.customMetricPerMonth +
+        30 * 24 * 60 * PRICES.metricApiPerRequest,
+      6,
+    );
+  }, 120_000);
+
+  it('counts every metric name some function publishes, the delivery counts once per channel', () => {
+    // every name is published by at least one function, and the two delivery counts carry a channel dimension
+    expect(fixed.customMetrics).toBeGreaterThanOrEqual(Object.keys(MetricName).length + 2 * (CHANNELS.length - 1));
+  });
+});
