@@ -33,6 +33,11 @@ import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf, type Z
  * newest device time evaluated. With `coalesced`, heartbeat-only changes are written once per interval, so the
  * stored clock may trail the newest message by up to one interval of messages that changed no rule state, and
  * a late message within that window is evaluated as a current reading.
+ *
+ * A message stamped by its producer (`previousDeviceTime`, the newest device time sent before it) is also late
+ * at or before its stamp, so it is judged exactly whatever the stored clock trails. A vehicle whose messages
+ * are all stamped is therefore written as under `coalesced` (rule-state changes and heartbeats), and its state
+ * says so (`stamped`), since the sweep must then allow for a last-seen one heartbeat old.
  */
 export type EvaluatorLookup = (type: RuleType) => RuleEvaluator | undefined;
 
@@ -61,25 +66,32 @@ export function heartbeatIntervalMs(rules: readonly CompiledRule[], clock: Vehic
   return Math.min(MAX_HEARTBEAT_INTERVAL_MS, Math.max(MIN_HEARTBEAT_INTERVAL_MS, Math.min(...limits) / 10));
 }
 
+/** How a stored state's clock was written: as configured, or with heartbeats only where its messages were stamped. */
+export function storedClock(state: VehicleState | undefined, configured: VehicleClock): VehicleClock {
+  return state?.stamped ? 'coalesced' : configured;
+}
+
 /**
  * When the sweep must next look at the vehicle (epoch ms), or null when no connection-loss rule waits for a
  * silence: the earliest `lastSeenAt + minutes` of a rule that has not reported the current silence (for a rule
  * with a schedule, the schedule's next opening from then, when the loss may first be reported), plus one
- * heartbeat interval (0 with the exact clock), since the stored last-seen may trail the truth by that much.
+ * heartbeat interval (0 when the state was written with the exact clock), since the stored last-seen may trail
+ * the truth by that much.
  */
 export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): number | null {
   return silenceWindow(state, rules, clock)?.deadline ?? null;
 }
 
 /**
- * The deadline, and how much earlier a stored deadline may stay: half the smallest limit. A vehicle that keeps
- * reporting moves its deadline (an index write) only once it has drifted that far, not with every heartbeat;
- * one that falls silent is looked at by the sweep at most that much early, and its deadline moved then.
+ * The deadline, and how much earlier a stored deadline may stay: the smallest limit. A vehicle that keeps
+ * reporting moves its deadline (an index write) only once it has drifted that far, once per limit, not with
+ * every heartbeat. A stored deadline is never later than the state calls for, so the sweep never looks too late;
+ * it may look up to one limit early, find the vehicle reporting, raise nothing and move the deadline.
  */
 export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): { deadline: number; slack: number } | null {
   const deadline = earliestSilence(state, rules, clock);
   if (deadline === null) return null;
-  return { deadline, slack: Math.min(...silenceLimitsMs(rules)) / 2 };
+  return { deadline, slack: Math.min(...silenceLimitsMs(rules)) };
 }
 
 /** The deadline to store: the one stored while it is due no later than the new one, and not too early. */
@@ -105,7 +117,7 @@ function earliestSilence(state: VehicleState, rules: readonly CompiledRule[], cl
     }
     earliest = Math.min(earliest, reportableFrom(compiled, lastSeen + (compiled.settings as { minutes: number }).minutes * 60_000));
   }
-  return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules, clock) : null;
+  return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules, storedClock(state, clock)) : null;
 }
 
 export interface RaisedEvent {
@@ -226,7 +238,7 @@ export interface VehicleInput {
   evaluatorFor: EvaluatorLookup;
   /** The zones of the owners' clients, journaled as visits after the rules; absent: the journal is left as it is. */
   journal?: Journal;
-  /** How the vehicle's clock is stored (config: VEHICLE_CLOCK). */
+  /** How the vehicle's clock is stored (config: VEHICLE_CLOCK) when its messages are not all stamped. */
   vehicleClock: VehicleClock;
 }
 
@@ -251,10 +263,14 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   const failures: VehicleOutcome['failures'] = [];
   const budgets = new Budgets(state?.noise, (key) => key in ruleStates || rules.some(({ rule }) => String(rule.id) === key), events);
   let staleMessages = 0;
+  const stamped = messages.length > 0 && messages.every((message) => message.previousDeviceTime !== undefined);
 
   for (const message of messages) {
     const deviceMs = Date.parse(message.deviceTime);
-    const stale = deviceMs <= lastDeviceMs;
+    // the stamp judges its own message only: the newer message it names may still come later in this batch,
+    // which is in device-time order, so it never moves the clock
+    const stamp = message.previousDeviceTime === undefined ? Number.NEGATIVE_INFINITY : Date.parse(message.previousDeviceTime);
+    const stale = deviceMs <= Math.max(lastDeviceMs, stamp);
     if (stale) staleMessages++;
     for (const compiled of rules) {
       const evaluator = evaluatorFor(compiled.rule.type);
@@ -313,11 +329,12 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     ...(Object.keys(gates).length > 0 ? { zoneGates: gates } : {}),
     ...(Object.keys(budgets.noise).length > 0 ? { noise: budgets.noise } : {}),
     ...(hasVisits(visits) ? { visits } : {}),
+    ...(stamped ? { stamped: true as const } : {}),
   };
   const { suppressed, log: suppressedLog } = budgets;
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
-  if (!visitsMoved && !worthWriting(state, candidate, heartbeatIntervalMs(rules, vehicleClock)))
+  if (!visitsMoved && !worthWriting(state, candidate, rules, vehicleClock))
     return { nextState: undefined, events, staleMessages, suppressed, suppressedLog, failures };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
   return {
@@ -334,13 +351,16 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
 /**
  * A change of any rule's state is written at once. Last-seen, device time and position alone are a
  * heartbeat, written for a vehicle first seen and then once per interval (heartbeatIntervalMs: 0 with the
- * exact clock, so with every message that moves it).
+ * exact clock, so with every message that moves it; stamped messages follow the coalesced interval).
+ * A change of how the clock is written is written at once too, so that the sweep knows how far it may trail.
  * Events alone need no state write: their alerts are keyed by the event, so raising one again can only
  * find it there.
  */
-function worthWriting(previous: VehicleState | undefined, next: VehicleState, intervalMs: number): boolean {
+function worthWriting(previous: VehicleState | undefined, next: VehicleState, rules: readonly CompiledRule[], configured: VehicleClock): boolean {
+  const intervalMs = heartbeatIntervalMs(rules, storedClock(next, configured));
   if (!previous) return Object.keys(next.rules).length > 0 || (next.lastDeviceTime !== null && Number.isFinite(intervalMs));
   if (!isDeepStrictEqual(previous.rules, next.rules) || !isDeepStrictEqual(previous.zoneGates ?? {}, next.zoneGates ?? {})) return true;
+  if (storedClock(previous, configured) !== storedClock(next, configured) && Number.isFinite(intervalMs)) return true;
   // an open run of suppressions is not worth a write of its own (it rides with the next one)
   if (!isDeepStrictEqual(withoutOpenRun(previous.noise), withoutOpenRun(next.noise))) return true;
   if (next.lastDeviceTime === previous.lastDeviceTime) return false;
@@ -416,6 +436,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         ...(state?.zoneGates ? { zoneGates: state.zoneGates } : {}),
         ...(Object.keys(budgets.noise).length > 0 ? { noise: budgets.noise } : {}),
         ...(state?.visits ? { visits: state.visits } : {}),
+        ...(state?.stamped ? { stamped: true as const } : {}),
       }
     : undefined;
   return { nextState, events, staleMessages: 0, suppressed: budgets.suppressed, suppressedLog: budgets.log, failures };

@@ -55,6 +55,7 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
   for (const list of byVehicle.values()) {
     list.sort((a, b) => Date.parse(a.message.deviceTime) - Date.parse(b.message.deviceTime));
   }
+  const stamped = [...byVehicle.values()].some((list) => list.some(({ message }) => message.previousDeviceTime !== undefined));
   const failed = new Set(await sendToDeadLetter(rejections));
   const rejected = rejections.length - failed.size;
 
@@ -66,8 +67,9 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
           messagesStep((vehicleId) => (byVehicle.get(vehicleId) ?? []).map(({ message }) => message), context),
           context.rules,
           now,
-          // every message the exact clock evaluates as current is committed under the item's version
-          { vehicleClock: context.vehicleClock, journal: true, eventuallyConsistent: context.vehicleClock === 'exact' },
+          // every message the exact clock evaluates as current is committed under the item's version; a vehicle of
+          // stamped messages is written with heartbeats only, so a batch with any of them reads consistently
+          { vehicleClock: context.vehicleClock, journal: true, eventuallyConsistent: context.vehicleClock === 'exact' && !stamped },
         );
   for (const vehicleId of steps?.failedVehicles.keys() ?? []) {
     for (const { record } of byVehicle.get(vehicleId) ?? []) failed.add(record.messageId);

@@ -35,6 +35,11 @@ export const terminalMessageSchema = z.object({
   vehicleId: z.number().int().min(1).max(2_147_483_647),
   deviceTime: isoTime,
   serverTime: isoTime.optional(),
+  /**
+   * The producer's stamp: the newest deviceTime it had already sent for this vehicle before this message (docs/producer.md).
+   * At or after deviceTime, the message is late.
+   */
+  previousDeviceTime: isoTime.optional(),
   latitude: coordinate(90),
   longitude: coordinate(180),
   speed: measurement(0, 1_000),
@@ -74,11 +79,23 @@ export function parseTerminalMessage(body: string, now: number): MessageParseRes
   if (!parsed.success) {
     return { ok: false, reason: formatIssues(parsed.error.issues) };
   }
-  const deviceTime = Date.parse(parsed.data.deviceTime);
-  if (deviceTime > now + MESSAGE_LIMITS.futureToleranceMs) {
-    return { ok: false, reason: `deviceTime: ${parsed.data.deviceTime} is in the future beyond the tolerance` };
+  const future = timesFromTheFuture(parsed.data, now);
+  if (future.length > 0) {
+    return { ok: false, reason: future.map((field) => `${field}: ${parsed.data[field]} is in the future beyond the tolerance`).join('; ') };
   }
   return { ok: true, message: parsed.data };
+}
+
+/**
+ * The message's device times that lie beyond the future tolerance of `arrival`. A stamp there names a message
+ * that could not have been accepted, and would make every message after it late.
+ */
+export function timesFromTheFuture(message: TerminalMessage, arrival: number): ('deviceTime' | 'previousDeviceTime')[] {
+  const limit = arrival + MESSAGE_LIMITS.futureToleranceMs;
+  return (['deviceTime', 'previousDeviceTime'] as const).filter((field) => {
+    const time = message[field];
+    return time !== undefined && Date.parse(time) > limit;
+  });
 }
 
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {

@@ -71,6 +71,8 @@ export const vehicleStateSchema = z.object({
   noise: z.record(z.string(), noiseStateSchema).optional().catch(undefined),
   /** The visit journal's state; absent while the vehicle is in none of its owners' zones (unreadable: started afresh). */
   visits: visitsStateSchema.optional().catch(undefined),
+  /** Written from producer-stamped messages, with heartbeats only: the clock may trail the newest message by one interval. */
+  stamped: z.literal(true).optional().catch(undefined),
 });
 
 const refsSchema = z.record(z.string(), z.number().int()).catch({});

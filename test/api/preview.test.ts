@@ -493,11 +493,15 @@ describe('POST /api/v3/notifications/preview', () => {
     it('refuses a message from the future of its arrival, and an until before an arrival', async () => {
       const response = await preview({
         rule: speedingRule(),
-        messages: [message({ serverTime: iso(0), deviceTime: iso(3_600) }), message({ deviceTime: iso(60) })],
+        messages: [
+          message({ serverTime: iso(0), deviceTime: iso(3_600) }),
+          message({ deviceTime: iso(60) }),
+          message({ serverTime: iso(0), previousDeviceTime: iso(3_600) }),
+        ],
         until: iso(30),
       });
       expect(response.response.status).toBe(400);
-      expect(paths(response)).toEqual(['messages.0.deviceTime', 'until']);
+      expect(paths(response)).toEqual(['messages.0.deviceTime', 'messages.2.previousDeviceTime', 'until']);
     });
 
     it('refuses more than 10,000 messages', async () => {

@@ -105,9 +105,22 @@ describe('evaluate function', () => {
       outOfRange: sqsRecord(terminalMessage(3, 5, 10, { latitude: 95 })),
       future: sqsRecord(terminalMessage(3, 200 + 3_600, 10)),
       oversized: sqsRecord(terminalMessage(3, 6, 10, { parameters: tooManyParameters })),
+      // a stamp names a message the producer sent: one from the future was never accepted
+      futureStamp: sqsRecord(terminalMessage(3, 7, 10, { previousDeviceTime: new Date(T0 + (200 + 3_600) * 1000).toISOString() })),
+      unreadableStamp: sqsRecord(terminalMessage(3, 8, 10, { previousDeviceTime: 'yesterday' })),
     };
 
-    const response = await invoke(handler, [bad.badJson, good, bad.missingField, bad.notANumber, bad.outOfRange, bad.future, bad.oversized]);
+    const response = await invoke(handler, [
+      bad.badJson,
+      good,
+      bad.missingField,
+      bad.notANumber,
+      bad.outOfRange,
+      bad.future,
+      bad.oversized,
+      bad.futureStamp,
+      bad.unreadableStamp,
+    ]);
     expect(response).toEqual({ batchItemFailures: [] });
 
     const rejected = await drainQueue(emulators.queues.inputDlq);
@@ -115,13 +128,15 @@ describe('evaluate function', () => {
       const message = rejected.find((entry) => entry.MessageAttributes?.sourceMessageId?.StringValue === record.messageId);
       return message?.MessageAttributes?.reason?.StringValue;
     };
-    expect(rejected).toHaveLength(6);
+    expect(rejected).toHaveLength(8);
     expect(reasonOf(bad.badJson)).toMatch(/malformed JSON/);
     expect(reasonOf(bad.missingField)).toMatch(/^latitude: /);
     expect(reasonOf(bad.notANumber)).toMatch(/malformed JSON/);
     expect(reasonOf(bad.outOfRange)).toMatch(/latitude/);
     expect(reasonOf(bad.future)).toMatch(/future/);
     expect(reasonOf(bad.oversized)).toMatch(/parameters/);
+    expect(reasonOf(bad.futureStamp)).toMatch(/^previousDeviceTime: .* in the future/);
+    expect(reasonOf(bad.unreadableStamp)).toMatch(/^previousDeviceTime: /);
     // the body travels unchanged, so the message can be repaired and replayed
     expect(rejected.map((message) => message.Body)).toContain(bad.badJson.body);
 

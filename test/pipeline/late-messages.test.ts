@@ -5,6 +5,7 @@ import { RuleCache } from '../../shared/pipeline/rule-cache';
 import { loadVehicleState, type LoadedState } from '../../shared/store/vehicle-state-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
+import { countCapacity } from '../support/count-capacity';
 import { alertsInTable, drainQueue, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
 
 /**
@@ -18,7 +19,14 @@ describe('late messages', () => {
   let emulators: Emulators;
   beforeAll(async () => {
     emulators = await startTestEmulators('pipeline-late-messages');
-    await putRule(storedRule({ id: 71, name: 'Speeding at once', vehicleIds: [701, 702, 703, 704], settings: { limit: '90', minDuration: '0' } }));
+    await putRule(
+      storedRule({
+        id: 71,
+        name: 'Speeding at once',
+        vehicleIds: [701, 702, 703, 704, 705, 706, 707, 708, 709],
+        settings: { limit: '90', minDuration: '0' },
+      }),
+    );
   });
   afterAll(async () => emulators.stop());
 
@@ -97,5 +105,74 @@ describe('late messages', () => {
     // newest it is late
     expect(await alertsOf(vehicleId)).toEqual([]);
     expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + 30_000).toISOString());
+  });
+
+  /** A message stamped by its producer with the newest device time it sent before (`previousDeviceTime`). */
+  const stamped = (vehicleId: number, second: number, speed: number, previous: number) =>
+    sqsRecord(terminalMessage(vehicleId, second, speed, { previousDeviceTime: new Date(T0 + previous * 1000).toISOString() }));
+  /** Invokes evaluate on the records and answers the items it wrote. */
+  const writes = async (handler: ReturnType<typeof createEvaluateHandler>, records: ReturnType<typeof sqsRecord>[]) => {
+    const capacity = countCapacity();
+    try {
+      expect(await invoke(handler, records)).toEqual({ batchItemFailures: [] });
+      return capacity.itemsWritten();
+    } finally {
+      capacity.detach();
+    }
+  };
+
+  it.each([
+    { clock: 'coalesced' as const, vehicleId: 705 },
+    { clock: 'exact' as const, vehicleId: 706 },
+  ])('judges a stamped late message late with no write per message, $clock clock configured', async ({ clock, vehicleId }) => {
+    const at = (second: number) => T0 + second * 1000 + 500;
+    const evaluateAt = (second: number) => createEvaluateHandler({ clock: () => at(second), vehicleClock: clock });
+    // the producer's first message has nothing before it to stamp
+    expect(await writes(evaluateAt(0), [sqsRecord(terminalMessage(vehicleId, 0, 50))])).toBe(1);
+    // the first stamped message: under the exact clock its state is written once more, marked stamped
+    expect(await writes(evaluateAt(30), [stamped(vehicleId, 30, 50, 0)])).toBe(clock === 'exact' ? 1 : 0);
+    expect(await writes(evaluateAt(60), [stamped(vehicleId, 60, 50, 30)])).toBe(0);
+    expect(await lastDeviceTime(vehicleId)).toBe(new Date(T0 + (clock === 'exact' ? 30_000 : 0)).toISOString());
+    // the 703 reading again: newer than the stored clock, above the limit, but sent after the 60 s message
+    expect(await writes(evaluateAt(65), [stamped(vehicleId, 50, 150, 60)])).toBe(0);
+    expect(await alertsOf(vehicleId)).toEqual([]);
+    // the vehicle then really speeds: that is current, raised and written
+    expect(await writes(evaluateAt(71), [stamped(vehicleId, 70, 150, 60)])).toBe(2);
+    expect((await alertsOf(vehicleId)).map((alert) => (alert.event as { time: string }).time)).toEqual([new Date(T0 + 70_000).toISOString()]);
+    expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(1);
+  });
+
+  it('raises one alert for stamped messages duplicated, reordered in a batch and redelivered', async () => {
+    const vehicleId = 707;
+    const at = (second: number) => T0 + second * 1000 + 500;
+    const evaluateAt = (second: number) => createEvaluateHandler({ clock: () => at(second) });
+    await invoke(evaluateAt(0), [sqsRecord(terminalMessage(vehicleId, 0, 50))]);
+    await invoke(evaluateAt(30), [stamped(vehicleId, 30, 50, 0)]);
+    const speeding = terminalMessage(vehicleId, 40, 150, { previousDeviceTime: new Date(T0 + 30_000).toISOString() });
+    // in the order sent: 40 s, 45 s, 40 s again, and a 35 s reading sent after them (late, though first in device time)
+    const batch = [sqsRecord(speeding), stamped(vehicleId, 45, 150, 40), sqsRecord(speeding), stamped(vehicleId, 35, 150, 45)];
+    await invoke(evaluateAt(46), batch);
+    // the same records again, as SQS redelivers them after a lost acknowledgement, and the late one once more later
+    await invoke(evaluateAt(50), batch);
+    await invoke(evaluateAt(60), [batch[3]!]);
+    expect((await alertsOf(vehicleId)).map((alert) => (alert.event as { time: string }).time)).toEqual([new Date(T0 + 40_000).toISOString()]);
+    expect(await drainQueue(emulators.queues.deliveries)).toHaveLength(1);
+  });
+
+  it('judges a mixed fleet exactly in one batch: stamped vehicles written with heartbeats, the others with every message', async () => {
+    const [stampedVehicle, plainVehicle] = [708, 709];
+    const at = (second: number) => T0 + second * 1000 + 500;
+    const evaluateAt = (second: number) => createEvaluateHandler({ clock: () => at(second) });
+    await invoke(evaluateAt(0), [sqsRecord(terminalMessage(stampedVehicle, 0, 50)), sqsRecord(terminalMessage(plainVehicle, 0, 50))]);
+    await invoke(evaluateAt(30), [stamped(stampedVehicle, 30, 50, 0), sqsRecord(terminalMessage(plainVehicle, 30, 50))]);
+    // only the unstamped vehicle's item is written for its message
+    expect(await writes(evaluateAt(60), [stamped(stampedVehicle, 60, 50, 30), sqsRecord(terminalMessage(plainVehicle, 60, 50))])).toBe(1);
+    expect(await lastDeviceTime(stampedVehicle)).toBe(new Date(T0 + 30_000).toISOString());
+    expect(await lastDeviceTime(plainVehicle)).toBe(new Date(T0 + 60_000).toISOString());
+    // late readings of both, above the limit: each judged late, by its stamp or by the exact stored clock
+    expect(await writes(evaluateAt(65), [stamped(stampedVehicle, 50, 150, 60), sqsRecord(terminalMessage(plainVehicle, 50, 150))])).toBe(0);
+    expect(await alertsOf(stampedVehicle)).toEqual([]);
+    expect(await alertsOf(plainVehicle)).toEqual([]);
+    expect(await drainQueue(emulators.queues.deliveries)).toEqual([]);
   });
 });

@@ -31,6 +31,8 @@ export interface MessageCostOptions {
   /** Messages handed to evaluate per invocation (Lambda's batch); 10 unless told. */
   batchSize?: number;
   tenant?: Tenant;
+  /** The producer stamps every message with the newest device time it sent before (`previousDeviceTime`). */
+  stamped?: boolean;
 }
 
 export type Tenant = 'typical' | 'worstCase';
@@ -97,15 +99,22 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   let sweepLogBytes = 0;
   // a vehicle speeds (120 km/h) during one minute an hour, each at its own minute
   const speedOf = (index: number, second: number) => (Math.floor(second / 60) % 60 === index % 60 ? 120 : 50);
+  const sent = new Map<number, string>();
+  const stampOf = (vehicleId: number) => {
+    const previous = sent.get(vehicleId);
+    return options.stamped && previous !== undefined ? { previousDeviceTime: previous } : {};
+  };
 
   try {
     for (let second = 0; second < options.minutes * 60; second += 30) {
       const measured = second >= options.warmUpMinutes * 60;
       for (let start = 0; start < vehicleIds.length; start += batchSize) {
-        const records = vehicleIds.slice(start, start + batchSize).map((vehicleId, offset) =>
+        const records = vehicleIds.slice(start, start + batchSize).map((vehicleId, offset) => {
           // vehicles report a few seconds apart, not all on the same second
-          sqsRecord(terminalMessage(vehicleId, second + ((start + offset) % 29), speedOf(start + offset, second))),
-        );
+          const message = terminalMessage(vehicleId, second + ((start + offset) % 29), speedOf(start + offset, second), stampOf(vehicleId));
+          sent.set(vehicleId, message.deviceTime);
+          return sqsRecord(message);
+        });
         now = T0 + (second + 30) * 1000;
         capacity.reset();
         const output = captureOutput({ silent: true });

@@ -44,4 +44,19 @@ describe('terminal message parsing', () => {
       reason: expect.stringMatching(/parameters/),
     });
   });
+
+  it("takes the producer's stamp in UTC, before or after deviceTime, and refuses one from the future", () => {
+    const stamp = (previousDeviceTime: string) => parseTerminalMessage(JSON.stringify({ ...valid, previousDeviceTime }), now);
+    expect(stamp('2026-11-23T05:59:40+03:00')).toMatchObject({ ok: true, message: { previousDeviceTime: '2026-11-23T02:59:40.000Z' } });
+    // a stamp after deviceTime is a late message, not a malformed one
+    expect(stamp('2026-11-23T03:00:30Z')).toMatchObject({ ok: true, message: { previousDeviceTime: '2026-11-23T03:00:30.000Z' } });
+    expect(stamp(new Date(now + MESSAGE_LIMITS.futureToleranceMs + 1_000).toISOString())).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^previousDeviceTime: .* in the future/),
+    });
+    expect(stamp('2026-11-23')).toMatchObject({ ok: false, reason: expect.stringMatching(/^previousDeviceTime: /) });
+    const unstamped = parseTerminalMessage(JSON.stringify(valid), now);
+    expect(unstamped.ok).toBe(true);
+    expect(unstamped.ok && unstamped.message).not.toHaveProperty('previousDeviceTime');
+  });
 });

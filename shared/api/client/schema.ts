@@ -5276,6 +5276,8 @@ export interface operations {
             deviceTime: string;
             /** Format: date-time */
             serverTime?: string;
+            /** Format: date-time */
+            previousDeviceTime?: string;
             latitude: number;
             longitude: number;
             speed: number;

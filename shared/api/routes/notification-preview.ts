@@ -5,7 +5,7 @@ import { arrivalOf, previewRule } from '../../pipeline/preview';
 import { dynamoRuleRecords } from '../../pipeline/rule-cache';
 import { RULE_EVALUATORS } from '../../rules/registry';
 import { isEventKind } from '../../rules/event-kinds';
-import { MESSAGE_LIMITS, type TerminalMessage } from '../../schemas/terminal-message';
+import { timesFromTheFuture, type TerminalMessage } from '../../schemas/terminal-message';
 import type { NotificationBody, StoredRule } from '../../schemas/notification';
 import { getAgent, getUser, getVehicles } from '../../store/directory-store';
 import { clientAndAncestors } from '../../store/vehicle-registry';
@@ -40,10 +40,10 @@ function messageIssues(messages: readonly TerminalMessage[], rule: NotificationB
   messages.forEach((message, index) => {
     if (!ruleCovers(rule, message.vehicleId, owners.get(message.vehicleId) ?? []))
       issues.push({ path: `messages.${index}.vehicleId`, message: `vehicle ${message.vehicleId} is not in the rule's scope` });
-    if (Date.parse(message.deviceTime) > arrivalOf(message) + MESSAGE_LIMITS.futureToleranceMs)
+    for (const field of timesFromTheFuture(message, arrivalOf(message)))
       issues.push({
-        path: `messages.${index}.deviceTime`,
-        message: 'deviceTime is after serverTime beyond the tolerance: evaluation refuses such a message',
+        path: `messages.${index}.${field}`,
+        message: `${field} is after serverTime beyond the tolerance: evaluation refuses such a message`,
       });
   });
   return issues;

@@ -4,7 +4,7 @@ import type { FeedOutageConfig, VehicleClock } from '../../config';
 import { countIfAny, MetricName } from '../../observability/metrics';
 import type { AlertItem } from '../../store/alerts-store';
 import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../../store/vehicle-state-store';
-import { heartbeatIntervalMs, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
+import { heartbeatIntervalMs, storedClock, tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
 import type { RuleCache } from '../rule-cache';
 import { runVehicleSteps, type VehicleStep } from '../run-vehicle-steps';
 import type { SilentVehicle } from './feed-outage';
@@ -91,13 +91,16 @@ export async function runConnectionLossPass(
 /** The sweep's step for one silent vehicle: time passing, judged as of `now` (or `certainAsOf`, if earlier). */
 export function connectionLossStep(evaluatorFor: EvaluatorLookup, now: number, vehicleClock: VehicleClock, certainAsOf: number = now): VehicleStep {
   return (vehicleId, loaded, vehicleRules) =>
-    // With the coalesced clock a stored last-seen may trail the truth by up to one heartbeat interval, so the
-    // vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
+    // With the coalesced clock (or stamped messages) a stored last-seen may trail the truth by up to one heartbeat
+    // interval, so the vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
     tickVehicle({
       vehicleId,
       state: loaded.state,
       rules: vehicleRules.rules,
-      context: { now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, vehicleClock), certainAsOf), zones: vehicleRules.zones },
+      context: {
+        now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, storedClock(loaded.state, vehicleClock)), certainAsOf),
+        zones: vehicleRules.zones,
+      },
       evaluatorFor,
     });
 }
