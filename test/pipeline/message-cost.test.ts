@@ -4,6 +4,7 @@ import { startTestEmulators } from '../support/emulators';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { vehicleStateTable } from '../../shared/store/vehicle-state-store';
 import { itemBytes } from '../support/item-size';
+import { PACKED_STATE_ATTRIBUTE, unpackState } from '../../shared/store/vehicle-state-codec';
 import { measureMessageCost, type MessageCost } from './message-cost-scenario';
 import { scanTable } from './support';
 
@@ -73,7 +74,7 @@ describe('DynamoDB units per message, batches of 10, worst-case tenant', () => {
     for (const item of items) {
       expect(item.owners).toHaveLength(3);
       expect(Object.keys(item.ruleRefs as object)).toHaveLength(10);
-      expect(Object.keys((item.visits as { zones: object }).zones)).toHaveLength(2);
+      expect(Object.keys((unpackState(item[PACKED_STATE_ATTRIBUTE])?.visits as { zones: object }).zones)).toHaveLength(2);
     }
     // a write of the whole item, each started kilobyte a unit, with every message
     const largest = Math.max(...items.map((item) => itemBytes(marshall(item, { removeUndefinedValues: true }))));
