@@ -83,15 +83,14 @@ export function silenceDeadline(state: VehicleState, rules: readonly CompiledRul
 }
 
 /**
- * The deadline, and how much earlier a stored deadline may stay: the smallest limit. A vehicle that keeps
- * reporting moves its deadline (an index write) only once it has drifted that far, once per limit, not with
- * every heartbeat. A stored deadline is never later than the state calls for, so the sweep never looks too late;
- * it may look up to one limit early, find the vehicle reporting, raise nothing and move the deadline.
+ * The deadline, and how much earlier a stored deadline may stay: half the smallest limit. A vehicle that keeps
+ * reporting moves its deadline (an index write) only once it has drifted that far, not with every heartbeat;
+ * one that falls silent is looked at by the sweep at most that much early, and its deadline moved then.
  */
 export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): { deadline: number; slack: number } | null {
   const deadline = earliestSilence(state, rules, clock);
   if (deadline === null) return null;
-  return { deadline, slack: Math.min(...silenceLimitsMs(rules)) };
+  return { deadline, slack: Math.min(...silenceLimitsMs(rules)) / 2 };
 }
 
 /** The deadline to store: the one stored while it is due no later than the new one, and not too early. */

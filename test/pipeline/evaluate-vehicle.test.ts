@@ -6,7 +6,6 @@ import {
   MAX_HEARTBEAT_INTERVAL_MS,
   MIN_HEARTBEAT_INTERVAL_MS,
   silenceDeadline,
-  silenceWindow,
   tickVehicle,
   type EvaluatorLookup,
 } from '../../shared/pipeline/evaluate-vehicle';
@@ -143,21 +142,6 @@ describe('evaluating one vehicle', () => {
     expect(deadlineToStore(T0 + 37 * 60_000, window, T0 + 38 * 60_000)).toBe(window.deadline);
     expect(deadlineToStore(null, window, T0)).toBe(window.deadline);
     expect(deadlineToStore(T0 + 37 * 60_000, null, T0)).toBeNull();
-  });
-
-  it("moves a reporting vehicle's stored deadline once per limit, never past the one its state calls for", () => {
-    // vehicle 1's smallest connection-loss limit is 5 minutes; it reports every 30 s for an hour (exact clock)
-    const limit = 5 * 60_000;
-    let kept: number | null = null;
-    const written = new Set<number | null>();
-    for (let seen = T0; seen < T0 + 60 * 60_000; seen += 30_000) {
-      const window = silenceWindow(stored({ lastSeenAt: seen, lastDeviceTime: new Date(seen).toISOString() }), vehicle.rules, 'exact')!;
-      kept = deadlineToStore(kept, window, seen);
-      // never later than the state calls for: the sweep cannot look too late
-      expect(kept).toBeLessThanOrEqual(window.deadline);
-      written.add(kept);
-    }
-    expect(written.size).toBe((60 * 60_000) / limit);
   });
 
   it('writes a rule state change at once, whatever the heartbeat interval', () => {
