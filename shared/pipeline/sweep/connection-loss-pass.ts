@@ -77,6 +77,8 @@ export async function runConnectionLossPass(
 ): Promise<ConnectionLossResult> {
   const { now, vehicleClock, certainAsOf = now } = options;
   const cohort = await vehiclesFallingSilent(now + COHORT_LOOKAHEAD_MS);
+  // with no vehicle falling silent there is nothing to hold, and an outage over can be ended by a later sweep
+  if (cohort.length === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [], held: 0, outages: { begun: [], holding: [], ended: [] } };
   const outages = await judgeFeedOutages(cohort, now, options.feed, options.feedOutage);
   const due = cohort.filter((vehicle) => vehicle.silentAt <= now);
   const vehicleIds = due.filter((vehicle) => !outages.held(vehicle)).map((vehicle) => vehicle.vehicleId);
