@@ -97,6 +97,7 @@ export function scaleTables({ recommended, measured }: SavedMeasurements): strin
     loadRow('vehicle-state table write units', (entry) => entry.writeUnitsPerSecond),
     loadRow(`vehicle-state table WCU provisioned (÷ ${AUTOSCALING_TARGET})`, (entry) => entry.writeUnitsPerSecond / AUTOSCALING_TARGET),
     loadRow('vehicle-state table read units', (entry) => entry.readUnitsPerSecond),
+    loadRow(`vehicle-state table RCU provisioned (÷ ${AUTOSCALING_TARGET})`, (entry) => entry.readUnitsPerSecond / AUTOSCALING_TARGET),
     loadRow('alerts', (entry) => entry.alertsPerSecond),
     loadRow(`e-mails (default paced rate ${DEFAULT_SES_MAX_SEND_RATE})`, (entry) => entry.emailsPerSecond),
     loadRow('e-mails per day', (entry) => entry.emailsPerDay),
