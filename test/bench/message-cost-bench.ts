@@ -66,7 +66,13 @@ const CONFIGURATIONS: PricedConfiguration[] = [
     vehicleTable: 'onDemand',
   },
   { suffix: 'Coalesced', label: 'coalesced clock, every table on demand', measurement: 'coalesced', ...RECOMMENDED_TABLE, vehicleTable: 'onDemand' },
-  { suffix: 'Stamped', label: 'producer-stamped messages, every table on demand', measurement: 'stamped', ...RECOMMENDED_TABLE, vehicleTable: 'onDemand' },
+  {
+    suffix: 'Stamped',
+    label: 'producer-stamped messages, every table on demand',
+    measurement: 'stamped',
+    ...RECOMMENDED_TABLE,
+    vehicleTable: 'onDemand',
+  },
   {
     suffix: '',
     label: 'recommended: producer-stamped messages, vehicle-state table provisioned at 70% target',
@@ -212,7 +218,12 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
         `${evaluate.logBytes.fixed.toFixed(0)} + ${evaluate.logBytes.perMessage.toFixed(0)} log bytes a message (batches of 1 and 10); ` +
         `sweep ${runs.stamped.sweep.msPerRun.toFixed(0)} ms, ${(runs.stamped.sweep.readUnits + runs.stamped.sweep.writeUnits) / Math.max(1, runs.stamped.sweep.runs)} units per run`,
       `evaluate memory, recommended configuration, batch of 10 (one local core taken for one vCPU, ${ONE_VCPU_MB} MB): ` +
-        atMemory.map(({ memoryMb, ms, month }) => `${memoryMb} MB ${ms.toFixed(1)} ms, evaluate Lambda ${usd(month.evaluateLambda)}, total ${usd(month.total)}`).join('; ') +
+        atMemory
+          .map(
+            ({ memoryMb, ms, month }) =>
+              `${memoryMb} MB ${ms.toFixed(1)} ms, evaluate Lambda ${usd(month.evaluateLambda)}, total ${usd(month.total)}`,
+          )
+          .join('; ') +
         ` (deployed: ${fixed.memoryMb.evaluate} MB)`,
       `per alert (${deliveryCost.alerts} alerts, one e-mail target): created ${delivery.createReadUnits.toFixed(1)} read + ${delivery.createWriteUnits.toFixed(1)} write units; ` +
         `delivered ${delivery.deliverReadUnits.toFixed(1)} read + ${delivery.deliverWriteUnits.toFixed(1)} write units, ` +

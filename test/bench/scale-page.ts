@@ -1,6 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { AUTOSCALING_TARGET, MONTH_S, alertsPerMonth, evaluateMsAt, messagesPerMonth, monthlyCost, type Configuration, type Measured } from './cost-model';
+import {
+  AUTOSCALING_TARGET,
+  MONTH_S,
+  alertsPerMonth,
+  evaluateMsAt,
+  messagesPerMonth,
+  monthlyCost,
+  type Configuration,
+  type Measured,
+} from './cost-model';
 import { DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
 import { DEFAULT_SES_MAX_SEND_RATE } from '../../infra/constructs/delivery-pacing';
 
