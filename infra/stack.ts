@@ -181,7 +181,8 @@ export class FleetwatchStack extends Stack {
       description: 'Evaluates terminal messages against the notification rules and raises alerts',
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.evaluate,
-      // Geometry and rule evaluation are CPU-bound; Lambda's CPU share grows with memory.
+      // Mostly waiting on DynamoDB, but the CPU part (about a third of a batch) slows with memory: at 512 MB a batch
+      // takes half again as long for about 1% off the bill (docs/cost.md, evaluate's memory).
       memorySize: 1024,
       environment: {
         ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'visits'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromBatches, monthlyCost, sqsFloorUsd, type Configuration, type Measured } from './cost-model';
+import { durationAtMemory, fromBatches, monthlyCost, sqsFloorUsd, type Configuration, type Measured } from './cost-model';
 import { PRICES } from './prices';
 
 const measured: Measured = {
@@ -10,6 +10,7 @@ const measured: Measured = {
     vehicleTableWriteUnitsPerMessage: 1,
     alertsPerMessage: 1 / 120,
     ms: { fixed: 20, perMessage: 5 },
+    cpuMs: { fixed: 4, perMessage: 1 },
     logBytes: { fixed: 0, perMessage: 10 },
     memoryMb: 1024,
   },
@@ -78,6 +79,18 @@ describe('the cost model', () => {
     expect(fromBatches(25, 70)).toEqual({ fixed: 20, perMessage: 5 });
     const month = monthlyCost(measured, { ...recommended, consumerBatch: 3 });
     const invocations = 86_400_000 / 3;
-    expect(month.evaluateLambda).toBeCloseTo(invocations * (PRICES.lambdaPerInvocation + 0.035 * PRICES.lambdaPerGbSecond), 6);
+    // 35 ms of which 7 ms CPU, measured on one core; at 1,024 MB Lambda gives 1,024 / 1,769 of a vCPU
+    const seconds = (28 + (7 * 1769) / 1024) / 1000;
+    expect(month.evaluateLambda).toBeCloseTo(invocations * (PRICES.lambdaPerInvocation + seconds * PRICES.lambdaPerGbSecond), 6);
+  });
+
+  it('stretches only the CPU time below one vCPU (1,769 MB), and gains nothing above it', () => {
+    expect(durationAtMemory(50, 10, 1769)).toBeCloseTo(50, 9);
+    expect(durationAtMemory(50, 10, 1769 / 2)).toBeCloseTo(60, 9);
+    expect(durationAtMemory(50, 10, 1769 / 4)).toBeCloseTo(80, 9);
+    expect(durationAtMemory(50, 10, 3538)).toBeCloseTo(50, 9);
+    // halving the memory halves the GB-seconds only while the waiting dominates
+    const at = (memoryMb: number) => monthlyCost({ ...measured, evaluate: { ...measured.evaluate, memoryMb } }, recommended).evaluateLambda;
+    expect(at(512)).toBeLessThan(at(1024));
   });
 });

@@ -2,8 +2,8 @@ import { PRICES } from './prices';
 
 /**
  * What a fleet costs for a month (30 days) when each vehicle reports once every 30 s and raises one alert an hour
- * (e-mailed to one recipient): SQS FIFO requests; evaluate invocations and GB-seconds (measured handler time ×
- * configured memory); DynamoDB units (measured), on demand or, for the vehicle-state table, provisioned; the
+ * (e-mailed to one recipient): SQS FIFO requests; evaluate invocations and GB-seconds (handler time at the
+ * configured memory, from its measured waiting and CPU time: `durationAtMemory`, × that memory); DynamoDB units (measured), on demand or, for the vehicle-state table, provisioned; the
  * sweep; CloudWatch Logs bytes actually written (measured); delivery of the alerts (measured: their creation,
  * the deliveries queue, the deliver function, its DynamoDB writes); and the fixed costs
  * (alarms, dashboard, keys, secrets, custom metrics, the sweep's metric reads), shared by a fleet of
@@ -48,6 +48,23 @@ export function fromBatches(atOne: number, atTen: number): PerInvocation {
 
 const atBatch = (value: PerInvocation, batch: number) => value.fixed + value.perMessage * batch;
 
+/** Lambda's memory size that has the equivalent of one full vCPU; below it, a function gets that share of one. */
+export const ONE_VCPU_MB = 1_769;
+
+/**
+ * A handler's duration at a memory size from what it took on the measuring machine, wall and CPU time, taking one
+ * core of that machine for one vCPU: the waiting (on DynamoDB, SQS) stays, the CPU time stretches by the share of
+ * a vCPU the memory size gets. A single-threaded handler gains nothing above one vCPU.
+ */
+export function durationAtMemory(wallMs: number, cpuMs: number, memoryMb: number): number {
+  const cpu = Math.min(cpuMs, wallMs);
+  return wallMs - cpu + cpu * Math.max(1, ONE_VCPU_MB / memoryMb);
+}
+
+/** Evaluate's duration per invocation of `batch` messages at its memory size. */
+export const evaluateMsAt = (evaluate: MeasuredEvaluate, batch: number) =>
+  durationAtMemory(atBatch(evaluate.ms, batch), atBatch(evaluate.cpuMs, batch), evaluate.memoryMb);
+
 export interface MeasuredEvaluate {
   /** DynamoDB units per message, reads and writes, the alerts the measured fleet raised included. */
   readUnitsPerMessage: number;
@@ -57,8 +74,9 @@ export interface MeasuredEvaluate {
   vehicleTableWriteUnitsPerMessage: number;
   /** Alerts the measured fleet raised per message: their creation is priced with delivery instead. */
   alertsPerMessage: number;
-  /** Handler time, ms, and bytes logged (log lines and EMF metrics) per invocation. */
+  /** Handler time, ms, wall and of it CPU time, on the measuring machine, and bytes logged (log lines and EMF metrics) per invocation. */
   ms: PerInvocation;
+  cpuMs: PerInvocation;
   logBytes: PerInvocation;
   memoryMb: number;
 }
@@ -154,7 +172,7 @@ export function monthlyCost(
   const sqs = (messages / configuration.producerBatch + 2 * invocations) * PRICES.sqsFifoPerRequest;
   const evaluateLambda =
     invocations *
-    (PRICES.lambdaPerInvocation + gbSeconds(atBatch(evaluate.ms, configuration.consumerBatch), evaluate.memoryMb) * PRICES.lambdaPerGbSecond);
+    (PRICES.lambdaPerInvocation + gbSeconds(evaluateMsAt(evaluate, configuration.consumerBatch), evaluate.memoryMb) * PRICES.lambdaPerGbSecond);
   // the measured alerts' creation moves to delivery, priced at the stated alert rate
   const createdRead = evaluate.alertsPerMessage * delivery.createReadUnits;
   const createdWrite = evaluate.alertsPerMessage * delivery.createWriteUnits;

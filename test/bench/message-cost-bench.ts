@@ -2,9 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { startEmulators } from '../../infra/local/emulators';
 import {
   deliveryCostPerAlert,
+  evaluateMsAt,
   fromBatches,
   IDEAL_BATCH,
   monthlyCost,
+  ONE_VCPU_MB,
   sesFeePerAlert,
   sqsFloorUsd,
   VEHICLES,
@@ -14,6 +16,7 @@ import {
   type MeasuredDelivery,
   type MeasuredEvaluate,
   type MeasuredSweep,
+  type PerInvocation,
 } from './cost-model';
 import { measureFixedCosts, type FixedCosts } from './fixed-costs';
 import { PRICES } from './prices';
@@ -29,14 +32,18 @@ import type { DeliveryCost } from '../pipeline/delivery-cost-scenario';
  */
 
 /** The runs of the evaluate traffic, each on its own emulators. */
-type MeasurementName = 'exact' | 'coalesced' | 'exactBatchOfOne' | 'worstCase';
+type MeasurementName = 'exact' | 'coalesced' | 'stamped' | 'stampedGrouped' | 'exactBatchOfOne' | 'worstCase';
 const MEASUREMENTS: Record<MeasurementName, MessageCostOptions> = {
   exact: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'exact' },
   coalesced: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'coalesced' },
+  // the producer stamps every message (`previousDeviceTime`), under the default (exact) clock
+  stamped: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'exact', stamped: true },
+  // and sends two consecutive messages of a vehicle together: each batch of 10 carries 5 vehicles
+  stampedGrouped: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'exact', stamped: true, messagesPerVehicle: 2 },
   // handler time and log bytes at one message per invocation, for the part of them every invocation pays
   exactBatchOfOne: { vehicles: 20, minutes: 25, warmUpMinutes: 5, vehicleClock: 'exact', batchSize: 1 },
-  worstCase: { vehicles: 50, minutes: 40, warmUpMinutes: 10, vehicleClock: 'exact', tenant: 'worstCase' },
-  // the producer-stamped clock is measured here: `stamped: { …, vehicleClock: 'exact', <its stamped option> }`
+  // priced in the recommended configuration, so stamped like it
+  worstCase: { vehicles: 50, minutes: 40, warmUpMinutes: 10, vehicleClock: 'exact', stamped: true, tenant: 'worstCase' },
 };
 const DELIVERY_ALERTS = 20;
 
@@ -59,16 +66,30 @@ const CONFIGURATIONS: PricedConfiguration[] = [
     vehicleTable: 'onDemand',
   },
   { suffix: 'Coalesced', label: 'coalesced clock, every table on demand', measurement: 'coalesced', ...RECOMMENDED_TABLE, vehicleTable: 'onDemand' },
-  // the producer-stamped clock, once measured: { suffix: 'Stamped', label: …, measurement: 'stamped', …, vehicleTable: 'onDemand' },
-  // and, as the cheapest clock that keeps the exact late-message judgment, the recommended entry's measurement
+  {
+    suffix: 'Stamped',
+    label: 'producer-stamped messages, every table on demand',
+    measurement: 'stamped',
+    ...RECOMMENDED_TABLE,
+    vehicleTable: 'onDemand',
+  },
   {
     suffix: '',
-    label: 'recommended: exact clock (the cheapest that keeps the exact late-message judgment), vehicle-state table provisioned at 70% target',
-    measurement: 'exact',
+    label: 'recommended: producer-stamped messages, vehicle-state table provisioned at 70% target',
+    measurement: 'stamped',
+    ...RECOMMENDED_TABLE,
+    vehicleTable: 'provisioned',
+  },
+  {
+    suffix: 'ProducerGrouped',
+    label: 'recommended, the producer sending two consecutive messages of a vehicle together',
+    measurement: 'stampedGrouped',
     ...RECOMMENDED_TABLE,
     vehicleTable: 'provisioned',
   },
 ];
+/** Evaluate's memory sizes the recommended configuration is also priced at (MB). */
+const EVALUATE_MEMORY = [1024, 512, 256] as const;
 const CONSUMER_BATCHES = [1, 3, 10] as const;
 
 async function withEmulators<T>(name: string, run: () => Promise<T>): Promise<T> {
@@ -98,6 +119,7 @@ function evaluateInput(cost: MessageCost, batchOfOne: MessageCost, memoryMb: num
     vehicleTableWriteUnitsPerMessage: cost.vehicleTableWriteUnitsPerMessage,
     alertsPerMessage: cost.alerts / cost.messages,
     ms: fromBatches(batchOfOne.msPerInvocation, cost.msPerInvocation),
+    cpuMs: fromBatches(batchOfOne.cpuMsPerInvocation, cost.cpuMsPerInvocation),
     logBytes: fromBatches(batchOfOne.logBytesPerInvocation, cost.logBytesPerInvocation),
     memoryMb,
   };
@@ -129,6 +151,7 @@ function deliveryInput(cost: DeliveryCost, memoryMb: number): MeasuredDelivery {
   };
 }
 
+const atBatch10 = (value: PerInvocation) => value.fixed + value.perMessage * IDEAL_BATCH;
 const usd = (value: number) => `$${value.toFixed(2)}`;
 const round = (value: number) => Math.round(value * 1000) / 1000;
 const roundUsd = (value: number) => Math.round(value * 1e8) / 1e8;
@@ -167,14 +190,19 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
     CONSUMER_BATCHES.map((batch) => [String(batch), monthlyCost(measuredFrom(recommended.measurement), { ...recommended, consumerBatch: batch })]),
   );
   const unbatchedProducer = monthlyCost(measuredFrom(recommended.measurement), { ...recommended, producerBatch: 1 });
+  const recommendedMeasured = measuredFrom(recommended.measurement);
+  const atMemory = EVALUATE_MEMORY.map((memoryMb) => {
+    const evaluate = { ...recommendedMeasured.evaluate, memoryMb };
+    return { memoryMb, ms: evaluateMsAt(evaluate, IDEAL_BATCH), month: monthlyCost({ ...recommendedMeasured, evaluate }, recommended) };
+  });
   if (options.save) {
     const saved: SavedMeasurements = {
       recommended: { ...RECOMMENDED_TABLE, vehicleTable: recommended.vehicleTable },
-      measured: measuredFrom(recommended.measurement),
+      measured: recommendedMeasured,
     };
     writeFileSync(MEASURED_PATH, `${JSON.stringify(saved, null, 2)}\n`);
   }
-  const evaluate = measuredFrom('exact').evaluate;
+  const evaluate = recommendedMeasured.evaluate;
   const perAlert = deliveryCostPerAlert(delivery);
 
   return {
@@ -182,10 +210,21 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
       '(c) DynamoDB units per message (100 vehicles, one message per 30 s, FIFO batches of 10, 60 measured minutes, on DynamoDB Local)',
       `exact vehicle clock (the default): ${unitsLine(runs.exact)}`,
       `coalesced vehicle clock (-c vehicleClock=coalesced): ${unitsLine(runs.coalesced)}`,
-      `worst-case tenant (3 owner levels, 10 rules, 2 open visits; exact clock): ${unitsLine(runs.worstCase)}`,
-      `evaluate per invocation: ${evaluate.ms.fixed.toFixed(1)} ms + ${evaluate.ms.perMessage.toFixed(1)} ms a message, ` +
+      `producer-stamped messages (exact clock configured): ${unitsLine(runs.stamped)}`,
+      `producer-stamped, two messages of a vehicle sent together: ${unitsLine(runs.stampedGrouped)}`,
+      `worst-case tenant (3 owner levels, 10 rules, 2 open visits; producer-stamped): ${unitsLine(runs.worstCase)}`,
+      `evaluate per invocation, stamped: ${evaluate.ms.fixed.toFixed(1)} ms + ${evaluate.ms.perMessage.toFixed(1)} ms a message wall time, of it CPU ` +
+        `${evaluate.cpuMs.fixed.toFixed(1)} ms + ${evaluate.cpuMs.perMessage.toFixed(2)} ms a message; ` +
         `${evaluate.logBytes.fixed.toFixed(0)} + ${evaluate.logBytes.perMessage.toFixed(0)} log bytes a message (batches of 1 and 10); ` +
-        `sweep ${runs.exact.sweep.msPerRun.toFixed(0)} ms, ${(runs.exact.sweep.readUnits + runs.exact.sweep.writeUnits) / Math.max(1, runs.exact.sweep.runs)} units per run`,
+        `sweep ${runs.stamped.sweep.msPerRun.toFixed(0)} ms, ${(runs.stamped.sweep.readUnits + runs.stamped.sweep.writeUnits) / Math.max(1, runs.stamped.sweep.runs)} units per run`,
+      `evaluate memory, recommended configuration, batch of 10 (one local core taken for one vCPU, ${ONE_VCPU_MB} MB): ` +
+        atMemory
+          .map(
+            ({ memoryMb, ms, month }) =>
+              `${memoryMb} MB ${ms.toFixed(1)} ms, evaluate Lambda ${usd(month.evaluateLambda)}, total ${usd(month.total)}`,
+          )
+          .join('; ') +
+        ` (deployed: ${fixed.memoryMb.evaluate} MB)`,
       `per alert (${deliveryCost.alerts} alerts, one e-mail target): created ${delivery.createReadUnits.toFixed(1)} read + ${delivery.createWriteUnits.toFixed(1)} write units; ` +
         `delivered ${delivery.deliverReadUnits.toFixed(1)} read + ${delivery.deliverWriteUnits.toFixed(1)} write units, ` +
         `${(delivery.enqueueRequests + delivery.deliverSqsRequests).toFixed(1)} deliveries-queue requests, ${delivery.deliverInvocations.toFixed(1)} deliver invocations of ` +
@@ -216,6 +255,11 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
       sqsFloorPer1000VehicleMonthsUsd: round(recommendedMonth.sqsFloor),
       costAtBatch: Object.fromEntries(Object.entries(atBatch).map(([batch, month]) => [batch, round(month.total)])),
       costUnbatchedProducer: round(unbatchedProducer.total),
+      ddbUnitsPerMessageStamped: round(runs.stamped.unitsPerMessage),
+      ddbUnitsPerMessageProducerGrouped: round(runs.stampedGrouped.unitsPerMessage),
+      evaluateCpuShare: round(atBatch10(evaluate.cpuMs) / atBatch10(evaluate.ms)),
+      evaluateMsAtMemory: Object.fromEntries(atMemory.map(({ memoryMb, ms }) => [String(memoryMb), round(ms)])),
+      costAtEvaluateMemory: Object.fromEntries(atMemory.map(({ memoryMb, month }) => [String(memoryMb), round(month.total)])),
       ddbUnitsPerAlert: round(delivery.createReadUnits + delivery.createWriteUnits + delivery.deliverReadUnits + delivery.deliverWriteUnits),
       deliveryCostPerAlertUsd: roundUsd(perAlert),
       sesFeePerAlertUsd: roundUsd(sesFeePerAlert(delivery)),

@@ -7,7 +7,7 @@ import type { BenchSection } from './section';
 
 /**
  * `npm run bench`: every measurement and its baseline in one run, printed as compact tables;
- * `npm run bench -- --json`: the same figures as one JSON object with stable names;
+ * `npm run bench -- --json`: the same figures as one JSON object with stable names (the tables go to stderr);
  * `npm run bench -- --only cost` (or evaluation, geozone, hotKey, bundle; comma-separated): only those sections;
  * `--save`: the cost section also writes what it measured to test/bench/cost-measured.json (docs/scale.md).
  */
@@ -35,10 +35,12 @@ async function main(): Promise<void> {
   const json = process.argv.includes('--json');
   const sections: BenchSection[] = [];
   for (const name of chosenSections()) sections.push(await SECTIONS[name]());
+  const tables = sections.map((section) => section.lines.join('\n')).join('\n\n');
   if (json) {
+    console.error(tables);
     console.log(JSON.stringify(Object.assign({}, ...sections.map((section) => section.figures))));
   } else {
-    console.log(sections.map((section) => section.lines.join('\n')).join('\n\n'));
+    console.log(tables);
   }
 }
 

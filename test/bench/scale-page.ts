@@ -1,6 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { AUTOSCALING_TARGET, MONTH_S, alertsPerMonth, messagesPerMonth, monthlyCost, type Configuration, type Measured } from './cost-model';
+import {
+  AUTOSCALING_TARGET,
+  MONTH_S,
+  alertsPerMonth,
+  evaluateMsAt,
+  messagesPerMonth,
+  monthlyCost,
+  type Configuration,
+  type Measured,
+} from './cost-model';
 import { DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
 import { DEFAULT_SES_MAX_SEND_RATE } from '../../infra/constructs/delivery-pacing';
 
@@ -45,7 +54,7 @@ export function scaleTables({ recommended, measured }: SavedMeasurements): strin
     const messagesPerSecond = messagesPerMonth(vehicles) / MONTH_S;
     const alertsPerSecond = alertsPerMonth(vehicles) / MONTH_S;
     const invocationsPerSecond = messagesPerSecond / recommended.consumerBatch;
-    const msPerInvocation = evaluate.ms.fixed + evaluate.ms.perMessage * recommended.consumerBatch;
+    const msPerInvocation = evaluateMsAt(evaluate, recommended.consumerBatch);
     return {
       messagesPerSecond,
       sendRequestsPerSecond: messagesPerSecond / recommended.producerBatch,
@@ -97,6 +106,7 @@ export function scaleTables({ recommended, measured }: SavedMeasurements): strin
     loadRow('vehicle-state table write units', (entry) => entry.writeUnitsPerSecond),
     loadRow(`vehicle-state table WCU provisioned (÷ ${AUTOSCALING_TARGET})`, (entry) => entry.writeUnitsPerSecond / AUTOSCALING_TARGET),
     loadRow('vehicle-state table read units', (entry) => entry.readUnitsPerSecond),
+    loadRow(`vehicle-state table RCU provisioned (÷ ${AUTOSCALING_TARGET})`, (entry) => entry.readUnitsPerSecond / AUTOSCALING_TARGET),
     loadRow('alerts', (entry) => entry.alertsPerSecond),
     loadRow(`e-mails (default paced rate ${DEFAULT_SES_MAX_SEND_RATE})`, (entry) => entry.emailsPerSecond),
     loadRow('e-mails per day', (entry) => entry.emailsPerDay),

@@ -1,3 +1,4 @@
+import type { SQSRecord } from 'aws-lambda';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
@@ -33,6 +34,11 @@ export interface MessageCostOptions {
   tenant?: Tenant;
   /** The producer stamps every message with the newest device time it sent before (`previousDeviceTime`). */
   stamped?: boolean;
+  /**
+   * Consecutive messages of one vehicle the producer holds and sends together in one SendMessageBatch (1 unless
+   * told): a batch of 10 then carries k messages each of 10 ÷ k vehicles, the earlier ones held k − 1 intervals.
+   */
+  messagesPerVehicle?: number;
 }
 
 export type Tenant = 'typical' | 'worstCase';
@@ -51,6 +57,8 @@ export interface MessageCost {
   /** Requests to the rules and geozones tables after the warm-up. */
   ruleTableUnits: number;
   msPerInvocation: number;
+  /** CPU time (user and system, process.cpuUsage) the process spent per invocation, within msPerInvocation. */
+  cpuMsPerInvocation: number;
   logBytesPerInvocation: number;
   /** Alerts raised (delivery requests enqueued) after the warm-up. */
   alerts: number;
@@ -86,6 +94,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
     vehicleTableWriteUnitsPerMessage: 0,
     ruleTableUnits: 0,
     msPerInvocation: 0,
+    cpuMsPerInvocation: 0,
     logBytesPerInvocation: 0,
     alerts: 0,
     failures: 0,
@@ -94,6 +103,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   let vehicleTableReads = 0;
   let vehicleTableWrites = 0;
   let evaluateMs = 0;
+  let evaluateCpuMs = 0;
   let evaluateLogBytes = 0;
   let sweepMs = 0;
   let sweepLogBytes = 0;
@@ -105,19 +115,26 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
     return options.stamped && previous !== undefined ? { previousDeviceTime: previous } : {};
   };
 
+  const perVehicle = options.messagesPerVehicle ?? 1;
+  const held: SQSRecord[][] = vehicleIds.map(() => []);
+
   try {
     for (let second = 0; second < options.minutes * 60; second += 30) {
       const measured = second >= options.warmUpMinutes * 60;
-      for (let start = 0; start < vehicleIds.length; start += batchSize) {
-        const records = vehicleIds.slice(start, start + batchSize).map((vehicleId, offset) => {
-          // vehicles report a few seconds apart, not all on the same second
-          const message = terminalMessage(vehicleId, second + ((start + offset) % 29), speedOf(start + offset, second), stampOf(vehicleId));
-          sent.set(vehicleId, message.deviceTime);
-          return sqsRecord(message);
-        });
-        now = T0 + (second + 30) * 1000;
+      vehicleIds.forEach((vehicleId, index) => {
+        // vehicles report a few seconds apart, not all on the same second
+        const message = terminalMessage(vehicleId, second + (index % 29), speedOf(index, second), stampOf(vehicleId));
+        sent.set(vehicleId, message.deviceTime);
+        held[index]!.push(sqsRecord(message));
+      });
+      now = T0 + (second + 30) * 1000;
+      // the producer sends once it holds its k messages of every vehicle, each vehicle's together
+      const sending = held[0]!.length === perVehicle ? held.flatMap((records) => records.splice(0)) : [];
+      for (let start = 0; start < sending.length; start += batchSize) {
+        const records = sending.slice(start, start + batchSize);
         capacity.reset();
         const output = captureOutput({ silent: true });
+        const cpuStarted = process.cpuUsage();
         const started = performance.now();
         let response;
         try {
@@ -126,6 +143,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
           output.restore();
         }
         const elapsed = performance.now() - started;
+        const cpu = process.cpuUsage(cpuStarted);
         if (!measured) continue;
         result.messages += records.length;
         result.invocations++;
@@ -141,6 +159,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
           }
         }
         evaluateMs += elapsed;
+        evaluateCpuMs += (cpu.user + cpu.system) / 1000;
         evaluateLogBytes += Buffer.byteLength(output.text());
       }
       if (second % 60 === 30) {
@@ -171,6 +190,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   result.vehicleTableReadUnitsPerMessage = vehicleTableReads / result.messages;
   result.vehicleTableWriteUnitsPerMessage = vehicleTableWrites / result.messages;
   result.msPerInvocation = evaluateMs / result.invocations;
+  result.cpuMsPerInvocation = evaluateCpuMs / result.invocations;
   result.logBytesPerInvocation = evaluateLogBytes / result.invocations;
   result.sweep.msPerRun = sweepMs / Math.max(1, result.sweep.runs);
   result.sweep.logBytesPerRun = sweepLogBytes / Math.max(1, result.sweep.runs);

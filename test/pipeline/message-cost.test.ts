@@ -57,6 +57,35 @@ describe.each(['exact', 'coalesced', 'stamped'] as const)('DynamoDB units per me
   }
 });
 
+/**
+ * The producer stamps every message and sends two consecutive messages of a vehicle in one SendMessageBatch: each
+ * batch of 10 carries five vehicles, so each vehicle's item is read once for its two messages.
+ */
+describe('DynamoDB units per message, batches of 10, stamped, two messages of a vehicle sent together', () => {
+  let emulators: Emulators;
+  let grouped: MessageCost;
+  beforeAll(async () => {
+    emulators = await startTestEmulators('pipeline-message-cost-grouped');
+    grouped = await measureMessageCost({ vehicles: 20, minutes: 40, warmUpMinutes: 10, vehicleClock: 'exact', stamped: true, messagesPerVehicle: 2 });
+  }, 300_000);
+  afterAll(async () => emulators.stop());
+
+  it('evaluates every message, raises the planted alerts, and reads each item once per two messages', () => {
+    expect(grouped.failures).toBe(0);
+    expect(grouped.messages).toBe(20 * 60);
+    expect(grouped.invocations).toBe((20 * 60) / 10);
+    expect(grouped.alerts).toBeGreaterThan(0);
+    // one consistent read of an item under 4 KB for the vehicle's two messages
+    expect(grouped.vehicleTableReadUnitsPerMessage).toBeCloseTo(0.5, 2);
+    expect(grouped.writeUnitsPerMessage).toBeLessThan(0.4);
+  });
+
+  it('measures the CPU time of each invocation within its wall time', () => {
+    expect(grouped.cpuMsPerInvocation).toBeGreaterThan(0);
+    expect(grouped.cpuMsPerInvocation).toBeLessThan(grouped.msPerInvocation);
+  });
+});
+
 /** The worst-case tenant: its vehicles carry the largest item ordinary use makes, written with every message. */
 describe('DynamoDB units per message, batches of 10, worst-case tenant', () => {
   let emulators: Emulators;
