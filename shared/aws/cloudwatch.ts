@@ -20,20 +20,7 @@ export interface MetricQuery {
 
 /** The Maximum of the most recent one-minute datapoint in the window, or null when there is none. */
 export async function latestMetricMaximum(query: MetricQuery): Promise<number | null> {
-  const { GetMetricStatisticsCommand } = await loadSdk();
-  const output = await (
-    await client()
-  ).send(
-    new GetMetricStatisticsCommand({
-      Namespace: query.namespace,
-      MetricName: query.metricName,
-      Dimensions: query.dimensions,
-      StartTime: new Date(query.now - query.lookbackMs),
-      EndTime: new Date(query.now),
-      Period: 60,
-      Statistics: ['Maximum'],
-    }),
-  );
+  const output = await minuteStatistics(query, 'Maximum');
   let latest: { at: number; value: number } | null = null;
   for (const point of output.Datapoints ?? []) {
     if (point.Timestamp === undefined || point.Maximum === undefined) continue;
@@ -45,10 +32,16 @@ export async function latestMetricMaximum(query: MetricQuery): Promise<number | 
 
 /** The Sum of each one-minute datapoint in the window, oldest first (minutes without a datapoint are left out). */
 export async function metricMinuteSums(query: MetricQuery): Promise<{ at: number; value: number }[]> {
+  const output = await minuteStatistics(query, 'Sum');
+  return (output.Datapoints ?? [])
+    .flatMap((point) => (point.Timestamp === undefined || point.Sum === undefined ? [] : [{ at: point.Timestamp.getTime(), value: point.Sum }]))
+    .sort((a, b) => a.at - b.at);
+}
+
+/** One GetMetricStatistics request for the window at one-minute resolution. */
+async function minuteStatistics(query: MetricQuery, statistic: 'Maximum' | 'Sum') {
   const { GetMetricStatisticsCommand } = await loadSdk();
-  const output = await (
-    await client()
-  ).send(
+  return (await client()).send(
     new GetMetricStatisticsCommand({
       Namespace: query.namespace,
       MetricName: query.metricName,
@@ -56,10 +49,7 @@ export async function metricMinuteSums(query: MetricQuery): Promise<{ at: number
       StartTime: new Date(query.now - query.lookbackMs),
       EndTime: new Date(query.now),
       Period: 60,
-      Statistics: ['Sum'],
+      Statistics: [statistic],
     }),
   );
-  return (output.Datapoints ?? [])
-    .flatMap((point) => (point.Timestamp === undefined || point.Sum === undefined ? [] : [{ at: point.Timestamp.getTime(), value: point.Sum }]))
-    .sort((a, b) => a.at - b.at);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -110,24 +110,22 @@ export async function holdForDigest(
 export async function dueDigests(now: number): Promise<Digest[]> {
   const due: Digest[] = [];
   for (let shard = 0; shard < SHARDS; shard++) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await documentClient().send(
-        new QueryCommand({
-          TableName: table(),
-          KeyConditionExpression: 'pk = :pk',
-          FilterExpression: 'dueAt <= :now',
-          ExpressionAttributeValues: { ':pk': `DIGESTDUE#${shard}`, ':now': now },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
+    const pages = paginateQuery(
+      { client: documentClient() },
+      {
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'dueAt <= :now',
+        ExpressionAttributeValues: { ':pk': `DIGESTDUE#${shard}`, ':now': now },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
       for (const item of page.Items ?? []) {
         const digest = digestSchema.safeParse(item);
         if (digest.success) due.push(digest.data);
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
   }
   return due;
 }
@@ -177,20 +175,16 @@ export async function claimDigest(clientId: string, address: string, now: number
 /** The alerts a recipient's digest holds, oldest first (one consistent query, paged). */
 export async function heldEmails(clientId: string, address: string): Promise<HeldEmail[]> {
   const held: HeldEmail[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': entriesPk(clientId, address) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) held.push(heldEmailSchema.parse(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const pages = paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': entriesPk(clientId, address) },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) for (const item of page.Items ?? []) held.push(heldEmailSchema.parse(item));
   return held.sort((a, b) => a.heldAt.localeCompare(b.heldAt) || a.alertId.localeCompare(b.alertId));
 }
 

@@ -192,19 +192,19 @@ export function vehicleItem(state: VehicleState, projection: VehicleProjection, 
 /** Keys-only index of vehicles by owning client (`owner` = owners[0]), for the projector of zone changes. */
 export const OWNER_INDEX = 'byOwner';
 
+/** The query of the client's own vehicles on the keys-only `byOwner` index. */
+const ownedBy = (owner: string) => ({
+  TableName: vehicleStateTable(),
+  IndexName: OWNER_INDEX,
+  KeyConditionExpression: '#owner = :owner',
+  ExpressionAttributeNames: { '#owner': 'owner' },
+  ExpressionAttributeValues: { ':owner': owner },
+});
+
 /** Ids of the vehicles the client owns itself (not those of clients below it), through the keys-only `byOwner` index. */
 export async function vehicleIdsOwnedBy(owner: string): Promise<number[]> {
   const vehicleIds: number[] = [];
-  for await (const page of paginateQuery(
-    { client: documentClient() },
-    {
-      TableName: vehicleStateTable(),
-      IndexName: OWNER_INDEX,
-      KeyConditionExpression: '#owner = :owner',
-      ExpressionAttributeNames: { '#owner': 'owner' },
-      ExpressionAttributeValues: { ':owner': owner },
-    },
-  )) {
+  for await (const page of paginateQuery({ client: documentClient() }, ownedBy(owner))) {
     for (const item of page.Items ?? []) vehicleIds.push(Number(item.vehicleId));
   }
   return vehicleIds;
@@ -213,18 +213,7 @@ export async function vehicleIdsOwnedBy(owner: string): Promise<number[]> {
 /** How many vehicles the client owns itself, counted on the keys-only `byOwner` index. */
 export async function countVehiclesOwnedBy(owner: string): Promise<number> {
   let count = 0;
-  for await (const page of paginateQuery(
-    { client: documentClient() },
-    {
-      TableName: vehicleStateTable(),
-      IndexName: OWNER_INDEX,
-      KeyConditionExpression: '#owner = :owner',
-      ExpressionAttributeNames: { '#owner': 'owner' },
-      ExpressionAttributeValues: { ':owner': owner },
-      Select: 'COUNT',
-    },
-  ))
-    count += page.Count ?? 0;
+  for await (const page of paginateQuery({ client: documentClient() }, { ...ownedBy(owner), Select: 'COUNT' })) count += page.Count ?? 0;
   return count;
 }
 
