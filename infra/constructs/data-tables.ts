@@ -4,7 +4,7 @@ import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
 import { TABLE_OUTPUTS } from '../outputs';
-import type { VehicleStateCapacity } from '../context';
+import type { IndexPhase, VehicleStateCapacity } from '../context';
 
 /** Autoscaling keeps provisioned capacity this busy: room for a burst while the next step up is made. */
 export const TARGET_UTILIZATION_PERCENT = 70;
@@ -34,12 +34,11 @@ export class DataTables extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    options: { vehicleStateCapacity?: VehicleStateCapacity; alertIndexUpgrade?: ReadonlyMap<string, 'all' | 'absent'> } = {},
+    options: { vehicleStateCapacity?: VehicleStateCapacity; indexUpgrade?: ReadonlyMap<string, IndexPhase> } = {},
   ) {
     super(scope, id);
     const entries = (Object.entries(TABLES) as [TableKey, TableDefinition][]).map(([key, definition]) => {
       const capacity = key === 'vehicleState' ? options.vehicleStateCapacity : undefined;
-      const upgrade = key === 'alerts' ? options.alertIndexUpgrade : undefined;
       const provisioned = capacity?.mode === 'provisioned' ? capacity : undefined;
       const startingUnits = provisioned ? { readCapacity: provisioned.minCapacity, writeCapacity: provisioned.minCapacity } : {};
       const table = new Table(this, `${key[0]!.toUpperCase()}${key.slice(1)}Table`, {
@@ -55,14 +54,14 @@ export class DataTables extends Construct {
         ...(definition.stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       });
       for (const index of definition.indexes) {
-        // an upgrade moves a narrowed index in two deploys: left out, then created anew (docs/deploy.md)
-        const phase = upgrade?.get(index.indexName);
+        // an upgrade moves a changed index in two deploys: left out, then created anew (docs/deploy.md)
+        const phase = index.before === undefined ? undefined : options.indexUpgrade?.get(index.indexName);
         if (phase === 'absent') continue;
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
           ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
-          ...projectionOf(phase === 'all' ? { ...index, projection: 'ALL' } : index),
+          ...projectionOf(phase === 'asBefore' ? { ...index, projection: index.before } : index),
           ...startingUnits,
         });
       }
