@@ -53,10 +53,12 @@ export class DataTables extends Construct {
         ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
         ...(definition.stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       });
+      const built: string[] = [];
       for (const index of definition.indexes) {
         // an upgrade moves a changed index in two deploys: left out, then created anew (docs/deploy.md)
         const phase = index.before === undefined ? undefined : options.indexUpgrade?.get(index.indexName);
         if (phase === 'absent') continue;
+        built.push(index.indexName);
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
@@ -65,7 +67,7 @@ export class DataTables extends Construct {
           ...startingUnits,
         });
       }
-      if (provisioned) autoscale(table, definition, provisioned);
+      if (provisioned) autoscale(table, built, provisioned);
       // the stable key, not one derived from the construct path: `npm run admin -- --stack` reads it
       new CfnOutput(this, TABLE_OUTPUTS[key], {
         description: `DynamoDB table ${key} (${definition.envName} for \`npm run admin\`)`,
@@ -114,13 +116,13 @@ export class DataTables extends Construct {
  * Target-tracking autoscaling of a provisioned table's read and write units, and of each index's: throttled
  * writes are retried by the SDK, then left on the input queue for redelivery, so a burst shows as queue latency.
  */
-function autoscale(table: Table, definition: TableDefinition, range: { minCapacity: number; maxCapacity: number }): void {
+function autoscale(table: Table, indexNames: readonly string[], range: { minCapacity: number; maxCapacity: number }): void {
   const bounds = { minCapacity: range.minCapacity, maxCapacity: range.maxCapacity };
   const target = { targetUtilizationPercent: TARGET_UTILIZATION_PERCENT };
   table.autoScaleReadCapacity(bounds).scaleOnUtilization(target);
   table.autoScaleWriteCapacity(bounds).scaleOnUtilization(target);
-  for (const index of definition.indexes) {
-    table.autoScaleGlobalSecondaryIndexReadCapacity(index.indexName, bounds).scaleOnUtilization(target);
-    table.autoScaleGlobalSecondaryIndexWriteCapacity(index.indexName, bounds).scaleOnUtilization(target);
+  for (const indexName of indexNames) {
+    table.autoScaleGlobalSecondaryIndexReadCapacity(indexName, bounds).scaleOnUtilization(target);
+    table.autoScaleGlobalSecondaryIndexWriteCapacity(indexName, bounds).scaleOnUtilization(target);
   }
 }

@@ -155,6 +155,15 @@ describe('FleetwatchStack template', () => {
       const midway = withContext({ indexesAsBefore: 'byVehicleTime,outbox', indexesLeftOut: 'byParentTime,bySilence' }, 'FleetwatchUpgradeStep');
       expect(Object.keys(indexesOf(midway, 'alerts')).sort()).toEqual(['byDue', 'byVehicleTime', 'outbox']);
       expect(indexesOf(midway, 'vehicleState')).toEqual({ byOwner: { ProjectionType: 'KEYS_ONLY' } });
+      // provisioned capacity autoscales only the indexes built
+      const provisioned = withContext({ vehicleStateCapacity: 'provisioned', indexesLeftOut: 'bySilence' }, 'FleetwatchUpgradeProvisioned');
+      const targets = Object.values((Template.fromStack(provisioned).toJSON() as { Resources: Record<string, Resource> }).Resources).filter(
+        (resource) => resource.Type === 'AWS::ApplicationAutoScaling::ScalableTarget',
+      );
+      expect(targets.map((target) => JSON.stringify(target.Properties.ResourceId)).filter((id) => id.includes('/index/'))).toEqual([
+        expect.stringContaining('/index/byOwner'),
+        expect.stringContaining('/index/byOwner'),
+      ]);
       expect(() => withContext({ indexesLeftOut: 'byDue' }, 'FleetwatchUpgradeBadName')).toThrow(/-c indexesLeftOut="byDue"/);
       expect(() => withContext({ indexesAsBefore: 'bySilence', indexesLeftOut: 'bySilence' }, 'FleetwatchUpgradeBoth')).toThrow(
         /bySilence both in -c indexesAsBefore and -c indexesLeftOut/,
