@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Construct } from 'constructs';
 import { ConfigError, configProblems, DEFAULT_FEED_OUTAGE_MIN_VEHICLES, DEFAULT_FEED_OUTAGE_SHARE, vehicleClockSchema } from '../shared/config';
 import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
-import { TABLES } from '../shared/store/tables';
+import { TABLES, type TableDefinition } from '../shared/store/tables';
 
 /**
  * Evaluate takes up to 10 messages per invocation in a few tens of milliseconds; 100 at once keeps up with
@@ -27,11 +27,13 @@ export const DEFAULT_VEHICLE_STATE_MAX_CAPACITY = 4000;
  */
 const asText = (value: unknown) => (typeof value === 'boolean' || typeof value === 'number' ? String(value) : value === '' ? undefined : value);
 
-/** The alert indexes whose projection this version narrowed; an installation created before moves them one at a time. */
-export const NARROWED_ALERT_INDEXES = TABLES.alerts.indexes.filter((index) => typeof index.projection === 'object').map((index) => index.indexName);
+/** The indexes whose projection this version changed; an installation created before moves them one at a time. */
+export const CHANGED_INDEXES = (Object.values(TABLES) as TableDefinition[]).flatMap((table) =>
+  table.indexes.filter((index) => index.before !== undefined).map((index) => index.indexName),
+);
 
-/** A comma-separated list of narrowed alert indexes, empty by default. */
-const alertIndexList = () =>
+/** A comma-separated list of changed indexes, empty by default. */
+const changedIndexList = () =>
   z.preprocess(
     (value) =>
       typeof value === 'string'
@@ -40,7 +42,7 @@ const alertIndexList = () =>
             .map((name) => name.trim())
             .filter(Boolean)
         : (value ?? []),
-    z.array(z.enum(NARROWED_ALERT_INDEXES as [string, ...string[]])),
+    z.array(z.enum(CHANGED_INDEXES as [string, ...string[]])),
   );
 
 const onOff = (fallback: 'true' | 'false') =>
@@ -93,11 +95,11 @@ export const contextSchema = z.object({
     .describe(
       'With `vehicleStateCapacity=provisioned`: the most read and write units autoscaling gives the vehicle-state table and each of its indexes (at least `vehicleStateMinCapacity`).',
     ),
-  alertIndexesAsBefore: alertIndexList().describe(
-    'Upgrade only (docs/deploy.md): alert indexes still built with their earlier projection of the whole alert, comma-separated (`byParentTime`, `byVehicleTime`, `outbox`).',
+  indexesAsBefore: changedIndexList().describe(
+    `Upgrade only (docs/deploy.md): indexes still built with their earlier projection, comma-separated (${CHANGED_INDEXES.map((name) => `\`${name}\``).join(', ')}).`,
   ),
-  alertIndexesLeftOut: alertIndexList().describe(
-    'Upgrade only (docs/deploy.md): alert indexes left out for one deploy, so that the next creates them anew; their readers fail meanwhile.',
+  indexesLeftOut: changedIndexList().describe(
+    'Upgrade only (docs/deploy.md): indexes left out for one deploy, so that the next creates them anew; their readers fail meanwhile.',
   ),
   feedOutageShare: z
     .preprocess(asText, z.coerce.number().min(0).max(1).default(DEFAULT_FEED_OUTAGE_SHARE))
@@ -114,13 +116,15 @@ export const contextSchema = z.object({
 
 export type StackContext = z.infer<typeof contextSchema>;
 
-/** How each narrowed alert index is built during an upgrade: as before (`all`), or not at all (`absent`). */
-export function alertIndexUpgrade(context: StackContext): Map<string, 'all' | 'absent'> {
-  const both = context.alertIndexesAsBefore.filter((name) => context.alertIndexesLeftOut.includes(name));
-  if (both.length > 0) throw new ConfigError(`invalid CDK context: ${both.join(', ')} both in -c alertIndexesAsBefore and -c alertIndexesLeftOut`);
+/** How each changed index is built during an upgrade: with its earlier projection (`asBefore`), or not at all (`absent`). */
+export type IndexPhase = 'asBefore' | 'absent';
+
+export function indexUpgrade(context: StackContext): Map<string, IndexPhase> {
+  const both = context.indexesAsBefore.filter((name) => context.indexesLeftOut.includes(name));
+  if (both.length > 0) throw new ConfigError(`invalid CDK context: ${both.join(', ')} both in -c indexesAsBefore and -c indexesLeftOut`);
   return new Map([
-    ...context.alertIndexesAsBefore.map((name) => [name, 'all'] as const),
-    ...context.alertIndexesLeftOut.map((name) => [name, 'absent'] as const),
+    ...context.indexesAsBefore.map((name) => [name, 'asBefore'] as const),
+    ...context.indexesLeftOut.map((name) => [name, 'absent'] as const),
   ]);
 }
 

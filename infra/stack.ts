@@ -26,7 +26,7 @@ import { TelegramSecret } from './constructs/telegram-secret';
 import { makeThrowaway } from './constructs/throwaway';
 import type { VehicleClock } from '../shared/config';
 import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
-import { alertIndexUpgrade, stackContext, vehicleStateCapacity, type StackContext } from './context';
+import { indexUpgrade, stackContext, vehicleStateCapacity, type StackContext } from './context';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -128,7 +128,7 @@ export class FleetwatchStack extends Stack {
     const parameters = new DeployParameters(this);
     const data = new DataTables(this, 'DataTables', {
       vehicleStateCapacity: vehicleStateCapacity(context),
-      alertIndexUpgrade: alertIndexUpgrade(context),
+      indexUpgrade: indexUpgrade(context),
     });
     const queues = new MessageQueues(this, 'Queues', {
       evaluateTimeout: FUNCTION_TIMEOUTS.evaluate,

@@ -4,7 +4,7 @@ import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
 import { TABLE_OUTPUTS } from '../outputs';
-import type { VehicleStateCapacity } from '../context';
+import type { IndexPhase, VehicleStateCapacity } from '../context';
 
 /** Autoscaling keeps provisioned capacity this busy: room for a burst while the next step up is made. */
 export const TARGET_UTILIZATION_PERCENT = 70;
@@ -34,12 +34,11 @@ export class DataTables extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    options: { vehicleStateCapacity?: VehicleStateCapacity; alertIndexUpgrade?: ReadonlyMap<string, 'all' | 'absent'> } = {},
+    options: { vehicleStateCapacity?: VehicleStateCapacity; indexUpgrade?: ReadonlyMap<string, IndexPhase> } = {},
   ) {
     super(scope, id);
     const entries = (Object.entries(TABLES) as [TableKey, TableDefinition][]).map(([key, definition]) => {
       const capacity = key === 'vehicleState' ? options.vehicleStateCapacity : undefined;
-      const upgrade = key === 'alerts' ? options.alertIndexUpgrade : undefined;
       const provisioned = capacity?.mode === 'provisioned' ? capacity : undefined;
       const startingUnits = provisioned ? { readCapacity: provisioned.minCapacity, writeCapacity: provisioned.minCapacity } : {};
       const table = new Table(this, `${key[0]!.toUpperCase()}${key.slice(1)}Table`, {
@@ -54,19 +53,21 @@ export class DataTables extends Construct {
         ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
         ...(definition.stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       });
+      const built: string[] = [];
       for (const index of definition.indexes) {
-        // an upgrade moves a narrowed index in two deploys: left out, then created anew (docs/deploy.md)
-        const phase = upgrade?.get(index.indexName);
+        // an upgrade moves a changed index in two deploys: left out, then created anew (docs/deploy.md)
+        const phase = index.before === undefined ? undefined : options.indexUpgrade?.get(index.indexName);
         if (phase === 'absent') continue;
+        built.push(index.indexName);
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
           ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
-          ...projectionOf(phase === 'all' ? { ...index, projection: 'ALL' } : index),
+          ...projectionOf(phase === 'asBefore' ? { ...index, projection: index.before } : index),
           ...startingUnits,
         });
       }
-      if (provisioned) autoscale(table, definition, provisioned);
+      if (provisioned) autoscale(table, built, provisioned);
       // the stable key, not one derived from the construct path: `npm run admin -- --stack` reads it
       new CfnOutput(this, TABLE_OUTPUTS[key], {
         description: `DynamoDB table ${key} (${definition.envName} for \`npm run admin\`)`,
@@ -115,13 +116,13 @@ export class DataTables extends Construct {
  * Target-tracking autoscaling of a provisioned table's read and write units, and of each index's: throttled
  * writes are retried by the SDK, then left on the input queue for redelivery, so a burst shows as queue latency.
  */
-function autoscale(table: Table, definition: TableDefinition, range: { minCapacity: number; maxCapacity: number }): void {
+function autoscale(table: Table, indexNames: readonly string[], range: { minCapacity: number; maxCapacity: number }): void {
   const bounds = { minCapacity: range.minCapacity, maxCapacity: range.maxCapacity };
   const target = { targetUtilizationPercent: TARGET_UTILIZATION_PERCENT };
   table.autoScaleReadCapacity(bounds).scaleOnUtilization(target);
   table.autoScaleWriteCapacity(bounds).scaleOnUtilization(target);
-  for (const index of definition.indexes) {
-    table.autoScaleGlobalSecondaryIndexReadCapacity(index.indexName, bounds).scaleOnUtilization(target);
-    table.autoScaleGlobalSecondaryIndexWriteCapacity(index.indexName, bounds).scaleOnUtilization(target);
+  for (const indexName of indexNames) {
+    table.autoScaleGlobalSecondaryIndexReadCapacity(indexName, bounds).scaleOnUtilization(target);
+    table.autoScaleGlobalSecondaryIndexWriteCapacity(indexName, bounds).scaleOnUtilization(target);
   }
 }

@@ -9,6 +9,8 @@ export interface KeyAttribute {
   type: AttributeType;
 }
 
+export type Projection = 'ALL' | 'KEYS_ONLY' | { include: readonly string[] };
+
 export interface IndexDefinition {
   indexName: string;
   partitionKey: KeyAttribute;
@@ -17,7 +19,13 @@ export interface IndexDefinition {
    * Attributes copied into the index; ALL unless told. An index is written only when a write changes its keys or
    * an attribute it holds, so KEYS_ONLY, or `include` (the keys and the attributes named), keeps other writes off it.
    */
-  projection?: 'ALL' | 'KEYS_ONLY' | { include: readonly string[] };
+  projection?: Projection;
+  /**
+   * The projection an installation from before this version built, when it differs: DynamoDB cannot change it in
+   * place, so an upgrade keeps it, then leaves the index out, then creates it anew (docs/deploy.md). The names of
+   * the indexes that declare it are unique across the tables: the upgrade's CDK context keys name them alone.
+   */
+  before?: Projection;
 }
 
 /**
@@ -70,6 +78,7 @@ export const TABLES = {
         partitionKey: { name: 'silenceShard', type: 'S' },
         sortKey: { name: 'silentAt', type: 'N' },
         projection: { include: ['owner'] },
+        before: 'KEYS_ONLY',
       },
       { indexName: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'vehicleId', type: 'N' }, projection: 'KEYS_ONLY' },
     ],
@@ -90,6 +99,7 @@ export const TABLES = {
         partitionKey: { name: 'parentId', type: 'S' },
         sortKey: { name: 'timeKey', type: 'S' },
         projection: { include: HISTORY_FILTER_ATTRIBUTES },
+        before: 'ALL',
       },
       {
         indexName: 'byVehicleTime',
@@ -97,12 +107,14 @@ export const TABLES = {
         sortKey: { name: 'timeKey', type: 'S' },
         // a vehicle's partition may hold alerts of clients the caller does not see
         projection: { include: [...HISTORY_FILTER_ATTRIBUTES, 'parentId'] },
+        before: 'ALL',
       },
       {
         indexName: 'outbox',
         partitionKey: { name: 'outbox', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: { include: OUTBOX_ATTRIBUTES },
+        before: 'ALL',
       },
       { indexName: 'byDue', partitionKey: { name: 'dueShard', type: 'S' }, sortKey: { name: 'dueAt', type: 'S' }, projection: 'KEYS_ONLY' },
     ],

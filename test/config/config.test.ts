@@ -9,7 +9,7 @@ import {
   telegramSchema,
   vehicleClockConfig,
 } from '../../shared/config';
-import { stackContext } from '../../infra/context';
+import { CHANGED_INDEXES, stackContext } from '../../infra/context';
 import { webhookRetryBaseSeconds } from '../../shared/delivery/retry-backoff';
 import { outboxAgeMs, outboxMaxAttempts } from '../../shared/pipeline/sweep/outbox-pass';
 import { ruleCacheBytes } from '../../shared/pipeline/rule-cache';
@@ -95,8 +95,8 @@ describe('configuration schemas', () => {
       vehicleStateCapacity: 'onDemand',
       vehicleStateMinCapacity: 5,
       vehicleStateMaxCapacity: 4000,
-      alertIndexesAsBefore: [],
-      alertIndexesLeftOut: [],
+      indexesAsBefore: [],
+      indexesLeftOut: [],
       feedOutageShare: 0.5,
       feedOutageMinVehicles: 50,
       throwaway: false,
@@ -111,6 +111,13 @@ describe('configuration schemas', () => {
     expect(() => context({ feedOutageMinVehicles: '0' })).toThrow(/-c feedOutageMinVehicles="0"/);
     expect(() => context({ sesMaxSendRate: 'fast' })).toThrow(/-c sesMaxSendRate="fast": .*\(The account's SES maximum send rate/);
     expect(() => context({ vehicleStateCapacity: 'reserved' })).toThrow(/-c vehicleStateCapacity="reserved"/);
-    expect(context({ alertIndexesAsBefore: 'byParentTime, outbox' }).alertIndexesAsBefore).toEqual(['byParentTime', 'outbox']);
+    expect(context({ indexesAsBefore: 'byParentTime, outbox' }).indexesAsBefore).toEqual(['byParentTime', 'outbox']);
+    expect(context({ indexesLeftOut: 'bySilence,byVehicleTime' }).indexesLeftOut).toEqual(['bySilence', 'byVehicleTime']);
+    expect(() => context({ indexesAsBefore: 'byOwner' })).toThrow(/-c indexesAsBefore="byOwner"/);
+  });
+
+  it('names each index whose projection changed once across the tables, so the upgrade keys can name it alone', () => {
+    expect([...CHANGED_INDEXES].sort()).toEqual(['byParentTime', 'bySilence', 'byVehicleTime', 'outbox']);
+    expect(new Set(CHANGED_INDEXES).size).toBe(CHANGED_INDEXES.length);
   });
 });

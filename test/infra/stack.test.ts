@@ -123,35 +123,50 @@ describe('FleetwatchStack template', () => {
         }),
       });
     });
-    it('narrows the alert indexes to what their readers use, and during an upgrade builds them as before or leaves them out', () => {
-      const alertIndexes = (built: FleetwatchStack) => {
+    it('narrows the changed indexes to what their readers use, and during an upgrade builds them as before or leaves them out', () => {
+      const indexesOf = (built: FleetwatchStack, key: 'alerts' | 'vehicleState') => {
         const tables = Template.fromStack(built).toJSON() as { Resources: Record<string, Resource> };
-        const alerts = tables.Resources[logicalId(built.tables.tables.alerts)]!.Properties;
+        const table = tables.Resources[logicalId(built.tables.tables[key])]!.Properties;
         return Object.fromEntries(
-          (alerts.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[]).map((index) => [index.IndexName, index.Projection]),
+          (table.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[]).map((index) => [index.IndexName, index.Projection]),
         );
       };
       const withContext = (context: Record<string, string>, id: string) =>
         new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), id);
-      expect(alertIndexes(stack)).toEqual({
+      expect(indexesOf(stack, 'alerts')).toEqual({
         byParentTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state'] },
         byVehicleTime: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['stored', 'ruleId', 'state', 'parentId'] },
         outbox: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['outboxEnqueuedAt', 'outboxAttempts'] },
         byDue: { ProjectionType: 'KEYS_ONLY' },
       });
-      expect(alertIndexes(withContext({ alertIndexesAsBefore: 'byParentTime,byVehicleTime,outbox' }, 'FleetwatchUpgradeStart'))).toEqual({
+      expect(indexesOf(stack, 'vehicleState')).toEqual({
+        bySilence: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['owner'] },
+        byOwner: { ProjectionType: 'KEYS_ONLY' },
+      });
+      const start = withContext({ indexesAsBefore: 'byParentTime,byVehicleTime,outbox,bySilence' }, 'FleetwatchUpgradeStart');
+      expect(indexesOf(start, 'alerts')).toEqual({
         byParentTime: { ProjectionType: 'ALL' },
         byVehicleTime: { ProjectionType: 'ALL' },
         outbox: { ProjectionType: 'ALL' },
         byDue: { ProjectionType: 'KEYS_ONLY' },
       });
-      const midway = alertIndexes(
-        withContext({ alertIndexesAsBefore: 'byVehicleTime,outbox', alertIndexesLeftOut: 'byParentTime' }, 'FleetwatchUpgradeStep'),
+      expect(indexesOf(start, 'vehicleState')).toEqual({ bySilence: { ProjectionType: 'KEYS_ONLY' }, byOwner: { ProjectionType: 'KEYS_ONLY' } });
+      // one index of each table moves in the same deploy
+      const midway = withContext({ indexesAsBefore: 'byVehicleTime,outbox', indexesLeftOut: 'byParentTime,bySilence' }, 'FleetwatchUpgradeStep');
+      expect(Object.keys(indexesOf(midway, 'alerts')).sort()).toEqual(['byDue', 'byVehicleTime', 'outbox']);
+      expect(indexesOf(midway, 'vehicleState')).toEqual({ byOwner: { ProjectionType: 'KEYS_ONLY' } });
+      // provisioned capacity autoscales only the indexes built
+      const provisioned = withContext({ vehicleStateCapacity: 'provisioned', indexesLeftOut: 'bySilence' }, 'FleetwatchUpgradeProvisioned');
+      const targets = Object.values((Template.fromStack(provisioned).toJSON() as { Resources: Record<string, Resource> }).Resources).filter(
+        (resource) => resource.Type === 'AWS::ApplicationAutoScaling::ScalableTarget',
       );
-      expect(Object.keys(midway).sort()).toEqual(['byDue', 'byVehicleTime', 'outbox']);
-      expect(() => withContext({ alertIndexesLeftOut: 'byDue' }, 'FleetwatchUpgradeBadName')).toThrow(/-c alertIndexesLeftOut="byDue"/);
-      expect(() => withContext({ alertIndexesAsBefore: 'outbox', alertIndexesLeftOut: 'outbox' }, 'FleetwatchUpgradeBoth')).toThrow(
-        /outbox both in -c alertIndexesAsBefore and -c alertIndexesLeftOut/,
+      expect(targets.map((target) => JSON.stringify(target.Properties.ResourceId)).filter((id) => id.includes('/index/'))).toEqual([
+        expect.stringContaining('/index/byOwner'),
+        expect.stringContaining('/index/byOwner'),
+      ]);
+      expect(() => withContext({ indexesLeftOut: 'byDue' }, 'FleetwatchUpgradeBadName')).toThrow(/-c indexesLeftOut="byDue"/);
+      expect(() => withContext({ indexesAsBefore: 'bySilence', indexesLeftOut: 'bySilence' }, 'FleetwatchUpgradeBoth')).toThrow(
+        /bySilence both in -c indexesAsBefore and -c indexesLeftOut/,
       );
     });
 
