@@ -13,20 +13,13 @@ import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleClock } from '../../shared/config';
 import type { VehicleState } from '../../shared/store/vehicle-state-store';
-import { resolveRules } from '../support/resolve-rules';
 import { storedRule, T0, terminalMessage } from './support';
+import { speedingAndSilenceVehicle } from './speeding-silence-vehicle';
+import { resolveRules } from '../support/resolve-rules';
 
 /** The pure part of evaluation: what is written, and when, for one vehicle. */
 const evaluatorFor: EvaluatorLookup = (type) => RULE_EVALUATORS[type];
-/** Vehicle 1's rules as evaluate resolves them (RuleCache); none starts or ends within these tests' minutes. */
-const vehicle = await resolveRules(
-  [
-    storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '0' } }),
-    storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes: '5' } }),
-  ],
-  1,
-  T0,
-);
+const vehicle = speedingAndSilenceVehicle;
 
 function message(second: number, speed: number): TerminalMessage {
   return terminalMessageSchema.parse(terminalMessage(1, second, speed));

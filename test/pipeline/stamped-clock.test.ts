@@ -11,8 +11,8 @@ import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleClock } from '../../shared/config';
 import type { VehicleState } from '../../shared/store/vehicle-state-store';
-import { resolveRules } from '../support/resolve-rules';
-import { storedRule, T0, terminalMessage } from './support';
+import { T0, terminalMessage } from './support';
+import { speedingAndSilenceVehicle } from './speeding-silence-vehicle';
 
 /**
  * The producer-stamped clock, pure: a message carrying `previousDeviceTime` (the newest device time its producer
@@ -20,15 +20,7 @@ import { storedRule, T0, terminalMessage } from './support';
  * messages is written with heartbeats only, whichever clock is configured.
  */
 const evaluatorFor: EvaluatorLookup = (type) => RULE_EVALUATORS[type];
-/** Speeding at once over 90 km/h, and connection loss after 5 minutes (a heartbeat every minute). */
-const vehicle = await resolveRules(
-  [
-    storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '0' } }),
-    storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes: '5' } }),
-  ],
-  1,
-  T0,
-);
+const vehicle = speedingAndSilenceVehicle;
 const iso = (second: number) => new Date(T0 + second * 1000).toISOString();
 
 /** A message at `second`, stamped with the producer's previous device time when `previous` is given. */
