@@ -109,6 +109,14 @@ async function endpointClient(endpointId: string, caller: Caller): Promise<strin
   return clientId;
 }
 
+/** The endpoint with its secrets, for a caller whose scope holds its client; 404 otherwise. */
+async function scopedEndpoint(endpointId: string, caller: Caller) {
+  const clientId = await endpointClient(endpointId, caller);
+  const endpoint = await getWebhookWithSecrets(clientId, endpointId);
+  if (!endpoint) throw notFound(`webhook ${endpointId}`);
+  return { clientId, endpoint };
+}
+
 /**
  * Webhook endpoints of a client: each alert of the client's rules with `toClient` is POSTed, signed, to each
  * of its enabled endpoints. An endpoint belongs to one client; any other client's endpoint answers 404.
@@ -209,9 +217,7 @@ export const webhookRoutes = [
     examples: { body: webhookUpdateExample, response: webhookUpdatedExample },
     errors: [403, 404],
     async handle({ params, body, caller, now }) {
-      const clientId = await endpointClient(params.id, caller);
-      const current = await getWebhookWithSecrets(clientId, params.id);
-      if (!current) throw notFound(`webhook ${params.id}`);
+      const { clientId, endpoint: current } = await scopedEndpoint(params.id, caller);
       if (body.signatureScheme === 'standard' && !signingSecrets(current, now).every(isStandardSecret)) {
         throw validationError([
           { path: 'signatureScheme', message: 'the secret predates Standard Webhooks: rotate it (POST /api/v3/webhooks/{id}/rotate-secret) first' },
@@ -269,9 +275,7 @@ export const webhookRoutes = [
     examples: { response: webhookPingExample },
     errors: [403, 404],
     async handle({ params, caller, now }) {
-      const clientId = await endpointClient(params.id, caller);
-      const endpoint = await getWebhookWithSecrets(clientId, params.id);
-      if (!endpoint) throw notFound(`webhook ${params.id}`);
+      const { endpoint } = await scopedEndpoint(params.id, caller);
       const wait = await takeClientRequest(caller.user.parentId, now, PINGS_PER_CLIENT_PER_MINUTE, 'ping');
       if (wait > 0) throw tooManyRequests(wait, `at most ${PINGS_PER_CLIENT_PER_MINUTE} webhook pings per minute for your client`);
       const answer = await pingWebhook(endpoint, now);
@@ -301,8 +305,7 @@ export const webhookRoutes = [
     examples: { body: webhookDeliveriesQueryExample, response: webhookDeliveriesExample },
     errors: [404],
     async handle({ params, body, caller }) {
-      const clientId = await endpointClient(params.id, caller);
-      if (!(await getWebhookWithSecrets(clientId, params.id))) throw notFound(`webhook ${params.id}`);
+      await scopedEndpoint(params.id, caller);
       const before = body.nextToken === undefined ? undefined : await decodeWebhookLogToken(body.nextToken, params.id, body.status);
       const page = await listWebhookAttempts(params.id, { status: body.status, before, limit: DELIVERY_LOG_PAGE });
       const nextToken = page.next === null ? null : await encodeWebhookLogToken(page.next, params.id, body.status);
@@ -330,9 +333,7 @@ export const webhookRoutes = [
     examples: { body: redeliverExample, response: redeliveredExample },
     errors: [403, 404],
     async handle({ params, body, caller, now }) {
-      const clientId = await endpointClient(params.id, caller);
-      const endpoint = await getWebhookWithSecrets(clientId, params.id);
-      if (!endpoint) throw notFound(`webhook ${params.id}`);
+      const { endpoint } = await scopedEndpoint(params.id, caller);
       const alerts = await alertsToRedeliver(endpoint, body);
       return { body: { items: await redeliverWebhook(endpoint, alerts, now) } };
     },
