@@ -82,23 +82,33 @@ export function silenceDeadline(state: VehicleState, rules: readonly CompiledRul
   return silenceWindow(state, rules, clock)?.deadline ?? null;
 }
 
-/**
- * The deadline, and how much earlier a stored deadline may stay: half the smallest limit. A vehicle that keeps
- * reporting moves its deadline (an index write) only once it has drifted that far, not with every heartbeat;
- * one that falls silent is looked at by the sweep at most that much early, and its deadline moved then. A slack
- * of the whole limit saves about 0.03 write units a message more, but lets the deadlines of vehicles that still
- * report fall due, which the sweep would take for vehicles falling silent (feed-outage.ts counts those).
- */
-export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): { deadline: number; slack: number } | null {
-  const deadline = earliestSilence(state, rules, clock);
-  if (deadline === null) return null;
-  return { deadline, slack: Math.min(...silenceLimitsMs(rules)) / 2 };
+/** A deadline window: the deadline, how much earlier a stored one may stay, and how far ahead it must still be. */
+export interface SilenceWindow {
+  deadline: number;
+  slack: number;
+  guard: number;
 }
 
-/** The deadline to store: the one stored while it is due no later than the new one, and not too early. */
-export function deadlineToStore(stored: number | null, window: { deadline: number; slack: number } | null, now: number): number | null {
+/**
+ * The deadline, and when a stored deadline may stay instead of being moved (an index write): while it is due no
+ * later than the new one and at most the smallest limit earlier (the slack), and while it is still at least a
+ * quarter of that limit ahead (the guard). A vehicle that keeps reporting then moves its deadline about once per
+ * limit instead of with every heartbeat. The guard keeps the deadlines of reporting vehicles from passing between
+ * two of their writes, since the sweep counts passed deadlines as vehicles falling silent (feed-outage.ts): a
+ * vehicle reporting at least every quarter limit is never found due. One that falls silent is looked at by the
+ * sweep at most the slack early, and its deadline moved then.
+ */
+export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): SilenceWindow | null {
+  const deadline = earliestSilence(state, rules, clock);
+  if (deadline === null) return null;
+  const limit = Math.min(...silenceLimitsMs(rules));
+  return { deadline, slack: limit, guard: limit / 4 };
+}
+
+/** The deadline to store: the one stored while the window lets it stay. */
+export function deadlineToStore(stored: number | null, window: SilenceWindow | null, now: number): number | null {
   if (window === null) return null;
-  const keep = stored !== null && stored > now && stored <= window.deadline && stored >= window.deadline - window.slack;
+  const keep = stored !== null && stored > now + window.guard && stored <= window.deadline && stored >= window.deadline - window.slack;
   return keep ? stored : window.deadline;
 }
 

@@ -7,6 +7,9 @@ import { countSqsRequests } from '../support/count-sqs-requests';
 import { captureOutput } from '../support/replay-output';
 import { projectRules } from '../support/project-rules';
 import { PARENT_ID, getAlertItem, putUser, putVehicle } from '../delivery/support/fixtures';
+import { SesQuotaStub } from '../delivery/support/ses-quota-stub';
+import { sesClient } from '../../shared/aws/ses';
+import { sendQuota } from '../../shared/channels/email/send-quota';
 import { alertsInTable, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
 
 /**
@@ -22,6 +25,10 @@ import { alertsInTable, invoke, putRule, sqsRecord, storedRule, T0, terminalMess
  * - SQS: the deliveries queue requests evaluate makes to enqueue, and those of the deliver side (receive and
  *   delete, as the event source mapping makes them, and any the function makes itself).
  * Units are billed units (CapacityCounter.billedWriteUnits: a transaction's index writes once).
+ *
+ * SES's GetAccount is answered by SesQuotaStub (the SES emulator has no quotas, and refuses the call), so that the
+ * deliver function reads the quota and logs as it does deployed. The scenario's clock passes the quota's cache
+ * interval between alerts, so every invocation reads it: deployed, one instance reads it once a minute.
  */
 export interface DeliveryCost {
   alerts: number;
@@ -62,6 +69,9 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
   const deliver = createDeliverHandler({ clock: () => now }) as unknown as SqsHandler;
   const capacity = countCapacity();
   const sqs = countSqsRequests();
+  const quota = new SesQuotaStub();
+  quota.install(sesClient());
+  sendQuota.reset();
   const totals = {
     alerts: 0,
     createRead: 0,
@@ -122,6 +132,8 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
   } finally {
     capacity.detach();
     sqs.detach();
+    quota.uninstall(sesClient());
+    sendQuota.reset();
   }
   const alertIds = (await alertsInTable()).filter((alert) => vehicleIds.includes(alert.vehicleId as number)).map((alert) => String(alert.alertId));
   let emails = 0;

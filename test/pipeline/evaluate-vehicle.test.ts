@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   deadlineToStore,
+  silenceWindow,
   evaluateVehicle,
   heartbeatIntervalMs,
   MAX_HEARTBEAT_INTERVAL_MS,
@@ -125,16 +126,39 @@ describe('evaluating one vehicle', () => {
     expect(silenceDeadline(stored(), rules, 'exact')).toBe(T0 + 100_000 + 5 * 60_000);
   });
 
-  it('keeps a stored deadline while it is due no later than the new one and at most the slack earlier', () => {
-    const window = { deadline: T0 + 40 * 60_000, slack: 15 * 60_000 };
-    // a heartbeat moved the deadline by 3 minutes: the index entry stays
+  it('keeps a stored deadline while it is due no later than the new one, at most the slack earlier and still beyond the guard', () => {
+    // a 30-minute limit: the slack is the whole limit, the guard a quarter of it
+    const window = { deadline: T0 + 40 * 60_000, slack: 30 * 60_000, guard: 7.5 * 60_000 };
+    // heartbeats moved the deadline by 3 and by 25 minutes: the index entry stays
     expect(deadlineToStore(T0 + 37 * 60_000, window, T0)).toBe(T0 + 37 * 60_000);
+    expect(deadlineToStore(T0 + 15 * 60_000, window, T0)).toBe(T0 + 15 * 60_000);
     // drifted by more than the slack, later than the new deadline, or already passed: moved
-    expect(deadlineToStore(T0 + 20 * 60_000, window, T0)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 9 * 60_000, window, T0)).toBe(window.deadline);
     expect(deadlineToStore(T0 + 45 * 60_000, window, T0)).toBe(window.deadline);
     expect(deadlineToStore(T0 + 37 * 60_000, window, T0 + 38 * 60_000)).toBe(window.deadline);
+    // due within the guard: moved before it can pass between two writes of a vehicle that still reports
+    expect(deadlineToStore(T0 + 15 * 60_000, window, T0 + 8 * 60_000)).toBe(window.deadline);
+    expect(deadlineToStore(T0 + 15 * 60_000, window, T0 + 7 * 60_000)).toBe(T0 + 15 * 60_000);
     expect(deadlineToStore(null, window, T0)).toBe(window.deadline);
     expect(deadlineToStore(T0 + 37 * 60_000, null, T0)).toBeNull();
+  });
+
+  it('moves the deadline of a vehicle reporting every 30 s about once per limit, and never lets it pass', () => {
+    const limitMs = 5 * 60_000;
+    const storedState = stored;
+    let deadline: number | null = null;
+    let moves = 0;
+    for (let second = 0; second < 3_600; second += 30) {
+      const seen = T0 + second * 1_000;
+      const state = storedState({ lastSeenAt: seen, lastDeviceTime: new Date(seen).toISOString() });
+      if (deadline !== null) expect(deadline).toBeGreaterThan(seen);
+      const next = deadlineToStore(deadline, silenceWindow(state, vehicle.rules, 'exact'), seen);
+      if (next !== deadline) moves++;
+      deadline = next;
+    }
+    // a 5-minute limit: every 5 minutes less the guard, not with each of the 120 messages
+    expect(moves).toBeLessThanOrEqual(Math.ceil(3_600_000 / (limitMs - limitMs / 4)) + 1);
+    expect(moves).toBeGreaterThan(3_600_000 / limitMs - 1);
   });
 
   it('writes a rule state change at once, whatever the heartbeat interval', () => {

@@ -27,6 +27,10 @@ export class SesQuotaStub {
     );
   }
 
+  uninstall(client: SESv2Client): void {
+    client.middlewareStack.remove('fleetwatchSesQuotaStub');
+  }
+
   /** The account has sent `percent` of its 24-hour quota. */
   used(percent: number): void {
     this.quota = { ...this.quota, SentLast24Hours: Math.round((this.quota.Max24HourSend * percent) / 100) };
