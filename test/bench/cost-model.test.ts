@@ -8,6 +8,7 @@ const measured: Measured = {
     writeUnitsPerMessage: 1.2,
     vehicleTableReadUnitsPerMessage: 0.5,
     vehicleTableWriteUnitsPerMessage: 1,
+    vehicleIndexWriteUnitsPerMessage: { bySilence: 0.1 },
     alertsPerMessage: 1 / 120,
     ms: { fixed: 20, perMessage: 5 },
     cpuMs: { fixed: 4, perMessage: 1 },
@@ -44,15 +45,23 @@ describe('the cost model', () => {
     expect(atOne.sqs - atTen.sqs).toBeCloseTo(2 * 86_400_000 * 0.9 * PRICES.sqsFifoPerRequest, 6);
   });
 
-  it('prices the vehicle-state table as provisioned capacity at 70% utilization', () => {
+  it('prices the vehicle-state table as provisioned capacity at 70% utilization, each index at least its minimum', () => {
     const onDemand = monthlyCost(measured, { ...recommended, vehicleTable: 'onDemand' });
     const provisioned = monthlyCost(measured, recommended);
-    const messagesPerSecond = 1_000 / 30;
-    const capacity = (messagesPerSecond / 0.7) * 720 * (1 * PRICES.dynamoPerWcuHour + 0.5 * PRICES.dynamoPerRcuHour);
+    // the deployment's 10,000 vehicles, a tenth of it for 1,000: the table and bySilence follow their traffic,
+    // byOwner (no message writes it) and the indexes' reads sit at the minimum of 5 units
+    const perSecond = 10_000 / 30;
+    const hourly = (read: number, write: number) => 720 * (read * PRICES.dynamoPerRcuHour + write * PRICES.dynamoPerWcuHour);
+    const capacity = hourly((perSecond * 0.5) / 0.7, (perSecond * 0.9) / 0.7) + hourly(5, Math.max(5, (perSecond * 0.1) / 0.7)) + hourly(5, 5);
     // the other tables' writes stay on demand, less the alerts' creation, which delivery prices
     const rest = 86_400_000 * (0.2 - 6 / 120) * PRICES.dynamoPerWriteUnit;
-    expect(provisioned.dynamo).toBeCloseTo(capacity + rest, 6);
+    expect(provisioned.dynamo).toBeCloseTo(capacity / 10 + rest, 6);
     expect(onDemand.dynamo).toBeCloseTo(86_400_000 * (0.5 * PRICES.dynamoPerReadUnit + (1.2 - 6 / 120) * PRICES.dynamoPerWriteUnit), 6);
+    // a deployment of 1,000 vehicles alone pays its minimums whole
+    const small = monthlyCost(measured, recommended, { vehicles: 1_000, fixedCostFleet: 1_000 });
+    const smallCapacity =
+      hourly(((1_000 / 30) * 0.5) / 0.7, ((1_000 / 30) * 0.9) / 0.7) + hourly(5, Math.max(5, ((1_000 / 30) * 0.1) / 0.7)) + hourly(5, 5);
+    expect(small.dynamo).toBeCloseTo(smallCapacity + rest, 6);
   });
 
   it('includes an alert per vehicle-hour delivered and the fixed costs shared by 10,000 vehicles, the SES fee apart', () => {
@@ -73,6 +82,13 @@ describe('the cost model', () => {
       (400 / 1024 ** 3) * PRICES.logsPerGb;
     expect(month.delivery).toBeCloseTo(720_000 * perAlert, 6);
     expect(monthlyCost(measured, recommended, { vehicles: 10_000, fixedCostFleet: 10_000 }).fixed).toBe(15);
+  });
+
+  it("shares the sweep's minute runs by the fleet, like the fixed costs", () => {
+    const run = PRICES.lambdaPerInvocation + 0.005 * PRICES.lambdaPerGbSecond;
+    // 43,200 runs a month for a deployment, a tenth of them for 1,000 of its 10,000 vehicles
+    expect(monthlyCost(measured, recommended).sweep).toBeCloseTo((43_200 * run) / 10, 9);
+    expect(monthlyCost(measured, recommended, { vehicles: 1_000, fixedCostFleet: 1_000 }).sweep).toBeCloseTo(43_200 * run, 9);
   });
 
   it('splits handler time into what every invocation pays and what each message adds', () => {

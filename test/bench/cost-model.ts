@@ -1,4 +1,6 @@
 import { PRICES } from './prices';
+import { TABLES } from '../../shared/store/tables';
+import { DEFAULT_VEHICLE_STATE_MIN_CAPACITY } from '../../infra/context';
 
 /**
  * What a fleet costs for a month (30 days) when each vehicle reports once every 30 s and raises one alert an hour
@@ -22,6 +24,9 @@ export const ALERTS_PER_VEHICLE_HOUR = 1;
 export const FIXED_COST_FLEET = 10_000;
 /** Provisioned capacity autoscaling's target utilization: capacity = units per second ÷ target. */
 export const AUTOSCALING_TARGET = 0.7;
+/** Autoscaling's floor for the table and for each of its indexes, read and write (`-c vehicleStateMinCapacity`). */
+export const PROVISIONED_MIN_CAPACITY = DEFAULT_VEHICLE_STATE_MIN_CAPACITY;
+const VEHICLE_STATE_INDEXES = TABLES.vehicleState.indexes.map((index) => index.indexName);
 
 export const messagesPerMonth = (vehicles: number = VEHICLES) => (vehicles * MONTH_S) / MESSAGE_INTERVAL_S;
 export const alertsPerMonth = (vehicles: number = VEHICLES) => vehicles * MONTH_HOURS * ALERTS_PER_VEHICLE_HOUR;
@@ -69,9 +74,11 @@ export interface MeasuredEvaluate {
   /** DynamoDB units per message, reads and writes, the alerts the measured fleet raised included. */
   readUnitsPerMessage: number;
   writeUnitsPerMessage: number;
-  /** The part of them spent on the vehicle-state table. */
+  /** The part of them spent on the vehicle-state table, its indexes included. */
   vehicleTableReadUnitsPerMessage: number;
   vehicleTableWriteUnitsPerMessage: number;
+  /** Of those writes, each index's (by index name; an index no message writes is left out). */
+  vehicleIndexWriteUnitsPerMessage: Record<string, number>;
   /** Alerts the measured fleet raised per message: their creation is priced with delivery instead. */
   alertsPerMessage: number;
   /** Handler time, ms, wall and of it CPU time, on the measuring machine, and bytes logged (log lines and EMF metrics) per invocation. */
@@ -140,6 +147,29 @@ export interface CostBreakdown {
   overFloor: number;
 }
 
+/**
+ * The vehicle-state table's provisioned capacity for a deployment of `fleet` vehicles, a month: the table and each
+ * of its indexes is its own pool, autoscaled to its units per second ÷ the target but never below the autoscaling
+ * minimum. An index no message writes (`byOwner`), and the indexes' reads (the sweep's few queries), sit at that
+ * minimum.
+ */
+export function provisionedUsd(evaluate: MeasuredEvaluate, fleet: number): number {
+  const perSecond = messagesPerMonth(fleet) / MONTH_S;
+  const capacity = (unitsPerMessage: number) => Math.max(PROVISIONED_MIN_CAPACITY, (perSecond * unitsPerMessage) / AUTOSCALING_TARGET);
+  const indexWrites = VEHICLE_STATE_INDEXES.map((index) => evaluate.vehicleIndexWriteUnitsPerMessage[index] ?? 0);
+  const pools = [
+    {
+      read: evaluate.vehicleTableReadUnitsPerMessage,
+      write: evaluate.vehicleTableWriteUnitsPerMessage - indexWrites.reduce((sum, units) => sum + units, 0),
+    },
+    ...indexWrites.map((write) => ({ read: 0, write })),
+  ];
+  return pools.reduce(
+    (sum, pool) => sum + MONTH_HOURS * (capacity(pool.read) * PRICES.dynamoPerRcuHour + capacity(pool.write) * PRICES.dynamoPerWcuHour),
+    0,
+  );
+}
+
 const gbSeconds = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024);
 const logsUsd = (bytes: number) => (bytes / 1024 ** 3) * PRICES.logsPerGb;
 
@@ -177,31 +207,33 @@ export function monthlyCost(
   const createdRead = evaluate.alertsPerMessage * delivery.createReadUnits;
   const createdWrite = evaluate.alertsPerMessage * delivery.createWriteUnits;
   const onDemand = (read: number, write: number) => messages * (read * PRICES.dynamoPerReadUnit + write * PRICES.dynamoPerWriteUnit);
+  // what a deployment pays whatever its size (fixed costs, the sweep, capacity minimums) is shared by its vehicles
+  const deploymentFleet = fleet.fixedCostFleet ?? FIXED_COST_FLEET;
+  const fleetShare = vehicles / deploymentFleet;
   let dynamo: number;
   if (configuration.vehicleTable === 'onDemand') {
     dynamo = onDemand(evaluate.readUnitsPerMessage - createdRead, evaluate.writeUnitsPerMessage - createdWrite);
   } else {
-    const perSecond = messages / MONTH_S;
-    const rcu = (perSecond * evaluate.vehicleTableReadUnitsPerMessage) / AUTOSCALING_TARGET;
-    const wcu = (perSecond * evaluate.vehicleTableWriteUnitsPerMessage) / AUTOSCALING_TARGET;
     dynamo =
-      MONTH_HOURS * (rcu * PRICES.dynamoPerRcuHour + wcu * PRICES.dynamoPerWcuHour) +
+      provisionedUsd(evaluate, deploymentFleet) * fleetShare +
       onDemand(
         Math.max(0, evaluate.readUnitsPerMessage - evaluate.vehicleTableReadUnitsPerMessage - createdRead),
         Math.max(0, evaluate.writeUnitsPerMessage - evaluate.vehicleTableWriteUnitsPerMessage - createdWrite),
       );
   }
+  // the sweep runs once a minute whatever the fleet: like the fixed costs, a deployment's run is shared by its vehicles
   const sweepRuns = MONTH_S / 60;
   const sweepCost =
+    fleetShare *
     sweepRuns *
     (PRICES.lambdaPerInvocation +
       gbSeconds(sweep.msPerRun, sweep.memoryMb) * PRICES.lambdaPerGbSecond +
       sweep.unitsPerRun.read * PRICES.dynamoPerReadUnit +
       sweep.unitsPerRun.write * PRICES.dynamoPerWriteUnit);
-  const logs = logsUsd(invocations * atBatch(evaluate.logBytes, configuration.consumerBatch) + sweepRuns * sweep.logBytesPerRun);
+  const logs = logsUsd(invocations * atBatch(evaluate.logBytes, configuration.consumerBatch) + fleetShare * sweepRuns * sweep.logBytesPerRun);
   const deliveryCost = alerts * deliveryCostPerAlert(delivery);
   const sesFee = alerts * sesFeePerAlert(delivery);
-  const fixed = (measured.fixedUsdPerMonth * vehicles) / (fleet.fixedCostFleet ?? FIXED_COST_FLEET);
+  const fixed = measured.fixedUsdPerMonth * fleetShare;
   const total = sqs + evaluateLambda + dynamo + sweepCost + logs + deliveryCost + fixed;
   const sqsFloor = sqsFloorUsd(vehicles);
   return {

@@ -54,6 +54,8 @@ export interface MessageCost {
   /** The part of the units spent on the vehicle-state table (the table worth provisioning). */
   vehicleTableReadUnitsPerMessage: number;
   vehicleTableWriteUnitsPerMessage: number;
+  /** Of those writes, each of the table's indexes' (by index name), as DynamoDB bills them. */
+  vehicleIndexWriteUnitsPerMessage: Record<string, number>;
   /** Requests to the rules and geozones tables after the warm-up. */
   ruleTableUnits: number;
   msPerInvocation: number;
@@ -92,6 +94,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
     writeUnitsPerMessage: 0,
     vehicleTableReadUnitsPerMessage: 0,
     vehicleTableWriteUnitsPerMessage: 0,
+    vehicleIndexWriteUnitsPerMessage: {},
     ruleTableUnits: 0,
     msPerInvocation: 0,
     cpuMsPerInvocation: 0,
@@ -102,6 +105,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   };
   let vehicleTableReads = 0;
   let vehicleTableWrites = 0;
+  const vehicleIndexWrites: Record<string, number> = {};
   let evaluateMs = 0;
   let evaluateCpuMs = 0;
   let evaluateLogBytes = 0;
@@ -150,6 +154,10 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
         result.failures += response.batchItemFailures.length;
         result.readUnits += capacity.readUnits();
         result.writeUnits += capacity.writeUnits();
+        for (const [key, units] of Object.entries(capacity.writeUnitsByIndex())) {
+          const [table, index] = key.split('/');
+          if (table === vehicleStateTable() && index) vehicleIndexWrites[index] = (vehicleIndexWrites[index] ?? 0) + units;
+        }
         for (const [key, row] of Object.entries(capacity.byTable())) {
           const [command, table] = key.split(' ');
           if (table === RULES_TABLE || table === GEOZONES_TABLE) result.ruleTableUnits += row.units;
@@ -175,7 +183,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
           sweepMs += performance.now() - started;
           sweepLogBytes += Buffer.byteLength(output.text());
           result.sweep.runs++;
-          result.sweep.readUnits += capacity.readUnits();
+          result.sweep.readUnits += capacity.billedReadUnits();
           result.sweep.writeUnits += capacity.writeUnits();
         }
       }
@@ -189,6 +197,9 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   result.writeUnitsPerMessage = result.writeUnits / result.messages;
   result.vehicleTableReadUnitsPerMessage = vehicleTableReads / result.messages;
   result.vehicleTableWriteUnitsPerMessage = vehicleTableWrites / result.messages;
+  result.vehicleIndexWriteUnitsPerMessage = Object.fromEntries(
+    Object.entries(vehicleIndexWrites).map(([index, units]) => [index, units / result.messages]),
+  );
   result.msPerInvocation = evaluateMs / result.invocations;
   result.cpuMsPerInvocation = evaluateCpuMs / result.invocations;
   result.logBytesPerInvocation = evaluateLogBytes / result.invocations;

@@ -19,6 +19,12 @@ export interface CapacityCounter {
    * ConditionCheck at 1 KB, which holds for the small counter and URL-set items written next to a record.
    */
   billedWriteUnits(): number;
+  /**
+   * Read units as DynamoDB bills them, where DynamoDB Local reports otherwise: a GetItem, Query or Scan costs at
+   * least one read of an item up to 4 KB (half a unit eventually consistent) even when it finds nothing, which
+   * DynamoDB Local reports as 0.
+   */
+  billedReadUnits(): number;
   total(): number;
   /** Items returned by reads (GetItem, BatchGetItem, Query, Scan, TransactGetItems). */
   itemsRead(): number;
@@ -36,6 +42,8 @@ export interface CapacityCounter {
 }
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+/** Reads of one request each, billed at least one item's read. */
+const SINGLE_READS = new Set(['GetItem', 'Query', 'Scan']);
 const SUPPORTED = new Set([...READS, 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 interface Consumed {
@@ -53,6 +61,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
   let write = 0;
   let transactionIndexWrite = 0;
   let billedCorrection = 0;
+  let readFloor = 0;
   let items = 0;
   let written = 0;
   let tables: Record<string, { units: number; items: number }> = {};
@@ -71,6 +80,11 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
       const consumed = ([] as Consumed[]).concat((output.ConsumedCapacity as Consumed | Consumed[] | undefined) ?? []);
       const returned = countItems(output);
       items += READS.has(command) ? returned.total : 0;
+      if (SINGLE_READS.has(command)) {
+        const minimum = (args.input as { ConsistentRead?: boolean }).ConsistentRead ? 1 : 0.5;
+        const reported = consumed.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+        readFloor += Math.max(0, minimum - reported);
+      }
       for (const entry of consumed) {
         const units = entry.CapacityUnits ?? 0;
         if (READS.has(command)) read += units;
@@ -103,6 +117,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
     writeUnits: () => write,
     transactionIndexWriteUnits: () => transactionIndexWrite,
     billedWriteUnits: () => write + billedCorrection,
+    billedReadUnits: () => read + readFloor,
     total: () => read + write,
     itemsRead: () => items,
     itemsWritten: () => written,
@@ -113,6 +128,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
       write = 0;
       transactionIndexWrite = 0;
       billedCorrection = 0;
+      readFloor = 0;
       items = 0;
       written = 0;
       tables = {};
