@@ -89,20 +89,25 @@ export interface SilenceWindow {
   guard: number;
 }
 
+/** How long a reporting vehicle may go between two writes beyond its heartbeat interval: its next message's wait. */
+const NEXT_WRITE_MARGIN_MS = 2 * 60_000;
+
 /**
  * The deadline, and when a stored deadline may stay instead of being moved (an index write): while it is due no
- * later than the new one and at most the smallest limit earlier (the slack), and while it is still at least a
- * quarter of that limit ahead (the guard). A vehicle that keeps reporting then moves its deadline about once per
- * limit instead of with every heartbeat. The guard keeps the deadlines of reporting vehicles from passing between
- * two of their writes, since the sweep counts passed deadlines as vehicles falling silent (feed-outage.ts): a
- * vehicle reporting at least every quarter limit is never found due. One that falls silent is looked at by the
- * sweep at most the slack early, and its deadline moved then.
+ * later than the new one and at most the smallest limit earlier (the slack), and while it is still far enough
+ * ahead (the guard) not to pass before the vehicle's next write: a quarter of the limit, or the heartbeat interval
+ * and a message's wait when that is longer, but never more than half the limit. A vehicle that keeps reporting
+ * then moves its deadline about once per limit instead of with every few heartbeats, and never has it pass while
+ * it reports, which matters because the sweep counts passed deadlines as vehicles falling silent
+ * (feed-outage.ts). One that falls silent is looked at by the sweep at most the slack early, and its deadline
+ * moved then.
  */
 export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): SilenceWindow | null {
   const deadline = earliestSilence(state, rules, clock);
   if (deadline === null) return null;
   const limit = Math.min(...silenceLimitsMs(rules));
-  return { deadline, slack: limit, guard: limit / 4 };
+  const nextWrite = heartbeatIntervalMs(rules, storedClock(state, clock)) + NEXT_WRITE_MARGIN_MS;
+  return { deadline, slack: limit, guard: Math.min(limit / 2, Math.max(limit / 4, nextWrite)) };
 }
 
 /** The deadline to store: the one stored while the window lets it stay. */

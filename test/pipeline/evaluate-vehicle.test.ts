@@ -143,6 +143,26 @@ describe('evaluating one vehicle', () => {
     expect(deadlineToStore(T0 + 37 * 60_000, null, T0)).toBeNull();
   });
 
+  it("guards a quarter of the limit, or the heartbeat and a message's wait when longer, at most half the limit", async () => {
+    const guardAt = async (minutes: number) => {
+      const { rules } = await resolveRules(
+        [storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes: String(minutes) } })],
+        1,
+        T0,
+      );
+      return silenceWindow(stored(), rules, 'coalesced');
+    };
+    // 60 minutes: a heartbeat every 6 minutes and 2 of wait, shorter than a quarter of the limit
+    expect(await guardAt(60)).toMatchObject({ slack: 60 * 60_000, guard: 15 * 60_000 });
+    // 10 minutes: the heartbeat (1 minute, its least) and 2 of wait outlast a quarter
+    expect((await guardAt(10))?.guard).toBe(3 * 60_000);
+    // 4 minutes: never more than half the limit
+    expect((await guardAt(4))?.guard).toBe(2 * 60_000);
+    // the exact clock writes with every message: a message's wait alone
+    const { rules } = await resolveRules([storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], settings: { minutes: '10' } })], 1, T0);
+    expect(silenceWindow(stored(), rules, 'exact')?.guard).toBe(2.5 * 60_000);
+  });
+
   it('moves the deadline of a vehicle reporting every 30 s about once per limit, and never lets it pass', () => {
     const limitMs = 5 * 60_000;
     const storedState = stored;
@@ -156,8 +176,9 @@ describe('evaluating one vehicle', () => {
       if (next !== deadline) moves++;
       deadline = next;
     }
-    // a 5-minute limit: every 5 minutes less the guard, not with each of the 120 messages
-    expect(moves).toBeLessThanOrEqual(Math.ceil(3_600_000 / (limitMs - limitMs / 4)) + 1);
+    // a 5-minute limit, guarded by a message's wait (2 minutes): every 3 minutes, not with each of the 120 messages
+    const guardMs = 2 * 60_000;
+    expect(moves).toBeLessThanOrEqual(Math.ceil(3_600_000 / (limitMs - guardMs)) + 1);
     expect(moves).toBeGreaterThan(3_600_000 / limitMs - 1);
   });
 

@@ -55,7 +55,7 @@ describe.each(['exact', 'coalesced', 'stamped'] as const)('DynamoDB units per me
       // one consistent read of an item under 4 KB per message
       expect(cost.readUnitsPerMessage).toBeCloseTo(1, 1);
       // a 30-minute connection-loss rule: a heartbeat every 3 minutes (one message in six), which moves the
-      // silence deadline only every 30 minutes; plus the speeding episodes and their alerts
+      // silence deadline about once per limit; plus the speeding episodes and their alerts
       expect(cost.writeUnitsPerMessage).toBeLessThan(0.4);
     });
   }
