@@ -5,6 +5,7 @@ import { lambdaContext } from '../../infra/local/sqs-poller';
 import { resourcesConfig, type VehicleClock } from '../../shared/config';
 import { createAgent } from '../../shared/store/directory-store';
 import { vehicleStateTable } from '../../shared/store/vehicle-state-store';
+import { deliveryRequestSchema } from '../../shared/schemas/alert';
 import { countCapacity } from '../support/count-capacity';
 import { captureOutput } from '../support/replay-output';
 import { projectRules } from '../support/project-rules';
@@ -64,6 +65,8 @@ export interface MessageCost {
   logBytesPerInvocation: number;
   /** Alerts raised (delivery requests enqueued) after the warm-up. */
   alerts: number;
+  /** Every alert raised, warm-up included: ids derive from the events, so the same traffic raises the same ids. */
+  alertIds: string[];
   failures: number;
   sweep: { runs: number; readUnits: number; writeUnits: number; msPerRun: number; logBytesPerRun: number };
 }
@@ -100,6 +103,7 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
     cpuMsPerInvocation: 0,
     logBytesPerInvocation: 0,
     alerts: 0,
+    alertIds: [],
     failures: 0,
     sweep: { runs: 0, readUnits: 0, writeUnits: 0, msPerRun: 0, logBytesPerRun: 0 },
   };
@@ -187,11 +191,14 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
           result.sweep.writeUnits += capacity.writeUnits();
         }
       }
-      result.alerts += (await drainQueue(DELIVERIES_QUEUE_URL)).length;
+      const enqueued = (await drainQueue(DELIVERIES_QUEUE_URL)).map((message) => deliveryRequestSchema.parse(JSON.parse(message.Body ?? '')).alertId);
+      result.alertIds.push(...enqueued);
+      if (measured) result.alerts += enqueued.length;
     }
   } finally {
     capacity.detach();
   }
+  result.alertIds.sort();
   result.unitsPerMessage = (result.readUnits + result.writeUnits) / result.messages;
   result.readUnitsPerMessage = result.readUnits / result.messages;
   result.writeUnitsPerMessage = result.writeUnits / result.messages;

@@ -66,13 +66,25 @@ describe.each(['exact', 'coalesced', 'stamped'] as const)('DynamoDB units per me
  * batch of 10 carries five vehicles, so each vehicle's item is read once for its two messages.
  */
 describe('DynamoDB units per message, batches of 10, stamped, two messages of a vehicle sent together', () => {
-  let emulators: Emulators;
+  const fleet = { vehicles: 20, minutes: 40, warmUpMinutes: 10, vehicleClock: 'exact', stamped: true } as const;
+  let oneByOne: MessageCost;
   let grouped: MessageCost;
   beforeAll(async () => {
-    emulators = await startTestEmulators('pipeline-message-cost-grouped');
-    grouped = await measureMessageCost({ vehicles: 20, minutes: 40, warmUpMinutes: 10, vehicleClock: 'exact', stamped: true, messagesPerVehicle: 2 });
-  }, 300_000);
-  afterAll(async () => emulators.stop());
+    // the same fleet and traffic, each run on its own emulators: sent one by one, then two of a vehicle together
+    for (const [name, messagesPerVehicle] of [
+      ['one-by-one', 1],
+      ['grouped', 2],
+    ] as const) {
+      const emulators = await startTestEmulators(`pipeline-message-cost-${name}`);
+      try {
+        const cost = await measureMessageCost({ ...fleet, messagesPerVehicle });
+        if (messagesPerVehicle === 1) oneByOne = cost;
+        else grouped = cost;
+      } finally {
+        await emulators.stop();
+      }
+    }
+  }, 600_000);
 
   it('evaluates every message, raises the planted alerts, and reads each item once per two messages', () => {
     expect(grouped.failures).toBe(0);
@@ -81,7 +93,14 @@ describe('DynamoDB units per message, batches of 10, stamped, two messages of a 
     expect(grouped.alerts).toBeGreaterThan(0);
     // one consistent read of an item under 4 KB for the vehicle's two messages
     expect(grouped.vehicleTableReadUnitsPerMessage).toBeCloseTo(0.5, 2);
+    expect(oneByOne.vehicleTableReadUnitsPerMessage).toBeCloseTo(1, 2);
     expect(grouped.writeUnitsPerMessage).toBeLessThan(0.4);
+  });
+
+  it('raises exactly the alerts the messages sent one by one raise: grouping changes the cost, never the alerts', () => {
+    expect(oneByOne.alertIds.length).toBeGreaterThan(0);
+    expect(new Set(grouped.alertIds).size).toBe(grouped.alertIds.length);
+    expect(grouped.alertIds).toEqual(oneByOne.alertIds);
   });
 
   it('measures the CPU time of each invocation within its wall time', () => {
