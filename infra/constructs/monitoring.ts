@@ -280,7 +280,7 @@ export class Monitoring extends Construct {
     dashboard.addWidgets(...trafficWidgets(props.queues));
     dashboard.addWidgets(...queueAndApiWidgets(props.queues, props.apiStage));
     dashboard.addWidgets(...functionWidgets(props.functions));
-    dashboard.addWidgets(throttlesWidget(props.functions, props.tables));
+    dashboard.addWidgets(throttlesWidget(props.functions, props.tables), emailQuotaWidget());
     return dashboard;
   }
 }
@@ -356,6 +356,19 @@ function functionWidgets(functions: Record<string, IFunction>): GraphWidget[] {
       left: fns.map(([name, fn]) => fn.metricDuration({ label: name, period: ONE_MINUTE, statistic: 'p99' })),
     }),
   ];
+}
+
+/** The SES daily quota the deliver functions read, and the e-mails it made wait for a digest. */
+function emailQuotaWidget(): GraphWidget {
+  return new GraphWidget({
+    title: 'SES daily quota',
+    width: WIDGET_WIDTH,
+    left: [
+      new MathExpression({ expression: `SELECT MAX(SesQuotaUsedPercent) FROM ${METRICS_NAMESPACE}`, label: 'Used (%)', period: FIVE_MINUTES }),
+    ],
+    leftYAxis: { min: 0, max: 100 },
+    right: [appMetric('EmailsHeldForDigest', 'E-mails held for a digest', FIVE_MINUTES)],
+  });
 }
 
 function throttlesWidget(functions: Record<string, IFunction>, tables: Record<string, ITable>): GraphWidget {

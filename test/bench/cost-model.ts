@@ -99,6 +99,8 @@ export interface MeasuredSweep {
 export interface MeasuredDelivery {
   createReadUnits: number;
   createWriteUnits: number;
+  /** Of the creation's write units, the vehicle-state table's (its write turned into a transaction). */
+  createVehicleWriteUnits: number;
   deliverReadUnits: number;
   deliverWriteUnits: number;
   /** Deliveries queue (SQS standard) requests: evaluate's enqueueing, and the deliver side's. */
@@ -203,24 +205,22 @@ export function monthlyCost(
   const evaluateLambda =
     invocations *
     (PRICES.lambdaPerInvocation + gbSeconds(evaluateMsAt(evaluate, configuration.consumerBatch), evaluate.memoryMb) * PRICES.lambdaPerGbSecond);
-  // the measured alerts' creation moves to delivery, priced at the stated alert rate
+  // the measured alerts' creation moves to delivery, priced at the stated alert rate; with the vehicle-state table
+  // provisioned, the creation's share of it stays in the table's capacity, measured with the messages
+  const provisioned = configuration.vehicleTable === 'provisioned';
   const createdRead = evaluate.alertsPerMessage * delivery.createReadUnits;
-  const createdWrite = evaluate.alertsPerMessage * delivery.createWriteUnits;
+  const createdWrite = evaluate.alertsPerMessage * (delivery.createWriteUnits - (provisioned ? delivery.createVehicleWriteUnits : 0));
   const onDemand = (read: number, write: number) => messages * (read * PRICES.dynamoPerReadUnit + write * PRICES.dynamoPerWriteUnit);
   // what a deployment pays whatever its size (fixed costs, the sweep, capacity minimums) is shared by its vehicles
   const deploymentFleet = fleet.fixedCostFleet ?? FIXED_COST_FLEET;
   const fleetShare = vehicles / deploymentFleet;
-  let dynamo: number;
-  if (configuration.vehicleTable === 'onDemand') {
-    dynamo = onDemand(evaluate.readUnitsPerMessage - createdRead, evaluate.writeUnitsPerMessage - createdWrite);
-  } else {
-    dynamo =
-      provisionedUsd(evaluate, deploymentFleet) * fleetShare +
+  const dynamo = provisioned
+    ? provisionedUsd(evaluate, deploymentFleet) * fleetShare +
       onDemand(
         Math.max(0, evaluate.readUnitsPerMessage - evaluate.vehicleTableReadUnitsPerMessage - createdRead),
         Math.max(0, evaluate.writeUnitsPerMessage - evaluate.vehicleTableWriteUnitsPerMessage - createdWrite),
-      );
-  }
+      )
+    : onDemand(evaluate.readUnitsPerMessage - createdRead, evaluate.writeUnitsPerMessage - createdWrite);
   // the sweep runs once a minute whatever the fleet: like the fixed costs, a deployment's run is shared by its vehicles
   const sweepRuns = MONTH_S / 60;
   const sweepCost =
@@ -231,7 +231,7 @@ export function monthlyCost(
       sweep.unitsPerRun.read * PRICES.dynamoPerReadUnit +
       sweep.unitsPerRun.write * PRICES.dynamoPerWriteUnit);
   const logs = logsUsd(invocations * atBatch(evaluate.logBytes, configuration.consumerBatch) + fleetShare * sweepRuns * sweep.logBytesPerRun);
-  const deliveryCost = alerts * deliveryCostPerAlert(delivery);
+  const deliveryCost = alerts * (deliveryCostPerAlert(delivery) - (provisioned ? delivery.createVehicleWriteUnits * PRICES.dynamoPerWriteUnit : 0));
   const sesFee = alerts * sesFeePerAlert(delivery);
   const fixed = measured.fixedUsdPerMonth * fleetShare;
   const total = sqs + evaluateLambda + dynamo + sweepCost + logs + deliveryCost + fixed;

@@ -140,6 +140,7 @@ function deliveryInput(cost: DeliveryCost, memoryMb: number): MeasuredDelivery {
   return {
     createReadUnits: cost.createReadUnitsPerAlert,
     createWriteUnits: cost.createWriteUnitsPerAlert,
+    createVehicleWriteUnits: cost.createVehicleWriteUnitsPerAlert,
     deliverReadUnits: cost.deliverReadUnitsPerAlert,
     deliverWriteUnits: cost.deliverWriteUnitsPerAlert,
     enqueueRequests: cost.enqueueRequestsPerAlert,

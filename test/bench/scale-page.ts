@@ -66,7 +66,7 @@ export function scaleTables({ recommended, measured }: SavedMeasurements): strin
       emailsPerSecond: alertsPerSecond * delivery.emails,
       emailsPerDay: alertsPerSecond * delivery.emails * 86_400,
       deliverConcurrency: (alertsPerSecond * delivery.deliverInvocations * delivery.deliverMsPerInvocation) / 1000,
-      clientIndexWritesPerSecond: alertsPerSecond * (delivery.createWriteUnits + delivery.deliverWriteUnits),
+      clientIndexWritesPerSecond: alertsPerSecond * (delivery.createWriteUnits - delivery.createVehicleWriteUnits + delivery.deliverWriteUnits),
     };
   });
   const loadRow = (label: string, value: (entry: (typeof load)[number]) => number) =>

@@ -758,7 +758,7 @@ describe('FleetwatchStack template', () => {
       });
     });
 
-    it('draws a dashboard of messages, alerts, deliveries per channel, queues and functions', () => {
+    it('draws a dashboard of messages, alerts, deliveries per channel, the SES quota, queues and functions', () => {
       const dashboards = ofType('AWS::CloudWatch::Dashboard');
       expect(dashboards).toHaveLength(1);
       const body = JSON.parse(flattenJoin(dashboards[0]![1].Properties.DashboardBody)) as {
@@ -772,6 +772,8 @@ describe('FleetwatchStack template', () => {
           'SELECT SUM(AlertsRaised) FROM fleetwatch',
           'SELECT SUM(DeliveriesSent) FROM fleetwatch GROUP BY channel',
           'SELECT SUM(DeliveryFailures) FROM fleetwatch GROUP BY channel',
+          'SELECT MAX(SesQuotaUsedPercent) FROM fleetwatch',
+          'SELECT SUM(EmailsHeldForDigest) FROM fleetwatch',
         ]),
       );
       const plotted = (namespace: string, metric: string) =>

@@ -10,6 +10,7 @@ import { PARENT_ID, getAlertItem, putUser, putVehicle } from '../delivery/suppor
 import { SesQuotaStub } from '../delivery/support/ses-quota-stub';
 import { sesClient } from '../../shared/aws/ses';
 import { sendQuota } from '../../shared/channels/email/send-quota';
+import { vehicleStateTable } from '../../shared/store/vehicle-state-store';
 import { alertsInTable, invoke, putRule, sqsRecord, storedRule, T0, terminalMessage } from './support';
 
 /**
@@ -34,6 +35,8 @@ export interface DeliveryCost {
   alerts: number;
   createReadUnitsPerAlert: number;
   createWriteUnitsPerAlert: number;
+  /** Of the creation's write units, those on the vehicle-state table: its write turned into a transaction. */
+  createVehicleWriteUnitsPerAlert: number;
   deliverReadUnitsPerAlert: number;
   deliverWriteUnitsPerAlert: number;
   enqueueRequestsPerAlert: number;
@@ -76,6 +79,7 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
     alerts: 0,
     createRead: 0,
     createWrite: 0,
+    createVehicleWrite: 0,
     deliverRead: 0,
     deliverWrite: 0,
     enqueue: 0,
@@ -87,7 +91,10 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
   const units = async (run: () => Promise<unknown>, counter: CapacityCounter = capacity) => {
     counter.reset();
     await run();
-    return { read: counter.readUnits(), write: counter.billedWriteUnits() };
+    const vehicleWrite = Object.entries(counter.writeUnitsByIndex())
+      .filter(([key]) => key.split('/')[0] === vehicleStateTable())
+      .reduce((sum, [, units]) => sum + units, 0);
+    return { read: counter.readUnits(), write: counter.billedWriteUnits(), vehicleWrite };
   };
   try {
     for (const [index, vehicleId] of vehicleIds.entries()) {
@@ -110,6 +117,7 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
       totals.enqueue += sqs.requests(queueUrl);
       totals.createRead += raising.read - speeding.read;
       totals.createWrite += raising.write - speeding.write;
+      totals.createVehicleWrite += raising.vehicleWrite - speeding.vehicleWrite;
 
       sqs.reset();
       for (;;) {
@@ -146,6 +154,7 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
     alerts,
     createReadUnitsPerAlert: totals.createRead / alerts,
     createWriteUnitsPerAlert: totals.createWrite / alerts,
+    createVehicleWriteUnitsPerAlert: totals.createVehicleWrite / alerts,
     deliverReadUnitsPerAlert: totals.deliverRead / alerts,
     deliverWriteUnitsPerAlert: totals.deliverWrite / alerts,
     enqueueRequestsPerAlert: totals.enqueue / alerts,

@@ -25,6 +25,8 @@ describe('the cost of one alert, created and e-mailed to one recipient', () => {
     // the alert item is written in a transaction (twice the units of a lone put), with its index entries
     expect(cost.createWriteUnitsPerAlert).toBeGreaterThanOrEqual(4);
     expect(cost.createReadUnitsPerAlert).toBe(0);
+    // the vehicle item (under 1 KB) costs 2 units in the transaction instead of 1 alone
+    expect(cost.createVehicleWriteUnitsPerAlert).toBe(1);
   });
 
   it('counts the writes delivery makes to the alert and the SQS requests on both sides', () => {
