@@ -363,9 +363,7 @@ function emailQuotaWidget(): GraphWidget {
   return new GraphWidget({
     title: 'SES daily quota',
     width: WIDGET_WIDTH,
-    left: [
-      new MathExpression({ expression: `SELECT MAX(SesQuotaUsedPercent) FROM ${METRICS_NAMESPACE}`, label: 'Used (%)', period: FIVE_MINUTES }),
-    ],
+    left: [new MathExpression({ expression: `SELECT MAX(SesQuotaUsedPercent) FROM ${METRICS_NAMESPACE}`, label: 'Used (%)', period: FIVE_MINUTES })],
     leftYAxis: { min: 0, max: 100 },
     right: [appMetric('EmailsHeldForDigest', 'E-mails held for a digest', FIVE_MINUTES)],
   });
