@@ -39,7 +39,12 @@ afterAll(async () => {
 
 async function drain(): Promise<void> {
   for (;;) {
-    const polled = await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliverHandler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
+    const polled = await pollOnce({
+      queueUrl: emulators.queues.deliveries,
+      handler: deliverHandler,
+      functionName: 'deliver',
+      visibilityTimeoutSeconds: 0,
+    });
     if (polled === 0) return;
   }
 }
@@ -71,7 +76,8 @@ it('splits 201 alerts held for one recipient into a digest of 200 and one of 1 a
   expect((await enqueueDeliveries(alertIds)).size).toBe(ALERTS);
   await drain();
   const inbox = async () => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(user.email));
-  const emailStatus = async (alertId: string) => ((await getAlertItem(alertId)).deliveries as Record<string, { status: string }>)[`email:${user.email}`]?.status;
+  const emailStatus = async (alertId: string) =>
+    ((await getAlertItem(alertId)).deliveries as Record<string, { status: string }>)[`email:${user.email}`]?.status;
   expect(await inbox()).toEqual([]);
   for (const alertId of alertIds) expect(await emailStatus(alertId)).toBe('digest');
 
