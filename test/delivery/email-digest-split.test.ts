@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
@@ -9,6 +9,7 @@ import { DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES } from '../../shared/config';
 import { enqueueDeliveries } from '../../shared/pipeline/enqueue-deliveries';
 import { sentEmails, startTestEmulators } from '../support/emulators';
 import { SesQuotaStub } from './support/ses-quota-stub';
+import { drainDeliveries } from './support/drain-deliveries';
 import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
 
 const INTERVAL_MS = DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES * 60_000;
@@ -38,15 +39,7 @@ afterAll(async () => {
 });
 
 async function drain(): Promise<void> {
-  for (;;) {
-    const polled = await pollOnce({
-      queueUrl: emulators.queues.deliveries,
-      handler: deliverHandler,
-      functionName: 'deliver',
-      visibilityTimeoutSeconds: 0,
-    });
-    if (polled === 0) return;
-  }
+  await drainDeliveries(emulators.queues.deliveries, deliverHandler);
 }
 
 async function runSweepAt(at: number): Promise<void> {

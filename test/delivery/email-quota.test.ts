@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sesClient } from '../../shared/aws/ses';
 import { sqsClient } from '../../shared/aws/clients';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
 import { createDeliverHandler } from '../../functions/deliver/handler';
@@ -17,6 +17,7 @@ import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from './support/fake-secrets-manager';
 import { SesQuotaStub } from './support/ses-quota-stub';
+import { drainDeliveries } from './support/drain-deliveries';
 import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
 
 type Deliveries = Record<string, { status: string; at: string }>;
@@ -95,15 +96,7 @@ describe('the SES daily quota', () => {
   }
 
   async function drain(): Promise<void> {
-    for (let round = 0; round < 10; round++) {
-      const polled = await pollOnce({
-        queueUrl: emulators.queues.deliveries,
-        handler: deliverHandler,
-        functionName: 'deliver',
-        visibilityTimeoutSeconds: 0,
-      });
-      if (polled === 0) return;
-    }
+    await drainDeliveries(emulators.queues.deliveries, deliverHandler, 10);
   }
 
   /** Raises alerts of the fleet's rule and delivers each before the next, as they would come one by one. */

@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import type { SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
 import { createDeliverHandler } from '../../functions/deliver/handler';
@@ -17,6 +17,7 @@ import { createWebhook, rotateWebhookSecret } from '../../shared/store/webhooks-
 import { webhookKeys } from '../../shared/schemas/webhook';
 import { startTestEmulators } from '../support/emulators';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
+import { drainDeliveries } from '../delivery/support/drain-deliveries';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
 type Request = { headers: IncomingHttpHeaders; body: string };
@@ -66,15 +67,7 @@ describe('Standard Webhooks deliveries', () => {
 
   async function deliver(alertId: string, deliverHandler: SqsHandler = handler): Promise<void> {
     await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-    for (let round = 0; round < 10; round++) {
-      const polled = await pollOnce({
-        queueUrl: emulators.queues.deliveries,
-        handler: deliverHandler,
-        functionName: 'deliver',
-        visibilityTimeoutSeconds: 0,
-      });
-      if (polled === 0) return;
-    }
+    await drainDeliveries(emulators.queues.deliveries, deliverHandler, 10);
   }
 
   async function client(name: string) {
