@@ -10,8 +10,12 @@ import { TABLES, type TableDefinition } from '../shared/store/tables';
  * rest of a default 1,000 account limit to the other functions.
  */
 export const DEFAULT_EVALUATE_MAX_CONCURRENCY = 100;
-/** Enough for a busy console and integrators at one request per second per session. */
-export const DEFAULT_API_RESERVED_CONCURRENCY = 20;
+/**
+ * None by default: Lambda refuses any reservation that leaves an account fewer than 100 unreserved, and a new
+ * account's limit is 10, so a default that reserves would not deploy there. `npm run preflight` checks a value
+ * given with `-c apiReservedConcurrency` against the account's limit.
+ */
+export const DEFAULT_API_RESERVED_CONCURRENCY = 0;
 /**
  * Provisioned vehicle-state capacity, per table and index, read and write alike: 5 units idle (a few hundred
  * vehicles reporting every 30 s), up to 4,000: a catch-up writes that many vehicle items a second at most, and what
@@ -78,7 +82,7 @@ export const contextSchema = z.object({
   apiReservedConcurrency: z
     .preprocess(asText, z.coerce.number().int().min(0).max(1000).default(DEFAULT_API_RESERVED_CONCURRENCY))
     .describe(
-      "Concurrency reserved for the api function (and its ceiling), so no backlog elsewhere can starve the HTTP API; `0` reserves none. Lambda keeps 100 of the account's concurrency unreserved: an account whose limit is still 10 must set `0` or ask AWS for more.",
+      "Concurrency reserved for the api function (and its ceiling), so that no backlog elsewhere can starve the HTTP API; `0` (the default) reserves none, which deploys on any account. Lambda keeps 100 of the account's concurrency unreserved, so a reservation needs an account limit of at least 100 plus it (new accounts have 10): `npm run preflight -- -c apiReservedConcurrency=<n>` checks it. 20 suits a busy console and integrators at one request a second per session.",
     ),
   vehicleStateCapacity: z
     .preprocess(asText, z.enum(['onDemand', 'provisioned']).default('onDemand'))

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -25,7 +25,16 @@ import { PublicHttpApi } from './constructs/public-http-api';
 import { TelegramSecret } from './constructs/telegram-secret';
 import { makeThrowaway } from './constructs/throwaway';
 import type { VehicleClock } from '../shared/config';
-import { API_URL_OUTPUT, QUEUE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from './outputs';
+import {
+  ALARM_TOPIC_ARN_OUTPUT,
+  API_URL_OUTPUT,
+  DASHBOARD_NAME_OUTPUT,
+  OUTPUT_DESCRIPTIONS,
+  QUEUE_OUTPUTS,
+  STACK_TAG,
+  TELEGRAM_SECRET_NAME_OUTPUT,
+  TELEGRAM_WEBHOOK_URL_OUTPUT,
+} from './stack-facts';
 import { indexUpgrade, stackContext, vehicleStateCapacity, type StackContext } from './context';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
@@ -171,6 +180,8 @@ export class FleetwatchStack extends Stack {
     this.monitoring = monitoring;
     this.addOutputs(telegram);
 
+    // what `cdk destroy` retains is found again by this tag (npm run cleanup)
+    Tags.of(this).add(STACK_TAG, this.stackName);
     if (props.throwaway ?? context.throwaway) makeThrowaway(this);
   }
 
@@ -462,34 +473,15 @@ export class FleetwatchStack extends Stack {
   /** The API URL, the queues, the Telegram webhook and secret, the dashboard and the alarm topic (the tables' own are DataTables'). */
   private addOutputs(telegram: TelegramSecret): void {
     const { httpApi, queues, monitoring } = this;
-    new CfnOutput(this, API_URL_OUTPUT, { description: 'Base URL of the fleetwatch API v3', value: httpApi.apiUrl });
-    new CfnOutput(this, QUEUE_OUTPUTS.input, {
-      description: 'FIFO queue for terminal messages (MessageGroupId = vehicle id, body = terminal message JSON)',
-      value: queues.input.queueUrl,
-    });
-    new CfnOutput(this, QUEUE_OUTPUTS.inputDeadLetters, {
-      description: 'Input DLQ (INPUT_DLQ_URL for `npm run admin -- redrive input`)',
-      value: queues.inputDeadLetters.queueUrl,
-    });
-    new CfnOutput(this, QUEUE_OUTPUTS.deliveries, {
-      description: 'Deliveries queue (DELIVERIES_QUEUE_URL for redrive)',
-      value: queues.deliveries.queueUrl,
-    });
-    new CfnOutput(this, QUEUE_OUTPUTS.deliveryDeadLetters, {
-      description: 'Deliveries DLQ (DELIVERIES_DLQ_URL for `npm run admin -- redrive deliveries`)',
-      value: queues.deliveryDeadLetters.queueUrl,
-    });
-    new CfnOutput(this, 'TelegramWebhookUrl', {
-      description: "Register with Telegram setWebhook, passing the secret's webhookSecret as secret_token",
-      value: httpApi.telegramWebhookUrl,
-    });
-    new CfnOutput(this, TELEGRAM_SECRET_NAME_OUTPUT, {
-      description:
-        'Secrets Manager secret {"botToken","webhookSecret"}: put the BotFather token with ' +
-        '`aws secretsmanager put-secret-value`, keeping the generated webhookSecret',
-      value: telegram.secretName,
-    });
-    new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard', value: monitoring.dashboard.dashboardName });
-    new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic the alarms notify', value: monitoring.topic.topicArn });
+    const output = (key: string, value: string) => new CfnOutput(this, key, { description: OUTPUT_DESCRIPTIONS[key], value });
+    output(API_URL_OUTPUT, httpApi.apiUrl);
+    output(QUEUE_OUTPUTS.input, queues.input.queueUrl);
+    output(QUEUE_OUTPUTS.inputDeadLetters, queues.inputDeadLetters.queueUrl);
+    output(QUEUE_OUTPUTS.deliveries, queues.deliveries.queueUrl);
+    output(QUEUE_OUTPUTS.deliveryDeadLetters, queues.deliveryDeadLetters.queueUrl);
+    output(TELEGRAM_WEBHOOK_URL_OUTPUT, httpApi.telegramWebhookUrl);
+    output(TELEGRAM_SECRET_NAME_OUTPUT, telegram.secretName);
+    output(DASHBOARD_NAME_OUTPUT, monitoring.dashboard.dashboardName);
+    output(ALARM_TOPIC_ARN_OUTPUT, monitoring.topic.topicArn);
   }
 }

@@ -1,7 +1,7 @@
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import * as z from 'zod';
 import { TABLES, type TableKey } from '../../shared/store/tables';
-import { QUEUE_OUTPUTS, TABLE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from '../outputs';
+import { QUEUE_OUTPUTS, TABLE_OUTPUTS, TELEGRAM_SECRET_NAME_OUTPUT } from '../stack-facts';
 
 /**
  * `npm run admin -- --stack <name>`: the tables, queues and Telegram secret of a deployed stack, read from its

@@ -16,7 +16,10 @@ function conditionalPolicy(scope: Construct, id: string, role: IRole, condition:
 /**
  * ses:SendEmail from the sender address only, with the stack's configuration set. SES authorizes a send against
  * the identity that is verified (the address itself or its domain) and the configuration set used, so those
- * three ARNs are granted, nothing else.
+ * three ARNs are granted. In the SES sandbox it also authorizes the send against each recipient's identity
+ * (verified addresses are all a sandboxed account may send to): a second statement grants every identity of the
+ * account, but only for e-mails whose From is the sender address, so it lets the deliver function send to the
+ * verified recipients and never from any other identity.
  */
 export function grantSendEmail(role: IRole, sender: { address: string; configurationSetArn: string }): void {
   const domain = Fn.select(1, Fn.split('@', sender.address));
@@ -26,7 +29,23 @@ export function grantSendEmail(role: IRole, sender: { address: string; configura
       resources: [arn('ses', `identity/${sender.address}`), arn('ses', `identity/${domain}`), sender.configurationSetArn],
     }),
   );
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['ses:SendEmail'],
+      resources: [arn('ses', 'identity/*')],
+      conditions: { StringEquals: { [SES_FROM_ADDRESS_KEY]: sender.address } },
+    }),
+  );
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+    reason:
+      "In the SES sandbox, SES authorizes a send against each recipient's verified identity too; the grant holds only for e-mails " +
+      "whose From is the stack's sender address (condition ses:FromAddress), so no other identity can be sent from.",
+  });
 }
+
+/** The IAM condition key SES matches against a send's From address. */
+export const SES_FROM_ADDRESS_KEY = 'ses:FromAddress';
 
 /**
  * ses:GetAccount, for the deliver function to read the account's 24-hour sending quota. GetAccount supports no

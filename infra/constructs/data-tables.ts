@@ -3,7 +3,7 @@ import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, Tabl
 import { PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { TABLES, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables';
-import { TABLE_OUTPUTS } from '../outputs';
+import { TABLE_OUTPUTS } from '../stack-facts';
 import type { IndexPhase, VehicleStateCapacity } from '../context';
 
 /** Autoscaling keeps provisioned capacity this busy: room for a burst while the next step up is made. */

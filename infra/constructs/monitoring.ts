@@ -20,6 +20,7 @@ import { CfnSubscription, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from './fleetwatch-function';
 import type { MessageQueues } from './message-queues';
+import { KEY_DELETION_WINDOW_DAYS } from '../stack-facts';
 
 export interface MonitoringProps {
   /** Every function of the stack, by name. */
@@ -117,7 +118,7 @@ export class Monitoring extends Construct {
       description: 'fleetwatch alarm notifications',
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.DESTROY,
-      pendingWindow: Duration.days(7),
+      pendingWindow: Duration.days(KEY_DELETION_WINDOW_DAYS),
     });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     const topic = new Topic(this, 'AlarmTopic', { displayName: 'fleetwatch alarms', masterKey: key, enforceSSL: true });

@@ -5,14 +5,13 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { API_BASE_PATH, apiUrlOf, TELEGRAM_WEBHOOK_PATH, telegramWebhookUrlOf } from '../stack-facts';
 
 export interface PublicHttpApiProps {
   api: IFunction;
   telegram: IFunction;
 }
 
-export const API_BASE_PATH = 'api/v3';
-export const TELEGRAM_WEBHOOK_PATH = 'telegram/webhook';
 /** Requests per second (and burst) of the API routes together, and of the Telegram webhook on its own. */
 export const API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 export const TELEGRAM_WEBHOOK_THROTTLE = { rateLimit: 30, burstLimit: 60 } as const;
@@ -87,13 +86,13 @@ export class PublicHttpApi extends Construct {
     });
   }
 
-  /** Base URL of the fleetwatch API, ending in `/api/v3/`. */
+  /** Base URL of the fleetwatch API, ending in `/api/v3` (infra/stack-facts.ts). */
   get apiUrl(): string {
-    return `${this.stage.url}${API_BASE_PATH}/`;
+    return apiUrlOf(this.stage.url);
   }
 
   /** The URL to register with Telegram's setWebhook. */
   get telegramWebhookUrl(): string {
-    return `${this.stage.url}${TELEGRAM_WEBHOOK_PATH}`;
+    return telegramWebhookUrlOf(this.stage.url);
   }
 }

@@ -1,4 +1,4 @@
-import { Aws } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -6,6 +6,7 @@ import { SnsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { KEY_DELETION_WINDOW_DAYS } from '../stack-facts';
 
 export interface SesFeedbackProps {
   /** The function that suppresses addresses (the deliver function). */
@@ -22,7 +23,13 @@ export class SesFeedback extends Construct {
 
   constructor(scope: Construct, id: string, props: SesFeedbackProps) {
     super(scope, id);
-    const key = new Key(this, 'EventsKey', { description: 'fleetwatch SES bounce and complaint events', enableKeyRotation: true });
+    // deleted with the stack (after KMS's waiting period) rather than retained: a retained key bills every month
+    const key = new Key(this, 'EventsKey', {
+      description: 'fleetwatch SES bounce and complaint events',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(KEY_DELETION_WINDOW_DAYS),
+    });
     key.grant(new ServicePrincipal('ses.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     this.topic = new Topic(this, 'Events', { displayName: 'fleetwatch SES bounces and complaints', masterKey: key, enforceSSL: true });
     this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {});

@@ -1,17 +1,25 @@
 /**
  * `npm run docs:generate`: rewrites the generated regions of docs/rules.md from shared/rules/settings-reference.ts,
- * and docs/configuration.md from the configuration schemas.
+ * those of docs/deploy.md from the stack's facts (parameters, context keys, outputs, teardown), and
+ * docs/configuration.md from the configuration schemas.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIGURATION_PAGE, configurationPage } from './configuration';
 import { generateRulesPage } from './rules-page';
+import { generateDeployPage } from './deploy-page';
 
 const path = join(import.meta.dirname, '../../docs/rules.md');
 const page = readFileSync(path, 'utf8');
 const generated = generateRulesPage(page);
 if (generated !== page) writeFileSync(path, generated);
 console.log(generated === page ? 'docs/rules.md is up to date' : 'docs/rules.md rewritten');
+
+const deployPath = join(import.meta.dirname, '../../docs/deploy.md');
+const deployPage = readFileSync(deployPath, 'utf8');
+const deployGenerated = generateDeployPage(deployPage);
+if (deployGenerated !== deployPage) writeFileSync(deployPath, deployGenerated);
+console.log(deployGenerated === deployPage ? 'docs/deploy.md is up to date' : 'docs/deploy.md rewritten');
 
 const configuration = configurationPage();
 const committed = readFileSync(CONFIGURATION_PAGE, 'utf8');

@@ -17,6 +17,7 @@ import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
 import { invoke, useInvocationScopes } from './invocation';
 import { applyLocalFunctionEnvironment } from './function-environment';
 import { exportToFunctions, localAwsConfig } from './start-config';
+import { apiUrlOf, telegramWebhookUrlOf } from '../stack-facts';
 
 export { localFunctionEnvironment } from './function-environment';
 
@@ -400,7 +401,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       stoppers.push(() => running.stop());
       if (handlers.api) {
         const dispatcher = startDemoDispatcher({
-          apiUrl: `${http.url}/api/v3`,
+          apiUrl: apiUrlOf(http.url),
           onAcknowledged: (alertId) => log(`${clock()}  ACK        alert ${alertId} acknowledged by the demo dispatcher (escalated first)`),
           onError: report('demo dispatcher'),
         });
@@ -408,11 +409,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       }
     }
 
-    const telegramWebhookUrl = handlers.telegram ? `${http.url}/telegram/webhook` : null;
+    const telegramWebhookUrl = handlers.telegram ? telegramWebhookUrlOf(http.url) : null;
     if (telegramFake && telegramWebhookUrl && telegram) telegramFake.fake.webhook = { url: telegramWebhookUrl, secretToken: telegram.webhookSecret };
     return {
       emulators,
-      apiUrl: `${http.url}/api/v3`,
+      apiUrl: apiUrlOf(http.url),
       telegramWebhookUrl,
       telegramFake,
       webhookReceiverUrl: webhookReceiver.url,

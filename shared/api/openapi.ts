@@ -4,6 +4,8 @@ import { webhookAlertPayloadSchema } from '../schemas/webhook';
 import type { ApiRoute } from './route';
 import { errorResponseSchema } from './schemas';
 import { API_TAGS } from './tags';
+import { deliverSchema, webhookRetrySchema } from '../config';
+import { retryScheduleText } from '../delivery/retry-backoff';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field',
@@ -76,10 +78,14 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
     },
     servers: [
       {
-        url: '{apiUrl}',
-        description: 'The API of one deployment; every path starts with /api/v3',
+        url: '{origin}',
+        description:
+          'One deployment. Every path already starts with /api/v3, so the server is the origin of the ApiUrl stack output (ApiUrl without its /api/v3).',
         variables: {
-          apiUrl: { default: 'http://127.0.0.1:3000', description: 'the stack output ApiUrl on AWS; npm start serves on http://127.0.0.1:3000' },
+          origin: {
+            default: 'http://127.0.0.1:3000',
+            description: 'e.g. https://abc123.execute-api.eu-central-1.amazonaws.com on AWS; npm start serves on http://127.0.0.1:3000',
+          },
         },
       },
     ],
@@ -87,6 +93,13 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
   });
   closeAnswers(document);
   return document;
+}
+
+/** The webhook retry schedule of a deployment with the default settings, as the deliver function draws it. */
+function defaultRetrySchedule(): string {
+  const { DELIVERIES_MAX_RECEIVE_COUNT } = deliverSchema.parse({});
+  const { WEBHOOK_RETRY_BASE_SECONDS } = webhookRetrySchema.parse({});
+  return retryScheduleText(DELIVERIES_MAX_RECEIVE_COUNT, WEBHOOK_RETRY_BASE_SECONDS);
 }
 
 type JsonSchemaNode = Record<string, unknown>;
@@ -141,7 +154,8 @@ function registerAlertWebhook(registry: OpenAPIRegistry): void {
       'alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per ' +
       'secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets ' +
       'X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within ' +
-      '5 s. 5xx, 408, 429 or no answer: retried with exponential backoff (30 s, 60 s, 120 s, 240 s) and then parked for a ' +
+      '5 s. 5xx, 408, 429 or no answer: retried with jittered exponential backoff, each wait drawn from a range ' +
+      `(${defaultRetrySchedule()}) so that endpoints which failed together are not retried in the same second, and then parked for a ` +
       'redrive; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.',
     request: {
       headers: z.object({

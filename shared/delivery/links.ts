@@ -2,7 +2,7 @@ import { publicLinksSchema, readConfig } from '../config';
 
 /**
  * Public links in e-mails (address confirmation, one-click unsubscribe, acknowledge) point at the HTTP API:
- * `PUBLIC_API_URL` (the stack sets it to the API's `/api/v3/` base), else the local API of `npm start`.
+ * `PUBLIC_API_URL` (the stack sets it to its `ApiUrl` output, ending in `/api/v3`), else the local API of `npm start`.
  */
 export function publicApiUrl(env?: Record<string, string | undefined>): string {
   const { PUBLIC_API_URL, FLEETWATCH_API_PORT } = readConfig(publicLinksSchema, env);

@@ -33,3 +33,18 @@ export function webhookRetryDelaySeconds(
   const ceiling = retryCeilingSeconds(attempts, baseSeconds);
   return Math.max(1, Math.round(ceiling / 2 + random() * (ceiling / 2)));
 }
+
+/** The waits after attempts 1 … `attempts − 1` as ranges (seconds), as the jitter draws them: for documents. */
+export function retryScheduleRanges(attempts: number, baseSeconds: number): { min: number; max: number }[] {
+  return Array.from({ length: Math.max(0, attempts - 1) }, (_, index) => {
+    const ceiling = retryCeilingSeconds(index + 1, baseSeconds);
+    return { min: Math.max(1, Math.round(ceiling / 2)), max: ceiling };
+  });
+}
+
+/** `15–30 s, 30–60 s, …`, the schedule in words. */
+export function retryScheduleText(attempts: number, baseSeconds: number): string {
+  return retryScheduleRanges(attempts, baseSeconds)
+    .map(({ min, max }) => `${min}–${max} s`)
+    .join(', ');
+}

@@ -91,7 +91,7 @@ describe('configuration schemas', () => {
       sesMaxSendRate: 14,
       evaluateMaxConcurrency: 100,
       deliverMaxConcurrency: undefined,
-      apiReservedConcurrency: 20,
+      apiReservedConcurrency: 0,
       vehicleStateCapacity: 'onDemand',
       vehicleStateMinCapacity: 5,
       vehicleStateMaxCapacity: 4000,

@@ -12,7 +12,7 @@ import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/st
 import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
 import { DEFAULT_API_RESERVED_CONCURRENCY, DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
-import { ALLOWED_WILDCARDS, wildcardResources } from '../support/iam-wildcards';
+import { ALLOWED_WILDCARDS, narrowedToSender, wildcardResources } from '../support/iam-wildcards';
 
 type Resource = {
   Type: string;
@@ -21,7 +21,7 @@ type Resource = {
   Condition?: string;
   Metadata?: Record<string, unknown>;
 };
-type PolicyStatement = { Effect: string; Action: string | string[]; Resource: unknown };
+type PolicyStatement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
 
 const FUNCTION_NAMES: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
 
@@ -462,6 +462,7 @@ describe('FleetwatchStack template', () => {
           if (name === 'sweep' && asArray(statement.Action).join() === 'cloudwatch:GetMetricStatistics') continue;
           // SES grants reading the account's sending quota only on "*"
           if (name === 'deliver' && asArray(statement.Action).join() === 'ses:GetAccount') continue;
+          if (name === 'deliver' && narrowedToSender(statement)) continue;
           const ownLogStreams = (wildcard: string) => wildcard.endsWith(':*') && wildcard.startsWith(`<${logicalId(stack.functions[name].logGroup)}`);
           const unexpected = wildcardResources(statement).filter(
             (wildcard) => !ownLogStreams(wildcard) && !ALLOWED_WILDCARDS.some((allowed) => allowed.test(wildcard)),
@@ -504,12 +505,20 @@ describe('FleetwatchStack template', () => {
         ).toEqual([]);
       }
       const send = roleStatements('deliver').filter((statement) => asArray(statement.Action).includes('ses:SendEmail'));
-      const resourcesJson = JSON.stringify(send.map((statement) => statement.Resource));
+      const [named, anyIdentity] = [
+        send.filter((statement) => !JSON.stringify(statement.Resource).includes('identity/*')),
+        send.filter((statement) => JSON.stringify(statement.Resource).includes('identity/*')),
+      ];
+      const resourcesJson = JSON.stringify(named.map((statement) => statement.Resource));
       expect(resourcesJson).toContain(':identity/');
       expect(resourcesJson).toContain('{"Ref":"SenderAddress"}');
-      expect(resourcesJson).not.toMatch(/identity\/\*/);
       expect(resourcesJson).toContain(':configuration-set/');
       expect(resourcesJson).toContain(logicalId(stack.sesFeedback.configurationSet));
+      expect(named.every((statement) => statement.Condition === undefined)).toBe(true);
+      // the SES sandbox authorizes a send against the recipient's identity too (AccessDenied otherwise): every
+      // identity is granted, for e-mails from the sender address alone
+      expect(anyIdentity).toHaveLength(1);
+      expect(anyIdentity[0]!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': { Ref: 'SenderAddress' } } });
     });
 
     it('grants endpoint registration to the api only for configured platform applications', () => {
@@ -712,10 +721,16 @@ describe('FleetwatchStack template', () => {
         (Template.fromStack(built).toJSON().Resources as Record<string, Resource>)[logicalId(built.functions[name].function)]!.Properties;
 
       expect(scaling(stack, 'evaluate')).toEqual({ MaximumConcurrency: DEFAULT_EVALUATE_MAX_CONCURRENCY });
-      expect(resources[functionId('api')]!.Properties.ReservedConcurrentExecutions).toBe(DEFAULT_API_RESERVED_CONCURRENCY);
-      for (const name of ['evaluate', 'deliver', 'sweep', 'telegram', 'project'] as const) {
-        expect(resources[functionId(name)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+      // the default deploys on a new account (limit 10): Lambda refuses a reservation leaving fewer than 100 unreserved
+      expect(DEFAULT_API_RESERVED_CONCURRENCY).toBe(0);
+      for (const name of ['evaluate', 'deliver', 'sweep', 'api', 'telegram', 'project'] as const) {
+        expect(resources[functionId(name)]!.Properties.ReservedConcurrentExecutions, name).toBeUndefined();
       }
+      const reserving = new FleetwatchStack(
+        new App({ context: { 'aws:cdk:bundling-stacks': [], apiReservedConcurrency: '20' } }),
+        'FleetwatchReserving',
+      );
+      expect(functionProperties(reserving, 'api').ReservedConcurrentExecutions).toBe(20);
 
       const context = { evaluateMaxConcurrency: '40', deliverMaxConcurrency: '2', apiReservedConcurrency: '0', sesMaxSendRate: '100' };
       const set = new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), 'FleetwatchConcurrency');
@@ -808,7 +823,11 @@ describe('FleetwatchStack template', () => {
       expect(Object.keys(outputs)).toEqual(
         expect.arrayContaining(['ApiUrl', 'InputQueueUrl', 'TelegramWebhookUrl', 'TelegramSecretName', 'DashboardName']),
       );
-      expect(JSON.stringify(outputs.ApiUrl!.Value)).toContain('api/v3/');
+      // the ApiUrl output is the base a request path is appended to: it ends in /api/v3 and no path repeats it
+      const apiUrl = outputs.ApiUrl!.Value as { 'Fn::Join': [string, unknown[]] };
+      const parts = apiUrl['Fn::Join'][1];
+      expect(parts.at(-1)).toMatch(/\/api\/v3$/);
+      expect(JSON.stringify(apiUrl).match(/api\/v3/g)).toHaveLength(1);
       expect(JSON.stringify(outputs.TelegramWebhookUrl!.Value)).toContain('telegram/webhook');
       expect(outputs.TelegramSecretName!.Value).toBe('FleetwatchTest/telegram');
       expect(outputs.InputQueueUrl!.Value).toEqual({ Ref: logicalId(stack.queues.input) });
@@ -835,7 +854,7 @@ describe('FleetwatchStack template', () => {
         DeliveriesDeadLetterQueueUrl: stack.queues.deliveryDeadLetters,
       };
       for (const [output, queue] of Object.entries(queues)) expect(outputs[output]?.Value, output).toEqual({ Ref: logicalId(queue) });
-      expect(flattenJoin(outputs.ApiUrl?.Value)).toMatch(/api\/v3\/$/);
+      expect(flattenJoin(outputs.ApiUrl?.Value)).toMatch(/[a-z]\/api\/v3$/);
       for (const [key, output] of Object.entries(outputs)) {
         expect(output.Export, key).toBeUndefined();
         expect(output.Description?.length ?? 0, key).toBeGreaterThan(10);

@@ -25,3 +25,15 @@ export const ALLOWED_WILDCARDS: RegExp[] = [
   /^<[A-Za-z0-9]+Table[A-Za-z0-9]+\.Arn>\/index\/\*$/,
   /^arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:endpoint\/\*$/,
 ];
+
+/**
+ * A grant whose wildcard its condition narrows: every SES identity (the sandbox authorizes a send against each
+ * recipient's identity too), for e-mails whose From is the stack's sender address alone.
+ */
+export function narrowedToSender(statement: { Action: unknown; Resource: unknown; Condition?: unknown }): boolean {
+  return (
+    JSON.stringify(statement.Action) === JSON.stringify('ses:SendEmail') &&
+    wildcardResources(statement).every((wildcard) => wildcard.endsWith(':identity/*')) &&
+    JSON.stringify(statement.Condition) === JSON.stringify({ StringEquals: { 'ses:FromAddress': { Ref: 'SenderAddress' } } })
+  );
+}

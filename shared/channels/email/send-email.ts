@@ -1,6 +1,7 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { sesClient } from '../../aws/ses';
 import { describeError, type SendOutcome } from '../outcome';
+import { describeSesRefusal, isPermanentSesError } from './failure-words';
 import { emailSchema, readConfig } from '../../config';
 
 export interface EmailMessage {
@@ -16,20 +17,12 @@ export interface EmailMessage {
 
 export { DEFAULT_FROM_ADDRESS } from '../../config';
 
-/** SES answers that no retry can change. */
-const PERMANENT_ERRORS = new Set([
-  'MessageRejected',
-  'BadRequestException',
-  'MailFromDomainNotVerifiedException',
-  'NotFoundException',
-  'ValidationException',
-]);
-
 /** SES's words for an e-mail refused over the account's 24-hour quota (whatever the error's name). */
 const OVER_QUOTA = /daily message quota exceeded/i;
 
 /**
- * Sends one e-mail through SES v2. Anything else (throttling, paused sending, an outage) is worth another try.
+ * Sends one e-mail through SES v2. A refusal no retry can change (an IAM denial, the sandbox's unverified
+ * recipient, an unverified sender) fails the target for good, with the reason in words. Anything else (throttling, paused sending, an outage) is worth another try.
  * Throttling (TooManyRequestsException, LimitExceededException) is already
  * retried with backoff by the SDK's standard retry strategy; what still fails after that is reported as
  * `retry`, so the delivery is attempted again later; one refused over the daily quota says so (`overQuota`).
@@ -57,8 +50,7 @@ export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
     );
     return { status: 'sent' };
   } catch (error) {
-    const permanent = PERMANENT_ERRORS.has((error as Error).name);
-    if (permanent) return { status: 'failed', error: describeError(error) };
+    if (isPermanentSesError(error)) return { status: 'failed', error: describeSesRefusal(error) };
     return { status: 'retry', error: describeError(error), ...(OVER_QUOTA.test((error as Error).message) ? { overQuota: true } : {}) };
   }
 }
