@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseSchedule } from './schedule';
 import { RULE_SCOPES } from './scope';
+import { SEVERITIES } from '../schemas/alert';
 
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's
@@ -183,7 +184,8 @@ export const MAX_AUTO_CLOSE_HOURS = 720;
 /**
  * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
  * the hours in which it may raise alerts, which vehicles it watches, the geozones that bound where it alerts,
- * its noise budget (shared/pipeline/noise-budget.ts), and after how many hours its stored alerts close by themselves.
+ * its noise budget (shared/pipeline/noise-budget.ts), after how many hours its stored alerts close by themselves, and how
+ * much its alerts matter.
  */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
@@ -203,6 +205,8 @@ export const COMMON_SETTINGS = {
   repeat: optionalNumberSetting({ min: 0, max: 10_080 }),
   /** A `cleared` message when an alerted episode ends. */
   notifyCleared: optionalBooleanSetting(),
+  /** How much the rule's alerts matter; left out: the type's default, which may depend on the event (severity.ts). */
+  severity: optionalEnumSetting(SEVERITIES),
   /** Minutes after which a stored alert still open goes to the escalation targets; 0: never. */
   escalateAfter: optionalNumberSetting({ min: 0, max: MAX_ESCALATE_AFTER_MINUTES, int: true }),
   escalateUserIds: listSetting(z.uuid({ version: undefined }), 'a user id', '8d3c0f5e-…, 1a2b3c4d-…', MAX_ESCALATION_TARGETS),

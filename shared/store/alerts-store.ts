@@ -7,6 +7,7 @@ import { resourcesConfig } from '../config';
 import { alertIdFor, escalationIdFor } from './alert-id';
 import { COMMON_SETTINGS } from '../rules/settings';
 import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../rules/event-kinds';
+import { eventSeverity, severityOf } from '../rules/severity';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -85,11 +86,12 @@ export function earliestDue(...times: (string | undefined)[]): string | undefine
 }
 
 /**
- * The pending alert an evaluator's event becomes: `open`, due to be escalated (not a follow-up: reminder,
- * cleared, limit notice) and to close by itself when its rule says so (`dueAt` the earlier of the two).
+ * The pending alert an evaluator's event becomes: `open`, with its severity, due to be escalated (not a follow-up:
+ * reminder, cleared, limit notice) and to close by itself when its rule says so (`dueAt` the earlier of the two).
  */
 export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, now: number): AlertItem {
   const alertId = alertIdFor(rule.id, vehicleId, event.kind, event.time);
+  const severity = eventSeverity(rule, event);
   const closesAt = autoCloseAt(rule, now);
   const escalatesAt = (FOLLOW_UP_KINDS as readonly string[]).includes(event.kind) ? undefined : escalateAt(rule, now);
   const dueAt = earliestDue(closesAt, escalatesAt);
@@ -105,6 +107,7 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
     status: 'pending',
     deliveries: {},
     stored: rule.stored,
+    severity,
     state: 'open',
     lifecycle: [],
     timeKey: alertTimeKey(event.time, alertId),
@@ -118,7 +121,7 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
 
 /**
  * The escalation of a stored alert still open at its `escalateAt`: an `escalated` event carrying the alert's
- * own event (kind, time, position, values) and the minutes it waited, delivered to the rule's escalation
+ * own event (kind, time, position, values), severity and the minutes it waited, delivered to the rule's escalation
  * targets. Not stored in the history itself (the alert it escalates is, marked `escalatedAt`), and never
  * escalated or closed in turn.
  */
@@ -147,6 +150,7 @@ export function buildEscalationItem(alert: Alert, now: number): AlertItem {
     status: 'pending',
     deliveries: {},
     stored: false,
+    severity: severityOf(alert),
     state: 'open',
     lifecycle: [],
     timeKey: alertTimeKey(event.time, alertId),

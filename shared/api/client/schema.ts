@@ -3526,6 +3526,8 @@ export interface operations {
            *
            *     Also: geoids must name at least one geozone.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 2: speeding** (events speeding)
            *
            *     | key | default | meaning |
@@ -3538,6 +3540,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of silence that end an episode (1–86400) |
            *
            *     Also: endMargin must be less than limit and every zone limit; a zone has at most one limit in zoneLimits (1–1000 km/h); every zone of zoneLimits must also be listed in geoids.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 4: drain** (events drain)
            *
@@ -3553,6 +3557,8 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `critical`.
+           *
            *     **type 5: fuelling** (events fuelling)
            *
            *     | key | default | meaning |
@@ -3567,11 +3573,15 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 6: panic button** (events panic)
            *
            *     | key | default | meaning |
            *     |---|---|---|
            *     | `parameter` | `panic` | digital parameter of the button (1 pressed, 0 released) |
+           *
+           *     Severity when `settings.severity` is left out: `critical`.
            *
            *     **type 7: connection loss** (events connectionLost, connectionRestored)
            *
@@ -3580,6 +3590,8 @@ export interface operations {
            *     | `minutes` | `30` | minutes without a message before the connection counts as lost (1–43200) |
            *     | `notifyRestored` | `false` | also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias |
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 8: discrete sensor** (events sensorOn, sensorOff)
            *
            *     | key | default | meaning |
@@ -3587,6 +3599,8 @@ export interface operations {
            *     | `parameter` | `din1` | digital parameter (1/true/on or non-zero is on; 0/false/off is off) |
            *     | `edge` | `on` | which switch alerts: on, off or both |
            *     | `minDuration` | `0` | seconds the new value must hold before it counts (0–86400) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 9: analog sensor** (events sensorOutOfRange (mode outside), sensorInRange (mode inside))
            *
@@ -3601,6 +3615,8 @@ export interface operations {
            *
            *     Also: min or max is required; min must not exceed max; with mode outside and both bounds, twice the hysteresis must be less than max − min.
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 10: address** (events addressArrival, addressDeparture)
            *
            *     | key | default | meaning |
@@ -3614,6 +3630,8 @@ export interface operations {
            *
            *     Also: latitude and longitude go together; address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them; margin must be smaller than radius.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 11: idle** (events idle)
            *
            *     | key | default | meaning |
@@ -3623,6 +3641,8 @@ export interface operations {
            *     | `minutes` | `10` | minutes of standing with the ignition on before the alert (1–10080) |
            *     | `maxGap` | `1800` | seconds of silence that end the episode (60–86400) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 12: maintenance** (events maintenanceDue)
            *
            *     | key | default | meaning |
@@ -3631,6 +3651,8 @@ export interface operations {
            *     | `parameter` | — | counter parameter; when left out, mileage or engineHours after counter |
            *     | `interval` | — | service interval; when left out, 10000 km or 250 h after counter (1–1000000000) |
            *     | `base` | `0` | counter value the intervals are counted from, the last service (0–1000000000) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 13: parking** (events parking, parkingEnded (notifyEnd))
            *
@@ -3643,6 +3665,8 @@ export interface operations {
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `notifyEnd` | `false` | also alert when a reported stop ends (true/false) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 14: movement** (events movement)
            *
            *     | key | default | meaning |
@@ -3653,6 +3677,8 @@ export interface operations {
            *     | `ignitionOff` | `false` | only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false) |
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `confirmFixes` | `1` | fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10) |
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 15: continuous driving** (events drivingLimitNear (with warnBefore), drivingLimit)
            *
@@ -3666,6 +3692,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400) |
            *
            *     Also: warnBefore must be less than hours × 60.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 16: device alarm** (events deviceAlarm)
            *
@@ -3684,6 +3712,8 @@ export interface operations {
            *     | `crashParameter` | `io247` | parameter that is non-zero on a crash (crash) |
            *     | `repeatWindow` | `60` | seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400) |
            *
+           *     Severity when `settings.severity` is left out: by the alarm, the most severe of those an alert names: `critical` for crash, powerCut, tamper, jamming; `warning` for lowBattery, harshBraking, harshAcceleration, harshCornering; otherwise (an alert that names none) `warning`.
+           *
            *     **every type** also takes
            *
            *     | key | default | meaning |
@@ -3699,6 +3729,7 @@ export interface operations {
            *     | `maxPerDay` | `0` | alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`) |
            *     | `repeat` | `0` | minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep |
            *     | `notifyCleared` | `false` | also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch) |
+           *     | `severity` | — | how much the rule's alerts matter: `info`, `warning` or `critical`. Left out: the type's default, given with each type (a device alarm's by its alarms). Decided when an alert is raised and kept with it, so a later edit of the rule leaves the alerts already raised as they were. The e-mail subject and the Telegram message mark `warning` and `critical`; the history filters by it; webhooks and push carry it. A notice that an episode ended (cleared, connectionRestored, parkingEnded) is always `info` |
            *     | `escalateAfter` | `0` | minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as `escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. Only for rules with `stored: true` (else 400 naming settings.escalateAfter) |
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
@@ -4062,6 +4093,8 @@ export interface operations {
            *
            *     Also: geoids must name at least one geozone.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 2: speeding** (events speeding)
            *
            *     | key | default | meaning |
@@ -4074,6 +4107,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of silence that end an episode (1–86400) |
            *
            *     Also: endMargin must be less than limit and every zone limit; a zone has at most one limit in zoneLimits (1–1000 km/h); every zone of zoneLimits must also be listed in geoids.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 4: drain** (events drain)
            *
@@ -4089,6 +4124,8 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `critical`.
+           *
            *     **type 5: fuelling** (events fuelling)
            *
            *     | key | default | meaning |
@@ -4103,11 +4140,15 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 6: panic button** (events panic)
            *
            *     | key | default | meaning |
            *     |---|---|---|
            *     | `parameter` | `panic` | digital parameter of the button (1 pressed, 0 released) |
+           *
+           *     Severity when `settings.severity` is left out: `critical`.
            *
            *     **type 7: connection loss** (events connectionLost, connectionRestored)
            *
@@ -4116,6 +4157,8 @@ export interface operations {
            *     | `minutes` | `30` | minutes without a message before the connection counts as lost (1–43200) |
            *     | `notifyRestored` | `false` | also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias |
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 8: discrete sensor** (events sensorOn, sensorOff)
            *
            *     | key | default | meaning |
@@ -4123,6 +4166,8 @@ export interface operations {
            *     | `parameter` | `din1` | digital parameter (1/true/on or non-zero is on; 0/false/off is off) |
            *     | `edge` | `on` | which switch alerts: on, off or both |
            *     | `minDuration` | `0` | seconds the new value must hold before it counts (0–86400) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 9: analog sensor** (events sensorOutOfRange (mode outside), sensorInRange (mode inside))
            *
@@ -4137,6 +4182,8 @@ export interface operations {
            *
            *     Also: min or max is required; min must not exceed max; with mode outside and both bounds, twice the hysteresis must be less than max − min.
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 10: address** (events addressArrival, addressDeparture)
            *
            *     | key | default | meaning |
@@ -4150,6 +4197,8 @@ export interface operations {
            *
            *     Also: latitude and longitude go together; address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them; margin must be smaller than radius.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 11: idle** (events idle)
            *
            *     | key | default | meaning |
@@ -4159,6 +4208,8 @@ export interface operations {
            *     | `minutes` | `10` | minutes of standing with the ignition on before the alert (1–10080) |
            *     | `maxGap` | `1800` | seconds of silence that end the episode (60–86400) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 12: maintenance** (events maintenanceDue)
            *
            *     | key | default | meaning |
@@ -4167,6 +4218,8 @@ export interface operations {
            *     | `parameter` | — | counter parameter; when left out, mileage or engineHours after counter |
            *     | `interval` | — | service interval; when left out, 10000 km or 250 h after counter (1–1000000000) |
            *     | `base` | `0` | counter value the intervals are counted from, the last service (0–1000000000) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 13: parking** (events parking, parkingEnded (notifyEnd))
            *
@@ -4179,6 +4232,8 @@ export interface operations {
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `notifyEnd` | `false` | also alert when a reported stop ends (true/false) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 14: movement** (events movement)
            *
            *     | key | default | meaning |
@@ -4189,6 +4244,8 @@ export interface operations {
            *     | `ignitionOff` | `false` | only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false) |
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `confirmFixes` | `1` | fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10) |
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 15: continuous driving** (events drivingLimitNear (with warnBefore), drivingLimit)
            *
@@ -4202,6 +4259,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400) |
            *
            *     Also: warnBefore must be less than hours × 60.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 16: device alarm** (events deviceAlarm)
            *
@@ -4220,6 +4279,8 @@ export interface operations {
            *     | `crashParameter` | `io247` | parameter that is non-zero on a crash (crash) |
            *     | `repeatWindow` | `60` | seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400) |
            *
+           *     Severity when `settings.severity` is left out: by the alarm, the most severe of those an alert names: `critical` for crash, powerCut, tamper, jamming; `warning` for lowBattery, harshBraking, harshAcceleration, harshCornering; otherwise (an alert that names none) `warning`.
+           *
            *     **every type** also takes
            *
            *     | key | default | meaning |
@@ -4235,6 +4296,7 @@ export interface operations {
            *     | `maxPerDay` | `0` | alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`) |
            *     | `repeat` | `0` | minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep |
            *     | `notifyCleared` | `false` | also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch) |
+           *     | `severity` | — | how much the rule's alerts matter: `info`, `warning` or `critical`. Left out: the type's default, given with each type (a device alarm's by its alarms). Decided when an alert is raised and kept with it, so a later edit of the rule leaves the alerts already raised as they were. The e-mail subject and the Telegram message mark `warning` and `critical`; the history filters by it; webhooks and push carry it. A notice that an episode ended (cleared, connectionRestored, parkingEnded) is always `info` |
            *     | `escalateAfter` | `0` | minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as `escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. Only for rules with `stored: true` (else 400 naming settings.escalateAfter) |
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
@@ -4989,6 +5051,8 @@ export interface operations {
              *
              *     Also: geoids must name at least one geozone.
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 2: speeding** (events speeding)
              *
              *     | key | default | meaning |
@@ -5001,6 +5065,8 @@ export interface operations {
              *     | `maxGap` | `300` | seconds of silence that end an episode (1–86400) |
              *
              *     Also: endMargin must be less than limit and every zone limit; a zone has at most one limit in zoneLimits (1–1000 km/h); every zone of zoneLimits must also be listed in geoids.
+             *
+             *     Severity when `settings.severity` is left out: `warning`.
              *
              *     **type 4: drain** (events drain)
              *
@@ -5016,6 +5082,8 @@ export interface operations {
              *
              *     Also: parkedSpeed must be above 0 while onlyParked is true.
              *
+             *     Severity when `settings.severity` is left out: `critical`.
+             *
              *     **type 5: fuelling** (events fuelling)
              *
              *     | key | default | meaning |
@@ -5030,11 +5098,15 @@ export interface operations {
              *
              *     Also: parkedSpeed must be above 0 while onlyParked is true.
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 6: panic button** (events panic)
              *
              *     | key | default | meaning |
              *     |---|---|---|
              *     | `parameter` | `panic` | digital parameter of the button (1 pressed, 0 released) |
+             *
+             *     Severity when `settings.severity` is left out: `critical`.
              *
              *     **type 7: connection loss** (events connectionLost, connectionRestored)
              *
@@ -5043,6 +5115,8 @@ export interface operations {
              *     | `minutes` | `30` | minutes without a message before the connection counts as lost (1–43200) |
              *     | `notifyRestored` | `false` | also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias |
              *
+             *     Severity when `settings.severity` is left out: `warning`.
+             *
              *     **type 8: discrete sensor** (events sensorOn, sensorOff)
              *
              *     | key | default | meaning |
@@ -5050,6 +5124,8 @@ export interface operations {
              *     | `parameter` | `din1` | digital parameter (1/true/on or non-zero is on; 0/false/off is off) |
              *     | `edge` | `on` | which switch alerts: on, off or both |
              *     | `minDuration` | `0` | seconds the new value must hold before it counts (0–86400) |
+             *
+             *     Severity when `settings.severity` is left out: `info`.
              *
              *     **type 9: analog sensor** (events sensorOutOfRange (mode outside), sensorInRange (mode inside))
              *
@@ -5064,6 +5140,8 @@ export interface operations {
              *
              *     Also: min or max is required; min must not exceed max; with mode outside and both bounds, twice the hysteresis must be less than max − min.
              *
+             *     Severity when `settings.severity` is left out: `warning`.
+             *
              *     **type 10: address** (events addressArrival, addressDeparture)
              *
              *     | key | default | meaning |
@@ -5077,6 +5155,8 @@ export interface operations {
              *
              *     Also: latitude and longitude go together; address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them; margin must be smaller than radius.
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 11: idle** (events idle)
              *
              *     | key | default | meaning |
@@ -5086,6 +5166,8 @@ export interface operations {
              *     | `minutes` | `10` | minutes of standing with the ignition on before the alert (1–10080) |
              *     | `maxGap` | `1800` | seconds of silence that end the episode (60–86400) |
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 12: maintenance** (events maintenanceDue)
              *
              *     | key | default | meaning |
@@ -5094,6 +5176,8 @@ export interface operations {
              *     | `parameter` | — | counter parameter; when left out, mileage or engineHours after counter |
              *     | `interval` | — | service interval; when left out, 10000 km or 250 h after counter (1–1000000000) |
              *     | `base` | `0` | counter value the intervals are counted from, the last service (0–1000000000) |
+             *
+             *     Severity when `settings.severity` is left out: `info`.
              *
              *     **type 13: parking** (events parking, parkingEnded (notifyEnd))
              *
@@ -5106,6 +5190,8 @@ export interface operations {
              *     | `parameter` | `ignition` | digital parameter of the ignition |
              *     | `notifyEnd` | `false` | also alert when a reported stop ends (true/false) |
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 14: movement** (events movement)
              *
              *     | key | default | meaning |
@@ -5116,6 +5202,8 @@ export interface operations {
              *     | `ignitionOff` | `false` | only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false) |
              *     | `parameter` | `ignition` | digital parameter of the ignition |
              *     | `confirmFixes` | `1` | fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10) |
+             *
+             *     Severity when `settings.severity` is left out: `warning`.
              *
              *     **type 15: continuous driving** (events drivingLimitNear (with warnBefore), drivingLimit)
              *
@@ -5129,6 +5217,8 @@ export interface operations {
              *     | `maxGap` | `300` | seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400) |
              *
              *     Also: warnBefore must be less than hours × 60.
+             *
+             *     Severity when `settings.severity` is left out: `warning`.
              *
              *     **type 16: device alarm** (events deviceAlarm)
              *
@@ -5147,6 +5237,8 @@ export interface operations {
              *     | `crashParameter` | `io247` | parameter that is non-zero on a crash (crash) |
              *     | `repeatWindow` | `60` | seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400) |
              *
+             *     Severity when `settings.severity` is left out: by the alarm, the most severe of those an alert names: `critical` for crash, powerCut, tamper, jamming; `warning` for lowBattery, harshBraking, harshAcceleration, harshCornering; otherwise (an alert that names none) `warning`.
+             *
              *     **every type** also takes
              *
              *     | key | default | meaning |
@@ -5162,6 +5254,7 @@ export interface operations {
              *     | `maxPerDay` | `0` | alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`) |
              *     | `repeat` | `0` | minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep |
              *     | `notifyCleared` | `false` | also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch) |
+             *     | `severity` | — | how much the rule's alerts matter: `info`, `warning` or `critical`. Left out: the type's default, given with each type (a device alarm's by its alarms). Decided when an alert is raised and kept with it, so a later edit of the rule leaves the alerts already raised as they were. The e-mail subject and the Telegram message mark `warning` and `critical`; the history filters by it; webhooks and push carry it. A notice that an episode ended (cleared, connectionRestored, parkingEnded) is always `info` |
              *     | `escalateAfter` | `0` | minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as `escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. Only for rules with `stored: true` (else 400 naming settings.escalateAfter) |
              *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
@@ -5983,6 +6076,11 @@ export interface operations {
               /** @description when the alert was parked; its open targets are sent again when the request is redriven */
               parkedAt?: string;
               stored: boolean;
+              /**
+               * @description info, warning or critical, decided when the alert was raised from its rule's settings.severity or the type's default
+               * @enum {string}
+               */
+              severity?: 'info' | 'warning' | 'critical';
               /**
                * @description open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)
                * @default open
