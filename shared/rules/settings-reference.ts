@@ -403,6 +403,14 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
       'side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything',
     example: 'duty@example.com',
   },
+  {
+    key: 'escalateMinSeverity',
+    default: 'info',
+    meaning:
+      'the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the ' +
+      'severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity)',
+    example: 'critical',
+  },
 ];
 
 const shownDefault = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);
@@ -420,6 +428,22 @@ export function typeSeverityMarkdown(type: RuleType): string {
     .filter(([, alarms]) => alarms.length > 0)
     .map(([level, alarms]) => `\`${level}\` for ${alarms.join(', ')}`);
   return `${lead} by the alarm, the most severe of those an alert names: ${byLevel.join('; ')}; otherwise (an alert that names none) \`${TYPE_SEVERITY[type]}\`.`;
+}
+
+/** Each type's default severity as a Markdown table. */
+export function severityMarkdown(): string {
+  const rows = Object.entries(SETTINGS_REFERENCE).map(([type, reference]) => {
+    const ruleType = Number(type) as RuleType;
+    const severity = ruleType === RULE_TYPES.deviceAlarm ? 'by the alarm (below)' : `\`${TYPE_SEVERITY[ruleType]}\``;
+    return `| ${type} | ${reference.name} | ${severity} |`;
+  });
+  return [
+    '| type | name | severity when left out |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    typeSeverityMarkdown(RULE_TYPES.deviceAlarm).replace('Severity', 'Device alarm (16) severity'),
+  ].join('\n');
 }
 
 /** One type's settings as a Markdown table, followed by the rules between them and its default severity. */

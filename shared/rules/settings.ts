@@ -184,8 +184,8 @@ export const MAX_AUTO_CLOSE_HOURS = 720;
 /**
  * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
  * the hours in which it may raise alerts, which vehicles it watches, the geozones that bound where it alerts,
- * its noise budget (shared/pipeline/noise-budget.ts), after how many hours its stored alerts close by themselves, and how
- * much its alerts matter.
+ * its noise budget (shared/pipeline/noise-budget.ts), after how many hours its stored alerts close by themselves, how
+ * much its alerts matter, and whom they escalate to.
  */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
@@ -212,6 +212,8 @@ export const COMMON_SETTINGS = {
   escalateUserIds: listSetting(z.uuid({ version: undefined }), 'a user id', '8d3c0f5e-…, 1a2b3c4d-…', MAX_ESCALATION_TARGETS),
   escalateTelegrams: listSetting(z.string().regex(/^-?\d{1,16}$/), 'a Telegram chat id', '123456789, -1001234567890', MAX_ESCALATION_TARGETS),
   escalateEmails: listSetting(z.email().max(320), 'an e-mail address', 'duty@example.com, lead@example.com', MAX_ESCALATION_TARGETS),
+  /** The least severity an alert must have to be escalated; left out: info (every alert). */
+  escalateMinSeverity: optionalEnumSetting(SEVERITIES),
 };
 
 export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;
@@ -243,6 +245,9 @@ export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
           path: ['escalateAfter'],
           message: 'escalateAfter needs someone to escalate to: escalateUserIds, escalateTelegrams or escalateEmails',
         });
+      // and a threshold without an escalation would be saved and do nothing
+      if (!escalates && (value.escalateMinSeverity ?? '').trim() !== '')
+        payload.issues.push({ code: 'custom', input: value, path: ['escalateMinSeverity'], message: 'escalateMinSeverity needs escalateAfter' });
     })
     .pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

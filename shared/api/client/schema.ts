@@ -3734,6 +3734,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
            * @default {}
            */
           settings?: {
@@ -4301,6 +4302,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
            * @default {}
            */
           settings?: {
@@ -5259,6 +5261,7 @@ export interface operations {
              *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+             *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
              * @default {}
              */
             settings?: {
