@@ -148,7 +148,7 @@ describe('escalation', () => {
     for (const address of [emailOf('child'), DUTY]) {
       const mails = await mailsTo(address);
       expect(mails).toHaveLength(1);
-      expect(mails[0]!.subject).toBe('Truck 101: not acknowledged in 15 min: Speeding on the highway');
+      expect(mails[0]!.subject).toBe('[WARNING] Truck 101: not acknowledged in 15 min: Speeding on the highway');
       expect(mails[0]!.body.text).toContain('Truck 101 is speeding: 104 km/h');
     }
     expect(await mailsTo(emailOf('root'))).toEqual([]);
@@ -256,7 +256,8 @@ describe('escalation', () => {
     await drainDeliveries();
     const mails = await mailsTo(DUTY);
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.subject).toContain('Truck 101: not acknowledged in 15 min');
+    // the escalation carries the severity of the alert it escalates
+    expect(mails[0]!.subject).toBe('[CRITICAL] Truck 101: not acknowledged in 15 min: Speeding on the highway');
     expect((await getAlertItem(skipped.alertId)).escalatedAt).toBeUndefined();
     expect(await getAlertItem(escalationIdFor(escalating.alertId))).toMatchObject({ severity: 'critical' });
   });
