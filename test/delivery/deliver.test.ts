@@ -243,9 +243,10 @@ describe('deliver function', () => {
     const message = JSON.parse(String(sent.input.Message)) as Record<string, string>;
     const fcm = JSON.parse(message.GCM!) as { fcmV1Message: { message: { notification: { title: string }; data: Record<string, string> } } };
     expect(fcm.fcmV1Message.message.notification.title).toBe('[CRITICAL] PANIC: Vehicle 16');
-    expect(fcm.fcmV1Message.message.data).toMatchObject({ alertId: alert.alertId, vehicleId: '16' });
-    const apns = JSON.parse(message.APNS!) as { aps: { alert: { title: string } } };
+    expect(fcm.fcmV1Message.message.data).toMatchObject({ alertId: alert.alertId, vehicleId: '16', severity: 'critical' });
+    const apns = JSON.parse(message.APNS!) as { aps: { alert: { title: string } }; severity: string };
     expect(apns.aps.alert.title).toBe('[CRITICAL] PANIC: Vehicle 16');
+    expect(apns.severity).toBe('critical');
 
     expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((device) => device.endpointArn)).toEqual([good]);
     expect(sns.calls.filter((call) => call.command === 'DeleteEndpoint').map((call) => call.input.EndpointArn)).toEqual([dead]);

@@ -925,6 +925,11 @@ export interface components {
       createdAt: string;
       /** @description client the rule belongs to */
       parentId: string;
+      /**
+       * @description info, warning or critical: decided when the alert was raised, from the rule's settings.severity or the type's default (an alert raised before severities: the type's default)
+       * @enum {string}
+       */
+      severity: 'info' | 'warning' | 'critical';
       /** @description the rule that raised the alert */
       rule: {
         /** @description notification rule */
