@@ -168,7 +168,7 @@ describe('the API base URL', () => {
     expect(servers.length).toBeGreaterThan(0);
     for (const server of servers) {
       const withDefaults = Object.entries(server.variables ?? {}).reduce(
-        (url, [name, variable]) => url.replace(`{${name}}`, variable.default),
+        (url, [name, variable]) => url.replace(`{${name}}`, String(variable.default)),
         server.url,
       );
       const deployedOrigin = deployedApiUrl.slice(0, -`/${API_BASE_PATH}`.length);
