@@ -45,8 +45,10 @@ export const previewSuppressionSchema = z.object({
     .describe(
       'staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; ' +
         'outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; ' +
-        'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it)',
+        'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); ' +
+        'tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age)',
     ),
+  age: z.number().int().min(0).optional().describe("tooOld only: the message's age when evaluated (its arrival), whole seconds"),
 });
 
 export const previewResponseSchema = z.object({

@@ -48,8 +48,8 @@ interface PreviewCase {
   messages: Step[];
   /** Seconds after START; default: the newest arrival. */
   until?: number;
-  /** What the preview must also report as suppressed: [seconds after START, reason]. */
-  suppressed?: [number, string][];
+  /** What the preview must also report as suppressed: [seconds after START, reason, age in seconds (tooOld)]. */
+  suppressed?: [number, string, number?][];
 }
 
 const every = (from: number, to: number, stepSeconds: number, speed: number, extra: Partial<TerminalMessageInput> = {}): Step[] =>
@@ -283,6 +283,24 @@ const OTHER_CASES: PreviewCase[] = [
     messages: [...SPEEDING_TRACE, [15, 130, { serverTime: new Date(START + 40_000).toISOString() }]],
     suppressed: [[15, 'staleMessage']],
   },
+  {
+    // the terminal stored the episode while out of coverage and sent it an hour later, with a current reading
+    name: "a black box: an hour-old episode is tooOld, the vehicle's next one alerts",
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
+    messages: [
+      ...SPEEDING_TRACE.map(([second, speed]): Step => [second, speed, { serverTime: new Date(START + 3_600_000).toISOString() }]),
+      [3_600, 120],
+      [3_615, 130],
+    ],
+    suppressed: [[20, 'tooOld', 3_580]],
+  },
+  {
+    name: 'a black box under a rule that takes messages of any age (maxEventAge 0)',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10, maxEventAge: 0 } }),
+    messages: SPEEDING_TRACE.map(([second, speed]): Step => [second, speed, { serverTime: new Date(START + 3_600_000).toISOString() }]),
+  },
 ];
 
 const iso = (second: number) => new Date(START + second * 1000).toISOString();
@@ -426,7 +444,9 @@ describe('POST /api/v3/notifications/preview', () => {
         // at a suppressed time the pipeline delivered nothing but the day's limitReached notice
         const held = new Set(testCase.suppressed.map(([second]) => iso(second)));
         expect(delivered.alerts.filter((alert) => held.has(alert.time) && alert.event !== 'limitReached')).toEqual([]);
-        expect(answer.data!.suppressed).toEqual(testCase.suppressed.map(([second, reason]) => ({ vehicleId, time: iso(second), reason })));
+        expect(answer.data!.suppressed).toEqual(
+          testCase.suppressed.map(([second, reason, age]) => ({ vehicleId, time: iso(second), reason, ...(age === undefined ? {} : { age }) })),
+        );
       } else {
         expect(delivered.alerts.length).toBeGreaterThan(0);
       }

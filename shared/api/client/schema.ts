@@ -291,7 +291,7 @@ export interface paths {
     put?: never;
     /**
      * Try a notification rule on messages, without storing or sending anything
-     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
+     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, the age of each message (maxEventAge, at its arrival), and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
      */
     post: operations['previewNotificationRule'];
     delete?: never;
@@ -455,7 +455,7 @@ export interface paths {
     put?: never;
     /**
      * Why a rule raised no alert for a vehicle
-     * @description Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason (first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration). A run closes when an alert goes out or another reason begins; the last 16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be of your scope, else 404.
+     * @description Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason (first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration), tooOld (raised by a message older than settings.maxEventAge when evaluated, with the oldest age in `age`). A run closes when an alert goes out or another reason begins; the last 16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be of your scope, else 404.
      */
     post: operations['listSuppressedEvaluations'];
     delete?: never;
@@ -2997,7 +2997,8 @@ export interface operations {
            *         "limit": "80",
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
-           *         "schedule": "Mon-Fri 06:00-22:00"
+           *         "schedule": "Mon-Fri 06:00-22:00",
+           *         "maxEventAge": "600"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -3445,7 +3446,8 @@ export interface operations {
          *         "limit": "70",
          *         "minDuration": "10",
          *         "zoneLimits": "12:30",
-         *         "schedule": "Mon-Fri 06:00-22:00"
+         *         "schedule": "Mon-Fri 06:00-22:00",
+         *         "maxEventAge": "600"
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -3703,6 +3705,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
            * @default {}
            */
           settings?: {
@@ -3984,7 +3987,8 @@ export interface operations {
          *         "limit": 80,
          *         "minDuration": 10,
          *         "zoneLimits": "12:30",
-         *         "schedule": "Mon-Fri 06:00-22:00"
+         *         "schedule": "Mon-Fri 06:00-22:00",
+         *         "maxEventAge": 600
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -4239,6 +4243,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
            * @default {}
            */
           settings?: {
@@ -4369,7 +4374,8 @@ export interface operations {
            *         "limit": "80",
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
-           *         "schedule": "Mon-Fri 06:00-22:00"
+           *         "schedule": "Mon-Fri 06:00-22:00",
+           *         "maxEventAge": "600"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -4897,6 +4903,24 @@ export interface operations {
          *       "messages": [
          *         {
          *           "vehicleId": 40117,
+         *           "deviceTime": "2026-11-25T07:20:00Z",
+         *           "serverTime": "2026-11-25T08:00:00Z",
+         *           "latitude": 52.52,
+         *           "longitude": 13.405,
+         *           "speed": 95,
+         *           "parameters": {}
+         *         },
+         *         {
+         *           "vehicleId": 40117,
+         *           "deviceTime": "2026-11-25T07:20:15Z",
+         *           "serverTime": "2026-11-25T08:00:00Z",
+         *           "latitude": 52.52,
+         *           "longitude": 13.405,
+         *           "speed": 104,
+         *           "parameters": {}
+         *         },
+         *         {
+         *           "vehicleId": 40117,
          *           "deviceTime": "2026-11-25T08:00:00Z",
          *           "serverTime": "2026-11-25T08:00:00Z",
          *           "latitude": 52.52,
@@ -5166,6 +5190,7 @@ export interface operations {
              *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+             *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
              * @default {}
              */
             settings?: {
@@ -5322,6 +5347,12 @@ export interface operations {
            *       "suppressed": [
            *         {
            *           "vehicleId": 40117,
+           *           "time": "2026-11-25T07:20:15.000Z",
+           *           "reason": "tooOld",
+           *           "age": 2385
+           *         },
+           *         {
+           *           "vehicleId": 40117,
            *           "time": "2026-11-25T08:00:20.000Z",
            *           "reason": "staleMessage"
            *         }
@@ -5382,10 +5413,12 @@ export interface operations {
                */
               time: string;
               /**
-               * @description staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; belowMinDuration: an episode ended before its minimum duration (time: the message that ended it)
+               * @description staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age)
                * @enum {string}
                */
-              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration';
+              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration' | 'tooOld';
+              /** @description tooOld only: the message's age when evaluated (its arrival), whole seconds */
+              age?: number;
             }[];
           };
         };
@@ -6831,6 +6864,14 @@ export interface operations {
            *           "open": true
            *         },
            *         {
+           *           "reason": "tooOld",
+           *           "first": "2026-11-24T06:12:30.000Z",
+           *           "last": "2026-11-24T06:40:05.000Z",
+           *           "count": 4,
+           *           "open": false,
+           *           "age": 6115
+           *         },
+           *         {
            *           "reason": "outsideSchedule",
            *           "first": "2026-11-24T05:02:00.000Z",
            *           "last": "2026-11-24T07:58:30.000Z",
@@ -6845,7 +6886,7 @@ export interface operations {
             /** @description runs of one reason that overlap [from, to], newest first (at most 16 closed runs and the open one are kept, for 30 days) */
             runs: {
               /** @enum {string} */
-              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration';
+              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration' | 'tooOld';
               /**
                * Format: date-time
                * @description the first suppression of the run
@@ -6860,6 +6901,8 @@ export interface operations {
               count: number;
               /** @description true: the run goes on (no alert and no other reason since) */
               open: boolean;
+              /** @description tooOld runs: the oldest message's age when evaluated, whole seconds */
+              age?: number;
             }[];
             /** @description why the rule raises nothing for the vehicle at all right now: it is switched off or out of its period, it does not watch the vehicle, or the vehicle is not its client's */
             now: ('ruleInactive' | 'ruleExpired' | 'vehicleNotWatched' | 'vehicleNotOwned')[];
