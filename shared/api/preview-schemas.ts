@@ -25,6 +25,12 @@ export const previewBodySchema = strictBody({
   until: utcTimeSchema
     .optional()
     .describe('the clock for events raised by time passing (connection loss), not before any arrival; default: the newest arrival'),
+  evaluatedAt: utcTimeSchema
+    .optional()
+    .describe(
+      "the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): " +
+        'to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it',
+    ),
 });
 
 export const previewAlertSchema = z.object({
@@ -48,7 +54,7 @@ export const previewSuppressionSchema = z.object({
         'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); ' +
         'tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age)',
     ),
-  age: z.number().int().min(0).optional().describe("tooOld only: the message's age when evaluated (its arrival), whole seconds"),
+  age: z.number().int().min(0).optional().describe("tooOld only: the message's age when evaluated (its arrival, or evaluatedAt), whole seconds"),
 });
 
 export const previewResponseSchema = z.object({

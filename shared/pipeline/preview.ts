@@ -20,7 +20,7 @@ import { toVehicleChange } from './vehicle-change';
  * step), the sweep's connection-loss step run wherever the vehicle's silence deadline falls before the next
  * arrival and up to `until`, and each outcome committed the way the table would take it (toVehicleChange: the
  * state only when worth a write, one alert per alert id). Messages are aged as evaluate ages them, at their
- * arrival. Nothing is read but geozones, nothing is written, and no visit is journaled.
+ * arrival, unless `evaluatedAt` is given. Nothing is read but geozones, nothing is written, and no visit is journaled.
  */
 export interface PreviewInput {
   /** The rule, taken to be in force throughout. */
@@ -35,6 +35,8 @@ export interface PreviewInput {
   vehicleClock: VehicleClock;
   /** Seconds a message may be old, where the rule sets no `maxEventAge` (config: MAX_EVENT_AGE_SECONDS). */
   maxEventAgeSeconds: number;
+  /** Epoch ms every message is aged at instead of its arrival. */
+  evaluatedAt?: number;
 }
 
 export interface PreviewSuppression {
@@ -90,6 +92,7 @@ export async function previewRule(input: PreviewInput): Promise<PreviewOutcome> 
             evaluatorFor: input.evaluatorFor,
             vehicleClock: input.vehicleClock,
             maxEventAgeSeconds: input.maxEventAgeSeconds,
+            ...(input.evaluatedAt === undefined ? {} : { agedAt: input.evaluatedAt }),
           }),
           arrival,
         ),

@@ -453,6 +453,39 @@ describe('POST /api/v3/notifications/preview', () => {
     });
   });
 
+  it('ages every message at evaluatedAt when given, instead of at its arrival', async () => {
+    const vehicleId = await newVehicle();
+    const speeding = (settings: Record<string, unknown> = {}) =>
+      ruleBody(tenants.root.agentId, { vehicleIds: [vehicleId], settings: { limit: 90, minDuration: 10, ...settings } });
+    // each message arrives when it is read: current as the pipeline would judge it
+    const messages = messagesOf(vehicleId, [...SPEEDING_TRACE, [300, 50], [340, 50], [350, 120], [365, 130]]);
+    const asSent = await preview({ rule: speeding(), messages });
+    expect(asSent.data!.alerts.map((alert) => [alert.time, alert.event])).toEqual([
+      [iso(20), 'speeding'],
+      [iso(365), 'speeding'],
+    ]);
+    expect(asSent.data!.suppressed).toEqual([]);
+
+    // as if the whole track were sent 20 minutes after its start: the first episode is then 1180 s old, the second 835 s
+    const later = await preview({ rule: speeding(), messages, evaluatedAt: iso(1_200) });
+    expect(later.response.status).toBe(200);
+    expect(later.data!.alerts.map((alert) => [alert.time, alert.event])).toEqual([[iso(365), 'speeding']]);
+    expect(later.data!.suppressed).toEqual([{ vehicleId, time: iso(20), reason: 'tooOld', age: 1_180 }]);
+    // the rule's own maxEventAge against it
+    const strict = await preview({ rule: speeding({ maxEventAge: 600 }), messages, evaluatedAt: iso(1_200) });
+    expect(strict.data!.alerts).toEqual([]);
+    expect(strict.data!.suppressed.map((entry) => [entry.time, entry.reason, entry.age])).toEqual([
+      [iso(20), 'tooOld', 1_180],
+      [iso(365), 'tooOld', 835],
+    ]);
+    const lenient = await preview({ rule: speeding({ maxEventAge: 0 }), messages, evaluatedAt: iso(1_200) });
+    expect(lenient.data!.alerts).toHaveLength(2);
+
+    const unreadable = await preview({ rule: speeding(), messages, evaluatedAt: 'later' });
+    expect(unreadable.response.status).toBe(400);
+    expect(unreadable.error?.issues?.map((issue) => issue.path)).toEqual(['evaluatedAt']);
+  });
+
   it('writes, sends and journals nothing, and read-only users may preview', async () => {
     const vehicleId = await newVehicle();
     const tables = resourcesConfig();

@@ -291,7 +291,7 @@ export interface paths {
     put?: never;
     /**
      * Try a notification rule on messages, without storing or sending anything
-     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, the age of each message (maxEventAge, at its arrival), and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
+     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, the age of each message (maxEventAge, at its arrival or at `evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
      */
     post: operations['previewNotificationRule'];
     delete?: never;
@@ -5323,6 +5323,11 @@ export interface operations {
            * @description the clock for events raised by time passing (connection loss), not before any arrival; default: the newest arrival
            */
           until?: string;
+          /**
+           * Format: date-time
+           * @description the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it
+           */
+          evaluatedAt?: string;
         };
       };
     };
@@ -5417,7 +5422,7 @@ export interface operations {
                * @enum {string}
                */
               reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration' | 'tooOld';
-              /** @description tooOld only: the message's age when evaluated (its arrival), whole seconds */
+              /** @description tooOld only: the message's age when evaluated (its arrival, or evaluatedAt), whole seconds */
               age?: number;
             }[];
           };
