@@ -46,12 +46,16 @@ export const ruleCreateExample = {
   settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: 600 },
 };
 export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
-/** A rule as GET answers it, with what keeps two of its side addresses from getting alerts. */
+/** A rule as GET answers it, with a recipient Telegram does not reach yet and what keeps two of its side addresses from getting alerts. */
 export const ruleReadExample = {
   ...ruleRecordExample,
   enableSideEmails: true,
   sideEmails: ['night-shift@partner.example', 'dispatch@partner.example'],
   problems: [
+    {
+      path: 'recipientIds.0',
+      message: `user ${EXAMPLE_USER_ID} has no linked Telegram chat yet (or stopped it): toTelegram reaches them once they link one (POST /api/v3/telegram/link)`,
+    },
     {
       path: 'sideEmails.0',
       message: "night-shift@partner.example: confirmation waits for the client's daily budget, resumes 2026-11-25T00:00:00.000Z",

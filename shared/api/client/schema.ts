@@ -221,7 +221,7 @@ export interface paths {
     };
     /**
      * Read one notification rule
-     * @description The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. `problems` also names each side address that gets no alerts although it is on the rule: its confirmation waits for the client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the address unsubscribed from every rule of the client.
+     * @description The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. `problems` also names each recipient a switched-on channel does not reach yet (`recipientIds.<i>`: no Telegram chat linked for toTelegram, no phone registered for toMobile, the user disabled or gone), and each side address that gets no alerts although it is on the rule: its confirmation waits for the client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the address unsubscribed from every rule of the client.
      */
     get: operations['getNotificationRule'];
     put?: never;
@@ -246,12 +246,12 @@ export interface paths {
     get?: never;
     /**
      * Replace a notification rule
-     * @description Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are checked as on create. Side addresses never asked are sent their confirmation link, and new ones count against the client's cap of unconfirmed addresses, as on creation.
+     * @description Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are checked as on create; recipients and Telegram chats already on the rule (for the same client) are not checked again, so a recipient who was disabled or unlinked a chat since never makes an edit fail (GET names them in `problems`). Side addresses never asked are sent their confirmation link, and new ones count against the client's cap of unconfirmed addresses, as on creation.
      */
     put: operations['replaceNotificationRule'];
     /**
      * Create a notification rule
-     * @description Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the installation has none, or it finds no place; 503 when it does not answer). A channel switched on must reach someone, otherwise 400 naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer (id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.
+     * @description Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the installation has none, or it finds no place; 503 when it does not answer). A channel switched on must be able to reach someone, otherwise 400 naming it: toEmail and toMobile a recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient. Recipients need not have linked a Telegram chat or registered a phone yet: `problems` in the answer names each one a channel does not reach yet (as GET does), and alerts reach them once they do. An unknown field is answered 400 naming it; the read-only fields of the answer (id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.
      */
     post: operations['createNotificationRule'];
     delete?: never;
@@ -3031,6 +3031,10 @@ export interface operations {
            *       "expiresAt": "2027-02-23T08:00:00.000Z",
            *       "problems": [
            *         {
+           *           "path": "recipientIds.0",
+           *           "message": "user a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d has no linked Telegram chat yet (or stopped it): toTelegram reaches them once they link one (POST /api/v3/telegram/link)"
+           *         },
+           *         {
            *           "path": "sideEmails.0",
            *           "message": "night-shift@partner.example: confirmation waits for the client's daily budget, resumes 2026-11-25T00:00:00.000Z"
            *         },
@@ -3182,7 +3186,7 @@ export interface operations {
              * @description read-only; end of the current validity period (UTC)
              */
             expiresAt: string;
-            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed) */
+            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET and in the answer of a create also a recipient a switched-on channel does not reach yet, such as a user without a linked Telegram chat for toTelegram or without a registered phone for toMobile; on GET also a side address that waits for its confirmation, or unsubscribed) */
             problems?: {
               path: string;
               message: string;
@@ -4546,7 +4550,7 @@ export interface operations {
              * @description read-only; end of the current validity period (UTC)
              */
             expiresAt: string;
-            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed) */
+            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET and in the answer of a create also a recipient a switched-on channel does not reach yet, such as a user without a linked Telegram chat for toTelegram or without a registered phone for toMobile; on GET also a side address that waits for its confirmation, or unsubscribed) */
             problems?: {
               path: string;
               message: string;
