@@ -200,6 +200,7 @@ export class FleetwatchStack extends Stack {
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_DLQ_URL: queues.inputDeadLetters.queueUrl,
         VEHICLE_CLOCK: vehicleClock,
+        MAX_EVENT_AGE_SECONDS: String(context.maxEventAgeSeconds),
       },
     });
     // rules and geozones are read by id, through the rule cache; a client's zones for the visit journal by
@@ -370,6 +371,7 @@ export class FleetwatchStack extends Stack {
         ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits', 'vehicleState'),
         RATE_LIMIT_INTERVAL_MS,
         VEHICLE_CLOCK: vehicleClock,
+        MAX_EVENT_AGE_SECONDS: String(context.maxEventAgeSeconds),
         // confirmation links of side addresses, and alerts held for them, go out through the deliver function
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,

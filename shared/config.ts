@@ -73,6 +73,15 @@ export const vehicleClockEnvSchema = z.object({
     ),
 });
 
+/** Seconds a message may be old when evaluated for its events to become alerts, where a rule sets no `maxEventAge`. */
+export const DEFAULT_MAX_EVENT_AGE_SECONDS = 900;
+
+export const maxEventAgeSchema = z.object({
+  MAX_EVENT_AGE_SECONDS: whole(0, DEFAULT_MAX_EVENT_AGE_SECONDS).describe(
+    "Seconds a terminal message may be old (its deviceTime against the time it is evaluated) for its events to become alerts, for rules without their own `settings.maxEventAge`; an older message's events are logged as `tooOld` instead. 0: any age. Set on evaluate and on the api function, whose rule preview judges the same way.",
+  ),
+});
+
 // room for every rule and zone of a platform at the designed scale (about 21,000 rules and 10,000 zones, by
 // the cache's own estimate), so a container that meets vehicles of every client reads each rule once
 export const DEFAULT_RULE_CACHE_BYTES = 128 * 1024 * 1024;
@@ -288,12 +297,13 @@ export const functionConfigSchemas = {
     .extend(apiSchema.shape)
     .extend(alertLinkSchema.shape)
     .extend(vehicleClockEnvSchema.shape)
+    .extend(maxEventAgeSchema.shape)
     .extend(templatesSchema.shape)
     .extend(limitsSchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(telegramSchema.shape)
     .extend(pushSchema.shape),
-  evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
+  evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(maxEventAgeSchema.shape).extend(ruleCacheSchema.shape),
   deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
     .extend(senderSchema.shape)
@@ -364,6 +374,10 @@ export function resourcesConfig(env?: Env): ResourcesConfig {
 
 export function vehicleClockConfig(env?: Env): VehicleClock {
   return readConfig(vehicleClockEnvSchema, env).VEHICLE_CLOCK;
+}
+
+export function maxEventAgeConfig(env?: Env): number {
+  return readConfig(maxEventAgeSchema, env).MAX_EVENT_AGE_SECONDS;
 }
 
 export function feedOutageConfig(env?: Env): FeedOutageConfig {

@@ -7,7 +7,7 @@ import type { VehicleClock } from '../config';
 import type { NoiseState, VehicleState } from '../store/vehicle-state-store';
 import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
 import { reportableFrom, scheduledTickEvents } from './schedule-gate';
-import { suppressionOf, type Suppression, type SuppressionReason } from './event-admission';
+import { maxEventAgeMs, suppressionOf, tooOldAge, type Suppression, type SuppressionReason } from './event-admission';
 import {
   admitEvent,
   closeRun,
@@ -179,17 +179,22 @@ class Budgets {
     if (closed) this.log.push(closed);
   }
 
-  suppress(compiled: CompiledRule, time: string, reason: SuppressionReason): void {
-    this.suppressed.push({ ruleId: compiled.rule.id, time, reason });
+  /** `age`: of a message too old (seconds), kept with a `tooOld` suppression. */
+  suppress(compiled: CompiledRule, time: string, reason: SuppressionReason, age?: number): void {
+    const aged = reason === 'tooOld' ? age : undefined;
+    this.suppressed.push({ ruleId: compiled.rule.id, time, reason, ...(aged === undefined ? {} : { age: aged }) });
     const key = String(compiled.rule.id);
-    const recorded = recordSuppression(compiled.rule.id, this.noise[key], reason, Date.parse(time));
+    const recorded = recordSuppression(compiled.rule.id, this.noise[key], reason, Date.parse(time), aged);
     this.set(key, recorded.noise, recorded.closed);
   }
 
-  /** An event the schedule and zone condition let through (`held`: their reason, if not): true when it became an alert. */
-  offer(compiled: CompiledRule, event: RuleEvent, held: SuppressionReason | null | undefined, cooled: boolean): boolean {
+  /**
+   * An event the schedule, zone condition and age let through (`held`: their reason, if not; `age`, the message's
+   * when it is too old): true when it became an alert.
+   */
+  offer(compiled: CompiledRule, event: RuleEvent, held: SuppressionReason | null | undefined, cooled: boolean, age?: number): boolean {
     if (held) {
-      this.suppress(compiled, event.time, held);
+      this.suppress(compiled, event.time, held, age);
       return false;
     }
     const key = String(compiled.rule.id);
@@ -216,6 +221,7 @@ class Budgets {
     at: { time: number; latitude: number | null; longitude: number | null; speed: number | null },
     raised: boolean,
     held: (event: RuleEvent) => SuppressionReason | null | undefined,
+    age?: number,
   ): void {
     const key = String(compiled.rule.id);
     if (!evaluator.episode || (this.noise[key]?.e === undefined && !followsEpisodes(compiled))) return;
@@ -226,7 +232,7 @@ class Budgets {
     }
     const followed = episodeFollowUps(compiled, this.noise[key], evaluator.episode(compiled, before), next, at, raised);
     this.set(key, followed.noise);
-    if (followed.event) this.offer(compiled, followed.event, held(followed.event), false);
+    if (followed.event) this.offer(compiled, followed.event, held(followed.event), false, age);
   }
 
   /** Time passing over an alerted episode with no messages (a lost connection): its reminder when due. */
@@ -256,10 +262,16 @@ export interface VehicleInput {
   journal?: Journal;
   /** How the vehicle's clock is stored (config: VEHICLE_CLOCK) when its messages are not all stamped. */
   vehicleClock: VehicleClock;
+  /** Seconds a message may be old for its events to become alerts where a rule sets no `maxEventAge` (config: MAX_EVENT_AGE_SECONDS); absent or 0: any age. */
+  maxEventAgeSeconds?: number;
+  /** Epoch ms the messages' ages are taken at; default `context.now` (the preview's `evaluatedAt`). */
+  agedAt?: number;
 }
 
 export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   const { vehicleId, state, messages, rules, context, evaluatorFor, journal, vehicleClock } = input;
+  const agedAt = input.agedAt ?? context.now;
+  const ageLimits = rules.map((compiled) => maxEventAgeMs(compiled, input.maxEventAgeSeconds ?? 0));
   let visits: VisitsState = state?.visits ?? EMPTY_VISITS;
   const visitRecords: VisitRecord[] = [];
   const previousRules = state?.rules ?? {};
@@ -288,7 +300,9 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     const stamp = message.previousDeviceTime === undefined ? Number.NEGATIVE_INFINITY : Date.parse(message.previousDeviceTime);
     const stale = deviceMs <= Math.max(lastDeviceMs, stamp);
     if (stale) staleMessages++;
-    for (const compiled of rules) {
+    const ageMs = agedAt - deviceMs;
+    for (let index = 0; index < rules.length; index++) {
+      const compiled = rules[index]!;
       const evaluator = evaluatorFor(compiled.rule.type);
       if (!evaluator) continue;
       const key = String(compiled.rule.id);
@@ -301,22 +315,26 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
           continue;
         }
         const before = ruleStates[key];
+        // an old message still moves the rule's state: what it saw is known, and raises nothing later
         const result = step.call(evaluator, compiled, before, message, context);
         if (result.state === undefined) delete ruleStates[key];
         else ruleStates[key] = plainJson(result.state);
+        const oldAge = tooOldAge(ageLimits[index]!, ageMs);
+        const age = oldAge === undefined ? undefined : Math.floor(oldAge / 1000);
         const held = (event: RuleEvent) =>
           suppressionOf(
             compiled,
             event,
             condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key])),
+            age !== undefined,
           );
         let alertedAt: string | undefined;
-        for (const event of result.events) if (budgets.offer(compiled, event, held(event), true)) alertedAt = event.time;
+        for (const event of result.events) if (budgets.offer(compiled, event, held(event), true, age)) alertedAt = event.time;
         if (!stale && before !== undefined && evaluator.cutShort?.(compiled, before, ruleStates[key]))
           budgets.suppress(compiled, message.deviceTime, 'belowMinDuration');
         if (!stale) {
           const at = { time: deviceMs, latitude: message.latitude, longitude: message.longitude, speed: message.speed };
-          budgets.follow(compiled, evaluator, before, ruleStates[key], alertedAt, at, result.events.length > 0, held);
+          budgets.follow(compiled, evaluator, before, ruleStates[key], alertedAt, at, result.events.length > 0, held, age);
         }
       } catch (error) {
         failures.push({ ruleId: compiled.rule.id, error });

@@ -1,4 +1,6 @@
 import type { RuleEvent } from '../schemas/alert';
+import { RULE_TYPES } from '../schemas/notification';
+import type { CommonSettings } from '../rules/settings';
 import type { CompiledRule } from '../rules/types';
 import { scheduleAdmits } from './schedule-gate';
 import type { ZoneSuppression } from './zone-gate';
@@ -15,6 +17,10 @@ import type { ZoneSuppression } from './zone-gate';
  * - `cooldown`, `maxPerDay`: the rule's noise budget holds the alert back (see noise-budget.ts).
  * - `belowMinDuration`: an episode (speeding, idle, parking, analog sensor) ended before its minimum duration,
  *   timed by the message that ended it (the evaluator's `cutShort`).
+ * - `tooOld`: the message that raised the event was older than `settings.maxEventAge` (else the deployment's
+ *   MAX_EVENT_AGE_SECONDS) when it was evaluated: news too late to act on (see maxEventAgeMs).
+ * An event raised by a message is judged in this order: schedule, zone condition, age, noise budget; the first
+ * that holds it back names the reason, so an event held for any reason spends no noise budget.
  * The suppressed log stores a reason by its index here: new reasons are added at the end, never reordered.
  */
 export const SUPPRESSION_REASONS = [
@@ -25,6 +31,7 @@ export const SUPPRESSION_REASONS = [
   'cooldown',
   'maxPerDay',
   'belowMinDuration',
+  'tooOld',
 ] as const;
 
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -34,13 +41,33 @@ export interface Suppression {
   ruleId: number;
   time: string;
   reason: SuppressionReason;
+  /** `tooOld` only: how old the message was when evaluated, whole seconds. */
+  age?: number;
+}
+
+/**
+ * How old a message may be when evaluated (ms; 0: any age) before the events it raises are `tooOld`: the rule's
+ * `settings.maxEventAge`, else the deployment's default (seconds). Connection loss is never aged: its events
+ * say when messages stopped and started arriving, which a late reading does not make stale (the reading that
+ * ends a dead zone is often an old one from the terminal's black box, and it must still restore the connection).
+ */
+export function maxEventAgeMs(compiled: CompiledRule, defaultSeconds: number): number {
+  if (compiled.rule.type === RULE_TYPES.connectionLoss) return 0;
+  return ((compiled.settings as Partial<CommonSettings>).maxEventAge ?? defaultSeconds) * 1000;
+}
+
+/** A message's age (ms) when it is too old for a rule's limit (maxEventAgeMs), else undefined. */
+export function tooOldAge(limitMs: number, ageMs: number): number | undefined {
+  return limitMs > 0 && ageMs > limitMs ? ageMs : undefined;
 }
 
 /**
  * Whether an event a message raised becomes an alert: null when it does, else the reason it does not. `zone` is
- * the zone condition's verdict at the event's position (zone-gate.ts), undefined when it holds or there is none.
+ * the zone condition's verdict at the event's position (zone-gate.ts), undefined when it holds or there is none;
+ * `tooOld`, whether the message was too old (tooOldAge; never for time passing, the sweep's ticks).
  */
-export function suppressionOf(compiled: CompiledRule, event: RuleEvent, zone?: ZoneSuppression): SuppressionReason | null {
+export function suppressionOf(compiled: CompiledRule, event: RuleEvent, zone?: ZoneSuppression, tooOld = false): SuppressionReason | null {
   if (!scheduleAdmits(compiled, event)) return 'outsideSchedule';
-  return zone ?? null;
+  if (zone) return zone;
+  return tooOld ? 'tooOld' : null;
 }

@@ -192,6 +192,8 @@ export interface SuppressedRun {
   first: number;
   last: number;
   count: number;
+  /** `tooOld` runs: the oldest message's age when evaluated, whole seconds. */
+  age?: number;
 }
 
 /** A closed run to write to the rule's suppressed log, at its slot. */
@@ -203,9 +205,9 @@ export interface SuppressedLogEntry extends SuppressedRun {
 /** The run the state holds open, if any. */
 export function openRun(noise: NoiseState | undefined): SuppressedRun | undefined {
   if (noise?.s === undefined) return undefined;
-  const [code, first, last, count] = noise.s;
+  const [code, first, last, count, age] = noise.s;
   const reason = SUPPRESSION_REASONS[code];
-  return reason === undefined ? undefined : { reason, first, last, count };
+  return reason === undefined ? undefined : { reason, first, last, count, ...(age === undefined ? {} : { age }) };
 }
 
 /** Ends the open run (an alert went out, or another reason began): the entry to log, and the state without it. */
@@ -219,18 +221,28 @@ export function closeRun(ruleId: number, noise: NoiseState | undefined): { noise
 /**
  * Records one suppression: a run of the same reason grows in the state (no write of its own: a suppressed event
  * comes with a state change of its rule); another reason closes the open run, to be logged, and opens one.
+ * `age` (seconds, `tooOld` only): the run keeps the greatest.
  */
 export function recordSuppression(
   ruleId: number,
   noise: NoiseState | undefined,
   reason: SuppressionReason,
   time: number,
+  age?: number,
 ): { noise: NoiseState | undefined; closed?: SuppressedLogEntry } {
   const code = SUPPRESSION_REASONS.indexOf(reason);
   const run = noise?.s;
-  if (run !== undefined && run[0] === code) return { noise: { ...noise, s: [code, Math.min(run[1], time), Math.max(run[2], time), run[3] + 1] } };
+  if (run !== undefined && run[0] === code) {
+    const oldest = age === undefined ? run[4] : Math.max(run[4] ?? age, age);
+    return { noise: { ...noise, s: storedRun(code, Math.min(run[1], time), Math.max(run[2], time), run[3] + 1, oldest) } };
+  }
   const { noise: rest, closed } = closeRun(ruleId, noise);
-  return { noise: { ...rest, s: [code, time, time, 1] }, ...(closed ? { closed } : {}) };
+  return { noise: { ...rest, s: storedRun(code, time, time, 1, age) }, ...(closed ? { closed } : {}) };
+}
+
+/** A run as stored ([reason, first, last, count], and the age only where there is one). */
+export function storedRun(code: number, first: number, last: number, count: number, age: number | undefined): NonNullable<NoiseState['s']> {
+  return age === undefined ? [code, first, last, count] : [code, first, last, count, age];
 }
 
 /**

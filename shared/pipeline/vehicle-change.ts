@@ -7,6 +7,7 @@ import type { CompiledRule } from '../rules/types';
 import type { VehicleClock } from '../config';
 import { SUPPRESSION_REASONS } from './event-admission';
 import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
+import { storedRun } from './noise-budget';
 
 /** A visit opened and closed by the same batch is written once, complete (a transaction may touch an item once). */
 function latestPerVisit(items: VisitItem[]): VisitItem[] {
@@ -46,11 +47,11 @@ export function toVehicleChange(
     alerts: [...alerts.values()],
     ...(state && outcome.suppressedLog.length > 0
       ? {
-          suppressedLog: outcome.suppressedLog.map(({ ruleId, slot, reason, first, last, count }) => ({
+          suppressedLog: outcome.suppressedLog.map(({ ruleId, slot, reason, first, last, count, age }) => ({
             vehicleId,
             ruleId,
             slot,
-            run: [SUPPRESSION_REASONS.indexOf(reason), first, last, count] as [number, number, number, number],
+            run: storedRun(SUPPRESSION_REASONS.indexOf(reason), first, last, count, age),
           })),
         }
       : {}),

@@ -43,7 +43,8 @@ export type ZoneGates = z.infer<typeof zoneGatesSchema>;
  * Per rule, the noise budget's memory (shared/pipeline/noise-budget.ts), in short keys since every vehicle item
  * carries one per rule with a budget: `t` the last alert's time; `d` the local day and `n` the alerts counted on
  * it (maxPerDay + 1 once the notice went out); `e` the start of the alerted episode and `r` its last alert or
- * reminder (epoch ms); `s` the open run of suppressions [reason, first, last, count] and `q` the runs logged.
+ * reminder (epoch ms); `s` the open run of suppressions [reason, first, last, count, age?] (age: of a `tooOld`
+ * run, the oldest message's, seconds) and `q` the runs logged.
  */
 export const noiseStateSchema = z.object({
   t: z.number().optional(),
@@ -51,7 +52,7 @@ export const noiseStateSchema = z.object({
   n: z.number().int().optional(),
   e: z.number().optional(),
   r: z.number().optional(),
-  s: z.tuple([z.number().int(), z.number(), z.number(), z.number().int()]).optional(),
+  s: z.tuple([z.number().int(), z.number(), z.number(), z.number().int(), z.number().int().min(0).optional()]).optional(),
   q: z.number().int().optional(),
 });
 export type NoiseState = z.infer<typeof noiseStateSchema>;

@@ -48,8 +48,8 @@ interface PreviewCase {
   messages: Step[];
   /** Seconds after START; default: the newest arrival. */
   until?: number;
-  /** What the preview must also report as suppressed: [seconds after START, reason]. */
-  suppressed?: [number, string][];
+  /** What the preview must also report as suppressed: [seconds after START, reason, age in seconds (tooOld)]. */
+  suppressed?: [number, string, number?][];
 }
 
 const every = (from: number, to: number, stepSeconds: number, speed: number, extra: Partial<TerminalMessageInput> = {}): Step[] =>
@@ -283,6 +283,24 @@ const OTHER_CASES: PreviewCase[] = [
     messages: [...SPEEDING_TRACE, [15, 130, { serverTime: new Date(START + 40_000).toISOString() }]],
     suppressed: [[15, 'staleMessage']],
   },
+  {
+    // the terminal stored the episode while out of coverage and sent it an hour later, with a current reading
+    name: "a black box: an hour-old episode is tooOld, the vehicle's next one alerts",
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
+    messages: [
+      ...SPEEDING_TRACE.map(([second, speed]): Step => [second, speed, { serverTime: new Date(START + 3_600_000).toISOString() }]),
+      [3_600, 120],
+      [3_615, 130],
+    ],
+    suppressed: [[20, 'tooOld', 3_580]],
+  },
+  {
+    name: 'a black box under a rule that takes messages of any age (maxEventAge 0)',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10, maxEventAge: 0 } }),
+    messages: SPEEDING_TRACE.map(([second, speed]): Step => [second, speed, { serverTime: new Date(START + 3_600_000).toISOString() }]),
+  },
 ];
 
 const iso = (second: number) => new Date(START + second * 1000).toISOString();
@@ -426,11 +444,46 @@ describe('POST /api/v3/notifications/preview', () => {
         // at a suppressed time the pipeline delivered nothing but the day's limitReached notice
         const held = new Set(testCase.suppressed.map(([second]) => iso(second)));
         expect(delivered.alerts.filter((alert) => held.has(alert.time) && alert.event !== 'limitReached')).toEqual([]);
-        expect(answer.data!.suppressed).toEqual(testCase.suppressed.map(([second, reason]) => ({ vehicleId, time: iso(second), reason })));
+        expect(answer.data!.suppressed).toEqual(
+          testCase.suppressed.map(([second, reason, age]) => ({ vehicleId, time: iso(second), reason, ...(age === undefined ? {} : { age }) })),
+        );
       } else {
         expect(delivered.alerts.length).toBeGreaterThan(0);
       }
     });
+  });
+
+  it('ages every message at evaluatedAt when given, instead of at its arrival', async () => {
+    const vehicleId = await newVehicle();
+    const speeding = (settings: Record<string, unknown> = {}) =>
+      ruleBody(tenants.root.agentId, { vehicleIds: [vehicleId], settings: { limit: 90, minDuration: 10, ...settings } });
+    // each message arrives when it is read: current as the pipeline would judge it
+    const messages = messagesOf(vehicleId, [...SPEEDING_TRACE, [300, 50], [340, 50], [350, 120], [365, 130]]);
+    const asSent = await preview({ rule: speeding(), messages });
+    expect(asSent.data!.alerts.map((alert) => [alert.time, alert.event])).toEqual([
+      [iso(20), 'speeding'],
+      [iso(365), 'speeding'],
+    ]);
+    expect(asSent.data!.suppressed).toEqual([]);
+
+    // as if the whole track were sent 20 minutes after its start: the first episode is then 1180 s old, the second 835 s
+    const later = await preview({ rule: speeding(), messages, evaluatedAt: iso(1_200) });
+    expect(later.response.status).toBe(200);
+    expect(later.data!.alerts.map((alert) => [alert.time, alert.event])).toEqual([[iso(365), 'speeding']]);
+    expect(later.data!.suppressed).toEqual([{ vehicleId, time: iso(20), reason: 'tooOld', age: 1_180 }]);
+    // the rule's own maxEventAge against it
+    const strict = await preview({ rule: speeding({ maxEventAge: 600 }), messages, evaluatedAt: iso(1_200) });
+    expect(strict.data!.alerts).toEqual([]);
+    expect(strict.data!.suppressed.map((entry) => [entry.time, entry.reason, entry.age])).toEqual([
+      [iso(20), 'tooOld', 1_180],
+      [iso(365), 'tooOld', 835],
+    ]);
+    const lenient = await preview({ rule: speeding({ maxEventAge: 0 }), messages, evaluatedAt: iso(1_200) });
+    expect(lenient.data!.alerts).toHaveLength(2);
+
+    const unreadable = await preview({ rule: speeding(), messages, evaluatedAt: 'later' });
+    expect(unreadable.response.status).toBe(400);
+    expect(unreadable.error?.issues?.map((issue) => issue.path)).toEqual(['evaluatedAt']);
   });
 
   it('writes, sends and journals nothing, and read-only users may preview', async () => {

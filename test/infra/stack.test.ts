@@ -378,6 +378,22 @@ describe('FleetwatchStack template', () => {
       );
     });
 
+    it('ages messages by -c maxEventAgeSeconds (900 unless set) in evaluate and the preview, and nowhere else', () => {
+      const aged = ['evaluate', 'api'] as const;
+      for (const name of aged) expect(environmentOf(name).MAX_EVENT_AGE_SECONDS, name).toBe('900');
+      for (const name of FUNCTION_NAMES.filter((name) => !(aged as readonly string[]).includes(name)))
+        expect(environmentOf(name).MAX_EVENT_AGE_SECONDS, name).toBeUndefined();
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], maxEventAgeSeconds: '3600' } });
+      const longer = new FleetwatchStack(app, 'FleetwatchLongerAge');
+      const variables = Template.fromStack(longer).toJSON() as { Resources: Record<string, Resource> };
+      const ageOf = (name: (typeof aged)[number]) =>
+        (variables.Resources[logicalId(longer.functions[name].function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+          .MAX_EVENT_AGE_SECONDS;
+      expect(aged.map(ageOf)).toEqual(['3600', '3600']);
+      const typo = new App({ context: { 'aws:cdk:bundling-stacks': [], maxEventAgeSeconds: '15m' } });
+      expect(() => new FleetwatchStack(typo, 'FleetwatchBadAge')).toThrow(/-c maxEventAgeSeconds="15m"/);
+    });
+
     it('keeps tables and log groups when the stack is deleted unless -c throwaway=true, which removes them all, the secret and keys too', () => {
       const kept = (type: string) => ofType(type).map(([id, resource]) => [id, resource.DeletionPolicy]);
       for (const type of ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup']) {

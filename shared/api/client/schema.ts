@@ -221,7 +221,7 @@ export interface paths {
     };
     /**
      * Read one notification rule
-     * @description The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. `problems` also names each side address that gets no alerts although it is on the rule: its confirmation waits for the client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the address unsubscribed from every rule of the client.
+     * @description The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. `problems` also names each recipient a switched-on channel does not reach yet (`recipientIds.<i>`: no Telegram chat linked for toTelegram, no phone registered for toMobile, the user disabled or gone), and each side address that gets no alerts although it is on the rule: its confirmation waits for the client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the address unsubscribed from every rule of the client.
      */
     get: operations['getNotificationRule'];
     put?: never;
@@ -246,12 +246,12 @@ export interface paths {
     get?: never;
     /**
      * Replace a notification rule
-     * @description Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are checked as on create. Side addresses never asked are sent their confirmation link, and new ones count against the client's cap of unconfirmed addresses, as on creation.
+     * @description Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are checked as on create; recipients and Telegram chats already on the rule (for the same client) are not checked again, so a recipient who was disabled or unlinked a chat since never makes an edit fail (GET names them in `problems`). Side addresses never asked are sent their confirmation link, and new ones count against the client's cap of unconfirmed addresses, as on creation.
      */
     put: operations['replaceNotificationRule'];
     /**
      * Create a notification rule
-     * @description Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the installation has none, or it finds no place; 503 when it does not answer). A channel switched on must reach someone, otherwise 400 naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer (id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.
+     * @description Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the installation has none, or it finds no place; 503 when it does not answer). A channel switched on must be able to reach someone, otherwise 400 naming it: toEmail and toMobile a recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient. Recipients need not have linked a Telegram chat or registered a phone yet: `problems` in the answer names each one a channel does not reach yet (as GET does), and alerts reach them once they do. An unknown field is answered 400 naming it; the read-only fields of the answer (id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.
      */
     post: operations['createNotificationRule'];
     delete?: never;
@@ -291,7 +291,7 @@ export interface paths {
     put?: never;
     /**
      * Try a notification rule on messages, without storing or sending anything
-     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
+     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, the age of each message (maxEventAge, at its arrival or at `evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
      */
     post: operations['previewNotificationRule'];
     delete?: never;
@@ -455,7 +455,7 @@ export interface paths {
     put?: never;
     /**
      * Why a rule raised no alert for a vehicle
-     * @description Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason (first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration). A run closes when an alert goes out or another reason begins; the last 16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be of your scope, else 404.
+     * @description Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason (first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration), tooOld (raised by a message older than settings.maxEventAge when evaluated, with the oldest age in `age`). A run closes when an alert goes out or another reason begins; the last 16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be of your scope, else 404.
      */
     post: operations['listSuppressedEvaluations'];
     delete?: never;
@@ -2997,7 +2997,8 @@ export interface operations {
            *         "limit": "80",
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
-           *         "schedule": "Mon-Fri 06:00-22:00"
+           *         "schedule": "Mon-Fri 06:00-22:00",
+           *         "maxEventAge": "600"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -3029,6 +3030,10 @@ export interface operations {
            *       "version": 1,
            *       "expiresAt": "2027-02-23T08:00:00.000Z",
            *       "problems": [
+           *         {
+           *           "path": "recipientIds.0",
+           *           "message": "user a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d has no linked Telegram chat yet (or stopped it): toTelegram reaches them once they link one (POST /api/v3/telegram/link)"
+           *         },
            *         {
            *           "path": "sideEmails.0",
            *           "message": "night-shift@partner.example: confirmation waits for the client's daily budget, resumes 2026-11-25T00:00:00.000Z"
@@ -3181,7 +3186,7 @@ export interface operations {
              * @description read-only; end of the current validity period (UTC)
              */
             expiresAt: string;
-            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed) */
+            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET and in the answer of a create also a recipient a switched-on channel does not reach yet, such as a user without a linked Telegram chat for toTelegram or without a registered phone for toMobile; on GET also a side address that waits for its confirmation, or unsubscribed) */
             problems?: {
               path: string;
               message: string;
@@ -3445,7 +3450,8 @@ export interface operations {
          *         "limit": "70",
          *         "minDuration": "10",
          *         "zoneLimits": "12:30",
-         *         "schedule": "Mon-Fri 06:00-22:00"
+         *         "schedule": "Mon-Fri 06:00-22:00",
+         *         "maxEventAge": "600"
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -3703,6 +3709,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
            * @default {}
            */
           settings?: {
@@ -3984,7 +3991,8 @@ export interface operations {
          *         "limit": 80,
          *         "minDuration": 10,
          *         "zoneLimits": "12:30",
-         *         "schedule": "Mon-Fri 06:00-22:00"
+         *         "schedule": "Mon-Fri 06:00-22:00",
+         *         "maxEventAge": 600
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -4239,6 +4247,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
            * @default {}
            */
           settings?: {
@@ -4369,7 +4378,8 @@ export interface operations {
            *         "limit": "80",
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
-           *         "schedule": "Mon-Fri 06:00-22:00"
+           *         "schedule": "Mon-Fri 06:00-22:00",
+           *         "maxEventAge": "600"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -4540,7 +4550,7 @@ export interface operations {
              * @description read-only; end of the current validity period (UTC)
              */
             expiresAt: string;
-            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed) */
+            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET and in the answer of a create also a recipient a switched-on channel does not reach yet, such as a user without a linked Telegram chat for toTelegram or without a registered phone for toMobile; on GET also a side address that waits for its confirmation, or unsubscribed) */
             problems?: {
               path: string;
               message: string;
@@ -4897,6 +4907,24 @@ export interface operations {
          *       "messages": [
          *         {
          *           "vehicleId": 40117,
+         *           "deviceTime": "2026-11-25T07:20:00Z",
+         *           "serverTime": "2026-11-25T08:00:00Z",
+         *           "latitude": 52.52,
+         *           "longitude": 13.405,
+         *           "speed": 95,
+         *           "parameters": {}
+         *         },
+         *         {
+         *           "vehicleId": 40117,
+         *           "deviceTime": "2026-11-25T07:20:15Z",
+         *           "serverTime": "2026-11-25T08:00:00Z",
+         *           "latitude": 52.52,
+         *           "longitude": 13.405,
+         *           "speed": 104,
+         *           "parameters": {}
+         *         },
+         *         {
+         *           "vehicleId": 40117,
          *           "deviceTime": "2026-11-25T08:00:00Z",
          *           "serverTime": "2026-11-25T08:00:00Z",
          *           "latitude": 52.52,
@@ -5166,6 +5194,7 @@ export interface operations {
              *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+             *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
              * @default {}
              */
             settings?: {
@@ -5298,6 +5327,11 @@ export interface operations {
            * @description the clock for events raised by time passing (connection loss), not before any arrival; default: the newest arrival
            */
           until?: string;
+          /**
+           * Format: date-time
+           * @description the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it
+           */
+          evaluatedAt?: string;
         };
       };
     };
@@ -5320,6 +5354,12 @@ export interface operations {
            *         }
            *       ],
            *       "suppressed": [
+           *         {
+           *           "vehicleId": 40117,
+           *           "time": "2026-11-25T07:20:15.000Z",
+           *           "reason": "tooOld",
+           *           "age": 2385
+           *         },
            *         {
            *           "vehicleId": 40117,
            *           "time": "2026-11-25T08:00:20.000Z",
@@ -5382,10 +5422,12 @@ export interface operations {
                */
               time: string;
               /**
-               * @description staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; belowMinDuration: an episode ended before its minimum duration (time: the message that ended it)
+               * @description staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age)
                * @enum {string}
                */
-              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration';
+              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration' | 'tooOld';
+              /** @description tooOld only: the message's age when evaluated (its arrival, or evaluatedAt), whole seconds */
+              age?: number;
             }[];
           };
         };
@@ -6831,6 +6873,14 @@ export interface operations {
            *           "open": true
            *         },
            *         {
+           *           "reason": "tooOld",
+           *           "first": "2026-11-24T06:12:30.000Z",
+           *           "last": "2026-11-24T06:40:05.000Z",
+           *           "count": 4,
+           *           "open": false,
+           *           "age": 6115
+           *         },
+           *         {
            *           "reason": "outsideSchedule",
            *           "first": "2026-11-24T05:02:00.000Z",
            *           "last": "2026-11-24T07:58:30.000Z",
@@ -6845,7 +6895,7 @@ export interface operations {
             /** @description runs of one reason that overlap [from, to], newest first (at most 16 closed runs and the open one are kept, for 30 days) */
             runs: {
               /** @enum {string} */
-              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration';
+              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration' | 'tooOld';
               /**
                * Format: date-time
                * @description the first suppression of the run
@@ -6860,6 +6910,8 @@ export interface operations {
               count: number;
               /** @description true: the run goes on (no alert and no other reason since) */
               open: boolean;
+              /** @description tooOld runs: the oldest message's age when evaluated, whole seconds */
+              age?: number;
             }[];
             /** @description why the rule raises nothing for the vehicle at all right now: it is switched off or out of its period, it does not watch the vehicle, or the vehicle is not its client's */
             now: ('ruleInactive' | 'ruleExpired' | 'vehicleNotWatched' | 'vehicleNotOwned')[];

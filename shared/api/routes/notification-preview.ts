@@ -1,4 +1,4 @@
-import { vehicleClockConfig } from '../../config';
+import { maxEventAgeConfig, vehicleClockConfig } from '../../config';
 import { DEFAULT_LANGUAGE } from '../../delivery/targets';
 import { alertNotification } from '../../delivery/alert-notification';
 import { arrivalOf, previewRule } from '../../pipeline/preview';
@@ -71,7 +71,8 @@ export const notificationPreviewRoutes = [
     summary: 'Try a notification rule on messages, without storing or sending anything',
     description:
       'Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, ' +
-      'evaluators, the stale-message clock, the schedule, the zone condition, and the sweep for connection loss up to `until`), with the vehicles starting ' +
+      'evaluators, the stale-message clock, the schedule, the zone condition, the age of each message (maxEventAge, at its arrival or at ' +
+      '`evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting ' +
       'from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, ' +
       'sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 ' +
       'for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming ' +
@@ -106,6 +107,8 @@ export const notificationPreviewRoutes = [
         zonesById: dynamoRuleRecords.zonesById,
         evaluatorFor: (type) => RULE_EVALUATORS[type],
         vehicleClock: vehicleClockConfig(),
+        maxEventAgeSeconds: maxEventAgeConfig(),
+        ...(body.evaluatedAt === undefined ? {} : { evaluatedAt: Date.parse(body.evaluatedAt) }),
       });
 
       // side addresses and the rule's own chats are written in the owner's language (delivery's planDelivery)
