@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { severitySchema } from './severity';
 
 /** Values an evaluator attaches to an event for templates: speed, limit, zone name, fuel volume ... */
 export const eventValuesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -109,6 +110,8 @@ export const alertSchema = z.object({
   /** When the alert was parked (its request on the deliveries DLQ, unsent targets open for a redrive). */
   parkedAt: z.string().optional().describe('when the alert was parked; its open targets are sent again when the request is redriven'),
   stored: z.boolean(),
+  /** Absent on alerts raised before severities existed; delivery reads it through severityOf. */
+  severity: severitySchema.optional().describe('info, warning or critical; an alert without one counts as warning'),
   state: alertStateSchema.default('open').describe('open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)'),
   /** The acknowledgement, once there is one: who, when, through which channel, with an optional comment. */
   acknowledgement: lifecycleEntrySchema.optional().describe('who acknowledged the alert, when, through which channel, and their comment'),

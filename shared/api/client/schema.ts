@@ -5984,6 +5984,11 @@ export interface operations {
               parkedAt?: string;
               stored: boolean;
               /**
+               * @description info, warning or critical; an alert without one counts as warning
+               * @enum {string}
+               */
+              severity?: 'info' | 'warning' | 'critical';
+              /**
                * @description open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)
                * @default open
                * @enum {string}
