@@ -20,6 +20,8 @@ import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
 import { acknowledgeAction, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
 import { holdEmailForDigest } from './digest-hold';
+import { applyPreferences } from './recipient-preferences';
+import { severityOf } from './severity';
 import { sendQuota } from '../channels/email/send-quota';
 import { clearEndedEpisode } from './episode-end';
 import { escalationRule } from './escalation-targets';
@@ -219,7 +221,7 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
     rule,
     vehicleName: vehicle.name,
     scope,
-    plan: planDelivery(rule, users, ownerLanguage, scope.facts, alert.event.kind),
+    plan: applyPreferences(planDelivery(rule, users, ownerLanguage, scope.facts, alert.event.kind), users, severityOf(alert)),
     logins: new Map(users.map((user) => [user.id, user.login])),
   };
 }
@@ -232,7 +234,13 @@ async function recordSkipped(
 ): Promise<void> {
   for (const target of skipped) {
     if (isSettled(statuses[target.key])) continue;
-    const status: DeliveryStatus = { status: 'skipped', at: new Date(now).toISOString(), attempts: 0, error: target.reason };
+    const status: DeliveryStatus = {
+      status: 'skipped',
+      at: new Date(now).toISOString(),
+      attempts: 0,
+      error: target.reason,
+      ...(target.preference ? { reason: target.preference } : {}),
+    };
     await recordDelivery(alertId, target.key, status);
     statuses[target.key] = status;
   }

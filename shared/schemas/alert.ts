@@ -18,6 +18,18 @@ export const ruleEventSchema = z.object({
 export type RuleEvent = z.infer<typeof ruleEventSchema>;
 
 /**
+ * Why a target of a recipient user did not go out at once, by the user's own preferences (shared/schemas/preferences.ts):
+ * - `quietHours`: inside the user's quiet hours; an e-mail or Telegram message waits for the digest sent when
+ *   they end (`digest`, then `sent`), a push notification is skipped;
+ * - `minSeverity`: the alert is below the least severity the user takes on that channel (`skipped`).
+ * These are decided per target at delivery, after the alert was raised, so they are not among the reasons an
+ * evaluation raised no alert (SUPPRESSION_REASONS, shared/pipeline/event-admission.ts).
+ */
+export const PREFERENCE_REASONS = ['quietHours', 'minSeverity'] as const;
+export const preferenceReasonSchema = z.enum(PREFERENCE_REASONS);
+export type PreferenceReason = z.infer<typeof preferenceReasonSchema>;
+
+/**
  * One target's state on an alert. `held`: an e-mail to a side address that has not confirmed yet waits for it
  * (`error` says until when); it becomes `sent` once the address confirms, or `skipped` after 24 hours.
  * `digest`: the account's SES daily quota was nearly used, so the e-mail waits for its recipient's digest; it
@@ -32,6 +44,11 @@ export const deliveryStatusSchema = z.object({
   at: z.iso.datetime({ offset: true }),
   attempts: z.number().int().min(0),
   error: z.string().optional(),
+  reason: preferenceReasonSchema
+    .optional()
+    .describe(
+      "the recipient's preferences held or skipped it: quietHours (inside the user's quiet hours: an e-mail or Telegram message waits for the digest sent when they end, a push notification is skipped), minSeverity (below the least severity the user takes on that channel)",
+    ),
 });
 
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;

@@ -6347,6 +6347,11 @@ export interface operations {
                   at: string;
                   attempts: number;
                   error?: string;
+                  /**
+                   * @description the recipient's preferences held or skipped it: quietHours (inside the user's quiet hours: an e-mail or Telegram message waits for the digest sent when they end, a push notification is skipped), minSeverity (below the least severity the user takes on that channel)
+                   * @enum {string}
+                   */
+                  reason?: 'quietHours' | 'minSeverity';
                 };
               };
               /** @description targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time) */
