@@ -159,3 +159,14 @@ export const digestRequestSchema = z.object({
   emailDigest: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
 });
 export type DigestRequest = z.infer<typeof digestRequestSchema>;
+
+/**
+ * Body of a message on the deliveries queue: a user's quiet hours ended (`until`), and the digest of what was
+ * held for one of its targets (`email:<address>`, `telegram:<chat id>`) is due (from the sweep).
+ */
+export const quietHoursDigestRequestSchema = z.object({
+  quietHoursDigest: z
+    .object({ userId: z.string().min(1).max(100), targetKey: z.string().min(1).max(400), until: z.iso.datetime({ offset: true }) })
+    .strict(),
+});
+export type QuietHoursDigestRequest = z.infer<typeof quietHoursDigestRequestSchema>;
