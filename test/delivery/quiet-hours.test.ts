@@ -11,6 +11,8 @@ import { forgetTelegramCredentials } from '../../shared/channels/telegram/creden
 import { sendQuota } from '../../shared/channels/email/send-quota';
 import { resetTelegramSender } from '../../shared/delivery/senders';
 import { replaceUserPreferences } from '../../shared/store/user-preferences';
+import { dueDigests, holdForDigest } from '../../shared/store/email-digests';
+import { countCapacity } from '../support/count-capacity';
 import type { Severity } from '../../shared/schemas/severity';
 import { sesClient } from '../../shared/aws/ses';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
@@ -252,5 +254,42 @@ describe('quiet hours', () => {
     expect(digests[0]!.body.text).toContain(subject(setup, 121));
     expect(digests[1]!.body.text).toContain(subject(setup, 122));
     expect(digests[1]!.body.text).not.toContain(subject(setup, 121));
+  });
+
+  it("reads no running night's digest in the sweep's due pass, however many users are asleep", async () => {
+    const berlin = testDay();
+    const until = berlin('07:00', 1);
+    const asleep = Array.from({ length: 120 }, () => randomUUID());
+    now = berlin('23:00');
+    for (const userId of asleep) {
+      const email = {
+        alertId: `sleeper-${userId}`,
+        targetKey: `email:${userId}@example.com`,
+        subject: 's',
+        text: 't',
+        heldAt: new Date(now).toISOString(),
+      };
+      await holdForDigest(
+        { kind: 'quietHours', userId, targetKey: email.targetKey, until },
+        { channel: 'email', address: `${userId}@example.com` },
+        2,
+        email,
+        now,
+        until,
+      );
+    }
+    const counter = countCapacity();
+    try {
+      expect(await dueDigests(berlin('06:59', 1))).toEqual([]);
+      // nothing read but each shard query's minimum: the running night's items are outside the key condition
+      expect(counter.readUnits()).toBe(0);
+      expect(counter.itemsRead()).toBe(0);
+      counter.reset();
+      const due = (await dueDigests(until)).filter((digest) => digest.id.kind === 'quietHours' && asleep.includes(digest.id.userId));
+      expect(due).toHaveLength(asleep.length);
+      expect(counter.itemsRead()).toBe(asleep.length);
+    } finally {
+      counter.detach();
+    }
   });
 });
