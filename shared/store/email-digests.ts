@@ -15,8 +15,9 @@ import { languageSchema } from '../schemas/directory';
  * - `quietHours`: e-mails and Telegram messages held for a user during its quiet hours, keyed by the user, the
  *   target (`email:<address>`, `telegram:<chat id>`) and the end of that night's quiet hours (`until`), so each
  *   night is a digest of its own: `DIGEST#Q#<userId>#<until>#<target>` / `<alertId>` and
- *   `DIGESTDUE#Q#<0..7>` / `<until>#<userId>#<target>`. The due items sort by their end, so the sweep reads only
- *   those whose quiet hours have ended (a key condition), never the nights still running.
+ *   `DIGESTDUE#<0..7>` / `~<until>#<userId>#<target>`. In their shard they sort after the quota digests and by
+ *   their end, so the sweep's one query per shard reads only those whose quiet hours have ended (a key
+ *   condition), never the nights still running.
  * Each `DIGEST#…` item is one held alert, rendered as its recipient reads it (subject and text), with the alert's
  * delivery key, so the digest can record it sent. The `DIGESTDUE#…` item is the digest: where it goes, its
  * language, how many alerts it holds (`pending`), when it is due (`dueAt`, epoch ms), and while one sender sends
@@ -54,6 +55,12 @@ export const digestDestinationSchema = z.discriminatedUnion('channel', [
 ]);
 export type DigestDestination = z.infer<typeof digestDestinationSchema>;
 
+/**
+ * Starts the sort key of a quiet-hours digest: `~` sorts after every character of a quota digest's key (a client
+ * id, which is a UUID, then `#`), so one range of a shard, up to `~<now>`, holds every quota digest and exactly the
+ * quiet-hours digests whose night has ended.
+ */
+const QUIET_PREFIX = '~';
 const normal = (address: string) => address.trim().toLowerCase();
 const shardOf = (recipient: string) => createHash('sha256').update(recipient).digest().readUInt8(0) % SHARDS;
 const isoOf = (epochMs: number) => new Date(epochMs).toISOString();
@@ -65,7 +72,10 @@ function keysOf(id: DigestId): { entriesPk: string; due: { pk: string; sk: strin
   }
   const until = isoOf(id.until);
   const recipient = `${id.userId}#${until}#${id.targetKey}`;
-  return { entriesPk: `DIGEST#Q#${recipient}`, due: { pk: `DIGESTDUE#Q#${shardOf(recipient)}`, sk: `${until}#${id.userId}#${id.targetKey}` } };
+  return {
+    entriesPk: `DIGEST#Q#${recipient}`,
+    due: { pk: `DIGESTDUE#${shardOf(recipient)}`, sk: `${QUIET_PREFIX}${until}#${id.userId}#${id.targetKey}` },
+  };
 }
 
 export const heldEmailSchema = z.object({
@@ -208,38 +218,31 @@ export async function holdForDigest(
   }
 }
 
-/** Reads one shard's due items by a query, keeping those whose `dueAt` has come. */
-async function dueIn(query: { pk: string; skBefore?: string }, now: number): Promise<Digest[]> {
-  const due: Digest[] = [];
-  const pages = paginateQuery(
-    { client: documentClient() },
-    {
-      TableName: table(),
-      KeyConditionExpression: query.skBefore === undefined ? 'pk = :pk' : 'pk = :pk AND sk < :before',
-      FilterExpression: 'dueAt <= :now',
-      ExpressionAttributeValues: { ':pk': query.pk, ':now': now, ...(query.skBefore === undefined ? {} : { ':before': query.skBefore }) },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) {
-      const digest = digestOf(item);
-      if (digest) due.push(digest);
-    }
-  }
-  return due;
-}
-
 /**
- * The digests due at `now`: per shard, one query over the recipients with held quota mail, and one over the
- * quiet-hours digests whose quiet hours have ended (their key sorts by the end, so running nights are not read).
+ * The digests due at `now`: one query per shard, over the recipients with held quota mail and the quiet-hours
+ * digests whose quiet hours have ended; a night still running sorts after the range, so it is not read.
  */
 export async function dueDigests(now: number): Promise<Digest[]> {
   const due: Digest[] = [];
-  // a key starting with the end of quiet hours at or before `now` sorts before the next millisecond's
-  const ended = isoOf(now + 1);
+  // a quiet-hours key whose end is at or before `now` sorts before the next millisecond's
+  const before = `${QUIET_PREFIX}${isoOf(now + 1)}`;
   for (let shard = 0; shard < SHARDS; shard++) {
-    due.push(...(await dueIn({ pk: `DIGESTDUE#${shard}` }, now)), ...(await dueIn({ pk: `DIGESTDUE#Q#${shard}`, skBefore: ended }, now)));
+    const pages = paginateQuery(
+      { client: documentClient() },
+      {
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk < :before',
+        FilterExpression: 'dueAt <= :now',
+        ExpressionAttributeValues: { ':pk': `DIGESTDUE#${shard}`, ':before': before, ':now': now },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const digest = digestOf(item);
+        if (digest) due.push(digest);
+      }
+    }
   }
   return due;
 }

@@ -259,7 +259,7 @@ describe('quiet hours', () => {
   it("reads no running night's digest in the sweep's due pass, however many users are asleep", async () => {
     const berlin = testDay();
     const until = berlin('07:00', 1);
-    const asleep = Array.from({ length: 120 }, () => randomUUID());
+    const asleep: string[] = Array.from({ length: 120 }, () => randomUUID());
     now = berlin('23:00');
     for (const userId of asleep) {
       const email = {
