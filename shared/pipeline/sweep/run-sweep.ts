@@ -12,7 +12,7 @@ import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget, e-mail
+ * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget,
  * digests due (alert e-mails held while the SES daily quota was nearly used, and what a user's quiet hours
  * held once they end), then
  * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due. A pass that fails
