@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { severitySchema } from './severity';
 
 /** Values an evaluator attaches to an event for templates: speed, limit, zone name, fuel volume ... */
 export const eventValuesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -17,6 +18,18 @@ export const ruleEventSchema = z.object({
 export type RuleEvent = z.infer<typeof ruleEventSchema>;
 
 /**
+ * Why a target of a recipient user did not go out at once, by the user's own preferences (shared/schemas/preferences.ts):
+ * - `quietHours`: inside the user's quiet hours; an e-mail or Telegram message waits for the digest sent when
+ *   they end (`digest`, then `sent`), a push notification is skipped;
+ * - `minSeverity`: the alert is below the least severity the user takes on that channel (`skipped`).
+ * These are decided per target at delivery, after the alert was raised, so they are not among the reasons an
+ * evaluation raised no alert (SUPPRESSION_REASONS, shared/pipeline/event-admission.ts).
+ */
+export const PREFERENCE_REASONS = ['quietHours', 'minSeverity'] as const;
+export const preferenceReasonSchema = z.enum(PREFERENCE_REASONS);
+export type PreferenceReason = z.infer<typeof preferenceReasonSchema>;
+
+/**
  * One target's state on an alert. `held`: an e-mail to a side address that has not confirmed yet waits for it
  * (`error` says until when); it becomes `sent` once the address confirms, or `skipped` after 24 hours.
  * `digest`: the account's SES daily quota was nearly used, so the e-mail waits for its recipient's digest; it
@@ -31,6 +44,11 @@ export const deliveryStatusSchema = z.object({
   at: z.iso.datetime({ offset: true }),
   attempts: z.number().int().min(0),
   error: z.string().optional(),
+  reason: preferenceReasonSchema
+    .optional()
+    .describe(
+      "the recipient's preferences held or skipped it: quietHours (inside the user's quiet hours: an e-mail or Telegram message waits for the digest sent when they end, a push notification is skipped), minSeverity (below the least severity the user takes on that channel)",
+    ),
 });
 
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
@@ -109,6 +127,8 @@ export const alertSchema = z.object({
   /** When the alert was parked (its request on the deliveries DLQ, unsent targets open for a redrive). */
   parkedAt: z.string().optional().describe('when the alert was parked; its open targets are sent again when the request is redriven'),
   stored: z.boolean(),
+  /** Absent on alerts raised before severities existed; delivery reads it through severityOf. */
+  severity: severitySchema.optional().describe('info, warning or critical; an alert without one counts as warning'),
   state: alertStateSchema.default('open').describe('open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)'),
   /** The acknowledgement, once there is one: who, when, through which channel, with an optional comment. */
   acknowledgement: lifecycleEntrySchema.optional().describe('who acknowledged the alert, when, through which channel, and their comment'),
@@ -139,3 +159,14 @@ export const digestRequestSchema = z.object({
   emailDigest: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
 });
 export type DigestRequest = z.infer<typeof digestRequestSchema>;
+
+/**
+ * Body of a message on the deliveries queue: a user's quiet hours ended (`until`), and the digest of what was
+ * held for one of its targets (`email:<address>`, `telegram:<chat id>`) is due (from the sweep).
+ */
+export const quietHoursDigestRequestSchema = z.object({
+  quietHoursDigest: z
+    .object({ userId: z.string().min(1).max(100), targetKey: z.string().min(1).max(400), until: z.iso.datetime({ offset: true }) })
+    .strict(),
+});
+export type QuietHoursDigestRequest = z.infer<typeof quietHoursDigestRequestSchema>;

@@ -148,6 +148,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/users/{id}/preferences': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a user's quiet hours and least severity per channel
+     * @description The preferences of a user of your client or a client below it (404 otherwise); a user that never set any has no quiet hours and info on every channel.
+     */
+    get: operations['getUserPreferences'];
+    /**
+     * Replace a user's quiet hours and least severity per channel
+     * @description Replaces the whole set: a field not sent takes its default (no quiet hours; info). Your own preferences you may always change, read-only or not; those of another user of your scope only with write rights (403 otherwise). A user outside your scope is 404. Preferences apply to the user as a recipient of rules (recipientIds), never to side addresses, chats named on a rule or webhooks.
+     */
+    put: operations['replaceUserPreferences'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/vehicles/find': {
     parameters: {
       query?: never;
@@ -2198,6 +2222,362 @@ export interface operations {
       };
       /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getUserPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "quietHours": {
+           *         "from": "22:00",
+           *         "to": "07:00",
+           *         "timezone": "Europe/Berlin"
+           *       },
+           *       "minSeverity": {
+           *         "email": "info",
+           *         "telegram": "warning",
+           *         "push": "critical"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @description a daily window of local time in which only critical alerts reach the user at once; every other alert for the user is held and sent as one digest (one e-mail, one Telegram message per chat) when the window ends, and push notifications below critical are skipped. from after to crosses midnight. null: none */
+            quietHours: {
+              /** @description local time the quiet hours begin, HH:MM */
+              from: string;
+              /** @description local time they end, HH:MM; before from, they cross midnight */
+              to: string;
+              /** @description the IANA time zone the times are read in, e.g. Europe/Berlin */
+              timezone: string;
+            } | null;
+            /** @description per channel, the least severity (info < warning < critical) that channel brings the user; below it the channel is skipped for the user and the alert records it (reason minSeverity) */
+            minSeverity: {
+              /** @enum {string} */
+              email: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              telegram: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              push: 'info' | 'warning' | 'critical';
+            };
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  replaceUserPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "quietHours": {
+         *         "from": "22:00",
+         *         "to": "07:00",
+         *         "timezone": "Europe/Berlin"
+         *       },
+         *       "minSeverity": {
+         *         "email": "info",
+         *         "telegram": "warning",
+         *         "push": "critical"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description a daily window of local time in which only critical alerts reach the user at once; every other alert for the user is held and sent as one digest (one e-mail, one Telegram message per chat) when the window ends, and push notifications below critical are skipped. from after to crosses midnight. null: none; default null
+           * @default null
+           */
+          quietHours?: {
+            /** @description local time the quiet hours begin, HH:MM */
+            from: string;
+            /** @description local time they end, HH:MM; before from, they cross midnight */
+            to: string;
+            /** @description the IANA time zone the times are read in, e.g. Europe/Berlin */
+            timezone: string;
+          } | null;
+          /**
+           * @description per channel, the least severity (info < warning < critical) that channel brings the user; below it the channel is skipped for the user and the alert records it (reason minSeverity); a channel left out is info
+           * @default {
+           *       "email": "info",
+           *       "telegram": "info",
+           *       "push": "info"
+           *     }
+           */
+          minSeverity?: {
+            /**
+             * @description the least severity email brings; default info
+             * @default info
+             * @enum {string}
+             */
+            email?: 'info' | 'warning' | 'critical';
+            /**
+             * @description the least severity telegram brings; default info
+             * @default info
+             * @enum {string}
+             */
+            telegram?: 'info' | 'warning' | 'critical';
+            /**
+             * @description the least severity push brings; default info
+             * @default info
+             * @enum {string}
+             */
+            push?: 'info' | 'warning' | 'critical';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "quietHours": {
+           *         "from": "22:00",
+           *         "to": "07:00",
+           *         "timezone": "Europe/Berlin"
+           *       },
+           *       "minSeverity": {
+           *         "email": "info",
+           *         "telegram": "warning",
+           *         "push": "critical"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @description a daily window of local time in which only critical alerts reach the user at once; every other alert for the user is held and sent as one digest (one e-mail, one Telegram message per chat) when the window ends, and push notifications below critical are skipped. from after to crosses midnight. null: none */
+            quietHours: {
+              /** @description local time the quiet hours begin, HH:MM */
+              from: string;
+              /** @description local time they end, HH:MM; before from, they cross midnight */
+              to: string;
+              /** @description the IANA time zone the times are read in, e.g. Europe/Berlin */
+              timezone: string;
+            } | null;
+            /** @description per channel, the least severity (info < warning < critical) that channel brings the user; below it the channel is skipped for the user and the alert records it (reason minSeverity) */
+            minSeverity: {
+              /** @enum {string} */
+              email: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              telegram: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              push: 'info' | 'warning' | 'critical';
+            };
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -6009,6 +6389,11 @@ export interface operations {
                   at: string;
                   attempts: number;
                   error?: string;
+                  /**
+                   * @description the recipient's preferences held or skipped it: quietHours (inside the user's quiet hours: an e-mail or Telegram message waits for the digest sent when they end, a push notification is skipped), minSeverity (below the least severity the user takes on that channel)
+                   * @enum {string}
+                   */
+                  reason?: 'quietHours' | 'minSeverity';
                 };
               };
               /** @description targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time) */
@@ -6025,6 +6410,11 @@ export interface operations {
               /** @description when the alert was parked; its open targets are sent again when the request is redriven */
               parkedAt?: string;
               stored: boolean;
+              /**
+               * @description info, warning or critical; an alert without one counts as warning
+               * @enum {string}
+               */
+              severity?: 'info' | 'warning' | 'critical';
               /**
                * @description open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)
                * @default open

@@ -13,6 +13,7 @@ import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
 import { suppressedRoutes } from './suppressed';
+import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
 import { vehicleRoutes } from './vehicles';
 import { webhookRoutes } from './webhooks';
@@ -22,6 +23,7 @@ export const apiRoutes: ApiRoute[] = [
   ...authRoutes,
   ...agentRoutes,
   ...userRoutes,
+  ...userPreferenceRoutes,
   ...vehicleRoutes,
   ...notificationRoutes,
   ...notificationPreviewRoutes,

@@ -86,7 +86,13 @@ let nextAlert = 1;
  * A pending alert as the evaluate function writes it. Evaluation raises alerts only for vehicles of the rule's
  * client, so the vehicle is registered to the rule's client unless the directory already knows it.
  */
-export async function putAlert(rule: StoredRule, vehicleId: number, event: Partial<Alert['event']> = {}): Promise<Alert> {
+export async function putAlert(
+  rule: StoredRule,
+  vehicleId: number,
+  event: Partial<Alert['event']> = {},
+  /** Other fields of the stored alert, such as a `severity`. */
+  fields: Partial<Omit<Alert, 'event'>> = {},
+): Promise<Alert> {
   await putIfAbsent({ ...directoryKeys.vehicle(vehicleId), vehicleId, name: `Vehicle ${vehicleId}`, parentId: rule.parentId });
   const time = new Date(Date.parse('2026-03-01T10:00:00.000Z') + nextAlert * 1000).toISOString();
   const alert = alertSchema.parse({
@@ -101,6 +107,7 @@ export async function putAlert(rule: StoredRule, vehicleId: number, event: Parti
     status: 'pending',
     deliveries: {},
     stored: rule.stored,
+    ...fields,
   });
   await documentClient().send(
     new PutCommand({
