@@ -89,7 +89,7 @@ function countItem(change: CountChange): TransactItem {
 }
 
 /** The client's records of this kind, counted on the table's `byParent` index (keys only), or its live silences. */
-async function countByParent(kind: CountedKind, clientId: string): Promise<number> {
+async function countByParent(kind: CountedKind, clientId: string, now = Date.now()): Promise<number> {
   let count = 0;
   const query =
     kind === 'silences'
@@ -102,7 +102,7 @@ async function countByParent(kind: CountedKind, clientId: string): Promise<numbe
           ExpressionAttributeValues: {
             ':pk': silenceKeys.partition(clientId),
             ':prefix': silenceKeys.sortPrefix,
-            ':now': Math.floor(Date.now() / 1000),
+            ':now': Math.floor(now / 1000),
           },
         }
       : {
@@ -288,8 +288,8 @@ export async function createCounted(
  * Counts the client's records of `kind` again and sets the counter to that while it is still at `limit` or over:
  * true when the count came out below `limit` (a create may try again). Silences that expired are counted down this way.
  */
-export async function recount(kind: CountedKind, clientId: string, limit: number): Promise<boolean> {
-  const count = await countByParent(kind, clientId);
+export async function recount(kind: CountedKind, clientId: string, limit: number, now: number): Promise<boolean> {
+  const count = await countByParent(kind, clientId, now);
   if (count >= limit) return false;
   try {
     await documentClient().send(

@@ -66,7 +66,8 @@ export async function createSilence(input: StoredSilence, limit: number): Promis
       // a silence already stored under this id is the answer, whether or not the client is at its limit
       const stored = await getSilence(silence.id, Date.parse(silence.createdAt));
       if (stored) return { created: false, silence: stored };
-      if (error instanceof ClientLimitError && attempt === 0 && (await recount('silences', silence.parentId, limit))) continue;
+      if (error instanceof ClientLimitError && attempt === 0 && (await recount('silences', silence.parentId, limit, Date.parse(silence.createdAt))))
+        continue;
       throw error;
     }
   }
