@@ -45,8 +45,10 @@ export const previewSuppressionSchema = z.object({
     .describe(
       'staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; ' +
         'outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; ' +
-        'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it)',
+        'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); ' +
+        'silenced: a maintenance silence of the client held the event back (silenceId names it)',
     ),
+  silenceId: z.string().optional().describe('the maintenance silence that held the event back (reason silenced)'),
 });
 
 export const previewResponseSchema = z.object({

@@ -15,6 +15,9 @@ import type { ZoneSuppression } from './zone-gate';
  * - `cooldown`, `maxPerDay`: the rule's noise budget holds the alert back (see noise-budget.ts).
  * - `belowMinDuration`: an episode (speeding, idle, parking, analog sensor) ended before its minimum duration,
  *   timed by the message that ended it (the evaluator's `cutShort`).
+ * - `silenced`: a maintenance silence of the client holds the event back (maintenance-silence.ts); its id goes
+ *   with the suppression. It is judged after the schedule and the zone condition and before the noise budget, so a
+ *   silenced event spends no budget.
  * The suppressed log stores a reason by its index here: new reasons are added at the end, never reordered.
  */
 export const SUPPRESSION_REASONS = [
@@ -25,6 +28,7 @@ export const SUPPRESSION_REASONS = [
   'cooldown',
   'maxPerDay',
   'belowMinDuration',
+  'silenced',
 ] as const;
 
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -34,13 +38,35 @@ export interface Suppression {
   ruleId: number;
   time: string;
   reason: SuppressionReason;
+  /** The maintenance silence that held it back (reason `silenced`). */
+  silenceId?: string;
+}
+
+/** Why an event is held back before the noise budget: the reason, and for `silenced` the silence. */
+export interface Hold {
+  reason: SuppressionReason;
+  silenceId?: string;
 }
 
 /**
- * Whether an event a message raised becomes an alert: null when it does, else the reason it does not. `zone` is
- * the zone condition's verdict at the event's position (zone-gate.ts), undefined when it holds or there is none.
+ * Whether an event becomes an alert, as far as the schedule, the zone condition and maintenance silences go (in
+ * that order): null when it passes on to the noise budget, else why not. `zone` is the zone condition's verdict at
+ * the event's position (zone-gate.ts), undefined when it holds or there is none; `silence` finds the silence
+ * holding the event back, if any, and is asked only when the schedule and the zone let it through.
  */
-export function suppressionOf(compiled: CompiledRule, event: RuleEvent, zone?: ZoneSuppression): SuppressionReason | null {
-  if (!scheduleAdmits(compiled, event)) return 'outsideSchedule';
-  return zone ?? null;
+export function holdOf(compiled: CompiledRule, event: RuleEvent, zone?: ZoneSuppression, silence?: () => string | undefined): Hold | null {
+  if (!scheduleAdmits(compiled, event)) return { reason: 'outsideSchedule' };
+  if (zone) return { reason: zone };
+  const silenceId = silence?.();
+  return silenceId === undefined ? null : { reason: 'silenced', silenceId };
+}
+
+/** holdOf's reason alone. */
+export function suppressionOf(
+  compiled: CompiledRule,
+  event: RuleEvent,
+  zone?: ZoneSuppression,
+  silence?: () => string | undefined,
+): SuppressionReason | null {
+  return holdOf(compiled, event, zone, silence)?.reason ?? null;
 }

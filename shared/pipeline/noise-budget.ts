@@ -186,12 +186,14 @@ export function nextReminderAt(compiled: CompiledRule, noise: NoiseState | undef
   return (noise.r ?? noise.e) + repeat;
 }
 
-/** A run of suppressions of one reason, as the suppressed log keeps it (times epoch ms). */
+/** A run of suppressions of one reason (and silence), as the suppressed log keeps it (times epoch ms). */
 export interface SuppressedRun {
   reason: SuppressionReason;
   first: number;
   last: number;
   count: number;
+  /** The maintenance silence of a `silenced` run. */
+  silenceId?: string;
 }
 
 /** A closed run to write to the rule's suppressed log, at its slot. */
@@ -203,9 +205,9 @@ export interface SuppressedLogEntry extends SuppressedRun {
 /** The run the state holds open, if any. */
 export function openRun(noise: NoiseState | undefined): SuppressedRun | undefined {
   if (noise?.s === undefined) return undefined;
-  const [code, first, last, count] = noise.s;
+  const [code, first, last, count, silenceId] = noise.s;
   const reason = SUPPRESSION_REASONS[code];
-  return reason === undefined ? undefined : { reason, first, last, count };
+  return reason === undefined ? undefined : { reason, first, last, count, ...(silenceId === undefined ? {} : { silenceId }) };
 }
 
 /** Ends the open run (an alert went out, or another reason began): the entry to log, and the state without it. */
@@ -217,20 +219,24 @@ export function closeRun(ruleId: number, noise: NoiseState | undefined): { noise
 }
 
 /**
- * Records one suppression: a run of the same reason grows in the state (no write of its own: a suppressed event
- * comes with a state change of its rule); another reason closes the open run, to be logged, and opens one.
+ * Records one suppression: a run of the same reason (and silence) grows in the state (no write of its own: a
+ * suppressed event comes with a state change of its rule); another reason closes the open run, to be logged, and opens one.
  */
 export function recordSuppression(
   ruleId: number,
   noise: NoiseState | undefined,
   reason: SuppressionReason,
   time: number,
+  silenceId?: string,
 ): { noise: NoiseState | undefined; closed?: SuppressedLogEntry } {
   const code = SUPPRESSION_REASONS.indexOf(reason);
   const run = noise?.s;
-  if (run !== undefined && run[0] === code) return { noise: { ...noise, s: [code, Math.min(run[1], time), Math.max(run[2], time), run[3] + 1] } };
+  const runOf = (first: number, last: number, count: number): NonNullable<NoiseState['s']> =>
+    silenceId === undefined ? [code, first, last, count] : [code, first, last, count, silenceId];
+  if (run !== undefined && run[0] === code && run[4] === silenceId)
+    return { noise: { ...noise, s: runOf(Math.min(run[1], time), Math.max(run[2], time), run[3] + 1) } };
   const { noise: rest, closed } = closeRun(ruleId, noise);
-  return { noise: { ...rest, s: [code, time, time, 1] }, ...(closed ? { closed } : {}) };
+  return { noise: { ...rest, s: runOf(time, time, 1) }, ...(closed ? { closed } : {}) };
 }
 
 /**

@@ -103,6 +103,7 @@ export function messagesStep(
       evaluatorFor: context.evaluatorFor,
       vehicleClock: context.vehicleClock,
       ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
+      ...(vehicleRules.silences ? { silences: vehicleRules.silences } : {}),
     });
     if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
     return result;

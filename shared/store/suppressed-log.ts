@@ -14,8 +14,8 @@ import { visitsTable } from './visits-store';
  */
 export const SUPPRESSED_LOG_DAYS = 30;
 
-/** [reason index (SUPPRESSION_REASONS), first, last (epoch ms), count]. */
-export const storedRunSchema = z.tuple([z.number().int().min(0), z.number(), z.number(), z.number().int().min(1)]);
+/** [reason index (SUPPRESSION_REASONS), first, last (epoch ms), count, and for `silenced` the maintenance silence's id]. */
+export const storedRunSchema = z.tuple([z.number().int().min(0), z.number(), z.number(), z.number().int().min(1), z.string().optional()]);
 export type StoredRun = z.infer<typeof storedRunSchema>;
 
 export interface LogWrite {
