@@ -227,6 +227,10 @@ export const LIMITS = {
   vehicleIdsPerRule: { value: 5_000, meaning: 'Vehicle ids one rule may list.' },
   webhooksPerClient: { value: 10, meaning: 'Webhook endpoints one client may register (its own, not counting clients below it).' },
   geozonesPerClient: { value: 2_000, meaning: 'Geozones one client may own.' },
+  silencesPerClient: {
+    value: 100,
+    meaning: 'Maintenance silences one client may hold (its own, until 7 days after each ended); evaluation reads them all every 30 s.',
+  },
   verticesPerGeozone: { value: 20_000, meaning: "Vertices of one geozone's geometry, all rings together." },
   geozoneGeometryBytes: { value: 300_000, meaning: "Bytes of one geozone's geometry as JSON (a DynamoDB item holds at most 400 KB)." },
   apiRequestsPerClientPerMinute: {

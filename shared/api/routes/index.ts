@@ -12,6 +12,7 @@ import { notificationPreviewRoutes } from './notification-preview';
 import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { silenceRoutes } from './silences';
 import { suppressedRoutes } from './suppressed';
 import { userRoutes } from './users';
 import { vehicleRoutes } from './vehicles';
@@ -35,5 +36,6 @@ export const apiRoutes: ApiRoute[] = [
   ...channelRoutes,
   ...emailRoutes,
   ...webhookRoutes,
+  ...silenceRoutes,
   openApiRoute(() => apiRoutes),
 ];
