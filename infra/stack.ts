@@ -444,14 +444,14 @@ export class FleetwatchStack extends Stack {
   private addTelegramWebhook({ projectRoot, parameters, data, telegram }: StackParts): FleetwatchFunction {
     const telegramWebhook = new FleetwatchFunction(this, 'TelegramWebhook', {
       name: 'telegram',
-      description: "Telegram bot webhook: links a chat to a fleetwatch user (/start <code>); the alerts' acknowledge button",
+      description: "Telegram bot webhook: links a chat to a fleetwatch user (/start <code>); the alerts' acknowledge and mute buttons",
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.telegram,
       memorySize: 256,
       // the acknowledge button's answer and message edit are written in the user's language
       withTemplates: true,
       environment: {
-        ...data.environmentFor('directory', 'alerts'),
+        ...data.environmentFor('directory', 'alerts', 'rules'),
         TELEGRAM_SECRET_ID: telegram.secret.secretArn,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
       },
@@ -461,6 +461,10 @@ export class FleetwatchStack extends Stack {
     data.grant(telegramWebhook.role, 'directory', ['GetItem'], { leadingKeys: TELEGRAM_SCOPE_KEYS });
     // the acknowledge button: read the alert, then one conditional UpdateItem
     data.grant(telegramWebhook.role, 'alerts', ['GetItem', 'UpdateItem']);
+    // the mute buttons: the rule's timezone, then a silence of the alert's client, counted in its partition (a
+    // conditional put and the count's update in one transaction; a full count counted again by Query)
+    data.grant(telegramWebhook.role, 'rules', ['GetItem']);
+    data.grant(telegramWebhook.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
     telegram.secret.grantRead(telegramWebhook.role);
     return telegramWebhook;
   }

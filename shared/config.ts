@@ -264,6 +264,11 @@ export const limitsSchema = z.object(
   >,
 );
 
+/** The one limit the Telegram function applies: the silences its alerts' mute buttons make count against the client's. */
+export const silenceLimitSchema = z.object({
+  LIMIT_SILENCES_PER_CLIENT: whole(1, LIMITS.silencesPerClient.value).describe(LIMITS.silencesPerClient.meaning),
+});
+
 export const alertLinkSchema = z.object({
   ALERT_LINK_SECRET_ID: text().describe(
     "Secrets Manager id of the key that signs alerts' one-click acknowledge links (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
@@ -317,7 +322,7 @@ export const functionConfigSchemas = {
     .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
     .extend(feedOutageSchema.shape),
   project: everyFunctionSchema,
-  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape),
+  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape).extend(silenceLimitSchema.shape),
 } as const;
 
 export type FunctionName = keyof typeof functionConfigSchemas;

@@ -327,7 +327,8 @@ describe('FleetwatchStack template', () => {
         'VEHICLE_STATE_TABLE',
         'VISITS_TABLE',
       ]);
-      expect(tableVariables('telegram')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE']);
+      // the rules table: a rule's timezone, for the mute button's "until tomorrow 08:00"
+      expect(tableVariables('telegram')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
       expect(environmentOf('evaluate')).toMatchObject({
         DELIVERIES_QUEUE_URL: { Ref: logicalId(stack.queues.deliveries) },
         INPUT_DLQ_URL: { Ref: logicalId(stack.queues.inputDeadLetters) },
@@ -555,7 +556,9 @@ describe('FleetwatchStack template', () => {
       expect(writesTable('api', 'rules')).toBe(true);
       expect(touchesTable('telegram', 'alerts')).toBe(true);
       expect(writesTable('telegram', 'alerts')).toBe(false);
-      for (const key of ['rules', 'geozones', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
+      for (const key of ['geozones', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
+      // a rule's timezone, for the mute button, and nothing written
+      expect(writesTable('telegram', 'rules')).toBe(false);
       expect(writesTable('telegram', 'directory')).toBe(true);
       expect(touchesTable('deliver', 'vehicleState')).toBe(false);
       expect(writesTable('deliver', 'rules')).toBe(false);
