@@ -67,7 +67,7 @@ export const silenceSchema = z.object({
   schedule: z.string().nullable().describe('the recurring window, in its canonical form; null: the whole of [from, to)'),
   timezone: timezoneSchema,
   createdAt: z.iso.datetime(),
-  createdBy: z.string().describe('who made it: the login of a user, or the address an e-mail link was sent to'),
+  createdBy: z.string().describe("who made it: the login of the user (over the API, or through an alert's button or link)"),
   via: z.enum(SILENCE_SOURCES).describe("how: the API, or an alert's Telegram button or e-mail link"),
   endedAt: z.iso.datetime().nullable().describe('when it was ended early (POST …/end); null otherwise'),
   endedBy: z.string().nullable(),

@@ -18,7 +18,7 @@ import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
-import { acknowledgeAction, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
+import { acknowledgeAction, withActionLinks, type AcknowledgeAction } from './acknowledge-action';
 import { holdEmailForDigest } from './digest-hold';
 import { sendQuota } from '../channels/email/send-quota';
 import { clearEndedEpisode } from './episode-end';
@@ -273,7 +273,7 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
 /** Holds an e-mail for its recipient's digest, as it would have gone out (with its acknowledge link). */
 async function holdInDigest(target: EmailTarget, action: AcknowledgeAction | null, attempts: number, attempting: Attempting): Promise<Attempt> {
   const notification = attempting.render(target.language);
-  const email = action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+  const email = action?.channel === 'email' ? withActionLinks(notification, action.links) : notification;
   const { alert, clientId, now, statuses } = attempting;
   statuses[target.key] = await holdEmailForDigest(alert, clientId, target, email, attempts, now());
   return { outcome: 'recorded' };

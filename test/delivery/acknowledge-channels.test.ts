@@ -246,6 +246,48 @@ describe('acknowledging from the notification', () => {
     expect(await getAlertItem(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'mobile@example.com', via: 'email' } });
   });
 
+  it("puts mute links in a user's e-mail, before the acknowledge link: the page mutes nothing, the button mutes once", async () => {
+    const user = await putUser({ login: 'mail-lead', email: 'mail-lead@example.com' });
+    const rule = await putRule({ stored: true, userId: user.id, recipientIds: [user.id], toEmail: true, timezone: 3 });
+    await putVehicle(47, 'Truck 47');
+    const alertId = await deliver(rule, 47);
+
+    const [email] = await sentEmails(emulators);
+    const text = email!.body.text ?? '';
+    const vehicleLink = /Mute this vehicle 1 h: (http\S+)/.exec(text)?.[1];
+    const ruleLink = /Mute this rule until tomorrow 08:00: (http\S+)/.exec(text)?.[1];
+    expect(vehicleLink).toMatch(/\/api\/v3\/alerts\/mute\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(ruleLink).toMatch(/\/api\/v3\/alerts\/mute\//);
+    expect(text).toMatch(/\nAcknowledge: \S+\/alerts\/acknowledge\/\S+$/);
+    expect(email!.body.html).toContain(`<a href="${vehicleLink}">Mute this vehicle 1 h</a>`);
+
+    const api = typedApiClient();
+    const params = { path: { token: new URL(vehicleLink!).pathname.split('/').at(-1)! } };
+    const mine = async () => (await listSilences(PARENT_ID, Date.now())).filter((silence) => silence.reason.includes(alertId));
+    const shown = await api.GET('/api/v3/alerts/mute/{token}', { params, parseAs: 'text' });
+    expect(shown.response.status).toBe(200);
+    expect(shown.data).toContain('<form method="post"><button type="submit">Mute this vehicle 1 h</button></form>');
+    expect(await mine()).toEqual([]);
+
+    const posted = await api.POST('/api/v3/alerts/mute/{token}', { params, parseAs: 'text' });
+    expect(posted.response.status).toBe(200);
+    const [silence] = await mine();
+    expect(silence).toMatchObject({ vehicleIds: [47], createdBy: 'mail-lead', via: 'email' });
+    expect(posted.data).toContain(`Muted by mail-lead until ${formatEventTime(silence!.to, 3, 2)}: vehicle 47`);
+    const again = await api.POST('/api/v3/alerts/mute/{token}', { params, parseAs: 'text' });
+    expect(again.data).toContain(`Already muted by mail-lead until ${formatEventTime(silence!.to, 3, 2)}: vehicle 47`);
+    expect(await mine()).toHaveLength(1);
+
+    // the user it was sent to lost write rights: the rule's link now mutes nothing
+    await putUser({ id: user.id, login: user.login, email: user.email, isReadOnly: true });
+    const ruleParams = { path: { token: new URL(ruleLink!).pathname.split('/').at(-1)! } };
+    expect((await api.POST('/api/v3/alerts/mute/{token}', { params: ruleParams, parseAs: 'text' })).response.status).toBe(403);
+    expect(await mine()).toHaveLength(1);
+    // an altered link is no link
+    const altered = { path: { token: `${params.path.token.slice(0, -2)}xx` } };
+    expect((await api.POST('/api/v3/alerts/mute/{token}', { params: altered, parseAs: 'text' })).response.status).toBe(404);
+  });
+
   it('clears the connection-lost alert when the restored one is delivered', async () => {
     const user = await putUser({ login: 'silence', email: 'silence@example.com' });
     const rule = await putRule({

@@ -444,6 +444,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/alerts/mute/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Page that asks to mute an alert's vehicle or rule (the links of the alert's e-mail)
+     * @description Shows the alert and a button that posts to the same address; opening the page mutes nothing. The link mutes the alert's vehicle for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An invalid or expired link answers 404 with a page saying so.
+     */
+    get: operations['showMuteLink'];
+    put?: never;
+    /**
+     * Mute an alert's vehicle or rule from the link of its e-mail
+     * @description Makes the maintenance silence the signed link names, as the user it was sent to; no session needed, no body. That user must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise). Posting again changes nothing and says who muted and until when. An invalid or expired link answers 404; a client at its limit of silences, 409.
+     */
+    post: operations['muteByLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/notifications/suppressed': {
     parameters: {
       query?: never;
@@ -6888,6 +6912,156 @@ export interface operations {
       };
     };
   };
+  showMuteLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  muteByLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
   listSuppressedEvaluations: {
     parameters: {
       query?: never;
@@ -11166,7 +11340,7 @@ export interface operations {
             timezone: number | string;
             /** Format: date-time */
             createdAt: string;
-            /** @description who made it: the login of a user, or the address an e-mail link was sent to */
+            /** @description who made it: the login of the user (over the API, or through an alert's button or link) */
             createdBy: string;
             /**
              * @description how: the API, or an alert's Telegram button or e-mail link
@@ -11329,7 +11503,7 @@ export interface operations {
             timezone: number | string;
             /** Format: date-time */
             createdAt: string;
-            /** @description who made it: the login of a user, or the address an e-mail link was sent to */
+            /** @description who made it: the login of the user (over the API, or through an alert's button or link) */
             createdBy: string;
             /**
              * @description how: the API, or an alert's Telegram button or e-mail link
@@ -11618,7 +11792,7 @@ export interface operations {
             timezone: number | string;
             /** Format: date-time */
             createdAt: string;
-            /** @description who made it: the login of a user, or the address an e-mail link was sent to */
+            /** @description who made it: the login of the user (over the API, or through an alert's button or link) */
             createdBy: string;
             /**
              * @description how: the API, or an alert's Telegram button or e-mail link

@@ -2,6 +2,7 @@ import type { ApiRoute } from '../route';
 import { agentRoutes } from './agents';
 import { alertLifecycleRoutes } from './alert-lifecycle';
 import { alertLinkRoutes } from './alert-links';
+import { alertMuteLinkRoutes } from './alert-mute-links';
 import { authRoutes } from './auth';
 import { channelRoutes } from './channels';
 import { emailRoutes } from './email';
@@ -30,6 +31,7 @@ export const apiRoutes: ApiRoute[] = [
   ...historyRoutes,
   ...alertLifecycleRoutes,
   ...alertLinkRoutes,
+  ...alertMuteLinkRoutes,
   ...suppressedRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,
