@@ -236,6 +236,10 @@ export const LIMITS = {
   vehicleIdsPerRule: { value: 5_000, meaning: 'Vehicle ids one rule may list.' },
   webhooksPerClient: { value: 10, meaning: 'Webhook endpoints one client may register (its own, not counting clients below it).' },
   geozonesPerClient: { value: 2_000, meaning: 'Geozones one client may own.' },
+  silencesPerClient: {
+    value: 100,
+    meaning: 'Maintenance silences one client may hold (its own, until 7 days after each ended); evaluation reads them all every 30 s.',
+  },
   verticesPerGeozone: { value: 20_000, meaning: "Vertices of one geozone's geometry, all rings together." },
   geozoneGeometryBytes: { value: 300_000, meaning: "Bytes of one geozone's geometry as JSON (a DynamoDB item holds at most 400 KB)." },
   apiRequestsPerClientPerMinute: {
@@ -268,6 +272,11 @@ export const limitsSchema = z.object(
     ReturnType<typeof whole>
   >,
 );
+
+/** The one limit the Telegram function applies: the silences its alerts' mute buttons make count against the client's. */
+export const silenceLimitSchema = z.object({
+  LIMIT_SILENCES_PER_CLIENT: whole(1, LIMITS.silencesPerClient.value).describe(LIMITS.silencesPerClient.meaning),
+});
 
 export const alertLinkSchema = z.object({
   ALERT_LINK_SECRET_ID: text().describe(
@@ -323,7 +332,7 @@ export const functionConfigSchemas = {
     .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
     .extend(feedOutageSchema.shape),
   project: everyFunctionSchema,
-  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape),
+  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape).extend(silenceLimitSchema.shape),
 } as const;
 
 export type FunctionName = keyof typeof functionConfigSchemas;

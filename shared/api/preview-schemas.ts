@@ -52,9 +52,11 @@ export const previewSuppressionSchema = z.object({
       'staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; ' +
         'outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; ' +
         'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); ' +
-        'tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age)',
+        'tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age); ' +
+        'silenced: a maintenance silence of the client held the event back (silenceId names it)',
     ),
   age: z.number().int().min(0).optional().describe("tooOld only: the message's age when evaluated (its arrival, or evaluatedAt), whole seconds"),
+  silenceId: z.string().optional().describe('the maintenance silence that held the event back (reason silenced)'),
 });
 
 export const previewResponseSchema = z.object({

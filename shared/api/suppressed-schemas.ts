@@ -23,6 +23,7 @@ export const suppressedResponseSchema = z.object({
         count: z.number().int().min(1).describe('suppressions in the run'),
         open: z.boolean().describe('true: the run goes on (no alert and no other reason since)'),
         age: z.number().int().min(0).optional().describe("tooOld runs: the oldest message's age when evaluated, whole seconds"),
+        silenceId: z.string().optional().describe('the maintenance silence of a silenced run (`GET /api/v3/silences/{id}`)'),
       }),
     )
     .describe('runs of one reason that overlap [from, to], newest first (at most 16 closed runs and the open one are kept, for 30 days)'),

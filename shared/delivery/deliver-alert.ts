@@ -18,7 +18,7 @@ import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryTarget, type EmailTarget, type SkippedTarget, type TelegramTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
-import { acknowledgeAction, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
+import { acknowledgeAction, withActionLinks, type AcknowledgeAction } from './acknowledge-action';
 import { holdEmailForDigest, holdForQuietHours } from './digest-hold';
 import { applyPreferences, type PreferredPlan } from './recipient-preferences';
 import { severityOf } from './severity';
@@ -289,7 +289,7 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
 /** Holds an e-mail for its recipient's digest, as it would have gone out (with its acknowledge link). */
 async function holdInDigest(target: EmailTarget, action: AcknowledgeAction | null, attempts: number, attempting: Attempting): Promise<Attempt> {
   const notification = attempting.render(target.language);
-  const email = action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+  const email = action?.channel === 'email' ? withActionLinks(notification, action.links) : notification;
   const { alert, clientId, now, statuses } = attempting;
   statuses[target.key] = await holdEmailForDigest(alert, clientId, target, email, attempts, now());
   return { outcome: 'recorded' };
@@ -310,7 +310,7 @@ async function holdInQuietHours(
   // only a recipient user's targets have quiet hours (applyPreferences)
   if (target.userId === undefined) throw new Error(`target ${target.key} of alert ${alert.alertId} has quiet hours but no user`);
   const notification = attempting.render(target.language);
-  const content = target.channel === 'email' && action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+  const content = target.channel === 'email' && action?.channel === 'email' ? withActionLinks(notification, action.links) : notification;
   statuses[target.key] = await holdForQuietHours(alert, { ...target, userId: target.userId }, content, until, attempts, now());
   return { outcome: 'recorded' };
 }

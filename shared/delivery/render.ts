@@ -171,8 +171,9 @@ export function renderNotification(input: {
   };
 }
 
-/** The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge action, the page that asks, the acknowledgement. */
-export type LifecycleText = 'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert';
+/** The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge and mute actions, the pages that ask, what was done. */
+export type LifecycleText =
+  'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert' | 'muteVehicleAction' | 'muteRuleAction' | 'muted' | 'mutePage';
 
 /** One lifecycle text in a language and format, its first line split off as the subject (a page's title). */
 export function renderLifecycleText(

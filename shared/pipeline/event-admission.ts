@@ -17,10 +17,12 @@ import type { ZoneSuppression } from './zone-gate';
  * - `cooldown`, `maxPerDay`: the rule's noise budget holds the alert back (see noise-budget.ts).
  * - `belowMinDuration`: an episode (speeding, idle, parking, analog sensor) ended before its minimum duration,
  *   timed by the message that ended it (the evaluator's `cutShort`).
+ * - `silenced`: a maintenance silence of the client holds the event back (maintenance-silence.ts); its id goes
+ *   with the suppression.
  * - `tooOld`: the message that raised the event was older than `settings.maxEventAge` (else the deployment's
  *   MAX_EVENT_AGE_SECONDS) when it was evaluated: news too late to act on (see maxEventAgeMs).
- * An event raised by a message is judged in this order: schedule, zone condition, age, noise budget; the first
- * that holds it back names the reason, so an event held for any reason spends no noise budget.
+ * An event raised by a message is judged in this order: schedule, zone condition, maintenance silence, age, noise
+ * budget; the first that holds it back names the reason, so an event held for any reason spends no noise budget.
  * The suppressed log stores a reason by its index here: new reasons are added at the end, never reordered.
  */
 export const SUPPRESSION_REASONS = [
@@ -32,6 +34,7 @@ export const SUPPRESSION_REASONS = [
   'maxPerDay',
   'belowMinDuration',
   'tooOld',
+  'silenced',
 ] as const;
 
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -43,6 +46,8 @@ export interface Suppression {
   reason: SuppressionReason;
   /** `tooOld` only: how old the message was when evaluated, whole seconds. */
   age?: number;
+  /** The maintenance silence that held it back (reason `silenced`). */
+  silenceId?: string;
 }
 
 /**
@@ -61,13 +66,41 @@ export function tooOldAge(limitMs: number, ageMs: number): number | undefined {
   return limitMs > 0 && ageMs > limitMs ? ageMs : undefined;
 }
 
+/** Why an event is held back before the noise budget: the reason, for `silenced` the silence, for `tooOld` the age. */
+export interface Hold {
+  reason: SuppressionReason;
+  silenceId?: string;
+  age?: number;
+}
+
 /**
- * Whether an event a message raised becomes an alert: null when it does, else the reason it does not. `zone` is
- * the zone condition's verdict at the event's position (zone-gate.ts), undefined when it holds or there is none;
- * `tooOld`, whether the message was too old (tooOldAge; never for time passing, the sweep's ticks).
+ * Whether an event becomes an alert, as far as the schedule, the zone condition, maintenance silences and the
+ * message's age go (in that order): null when it passes on to the noise budget, else why not. `zone` is the zone
+ * condition's verdict at the event's position (zone-gate.ts), undefined when it holds or there is none; `silence`
+ * finds the silence holding the event back, if any, and is asked only when the schedule and the zone let it
+ * through; `age` is the message's age in seconds when it is too old (tooOldAge; never for time passing, the sweep's ticks).
  */
-export function suppressionOf(compiled: CompiledRule, event: RuleEvent, zone?: ZoneSuppression, tooOld = false): SuppressionReason | null {
-  if (!scheduleAdmits(compiled, event)) return 'outsideSchedule';
-  if (zone) return zone;
-  return tooOld ? 'tooOld' : null;
+export function holdOf(
+  compiled: CompiledRule,
+  event: RuleEvent,
+  zone?: ZoneSuppression,
+  silence?: () => string | undefined,
+  age?: number,
+): Hold | null {
+  if (!scheduleAdmits(compiled, event)) return { reason: 'outsideSchedule' };
+  if (zone) return { reason: zone };
+  const silenceId = silence?.();
+  if (silenceId !== undefined) return { reason: 'silenced', silenceId };
+  return age === undefined ? null : { reason: 'tooOld', age };
+}
+
+/** holdOf's reason alone. */
+export function suppressionOf(
+  compiled: CompiledRule,
+  event: RuleEvent,
+  zone?: ZoneSuppression,
+  silence?: () => string | undefined,
+  age?: number,
+): SuppressionReason | null {
+  return holdOf(compiled, event, zone, silence, age)?.reason ?? null;
 }

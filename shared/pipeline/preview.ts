@@ -31,6 +31,8 @@ export interface PreviewInput {
   /** Epoch ms: the clock for time-driven events, at or after every message's arrival. */
   until: number;
   zonesById: RuleRecords['zonesById'];
+  /** The maintenance silences of a client of the owner chains, judged at each event's time as evaluation does. */
+  silencesOfClient?: RuleRecords['silencesOfClient'];
   evaluatorFor: EvaluatorLookup;
   vehicleClock: VehicleClock;
   /** Seconds a message may be old, where the rule sets no `maxEventAge` (config: MAX_EVENT_AGE_SECONDS). */
@@ -45,6 +47,8 @@ export interface PreviewSuppression {
   reason: SuppressionReason;
   /** `tooOld` only: the message's age when evaluated, whole seconds. */
   age?: number;
+  /** The maintenance silence of a `silenced` suppression. */
+  silenceId?: string;
 }
 
 export interface PreviewOutcome {
@@ -62,6 +66,7 @@ export async function previewRule(input: PreviewInput): Promise<PreviewOutcome> 
     rulesById: (ids) => Promise.resolve(ids.includes(rule.id) ? [ruleItem(rule)] : []),
     zonesById: input.zonesById,
     zonesOfClient: () => Promise.resolve([]),
+    ...(input.silencesOfClient ? { silencesOfClient: input.silencesOfClient } : {}),
   });
   const items = new Map<number, LoadedState>(
     [...input.owners].map(([vehicleId, owners]) => [
@@ -142,15 +147,17 @@ class SimulatedVehicle {
     const outcome: VehicleOutcome = step(this.vehicleId, this.item, this.rules);
     for (const { ruleId, error } of outcome.failures)
       logger.warn('rule evaluation failed in a preview', { vehicleId: this.vehicleId, ruleId, error });
-    const suppressed = outcome.suppressed.map(({ time, reason, age }) => ({
+    const suppressed = outcome.suppressed.map(({ time, reason, age, silenceId }) => ({
       vehicleId: this.vehicleId,
       time,
       reason,
       ...(age === undefined ? {} : { age }),
+      ...(silenceId === undefined ? {} : { silenceId }),
     }));
     const change = toVehicleChange(this.vehicleId, this.item, { ...outcome, failures: [] }, now, this.rules.rules, this.clock);
     if (change?.state) this.item = { ...this.item, state: change.state, version: this.item.version + 1, silentAt: change.silentAt ?? null };
-    return { alerts: change?.alerts ?? [], suppressed };
+    // a silenced event kept in the history is not an alert anyone gets
+    return { alerts: (change?.alerts ?? []).filter((alert) => alert.outbox !== undefined), suppressed };
   }
 
   /** The sweep's passes that would find this vehicle silent up to `time`: one at each deadline that falls by then. */

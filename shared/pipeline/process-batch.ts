@@ -108,6 +108,7 @@ export function messagesStep(
       maxEventAgeSeconds: context.maxEventAgeSeconds,
       ...(context.agedAt === undefined ? {} : { agedAt: context.agedAt }),
       ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
+      ...(vehicleRules.silences ? { silences: vehicleRules.silences } : {}),
     });
     if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
     return result;

@@ -1,4 +1,4 @@
-import { buildAlertItem, type AlertItem } from '../store/alerts-store';
+import { buildAlertItem, buildSilencedAlertItem, type AlertItem } from '../store/alerts-store';
 import { buildVisitItem, type VisitItem } from '../store/visits-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
@@ -29,6 +29,13 @@ export function toVehicleChange(
     const alert = buildAlertItem(rule.rule, vehicleId, event, now);
     if (!alerts.has(alert.alertId)) alerts.set(alert.alertId, alert);
   }
+  // a silenced event of a rule that stores alerts is kept in the history, in the same write as the state and with
+  // nothing to deliver: no outbox entry, no delivery request, no deliver invocation
+  for (const { rule, event, silenceId } of outcome.silenced ?? []) {
+    if (!rule.rule.stored) continue;
+    const alert = buildSilencedAlertItem(rule.rule, vehicleId, event, silenceId, now);
+    if (!alerts.has(alert.alertId)) alerts.set(alert.alertId, alert);
+  }
   // a deadline that no longer fits (passed while the vehicle reports, or a connection-loss rule added, changed
   // or gone) is moved with a write of the state as it is, so that the sweep neither misses the vehicle nor
   // keeps finding it
@@ -47,11 +54,11 @@ export function toVehicleChange(
     alerts: [...alerts.values()],
     ...(state && outcome.suppressedLog.length > 0
       ? {
-          suppressedLog: outcome.suppressedLog.map(({ ruleId, slot, reason, first, last, count, age }) => ({
+          suppressedLog: outcome.suppressedLog.map(({ ruleId, slot, reason, first, last, count, age, silenceId }) => ({
             vehicleId,
             ruleId,
             slot,
-            run: storedRun(SUPPRESSION_REASONS.indexOf(reason), first, last, count, age),
+            run: storedRun(SUPPRESSION_REASONS.indexOf(reason), first, last, count, silenceId ?? age),
           })),
         }
       : {}),

@@ -140,6 +140,18 @@ export const alertSchema = z.object({
   escalateAt: z.iso.datetime({ offset: true }).optional().describe("when the alert is escalated if still open (the rule's escalateAfter)"),
   /** When it was escalated: it was still open at `escalateAt`, and went to the escalation targets. */
   escalatedAt: z.iso.datetime({ offset: true }).optional().describe('when the alert was escalated (still open at escalateAt)'),
+  /** A maintenance silence held the event back: kept in the history only, never delivered. */
+  silenced: z
+    .object({ silenceId: z.string().describe('the silence (`GET /api/v3/silences/{id}`) that held the event back') })
+    .optional()
+    .describe('set when a maintenance silence held the event back: the alert is kept in the history (closed by fleetwatch) and was never delivered'),
+  /** Raised when a maintenance silence ended while the episode it held back still lasted (a lost connection, a vehicle still outside). */
+  afterSilence: z
+    .literal(true)
+    .optional()
+    .describe(
+      'true: the episode (a lost connection, a vehicle still outside its zone, …) began while a maintenance silence held it back, and still lasted when the silence ended; raised once then',
+    ),
 });
 
 export type Alert = z.infer<typeof alertSchema>;

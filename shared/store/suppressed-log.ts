@@ -14,13 +14,16 @@ import { visitsTable } from './visits-store';
  */
 export const SUPPRESSED_LOG_DAYS = 30;
 
-/** [reason index (SUPPRESSION_REASONS), first, last (epoch ms), count, age (a `tooOld` run's oldest message, seconds)]. */
+/**
+ * [reason index (SUPPRESSION_REASONS), first, last (epoch ms), count, detail]: the detail of a `tooOld` run is its
+ * oldest message's age (seconds), of a `silenced` run the maintenance silence's id.
+ */
 export const storedRunSchema = z.tuple([
   z.number().int().min(0),
   z.number(),
   z.number(),
   z.number().int().min(1),
-  z.number().int().min(0).optional(),
+  z.union([z.number().int().min(0), z.string()]).optional(),
 ]);
 export type StoredRun = z.infer<typeof storedRunSchema>;
 

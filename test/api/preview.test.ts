@@ -50,6 +50,8 @@ interface PreviewCase {
   until?: number;
   /** What the preview must also report as suppressed: [seconds after START, reason, age in seconds (tooOld)]. */
   suppressed?: [number, string, number?][];
+  /** A maintenance silence of the rule's client over the case's vehicle, from START for this many seconds. */
+  silencedSeconds?: number;
 }
 
 const every = (from: number, to: number, stepSeconds: number, speed: number, extra: Partial<TerminalMessageInput> = {}): Step[] =>
@@ -277,6 +279,14 @@ const OTHER_CASES: PreviewCase[] = [
     suppressed: [[10, 'belowMinDuration']],
   },
   {
+    name: 'speeding of a vehicle a maintenance silence holds back',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
+    messages: SPEEDING_TRACE,
+    silencedSeconds: 3_600,
+    suppressed: [[20, 'silenced']],
+  },
+  {
     name: 'a late message',
     type: RULE_TYPES.speeding,
     rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
@@ -331,6 +341,16 @@ describe('POST /api/v3/notifications/preview', () => {
     return ruleBody(tenants.root.agentId, { type: testCase.type, vehicleIds: [vehicleId], sideEmails: [SIDE_EMAIL], ...testCase.rule(fixture) });
   }
 
+  /** A maintenance silence of the root client over the vehicle, from START for `seconds`. */
+  async function silence(vehicleId: number, seconds: number): Promise<string> {
+    const created = await api.POST('/api/v3/silences', {
+      headers: session(tokens.root),
+      body: { parentId: tenants.root.agentId, vehicleIds: [vehicleId], from: iso(0), to: iso(seconds), reason: 'in the workshop' },
+    });
+    expect(created.response.status).toBe(200);
+    return created.data!.id;
+  }
+
   async function drain(queueUrl: string, handler: SqsHandler, functionName: string): Promise<void> {
     for (let round = 0; round < 50; round++) {
       if ((await pollOnce({ queueUrl, handler, functionName, visibilityTimeoutSeconds: 0 })) === 0) return;
@@ -371,8 +391,9 @@ describe('POST /api/v3/notifications/preview', () => {
     await sweep({}, lambdaContext('sweep'));
     await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
 
+    // a silenced event is kept in the history, never delivered: not an alert anyone gets
     const alerts = (await alertsInTable())
-      .filter((alert) => alert.ruleId === stored.id)
+      .filter((alert) => alert.ruleId === stored.id && alert.silenced === undefined)
       .map((alert) => alert.event as { kind: string; time: string })
       .map((event) => ({ time: event.time, event: event.kind }))
       .sort((a, b) => a.time.localeCompare(b.time));
@@ -421,6 +442,7 @@ describe('POST /api/v3/notifications/preview', () => {
       const messages = messagesOf(vehicleId, testCase.messages);
       const newest = Math.max(...messages.map((message) => Date.parse(message.serverTime ?? message.deviceTime)));
       const until = testCase.until === undefined ? newest : START + testCase.until * 1000;
+      const silenceId = testCase.silencedSeconds === undefined ? undefined : await silence(vehicleId, testCase.silencedSeconds);
 
       // sent in reverse: the preview takes messages in any order
       const answer = await preview({
@@ -445,7 +467,13 @@ describe('POST /api/v3/notifications/preview', () => {
         const held = new Set(testCase.suppressed.map(([second]) => iso(second)));
         expect(delivered.alerts.filter((alert) => held.has(alert.time) && alert.event !== 'limitReached')).toEqual([]);
         expect(answer.data!.suppressed).toEqual(
-          testCase.suppressed.map(([second, reason, age]) => ({ vehicleId, time: iso(second), reason, ...(age === undefined ? {} : { age }) })),
+          testCase.suppressed.map(([second, reason, age]) => ({
+            vehicleId,
+            time: iso(second),
+            reason,
+            ...(age === undefined ? {} : { age }),
+            ...(reason === 'silenced' ? { silenceId } : {}),
+          })),
         );
       } else {
         expect(delivered.alerts.length).toBeGreaterThan(0);

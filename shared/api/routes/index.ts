@@ -2,6 +2,7 @@ import type { ApiRoute } from '../route';
 import { agentRoutes } from './agents';
 import { alertLifecycleRoutes } from './alert-lifecycle';
 import { alertLinkRoutes } from './alert-links';
+import { alertMuteLinkRoutes } from './alert-mute-links';
 import { authRoutes } from './auth';
 import { channelRoutes } from './channels';
 import { emailRoutes } from './email';
@@ -12,6 +13,7 @@ import { notificationPreviewRoutes } from './notification-preview';
 import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { silenceRoutes } from './silences';
 import { suppressedRoutes } from './suppressed';
 import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
@@ -31,11 +33,13 @@ export const apiRoutes: ApiRoute[] = [
   ...historyRoutes,
   ...alertLifecycleRoutes,
   ...alertLinkRoutes,
+  ...alertMuteLinkRoutes,
   ...suppressedRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,
   ...channelRoutes,
   ...emailRoutes,
   ...webhookRoutes,
+  ...silenceRoutes,
   openApiRoute(() => apiRoutes),
 ];

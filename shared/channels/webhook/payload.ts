@@ -18,5 +18,6 @@ export function webhookPayload(alert: Alert, vehicleName: string): WebhookAlertP
       speed: alert.event.speed,
       values: alert.event.values,
     },
+    ...(alert.afterSilence ? { afterSilence: true as const } : {}),
   };
 }
