@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { Language } from '../schemas/directory';
+import type { Severity } from '../schemas/alert';
 import { escapeHtml } from '../channels/escape-html';
 import type { TemplateData } from './template-data';
 import { readConfig, templatesSchema } from '../config';
@@ -140,40 +141,63 @@ function htmlDocument(subject: string, bodyHtml: string, language: Language): st
   );
 }
 
+/** The sign before a severity's word at the top of a Telegram message. */
+const SEVERITY_SIGNS: Record<Severity, string> = { critical: '🔴', warning: '🟠', info: '⚪' };
+
+/**
+ * How a notification shows its severity, the same for a template's text and a rule's own: the subject (e-mail,
+ * push title) starts with the severity's word in brackets, `[CRITICAL]`, and the Telegram message with its sign
+ * and word on a line of their own. The words are `<lang>/lifecycle/severity.eta`'s; one it leaves empty (info)
+ * adds nothing, so routine alerts keep their subjects short.
+ */
+function severityMark(severity: Severity, language: Language): { subject(text: string): string; telegram(text: string): string } {
+  const word = renderLifecycleText('severity', language, { severity }).subject;
+  if (word === '') return { subject: (text) => text, telegram: (text) => text };
+  return {
+    subject: (text) => `[${word}] ${text}`,
+    telegram: (text) => `${SEVERITY_SIGNS[severity]} ${markup.telegram.b(word)}\n${text}`,
+  };
+}
+
 export function renderNotification(input: {
   kind: string;
   language: Language;
   data: TemplateData;
+  severity: Severity;
   override?: TemplateOverride;
 }): RenderedNotification {
   const { language, data, override } = input;
   const name = templateName(input.kind, language);
+  const mark = severityMark(input.severity, language);
   // an escalation says why it came, then the escalated alert as its own template says it
   // (included from the escalation's own folder, so named relative to it)
   const extra: Record<string, string> =
     input.kind === ESCALATED_KIND ? { escalatedTemplate: `./${path.basename(templateName(data.values.escalatedKind ?? '', language))}` } : {};
   const text = renderFile(name, 'text', data, extra);
-  const subject = override?.subject ? tidy(fillPlaceholders(override.subject, data, 'text')).split('\n')[0]! : text.subject;
+  const subject = mark.subject(override?.subject ? tidy(fillPlaceholders(override.subject, data, 'text')).split('\n')[0]! : text.subject);
   if (override?.body) {
     const body = (format: Format) => tidy(fillPlaceholders(override.body!, data, format));
     return {
       subject,
       text: body('text'),
       html: htmlDocument(subject, body('html'), language),
-      telegram: body('telegram'),
+      telegram: mark.telegram(body('telegram')),
     };
   }
   return {
     subject,
     text: text.body,
     html: htmlDocument(subject, renderFile(name, 'html', data, extra).body, language),
-    telegram: renderFile(name, 'telegram', data, extra).body,
+    telegram: mark.telegram(renderFile(name, 'telegram', data, extra).body),
   };
 }
 
-/** The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge and mute actions, the pages that ask, what was done. */
+/**
+ * The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge and mute actions, the pages that
+ * ask, what was done, a test alert, and the word that marks a severity.
+ */
 export type LifecycleText =
-  'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert' | 'muteVehicleAction' | 'muteRuleAction' | 'muted' | 'mutePage';
+  'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert' | 'muteVehicleAction' | 'muteRuleAction' | 'muted' | 'mutePage' | 'severity';
 
 /** One lifecycle text in a language and format, its first line split off as the subject (a page's title). */
 export function renderLifecycleText(

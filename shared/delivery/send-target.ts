@@ -5,6 +5,7 @@ import { signingSecrets } from '../channels/webhook/signing-secrets';
 import { webhookMessageId } from '../channels/webhook/standard-signature';
 import { logger } from '../observability/logger';
 import type { Alert } from '../schemas/alert';
+import { severityOf } from '../rules/severity';
 import { markTelegramChatInactive } from '../store/telegram-links';
 import { disableWebhook } from '../store/webhooks-store';
 import type { RenderedNotification } from './render';
@@ -39,7 +40,13 @@ export async function send(
         return await senders.push(target.device, {
           title: notification.subject,
           body: notification.text,
-          data: { alertId: alert.alertId, vehicleId: String(alert.vehicleId), ruleId: String(alert.ruleId), kind: alert.event.kind },
+          data: {
+            alertId: alert.alertId,
+            vehicleId: String(alert.vehicleId),
+            ruleId: String(alert.ruleId),
+            kind: alert.event.kind,
+            severity: severityOf(alert),
+          },
           ...(action?.channel === 'push' ? { action: { category: PUSH_ALERT_CATEGORY, label: action.label, url: action.url } } : {}),
         });
       case 'webhook':

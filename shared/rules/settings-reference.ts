@@ -1,4 +1,6 @@
-import type { RuleType } from '../schemas/notification';
+import { SEVERITIES } from '../schemas/alert';
+import { RULE_TYPES, type RuleType } from '../schemas/notification';
+import { ALARM_SEVERITY, EPISODE_END_KINDS, TYPE_SEVERITY } from './severity';
 
 /**
  * What each rule type's `settings` keys mean and default to, for people: the OpenAPI document and the 400
@@ -363,6 +365,16 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     example: 'true',
   },
   {
+    key: 'severity',
+    default: null,
+    meaning:
+      "how much the rule's alerts matter: `info`, `warning` or `critical`. Left out: the type's default, given with each type " +
+      "(a device alarm's by its alarms). Decided when an alert is raised and kept with it, so a later edit of the rule leaves " +
+      'the alerts already raised as they were. The e-mail subject and the Telegram message mark `warning` and `critical`; ' +
+      `the history filters by it; webhooks and push carry it. A notice that an episode ended (${EPISODE_END_KINDS.join(', ')}) is always \`info\``,
+    example: 'critical',
+  },
+  {
     key: 'escalateAfter',
     default: '0',
     meaning:
@@ -402,6 +414,14 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
       "Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set)",
     example: '300',
   },
+  {
+    key: 'escalateMinSeverity',
+    default: 'info',
+    meaning:
+      'the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the ' +
+      'severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity)',
+    example: 'critical',
+  },
 ];
 
 const shownDefault = (value: string | null) => (value === null ? '—' : value === '' ? 'empty' : `\`${value}\``);
@@ -409,11 +429,39 @@ const row = (setting: SettingReference) => `| \`${setting.key}\` | ${shownDefaul
 
 const TABLE_HEAD = '| key | default | meaning |\n|---|---|---|';
 
-/** One type's settings as a Markdown table, followed by the rules between them. */
+/** The severity of a type's alerts when its rule leaves `settings.severity` out, in words. */
+export function typeSeverityMarkdown(type: RuleType): string {
+  const lead = 'Severity when `settings.severity` is left out:';
+  if (type !== RULE_TYPES.deviceAlarm) return `${lead} \`${TYPE_SEVERITY[type]}\`.`;
+  const byLevel = [...SEVERITIES]
+    .reverse()
+    .map((level) => [level, Object.keys(ALARM_SEVERITY).filter((alarm) => ALARM_SEVERITY[alarm as keyof typeof ALARM_SEVERITY] === level)] as const)
+    .filter(([, alarms]) => alarms.length > 0)
+    .map(([level, alarms]) => `\`${level}\` for ${alarms.join(', ')}`);
+  return `${lead} by the alarm, the most severe of those an alert names: ${byLevel.join('; ')}; otherwise (an alert that names none) \`${TYPE_SEVERITY[type]}\`.`;
+}
+
+/** Each type's default severity as a Markdown table. */
+export function severityMarkdown(): string {
+  const rows = Object.entries(SETTINGS_REFERENCE).map(([type, reference]) => {
+    const ruleType = Number(type) as RuleType;
+    const severity = ruleType === RULE_TYPES.deviceAlarm ? 'by the alarm (below)' : `\`${TYPE_SEVERITY[ruleType]}\``;
+    return `| ${type} | ${reference.name} | ${severity} |`;
+  });
+  return [
+    '| type | name | severity when left out |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    typeSeverityMarkdown(RULE_TYPES.deviceAlarm).replace('Severity', 'Device alarm (16) severity'),
+  ].join('\n');
+}
+
+/** One type's settings as a Markdown table, followed by the rules between them and its default severity. */
 export function typeSettingsMarkdown(type: RuleType): string {
   const reference = SETTINGS_REFERENCE[type];
   const constraints = reference.constraints.length > 0 ? `\n\nAlso: ${reference.constraints.join('; ')}.` : '';
-  return `${TABLE_HEAD}\n${reference.settings.map(row).join('\n')}${constraints}`;
+  return `${TABLE_HEAD}\n${reference.settings.map(row).join('\n')}${constraints}\n\n${typeSeverityMarkdown(type)}`;
 }
 
 /** The keys every type takes, as a Markdown table. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseSchedule } from './schedule';
 import { RULE_SCOPES } from './scope';
+import { SEVERITIES } from '../schemas/alert';
 
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's
@@ -186,8 +187,8 @@ export const MAX_EVENT_AGE_SECONDS = 604_800;
 /**
  * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
  * the hours in which it may raise alerts, which vehicles it watches, the geozones that bound where it alerts,
- * its noise budget (shared/pipeline/noise-budget.ts), after how many hours its stored alerts close by themselves, and
- * how old a message may be for its events to become alerts.
+ * its noise budget (shared/pipeline/noise-budget.ts), after how many hours its stored alerts close by themselves, how
+ * old a message may be for its events to become alerts, how much its alerts matter, and whom they escalate to.
  */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
@@ -207,6 +208,8 @@ export const COMMON_SETTINGS = {
   repeat: optionalNumberSetting({ min: 0, max: 10_080 }),
   /** A `cleared` message when an alerted episode ends. */
   notifyCleared: optionalBooleanSetting(),
+  /** How much the rule's alerts matter; left out: the type's default, which may depend on the event (severity.ts). */
+  severity: optionalEnumSetting(SEVERITIES),
   /** Minutes after which a stored alert still open goes to the escalation targets; 0: never. */
   escalateAfter: optionalNumberSetting({ min: 0, max: MAX_ESCALATE_AFTER_MINUTES, int: true }),
   escalateUserIds: listSetting(z.uuid({ version: undefined }), 'a user id', '8d3c0f5e-…, 1a2b3c4d-…', MAX_ESCALATION_TARGETS),
@@ -217,6 +220,8 @@ export const COMMON_SETTINGS = {
    * given: the default is the deployment's (MAX_EVENT_AGE_SECONDS), read where events are admitted.
    */
   maxEventAge: optionalNumberSetting({ min: 0, max: MAX_EVENT_AGE_SECONDS, int: true }),
+  /** The least severity an alert must have to be escalated; left out: info (every alert). */
+  escalateMinSeverity: optionalEnumSetting(SEVERITIES),
 };
 
 export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;
@@ -248,6 +253,9 @@ export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
           path: ['escalateAfter'],
           message: 'escalateAfter needs someone to escalate to: escalateUserIds, escalateTelegrams or escalateEmails',
         });
+      // and a threshold without an escalation would be saved and do nothing
+      if (!escalates && (value.escalateMinSeverity ?? '').trim() !== '')
+        payload.issues.push({ code: 'custom', input: value, path: ['escalateMinSeverity'], message: 'escalateMinSeverity needs escalateAfter' });
     })
     .pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { severitySchema } from './severity';
+import { SEVERITIES, severitySchema, type Severity } from './severity';
 
 /** Values an evaluator attaches to an event for templates: speed, limit, zone name, fuel volume ... */
 export const eventValuesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -75,6 +75,11 @@ export const ALERT_STATES = ['open', 'acknowledged', 'cleared', 'closed'] as con
 export const alertStateSchema = z.enum(ALERT_STATES);
 export type AlertState = z.infer<typeof alertStateSchema>;
 
+export { SEVERITIES, severitySchema, type Severity } from './severity';
+
+/** Whether `severity` is `least` or above it. */
+export const atLeast = (severity: Severity, least: Severity): boolean => SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(least);
+
 /** The states an alert may move to from each state; a move to the state it is in is answered as already done. */
 export const ALERT_TRANSITIONS: Record<AlertState, readonly AlertState[]> = {
   open: ['acknowledged', 'cleared', 'closed'],
@@ -127,8 +132,10 @@ export const alertSchema = z.object({
   /** When the alert was parked (its request on the deliveries DLQ, unsent targets open for a redrive). */
   parkedAt: z.string().optional().describe('when the alert was parked; its open targets are sent again when the request is redriven'),
   stored: z.boolean(),
-  /** Absent on alerts raised before severities existed; delivery reads it through severityOf. */
-  severity: severitySchema.optional().describe('info, warning or critical; an alert without one counts as warning'),
+  /** Absent on an alert raised before severities: it reads as its type's default (shared/rules/severity.ts). */
+  severity: severitySchema
+    .optional()
+    .describe("info, warning or critical, decided when the alert was raised from its rule's settings.severity or the type's default"),
   state: alertStateSchema.default('open').describe('open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)'),
   /** The acknowledgement, once there is one: who, when, through which channel, with an optional comment. */
   acknowledgement: lifecycleEntrySchema.optional().describe('who acknowledged the alert, when, through which channel, and their comment'),

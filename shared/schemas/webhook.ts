@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { guidSchema } from './notification';
+import { severitySchema } from './alert';
 
 /**
  * Webhook endpoints of a client, in the directory table: `WEBHOOKS#<clientId>` / `ENDPOINT#<endpointId>`.
@@ -76,6 +77,9 @@ export const webhookAlertPayloadSchema = z.object({
   alertId: z.string().describe('the alert, also sent as the Idempotency-Key header: the same alert is never delivered under another id'),
   createdAt: z.string().describe('when the alert was raised (ISO 8601, UTC)'),
   parentId: z.string().describe('client the rule belongs to'),
+  severity: severitySchema.describe(
+    "info, warning or critical: decided when the alert was raised, from the rule's settings.severity or the type's default (an alert raised before severities: the type's default)",
+  ),
   rule: z
     .object({
       id: z.number().int().describe('notification rule'),

@@ -1,12 +1,13 @@
 import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { Alert, RuleEvent } from '../schemas/alert';
+import { atLeast, type Alert, type RuleEvent, type Severity } from '../schemas/alert';
 import type { StoredRule } from '../schemas/notification';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertIdFor, escalationIdFor } from './alert-id';
 import { COMMON_SETTINGS } from '../rules/settings';
 import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../rules/event-kinds';
+import { eventSeverity, severityOf } from '../rules/severity';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -72,10 +73,15 @@ function autoCloseAt(rule: StoredRule, now: number): string | undefined {
   return new Date(now + hours.data * 3_600_000).toISOString();
 }
 
-/** When a stored alert of the rule raised at `now` is escalated if still open; undefined when it never is. */
-function escalateAt(rule: StoredRule, now: number): string | undefined {
+/**
+ * When a stored alert of the rule raised at `now` with `severity` is escalated if still open; undefined when it
+ * never is, as when it is below the rule's `escalateMinSeverity`. Judged here, once: the alert's severity never
+ * changes, and an alert without `escalateAt` never reaches the sweep's due index.
+ */
+function escalateAt(rule: StoredRule, severity: Severity, now: number): string | undefined {
   const minutes = COMMON_SETTINGS.escalateAfter.safeParse(rule.settings.escalateAfter);
-  if (!rule.stored || !minutes.success || !minutes.data) return undefined;
+  const least = COMMON_SETTINGS.escalateMinSeverity.safeParse(rule.settings.escalateMinSeverity).data ?? 'info';
+  if (!rule.stored || !minutes.success || !minutes.data || !atLeast(severity, least)) return undefined;
   return new Date(now + minutes.data * 60_000).toISOString();
 }
 
@@ -85,13 +91,15 @@ export function earliestDue(...times: (string | undefined)[]): string | undefine
 }
 
 /**
- * The pending alert an evaluator's event becomes: `open`, due to be escalated (not a follow-up: reminder,
- * cleared, limit notice) and to close by itself when its rule says so (`dueAt` the earlier of the two).
+ * The pending alert an evaluator's event becomes: `open`, with its severity, due to be escalated (not a follow-up:
+ * reminder, cleared, limit notice; at or above the rule's escalateMinSeverity) and to close by itself when its rule
+ * says so (`dueAt` the earlier of the two).
  */
 export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, now: number): AlertItem {
   const alertId = alertIdFor(rule.id, vehicleId, event.kind, event.time);
+  const severity = eventSeverity(rule, event);
   const closesAt = autoCloseAt(rule, now);
-  const escalatesAt = (FOLLOW_UP_KINDS as readonly string[]).includes(event.kind) ? undefined : escalateAt(rule, now);
+  const escalatesAt = (FOLLOW_UP_KINDS as readonly string[]).includes(event.kind) ? undefined : escalateAt(rule, severity, now);
   const dueAt = earliestDue(closesAt, escalatesAt);
   return {
     alertId,
@@ -105,6 +113,7 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
     status: 'pending',
     deliveries: {},
     stored: rule.stored,
+    severity,
     state: 'open',
     lifecycle: [],
     timeKey: alertTimeKey(event.time, alertId),
@@ -143,7 +152,7 @@ export function buildSilencedAlertItem(rule: StoredRule, vehicleId: number, even
 
 /**
  * The escalation of a stored alert still open at its `escalateAt`: an `escalated` event carrying the alert's
- * own event (kind, time, position, values) and the minutes it waited, delivered to the rule's escalation
+ * own event (kind, time, position, values), severity and the minutes it waited, delivered to the rule's escalation
  * targets. Not stored in the history itself (the alert it escalates is, marked `escalatedAt`), and never
  * escalated or closed in turn.
  */
@@ -172,6 +181,7 @@ export function buildEscalationItem(alert: Alert, now: number): AlertItem {
     status: 'pending',
     deliveries: {},
     stored: false,
+    severity: severityOf(alert),
     state: 'open',
     lifecycle: [],
     timeKey: alertTimeKey(event.time, alertId),

@@ -77,12 +77,12 @@ describe('escalation', () => {
     sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
 
   /** An alert of the rule as evaluate raises it, at the clock's time, delivered to the rule's own recipients. */
-  async function raise(): Promise<{ alertId: string; raisedAt: number }> {
+  async function raise(id = ruleId): Promise<{ alertId: string; raisedAt: number }> {
     minute++;
     const raisedAt = clock.now();
     const time = new Date(raisedAt - minute * 1000).toISOString();
     const event = { kind: 'speeding', time, latitude: 55.7558, longitude: 37.6173, speed: 104, values: { limit: 90, maxSpeed: 104 } };
-    const item = buildAlertItem((await getRule(ruleId))!, 101, event, raisedAt);
+    const item = buildAlertItem((await getRule(id))!, 101, event, raisedAt);
     await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
     await requestDelivery(item.alertId);
     await drainDeliveries();
@@ -148,7 +148,7 @@ describe('escalation', () => {
     for (const address of [emailOf('child'), DUTY]) {
       const mails = await mailsTo(address);
       expect(mails).toHaveLength(1);
-      expect(mails[0]!.subject).toBe('Truck 101: not acknowledged in 15 min: Speeding on the highway');
+      expect(mails[0]!.subject).toBe('[WARNING] Truck 101: not acknowledged in 15 min: Speeding on the highway');
       expect(mails[0]!.body.text).toContain('Truck 101 is speeding: 104 km/h');
     }
     expect(await mailsTo(emailOf('root'))).toEqual([]);
@@ -242,6 +242,32 @@ describe('escalation', () => {
     for (const { alertId } of [cleared, closed]) expect((await getAlertItem(alertId)).escalatedAt).toBeUndefined();
   });
 
+  it('escalates only alerts at or above escalateMinSeverity, judged by the severity each was raised with', async () => {
+    const below = await createRule({ settings: { ...settings(), escalateMinSeverity: 'critical' } });
+    const critical = await createRule({ settings: { ...settings(), escalateMinSeverity: 'critical', severity: 'critical' } });
+    expect([below.response.status, critical.response.status]).toEqual([200, 200]);
+    await drainDeliveries();
+    // a speeding alert is a warning: below the threshold, it is never due for escalation
+    const skipped = await raise(below.data!.id);
+    const escalating = await raise(critical.data!.id);
+    expect(await getAlertItem(skipped.alertId)).toMatchObject({ severity: 'warning', state: 'open' });
+    expect((await getAlertItem(skipped.alertId)).escalateAt).toBeUndefined();
+    expect(await getAlertItem(escalating.alertId)).toMatchObject({ severity: 'critical', escalateAt: expect.any(String) });
+    await clearSentEmails(emulators);
+    telegram.reset();
+
+    const { escalated } = await runAlertDuePass(escalating.raisedAt + 16 * MINUTE);
+    expect(escalated).toContain(escalationIdFor(escalating.alertId));
+    expect(escalated).not.toContain(escalationIdFor(skipped.alertId));
+    await drainDeliveries();
+    const mails = await mailsTo(DUTY);
+    expect(mails).toHaveLength(1);
+    // the escalation carries the severity of the alert it escalates
+    expect(mails[0]!.subject).toBe('[CRITICAL] Truck 101: not acknowledged in 15 min: Speeding on the highway');
+    expect((await getAlertItem(skipped.alertId)).escalatedAt).toBeUndefined();
+    expect(await getAlertItem(escalationIdFor(escalating.alertId))).toMatchObject({ severity: 'critical' });
+  });
+
   it('refuses escalation targets outside the rule owner’s scope, and an escalation of unstored alerts, naming the setting', async () => {
     const refused = async (overrides: Record<string, string>) => {
       const response = await createRule({ settings: { ...settings(), ...overrides } });
@@ -254,6 +280,9 @@ describe('escalation', () => {
     expect(await refused({ escalateEmails: 'not an address' })).toEqual(['settings.escalateEmails']);
     expect(await refused({ escalateAfter: '1441' })).toEqual(['settings.escalateAfter']);
     expect(await refused({ escalateUserIds: '', escalateTelegrams: '', escalateEmails: '' })).toEqual(['settings.escalateAfter']);
+    expect(await refused({ escalateMinSeverity: 'urgent' })).toEqual(['settings.escalateMinSeverity']);
+    // a threshold without an escalation would do nothing
+    expect(await refused({ escalateAfter: '0', escalateMinSeverity: 'critical' })).toEqual(['settings.escalateMinSeverity']);
     const unstored = await createRule({ stored: false, settings: settings() });
     expect(unstored.response.status).toBe(400);
     expect(unstored.error?.issues?.map((issue) => issue.path)).toEqual(['settings.escalateAfter']);

@@ -98,6 +98,19 @@ describe('notification settings', () => {
     expect(good.data?.settings).toEqual({ ignitionOff: 'true', confirmFixes: '2', distance: '150', schedule: 'Mon-Fri 19:00-07:00' });
   });
 
+  it('refuses a severity that is not info, warning or critical with 400 naming settings.severity, on every type, and takes a good one as sent', async () => {
+    for (const type of [2, 6, 16] as const) {
+      const urgent = await create(ruleBody(tenants.root.agentId, { type, settings: { severity: 'urgent' } }));
+      expect(urgent.response.status, `type ${type}`).toBe(400);
+      expect(urgent.error?.issues, `type ${type}`).toEqual([{ path: 'settings.severity', message: 'must be one of info, warning, critical' }]);
+    }
+    const threshold = await create(ruleBody(tenants.root.agentId, { settings: { escalateMinSeverity: 'high' } }));
+    expect(paths(threshold)).toEqual(['settings.escalateMinSeverity']);
+    const good = await create(ruleBody(tenants.root.agentId, { settings: { severity: 'Critical' } }));
+    expect(good.response.status).toBe(200);
+    expect(good.data?.settings).toEqual({ severity: 'Critical' });
+  });
+
   it('refuses bad continuous-driving and device-alarm settings with 400 naming each, and takes good ones', async () => {
     const driving = await create(
       ruleBody(tenants.root.agentId, {

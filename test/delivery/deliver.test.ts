@@ -85,10 +85,10 @@ describe('deliver function', () => {
     const emails = await sentEmails(emulators);
     const to = (address: string) => emails.filter((email) => email.destination.to.includes(address));
     expect(emails).toHaveLength(3);
-    expect(to('owner@example.com')[0]?.subject).toBe('Truck <A&B>: превышение скорости, 104 км/ч');
-    expect(to('Colleague@Example.com')[0]?.subject).toBe('Truck <A&B>: speeding, 104 km/h');
+    expect(to('owner@example.com')[0]?.subject).toBe('[ВНИМАНИЕ] Truck <A&B>: превышение скорости, 104 км/ч');
+    expect(to('Colleague@Example.com')[0]?.subject).toBe('[WARNING] Truck <A&B>: speeding, 104 km/h');
     // side addresses are written in the rule owner's language
-    expect(to('fleet@example.com')[0]?.subject).toBe('Truck <A&B>: превышение скорости, 104 км/ч');
+    expect(to('fleet@example.com')[0]?.subject).toBe('[ВНИМАНИЕ] Truck <A&B>: превышение скорости, 104 км/ч');
     const english = to('Colleague@Example.com')[0]!;
     expect(english.body.text).toContain('Time: 2026-03-01 13:00 (Europe/Moscow)');
     expect(english.body.html).toContain('<b>Truck &lt;A&amp;B&gt;</b>');
@@ -242,16 +242,74 @@ describe('deliver function', () => {
     expect(sent.input.MessageStructure).toBe('json');
     const message = JSON.parse(String(sent.input.Message)) as Record<string, string>;
     const fcm = JSON.parse(message.GCM!) as { fcmV1Message: { message: { notification: { title: string }; data: Record<string, string> } } };
-    expect(fcm.fcmV1Message.message.notification.title).toBe('PANIC: Vehicle 16');
-    expect(fcm.fcmV1Message.message.data).toMatchObject({ alertId: alert.alertId, vehicleId: '16' });
-    const apns = JSON.parse(message.APNS!) as { aps: { alert: { title: string } } };
-    expect(apns.aps.alert.title).toBe('PANIC: Vehicle 16');
+    expect(fcm.fcmV1Message.message.notification.title).toBe('[CRITICAL] PANIC: Vehicle 16');
+    expect(fcm.fcmV1Message.message.data).toMatchObject({ alertId: alert.alertId, vehicleId: '16', severity: 'critical' });
+    const apns = JSON.parse(message.APNS!) as { aps: { alert: { title: string } }; severity: string };
+    expect(apns.aps.alert.title).toBe('[CRITICAL] PANIC: Vehicle 16');
+    expect(apns.severity).toBe('critical');
 
     expect(Object.values((await getUser(user.id)).pushDevices ?? {}).map((device) => device.endpointArn)).toEqual([good]);
     expect(sns.calls.filter((call) => call.command === 'DeleteEndpoint').map((call) => call.input.EndpointArn)).toEqual([dead]);
     const deliveries = (await getAlertItem(alert.alertId)).deliveries as Record<string, { status: string }>;
     expect(deliveries[`push:${good}`]?.status).toBe('sent');
     expect(deliveries[`push:${dead}`]?.status).toBe('failed');
+  });
+
+  it("marks a critical alert in the e-mail subject and the Telegram message, in each recipient's language", async () => {
+    const russian = await putUser({ login: 'severity-ru', email: 'severity-ru@example.com', language: 1 });
+    const english = await putUser({
+      login: 'severity-en',
+      email: 'severity-en@example.com',
+      language: 2,
+      telegramChats: [{ chatId: '5151', username: 'duty', active: true, linkedAt: '2026-01-01T00:00:00.000Z' }],
+    });
+    const rule = await putRule({
+      userId: english.id,
+      recipientIds: [russian.id, english.id],
+      toEmail: true,
+      toTelegram: true,
+      settings: { limit: '90', severity: 'critical' },
+    });
+    await putVehicle(21, 'Truck 21');
+    const alert = await putAlert(rule, 21, {}, { severity: 'critical' });
+    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    await drain();
+
+    const emails = await sentEmails(emulators);
+    const to = (address: string) => emails.filter((email) => email.destination.to.includes(address)).map((email) => email.subject);
+    expect(to('severity-en@example.com')).toEqual(['[CRITICAL] Truck 21: speeding, 104 km/h']);
+    expect(to('severity-ru@example.com')).toEqual(['[КРИТИЧНО] Truck 21: превышение скорости, 104 км/ч']);
+    const [message] = telegram.delivered().filter((sent) => sent.chatId === '5151');
+    expect(message?.parseMode).toBe('HTML');
+    expect(message?.text).toMatch(/^🔴 <b>CRITICAL<\/b>\n<b>Truck 21<\/b> is speeding: 104 km\/h/);
+  });
+
+  it('renders an alert stored before severities as its type default, never as its rule says now', async () => {
+    const user = await putUser({
+      login: 'severity-legacy',
+      email: 'severity-legacy@example.com',
+      telegramChats: [{ chatId: '5252', username: 'legacy', active: true, linkedAt: '2026-01-01T00:00:00.000Z' }],
+    });
+    // the rule now says info; the panic press was raised before there were severities
+    const rule = await putRule({
+      userId: user.id,
+      recipientIds: [user.id],
+      toEmail: true,
+      toTelegram: true,
+      type: 6,
+      name: 'Panic',
+      settings: { severity: 'info' },
+    });
+    await putVehicle(22, 'Bus 22');
+    const pressed = await putAlert(rule, 22, { kind: 'panic', values: { parameter: 'panic' } });
+    expect(pressed).not.toHaveProperty('severity');
+    await enqueue(JSON.stringify({ alertId: pressed.alertId }));
+    await drain();
+
+    const [email] = (await sentEmails(emulators)).filter((sent) => sent.destination.to.includes('severity-legacy@example.com'));
+    expect(email?.subject).toBe('[CRITICAL] PANIC: Bus 22');
+    expect(telegram.delivered().find((sent) => sent.chatId === '5252')?.text).toMatch(/^🔴 <b>CRITICAL<\/b>\n/);
+    expect((await getAlertItem(pressed.alertId)).status).toBe('delivered');
   });
 
   it('sends a duplicated queue message only once', async () => {
@@ -279,7 +337,7 @@ describe('deliver function', () => {
     const alert = await putAlert(rule, 18);
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();
-    expect(telegram.delivered()[0]?.text).toBe('Alarm: &lt;script&gt;&amp; at 104 km/h &lt;i&gt;&lt;/i&gt;');
+    expect(telegram.delivered()[0]?.text).toBe('🟠 <b>WARNING</b>\nAlarm: &lt;script&gt;&amp; at 104 km/h &lt;i&gt;&lt;/i&gt;');
   });
 
   it('sends a message too long for Telegram HTML as shortened plain text rather than have it refused', async () => {

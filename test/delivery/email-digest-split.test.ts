@@ -50,7 +50,8 @@ async function runSweepAt(at: number): Promise<void> {
 
 /** The speeds each digest e-mail lists, one per numbered entry, and the entries' numbers. */
 function entriesOf(text: string, vehicleId: number): { numbers: number[]; speeds: number[] } {
-  const entries = [...text.matchAll(new RegExp(`^(\\d+)\\. Vehicle ${vehicleId}: speeding, (\\d+) km/h$`, 'gm'))];
+  // each entry is its alert's subject, severity mark included
+  const entries = [...text.matchAll(new RegExp(`^(\\d+)\\. \\[WARNING\\] Vehicle ${vehicleId}: speeding, (\\d+) km/h$`, 'gm'))];
   return { numbers: entries.map((entry) => Number(entry[1])), speeds: entries.map((entry) => Number(entry[2])) };
 }
 

@@ -147,9 +147,9 @@ describe('the SES daily quota', () => {
     for (const user of setup.users) {
       const emails = await inbox(user.email);
       expect(emails.map((email) => email.subject)).toEqual([
-        `Vehicle ${setup.vehicleId}: speeding, 101 km/h`,
-        `Vehicle ${setup.vehicleId}: speeding, 102 km/h`,
-        `Vehicle ${setup.vehicleId}: speeding, 103 km/h`,
+        `[WARNING] Vehicle ${setup.vehicleId}: speeding, 101 km/h`,
+        `[WARNING] Vehicle ${setup.vehicleId}: speeding, 102 km/h`,
+        `[WARNING] Vehicle ${setup.vehicleId}: speeding, 103 km/h`,
       ]);
     }
     for (const alertId of alertIds) {

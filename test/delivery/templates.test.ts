@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_KINDS, type EventKind } from '../../shared/rules/event-kinds';
-import type { Alert } from '../../shared/schemas/alert';
+import type { Alert, Severity } from '../../shared/schemas/alert';
+import type { RuleType } from '../../shared/schemas/notification';
+import { defaultSeverity } from '../../shared/rules/severity';
 import type { Language } from '../../shared/schemas/directory';
 import { formatEventTime } from '../../shared/delivery/format-time';
 import { LANGUAGE_FOLDERS, renderDigest, renderNotification, renderQuietHoursTelegram, templatesDir } from '../../shared/delivery/render';
@@ -61,11 +63,47 @@ const EVENTS: Record<EventKind, Partial<Alert['event']>> = {
   },
 };
 
+/** The rule type that raises each kind (follow-ups and escalations: a speeding rule's), for its default severity. */
+const TYPE_OF: Record<EventKind, RuleType> = {
+  zoneEntry: 0,
+  zoneExit: 0,
+  speeding: 2,
+  drain: 4,
+  fuelling: 5,
+  panic: 6,
+  connectionLost: 7,
+  connectionRestored: 7,
+  sensorOn: 8,
+  sensorOff: 8,
+  sensorOutOfRange: 9,
+  sensorInRange: 9,
+  addressArrival: 10,
+  addressDeparture: 10,
+  idle: 11,
+  maintenanceDue: 12,
+  parking: 13,
+  parkingEnded: 13,
+  movement: 14,
+  drivingLimitNear: 15,
+  drivingLimit: 15,
+  deviceAlarm: 16,
+  limitReached: 2,
+  reminder: 2,
+  cleared: 2,
+  escalated: 2,
+};
+
 function render(
   kind: string,
   language: Language,
   event: Partial<Alert['event']>,
-  options: { vehicleName?: string; ruleName?: string; timezone?: number | string; override?: { subject?: string; body?: string } } = {},
+  options: {
+    vehicleName?: string;
+    ruleName?: string;
+    timezone?: number | string;
+    severity?: Severity;
+    override?: { subject?: string; body?: string };
+  } = {},
 ) {
   const alert = {
     ruleName: options.ruleName ?? 'Night & <weekend> watch',
@@ -73,7 +111,7 @@ function render(
     event: { kind, time: '2026-03-01T10:00:00.000Z', latitude: null, longitude: null, speed: null, values: {}, ...event },
   };
   const data = buildTemplateData({ alert, vehicleName: options.vehicleName ?? 'Truck "A&B" <7>', timezone: options.timezone ?? 4, language });
-  return renderNotification({ kind, language, data, override: options.override });
+  return renderNotification({ kind, language, data, severity: options.severity ?? 'info', override: options.override });
 }
 
 const languages: Language[] = [1, 2, 3];
@@ -89,7 +127,8 @@ describe('notification templates', () => {
   for (const language of languages) {
     for (const kind of EVENT_KINDS) {
       it(`renders ${kind} in ${LANGUAGE_FOLDERS[language]}`, () => {
-        expect(render(kind, language, EVENTS[kind])).toMatchSnapshot();
+        const severity = defaultSeverity(TYPE_OF[kind], { kind, values: EVENTS[kind].values ?? {} });
+        expect(render(kind, language, EVENTS[kind], { severity })).toMatchSnapshot();
       });
     }
     it(`falls back to the generic template for an unknown kind in ${LANGUAGE_FOLDERS[language]}`, () => {
@@ -154,6 +193,28 @@ describe('notification templates', () => {
       expect(telegram.text.split('\n')).toEqual([expect.stringContaining(intros[language]), `1. ${alerts[0]!.subject}`, `2. ${alerts[1]!.subject}`]);
     }
     expect(renderDigest(2, alerts.slice(0, 1), 'quietHoursDigest').subject).toBe('fleetwatch: 1 alert from your quiet hours');
+  });
+
+  it('marks critical and warning alerts in the subject and at the top of the Telegram message, in the language, and leaves info alone', () => {
+    const panic = render('panic', 2, EVENTS.panic, { severity: 'critical' });
+    expect(panic.subject).toBe('[CRITICAL] PANIC: Truck "A&B" <7>');
+    expect(panic.telegram).toMatch(/^🔴 <b>CRITICAL<\/b>\n<b>Panic button<\/b> pressed in /);
+    expect(panic.html).toContain('<title>[CRITICAL] PANIC: Truck &quot;A&amp;B&quot; &lt;7&gt;</title>');
+    // the plain text of the e-mail says it in the subject only
+    expect(panic.text).not.toContain('CRITICAL');
+    expect(render('panic', 1, EVENTS.panic, { severity: 'critical' }).subject).toBe('[КРИТИЧНО] ТРЕВОГА: Truck "A&B" <7>');
+    expect(render('panic', 3, EVENTS.panic, { severity: 'critical' }).telegram).toMatch(/^🔴 <b>KRİTİK<\/b>\n/);
+    const speeding = render('speeding', 1, EVENTS.speeding, { severity: 'warning' });
+    expect(speeding.subject).toBe('[ВНИМАНИЕ] Truck "A&B" <7>: превышение скорости, 104 км/ч');
+    expect(speeding.telegram).toMatch(/^🟠 <b>ВНИМАНИЕ<\/b>\n/);
+    expect(render('speeding', 3, EVENTS.speeding, { severity: 'warning' }).subject).toMatch(/^\[DİQQƏT\] /);
+    const zone = render('zoneEntry', 2, EVENTS.zoneEntry, { severity: 'info' });
+    expect(zone.subject).toBe('Truck "A&B" <7> entered Depot <North> & Yard');
+    expect(zone.telegram).toMatch(/^<b>Truck/);
+    // a rule's own wording is marked the same way
+    const own = render('speeding', 2, EVENTS.speeding, { severity: 'critical', override: { subject: '{{vehicle}} fast', body: '{{speed}} km/h' } });
+    expect(own.subject).toBe('[CRITICAL] Truck "A&B" <7> fast');
+    expect(own.telegram).toBe('🔴 <b>CRITICAL</b>\n104 km/h');
   });
 
   it("renders a rule's own template with the same placeholders, never as code", () => {

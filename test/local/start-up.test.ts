@@ -119,7 +119,7 @@ describe('local runtime end to end', () => {
     await runAlertDuePass(Date.now() + DEMO.escalateAfterMinutes * 60_000 + 1_000);
     const dutyMail = async () => (await sentEmails(runtime.emulators)).filter((email) => email.destination.to.includes(DEMO.dutyEmail));
     const escalation = await waitFor(async () => ((await dutyMail()).length > 0 ? await dutyMail() : undefined));
-    expect(escalation?.map((email) => email.subject)).toEqual([`${speeder.name}: not acknowledged in 1 min: Speeding over 90 km/h`]);
+    expect(escalation?.map((email) => email.subject)).toEqual([`[WARNING] ${speeder.name}: not acknowledged in 1 min: Speeding over 90 km/h`]);
     await runAlertDuePass(Date.now() + 2 * DEMO.escalateAfterMinutes * 60_000);
 
     // what `npm start`'s demo dispatcher does once an alert was escalated

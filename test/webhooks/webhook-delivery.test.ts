@@ -75,6 +75,8 @@ describe('webhook deliveries', () => {
       alertId: alert.alertId,
       createdAt: alert.createdAt,
       parentId: clientId,
+      // an alert stored before severities carries its type's default
+      severity: 'warning',
       rule: { id: rule.id, type: 2, name: 'Speeding' },
       vehicle: { id: 9501, name: 'Vehicle 9501' },
       event: { kind: 'speeding', time: alert.event.time, latitude: 55.7558, longitude: 37.6173, speed: 104, values: { limit: 90 } },
@@ -87,6 +89,25 @@ describe('webhook deliveries', () => {
     await enqueue(alert.alertId);
     await drain();
     expect(receiver.attempts).toHaveLength(1);
+  });
+
+  it('carries the severity the alert was raised with, whatever the type default and the rule say now', async () => {
+    const { clientId } = await clientWithEndpoint('Severity Haulage');
+    // the rule now says info; each alert keeps what it was raised with
+    const rule = await putRule({ parentId: clientId, toClient: true, name: 'Speeding', settings: { limit: '90', severity: 'info' } });
+    const critical = await putAlert(rule, 9511, {}, { severity: 'critical' });
+    const panic = await putAlert({ ...rule, type: 6 }, 9512, { kind: 'panic', values: {} });
+    for (const alert of [critical, panic]) await enqueue(alert.alertId);
+    await drain();
+
+    const received = receiver.received.map((entry) => webhookAlertPayloadSchema.parse(entry.payload));
+    const severityOf = (alertId: string) => received.find((payload) => payload.alertId === alertId)?.severity;
+    expect(severityOf(critical.alertId)).toBe('critical');
+    expect(severityOf(panic.alertId)).toBe('critical');
+    expect(received.map((payload) => Object.keys(payload))).toEqual([
+      ['type', 'alertId', 'createdAt', 'parentId', 'severity', 'rule', 'vehicle', 'event'],
+      ['type', 'alertId', 'createdAt', 'parentId', 'severity', 'rule', 'vehicle', 'event'],
+    ]);
   });
 
   it('retries a receiver that fails (503, then 429) through the queue until it recovers, posting the same signed alert', async () => {

@@ -1057,6 +1057,11 @@ export interface components {
       createdAt: string;
       /** @description client the rule belongs to */
       parentId: string;
+      /**
+       * @description info, warning or critical: decided when the alert was raised, from the rule's settings.severity or the type's default (an alert raised before severities: the type's default)
+       * @enum {string}
+       */
+      severity: 'info' | 'warning' | 'critical';
       /** @description the rule that raised the alert */
       rule: {
         /** @description notification rule */
@@ -4025,6 +4030,8 @@ export interface operations {
            *
            *     Also: geoids must name at least one geozone.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 2: speeding** (events speeding)
            *
            *     | key | default | meaning |
@@ -4037,6 +4044,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of silence that end an episode (1–86400) |
            *
            *     Also: endMargin must be less than limit and every zone limit; a zone has at most one limit in zoneLimits (1–1000 km/h); every zone of zoneLimits must also be listed in geoids.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 4: drain** (events drain)
            *
@@ -4052,6 +4061,8 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `critical`.
+           *
            *     **type 5: fuelling** (events fuelling)
            *
            *     | key | default | meaning |
@@ -4066,11 +4077,15 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 6: panic button** (events panic)
            *
            *     | key | default | meaning |
            *     |---|---|---|
            *     | `parameter` | `panic` | digital parameter of the button (1 pressed, 0 released) |
+           *
+           *     Severity when `settings.severity` is left out: `critical`.
            *
            *     **type 7: connection loss** (events connectionLost, connectionRestored)
            *
@@ -4079,6 +4094,8 @@ export interface operations {
            *     | `minutes` | `30` | minutes without a message before the connection counts as lost (1–43200) |
            *     | `notifyRestored` | `false` | also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias |
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 8: discrete sensor** (events sensorOn, sensorOff)
            *
            *     | key | default | meaning |
@@ -4086,6 +4103,8 @@ export interface operations {
            *     | `parameter` | `din1` | digital parameter (1/true/on or non-zero is on; 0/false/off is off) |
            *     | `edge` | `on` | which switch alerts: on, off or both |
            *     | `minDuration` | `0` | seconds the new value must hold before it counts (0–86400) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 9: analog sensor** (events sensorOutOfRange (mode outside), sensorInRange (mode inside))
            *
@@ -4100,6 +4119,8 @@ export interface operations {
            *
            *     Also: min or max is required; min must not exceed max; with mode outside and both bounds, twice the hysteresis must be less than max − min.
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 10: address** (events addressArrival, addressDeparture)
            *
            *     | key | default | meaning |
@@ -4113,6 +4134,8 @@ export interface operations {
            *
            *     Also: latitude and longitude go together; address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them; margin must be smaller than radius.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 11: idle** (events idle)
            *
            *     | key | default | meaning |
@@ -4122,6 +4145,8 @@ export interface operations {
            *     | `minutes` | `10` | minutes of standing with the ignition on before the alert (1–10080) |
            *     | `maxGap` | `1800` | seconds of silence that end the episode (60–86400) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 12: maintenance** (events maintenanceDue)
            *
            *     | key | default | meaning |
@@ -4130,6 +4155,8 @@ export interface operations {
            *     | `parameter` | — | counter parameter; when left out, mileage or engineHours after counter |
            *     | `interval` | — | service interval; when left out, 10000 km or 250 h after counter (1–1000000000) |
            *     | `base` | `0` | counter value the intervals are counted from, the last service (0–1000000000) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 13: parking** (events parking, parkingEnded (notifyEnd))
            *
@@ -4142,6 +4169,8 @@ export interface operations {
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `notifyEnd` | `false` | also alert when a reported stop ends (true/false) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 14: movement** (events movement)
            *
            *     | key | default | meaning |
@@ -4152,6 +4181,8 @@ export interface operations {
            *     | `ignitionOff` | `false` | only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false) |
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `confirmFixes` | `1` | fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10) |
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 15: continuous driving** (events drivingLimitNear (with warnBefore), drivingLimit)
            *
@@ -4165,6 +4196,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400) |
            *
            *     Also: warnBefore must be less than hours × 60.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 16: device alarm** (events deviceAlarm)
            *
@@ -4183,6 +4216,8 @@ export interface operations {
            *     | `crashParameter` | `io247` | parameter that is non-zero on a crash (crash) |
            *     | `repeatWindow` | `60` | seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400) |
            *
+           *     Severity when `settings.severity` is left out: by the alarm, the most severe of those an alert names: `critical` for crash, powerCut, tamper, jamming; `warning` for lowBattery, harshBraking, harshAcceleration, harshCornering; otherwise (an alert that names none) `warning`.
+           *
            *     **every type** also takes
            *
            *     | key | default | meaning |
@@ -4198,11 +4233,13 @@ export interface operations {
            *     | `maxPerDay` | `0` | alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`) |
            *     | `repeat` | `0` | minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep |
            *     | `notifyCleared` | `false` | also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch) |
+           *     | `severity` | — | how much the rule's alerts matter: `info`, `warning` or `critical`. Left out: the type's default, given with each type (a device alarm's by its alarms). Decided when an alert is raised and kept with it, so a later edit of the rule leaves the alerts already raised as they were. The e-mail subject and the Telegram message mark `warning` and `critical`; the history filters by it; webhooks and push carry it. A notice that an episode ended (cleared, connectionRestored, parkingEnded) is always `info` |
            *     | `escalateAfter` | `0` | minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as `escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. Only for rules with `stored: true` (else 400 naming settings.escalateAfter) |
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
            * @default {}
            */
           settings?: {
@@ -4563,6 +4600,8 @@ export interface operations {
            *
            *     Also: geoids must name at least one geozone.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 2: speeding** (events speeding)
            *
            *     | key | default | meaning |
@@ -4575,6 +4614,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of silence that end an episode (1–86400) |
            *
            *     Also: endMargin must be less than limit and every zone limit; a zone has at most one limit in zoneLimits (1–1000 km/h); every zone of zoneLimits must also be listed in geoids.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 4: drain** (events drain)
            *
@@ -4590,6 +4631,8 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `critical`.
+           *
            *     **type 5: fuelling** (events fuelling)
            *
            *     | key | default | meaning |
@@ -4604,11 +4647,15 @@ export interface operations {
            *
            *     Also: parkedSpeed must be above 0 while onlyParked is true.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 6: panic button** (events panic)
            *
            *     | key | default | meaning |
            *     |---|---|---|
            *     | `parameter` | `panic` | digital parameter of the button (1 pressed, 0 released) |
+           *
+           *     Severity when `settings.severity` is left out: `critical`.
            *
            *     **type 7: connection loss** (events connectionLost, connectionRestored)
            *
@@ -4617,6 +4664,8 @@ export interface operations {
            *     | `minutes` | `30` | minutes without a message before the connection counts as lost (1–43200) |
            *     | `notifyRestored` | `false` | also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias |
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 8: discrete sensor** (events sensorOn, sensorOff)
            *
            *     | key | default | meaning |
@@ -4624,6 +4673,8 @@ export interface operations {
            *     | `parameter` | `din1` | digital parameter (1/true/on or non-zero is on; 0/false/off is off) |
            *     | `edge` | `on` | which switch alerts: on, off or both |
            *     | `minDuration` | `0` | seconds the new value must hold before it counts (0–86400) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 9: analog sensor** (events sensorOutOfRange (mode outside), sensorInRange (mode inside))
            *
@@ -4638,6 +4689,8 @@ export interface operations {
            *
            *     Also: min or max is required; min must not exceed max; with mode outside and both bounds, twice the hysteresis must be less than max − min.
            *
+           *     Severity when `settings.severity` is left out: `warning`.
+           *
            *     **type 10: address** (events addressArrival, addressDeparture)
            *
            *     | key | default | meaning |
@@ -4651,6 +4704,8 @@ export interface operations {
            *
            *     Also: latitude and longitude go together; address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them; margin must be smaller than radius.
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 11: idle** (events idle)
            *
            *     | key | default | meaning |
@@ -4660,6 +4715,8 @@ export interface operations {
            *     | `minutes` | `10` | minutes of standing with the ignition on before the alert (1–10080) |
            *     | `maxGap` | `1800` | seconds of silence that end the episode (60–86400) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 12: maintenance** (events maintenanceDue)
            *
            *     | key | default | meaning |
@@ -4668,6 +4725,8 @@ export interface operations {
            *     | `parameter` | — | counter parameter; when left out, mileage or engineHours after counter |
            *     | `interval` | — | service interval; when left out, 10000 km or 250 h after counter (1–1000000000) |
            *     | `base` | `0` | counter value the intervals are counted from, the last service (0–1000000000) |
+           *
+           *     Severity when `settings.severity` is left out: `info`.
            *
            *     **type 13: parking** (events parking, parkingEnded (notifyEnd))
            *
@@ -4680,6 +4739,8 @@ export interface operations {
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `notifyEnd` | `false` | also alert when a reported stop ends (true/false) |
            *
+           *     Severity when `settings.severity` is left out: `info`.
+           *
            *     **type 14: movement** (events movement)
            *
            *     | key | default | meaning |
@@ -4690,6 +4751,8 @@ export interface operations {
            *     | `ignitionOff` | `false` | only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false) |
            *     | `parameter` | `ignition` | digital parameter of the ignition |
            *     | `confirmFixes` | `1` | fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10) |
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 15: continuous driving** (events drivingLimitNear (with warnBefore), drivingLimit)
            *
@@ -4703,6 +4766,8 @@ export interface operations {
            *     | `maxGap` | `300` | seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400) |
            *
            *     Also: warnBefore must be less than hours × 60.
+           *
+           *     Severity when `settings.severity` is left out: `warning`.
            *
            *     **type 16: device alarm** (events deviceAlarm)
            *
@@ -4721,6 +4786,8 @@ export interface operations {
            *     | `crashParameter` | `io247` | parameter that is non-zero on a crash (crash) |
            *     | `repeatWindow` | `60` | seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400) |
            *
+           *     Severity when `settings.severity` is left out: by the alarm, the most severe of those an alert names: `critical` for crash, powerCut, tamper, jamming; `warning` for lowBattery, harshBraking, harshAcceleration, harshCornering; otherwise (an alert that names none) `warning`.
+           *
            *     **every type** also takes
            *
            *     | key | default | meaning |
@@ -4736,11 +4803,13 @@ export interface operations {
            *     | `maxPerDay` | `0` | alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`) |
            *     | `repeat` | `0` | minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep |
            *     | `notifyCleared` | `false` | also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch) |
+           *     | `severity` | — | how much the rule's alerts matter: `info`, `warning` or `critical`. Left out: the type's default, given with each type (a device alarm's by its alarms). Decided when an alert is raised and kept with it, so a later edit of the rule leaves the alerts already raised as they were. The e-mail subject and the Telegram message mark `warning` and `critical`; the history filters by it; webhooks and push carry it. A notice that an episode ended (cleared, connectionRestored, parkingEnded) is always `info` |
            *     | `escalateAfter` | `0` | minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as `escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. Only for rules with `stored: true` (else 400 naming settings.escalateAfter) |
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
            * @default {}
            */
           settings?: {
@@ -5510,6 +5579,8 @@ export interface operations {
              *
              *     Also: geoids must name at least one geozone.
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 2: speeding** (events speeding)
              *
              *     | key | default | meaning |
@@ -5522,6 +5593,8 @@ export interface operations {
              *     | `maxGap` | `300` | seconds of silence that end an episode (1–86400) |
              *
              *     Also: endMargin must be less than limit and every zone limit; a zone has at most one limit in zoneLimits (1–1000 km/h); every zone of zoneLimits must also be listed in geoids.
+             *
+             *     Severity when `settings.severity` is left out: `warning`.
              *
              *     **type 4: drain** (events drain)
              *
@@ -5537,6 +5610,8 @@ export interface operations {
              *
              *     Also: parkedSpeed must be above 0 while onlyParked is true.
              *
+             *     Severity when `settings.severity` is left out: `critical`.
+             *
              *     **type 5: fuelling** (events fuelling)
              *
              *     | key | default | meaning |
@@ -5551,11 +5626,15 @@ export interface operations {
              *
              *     Also: parkedSpeed must be above 0 while onlyParked is true.
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 6: panic button** (events panic)
              *
              *     | key | default | meaning |
              *     |---|---|---|
              *     | `parameter` | `panic` | digital parameter of the button (1 pressed, 0 released) |
+             *
+             *     Severity when `settings.severity` is left out: `critical`.
              *
              *     **type 7: connection loss** (events connectionLost, connectionRestored)
              *
@@ -5564,6 +5643,8 @@ export interface operations {
              *     | `minutes` | `30` | minutes without a message before the connection counts as lost (1–43200) |
              *     | `notifyRestored` | `false` | also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias |
              *
+             *     Severity when `settings.severity` is left out: `warning`.
+             *
              *     **type 8: discrete sensor** (events sensorOn, sensorOff)
              *
              *     | key | default | meaning |
@@ -5571,6 +5652,8 @@ export interface operations {
              *     | `parameter` | `din1` | digital parameter (1/true/on or non-zero is on; 0/false/off is off) |
              *     | `edge` | `on` | which switch alerts: on, off or both |
              *     | `minDuration` | `0` | seconds the new value must hold before it counts (0–86400) |
+             *
+             *     Severity when `settings.severity` is left out: `info`.
              *
              *     **type 9: analog sensor** (events sensorOutOfRange (mode outside), sensorInRange (mode inside))
              *
@@ -5585,6 +5668,8 @@ export interface operations {
              *
              *     Also: min or max is required; min must not exceed max; with mode outside and both bounds, twice the hysteresis must be less than max − min.
              *
+             *     Severity when `settings.severity` is left out: `warning`.
+             *
              *     **type 10: address** (events addressArrival, addressDeparture)
              *
              *     | key | default | meaning |
@@ -5598,6 +5683,8 @@ export interface operations {
              *
              *     Also: latitude and longitude go together; address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them; margin must be smaller than radius.
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 11: idle** (events idle)
              *
              *     | key | default | meaning |
@@ -5607,6 +5694,8 @@ export interface operations {
              *     | `minutes` | `10` | minutes of standing with the ignition on before the alert (1–10080) |
              *     | `maxGap` | `1800` | seconds of silence that end the episode (60–86400) |
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 12: maintenance** (events maintenanceDue)
              *
              *     | key | default | meaning |
@@ -5615,6 +5704,8 @@ export interface operations {
              *     | `parameter` | — | counter parameter; when left out, mileage or engineHours after counter |
              *     | `interval` | — | service interval; when left out, 10000 km or 250 h after counter (1–1000000000) |
              *     | `base` | `0` | counter value the intervals are counted from, the last service (0–1000000000) |
+             *
+             *     Severity when `settings.severity` is left out: `info`.
              *
              *     **type 13: parking** (events parking, parkingEnded (notifyEnd))
              *
@@ -5627,6 +5718,8 @@ export interface operations {
              *     | `parameter` | `ignition` | digital parameter of the ignition |
              *     | `notifyEnd` | `false` | also alert when a reported stop ends (true/false) |
              *
+             *     Severity when `settings.severity` is left out: `info`.
+             *
              *     **type 14: movement** (events movement)
              *
              *     | key | default | meaning |
@@ -5637,6 +5730,8 @@ export interface operations {
              *     | `ignitionOff` | `false` | only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false) |
              *     | `parameter` | `ignition` | digital parameter of the ignition |
              *     | `confirmFixes` | `1` | fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10) |
+             *
+             *     Severity when `settings.severity` is left out: `warning`.
              *
              *     **type 15: continuous driving** (events drivingLimitNear (with warnBefore), drivingLimit)
              *
@@ -5650,6 +5745,8 @@ export interface operations {
              *     | `maxGap` | `300` | seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400) |
              *
              *     Also: warnBefore must be less than hours × 60.
+             *
+             *     Severity when `settings.severity` is left out: `warning`.
              *
              *     **type 16: device alarm** (events deviceAlarm)
              *
@@ -5668,6 +5765,8 @@ export interface operations {
              *     | `crashParameter` | `io247` | parameter that is non-zero on a crash (crash) |
              *     | `repeatWindow` | `60` | seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400) |
              *
+             *     Severity when `settings.severity` is left out: by the alarm, the most severe of those an alert names: `critical` for crash, powerCut, tamper, jamming; `warning` for lowBattery, harshBraking, harshAcceleration, harshCornering; otherwise (an alert that names none) `warning`.
+             *
              *     **every type** also takes
              *
              *     | key | default | meaning |
@@ -5683,11 +5782,13 @@ export interface operations {
              *     | `maxPerDay` | `0` | alerts of the rule per vehicle and day in the rule's timezone, reminders included (0: no cap, at most 1000). The first alert over the cap is replaced by one `limitReached` notice saying when alerts resume (local midnight); the rest of that day's are held (`maxPerDay`) |
              *     | `repeat` | `0` | minutes (0: off, at most 10080) between reminders (`reminder`, with the episode's duration so far) while an alerted episode lasts: speeding, idle, parking, analog sensor, outside after a reported geozone exit, connection loss; raised by the vehicle's next message once the interval has passed, and for a lost connection by the sweep |
              *     | `notifyCleared` | `false` | also send a `cleared` message when an alerted episode ends (speed back under the limit, idling or parking over, sensor back in range, back inside a geozone after a reported exit); connection loss sends its `connectionRestored` (type 7's `notifyRestored` is the same switch) |
+             *     | `severity` | — | how much the rule's alerts matter: `info`, `warning` or `critical`. Left out: the type's default, given with each type (a device alarm's by its alarms). Decided when an alert is raised and kept with it, so a later edit of the rule leaves the alerts already raised as they were. The e-mail subject and the Telegram message mark `warning` and `critical`; the history filters by it; webhooks and push carry it. A notice that an episode ended (cleared, connectionRestored, parkingEnded) is always `info` |
              *     | `escalateAfter` | `0` | minutes (whole, 0–1440; 0: off) after which a stored alert still `open` (not acknowledged, cleared or closed) goes once more, as `escalated`, to the escalation targets (escalateUserIds, escalateTelegrams, escalateEmails; at least one needed) and is marked escalated. Only for rules with `stored: true` (else 400 naming settings.escalateAfter) |
              *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
              *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+             *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
              * @default {}
              */
             settings?: {
@@ -6535,7 +6636,7 @@ export interface operations {
               parkedAt?: string;
               stored: boolean;
               /**
-               * @description info, warning or critical; an alert without one counts as warning
+               * @description info, warning or critical, decided when the alert was raised from its rule's settings.severity or the type's default
                * @enum {string}
                */
               severity?: 'info' | 'warning' | 'critical';

@@ -6,7 +6,7 @@ import { describeError, type SendOutcome } from '../outcome';
 export interface PushMessage {
   title: string;
   body: string;
-  /** Small string map the app receives with the notification (alert id, vehicle id). */
+  /** Small string map the app receives with the notification (alert id, vehicle id, severity). */
   data: Record<string, string>;
   /**
    * An action the app shows with the notification: APNs gets it as the `aps.category` the app registered with an

@@ -1,5 +1,6 @@
 import type { Alert } from '../../schemas/alert';
 import type { WebhookAlertPayload } from '../../schemas/webhook';
+import { severityOf } from '../../rules/severity';
 
 /** The JSON body a webhook receives for one alert. */
 export function webhookPayload(alert: Alert, vehicleName: string): WebhookAlertPayload {
@@ -8,6 +9,7 @@ export function webhookPayload(alert: Alert, vehicleName: string): WebhookAlertP
     alertId: alert.alertId,
     createdAt: alert.createdAt,
     parentId: alert.parentId,
+    severity: severityOf(alert),
     rule: { id: alert.ruleId, type: alert.ruleType, name: alert.ruleName },
     vehicle: { id: alert.vehicleId, name: vehicleName },
     event: {

@@ -84,7 +84,8 @@ let nextAlert = 1;
 
 /**
  * A pending alert as the evaluate function writes it. Evaluation raises alerts only for vehicles of the rule's
- * client, so the vehicle is registered to the rule's client unless the directory already knows it.
+ * client, so the vehicle is registered to the rule's client unless the directory already knows it. Without a
+ * `severity` in `fields` it is an alert as stored before severities existed.
  */
 export async function putAlert(
   rule: StoredRule,
