@@ -135,11 +135,11 @@ describe('quiet hours', () => {
     const setup = await dispatcher('night-owl');
     const warning = await raise(setup, berlin('22:30'), 101, 'warning');
     const critical = await raise(setup, berlin('23:10'), 150, 'critical');
-    // an alert raised before severities counts as warning: held too
+    // an alert raised before severities counts as its type's default, warning for speeding: held too
     const unrated = await raise(setup, berlin('02:00', 1), 102);
 
     // the night: only the critical alert went out, on every channel
-    expect((await inbox(setup)).map((email) => email.subject)).toEqual([subject(setup, 150)]);
+    expect((await inbox(setup)).map((email) => email.subject)).toEqual([`[CRITICAL] ${subject(setup, 150)}`]);
     expect(chat(setup)).toHaveLength(1);
     expect(chat(setup)[0]!.text).toContain('150 km/h');
     expect(pushes(setup)).toHaveLength(1);
@@ -167,13 +167,13 @@ describe('quiet hours', () => {
     const digest = emails[1]!;
     expect(digest.subject).toBe('fleetwatch: 2 alerts from your quiet hours');
     const text = digest.body.text ?? '';
-    expect(text).toContain(`1. ${subject(setup, 101)}`);
-    expect(text).toContain(`2. ${subject(setup, 102)}`);
+    expect(text).toContain(`1. [WARNING] ${subject(setup, 101)}`);
+    expect(text).toContain(`2. [WARNING] ${subject(setup, 102)}`);
     expect(text).not.toContain('150 km/h');
     const messages = chat(setup);
     expect(messages).toHaveLength(2);
     expect(messages[1]!.text).toBe(
-      `<b>Your quiet hours are over.</b> 2 alerts came while they lasted, in the order raised:\n1. ${subject(setup, 101)}\n2. ${subject(setup, 102)}`,
+      `<b>Your quiet hours are over.</b> 2 alerts came while they lasted, in the order raised:\n1. [WARNING] ${subject(setup, 101)}\n2. [WARNING] ${subject(setup, 102)}`,
     );
     expect(pushes(setup)).toHaveLength(1);
     for (const alertId of [warning, unrated]) {
@@ -186,7 +186,11 @@ describe('quiet hours', () => {
     // the day: a warning goes out at once, and nothing goes again
     await raise(setup, berlin('09:00', 1), 103, 'warning');
     await runSweepAt(berlin('12:00', 1));
-    expect((await inbox(setup)).map((email) => email.subject)).toEqual([subject(setup, 150), digest.subject, subject(setup, 103)]);
+    expect((await inbox(setup)).map((email) => email.subject)).toEqual([
+      `[CRITICAL] ${subject(setup, 150)}`,
+      digest.subject,
+      `[WARNING] ${subject(setup, 103)}`,
+    ]);
     expect(chat(setup)).toHaveLength(3);
     expect(pushes(setup)).toHaveLength(2);
   });
