@@ -1,6 +1,13 @@
 import * as z from 'zod';
 import type { Construct } from 'constructs';
-import { ConfigError, configProblems, DEFAULT_FEED_OUTAGE_MIN_VEHICLES, DEFAULT_FEED_OUTAGE_SHARE, vehicleClockSchema } from '../shared/config';
+import {
+  ConfigError,
+  configProblems,
+  DEFAULT_FEED_OUTAGE_MIN_VEHICLES,
+  DEFAULT_FEED_OUTAGE_SHARE,
+  DEFAULT_MAX_EVENT_AGE_SECONDS,
+  vehicleClockSchema,
+} from '../shared/config';
 import { DEFAULT_SES_MAX_SEND_RATE } from './constructs/delivery-pacing';
 import { TABLES, type TableDefinition } from '../shared/store/tables';
 
@@ -63,6 +70,11 @@ export const contextSchema = z.object({
     .preprocess(asText, vehicleClockSchema.default('exact'))
     .describe(
       "How evaluate stores each vehicle's clock: `exact`, or `coalesced` (about half the DynamoDB writes of `exact`, with a window in which a late message counts as current). Sets VEHICLE_CLOCK on evaluate, the sweep and the api function (whose rule preview replays vehicles the same way).",
+    ),
+  maxEventAgeSeconds: z
+    .preprocess(asText, z.coerce.number().int().min(0).default(DEFAULT_MAX_EVENT_AGE_SECONDS))
+    .describe(
+      'Seconds a terminal message may be old (its deviceTime against when evaluate takes it) for its events to become alerts, for rules without their own `settings.maxEventAge`; older ones are logged as `tooOld`. `0`: any age. Sets MAX_EVENT_AGE_SECONDS on evaluate and the api function (whose rule preview judges the same way).',
     ),
   sesMaxSendRate: z
     .preprocess(asText, z.coerce.number().min(1).default(DEFAULT_SES_MAX_SEND_RATE))

@@ -76,6 +76,8 @@ export const DELIVER_DIGEST_KEYS = ['DIGEST#', 'DIGESTDUE#'] as const;
 /** The digests due: the sweep finds them and makes each due again an interval later as it enqueues it. */
 export const SWEEP_DIGEST_KEYS = ['DIGESTDUE#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
+/** Each client's maintenance silences and their count (shared/schemas/silence.ts): evaluate and the sweep read them, one Query per client. */
+export const SILENCE_DIRECTORY_KEYS = ['SILENCE#'] as const;
 /** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
 export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 /** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
@@ -196,10 +198,11 @@ export class FleetwatchStack extends Stack {
       // takes half again as long for about 1% off the bill (docs/cost.md, evaluate's memory).
       memorySize: 1024,
       environment: {
-        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'visits'),
+        ...data.environmentFor('rules', 'geozones', 'vehicleState', 'alerts', 'visits', 'directory'),
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         INPUT_DLQ_URL: queues.inputDeadLetters.queueUrl,
         VEHICLE_CLOCK: vehicleClock,
+        MAX_EVENT_AGE_SECONDS: String(context.maxEventAgeSeconds),
       },
     });
     // rules and geozones are read by id, through the rule cache; a client's zones for the visit journal by
@@ -210,6 +213,8 @@ export class FleetwatchStack extends Stack {
     data.grant(evaluate.role, 'visits', ['PutItem', 'UpdateItem']);
     data.grant(evaluate.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     data.grant(evaluate.role, 'alerts', ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
+    // the maintenance silences of the vehicles' clients, one Query per client at most every 30 s; nothing else of the directory
+    data.grant(evaluate.role, 'directory', ['Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
     queues.deliveries.grantSendMessages(evaluate.role);
     queues.inputDeadLetters.grantSendMessages(evaluate.role);
     evaluate.function.addEventSource(
@@ -251,6 +256,8 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_FEED_OUTAGE_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: SWEEP_DIGEST_KEYS });
+    // maintenance silences, read as evaluate reads them, for the connection losses and episodes they hold back
+    data.grant(sweep.role, 'directory', ['Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -370,6 +377,7 @@ export class FleetwatchStack extends Stack {
         ...data.environmentFor('rules', 'geozones', 'directory', 'alerts', 'visits', 'vehicleState'),
         RATE_LIMIT_INTERVAL_MS,
         VEHICLE_CLOCK: vehicleClock,
+        MAX_EVENT_AGE_SECONDS: String(context.maxEventAgeSeconds),
         // confirmation links of side addresses, and alerts held for them, go out through the deliver function
         DELIVERIES_QUEUE_URL: queues.deliveries.queueUrl,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
@@ -438,14 +446,14 @@ export class FleetwatchStack extends Stack {
   private addTelegramWebhook({ projectRoot, parameters, data, telegram }: StackParts): FleetwatchFunction {
     const telegramWebhook = new FleetwatchFunction(this, 'TelegramWebhook', {
       name: 'telegram',
-      description: "Telegram bot webhook: links a chat to a fleetwatch user (/start <code>); the alerts' acknowledge button",
+      description: "Telegram bot webhook: links a chat to a fleetwatch user (/start <code>); the alerts' acknowledge and mute buttons",
       projectRoot,
       timeout: FUNCTION_TIMEOUTS.telegram,
       memorySize: 256,
       // the acknowledge button's answer and message edit are written in the user's language
       withTemplates: true,
       environment: {
-        ...data.environmentFor('directory', 'alerts'),
+        ...data.environmentFor('directory', 'alerts', 'rules'),
         TELEGRAM_SECRET_ID: telegram.secret.secretArn,
         TELEGRAM_BOT_USERNAME: parameters.telegramBotUsername.valueAsString,
       },
@@ -455,6 +463,10 @@ export class FleetwatchStack extends Stack {
     data.grant(telegramWebhook.role, 'directory', ['GetItem'], { leadingKeys: TELEGRAM_SCOPE_KEYS });
     // the acknowledge button: read the alert, then one conditional UpdateItem
     data.grant(telegramWebhook.role, 'alerts', ['GetItem', 'UpdateItem']);
+    // the mute buttons: the rule's timezone, then a silence of the alert's client, counted in its partition (a
+    // conditional put and the count's update in one transaction; a full count counted again by Query)
+    data.grant(telegramWebhook.role, 'rules', ['GetItem']);
+    data.grant(telegramWebhook.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
     telegram.secret.grantRead(telegramWebhook.role);
     return telegramWebhook;
   }

@@ -73,6 +73,15 @@ export const vehicleClockEnvSchema = z.object({
     ),
 });
 
+/** Seconds a message may be old when evaluated for its events to become alerts, where a rule sets no `maxEventAge`. */
+export const DEFAULT_MAX_EVENT_AGE_SECONDS = 900;
+
+export const maxEventAgeSchema = z.object({
+  MAX_EVENT_AGE_SECONDS: whole(0, DEFAULT_MAX_EVENT_AGE_SECONDS).describe(
+    "Seconds a terminal message may be old (its deviceTime against the time it is evaluated) for its events to become alerts, for rules without their own `settings.maxEventAge`; an older message's events are logged as `tooOld` instead. 0: any age. Set on evaluate and on the api function, whose rule preview judges the same way.",
+  ),
+});
+
 // room for every rule and zone of a platform at the designed scale (about 21,000 rules and 10,000 zones, by
 // the cache's own estimate), so a container that meets vehicles of every client reads each rule once
 export const DEFAULT_RULE_CACHE_BYTES = 128 * 1024 * 1024;
@@ -227,6 +236,10 @@ export const LIMITS = {
   vehicleIdsPerRule: { value: 5_000, meaning: 'Vehicle ids one rule may list.' },
   webhooksPerClient: { value: 10, meaning: 'Webhook endpoints one client may register (its own, not counting clients below it).' },
   geozonesPerClient: { value: 2_000, meaning: 'Geozones one client may own.' },
+  silencesPerClient: {
+    value: 100,
+    meaning: 'Maintenance silences one client may hold (its own, until 7 days after each ended); evaluation reads them all every 30 s.',
+  },
   verticesPerGeozone: { value: 20_000, meaning: "Vertices of one geozone's geometry, all rings together." },
   geozoneGeometryBytes: { value: 300_000, meaning: "Bytes of one geozone's geometry as JSON (a DynamoDB item holds at most 400 KB)." },
   apiRequestsPerClientPerMinute: {
@@ -260,6 +273,11 @@ export const limitsSchema = z.object(
   >,
 );
 
+/** The one limit the Telegram function applies: the silences its alerts' mute buttons make count against the client's. */
+export const silenceLimitSchema = z.object({
+  LIMIT_SILENCES_PER_CLIENT: whole(1, LIMITS.silencesPerClient.value).describe(LIMITS.silencesPerClient.meaning),
+});
+
 export const alertLinkSchema = z.object({
   ALERT_LINK_SECRET_ID: text().describe(
     "Secrets Manager id of the key that signs alerts' one-click acknowledge links (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
@@ -288,12 +306,13 @@ export const functionConfigSchemas = {
     .extend(apiSchema.shape)
     .extend(alertLinkSchema.shape)
     .extend(vehicleClockEnvSchema.shape)
+    .extend(maxEventAgeSchema.shape)
     .extend(templatesSchema.shape)
     .extend(limitsSchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(telegramSchema.shape)
     .extend(pushSchema.shape),
-  evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(ruleCacheSchema.shape),
+  evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(maxEventAgeSchema.shape).extend(ruleCacheSchema.shape),
   deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
     .extend(senderSchema.shape)
@@ -313,7 +332,7 @@ export const functionConfigSchemas = {
     .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
     .extend(feedOutageSchema.shape),
   project: everyFunctionSchema,
-  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape),
+  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape).extend(silenceLimitSchema.shape),
 } as const;
 
 export type FunctionName = keyof typeof functionConfigSchemas;
@@ -364,6 +383,10 @@ export function resourcesConfig(env?: Env): ResourcesConfig {
 
 export function vehicleClockConfig(env?: Env): VehicleClock {
   return readConfig(vehicleClockEnvSchema, env).VEHICLE_CLOCK;
+}
+
+export function maxEventAgeConfig(env?: Env): number {
+  return readConfig(maxEventAgeSchema, env).MAX_EVENT_AGE_SECONDS;
 }
 
 export function feedOutageConfig(env?: Env): FeedOutageConfig {

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { checkFunctionConfig, vehicleClockConfig, type VehicleClock } from '../../shared/config';
+import { checkFunctionConfig, maxEventAgeConfig, vehicleClockConfig, type VehicleClock } from '../../shared/config';
 import { logger, loggerContext } from '../../shared/observability/logger';
 import { countIfAny, MetricName, publishMetricsIfAny } from '../../shared/observability/metrics';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
@@ -21,6 +21,8 @@ export interface EvaluateDependencies {
   evaluatorFor: EvaluatorLookup;
   /** How the vehicles' clocks are stored (VEHICLE_CLOCK; the sweep reads the same setting). */
   vehicleClock: VehicleClock;
+  /** Seconds a message may be old for its events to become alerts, where a rule sets no `maxEventAge` (MAX_EVENT_AGE_SECONDS). */
+  maxEventAgeSeconds: number;
 }
 
 export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> = {}) {
@@ -29,6 +31,7 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
     rules: new RuleCache(),
     evaluatorFor: (type) => RULE_EVALUATORS[type],
     vehicleClock: vehicleClockConfig(),
+    maxEventAgeSeconds: maxEventAgeConfig(),
     ...overrides,
   };
   return middy<SQSEvent, SQSBatchResponse>()
@@ -41,6 +44,7 @@ export function createEvaluateHandler(overrides: Partial<EvaluateDependencies> =
         rules: dependencies.rules,
         evaluatorFor: dependencies.evaluatorFor,
         vehicleClock: dependencies.vehicleClock,
+        maxEventAgeSeconds: dependencies.maxEventAgeSeconds,
       });
       // messages taken and deleted are counted by the input queue's own metrics; a batch of ordinary
       // messages logs nothing (CloudWatch Logs bills each byte, and this runs once per 10 messages)

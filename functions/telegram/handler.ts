@@ -7,13 +7,14 @@ import { isBotApiTimeout, TELEGRAM_API_TIMEOUT_SECONDS } from '../../shared/chan
 import { telegramCredentials } from '../../shared/channels/telegram/credentials';
 import { createLinkBot } from '../../shared/channels/telegram/link-bot';
 import { telegramAcknowledge } from '../../shared/delivery/telegram-acknowledge';
+import { telegramMute } from '../../shared/delivery/telegram-mute';
 import { checkFunctionConfig } from '../../shared/config';
 
 /**
  * Telegram webhook (POST /telegram/webhook on the HTTP API). The X-Telegram-Bot-Api-Secret-Token header is
  * checked against the secret's `webhookSecret` first: without it the answer is 401 at once, with no read of
  * Secrets Manager and no Bot API call; a wrong one is 401 after reading the (cached) secret. Only then does the
- * bot run: the link commands and the alerts' acknowledge button (grammy's own callback would call getMe before its check). The bot token and webhook secret are
+ * bot run: the link commands and the alerts' acknowledge and mute buttons (grammy's own callback would call getMe before its check). The bot token and webhook secret are
  * read from Secrets Manager once per cold start.
  */
 type WebhookHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
@@ -25,6 +26,7 @@ function webhookHandler(): Promise<WebhookHandler> {
     .then(({ botToken, webhookSecret }): WebhookHandler => {
       const bot = createLinkBot(botToken);
       bot.use(telegramAcknowledge());
+      bot.use(telegramMute());
       const callback = webhookCallback(bot, 'aws-lambda-async', { secretToken: webhookSecret });
       // the adapter resolves with the HTTP response (200, or 401 on a wrong secret); grammy types it as void
       return async (event, context) => ((await callback(event, context)) as unknown as APIGatewayProxyResultV2 | undefined) ?? { statusCode: 200 };

@@ -8,36 +8,63 @@ export type ChannelFields = Pick<
 >;
 
 /**
- * Channels of a rule that are switched on but reach nobody, one issue each, named by the channel's switch: an
- * author who turns e-mail on and names no recipient expects mail that would never come. `recipients` are the
- * rule's recipients the caller may name (users of its scope), as already read to check them; a disabled user
- * receives nothing, so it reaches no one. `toClient` (the web interface, and the client's webhooks) and `stored`
- * (the history) always have their client, and a rule with every channel off still keeps its history when stored.
- * A chat or phone counts when it exists at write time: a recipient who unlinks the chat or removes the phone
- * later leaves the rule in place, as delivery then skips that recipient.
+ * Channels of a rule that are switched on but can never reach anyone, one issue each, named by the channel's
+ * switch: an author who turns e-mail on and names no recipient expects mail that would never come. Judged on the
+ * rule's own fields only, never on the state of users or chats: recipients are usually named before they link a
+ * chat or register a phone, and a recipient who unlinks later must not make an unrelated edit of the rule fail.
+ * Who is not reached yet is the rule's `problems` (unreachedRecipients). `toClient` (the web interface, and the
+ * client's webhooks) and `stored` (the history) always have their client, and a rule with every channel off still
+ * keeps its history when stored.
  */
-export function unreachedChannels(rule: ChannelFields, recipients: readonly StoredUser[]): Issue[] {
-  const reachable = recipients.filter((user) => user.isEnabled && rule.recipientIds.includes(user.id));
+export function unreachedChannels(rule: ChannelFields): Issue[] {
+  const named = rule.recipientIds.length > 0;
   const issues: Issue[] = [];
-  if (rule.toEmail && reachable.length === 0) {
-    issues.push({ path: 'toEmail', message: 'toEmail reaches nobody: name in recipientIds at least one enabled user of your clients' });
+  if (rule.toEmail && !named) {
+    issues.push({ path: 'toEmail', message: 'toEmail reaches nobody: name at least one user of your clients in recipientIds' });
   }
   if (rule.enableSideEmails && rule.sideEmails.length === 0) {
     issues.push({ path: 'enableSideEmails', message: 'enableSideEmails reaches nobody: list at least one address in sideEmails' });
   }
-  const linkedChat = reachable.some((user) => Object.values(user.telegramChats).some((chat) => chat.active));
-  if (rule.toTelegram && rule.telegrams.length === 0 && !linkedChat) {
+  if (rule.toTelegram && !named && rule.telegrams.length === 0) {
     issues.push({
       path: 'toTelegram',
-      message: 'toTelegram reaches nobody: list a chat in telegrams, or name in recipientIds a user who has linked a Telegram chat',
+      message: 'toTelegram reaches nobody: list a chat in telegrams, or name in recipientIds a user, who gets alerts in the chats they link',
     });
   }
-  const phone = reachable.some((user) => Object.keys(user.pushDevices).length > 0);
-  if (rule.toMobile && !phone) {
+  if (rule.toMobile && !named) {
     issues.push({
       path: 'toMobile',
-      message: 'toMobile reaches nobody: name in recipientIds a user who has registered a phone (POST /api/v3/push/devices)',
+      message: 'toMobile reaches nobody: name in recipientIds a user, who gets alerts on the phones they register (POST /api/v3/push/devices)',
     });
   }
   return issues;
+}
+
+/**
+ * Each recipient a switched-on channel of the rule does not reach yet, for the rule's `problems`: one issue per
+ * recipient and channel, named `recipientIds.<i>`. `users` are the recipients as read now (a missing one no
+ * longer exists). Users are named by id only: a rule may name users its reader cannot see.
+ */
+export function unreachedRecipients(rule: ChannelFields, users: readonly StoredUser[]): Issue[] {
+  const byId = new Map(users.map((user) => [user.id, user]));
+  const switched = (['toEmail', 'toTelegram', 'toMobile'] as const).filter((channel) => rule[channel]);
+  if (switched.length === 0) return [];
+  return rule.recipientIds.flatMap((id, index): Issue[] => {
+    const path = `recipientIds.${index}`;
+    const user = byId.get(id);
+    if (!user) return [{ path, message: `user ${id} no longer exists: it gets nothing through ${switched.join(', ')}` }];
+    if (!user.isEnabled) return [{ path, message: `user ${id} is disabled: it gets nothing through ${switched.join(', ')}` }];
+    const issues: Issue[] = [];
+    if (rule.toTelegram && !Object.values(user.telegramChats).some((chat) => chat.active))
+      issues.push({
+        path,
+        message: `user ${id} has no linked Telegram chat yet (or stopped it): toTelegram reaches them once they link one (POST /api/v3/telegram/link)`,
+      });
+    if (rule.toMobile && Object.keys(user.pushDevices).length === 0)
+      issues.push({
+        path,
+        message: `user ${id} has not registered a phone yet: toMobile reaches them once they do (POST /api/v3/push/devices)`,
+      });
+    return issues;
+  });
 }

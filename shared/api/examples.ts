@@ -23,7 +23,7 @@ const ruleBody = {
   vehicleIds: [40117],
   geoids: [12],
   fieldids: [],
-  settings: { limit: '80', minDuration: '10', zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', severity: 'critical' },
+  settings: { limit: '80', minDuration: '10', zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: '600', severity: 'critical' },
   toEmail: true,
   recipientIds: [EXAMPLE_USER_ID],
   enableSideEmails: false,
@@ -43,15 +43,19 @@ const ruleBody = {
 
 export const ruleCreateExample = {
   ...ruleBody,
-  settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', severity: 'critical' },
+  settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: 600, severity: 'critical' },
 };
 export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
-/** A rule as GET answers it, with what keeps two of its side addresses from getting alerts. */
+/** A rule as GET answers it, with a recipient Telegram does not reach yet and what keeps two of its side addresses from getting alerts. */
 export const ruleReadExample = {
   ...ruleRecordExample,
   enableSideEmails: true,
   sideEmails: ['night-shift@partner.example', 'dispatch@partner.example'],
   problems: [
+    {
+      path: 'recipientIds.0',
+      message: `user ${EXAMPLE_USER_ID} has no linked Telegram chat yet (or stopped it): toTelegram reaches them once they link one (POST /api/v3/telegram/link)`,
+    },
     {
       path: 'sideEmails.0',
       message: "night-shift@partner.example: confirmation waits for the client's daily budget, resumes 2026-11-25T00:00:00.000Z",
@@ -313,6 +317,9 @@ export const previewExample = {
     timezone: 'Europe/Berlin',
   },
   messages: [
+    // read while out of coverage, sent with the rest when the terminal was back
+    previewMessage('2026-11-25T07:20:00Z', 95, '2026-11-25T08:00:00Z'),
+    previewMessage('2026-11-25T07:20:15Z', 104, '2026-11-25T08:00:00Z'),
     previewMessage('2026-11-25T08:00:00Z', 70),
     previewMessage('2026-11-25T08:00:10Z', 95),
     previewMessage('2026-11-25T08:00:25Z', 102),
@@ -332,7 +339,10 @@ export const previewAnswerExample = {
         'Position: 52.52000, 13.40500 (https://www.openstreetmap.org/?mlat=52.52000&mlon=13.40500#map=16/52.52000/13.40500)',
     },
   ],
-  suppressed: [{ vehicleId: 40117, time: '2026-11-25T08:00:20.000Z', reason: 'staleMessage' }],
+  suppressed: [
+    { vehicleId: 40117, time: '2026-11-25T07:20:15.000Z', reason: 'tooOld', age: 2385 },
+    { vehicleId: 40117, time: '2026-11-25T08:00:20.000Z', reason: 'staleMessage' },
+  ],
 };
 
 /** A test alert just accepted, and the same test once the deliver function has sent it. */

@@ -12,7 +12,7 @@ export function checkRuleSize(body: Pick<NotificationBody, 'vehicleIds'>): void 
   }
 }
 
-const LIMITED_RECORDS = { rules: 'notification rules', geozones: 'geozones' } as const;
+const LIMITED_RECORDS = { rules: 'notification rules', geozones: 'geozones', silences: 'silences' } as const;
 
 /**
  * A write refused because the client already owns as many records as it may (checked in the write's own

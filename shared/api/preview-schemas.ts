@@ -25,6 +25,12 @@ export const previewBodySchema = strictBody({
   until: utcTimeSchema
     .optional()
     .describe('the clock for events raised by time passing (connection loss), not before any arrival; default: the newest arrival'),
+  evaluatedAt: utcTimeSchema
+    .optional()
+    .describe(
+      "the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): " +
+        'to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it',
+    ),
 });
 
 export const previewAlertSchema = z.object({
@@ -45,8 +51,12 @@ export const previewSuppressionSchema = z.object({
     .describe(
       'staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; ' +
         'outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; ' +
-        'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it)',
+        'belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); ' +
+        'tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age); ' +
+        'silenced: a maintenance silence of the client held the event back (silenceId names it)',
     ),
+  age: z.number().int().min(0).optional().describe("tooOld only: the message's age when evaluated (its arrival, or evaluatedAt), whole seconds"),
+  silenceId: z.string().optional().describe('the maintenance silence that held the event back (reason silenced)'),
 });
 
 export const previewResponseSchema = z.object({

@@ -1,4 +1,4 @@
-import type { NotificationBody } from '../schemas/notification';
+import type { NotificationBody, StoredRule } from '../schemas/notification';
 import { getUsers, getVehicles } from '../store/directory-store';
 import { getGeozones } from '../store/geozones-store';
 import { clientAndAncestors } from '../store/vehicle-registry';
@@ -20,10 +20,18 @@ import { escalationIssues } from './escalation-references';
  * - Telegram chats named on the rule must be linked (deep link) by a user of the scope, and still take alerts;
  *   the official bot must not message strangers.
  * - the escalation targets of the settings are checked as the rule's own recipients and chats (escalation-references);
- * - every channel switched on must reach someone (`unreachedChannels`), judged on the recipients read here.
+ * - every channel switched on must be able to reach someone (`unreachedChannels`), judged on the rule's own fields.
  * Unknown and foreign references get the same message, so the answer reveals nothing of other tenants.
+ *
+ * `stored`: the rule as stored, on a replace. Its recipients and chats that the replace keeps, for the same client,
+ * are not judged again: whether a recipient was since disabled or removed, or a chat unlinked, is the state of
+ * another resource, which must not make an edit of the rule fail (delivery judges them at each alert, and the
+ * rule's `problems` say who is not reached).
  */
-export async function checkRuleReferences(body: NotificationBody, scope: TenantScope): Promise<void> {
+export async function checkRuleReferences(body: NotificationBody, scope: TenantScope, stored?: StoredRule): Promise<void> {
+  const kept = stored?.parentId === body.parentId ? stored : undefined;
+  const keptRecipients = new Set(kept?.recipientIds ?? []);
+  const keptChats = new Set((kept?.telegrams ?? []).map((chat) => String(chat.id)));
   const issues: Issue[] = [];
   const inScope = await scope.agentIds();
   if (body.activationMode === 1 && body.activationTime === null) {
@@ -51,7 +59,7 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
   const usersInScope = users.filter((user) => inScope.has(user.parentId));
   const visibleUsers = new Set(usersInScope.map((user) => user.id));
   body.recipientIds.forEach((id, index) => {
-    if (!visibleUsers.has(id)) issues.push({ path: `recipientIds.${index}`, message: `no user ${id} in your scope` });
+    if (!visibleUsers.has(id) && !keptRecipients.has(id)) issues.push({ path: `recipientIds.${index}`, message: `no user ${id} in your scope` });
   });
   if (body.userId && !visibleUsers.has(body.userId)) issues.push({ path: 'userId', message: `no user ${body.userId} in your scope` });
   const visibleVehicles = new Set(vehicles.filter((vehicle) => inScope.has(vehicle.parentId)).map((vehicle) => vehicle.vehicleId));
@@ -59,12 +67,14 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
     if (!visibleVehicles.has(id)) issues.push({ path: `vehicleIds.${index}`, message: `no vehicle ${id} in your scope` });
   });
 
-  if (body.telegrams.length > 0) {
+  const newChats = body.telegrams.filter((chat) => !keptChats.has(String(chat.id)));
+  if (newChats.length > 0) {
     // a chat id may be sent as a number or a string; it is kept as sent, and looked up as text
-    const owners = await linkedChatOwners(body.telegrams.map((chat) => String(chat.id)));
+    const owners = await linkedChatOwners(newChats.map((chat) => String(chat.id)));
     const chatUsers = new Map((await getUsers([...new Set(owners.values())])).map((user) => [user.id, user]));
     body.telegrams.forEach((chat, index) => {
       const chatId = String(chat.id);
+      if (keptChats.has(chatId)) return;
       const user = chatUsers.get(owners.get(chatId) ?? '');
       const linked = user && inScope.has(user.parentId) && user.telegramChats[chatId]?.active;
       if (!linked) issues.push({ path: `telegrams.${index}.id`, message: `no chat ${chat.id} linked by a user in your scope` });
@@ -72,7 +82,7 @@ export async function checkRuleReferences(body: NotificationBody, scope: TenantS
   }
 
   issues.push(...(await escalationIssues(body, inScope)));
-  issues.push(...unreachedChannels(body, usersInScope));
+  issues.push(...unreachedChannels(body));
 
   if (issues.length > 0) throw validationError(issues);
 }

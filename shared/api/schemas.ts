@@ -93,7 +93,7 @@ export const notificationRecordSchema = notificationSchema.extend({
     .array(ruleProblemSchema)
     .optional()
     .describe(
-      'read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed)',
+      'read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET and in the answer of a create also a recipient a switched-on channel does not reach yet, such as a user without a linked Telegram chat for toTelegram or without a registered phone for toMobile; on GET also a side address that waits for its confirmation, or unsubscribed)',
     ),
 });
 

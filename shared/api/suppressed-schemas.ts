@@ -22,6 +22,8 @@ export const suppressedResponseSchema = z.object({
         last: z.iso.datetime().describe('the last one so far'),
         count: z.number().int().min(1).describe('suppressions in the run'),
         open: z.boolean().describe('true: the run goes on (no alert and no other reason since)'),
+        age: z.number().int().min(0).optional().describe("tooOld runs: the oldest message's age when evaluated, whole seconds"),
+        silenceId: z.string().optional().describe('the maintenance silence of a silenced run (`GET /api/v3/silences/{id}`)'),
       }),
     )
     .describe('runs of one reason that overlap [from, to], newest first (at most 16 closed runs and the open one are kept, for 30 days)'),
@@ -44,6 +46,7 @@ export const suppressedExample: SuppressedBody = {
 export const suppressedAnswerExample: SuppressedResponse = {
   runs: [
     { reason: 'cooldown', first: '2026-11-24T09:20:11.000Z', last: '2026-11-24T09:31:40.000Z', count: 3, open: true },
+    { reason: 'tooOld', first: '2026-11-24T06:12:30.000Z', last: '2026-11-24T06:40:05.000Z', count: 4, open: false, age: 6115 },
     { reason: 'outsideSchedule', first: '2026-11-24T05:02:00.000Z', last: '2026-11-24T07:58:30.000Z', count: 14, open: false },
   ],
   now: [],

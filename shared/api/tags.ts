@@ -9,6 +9,7 @@ export const API_TAGS = {
   channels: 'Delivery channels of your user: linked Telegram chats and push devices',
   email: 'Links of the e-mails fleetwatch sends: confirming a side address and unsubscribing',
   webhooks: 'Webhook endpoints of a client, and the alert fleetwatch POSTs to them',
+  silences: 'Maintenance silences: windows in which the matching events of a client raise no alert',
   meta: 'This document',
 } as const;
 

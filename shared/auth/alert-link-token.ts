@@ -47,3 +47,47 @@ export async function verifyAlertLink(token: string, now: number): Promise<Alert
   if (parsed === null || parsed.e * 1000 <= now) return null;
   return { alertId: parsed.a, sentTo: parsed.b, language: parsed.l, expiresAt: parsed.e };
 }
+
+const MUTE_PURPOSE = 'mute';
+
+const mutePayloadSchema = z.object({
+  p: z.literal(MUTE_PURPOSE),
+  a: z.string().regex(/^[0-9a-f]{32}$/),
+  u: z.uuid({ version: undefined }),
+  m: z.enum(['vehicle', 'rule']),
+  l: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+  e: z.number().int(),
+});
+
+/**
+ * What a valid mute link of an alert's e-mail says: the alert, what to mute (its vehicle for an hour, its rule until
+ * tomorrow 08:00), the fleetwatch user it was sent to (who is checked again when the link is used), its page's
+ * language. Signed under its own purpose, so an acknowledge link never mutes, and expiring as those do.
+ */
+export interface AlertMuteLink {
+  alertId: string;
+  userId: string;
+  action: 'vehicle' | 'rule';
+  language: 1 | 2 | 3;
+  expiresAt: number;
+}
+
+export async function signAlertMuteLink(link: Omit<AlertMuteLink, 'expiresAt'>, now: number): Promise<string> {
+  const expiresAt = Math.floor(now / 1000) + ALERT_LINK_TTL_DAYS * 86_400;
+  const body: z.infer<typeof mutePayloadSchema> = {
+    p: MUTE_PURPOSE,
+    a: link.alertId,
+    u: link.userId,
+    m: link.action,
+    l: link.language,
+    e: expiresAt,
+  };
+  return signToken(await alertLinkKey(), MUTE_PURPOSE, body);
+}
+
+/** The mute link a token carries; null when it was not signed here, was altered, or has expired. */
+export async function verifyAlertMuteLink(token: string, now: number): Promise<AlertMuteLink | null> {
+  const parsed = openToken(await alertLinkKey(), MUTE_PURPOSE, token, mutePayloadSchema);
+  if (parsed === null || parsed.e * 1000 <= now) return null;
+  return { alertId: parsed.a, userId: parsed.u, action: parsed.m, language: parsed.l, expiresAt: parsed.e };
+}

@@ -1,24 +1,43 @@
 import { InlineKeyboard } from 'grammy';
-import { signAlertLink } from '../auth/alert-link-token';
+import { signAlertLink, signAlertMuteLink } from '../auth/alert-link-token';
 import { escapeHtml } from '../channels/escape-html';
 import type { Alert } from '../schemas/alert';
-import { acknowledgeLink } from './links';
+import type { Language } from '../schemas/directory';
+import { acknowledgeLink, muteLink } from './links';
 import { renderLifecycleText, type RenderedNotification } from './render';
 import type { DeliveryTarget } from './targets';
 
 /**
  * The way to acknowledge an alert from its notification, per channel: a button under the Telegram message,
  * a signed one-click link in the e-mail and in the push notification's data (with an action category the app
- * shows as a button). Only a stored alert still open offers one; webhooks get none.
+ * shows as a button). Only a stored alert still open offers one; webhooks get none. The Telegram message also has
+ * the mute buttons (telegram-mute.ts), for every alert, and an e-mail to a fleetwatch user the mute links
+ * (`/api/v3/alerts/mute/{token}`), before the acknowledge link.
  */
 export const TELEGRAM_ACKNOWLEDGE_PREFIX = 'ack:';
+/** The mute buttons' data prefixes (telegram-mute.ts), each followed by the alert id. */
+export const TELEGRAM_MUTE_PREFIXES = { vehicle: 'mv:', rule: 'mr:' } as const;
 /** The notification category (APNs) and click action (FCM) under which the app shows the acknowledge action. */
 export const PUSH_ALERT_CATEGORY = 'FLEETWATCH_ALERT';
 
+/** One link of an e-mail's actions: its label and where it leads. */
+export interface ActionLink {
+  label: string;
+  url: string;
+}
+
 export type AcknowledgeAction =
-  | { channel: 'email'; label: string; url: string }
-  | { channel: 'push'; label: string; url: string }
-  | { channel: 'telegram'; keyboard: InlineKeyboard };
+  { channel: 'email'; links: ActionLink[] } | { channel: 'push'; label: string; url: string } | { channel: 'telegram'; keyboard: InlineKeyboard };
+
+/** The mute links of an e-mail to a fleetwatch user (mute-alert.ts), signed for that user, who is checked again when one is used. */
+async function muteLinks(alert: Alert, userId: string, language: Language, now: number): Promise<ActionLink[]> {
+  return Promise.all(
+    (['vehicle', 'rule'] as const).map(async (action) => ({
+      label: renderLifecycleText(action === 'vehicle' ? 'muteVehicleAction' : 'muteRuleAction', language, {}).subject,
+      url: muteLink(await signAlertMuteLink({ alertId: alert.alertId, userId, action, language }, now)),
+    })),
+  );
+}
 
 /** The acknowledge action of one target, or null; `loginOf` names the user of a push device. */
 export async function acknowledgeAction(
@@ -27,24 +46,41 @@ export async function acknowledgeAction(
   loginOf: (userId: string) => string | undefined,
   now: number,
 ): Promise<AcknowledgeAction | null> {
-  if (!alert.stored || alert.state !== 'open' || target.channel === 'webhook') return null;
+  if (target.channel === 'webhook') return null;
+  const acknowledgeable = alert.stored && alert.state === 'open';
   const label = renderLifecycleText('acknowledgeAction', target.language, {}).subject;
   if (target.channel === 'telegram') {
-    // the button carries the alert id only (36 bytes of Telegram's 64); who pressed it is checked when it is pressed
-    return { channel: 'telegram', keyboard: new InlineKeyboard().text(label, `${TELEGRAM_ACKNOWLEDGE_PREFIX}${alert.alertId}`) };
+    // each button carries the alert id only (36 bytes of Telegram's 64); who pressed it is checked when it is pressed
+    const keyboard = new InlineKeyboard();
+    if (acknowledgeable) keyboard.text(label, `${TELEGRAM_ACKNOWLEDGE_PREFIX}${alert.alertId}`).row();
+    keyboard
+      .text(renderLifecycleText('muteVehicleAction', target.language, {}).subject, `${TELEGRAM_MUTE_PREFIXES.vehicle}${alert.alertId}`)
+      .row()
+      .text(renderLifecycleText('muteRuleAction', target.language, {}).subject, `${TELEGRAM_MUTE_PREFIXES.rule}${alert.alertId}`);
+    return { channel: 'telegram', keyboard };
   }
-  const sentTo = target.channel === 'email' ? `email:${target.address.trim().toLowerCase()}` : `push:${loginOf(target.userId) ?? target.userId}`;
+  if (target.channel === 'email') {
+    // an outside address (a side e-mail) may acknowledge, never mute: only a user's e-mail carries the mute links
+    const links = target.userId === undefined ? [] : await muteLinks(alert, target.userId, target.language, now);
+    if (acknowledgeable) {
+      const sentTo = `email:${target.address.trim().toLowerCase()}`;
+      links.push({ label, url: acknowledgeLink(await signAlertLink({ alertId: alert.alertId, sentTo, language: target.language }, now)) });
+    }
+    return links.length > 0 ? { channel: 'email', links } : null;
+  }
+  if (!acknowledgeable) return null;
+  const sentTo = `push:${loginOf(target.userId) ?? target.userId}`;
   const url = acknowledgeLink(await signAlertLink({ alertId: alert.alertId, sentTo, language: target.language }, now));
-  return { channel: target.channel, label, url };
+  return { channel: 'push', label, url };
 }
 
-/** The e-mail with its acknowledge link after the text, and before the end of the HTML document. */
-export function withAcknowledgeLink(notification: RenderedNotification, action: { label: string; url: string }): RenderedNotification {
-  const paragraph = `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>\n`;
+/** The e-mail with its action links after the text (the acknowledge link last), and before the end of the HTML document. */
+export function withActionLinks(notification: RenderedNotification, links: readonly ActionLink[]): RenderedNotification {
+  const paragraphs = links.map((link) => `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>\n`).join('');
   const at = notification.html.lastIndexOf('</body>');
   return {
     ...notification,
-    text: `${notification.text}\n\n${action.label}: ${action.url}`,
-    html: at < 0 ? `${notification.html}\n${paragraph}` : `${notification.html.slice(0, at)}${paragraph}${notification.html.slice(at)}`,
+    text: `${notification.text}${links.map((link) => `\n\n${link.label}: ${link.url}`).join('')}`,
+    html: at < 0 ? `${notification.html}\n${paragraphs}` : `${notification.html.slice(0, at)}${paragraphs}${notification.html.slice(at)}`,
   };
 }

@@ -15,11 +15,13 @@ import type { RenderedNotification } from './render';
 import { alertNotification } from './alert-notification';
 import type { ChannelSenders } from './senders';
 import { webhookRetryDelaySeconds } from './retry-backoff';
-import { planDelivery, type DeliveryPlan, type DeliveryTarget, type EmailTarget, type SkippedTarget } from './targets';
+import { planDelivery, type DeliveryTarget, type EmailTarget, type SkippedTarget, type TelegramTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
-import { acknowledgeAction, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
-import { holdEmailForDigest } from './digest-hold';
+import { acknowledgeAction, withActionLinks, type AcknowledgeAction } from './acknowledge-action';
+import { holdEmailForDigest, holdForQuietHours } from './digest-hold';
+import { applyPreferences, type PreferredPlan } from './recipient-preferences';
+import { severityOf } from './severity';
 import { sendQuota } from '../channels/email/send-quota';
 import { clearEndedEpisode } from './episode-end';
 import { escalationRule } from './escalation-targets';
@@ -98,7 +100,7 @@ interface DeliveryContext {
   rule: StoredRule;
   vehicleName: string;
   scope: ScopeLookup;
-  plan: DeliveryPlan;
+  plan: PreferredPlan;
   /** The login of each recipient user, by id (who a push device's acknowledge link speaks for). */
   logins: Map<string, string>;
 }
@@ -130,6 +132,8 @@ interface Attempting {
   clientId: string;
   /** The account's SES daily quota is nearly used: e-mails wait for their recipient's digest instead of going out. */
   digest: boolean;
+  /** Targets inside their user's quiet hours, with when those end: they wait for the user's quiet-hours digest. */
+  quietUntil: ReadonlyMap<string, number>;
   /** The attempt is the alert's only open target and nothing is held: its outcome, once final, finishes the alert. */
   finishes: boolean;
 }
@@ -151,8 +155,9 @@ async function deliverClaimed(
   const held = await settleHeldTargets(alert, context.rule.parentId, context.plan, statuses, now());
   const open = context.plan.targets.filter((target) => !isSettled(statuses[target.key]));
   const acknowledging = alert.event.kind === ESCALATED_KIND ? await getStoredAlert(String(alert.event.values.escalatedAlertId)) : alert;
-  // the quota is read (from the function's cache) only when an e-mail is to go out
-  const digest = open.some((target) => target.channel === 'email') && (await sendQuota.mode(now())) !== 'one-by-one';
+  // the quota is read (from the function's cache) only when an e-mail is to go out now
+  const digest =
+    open.some((target) => target.channel === 'email' && !context.plan.quietUntil.has(target.key)) && (await sendQuota.mode(now())) !== 'one-by-one';
   const attempts = await attemptAll(open, {
     alert,
     retries,
@@ -162,6 +167,7 @@ async function deliverClaimed(
     acknowledging,
     clientId: context.rule.parentId,
     digest,
+    quietUntil: context.plan.quietUntil,
     finishes: open.length === 1 && held.length === 0,
     ...sharedContent(alert, context),
   });
@@ -219,7 +225,7 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
     rule,
     vehicleName: vehicle.name,
     scope,
-    plan: planDelivery(rule, users, ownerLanguage, scope.facts, alert.event.kind),
+    plan: applyPreferences(planDelivery(rule, users, ownerLanguage, scope.facts, alert.event.kind), users, severityOf(alert), now()),
     logins: new Map(users.map((user) => [user.id, user.login])),
   };
 }
@@ -232,7 +238,13 @@ async function recordSkipped(
 ): Promise<void> {
   for (const target of skipped) {
     if (isSettled(statuses[target.key])) continue;
-    const status: DeliveryStatus = { status: 'skipped', at: new Date(now).toISOString(), attempts: 0, error: target.reason };
+    const status: DeliveryStatus = {
+      status: 'skipped',
+      at: new Date(now).toISOString(),
+      attempts: 0,
+      error: target.reason,
+      ...(target.preference ? { reason: target.preference } : {}),
+    };
     await recordDelivery(alertId, target.key, status);
     statuses[target.key] = status;
   }
@@ -242,6 +254,10 @@ async function recordSkipped(
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
   const { alert, retries, options, now, statuses } = attempting;
   const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
+  const quietUntil = attempting.quietUntil.get(target.key);
+  if (quietUntil !== undefined && (target.channel === 'email' || target.channel === 'telegram')) {
+    return holdInQuietHours(target, action, quietUntil, retries[target.key]?.attempts ?? 0, attempting);
+  }
   if (target.channel === 'email' && attempting.digest) return holdInDigest(target, action, retries[target.key]?.attempts ?? 0, attempting);
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
@@ -273,9 +289,29 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
 /** Holds an e-mail for its recipient's digest, as it would have gone out (with its acknowledge link). */
 async function holdInDigest(target: EmailTarget, action: AcknowledgeAction | null, attempts: number, attempting: Attempting): Promise<Attempt> {
   const notification = attempting.render(target.language);
-  const email = action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+  const email = action?.channel === 'email' ? withActionLinks(notification, action.links) : notification;
   const { alert, clientId, now, statuses } = attempting;
   statuses[target.key] = await holdEmailForDigest(alert, clientId, target, email, attempts, now());
+  return { outcome: 'recorded' };
+}
+
+/**
+ * Holds an e-mail or Telegram message for its user's quiet-hours digest; an e-mail as it would have gone out
+ * (with its acknowledge link), a message by its subject.
+ */
+async function holdInQuietHours(
+  target: EmailTarget | TelegramTarget,
+  action: AcknowledgeAction | null,
+  until: number,
+  attempts: number,
+  attempting: Attempting,
+): Promise<Attempt> {
+  const { alert, now, statuses } = attempting;
+  // only a recipient user's targets have quiet hours (applyPreferences)
+  if (target.userId === undefined) throw new Error(`target ${target.key} of alert ${alert.alertId} has quiet hours but no user`);
+  const notification = attempting.render(target.language);
+  const content = target.channel === 'email' && action?.channel === 'email' ? withActionLinks(notification, action.links) : notification;
+  statuses[target.key] = await holdForQuietHours(alert, { ...target, userId: target.userId }, content, until, attempts, now());
   return { outcome: 'recorded' };
 }
 

@@ -8,8 +8,10 @@ import {
   confirmationRequestSchema,
   deliveryRequestSchema,
   digestRequestSchema,
+  quietHoursDigestRequestSchema,
   type ConfirmationRequest,
   type DigestRequest,
+  type QuietHoursDigestRequest,
 } from '../schemas/alert';
 import { testSendRequestSchema, type TestSendRequest } from '../schemas/test-send';
 import { sendConfirmation } from './confirmation';
@@ -22,8 +24,8 @@ import type { ChannelSenders } from './senders';
 
 /**
  * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
- * confirmation link, `{"testSend": {...}}` for a rule's test alert, or `{"emailDigest": {...}}` for a recipient's
- * digest of held alert e-mails): delivered, parked on the DLQ with its reason
+ * confirmation link, `{"testSend": {...}}` for a rule's test alert, `{"emailDigest": {...}}` for a recipient's
+ * digest of held alert e-mails, or `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours): delivered, parked on the DLQ with its reason
  * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
  */
 export interface DeliveryRequestDependencies {
@@ -40,7 +42,9 @@ export class DeliveryNotFinishedError extends Error {
   override name = 'DeliveryNotFinishedError';
 }
 
-export function parseDeliveryRequest(body: string): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | { error: string } {
+export function parseDeliveryRequest(
+  body: string,
+): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -53,6 +57,8 @@ export function parseDeliveryRequest(body: string): { alertId: string } | Confir
   if (test.success) return test.data;
   const digest = digestRequestSchema.safeParse(json);
   if (digest.success) return digest.data;
+  const quiet = quietHoursDigestRequestSchema.safeParse(json);
+  if (quiet.success) return quiet.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
     return {
@@ -84,9 +90,19 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
     await sendTestAlert(request.testSend.testId, request.testSend.ruleId, dependencies.senders, dependencies.clock());
     return;
   }
+  // a digest that cannot go out now is due again later: the sweep hands it back, the queue never retries it
   if ('emailDigest' in request) {
-    // a digest that cannot go out now is due again later: the sweep hands it back, the queue never retries it
-    await sendDigest(request.emailDigest.clientId, request.emailDigest.address, dependencies.senders, dependencies.stats, dependencies.clock());
+    await sendDigest({ kind: 'quota', ...request.emailDigest }, dependencies.senders, dependencies.stats, dependencies.clock());
+    return;
+  }
+  if ('quietHoursDigest' in request) {
+    const { userId, targetKey, until } = request.quietHoursDigest;
+    await sendDigest(
+      { kind: 'quietHours', userId, targetKey, until: Date.parse(until) },
+      dependencies.senders,
+      dependencies.stats,
+      dependencies.clock(),
+    );
     return;
   }
   const outcome = await deliverAlert(request.alertId, {

@@ -1,7 +1,7 @@
 import { publicLinksSchema, readConfig } from '../config';
 
 /**
- * Public links in e-mails (address confirmation, one-click unsubscribe, acknowledge) point at the HTTP API:
+ * Public links in e-mails (address confirmation, one-click unsubscribe, acknowledge, mute) point at the HTTP API:
  * `PUBLIC_API_URL` (the stack sets it to its `ApiUrl` output, ending in `/api/v3`), else the local API of `npm start`.
  */
 export function publicApiUrl(env?: Record<string, string | undefined>): string {
@@ -13,6 +13,7 @@ export function publicApiUrl(env?: Record<string, string | undefined>): string {
 export const confirmEmailLink = (token: string) => `${publicApiUrl()}email/confirm/${token}`;
 export const unsubscribeLink = (token: string) => `${publicApiUrl()}email/unsubscribe/${token}`;
 export const acknowledgeLink = (token: string) => `${publicApiUrl()}alerts/acknowledge/${token}`;
+export const muteLink = (token: string) => `${publicApiUrl()}alerts/mute/${token}`;
 
 /** The RFC 8058 one-click unsubscribe headers of an alert e-mail. */
 export function listUnsubscribeHeaders(token: string): { name: string; value: string }[] {

@@ -3,7 +3,7 @@ import type { WebhookAnswer } from '../channels/webhook/send-webhook';
 import { signingSecrets } from '../channels/webhook/signing-secrets';
 import { webhookMessageId } from '../channels/webhook/standard-signature';
 import type { StoredWebhook } from '../schemas/webhook';
-import { sendLoggedWebhook } from './senders';
+import { sendLoggedWebhook } from './logged-webhook';
 
 /**
  * Sends one signed `{"type":"ping"}` delivery to the endpoint now, through the one webhook sender and its address

@@ -6,7 +6,7 @@ import type { Alert } from '../schemas/alert';
 import type { StoredWebhook } from '../schemas/webhook';
 import type { WebhookAttempt } from '../store/webhook-deliveries';
 import { loadVehicle } from './recipients';
-import { sendLoggedWebhook } from './senders';
+import { sendLoggedWebhook } from './logged-webhook';
 
 /** Redeliveries sent at the same time: twenty answering in 5 s each stay well inside the API's 25 s. */
 const PARALLEL_SENDS = 10;

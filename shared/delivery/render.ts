@@ -193,10 +193,11 @@ export function renderNotification(input: {
 }
 
 /**
- * The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge action, the page that asks, the
- * acknowledgement, a test alert, and the word that marks a severity.
+ * The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge and mute actions, the pages that
+ * ask, what was done, a test alert, and the word that marks a severity.
  */
-export type LifecycleText = 'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert' | 'severity';
+export type LifecycleText =
+  'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert' | 'muteVehicleAction' | 'muteRuleAction' | 'muted' | 'mutePage' | 'severity';
 
 /** One lifecycle text in a language and format, its first line split off as the subject (a page's title). */
 export function renderLifecycleText(
@@ -225,10 +226,30 @@ export interface DigestedAlert {
   text: string;
 }
 
-/** A recipient's digest of held alert e-mails (`<lang>/lifecycle/emailDigest.eta`), every alert in the order given. */
-export function renderDigest(language: Language, alerts: readonly DigestedAlert[]): Omit<RenderedNotification, 'telegram'> {
-  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/emailDigest`;
+/**
+ * The e-mail digests: `emailDigest` of alert e-mails held while the daily quota was nearly used, `quietHoursDigest`
+ * of those held during the recipient's quiet hours.
+ */
+export type EmailDigestTemplate = 'emailDigest' | 'quietHoursDigest';
+
+/** A recipient's digest of held alert e-mails (`<lang>/lifecycle/<template>.eta`), every alert in the order given. */
+export function renderDigest(
+  language: Language,
+  alerts: readonly DigestedAlert[],
+  template: EmailDigestTemplate = 'emailDigest',
+): Omit<RenderedNotification, 'telegram'> {
+  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/${template}`;
   const data = { count: alerts.length, alerts } as unknown as TemplateData;
   const text = renderFile(name, 'text', data);
   return { subject: text.subject, text: text.body, html: htmlDocument(text.subject, renderFile(name, 'html', data).body, language) };
+}
+
+/**
+ * One Telegram message listing the alerts held during a user's quiet hours, one line each (their subjects), in
+ * the order given (`<lang>/lifecycle/quietHoursTelegram.eta`): HTML, and the same as plain text.
+ */
+export function renderQuietHoursTelegram(language: Language, alerts: readonly DigestedAlert[]): { html: string; text: string } {
+  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/quietHoursTelegram`;
+  const data = { count: alerts.length, alerts } as unknown as TemplateData;
+  return { html: renderFile(name, 'telegram', data).body, text: renderFile(name, 'text', data).body };
 }

@@ -11,7 +11,7 @@ import { disableWebhook } from '../store/webhooks-store';
 import type { RenderedNotification } from './render';
 import type { ChannelSenders } from './senders';
 import type { DeliveryTarget } from './targets';
-import { PUSH_ALERT_CATEGORY, withAcknowledgeLink, type AcknowledgeAction } from './acknowledge-action';
+import { PUSH_ALERT_CATEGORY, withActionLinks, type AcknowledgeAction } from './acknowledge-action';
 
 /** Sending one alert's notification to one target, on its channel; a throw is a passing problem. */
 export async function send(
@@ -27,7 +27,7 @@ export async function send(
   try {
     switch (target.channel) {
       case 'email': {
-        const email = action?.channel === 'email' ? withAcknowledgeLink(notification, action) : notification;
+        const email = action?.channel === 'email' ? withActionLinks(notification, action.links) : notification;
         return await senders.email({ to: target.address, subject: email.subject, text: email.text, html: email.html, headers });
       }
       case 'telegram':

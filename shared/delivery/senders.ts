@@ -7,10 +7,8 @@ import { sendPush, type PushMessage } from '../channels/push/send-push';
 import { createTelegramApi } from '../channels/telegram/bot-api';
 import { telegramCredentials } from '../channels/telegram/credentials';
 import { sendTelegramMessage, type TelegramText } from '../channels/telegram/send-telegram';
-import { privateTargetsAllowed } from '../channels/webhook/address-policy';
-import { answerWebhook, type WebhookAnswer, type WebhookDelivery } from '../channels/webhook/send-webhook';
-import { logger } from '../observability/logger';
-import { recordWebhookAttempt } from '../store/webhook-deliveries';
+import type { WebhookDelivery } from '../channels/webhook/send-webhook';
+import { sendLoggedWebhook } from './logged-webhook';
 import type { PushDevice } from '../schemas/directory';
 import { readConfig, telegramSchema } from '../config';
 
@@ -64,26 +62,3 @@ export const channelSenders: ChannelSenders = {
   push: sendPush,
   webhook: async (delivery) => (await sendLoggedWebhook(delivery)).outcome,
 };
-
-/**
- * The one webhook sender of alerts, test alerts, pings and redeliveries: sends one delivery under the address
- * policy (`privateTargetsAllowed`) and records the attempt in its endpoint's delivery log when it has one; a
- * failed record only warns. `now` signs the delivery (a ping passes the API's clock).
- */
-export async function sendLoggedWebhook(delivery: WebhookDelivery, now = Date.now()): Promise<WebhookAnswer> {
-  const answer = await answerWebhook(delivery, { allowPrivate: privateTargetsAllowed(), now });
-  if (delivery.log) {
-    const { endpointId, alertId, event } = delivery.log;
-    const failure = answer.outcome.status === 'sent' ? null : answer.outcome.error;
-    await recordWebhookAttempt(endpointId, {
-      alertId,
-      event,
-      at: new Date(now).toISOString(),
-      status: failure === null ? 'succeeded' : 'failed',
-      httpStatus: answer.httpStatus,
-      latencyMs: answer.latencyMs,
-      error: failure,
-    }).catch((error: unknown) => logger.warn('could not record a webhook attempt', { endpointId, alertId, error: describeError(error) }));
-  }
-  return answer;
-}

@@ -1,4 +1,5 @@
 import type { Channel } from '../channels/outcome';
+import type { PreferenceReason } from '../schemas/alert';
 import type { Language, PushDevice, StoredUser } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
 import type { StoredWebhook } from '../schemas/webhook';
@@ -40,6 +41,8 @@ export interface SkippedTarget {
   key: string;
   channel: Channel;
   reason: string;
+  /** Set when the recipient's own preferences left it out. */
+  preference?: PreferenceReason;
 }
 
 export interface DeliveryPlan {

@@ -55,7 +55,7 @@ function answerText(ctx: Context, answer: Answer): string {
 }
 
 /** The fleetwatch user behind the person who pressed, when their own chat is linked to one still enabled. */
-async function presser(ctx: Context): Promise<StoredUser | null> {
+export async function presser(ctx: Context): Promise<StoredUser | null> {
   const userId = ctx.from ? await chatOwner(String(ctx.from.id)) : null;
   const user = userId ? await getUser(userId) : null;
   return user?.isEnabled ? user : null;

@@ -1,7 +1,8 @@
 import { sendMessage, sendMessageBatch } from '../aws/sqs';
 import type { TestSendRequest } from '../schemas/test-send';
 import { resourcesConfig } from '../config';
-import type { ConfirmationRequest, DeliveryRequest, DigestRequest } from '../schemas/alert';
+import type { ConfirmationRequest, DeliveryRequest, DigestRequest, QuietHoursDigestRequest } from '../schemas/alert';
+import type { DigestId } from '../store/email-digests';
 import { logger } from '../observability/logger';
 
 /**
@@ -63,18 +64,25 @@ export async function enqueueConfirmations(clientId: string, addresses: readonly
   return enqueued;
 }
 
+/** The queue message that asks for a digest. */
+function digestRequest(id: DigestId): DigestRequest | QuietHoursDigestRequest {
+  if (id.kind === 'quota') return { emailDigest: { clientId: id.clientId, address: id.address } };
+  return { quietHoursDigest: { userId: id.userId, targetKey: id.targetKey, until: new Date(id.until).toISOString() } };
+}
+
 /**
- * Asks the deliver function to send recipients their digest of held alert e-mails, ten per SendMessageBatch.
- * Returns how many were enqueued; a failure is logged, and a digest not enqueued is due again later.
+ * Asks the deliver function to send recipients their digests (of alert e-mails held near the quota, or of a
+ * user's quiet hours), ten per SendMessageBatch. Returns how many were enqueued; a failure is logged, and a
+ * digest not enqueued is due again later.
  */
-export async function enqueueDigests(digests: readonly DigestRequest['emailDigest'][]): Promise<number> {
+export async function enqueueDigests(digests: readonly DigestId[]): Promise<number> {
   let enqueued = 0;
   for (let start = 0; start < digests.length; start += 10) {
     const chunk = digests.slice(start, start + 10);
     try {
       const output = await sendMessageBatch({
         QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL,
-        Entries: chunk.map((emailDigest, index) => ({ Id: String(index), MessageBody: JSON.stringify({ emailDigest } satisfies DigestRequest) })),
+        Entries: chunk.map((id, index) => ({ Id: String(index), MessageBody: JSON.stringify(digestRequest(id)) })),
       });
       const failed = output.Failed?.length ?? 0;
       if (failed) logger.warn('digest requests not enqueued; due again later', { failed });

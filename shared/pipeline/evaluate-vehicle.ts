@@ -7,7 +7,9 @@ import type { VehicleClock } from '../config';
 import type { NoiseState, VehicleState } from '../store/vehicle-state-store';
 import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
 import { reportableFrom, scheduledTickEvents } from './schedule-gate';
-import { suppressionOf, type Suppression, type SuppressionReason } from './event-admission';
+import { holdOf, maxEventAgeMs, tooOldAge, type Hold, type Suppression, type SuppressionReason } from './event-admission';
+import { NO_SILENCES, type Position, type VehicleSilences } from './maintenance-silence';
+import { judgeWithMessage, judgeWithoutMessage, silencedEpisodeOf, stillLasts, type SilencedEpisodeVerdict } from './silenced-episodes';
 import {
   admitEvent,
   closeRun,
@@ -104,6 +106,12 @@ const NEXT_WRITE_MARGIN_MS = 2 * 60_000;
  */
 export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): SilenceWindow | null {
   const deadline = earliestSilence(state, rules, clock);
+  // an episode a maintenance silence holds back is judged again at its exact time (silenced-episodes.ts)
+  const episodes = rules.flatMap(({ rule }) => state.noise?.[String(rule.id)]?.z?.c ?? []);
+  if (episodes.length > 0) {
+    const check = Math.min(...episodes) + heartbeatIntervalMs(rules, storedClock(state, clock));
+    if (deadline === null || check <= deadline) return { deadline: check, slack: 0, guard: 0 };
+  }
   if (deadline === null) return null;
   const limit = Math.min(...silenceLimitsMs(rules));
   const nextWrite = heartbeatIntervalMs(rules, storedClock(state, clock)) + NEXT_WRITE_MARGIN_MS;
@@ -141,6 +149,15 @@ export interface RaisedEvent {
   event: RuleEvent;
 }
 
+export interface SilencedEvent extends RaisedEvent {
+  silenceId: string;
+}
+
+/** Where an event happened, or else where the vehicle was last seen: where a silence by geozone judges it. */
+function positionOf(event: RuleEvent, fallback: Position | null): Position | null {
+  return event.latitude !== null && event.longitude !== null ? { latitude: event.latitude, longitude: event.longitude } : fallback;
+}
+
 export interface VehicleOutcome {
   /** The state to store, or undefined when nothing worth a write changed. Its version is not yet bumped. */
   nextState: VehicleState | undefined;
@@ -148,6 +165,8 @@ export interface VehicleOutcome {
   staleMessages: number;
   /** Evaluations that raised no alert, with the reason (event-admission.ts). */
   suppressed: Suppression[];
+  /** Events a maintenance silence held back: kept in the history (never delivered) when their rule stores alerts. */
+  silenced?: SilencedEvent[];
   /** Runs of suppressions that closed, for the rules' suppressed logs. */
   suppressedLog: SuppressedLogEntry[];
   /** Rule evaluations that threw; the rule's state is kept as it was. */
@@ -164,6 +183,7 @@ class Budgets {
   readonly noise: Record<string, NoiseState> = {};
   readonly suppressed: Suppression[] = [];
   readonly log: SuppressedLogEntry[] = [];
+  readonly silenced: SilencedEvent[] = [];
 
   constructor(
     previous: Record<string, NoiseState> | undefined,
@@ -179,17 +199,30 @@ class Budgets {
     if (closed) this.log.push(closed);
   }
 
-  suppress(compiled: CompiledRule, time: string, reason: SuppressionReason): void {
-    this.suppressed.push({ ruleId: compiled.rule.id, time, reason });
+  /** `detail`: the maintenance silence of a `silenced` suppression, or the message's age (seconds) of a `tooOld` one. */
+  suppress(compiled: CompiledRule, time: string, reason: SuppressionReason, detail?: string | number): void {
+    const silenceId = reason === 'silenced' && typeof detail === 'string' ? detail : undefined;
+    const age = reason === 'tooOld' && typeof detail === 'number' ? detail : undefined;
+    this.suppressed.push({
+      ruleId: compiled.rule.id,
+      time,
+      reason,
+      ...(silenceId === undefined ? {} : { silenceId }),
+      ...(age === undefined ? {} : { age }),
+    });
     const key = String(compiled.rule.id);
-    const recorded = recordSuppression(compiled.rule.id, this.noise[key], reason, Date.parse(time));
+    const recorded = recordSuppression(compiled.rule.id, this.noise[key], reason, Date.parse(time), silenceId ?? age);
     this.set(key, recorded.noise, recorded.closed);
   }
 
-  /** An event the schedule and zone condition let through (`held`: their reason, if not): true when it became an alert. */
-  offer(compiled: CompiledRule, event: RuleEvent, held: SuppressionReason | null | undefined, cooled: boolean): boolean {
+  /**
+   * An event, with what the schedule, zone condition and maintenance silences and the message's age say of it (`held`: why it is held
+   * back, if it is): true when it became an alert.
+   */
+  offer(compiled: CompiledRule, event: RuleEvent, held: Hold | null | undefined, cooled: boolean): boolean {
     if (held) {
-      this.suppress(compiled, event.time, held);
+      this.suppress(compiled, event.time, held.reason, held.silenceId ?? held.age);
+      if (held.silenceId !== undefined) this.silenced.push({ rule: compiled, event, silenceId: held.silenceId });
       return false;
     }
     const key = String(compiled.rule.id);
@@ -215,7 +248,7 @@ class Budgets {
     alertedAt: string | undefined,
     at: { time: number; latitude: number | null; longitude: number | null; speed: number | null },
     raised: boolean,
-    held: (event: RuleEvent) => SuppressionReason | null | undefined,
+    held: (event: RuleEvent) => Hold | null | undefined,
   ): void {
     const key = String(compiled.rule.id);
     if (!evaluator.episode || (this.noise[key]?.e === undefined && !followsEpisodes(compiled))) return;
@@ -235,13 +268,57 @@ class Budgets {
     evaluator: RuleEvaluator,
     ruleState: unknown,
     now: number,
-    held: (event: RuleEvent) => SuppressionReason | null | undefined,
+    held: (event: RuleEvent) => Hold | null | undefined,
   ): void {
     const key = String(compiled.rule.id);
     if (!evaluator.episode || this.noise[key]?.e === undefined) return;
     const reminded = tickReminder(compiled, this.noise[key], evaluator.episode(compiled, ruleState), now);
     this.set(key, reminded.noise);
     if (reminded.event) this.offer(compiled, reminded.event, held(reminded.event), false);
+  }
+
+  /** The episode a maintenance silence holds back for the rule, if any. */
+  silencedEpisode(compiled: CompiledRule): NonNullable<NoiseState['z']> | undefined {
+    return this.noise[String(compiled.rule.id)]?.z;
+  }
+
+  private setSilencedEpisode(key: string, episode: NoiseState['z']): void {
+    const { z: _previous, ...rest } = this.noise[key] ?? {};
+    this.set(key, episode === undefined && Object.keys(rest).length === 0 ? undefined : { ...rest, ...(episode ? { z: episode } : {}) });
+  }
+
+  /** Remembers the episode a silenced event began, when the rule's state holds it (silenced-episodes.ts). */
+  rememberSilenced(compiled: CompiledRule, evaluator: RuleEvaluator, ruleState: unknown, event: RuleEvent, silences: VehicleSilences): void {
+    const held = this.silenced.findLast((entry) => entry.rule === compiled && entry.event === event);
+    const silence = held && silences.silences.find((candidate) => candidate.id === held.silenceId);
+    const episode = silence && silencedEpisodeOf(compiled, evaluator, ruleState, event, silence);
+    if (episode) this.setSilencedEpisode(String(compiled.rule.id), episode);
+  }
+
+  /** Forgets a silenced episode the rule's state no longer holds: it ended while silenced, and owes nothing. */
+  forgetEnded(compiled: CompiledRule, evaluator: RuleEvaluator, ruleState: unknown): void {
+    const episode = this.silencedEpisode(compiled);
+    if (episode && !stillLasts(compiled, evaluator, ruleState, episode)) this.setSilencedEpisode(String(compiled.rule.id), undefined);
+  }
+
+  /**
+   * Acts on a silenced episode's verdict: forgotten when over, kept (maybe with a later check) while held, and
+   * raised once when the silence no longer holds it, after which its reminders and cleared message follow it as
+   * any alerted episode's.
+   */
+  settleSilenced(
+    compiled: CompiledRule,
+    evaluator: RuleEvaluator,
+    ruleState: unknown,
+    verdict: SilencedEpisodeVerdict,
+    held: (event: RuleEvent) => Hold | null | undefined,
+  ): void {
+    const key = String(compiled.rule.id);
+    if (verdict.outcome === 'held') return this.setSilencedEpisode(key, verdict.episode);
+    this.setSilencedEpisode(key, undefined);
+    if (verdict.outcome === 'over') return;
+    if (this.offer(compiled, verdict.event, held(verdict.event), true))
+      this.set(key, episodeAlerted(compiled, this.noise[key], evaluator.episode?.(compiled, ruleState), Date.parse(verdict.event.time)));
   }
 }
 
@@ -256,10 +333,19 @@ export interface VehicleInput {
   journal?: Journal;
   /** How the vehicle's clock is stored (config: VEHICLE_CLOCK) when its messages are not all stamped. */
   vehicleClock: VehicleClock;
+  /** Seconds a message may be old for its events to become alerts where a rule sets no `maxEventAge` (config: MAX_EVENT_AGE_SECONDS); absent or 0: any age. */
+  maxEventAgeSeconds?: number;
+  /** Epoch ms the messages' ages are taken at; default `context.now` (the preview's `evaluatedAt`). */
+  agedAt?: number;
+  /** The maintenance silences that may hold back the vehicle's events; absent: none. */
+  silences?: VehicleSilences;
 }
 
 export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   const { vehicleId, state, messages, rules, context, evaluatorFor, journal, vehicleClock } = input;
+  const agedAt = input.agedAt ?? context.now;
+  const ageLimits = rules.map((compiled) => maxEventAgeMs(compiled, input.maxEventAgeSeconds ?? 0));
+  const silences = input.silences ?? NO_SILENCES;
   let visits: VisitsState = state?.visits ?? EMPTY_VISITS;
   const visitRecords: VisitRecord[] = [];
   const previousRules = state?.rules ?? {};
@@ -288,7 +374,9 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     const stamp = message.previousDeviceTime === undefined ? Number.NEGATIVE_INFINITY : Date.parse(message.previousDeviceTime);
     const stale = deviceMs <= Math.max(lastDeviceMs, stamp);
     if (stale) staleMessages++;
-    for (const compiled of rules) {
+    const ageMs = agedAt - deviceMs;
+    for (let index = 0; index < rules.length; index++) {
+      const compiled = rules[index]!;
       const evaluator = evaluatorFor(compiled.rule.type);
       if (!evaluator) continue;
       const key = String(compiled.rule.id);
@@ -301,21 +389,40 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
           continue;
         }
         const before = ruleStates[key];
-        const result = step.call(evaluator, compiled, before, message, context);
-        if (result.state === undefined) delete ruleStates[key];
-        else ruleStates[key] = plainJson(result.state);
+        const here = { latitude: message.latitude, longitude: message.longitude };
+        const silenceAt = (time: number, position: Position | null) => silences.match(compiled.rule, vehicleId, time, position);
+        const oldAge = tooOldAge(ageLimits[index]!, ageMs);
+        const age = oldAge === undefined ? undefined : Math.floor(oldAge / 1000);
         const held = (event: RuleEvent) =>
-          suppressionOf(
+          holdOf(
             compiled,
             event,
             condition && (stale ? staleSuppression(condition, event, message, context.zones) : gateSuppression(condition, gates[key])),
+            () => silenceAt(Date.parse(event.time), positionOf(event, here))?.id,
+            age,
           );
+        const at = { time: deviceMs, latitude: message.latitude, longitude: message.longitude, speed: message.speed };
+        // an episode a silence held back, still lasting when this message finds the silence over, is raised first
+        const silencedEpisode = stale ? undefined : budgets.silencedEpisode(compiled);
+        if (silencedEpisode) {
+          const verdict = judgeWithMessage(silencedEpisode, stillLasts(compiled, evaluator, before, silencedEpisode), at, (time) =>
+            silenceAt(time, here),
+          );
+          budgets.settleSilenced(compiled, evaluator, before, verdict, held);
+        }
+        // an old message still moves the rule's state: what it saw is known, and raises nothing later
+        const result = step.call(evaluator, compiled, before, message, context);
+        if (result.state === undefined) delete ruleStates[key];
+        else ruleStates[key] = plainJson(result.state);
         let alertedAt: string | undefined;
-        for (const event of result.events) if (budgets.offer(compiled, event, held(event), true)) alertedAt = event.time;
+        for (const event of result.events) {
+          if (budgets.offer(compiled, event, held(event), true)) alertedAt = event.time;
+          else if (!stale) budgets.rememberSilenced(compiled, evaluator, ruleStates[key], event, silences);
+        }
         if (!stale && before !== undefined && evaluator.cutShort?.(compiled, before, ruleStates[key]))
           budgets.suppress(compiled, message.deviceTime, 'belowMinDuration');
         if (!stale) {
-          const at = { time: deviceMs, latitude: message.latitude, longitude: message.longitude, speed: message.speed };
+          budgets.forgetEnded(compiled, evaluator, ruleStates[key]);
           budgets.follow(compiled, evaluator, before, ruleStates[key], alertedAt, at, result.events.length > 0, held);
         }
       } catch (error) {
@@ -347,11 +454,11 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     ...(hasVisits(visits) ? { visits } : {}),
     ...(stamped ? { stamped: true as const } : {}),
   };
-  const { suppressed, log: suppressedLog } = budgets;
+  const { suppressed, log: suppressedLog, silenced } = budgets;
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
   if (!visitsMoved && !worthWriting(state, candidate, rules, vehicleClock))
-    return { nextState: undefined, events, staleMessages, suppressed, suppressedLog, failures };
+    return { nextState: undefined, events, staleMessages, suppressed, suppressedLog, failures, silenced };
   if (candidate.visits && lastPosition) candidate.visits = advanceOpenVisits(candidate.visits, lastPosition);
   return {
     nextState: candidate,
@@ -360,6 +467,7 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     suppressed,
     suppressedLog,
     failures,
+    silenced,
     ...(visitRecords.length > 0 ? { visits: visitRecords } : {}),
   };
 }
@@ -396,21 +504,41 @@ export interface TickInput {
   rules: readonly CompiledRule[];
   context: EvaluationContext;
   evaluatorFor: EvaluatorLookup;
+  /** The maintenance silences that may hold back the vehicle's events; absent: none. */
+  silences?: VehicleSilences;
 }
 
-/** Time passing without messages: lets each rule with a `tick` look at the vehicle's clock. */
+/**
+ * Time passing without messages: lets each rule with a `tick` look at the vehicle's clock, and judges the
+ * episodes maintenance silences hold back whose check is due (silenced-episodes.ts).
+ */
 export function tickVehicle(input: TickInput): VehicleOutcome {
   const { vehicleId, state, rules, context, evaluatorFor } = input;
+  const silences = input.silences ?? NO_SILENCES;
   const ruleStates: Record<string, unknown> = { ...state?.rules };
   const events: RaisedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
   const budgets = new Budgets(state?.noise, () => true, events);
   const clock = { vehicleId, lastDeviceTime: state?.lastDeviceTime ?? null, lastSeenAt: state?.lastSeenAt ?? null };
+  const lastSeen = state?.lastPosition ? { latitude: state.lastPosition.latitude, longitude: state.lastPosition.longitude } : null;
   for (const compiled of rules) {
-    const tick = evaluatorFor(compiled.rule.type)?.tick;
-    if (!tick) continue;
+    const evaluator = evaluatorFor(compiled.rule.type);
+    if (!evaluator) continue;
     const key = String(compiled.rule.id);
     try {
+      const condition = zoneConditionOf(compiled);
+      const zone = condition && gateSuppression(condition, tickGate(condition, state, key, context));
+      const silenceAt = (time: number, position: Position | null) => silences.match(compiled.rule, vehicleId, time, position);
+      const silenceOf = (event: RuleEvent) => () => silenceAt(Date.parse(event.time), positionOf(event, lastSeen))?.id;
+      const held = (event: RuleEvent) => holdOf(compiled, event, zone, silenceOf(event));
+      const silencedEpisode = budgets.silencedEpisode(compiled);
+      if (silencedEpisode) {
+        const lasts = stillLasts(compiled, evaluator, ruleStates[key], silencedEpisode);
+        const verdict = judgeWithoutMessage(silencedEpisode, lasts, context.now, lastSeen, (time) => silenceAt(time, lastSeen));
+        budgets.settleSilenced(compiled, evaluator, ruleStates[key], verdict, held);
+      }
+      const tick = evaluator.tick;
+      if (!tick) continue;
       const result = tick(compiled, ruleStates[key], clock, context);
       // outside the rule's schedule the tick waits for the opening: its state stays, to be judged again then
       const admitted = scheduledTickEvents(compiled, result.events, context.now);
@@ -418,15 +546,16 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         for (const event of result.events) budgets.suppress(compiled, event.time, 'outsideSchedule');
         continue;
       }
-      const evaluator = evaluatorFor(compiled.rule.type)!;
       const before = ruleStates[key];
       if (result.state === undefined) delete ruleStates[key];
       else ruleStates[key] = plainJson(result.state);
-      const condition = zoneConditionOf(compiled);
-      const zone = condition && gateSuppression(condition, tickGate(condition, state, key, context));
-      const held = (event: RuleEvent) => suppressionOf(compiled, event, zone);
+      // the schedule was judged above: a tick's event waits for the opening, and is retimed to it
+      const tickHold = (event: RuleEvent): Hold | null => holdOf({ ...compiled, schedule: undefined }, event, zone, silenceOf(event));
       let alertedAt: string | undefined;
-      for (const event of admitted) if (budgets.offer(compiled, event, zone, true)) alertedAt = event.time;
+      for (const event of admitted) {
+        if (budgets.offer(compiled, event, tickHold(event), true)) alertedAt = event.time;
+        else budgets.rememberSilenced(compiled, evaluator, ruleStates[key], event, silences);
+      }
       if (alertedAt !== undefined) {
         const at = { time: Date.parse(alertedAt), latitude: null, longitude: null, speed: null };
         budgets.follow(compiled, evaluator, before, ruleStates[key], alertedAt, at, true, held);
@@ -455,7 +584,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
         ...(state?.stamped ? { stamped: true as const } : {}),
       }
     : undefined;
-  return { nextState, events, staleMessages: 0, suppressed: budgets.suppressed, suppressedLog: budgets.log, failures };
+  return { nextState, events, staleMessages: 0, suppressed: budgets.suppressed, suppressedLog: budgets.log, failures, silenced: budgets.silenced };
 }
 
 /** Where a tick judges the zone condition: the gate the messages left, or else the last position. */

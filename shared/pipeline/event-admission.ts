@@ -1,4 +1,6 @@
 import type { RuleEvent } from '../schemas/alert';
+import { RULE_TYPES } from '../schemas/notification';
+import type { CommonSettings } from '../rules/settings';
 import type { CompiledRule } from '../rules/types';
 import { scheduleAdmits } from './schedule-gate';
 import type { ZoneSuppression } from './zone-gate';
@@ -15,6 +17,12 @@ import type { ZoneSuppression } from './zone-gate';
  * - `cooldown`, `maxPerDay`: the rule's noise budget holds the alert back (see noise-budget.ts).
  * - `belowMinDuration`: an episode (speeding, idle, parking, analog sensor) ended before its minimum duration,
  *   timed by the message that ended it (the evaluator's `cutShort`).
+ * - `silenced`: a maintenance silence of the client holds the event back (maintenance-silence.ts); its id goes
+ *   with the suppression.
+ * - `tooOld`: the message that raised the event was older than `settings.maxEventAge` (else the deployment's
+ *   MAX_EVENT_AGE_SECONDS) when it was evaluated: news too late to act on (see maxEventAgeMs).
+ * An event raised by a message is judged in this order: schedule, zone condition, maintenance silence, age, noise
+ * budget; the first that holds it back names the reason, so an event held for any reason spends no noise budget.
  * The suppressed log stores a reason by its index here: new reasons are added at the end, never reordered.
  */
 export const SUPPRESSION_REASONS = [
@@ -25,6 +33,8 @@ export const SUPPRESSION_REASONS = [
   'cooldown',
   'maxPerDay',
   'belowMinDuration',
+  'tooOld',
+  'silenced',
 ] as const;
 
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -34,13 +44,63 @@ export interface Suppression {
   ruleId: number;
   time: string;
   reason: SuppressionReason;
+  /** `tooOld` only: how old the message was when evaluated, whole seconds. */
+  age?: number;
+  /** The maintenance silence that held it back (reason `silenced`). */
+  silenceId?: string;
 }
 
 /**
- * Whether an event a message raised becomes an alert: null when it does, else the reason it does not. `zone` is
- * the zone condition's verdict at the event's position (zone-gate.ts), undefined when it holds or there is none.
+ * How old a message may be when evaluated (ms; 0: any age) before the events it raises are `tooOld`: the rule's
+ * `settings.maxEventAge`, else the deployment's default (seconds). Connection loss is never aged: its events
+ * say when messages stopped and started arriving, which a late reading does not make stale (the reading that
+ * ends a dead zone is often an old one from the terminal's black box, and it must still restore the connection).
  */
-export function suppressionOf(compiled: CompiledRule, event: RuleEvent, zone?: ZoneSuppression): SuppressionReason | null {
-  if (!scheduleAdmits(compiled, event)) return 'outsideSchedule';
-  return zone ?? null;
+export function maxEventAgeMs(compiled: CompiledRule, defaultSeconds: number): number {
+  if (compiled.rule.type === RULE_TYPES.connectionLoss) return 0;
+  return ((compiled.settings as Partial<CommonSettings>).maxEventAge ?? defaultSeconds) * 1000;
+}
+
+/** A message's age (ms) when it is too old for a rule's limit (maxEventAgeMs), else undefined. */
+export function tooOldAge(limitMs: number, ageMs: number): number | undefined {
+  return limitMs > 0 && ageMs > limitMs ? ageMs : undefined;
+}
+
+/** Why an event is held back before the noise budget: the reason, for `silenced` the silence, for `tooOld` the age. */
+export interface Hold {
+  reason: SuppressionReason;
+  silenceId?: string;
+  age?: number;
+}
+
+/**
+ * Whether an event becomes an alert, as far as the schedule, the zone condition, maintenance silences and the
+ * message's age go (in that order): null when it passes on to the noise budget, else why not. `zone` is the zone
+ * condition's verdict at the event's position (zone-gate.ts), undefined when it holds or there is none; `silence`
+ * finds the silence holding the event back, if any, and is asked only when the schedule and the zone let it
+ * through; `age` is the message's age in seconds when it is too old (tooOldAge; never for time passing, the sweep's ticks).
+ */
+export function holdOf(
+  compiled: CompiledRule,
+  event: RuleEvent,
+  zone?: ZoneSuppression,
+  silence?: () => string | undefined,
+  age?: number,
+): Hold | null {
+  if (!scheduleAdmits(compiled, event)) return { reason: 'outsideSchedule' };
+  if (zone) return { reason: zone };
+  const silenceId = silence?.();
+  if (silenceId !== undefined) return { reason: 'silenced', silenceId };
+  return age === undefined ? null : { reason: 'tooOld', age };
+}
+
+/** holdOf's reason alone. */
+export function suppressionOf(
+  compiled: CompiledRule,
+  event: RuleEvent,
+  zone?: ZoneSuppression,
+  silence?: () => string | undefined,
+  age?: number,
+): SuppressionReason | null {
+  return holdOf(compiled, event, zone, silence, age)?.reason ?? null;
 }

@@ -186,12 +186,16 @@ export function nextReminderAt(compiled: CompiledRule, noise: NoiseState | undef
   return (noise.r ?? noise.e) + repeat;
 }
 
-/** A run of suppressions of one reason, as the suppressed log keeps it (times epoch ms). */
+/** A run of suppressions of one reason (and silence), as the suppressed log keeps it (times epoch ms). */
 export interface SuppressedRun {
   reason: SuppressionReason;
   first: number;
   last: number;
   count: number;
+  /** `tooOld` runs: the oldest message's age when evaluated, whole seconds. */
+  age?: number;
+  /** The maintenance silence of a `silenced` run. */
+  silenceId?: string;
 }
 
 /** A closed run to write to the rule's suppressed log, at its slot. */
@@ -203,9 +207,9 @@ export interface SuppressedLogEntry extends SuppressedRun {
 /** The run the state holds open, if any. */
 export function openRun(noise: NoiseState | undefined): SuppressedRun | undefined {
   if (noise?.s === undefined) return undefined;
-  const [code, first, last, count] = noise.s;
+  const [code, first, last, count, detail] = noise.s;
   const reason = SUPPRESSION_REASONS[code];
-  return reason === undefined ? undefined : { reason, first, last, count };
+  return reason === undefined ? undefined : { reason, first, last, count, ...runDetail(detail) };
 }
 
 /** Ends the open run (an alert went out, or another reason began): the entry to log, and the state without it. */
@@ -217,20 +221,43 @@ export function closeRun(ruleId: number, noise: NoiseState | undefined): { noise
 }
 
 /**
- * Records one suppression: a run of the same reason grows in the state (no write of its own: a suppressed event
- * comes with a state change of its rule); another reason closes the open run, to be logged, and opens one.
+ * Records one suppression: a run of the same reason (and silence) grows in the state (no write of its own: a
+ * suppressed event comes with a state change of its rule); another reason closes the open run, to be logged, and opens one.
+ * `detail`: a `silenced` run's silence id (another silence opens another run), or a `tooOld` run's age in seconds
+ * (the run keeps the greatest).
  */
 export function recordSuppression(
   ruleId: number,
   noise: NoiseState | undefined,
   reason: SuppressionReason,
   time: number,
+  detail?: string | number,
 ): { noise: NoiseState | undefined; closed?: SuppressedLogEntry } {
   const code = SUPPRESSION_REASONS.indexOf(reason);
   const run = noise?.s;
-  if (run !== undefined && run[0] === code) return { noise: { ...noise, s: [code, Math.min(run[1], time), Math.max(run[2], time), run[3] + 1] } };
+  if (run !== undefined && run[0] === code && (typeof detail !== 'string' || run[4] === detail)) {
+    const kept = typeof detail === 'number' ? Math.max(typeof run[4] === 'number' ? run[4] : detail, detail) : run[4];
+    return { noise: { ...noise, s: storedRun(code, Math.min(run[1], time), Math.max(run[2], time), run[3] + 1, kept) } };
+  }
   const { noise: rest, closed } = closeRun(ruleId, noise);
-  return { noise: { ...rest, s: [code, time, time, 1] }, ...(closed ? { closed } : {}) };
+  return { noise: { ...rest, s: storedRun(code, time, time, 1, detail) }, ...(closed ? { closed } : {}) };
+}
+
+/** A run as stored ([reason, first, last, count], and its detail only where there is one). */
+export function storedRun(
+  code: number,
+  first: number,
+  last: number,
+  count: number,
+  detail: string | number | undefined,
+): NonNullable<NoiseState['s']> {
+  return detail === undefined ? [code, first, last, count] : [code, first, last, count, detail];
+}
+
+/** A stored run's detail as the run answers it: a silence's id, or an age in seconds. */
+export function runDetail(detail: string | number | undefined): { silenceId?: string; age?: number } {
+  if (typeof detail === 'string') return { silenceId: detail };
+  return detail === undefined ? {} : { age: detail };
 }
 
 /**

@@ -19,8 +19,8 @@ import { toVehicleChange } from './vehicle-change';
  * evaluate is fed them (one batch per arrival time, in device-time order within it, through evaluate's own
  * step), the sweep's connection-loss step run wherever the vehicle's silence deadline falls before the next
  * arrival and up to `until`, and each outcome committed the way the table would take it (toVehicleChange: the
- * state only when worth a write, one alert per alert id). Nothing is read but geozones, nothing is written,
- * and no visit is journaled.
+ * state only when worth a write, one alert per alert id). Messages are aged as evaluate ages them, at their
+ * arrival, unless `evaluatedAt` is given. Nothing is read but geozones, nothing is written, and no visit is journaled.
  */
 export interface PreviewInput {
   /** The rule, taken to be in force throughout. */
@@ -31,14 +31,24 @@ export interface PreviewInput {
   /** Epoch ms: the clock for time-driven events, at or after every message's arrival. */
   until: number;
   zonesById: RuleRecords['zonesById'];
+  /** The maintenance silences of a client of the owner chains, judged at each event's time as evaluation does. */
+  silencesOfClient?: RuleRecords['silencesOfClient'];
   evaluatorFor: EvaluatorLookup;
   vehicleClock: VehicleClock;
+  /** Seconds a message may be old, where the rule sets no `maxEventAge` (config: MAX_EVENT_AGE_SECONDS). */
+  maxEventAgeSeconds: number;
+  /** Epoch ms every message is aged at instead of its arrival. */
+  evaluatedAt?: number;
 }
 
 export interface PreviewSuppression {
   vehicleId: number;
   time: string;
   reason: SuppressionReason;
+  /** `tooOld` only: the message's age when evaluated, whole seconds. */
+  age?: number;
+  /** The maintenance silence of a `silenced` suppression. */
+  silenceId?: string;
 }
 
 export interface PreviewOutcome {
@@ -56,6 +66,7 @@ export async function previewRule(input: PreviewInput): Promise<PreviewOutcome> 
     rulesById: (ids) => Promise.resolve(ids.includes(rule.id) ? [ruleItem(rule)] : []),
     zonesById: input.zonesById,
     zonesOfClient: () => Promise.resolve([]),
+    ...(input.silencesOfClient ? { silencesOfClient: input.silencesOfClient } : {}),
   });
   const items = new Map<number, LoadedState>(
     [...input.owners].map(([vehicleId, owners]) => [
@@ -81,7 +92,13 @@ export async function previewRule(input: PreviewInput): Promise<PreviewOutcome> 
       take(vehicle.sweepUntil(arrival, input.evaluatorFor));
       take(
         vehicle.run(
-          messagesStep(() => messages, { now: arrival, evaluatorFor: input.evaluatorFor, vehicleClock: input.vehicleClock }),
+          messagesStep(() => messages, {
+            now: arrival,
+            evaluatorFor: input.evaluatorFor,
+            vehicleClock: input.vehicleClock,
+            maxEventAgeSeconds: input.maxEventAgeSeconds,
+            ...(input.evaluatedAt === undefined ? {} : { agedAt: input.evaluatedAt }),
+          }),
           arrival,
         ),
       );
@@ -130,10 +147,17 @@ class SimulatedVehicle {
     const outcome: VehicleOutcome = step(this.vehicleId, this.item, this.rules);
     for (const { ruleId, error } of outcome.failures)
       logger.warn('rule evaluation failed in a preview', { vehicleId: this.vehicleId, ruleId, error });
-    const suppressed = outcome.suppressed.map(({ time, reason }) => ({ vehicleId: this.vehicleId, time, reason }));
+    const suppressed = outcome.suppressed.map(({ time, reason, age, silenceId }) => ({
+      vehicleId: this.vehicleId,
+      time,
+      reason,
+      ...(age === undefined ? {} : { age }),
+      ...(silenceId === undefined ? {} : { silenceId }),
+    }));
     const change = toVehicleChange(this.vehicleId, this.item, { ...outcome, failures: [] }, now, this.rules.rules, this.clock);
     if (change?.state) this.item = { ...this.item, state: change.state, version: this.item.version + 1, silentAt: change.silentAt ?? null };
-    return { alerts: change?.alerts ?? [], suppressed };
+    // a silenced event kept in the history is not an alert anyone gets
+    return { alerts: (change?.alerts ?? []).filter((alert) => alert.outbox !== undefined), suppressed };
   }
 
   /** The sweep's passes that would find this vehicle silent up to `time`: one at each deadline that falls by then. */

@@ -19,6 +19,8 @@ export interface BatchContext {
   evaluatorFor: EvaluatorLookup;
   /** How the vehicles' clocks are stored (config: VEHICLE_CLOCK). */
   vehicleClock: VehicleClock;
+  /** Seconds a message may be old for its events to become alerts, where a rule sets no `maxEventAge` (config: MAX_EVENT_AGE_SECONDS). */
+  maxEventAgeSeconds: number;
 }
 
 export interface BatchOutcome {
@@ -87,11 +89,12 @@ export async function processBatch(records: readonly SQSRecord[], context: Batch
 
 /**
  * Evaluate's step for one vehicle: its messages of the batch (in device-time order) through the rules that apply
- * to it, at the batch's time, journaling visits where the rules resolved the journal's zones.
+ * to it, at the batch's time, journaling visits where the rules resolved the journal's zones. Messages are aged
+ * at the batch's time, or at `agedAt` (the preview's `evaluatedAt`).
  */
 export function messagesStep(
   messagesOf: (vehicleId: number) => readonly TerminalMessage[],
-  context: Pick<BatchContext, 'now' | 'evaluatorFor' | 'vehicleClock'>,
+  context: Pick<BatchContext, 'now' | 'evaluatorFor' | 'vehicleClock' | 'maxEventAgeSeconds'> & { agedAt?: number },
 ): VehicleStep {
   return (vehicleId, loaded, vehicleRules) => {
     const result = evaluateVehicle({
@@ -102,7 +105,10 @@ export function messagesStep(
       context: { now: context.now, zones: vehicleRules.zones },
       evaluatorFor: context.evaluatorFor,
       vehicleClock: context.vehicleClock,
+      maxEventAgeSeconds: context.maxEventAgeSeconds,
+      ...(context.agedAt === undefined ? {} : { agedAt: context.agedAt }),
       ...(vehicleRules.journal ? { journal: vehicleRules.journal } : {}),
+      ...(vehicleRules.silences ? { silences: vehicleRules.silences } : {}),
     });
     if (result.staleMessages > 0) logger.debug('stale messages ignored for state', { vehicleId, stale: result.staleMessages });
     return result;

@@ -12,7 +12,10 @@ import { documentClient } from '../aws/dynamodb';
 import { ZoneIndex } from '../geo/zone-index';
 import type { Journal } from '../rules/visit-journal';
 import { batchGetItems } from '../store/batch-get';
+import { silenceItemsOfClient } from '../store/silences-store';
 import type { LoadedState } from '../store/vehicle-state-store';
+import { NO_SILENCES, type VehicleSilences } from './maintenance-silence';
+import { SilenceCache } from './silence-cache';
 
 /**
  * The rules and geozones a warm function has met, by id and version, in a cache bounded by bytes (least
@@ -28,6 +31,8 @@ export interface VehicleRules {
   zones: ZoneLookup;
   /** The zones of every client of the owner chain, for the visit journal; absent when the item has no zone sets. */
   journal?: Journal;
+  /** The maintenance silences of the owner chain's clients (silence-cache.ts); absent: none. */
+  silences?: VehicleSilences;
 }
 
 interface Entry<T> {
@@ -57,6 +62,8 @@ export interface RuleRecords {
   zonesById(ids: readonly number[]): Promise<Record<string, unknown>[]>;
   /** Every geozone of one client (the geozones' `byParent` index). */
   zonesOfClient(clientId: string): Promise<Record<string, unknown>[]>;
+  /** The live maintenance silences of one client (silences-store.ts); absent: no client has any. */
+  silencesOfClient?(clientId: string, now: number): Promise<Record<string, unknown>[]>;
 }
 
 export const dynamoRuleRecords: RuleRecords = {
@@ -87,6 +94,7 @@ export const dynamoRuleRecords: RuleRecords = {
     }
     return items;
   },
+  silencesOfClient: (clientId, now) => silenceItemsOfClient(clientId, now),
 };
 
 export function ruleCacheBytes(env?: Record<string, string | undefined>): number {
@@ -211,6 +219,7 @@ export class RuleCache {
   /** Zone sets by client (version: when read), and their unions by owner chain. */
   private readonly zoneSets: BoundedCache<ZoneSet>;
   private readonly journals: BoundedCache<JournalZones>;
+  private readonly silences: SilenceCache | undefined;
 
   constructor(
     maxBytes: number = ruleCacheBytes(),
@@ -220,6 +229,8 @@ export class RuleCache {
     this.zones = new BoundedCache(Math.floor((maxBytes * 3) / 8));
     this.zoneSets = new BoundedCache(Math.floor((maxBytes * 7) / 32));
     this.journals = new BoundedCache(Math.floor(maxBytes / 32));
+    const silencesOfClient = records.silencesOfClient?.bind(records);
+    this.silences = silencesOfClient && new SilenceCache({ silencesOfClient, zonesById: (ids) => records.zonesById(ids) });
   }
 
   /** Entries and their estimated bytes, for the benchmarks. */
@@ -333,7 +344,13 @@ export class RuleCache {
       );
     }
     // zone sets first: their Query fills the zone cache, so rule zones of the owners need no second read
-    const journals = options.journal ? await this.journalsFor(known) : new Map<number, JournalZones>();
+    const [journals] = await Promise.all([
+      options.journal ? this.journalsFor(known) : new Map<number, JournalZones>(),
+      this.silences?.refresh(
+        known.flatMap(([, loaded]) => loaded.projection.owners),
+        now,
+      ),
+    ]);
     await this.refresh(this.zones, this.records.zonesById, zoneWants, (item) => {
       const parsed = geozoneSchema.safeParse(item);
       if (!parsed.success) {
@@ -360,9 +377,11 @@ export class RuleCache {
         rules.push(compiled);
       }
       const journalZones = journals.get(vehicleId);
+      const silences = this.silences?.forVehicle(vehicles.get(vehicleId)!.projection.owners) ?? NO_SILENCES;
       resolved.set(vehicleId, {
         rules,
         zones: zones.size > 0 ? new VehicleZones(zones) : NO_ZONES,
+        ...(silences.empty ? {} : { silences }),
         ...(journalZones ? { journal: { zoneIds: journalZones.ids, context: { now, zones: journalZones } } } : {}),
       });
     }

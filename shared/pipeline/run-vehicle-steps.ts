@@ -87,8 +87,14 @@ export async function runVehicleSteps(
   for (const [vehicleId, error] of committed.failedVehicles) result.failedVehicles.set(vehicleId, error);
   result.created = committed.created;
   for (const alert of committed.created) {
-    logger.info('alert raised', { alertId: alert.alertId, ruleId: alert.ruleId, vehicleId: alert.vehicleId, kind: alert.event.kind });
+    logger.info(alert.silenced ? 'silenced alert kept in the history' : 'alert raised', {
+      alertId: alert.alertId,
+      ruleId: alert.ruleId,
+      vehicleId: alert.vehicleId,
+      kind: alert.event.kind,
+    });
   }
-  result.enqueued = await enqueueDeliveries(committed.created.map((alert) => alert.alertId));
+  // only alerts in the outbox are delivered: a silenced one is kept in the history alone
+  result.enqueued = await enqueueDeliveries(committed.created.filter((alert) => alert.outbox !== undefined).map((alert) => alert.alertId));
   return result;
 }

@@ -1,4 +1,4 @@
-import { buildAlertItem, type AlertItem } from '../store/alerts-store';
+import { buildAlertItem, buildSilencedAlertItem, type AlertItem } from '../store/alerts-store';
 import { buildVisitItem, type VisitItem } from '../store/visits-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
@@ -7,6 +7,7 @@ import type { CompiledRule } from '../rules/types';
 import type { VehicleClock } from '../config';
 import { SUPPRESSION_REASONS } from './event-admission';
 import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
+import { storedRun } from './noise-budget';
 
 /** A visit opened and closed by the same batch is written once, complete (a transaction may touch an item once). */
 function latestPerVisit(items: VisitItem[]): VisitItem[] {
@@ -28,6 +29,13 @@ export function toVehicleChange(
     const alert = buildAlertItem(rule.rule, vehicleId, event, now);
     if (!alerts.has(alert.alertId)) alerts.set(alert.alertId, alert);
   }
+  // a silenced event of a rule that stores alerts is kept in the history, in the same write as the state and with
+  // nothing to deliver: no outbox entry, no delivery request, no deliver invocation
+  for (const { rule, event, silenceId } of outcome.silenced ?? []) {
+    if (!rule.rule.stored) continue;
+    const alert = buildSilencedAlertItem(rule.rule, vehicleId, event, silenceId, now);
+    if (!alerts.has(alert.alertId)) alerts.set(alert.alertId, alert);
+  }
   // a deadline that no longer fits (passed while the vehicle reports, or a connection-loss rule added, changed
   // or gone) is moved with a write of the state as it is, so that the sweep neither misses the vehicle nor
   // keeps finding it
@@ -46,11 +54,11 @@ export function toVehicleChange(
     alerts: [...alerts.values()],
     ...(state && outcome.suppressedLog.length > 0
       ? {
-          suppressedLog: outcome.suppressedLog.map(({ ruleId, slot, reason, first, last, count }) => ({
+          suppressedLog: outcome.suppressedLog.map(({ ruleId, slot, reason, first, last, count, age, silenceId }) => ({
             vehicleId,
             ruleId,
             slot,
-            run: [SUPPRESSION_REASONS.indexOf(reason), first, last, count] as [number, number, number, number],
+            run: storedRun(SUPPRESSION_REASONS.indexOf(reason), first, last, count, silenceId ?? age),
           })),
         }
       : {}),

@@ -35,8 +35,8 @@ export interface GeozoneState {
   zones: Record<string, ZoneTrack>;
   /**
    * When the vehicle began to leave (epoch ms) by the exit it was last reported for, until it enters one of the
-   * rule's zones again: the episode a `cleared` message or reminders follow. Kept only for a rule with
-   * `notifyCleared` or `repeat`.
+   * rule's zones again: the episode a `cleared` message or reminders follow, and that is raised after a maintenance
+   * silence that held back its exit while it lasts. Kept for every rule that reports exits.
    */
   exit?: number;
 }
@@ -207,7 +207,10 @@ export const geozoneEvaluator: RuleEvaluator<GeozoneSettings, GeozoneState> = {
   episode: (_rule, state) => (state?.exit === undefined ? undefined : { since: state.exit, kind: 'zoneExit' }),
 };
 
-/** Whether the rule follows a reported exit until the vehicle is back: for its `cleared` message or reminders. */
+/**
+ * Whether the rule follows a reported exit until the vehicle is back: for its `cleared` message or reminders, and
+ * for an exit a maintenance silence held back, which is raised once when the silence ends if the vehicle is still out.
+ */
 function followsExits(settings: GeozoneSettings): boolean {
-  return settings.mode !== 'entry' && (settings.notifyCleared === true || (settings.repeat ?? 0) > 0);
+  return settings.mode !== 'entry';
 }

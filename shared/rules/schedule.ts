@@ -213,11 +213,42 @@ export function nextOpening(schedule: WeeklySchedule, timezone: RuleTimeZone | Z
   return null;
 }
 
+/** ms from an open position of the week to the end of its window, into the next week when it runs on past Sunday 24:00. */
+function untilWindowEnd(schedule: WeeklySchedule, position: number): number {
+  const window = schedule.windows.find(([start, end]) => position >= start * MINUTE_MS && position < end * MINUTE_MS)!;
+  const end = window[1] * MINUTE_MS - position;
+  const first = schedule.windows[0]!;
+  return window[1] === WEEK_MINUTES && first[0] === 0 ? end + first[1] * MINUTE_MS : end;
+}
+
+/**
+ * The first instant at or after `epochMs` at which the schedule is closed (`epochMs` itself when closed now), or
+ * null for a schedule open around the clock. As nextOpening, local time runs straight between offset changes.
+ */
+export function nextClosing(schedule: WeeklySchedule, timezone: RuleTimeZone | ZoneClock, epochMs: number): number | null {
+  const [first] = schedule.windows;
+  if (first === undefined) return epochMs;
+  if (first[0] === 0 && first[1] === WEEK_MINUTES) return null;
+  const clock = asClock(timezone);
+  let instant = epochMs;
+  for (let round = 0; round < 16; round++) {
+    const offset = clock.offsetAt(instant);
+    const position = weekPosition(instant + offset);
+    if (!openAtPosition(schedule, position)) return instant;
+    const candidate = instant + untilWindowEnd(schedule, position);
+    if (clock.offsetAt(candidate) === offset) return candidate;
+    instant = offsetChange(clock, instant, candidate, offset);
+  }
+  return null;
+}
+
 /** A rule's schedule in its zone, compiled once per rule version. */
 export interface RuleSchedule {
   readonly schedule: WeeklySchedule;
   isOpen(epochMs: number): boolean;
   nextOpening(epochMs: number): number | null;
+  /** When the schedule next closes (a maintenance silence's recurring window ends); null: never. */
+  nextClosing(epochMs: number): number | null;
 }
 
 export function compileSchedule(schedule: WeeklySchedule, timezone: RuleTimeZone): RuleSchedule {
@@ -229,6 +260,7 @@ export function compileSchedule(schedule: WeeklySchedule, timezone: RuleTimeZone
   return {
     schedule,
     isOpen: (epochMs) => isOpen(schedule, clock, epochMs),
+    nextClosing: (epochMs) => nextClosing(schedule, clock, epochMs),
     nextOpening(epochMs) {
       if (epochMs >= closedFrom && epochMs <= closedUntil) return closedUntil;
       const opening = nextOpening(schedule, clock, epochMs);

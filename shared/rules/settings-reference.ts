@@ -404,6 +404,17 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     example: 'duty@example.com',
   },
   {
+    key: 'maxEventAge',
+    default: null,
+    meaning:
+      'seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. ' +
+      "An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown " +
+      "or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing " +
+      "late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. " +
+      "Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set)",
+    example: '300',
+  },
+  {
     key: 'escalateMinSeverity',
     default: 'info',
     meaning:

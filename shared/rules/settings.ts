@@ -181,11 +181,14 @@ export const MAX_ESCALATION_TARGETS = 20;
 /** The longest `autoCloseHours`: 30 days, well inside the 90 days an alert is kept. */
 export const MAX_AUTO_CLOSE_HOURS = 720;
 
+/** The longest `maxEventAge`: a week, in seconds. */
+export const MAX_EVENT_AGE_SECONDS = 604_800;
+
 /**
  * Keys every rule type takes: the rule's own wording of its notifications (`{{placeholder}}` fields, plain text),
  * the hours in which it may raise alerts, which vehicles it watches, the geozones that bound where it alerts,
  * its noise budget (shared/pipeline/noise-budget.ts), after how many hours its stored alerts close by themselves, how
- * much its alerts matter, and whom they escalate to.
+ * old a message may be for its events to become alerts, how much its alerts matter, and whom they escalate to.
  */
 export const COMMON_SETTINGS = {
   messageSubject: z.string().max(200).optional(),
@@ -212,6 +215,11 @@ export const COMMON_SETTINGS = {
   escalateUserIds: listSetting(z.uuid({ version: undefined }), 'a user id', '8d3c0f5e-…, 1a2b3c4d-…', MAX_ESCALATION_TARGETS),
   escalateTelegrams: listSetting(z.string().regex(/^-?\d{1,16}$/), 'a Telegram chat id', '123456789, -1001234567890', MAX_ESCALATION_TARGETS),
   escalateEmails: listSetting(z.email().max(320), 'an e-mail address', 'duty@example.com, lead@example.com', MAX_ESCALATION_TARGETS),
+  /**
+   * Seconds a message may be old when evaluated for its events to become alerts; 0: any age. Left out when not
+   * given: the default is the deployment's (MAX_EVENT_AGE_SECONDS), read where events are admitted.
+   */
+  maxEventAge: optionalNumberSetting({ min: 0, max: MAX_EVENT_AGE_SECONDS, int: true }),
   /** The least severity an alert must have to be escalated; left out: info (every alert). */
   escalateMinSeverity: optionalEnumSetting(SEVERITIES),
 };

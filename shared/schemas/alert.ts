@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SEVERITIES, severitySchema, type Severity } from './severity';
 
 /** Values an evaluator attaches to an event for templates: speed, limit, zone name, fuel volume ... */
 export const eventValuesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -17,6 +18,18 @@ export const ruleEventSchema = z.object({
 export type RuleEvent = z.infer<typeof ruleEventSchema>;
 
 /**
+ * Why a target of a recipient user did not go out at once, by the user's own preferences (shared/schemas/preferences.ts):
+ * - `quietHours`: inside the user's quiet hours; an e-mail or Telegram message waits for the digest sent when
+ *   they end (`digest`, then `sent`), a push notification is skipped;
+ * - `minSeverity`: the alert is below the least severity the user takes on that channel (`skipped`).
+ * These are decided per target at delivery, after the alert was raised, so they are not among the reasons an
+ * evaluation raised no alert (SUPPRESSION_REASONS, shared/pipeline/event-admission.ts).
+ */
+export const PREFERENCE_REASONS = ['quietHours', 'minSeverity'] as const;
+export const preferenceReasonSchema = z.enum(PREFERENCE_REASONS);
+export type PreferenceReason = z.infer<typeof preferenceReasonSchema>;
+
+/**
  * One target's state on an alert. `held`: an e-mail to a side address that has not confirmed yet waits for it
  * (`error` says until when); it becomes `sent` once the address confirms, or `skipped` after 24 hours.
  * `digest`: the account's SES daily quota was nearly used, so the e-mail waits for its recipient's digest; it
@@ -31,6 +44,11 @@ export const deliveryStatusSchema = z.object({
   at: z.iso.datetime({ offset: true }),
   attempts: z.number().int().min(0),
   error: z.string().optional(),
+  reason: preferenceReasonSchema
+    .optional()
+    .describe(
+      "the recipient's preferences held or skipped it: quietHours (inside the user's quiet hours: an e-mail or Telegram message waits for the digest sent when they end, a push notification is skipped), minSeverity (below the least severity the user takes on that channel)",
+    ),
 });
 
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
@@ -57,13 +75,7 @@ export const ALERT_STATES = ['open', 'acknowledged', 'cleared', 'closed'] as con
 export const alertStateSchema = z.enum(ALERT_STATES);
 export type AlertState = z.infer<typeof alertStateSchema>;
 
-/**
- * How much an alert matters, least first. Decided when the alert is raised, from its rule's `settings.severity` or
- * the type's default (shared/rules/severity.ts), and kept with the alert: a later edit of the rule does not rewrite it.
- */
-export const SEVERITIES = ['info', 'warning', 'critical'] as const;
-export const severitySchema = z.enum(SEVERITIES);
-export type Severity = z.infer<typeof severitySchema>;
+export { SEVERITIES, severitySchema, type Severity } from './severity';
 
 /** Whether `severity` is `least` or above it. */
 export const atLeast = (severity: Severity, least: Severity): boolean => SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(least);
@@ -135,6 +147,18 @@ export const alertSchema = z.object({
   escalateAt: z.iso.datetime({ offset: true }).optional().describe("when the alert is escalated if still open (the rule's escalateAfter)"),
   /** When it was escalated: it was still open at `escalateAt`, and went to the escalation targets. */
   escalatedAt: z.iso.datetime({ offset: true }).optional().describe('when the alert was escalated (still open at escalateAt)'),
+  /** A maintenance silence held the event back: kept in the history only, never delivered. */
+  silenced: z
+    .object({ silenceId: z.string().describe('the silence (`GET /api/v3/silences/{id}`) that held the event back') })
+    .optional()
+    .describe('set when a maintenance silence held the event back: the alert is kept in the history (closed by fleetwatch) and was never delivered'),
+  /** Raised when a maintenance silence ended while the episode it held back still lasted (a lost connection, a vehicle still outside). */
+  afterSilence: z
+    .literal(true)
+    .optional()
+    .describe(
+      'true: the episode (a lost connection, a vehicle still outside its zone, …) began while a maintenance silence held it back, and still lasted when the silence ended; raised once then',
+    ),
 });
 
 export type Alert = z.infer<typeof alertSchema>;
@@ -154,3 +178,14 @@ export const digestRequestSchema = z.object({
   emailDigest: z.object({ clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
 });
 export type DigestRequest = z.infer<typeof digestRequestSchema>;
+
+/**
+ * Body of a message on the deliveries queue: a user's quiet hours ended (`until`), and the digest of what was
+ * held for one of its targets (`email:<address>`, `telegram:<chat id>`) is due (from the sweep).
+ */
+export const quietHoursDigestRequestSchema = z.object({
+  quietHoursDigest: z
+    .object({ userId: z.string().min(1).max(100), targetKey: z.string().min(1).max(400), until: z.iso.datetime({ offset: true }) })
+    .strict(),
+});
+export type QuietHoursDigestRequest = z.infer<typeof quietHoursDigestRequestSchema>;

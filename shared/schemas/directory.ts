@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { guidSchema } from './notification';
+import { userPreferencesSchema } from './preferences';
 
 /**
  * Records of the directory table (single-table design on pk/sk). Key layout:
@@ -100,6 +101,11 @@ export const storedUserSchema = z.object({
   telegramChats: keyedBy(telegramChatSchema, 'chatId'),
   /** Registered devices by SNS endpoint ARN. */
   pushDevices: keyedBy(pushDeviceSchema, 'endpointArn'),
+  /**
+   * Quiet hours and each channel's least severity (shared/schemas/preferences.ts); absent until first set. One
+   * that no longer parses (a time zone the runtime dropped) reads as absent rather than losing the user.
+   */
+  preferences: userPreferencesSchema.optional().catch(undefined),
 });
 export type StoredUser = z.infer<typeof storedUserSchema>;
 

@@ -46,6 +46,12 @@ export const timezoneSchema = z.union([
   z.string().refine((zone) => isIanaZone(zone), { message: 'not an IANA time zone name' }),
 ]);
 
+/** An IANA time zone name (`Europe/Berlin`), as the runtime's Intl knows it. */
+export const ianaZoneSchema = z
+  .string()
+  .max(100)
+  .refine((zone) => isIanaZone(zone), { message: 'not an IANA time zone name' });
+
 function isIanaZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });

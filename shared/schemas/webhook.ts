@@ -100,5 +100,11 @@ export const webhookAlertPayloadSchema = z.object({
         .describe('values of the event: limit, zone name, volume, …'),
     })
     .describe('the event, as the history shows it'),
+  afterSilence: z
+    .literal(true)
+    .optional()
+    .describe(
+      'present (true) when the episode began while a maintenance silence held it back and still lasted when the silence ended: raised once then',
+    ),
 });
 export type WebhookAlertPayload = z.infer<typeof webhookAlertPayloadSchema>;

@@ -26,6 +26,13 @@ export type LifecycleChange = Omit<LifecycleEntry, 'state' | 'at'> & { to: Exclu
 export type TransitionResult =
   { outcome: 'changed'; alert: Alert } | { outcome: 'already'; alert: Alert } | { outcome: 'refused'; alert: Alert } | { outcome: 'missing' };
 
+/** Any alert by id, kept in the history or not; null when there is none. */
+export async function getAlert(alertId: string): Promise<Alert | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: alertsTable(), Key: { alertId } }));
+  const parsed = alertSchema.safeParse(Item);
+  return parsed.success ? parsed.data : null;
+}
+
 /** The alert, when it exists, is stored and parses (an unstored alert has no lifecycle). */
 export async function getStoredAlert(alertId: string): Promise<Alert | null> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: alertsTable(), Key: { alertId } }));

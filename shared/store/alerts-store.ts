@@ -122,6 +122,31 @@ export function buildAlertItem(rule: StoredRule, vehicleId: number, event: RuleE
     ...(closesAt ? { autoCloseAt: closesAt } : {}),
     ...(escalatesAt ? { escalateAt: escalatesAt } : {}),
     ...(dueAt ? { dueShard: dueShardOf(alertId), dueAt } : {}),
+    ...(event.values.afterSilence === true ? { afterSilence: true as const } : {}),
+  };
+}
+
+/**
+ * What a stored rule's event held back by a maintenance silence becomes: an alert kept in the history and never
+ * delivered. It is born settled (`delivered`, with no target) and closed by fleetwatch, so it is in no outbox, is
+ * never escalated or closed again, and asks nobody to acknowledge it.
+ */
+export function buildSilencedAlertItem(rule: StoredRule, vehicleId: number, event: RuleEvent, silenceId: string, now: number): AlertItem {
+  const {
+    outbox: _outbox,
+    autoCloseAt: _close,
+    escalateAt: _escalate,
+    dueShard: _shard,
+    dueAt: _due,
+    ...alert
+  } = buildAlertItem(rule, vehicleId, event, now);
+  const at = new Date(now).toISOString();
+  return {
+    ...alert,
+    status: 'delivered',
+    state: 'closed',
+    lifecycle: [{ state: 'closed', at, by: 'fleetwatch', via: 'system', comment: `silenced by ${silenceId}` }],
+    silenced: { silenceId },
   };
 }
 

@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys } from '../schemas/directory';
+import { silenceKeys } from '../schemas/silence';
 
 /**
  * How many rules or geozones each client owns, kept on one counter item per client and kind in the directory
@@ -16,8 +17,14 @@ import { directoryKeys } from '../schemas/directory';
  * The counter also hands out the ids of the client's new records (`createCounted`): it holds a block of ids
  * `[next, end)` drawn from the kind's global sequence (`lastRuleId` / `lastGeozoneId` on the table's meta item
  * `id = 0`), so a create takes its id in the same conditional update that counts it, with no write of its own.
+ *
+ * A client's maintenance silences are counted the same way, on `SILENCE#<clientId>` / `COUNT` in the silences'
+ * own partition (schemas/silence.ts), from the live silences of that partition. Silences expire (time to live), which
+ * no write counts down: a counter found full is counted again from the live ones (`recount`) before a create is refused.
  */
-export type CountedKind = 'rules' | 'geozones';
+export type CountedKind = 'rules' | 'geozones' | 'silences';
+/** The kinds whose counter also hands out integer ids. */
+type NumberedKind = Exclude<CountedKind, 'silences'>;
 
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -48,7 +55,9 @@ export class ClientCounterBusyError extends Error {
   }
 }
 
-const tableOf = (kind: CountedKind) => (kind === 'rules' ? resourcesConfig().RULES_TABLE : resourcesConfig().GEOZONES_TABLE);
+const tableOf = (kind: NumberedKind) => (kind === 'rules' ? resourcesConfig().RULES_TABLE : resourcesConfig().GEOZONES_TABLE);
+
+const counterKey = (clientId: string, kind: CountedKind) => (kind === 'silences' ? silenceKeys.count(clientId) : directoryKeys.count(clientId, kind));
 
 /** The meta item (`id = 0`) of the kind's table and the attribute on it that holds the last id handed out. */
 const SEQUENCES = { rules: 'lastRuleId', geozones: 'lastGeozoneId' } as const;
@@ -69,7 +78,7 @@ function countItem(change: CountChange): TransactItem {
   return {
     Update: {
       TableName: resourcesConfig().DIRECTORY_TABLE,
-      Key: directoryKeys.count(change.clientId, change.kind),
+      Key: counterKey(change.clientId, change.kind),
       UpdateExpression: 'ADD #count :delta',
       ConditionExpression: limited ? 'attribute_exists(pk) AND #count < :limit' : 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#count': 'count' },
@@ -79,19 +88,30 @@ function countItem(change: CountChange): TransactItem {
   };
 }
 
-/** The client's records of this kind, counted on the table's `byParent` index (keys only). */
-async function countByParent(kind: CountedKind, clientId: string): Promise<number> {
+/** The client's records of this kind, counted on the table's `byParent` index (keys only), or its live silences. */
+async function countByParent(kind: CountedKind, clientId: string, now = Date.now()): Promise<number> {
   let count = 0;
-  for await (const page of paginateQuery(
-    { client: documentClient() },
-    {
-      TableName: tableOf(kind),
-      IndexName: 'byParent',
-      KeyConditionExpression: 'parentId = :parent',
-      ExpressionAttributeValues: { ':parent': clientId },
-      Select: 'COUNT',
-    },
-  )) {
+  const query =
+    kind === 'silences'
+      ? {
+          TableName: resourcesConfig().DIRECTORY_TABLE,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          // time to live deletes late: an expired silence counts as gone
+          FilterExpression: '#ttl > :now',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':pk': silenceKeys.partition(clientId),
+            ':prefix': silenceKeys.sortPrefix,
+            ':now': Math.floor(now / 1000),
+          },
+        }
+      : {
+          TableName: tableOf(kind),
+          IndexName: 'byParent',
+          KeyConditionExpression: 'parentId = :parent',
+          ExpressionAttributeValues: { ':parent': clientId },
+        };
+  for await (const page of paginateQuery({ client: documentClient() }, { ...query, Select: 'COUNT' })) {
     count += page.Count ?? 0;
   }
   return count;
@@ -104,7 +124,7 @@ export async function initializeCount(kind: CountedKind, clientId: string): Prom
     await documentClient().send(
       new PutCommand({
         TableName: resourcesConfig().DIRECTORY_TABLE,
-        Item: { ...directoryKeys.count(clientId, kind), count },
+        Item: { ...counterKey(clientId, kind), count },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -148,7 +168,7 @@ export async function transactCounted(items: TransactItem[], changes: readonly C
 }
 
 /** Takes the next block of ids from the kind's global sequence: `[next, end)`. */
-async function drawIdBlock(kind: CountedKind): Promise<{ next: number; end: number }> {
+async function drawIdBlock(kind: NumberedKind): Promise<{ next: number; end: number }> {
   const { Attributes } = await documentClient().send(
     new UpdateCommand({
       TableName: tableOf(kind),
@@ -169,7 +189,7 @@ interface SeenCounter {
   end?: number;
 }
 
-async function readCounter(kind: CountedKind, clientId: string): Promise<SeenCounter | null> {
+async function readCounter(kind: NumberedKind, clientId: string): Promise<SeenCounter | null> {
   const { Item } = await documentClient().send(
     new GetCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Key: directoryKeys.count(clientId, kind), ConsistentRead: true }),
   );
@@ -184,7 +204,7 @@ async function readCounter(kind: CountedKind, clientId: string): Promise<SeenCou
  * still being as `seen`, so that two creates never take one id, and on the limit.
  */
 function takeId(
-  kind: CountedKind,
+  kind: NumberedKind,
   clientId: string,
   seen: SeenCounter,
   limit: number | undefined,
@@ -233,7 +253,7 @@ function takeId(
  * indexed as `items(id)` (the counter follows them).
  */
 export async function createCounted(
-  kind: CountedKind,
+  kind: NumberedKind,
   clientId: string,
   limit: number | undefined,
   items: (id: number) => TransactItem[],
@@ -262,4 +282,29 @@ export async function createCounted(
     }
   }
   throw new ClientCounterBusyError(kind);
+}
+
+/**
+ * Counts the client's records of `kind` again and sets the counter to that while it is still at `limit` or over:
+ * true when the count came out below `limit` (a create may try again). Silences that expired are counted down this way.
+ */
+export async function recount(kind: CountedKind, clientId: string, limit: number, now: number): Promise<boolean> {
+  const count = await countByParent(kind, clientId, now);
+  if (count >= limit) return false;
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: resourcesConfig().DIRECTORY_TABLE,
+        Key: counterKey(clientId, kind),
+        UpdateExpression: 'SET #count = :count',
+        ConditionExpression: '#count >= :limit',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':count': count, ':limit': limit },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    return true;
+  }
 }

@@ -167,8 +167,11 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
   return publicUser(user);
 }
 
-/** What a replacement of a user sets; the linked chats, push devices and the password (when absent) are kept. */
-export type UserReplacement = Omit<StoredUser, 'telegramChats' | 'pushDevices'> & { password?: string };
+/**
+ * What a replacement of a user sets; the linked chats, push devices, preferences and the password (when absent)
+ * are kept.
+ */
+export type UserReplacement = Omit<StoredUser, 'telegramChats' | 'pushDevices' | 'preferences'> & { password?: string };
 
 /**
  * Replaces a user's record in one transaction with its login guard and client link, conditional on the login
@@ -177,7 +180,11 @@ export type UserReplacement = Omit<StoredUser, 'telegramChats' | 'pushDevices'> 
  */
 export async function replaceUser(previous: StoredUser, next: UserReplacement): Promise<PublicUser> {
   const { password, ...fields } = next;
-  const user = parseRecord(storedUserSchema, { ...fields, telegramChats: previous.telegramChats, pushDevices: previous.pushDevices }, 'user');
+  const user = parseRecord(
+    storedUserSchema,
+    { ...fields, telegramChats: previous.telegramChats, pushDevices: previous.pushDevices, preferences: previous.preferences },
+    'user',
+  );
   const credential = await findCredential(previous.login);
   if (!credential || credential.userId !== previous.id) throw new DirectoryConflictError(`user ${previous.id} changed meanwhile; try again`);
   const passwordHash = password === undefined ? credential.passwordHash : await hashPassword(password);

@@ -3,20 +3,29 @@ import { DeleteCommand, paginateQuery, TransactWriteCommand, UpdateCommand } fro
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import type { DeliveryStatus } from '../schemas/alert';
 import { languageSchema } from '../schemas/directory';
 
 /**
- * Alert e-mails held for a recipient's digest while the account's SES quota is nearly used, in the directory
- * table. Everything is keyed by the client the alerts belong to (a rule's client) and the address, so one
- * tenant's held mail is never listed with another's:
- * - `DIGEST#<clientId>#<address>` / `<alertId>`: one held alert, rendered as its recipient reads it (subject and
- *   text), with the alert's delivery key (`email:<address>`), so the digest can record it sent.
- * - `DIGESTDUE#<0..7>` / `<clientId>#<address>`: the recipient's digest: its language, how many alerts it holds
- *   (`pending`), when it is due (`dueAt`, epoch ms), and while one sender sends it, `sendingUntil`. The sweep
- *   reads the eight shards for digests due; the items exist only while mail is held.
+ * Notifications held for one digest each recipient receives later, in the directory table. Two kinds:
+ * - `quota`: alert e-mails held while the account's SES quota is nearly used, keyed by the client the alerts
+ *   belong to (a rule's client) and the address, so one tenant's held mail is never listed with another's:
+ *   `DIGEST#<clientId>#<address>` / `<alertId>` and `DIGESTDUE#<0..7>` / `<clientId>#<address>`; due an interval
+ *   after the first e-mail held.
+ * - `quietHours`: e-mails and Telegram messages held for a user during its quiet hours, keyed by the user, the
+ *   target (`email:<address>`, `telegram:<chat id>`) and the end of that night's quiet hours (`until`), so each
+ *   night is a digest of its own: `DIGEST#Q#<userId>#<until>#<target>` / `<alertId>` and
+ *   `DIGESTDUE#<0..7>` / `~<until>#<userId>#<target>`. In their shard they sort after the quota digests and by
+ *   their end, so the sweep's one query per shard reads only those whose quiet hours have ended (a key
+ *   condition), never the nights still running.
+ * Each `DIGEST#…` item is one held alert, rendered as its recipient reads it (subject and text), with the alert's
+ * delivery key, so the digest can record it sent. The `DIGESTDUE#…` item is the digest: where it goes, its
+ * language, how many alerts it holds (`pending`), when it is due (`dueAt`, epoch ms), and while one sender sends
+ * it, `sendingUntil`; it exists only while something is held.
  * An alert is added with its digest's count in one transaction, and taken out the same way, so a digest is
  * deleted only when no alert is left in it (a condition on `pending`), however the two race.
- * Both kinds expire (`ttl`) three days after the last alert was held, long after the 24-hour quota returned.
+ * Both expire (`ttl`) three days after they were last due to go out (the last e-mail held and its interval, or the
+ * end of the quiet hours), long after the 24-hour quota returned.
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
 const SHARDS = 8;
@@ -24,15 +33,54 @@ const KEEP_SECONDS = 3 * 86_400;
 /** Alerts taken out of a digest per transaction (DynamoDB takes 100 actions; one is the count). */
 const PER_TRANSACTION = 99;
 
+export const digestIdSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('quota'), clientId: z.string().min(1).max(100), address: z.email().max(320) }).strict(),
+  z
+    .object({
+      kind: z.literal('quietHours'),
+      userId: z.string().min(1).max(100),
+      /** The alert's delivery key of the target: `email:<address>` or `telegram:<chat id>`. */
+      targetKey: z.string().min(1).max(400),
+      /** When the quiet hours end, epoch ms. */
+      until: z.number().int(),
+    })
+    .strict(),
+]);
+export type DigestId = z.infer<typeof digestIdSchema>;
+
+/** Where a digest goes. */
+export const digestDestinationSchema = z.discriminatedUnion('channel', [
+  z.object({ channel: z.literal('email'), address: z.string().min(1) }),
+  z.object({ channel: z.literal('telegram'), chatId: z.string().min(1) }),
+]);
+export type DigestDestination = z.infer<typeof digestDestinationSchema>;
+
+/**
+ * Starts the sort key of a quiet-hours digest: `~` sorts after every character of a quota digest's key (a client
+ * id, which is a UUID, then `#`), so one range of a shard, up to `~<now>`, holds every quota digest and exactly the
+ * quiet-hours digests whose night has ended.
+ */
+const QUIET_PREFIX = '~';
 const normal = (address: string) => address.trim().toLowerCase();
-const recipient = (clientId: string, address: string) => `${clientId}#${normal(address)}`;
-const shardOf = (clientId: string, address: string) => createHash('sha256').update(recipient(clientId, address)).digest().readUInt8(0) % SHARDS;
-const digestKey = (clientId: string, address: string) => ({ pk: `DIGESTDUE#${shardOf(clientId, address)}`, sk: recipient(clientId, address) });
-const entriesPk = (clientId: string, address: string) => `DIGEST#${recipient(clientId, address)}`;
+const shardOf = (recipient: string) => createHash('sha256').update(recipient).digest().readUInt8(0) % SHARDS;
+const isoOf = (epochMs: number) => new Date(epochMs).toISOString();
+
+function keysOf(id: DigestId): { entriesPk: string; due: { pk: string; sk: string } } {
+  if (id.kind === 'quota') {
+    const recipient = `${id.clientId}#${normal(id.address)}`;
+    return { entriesPk: `DIGEST#${recipient}`, due: { pk: `DIGESTDUE#${shardOf(recipient)}`, sk: recipient } };
+  }
+  const until = isoOf(id.until);
+  const recipient = `${id.userId}#${until}#${id.targetKey}`;
+  return {
+    entriesPk: `DIGEST#Q#${recipient}`,
+    due: { pk: `DIGESTDUE#${shardOf(recipient)}`, sk: `${QUIET_PREFIX}${until}#${id.userId}#${id.targetKey}` },
+  };
+}
 
 export const heldEmailSchema = z.object({
   alertId: z.string().min(1),
-  /** The alert's `deliveries` key of this e-mail. */
+  /** The alert's `deliveries` key of this e-mail (or message). */
   targetKey: z.string().min(1),
   subject: z.string(),
   text: z.string(),
@@ -41,32 +89,80 @@ export const heldEmailSchema = z.object({
 });
 export type HeldEmail = z.infer<typeof heldEmailSchema>;
 
-const digestSchema = z.object({
+const quotaItemSchema = z.object({
   clientId: z.string().min(1),
   address: z.string().min(1),
   language: languageSchema,
   pending: z.number(),
   dueAt: z.number(),
 });
-export type Digest = z.infer<typeof digestSchema>;
+const quietItemSchema = z.object({
+  kind: z.literal('quietHours'),
+  userId: z.string().min(1),
+  targetKey: z.string().min(1),
+  until: z.number(),
+  destination: digestDestinationSchema,
+  language: languageSchema,
+  pending: z.number(),
+  dueAt: z.number(),
+});
+
+/** A digest as stored: which, where it goes, in which language, and when it is due. */
+export interface Digest {
+  id: DigestId;
+  destination: DigestDestination;
+  language: z.infer<typeof languageSchema>;
+  pending: number;
+  dueAt: number;
+}
+
+function digestOf(item: unknown): Digest | null {
+  const quiet = quietItemSchema.safeParse(item);
+  if (quiet.success) {
+    const { userId, targetKey, until, destination, language, pending, dueAt } = quiet.data;
+    return { id: { kind: 'quietHours', userId, targetKey, until }, destination, language, pending, dueAt };
+  }
+  const quota = quotaItemSchema.safeParse(item);
+  if (!quota.success) return null;
+  const { clientId, address, language, pending, dueAt } = quota.data;
+  return { id: { kind: 'quota', clientId, address }, destination: { channel: 'email', address }, language, pending, dueAt };
+}
 
 const isCancelledByCondition = (error: unknown) =>
   (error as Error).name === 'TransactionCanceledException' &&
   ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
 
+/** What a hold writes to the alert in the same transaction: the target's delivery status. */
+export interface AlertRecord {
+  alertId: string;
+  key: string;
+  status: DeliveryStatus;
+}
+
+/** The digest item's attributes besides its count, set by the first alert held. */
+function digestAttributes(id: DigestId, destination: DigestDestination): Record<string, unknown> {
+  if (id.kind === 'quota') return { clientId: id.clientId, address: normal(id.address) };
+  return { kind: id.kind, userId: id.userId, targetKey: id.targetKey, until: id.until, destination };
+}
+
 /**
- * Holds one alert's e-mail for the recipient's digest, due `intervalMs` after the first alert it holds.
- * Returns false when the alert was already held (a redelivered request): it is listed once.
+ * Holds one alert for a digest, due at `dueAt` if it is the first alert the digest holds. With `record`, the
+ * alert's delivery status is written in the same transaction, so an alert is never held without the alert saying
+ * so, nor the other way round. Returns false when the alert was already held (a redelivered request): it is
+ * listed once, and the status is recorded again.
  */
 export async function holdForDigest(
-  clientId: string,
-  address: string,
+  id: DigestId,
+  destination: DigestDestination,
   language: Digest['language'],
   email: HeldEmail,
   now: number,
-  intervalMs: number,
+  dueAt: number,
+  record?: AlertRecord,
 ): Promise<boolean> {
-  const ttl = Math.floor(now / 1000) + KEEP_SECONDS;
+  const { entriesPk, due } = keysOf(id);
+  const ttl = Math.floor(Math.max(now, dueAt) / 1000) + KEEP_SECONDS;
+  const attributes = Object.entries(digestAttributes(id, destination));
   try {
     await documentClient().send(
       new TransactWriteCommand({
@@ -74,28 +170,44 @@ export async function holdForDigest(
           {
             Put: {
               TableName: table(),
-              Item: { pk: entriesPk(clientId, address), sk: email.alertId, ...email, ttl },
+              Item: { pk: entriesPk, sk: email.alertId, ...email, ttl },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
           {
             Update: {
               TableName: table(),
-              Key: digestKey(clientId, address),
+              Key: due,
               UpdateExpression:
-                'ADD pending :one SET clientId = :client, address = :address, #language = if_not_exists(#language, :language), ' +
-                'dueAt = if_not_exists(dueAt, :due), #ttl = :ttl',
-              ExpressionAttributeNames: { '#language': 'language', '#ttl': 'ttl' },
+                `ADD pending :one SET ${attributes.map(([name]) => `#${name} = :${name}`).join(', ')}, ` +
+                '#language = if_not_exists(#language, :language), dueAt = if_not_exists(dueAt, :due), #ttl = :ttl',
+              ExpressionAttributeNames: {
+                '#language': 'language',
+                '#ttl': 'ttl',
+                ...Object.fromEntries(attributes.map(([name]) => [`#${name}`, name])),
+              },
               ExpressionAttributeValues: {
                 ':one': 1,
-                ':client': clientId,
-                ':address': normal(address),
                 ':language': language,
-                ':due': now + intervalMs,
+                ':due': dueAt,
                 ':ttl': ttl,
+                ...Object.fromEntries(attributes.map(([name, value]) => [`:${name}`, value])),
               },
             },
           },
+          ...(record
+            ? [
+                {
+                  Update: {
+                    TableName: resourcesConfig().ALERTS_TABLE,
+                    Key: { alertId: record.alertId },
+                    UpdateExpression: 'SET deliveries.#key = :status',
+                    ExpressionAttributeNames: { '#key': record.key },
+                    ExpressionAttributeValues: { ':status': record.status },
+                  },
+                },
+              ]
+            : []),
         ],
       }),
     );
@@ -106,24 +218,29 @@ export async function holdForDigest(
   }
 }
 
-/** The digests due at `now`: one query per shard, over recipients with held mail only. */
+/**
+ * The digests due at `now`: one query per shard, over the recipients with held quota mail and the quiet-hours
+ * digests whose quiet hours have ended; a night still running sorts after the range, so it is not read.
+ */
 export async function dueDigests(now: number): Promise<Digest[]> {
   const due: Digest[] = [];
+  // a quiet-hours key whose end is at or before `now` sorts before the next millisecond's
+  const before = `${QUIET_PREFIX}${isoOf(now + 1)}`;
   for (let shard = 0; shard < SHARDS; shard++) {
     const pages = paginateQuery(
       { client: documentClient() },
       {
         TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
+        KeyConditionExpression: 'pk = :pk AND sk < :before',
         FilterExpression: 'dueAt <= :now',
-        ExpressionAttributeValues: { ':pk': `DIGESTDUE#${shard}`, ':now': now },
+        ExpressionAttributeValues: { ':pk': `DIGESTDUE#${shard}`, ':before': before, ':now': now },
         ConsistentRead: true,
       },
     );
     for await (const page of pages) {
       for (const item of page.Items ?? []) {
-        const digest = digestSchema.safeParse(item);
-        if (digest.success) due.push(digest.data);
+        const digest = digestOf(item);
+        if (digest) due.push(digest);
       }
     }
   }
@@ -139,7 +256,7 @@ export async function postponeDueDigest(digest: Digest, nextDueAt: number): Prom
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
-        Key: digestKey(digest.clientId, digest.address),
+        Key: keysOf(digest.id).due,
         UpdateExpression: 'SET dueAt = :next',
         ConditionExpression: 'dueAt = :due',
         ExpressionAttributeValues: { ':next': nextDueAt, ':due': digest.dueAt },
@@ -152,35 +269,37 @@ export async function postponeDueDigest(digest: Digest, nextDueAt: number): Prom
   }
 }
 
-/** Takes the sending of a recipient's digest for `leaseMs`; null when there is none or another sender has it. */
-export async function claimDigest(clientId: string, address: string, now: number, leaseMs: number): Promise<Digest | null> {
+/** Takes the sending of a digest for `leaseMs`; null when there is none or another sender has it. */
+export async function claimDigest(id: DigestId, now: number, leaseMs: number): Promise<Digest | null> {
   try {
     const { Attributes } = await documentClient().send(
       new UpdateCommand({
         TableName: table(),
-        Key: digestKey(clientId, address),
+        Key: keysOf(id).due,
         UpdateExpression: 'SET sendingUntil = :until',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(sendingUntil) OR sendingUntil < :now)',
         ExpressionAttributeValues: { ':until': now + leaseMs, ':now': now },
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return digestSchema.parse(Attributes);
+    const digest = digestOf(Attributes);
+    if (!digest) throw new Error(`digest item ${JSON.stringify(keysOf(id).due)} does not match its schema`);
+    return digest;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return null;
     throw error;
   }
 }
 
-/** The alerts a recipient's digest holds, oldest first (one consistent query, paged). */
-export async function heldEmails(clientId: string, address: string): Promise<HeldEmail[]> {
+/** The alerts a digest holds, oldest first (one consistent query, paged). */
+export async function heldEmails(id: DigestId): Promise<HeldEmail[]> {
   const held: HeldEmail[] = [];
   const pages = paginateQuery(
     { client: documentClient() },
     {
       TableName: table(),
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': entriesPk(clientId, address) },
+      ExpressionAttributeValues: { ':pk': keysOf(id).entriesPk },
       ConsistentRead: true,
     },
   );
@@ -189,11 +308,11 @@ export async function heldEmails(clientId: string, address: string): Promise<Hel
 }
 
 /** The digest could not go out now: it is due again at `nextDueAt`, and free for the next sender. */
-export async function releaseDigest(clientId: string, address: string, nextDueAt: number): Promise<void> {
+export async function releaseDigest(id: DigestId, nextDueAt: number): Promise<void> {
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: digestKey(clientId, address),
+      Key: keysOf(id).due,
       UpdateExpression: 'SET dueAt = :next REMOVE sendingUntil',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':next': nextDueAt },
@@ -205,18 +324,18 @@ export async function releaseDigest(clientId: string, address: string, nextDueAt
  * Takes the alerts that went out (or failed for good) out of the digest. The digest itself goes when nothing
  * is left in it; an alert held meanwhile keeps it, due again at `nextDueAt`.
  */
-export async function settleDigest(clientId: string, address: string, settled: readonly HeldEmail[], nextDueAt: number): Promise<void> {
-  const key = digestKey(clientId, address);
+export async function settleDigest(id: DigestId, settled: readonly HeldEmail[], nextDueAt: number): Promise<void> {
+  const { entriesPk, due } = keysOf(id);
   for (let start = 0; start < settled.length; start += PER_TRANSACTION) {
     const chunk = settled.slice(start, start + PER_TRANSACTION);
     await documentClient().send(
       new TransactWriteCommand({
         TransactItems: [
-          ...chunk.map((email) => ({ Delete: { TableName: table(), Key: { pk: entriesPk(clientId, address), sk: email.alertId } } })),
+          ...chunk.map((email) => ({ Delete: { TableName: table(), Key: { pk: entriesPk, sk: email.alertId } } })),
           {
             Update: {
               TableName: table(),
-              Key: key,
+              Key: due,
               UpdateExpression: 'ADD pending :minus',
               ExpressionAttributeValues: { ':minus': -chunk.length },
             },
@@ -227,10 +346,10 @@ export async function settleDigest(clientId: string, address: string, settled: r
   }
   try {
     await documentClient().send(
-      new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: 'pending <= :zero', ExpressionAttributeValues: { ':zero': 0 } }),
+      new DeleteCommand({ TableName: table(), Key: due, ConditionExpression: 'pending <= :zero', ExpressionAttributeValues: { ':zero': 0 } }),
     );
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    await releaseDigest(clientId, address, nextDueAt);
+    await releaseDigest(id, nextDueAt);
   }
 }

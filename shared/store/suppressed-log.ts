@@ -14,8 +14,17 @@ import { visitsTable } from './visits-store';
  */
 export const SUPPRESSED_LOG_DAYS = 30;
 
-/** [reason index (SUPPRESSION_REASONS), first, last (epoch ms), count]. */
-export const storedRunSchema = z.tuple([z.number().int().min(0), z.number(), z.number(), z.number().int().min(1)]);
+/**
+ * [reason index (SUPPRESSION_REASONS), first, last (epoch ms), count, detail]: the detail of a `tooOld` run is its
+ * oldest message's age (seconds), of a `silenced` run the maintenance silence's id.
+ */
+export const storedRunSchema = z.tuple([
+  z.number().int().min(0),
+  z.number(),
+  z.number(),
+  z.number().int().min(1),
+  z.union([z.number().int().min(0), z.string()]).optional(),
+]);
 export type StoredRun = z.infer<typeof storedRunSchema>;
 
 export interface LogWrite {

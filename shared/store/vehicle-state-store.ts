@@ -4,6 +4,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { visitsStateSchema } from '../rules/visit-journal';
+import { ruleEventSchema } from '../schemas/alert';
 import { batchGetItems } from './batch-get';
 import { PACKED_STATE_ATTRIBUTE, packState, unpackState } from './vehicle-state-codec';
 
@@ -40,10 +41,19 @@ export const zoneGatesSchema = z.record(
 export type ZoneGates = z.infer<typeof zoneGatesSchema>;
 
 /**
+ * An episode a maintenance silence held back (shared/pipeline/silenced-episodes.ts): `s` its start (the evaluator's
+ * episode `since`), `c` when it is next judged without a message (epoch ms: the silence's end, or a recheck for an
+ * early end), `e` the event it raised, to be raised once, marked `afterSilence`, if it still lasts when the silence ends.
+ */
+export const silencedEpisodeSchema = z.object({ s: z.number(), c: z.number(), e: ruleEventSchema });
+
+/**
  * Per rule, the noise budget's memory (shared/pipeline/noise-budget.ts), in short keys since every vehicle item
  * carries one per rule with a budget: `t` the last alert's time; `d` the local day and `n` the alerts counted on
  * it (maxPerDay + 1 once the notice went out); `e` the start of the alerted episode and `r` its last alert or
- * reminder (epoch ms); `s` the open run of suppressions [reason, first, last, count] and `q` the runs logged.
+ * reminder (epoch ms); `s` the open run of suppressions [reason, first, last, count, detail?] (detail: of a
+ * `tooOld` run the oldest message's age in seconds, of a `silenced` run the silence's id) and `q` the runs logged;
+ * `z` an episode a maintenance silence holds back.
  */
 export const noiseStateSchema = z.object({
   t: z.number().optional(),
@@ -51,9 +61,11 @@ export const noiseStateSchema = z.object({
   n: z.number().int().optional(),
   e: z.number().optional(),
   r: z.number().optional(),
-  s: z.tuple([z.number().int(), z.number(), z.number(), z.number().int()]).optional(),
+  s: z.tuple([z.number().int(), z.number(), z.number(), z.number().int(), z.union([z.number().int().min(0), z.string()]).optional()]).optional(),
   q: z.number().int().optional(),
+  z: silencedEpisodeSchema.optional(),
 });
+export type SilencedEpisode = z.infer<typeof silencedEpisodeSchema>;
 export type NoiseState = z.infer<typeof noiseStateSchema>;
 
 export const vehicleStateSchema = z.object({

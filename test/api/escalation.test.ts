@@ -159,9 +159,15 @@ describe('escalation', () => {
       expect(texts[0]).toContain('was not acknowledged in <b>15 min</b>.\n\nTruck 101: speeding, 104 km/h');
     }
     expect(telegramTo('8202')).toEqual([]);
-    // the escalation offers to acknowledge the alert it escalates
+    // the escalation offers to acknowledge the alert it escalates, or to mute its vehicle or rule
     const sent = telegram.calls.find((call) => call.method === 'sendMessage' && String(call.payload.chat_id) === '8404')!;
-    expect(sent.payload.reply_markup).toEqual({ inline_keyboard: [[{ text: 'Acknowledge', callback_data: `ack:${alertId}` }]] });
+    expect(sent.payload.reply_markup).toEqual({
+      inline_keyboard: [
+        [{ text: 'Acknowledge', callback_data: `ack:${alertId}` }],
+        [{ text: 'Mute this vehicle 1 h', callback_data: `mv:${alertId}` }],
+        [{ text: 'Mute this rule until tomorrow 08:00', callback_data: `mr:${alertId}` }],
+      ],
+    });
     expect((await mailsTo(DUTY))[0]!.body.text).toMatch(/\nAcknowledge: \S+\/alerts\/acknowledge\/\S+$/);
 
     const item = await getAlertItem(alertId);

@@ -218,9 +218,31 @@ describe('notification settings', () => {
     expect(paths(unknownZone)).toEqual(['timezone']);
   });
 
+  it('takes maxEventAge on every type in whole seconds up to a week, 0 included, and refuses other values with 400 naming settings.maxEventAge', async () => {
+    for (const type of [2, 7, 9]) {
+      const example = SETTINGS_REFERENCE[type as keyof typeof SETTINGS_REFERENCE].example;
+      const taken = await create(ruleBody(tenants.root.agentId, { type, settings: { ...example, maxEventAge: '600' } }));
+      expect(taken.response.status, JSON.stringify(taken.error)).toBe(200);
+      expect(taken.data?.settings).toMatchObject({ maxEventAge: '600' });
+    }
+    for (const value of ['0', '604800'])
+      expect((await create(ruleBody(tenants.root.agentId, { settings: { maxEventAge: value } }))).response.status).toBe(200);
+    for (const [value, message] of [
+      ['-1', /too small/i],
+      ['604801', /too big/i],
+      ['1.5', /expected int/],
+      ['soon', /must be a number/],
+    ] as const) {
+      const refused = await create(ruleBody(tenants.root.agentId, { settings: { maxEventAge: value } }));
+      expect(refused.response.status, value).toBe(400);
+      expect(refused.error?.issues?.map((issue) => issue.path)).toEqual(['settings.maxEventAge']);
+      expect(refused.error?.issues?.[0]?.message).toMatch(message);
+    }
+  });
+
   /** Settings maps made of known keys, unknown keys, numbers, words and garbage, over every rule type. */
   const settingsOf = (type: keyof typeof SETTINGS_REFERENCE) => {
-    const keys = [...SETTINGS_REFERENCE[type].settings.map((setting) => setting.key), 'schedule', 'bogus', 'Limit', ''];
+    const keys = [...SETTINGS_REFERENCE[type].settings.map((setting) => setting.key), 'schedule', 'maxEventAge', 'bogus', 'Limit', ''];
     const value = fc.oneof(
       fc.integer({ min: -10, max: 2_000 }).map(String),
       fc.double({ min: -1e6, max: 1e6, noNaN: true }).map(String),

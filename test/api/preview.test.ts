@@ -48,8 +48,10 @@ interface PreviewCase {
   messages: Step[];
   /** Seconds after START; default: the newest arrival. */
   until?: number;
-  /** What the preview must also report as suppressed: [seconds after START, reason]. */
-  suppressed?: [number, string][];
+  /** What the preview must also report as suppressed: [seconds after START, reason, age in seconds (tooOld)]. */
+  suppressed?: [number, string, number?][];
+  /** A maintenance silence of the rule's client over the case's vehicle, from START for this many seconds. */
+  silencedSeconds?: number;
 }
 
 const every = (from: number, to: number, stepSeconds: number, speed: number, extra: Partial<TerminalMessageInput> = {}): Step[] =>
@@ -277,11 +279,37 @@ const OTHER_CASES: PreviewCase[] = [
     suppressed: [[10, 'belowMinDuration']],
   },
   {
+    name: 'speeding of a vehicle a maintenance silence holds back',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
+    messages: SPEEDING_TRACE,
+    silencedSeconds: 3_600,
+    suppressed: [[20, 'silenced']],
+  },
+  {
     name: 'a late message',
     type: RULE_TYPES.speeding,
     rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
     messages: [...SPEEDING_TRACE, [15, 130, { serverTime: new Date(START + 40_000).toISOString() }]],
     suppressed: [[15, 'staleMessage']],
+  },
+  {
+    // the terminal stored the episode while out of coverage and sent it an hour later, with a current reading
+    name: "a black box: an hour-old episode is tooOld, the vehicle's next one alerts",
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10 } }),
+    messages: [
+      ...SPEEDING_TRACE.map(([second, speed]): Step => [second, speed, { serverTime: new Date(START + 3_600_000).toISOString() }]),
+      [3_600, 120],
+      [3_615, 130],
+    ],
+    suppressed: [[20, 'tooOld', 3_580]],
+  },
+  {
+    name: 'a black box under a rule that takes messages of any age (maxEventAge 0)',
+    type: RULE_TYPES.speeding,
+    rule: () => ({ settings: { limit: 90, minDuration: 10, maxEventAge: 0 } }),
+    messages: SPEEDING_TRACE.map(([second, speed]): Step => [second, speed, { serverTime: new Date(START + 3_600_000).toISOString() }]),
   },
 ];
 
@@ -311,6 +339,16 @@ describe('POST /api/v3/notifications/preview', () => {
 
   function ruleFor(testCase: PreviewCase, vehicleId: number): Record<string, unknown> {
     return ruleBody(tenants.root.agentId, { type: testCase.type, vehicleIds: [vehicleId], sideEmails: [SIDE_EMAIL], ...testCase.rule(fixture) });
+  }
+
+  /** A maintenance silence of the root client over the vehicle, from START for `seconds`. */
+  async function silence(vehicleId: number, seconds: number): Promise<string> {
+    const created = await api.POST('/api/v3/silences', {
+      headers: session(tokens.root),
+      body: { parentId: tenants.root.agentId, vehicleIds: [vehicleId], from: iso(0), to: iso(seconds), reason: 'in the workshop' },
+    });
+    expect(created.response.status).toBe(200);
+    return created.data!.id;
   }
 
   async function drain(queueUrl: string, handler: SqsHandler, functionName: string): Promise<void> {
@@ -353,8 +391,9 @@ describe('POST /api/v3/notifications/preview', () => {
     await sweep({}, lambdaContext('sweep'));
     await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
 
+    // a silenced event is kept in the history, never delivered: not an alert anyone gets
     const alerts = (await alertsInTable())
-      .filter((alert) => alert.ruleId === stored.id)
+      .filter((alert) => alert.ruleId === stored.id && alert.silenced === undefined)
       .map((alert) => alert.event as { kind: string; time: string })
       .map((event) => ({ time: event.time, event: event.kind }))
       .sort((a, b) => a.time.localeCompare(b.time));
@@ -403,6 +442,7 @@ describe('POST /api/v3/notifications/preview', () => {
       const messages = messagesOf(vehicleId, testCase.messages);
       const newest = Math.max(...messages.map((message) => Date.parse(message.serverTime ?? message.deviceTime)));
       const until = testCase.until === undefined ? newest : START + testCase.until * 1000;
+      const silenceId = testCase.silencedSeconds === undefined ? undefined : await silence(vehicleId, testCase.silencedSeconds);
 
       // sent in reverse: the preview takes messages in any order
       const answer = await preview({
@@ -426,11 +466,52 @@ describe('POST /api/v3/notifications/preview', () => {
         // at a suppressed time the pipeline delivered nothing but the day's limitReached notice
         const held = new Set(testCase.suppressed.map(([second]) => iso(second)));
         expect(delivered.alerts.filter((alert) => held.has(alert.time) && alert.event !== 'limitReached')).toEqual([]);
-        expect(answer.data!.suppressed).toEqual(testCase.suppressed.map(([second, reason]) => ({ vehicleId, time: iso(second), reason })));
+        expect(answer.data!.suppressed).toEqual(
+          testCase.suppressed.map(([second, reason, age]) => ({
+            vehicleId,
+            time: iso(second),
+            reason,
+            ...(age === undefined ? {} : { age }),
+            ...(reason === 'silenced' ? { silenceId } : {}),
+          })),
+        );
       } else {
         expect(delivered.alerts.length).toBeGreaterThan(0);
       }
     });
+  });
+
+  it('ages every message at evaluatedAt when given, instead of at its arrival', async () => {
+    const vehicleId = await newVehicle();
+    const speeding = (settings: Record<string, unknown> = {}) =>
+      ruleBody(tenants.root.agentId, { vehicleIds: [vehicleId], settings: { limit: 90, minDuration: 10, ...settings } });
+    // each message arrives when it is read: current as the pipeline would judge it
+    const messages = messagesOf(vehicleId, [...SPEEDING_TRACE, [300, 50], [340, 50], [350, 120], [365, 130]]);
+    const asSent = await preview({ rule: speeding(), messages });
+    expect(asSent.data!.alerts.map((alert) => [alert.time, alert.event])).toEqual([
+      [iso(20), 'speeding'],
+      [iso(365), 'speeding'],
+    ]);
+    expect(asSent.data!.suppressed).toEqual([]);
+
+    // as if the whole track were sent 20 minutes after its start: the first episode is then 1180 s old, the second 835 s
+    const later = await preview({ rule: speeding(), messages, evaluatedAt: iso(1_200) });
+    expect(later.response.status).toBe(200);
+    expect(later.data!.alerts.map((alert) => [alert.time, alert.event])).toEqual([[iso(365), 'speeding']]);
+    expect(later.data!.suppressed).toEqual([{ vehicleId, time: iso(20), reason: 'tooOld', age: 1_180 }]);
+    // the rule's own maxEventAge against it
+    const strict = await preview({ rule: speeding({ maxEventAge: 600 }), messages, evaluatedAt: iso(1_200) });
+    expect(strict.data!.alerts).toEqual([]);
+    expect(strict.data!.suppressed.map((entry) => [entry.time, entry.reason, entry.age])).toEqual([
+      [iso(20), 'tooOld', 1_180],
+      [iso(365), 'tooOld', 835],
+    ]);
+    const lenient = await preview({ rule: speeding({ maxEventAge: 0 }), messages, evaluatedAt: iso(1_200) });
+    expect(lenient.data!.alerts).toHaveLength(2);
+
+    const unreadable = await preview({ rule: speeding(), messages, evaluatedAt: 'later' });
+    expect(unreadable.response.status).toBe(400);
+    expect(unreadable.error?.issues?.map((issue) => issue.path)).toEqual(['evaluatedAt']);
   });
 
   it('writes, sends and journals nothing, and read-only users may preview', async () => {

@@ -169,13 +169,15 @@ describe('strict request bodies', () => {
   });
 
   describe('channels that reach nobody', () => {
-    it('refuses e-mail, side e-mail, Telegram and push switched on with nobody to reach, naming each switch', async () => {
+    it('refuses e-mail, side e-mail, Telegram and push switched on with nobody named, naming each switch', async () => {
       const { error, response } = await create(
         quietRule({ name: 'nobody', toEmail: true, enableSideEmails: true, toTelegram: true, toMobile: true }),
       );
       expect(response.status).toBe(400);
       expect(paths(error!)).toEqual(['enableSideEmails', 'toEmail', 'toMobile', 'toTelegram']);
-      expect(error?.issues?.find((issue) => issue.path === 'toTelegram')?.message).toMatch(/telegrams.*linked a Telegram chat/);
+      expect(error?.issues?.find((issue) => issue.path === 'toTelegram')?.message).toMatch(
+        /list a chat in telegrams, or name in recipientIds a user/,
+      );
       expect(await rulesNamed('nobody')).toEqual([]);
     });
 
@@ -183,18 +185,25 @@ describe('strict request bodies', () => {
       expect((await create(quietRule({ name: 'history only' }))).response.status).toBe(200);
       const mail = await create(quietRule({ toEmail: true, recipientIds: [tenants.root.userId] }));
       expect(mail.response.status, JSON.stringify(mail.error)).toBe(200);
+      expect(mail.data?.problems).toBeUndefined();
     });
 
-    it('counts Telegram and push recipients only once they have a linked chat or a registered phone', async () => {
-      const rule = quietRule({ name: 'phones and chats', toTelegram: true, toMobile: true, recipientIds: [tenants.root.userId] });
-      const before = await create(rule);
-      expect(before.response.status).toBe(400);
-      expect(paths(before.error!)).toEqual(['toMobile', 'toTelegram']);
+    it('takes Telegram and push for a recipient who has not linked a chat or registered a phone yet, naming them in problems until they do', async () => {
+      const user = tenants.child.userId;
+      const rule = quietRule({ name: 'phones and chats', toTelegram: true, toMobile: true, recipientIds: [user] });
+      const created = await create(rule);
+      expect(created.response.status, JSON.stringify(created.error)).toBe(200);
+      const expected = [
+        { path: 'recipientIds.0', message: expect.stringMatching(new RegExp(`^user ${user} has no linked Telegram chat yet.*toTelegram`)) },
+        { path: 'recipientIds.0', message: expect.stringMatching(new RegExp(`^user ${user} has not registered a phone yet.*toMobile`)) },
+      ];
+      expect(created.data?.problems).toEqual(expected);
+      expect((await read(created.data!.id)).problems).toEqual(expected);
 
-      await linkChats(tenants.root.userId, ['700700']);
+      await linkChats(user, ['700700']);
       // no local SNS stand-in has platform endpoints (docs/deploy.md): the device is put on the user as a
       // registration through SNS would leave it
-      await updateUserMapEntry(tenants.root.userId, 'pushDevices', 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict', {
+      await updateUserMapEntry(user, 'pushDevices', 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/strict', {
         UpdateExpression: 'SET #map.#id = :device',
         ExpressionAttributeValues: {
           ':device': {
@@ -204,19 +213,57 @@ describe('strict request bodies', () => {
           },
         },
       });
-      const after = await create(rule);
-      expect(after.response.status, JSON.stringify(after.error)).toBe(200);
+      expect((await read(created.data!.id)).problems).toBeUndefined();
 
-      const stripped = await replace({ ...(await read(after.data!.id)), recipientIds: [] });
+      // a switch that can never reach anyone is still refused
+      const stripped = await replace({ ...(await read(created.data!.id)), recipientIds: [] });
       expect(stripped.response.status).toBe(400);
       expect(paths(stripped.error!)).toEqual(['toMobile', 'toTelegram']);
     });
 
-    it('does not count a recipient of another tenant, whatever chats it has', async () => {
+    it('takes a rename after a recipient unlinked the chat the rule names, or was disabled, and names them in problems', async () => {
+      const chatId = '900900';
+      await linkChats(tenants.root.userId, [chatId]);
+      const created = await create(
+        quietRule({
+          name: 'before the rename',
+          toEmail: true,
+          toTelegram: true,
+          recipientIds: [tenants.root.userId, tenants.readOnly.userId],
+          telegrams: [{ id: chatId, info: 'dispatch' }],
+        }),
+      );
+      expect(created.response.status, JSON.stringify(created.error)).toBe(200);
+      const unlinked = await api.DELETE('/api/v3/telegram/chats/{id}', { headers: session(token), params: { path: { id: chatId } } });
+      expect(unlinked.response.status).toBe(200);
+      const viewer = (await api.GET('/api/v3/users/{id}', { headers: session(token), params: { path: { id: tenants.readOnly.userId } } })).data!;
+      const disabled = await api.PUT('/api/v3/users', {
+        headers: session(token),
+        body: { ...viewer, isEnabled: false } as JsonBody<'replaceUser'>,
+      });
+      expect(disabled.response.status, JSON.stringify(disabled.error)).toBe(200);
+
+      const renamed = await replace({ ...(await read(created.data!.id)), name: 'after the rename' });
+      expect(renamed.response.status, JSON.stringify(renamed.error)).toBe(200);
+      const stored = await read(created.data!.id);
+      expect(stored.name).toBe('after the rename');
+      expect(stored.telegrams).toEqual([{ id: chatId, info: 'dispatch' }]);
+      expect(stored.problems?.map((problem) => [problem.path, problem.message.split(':')[0]])).toEqual([
+        ['recipientIds.0', `user ${tenants.root.userId} has no linked Telegram chat yet (or stopped it)`],
+        ['recipientIds.1', `user ${tenants.readOnly.userId} is disabled`],
+      ]);
+
+      // a chat the edit adds is still checked: an unlinked one is refused
+      const added = await replace({ ...stored, telegrams: [...stored.telegrams, { id: '900901', info: 'new' }] });
+      expect(added.response.status).toBe(400);
+      expect(paths(added.error!)).toEqual(['telegrams.1.id']);
+    });
+
+    it('refuses a recipient of another tenant, whatever chats it has', async () => {
       await linkChats(tenants.sibling.userId, ['800800']);
       const { error, response } = await create(quietRule({ toTelegram: true, recipientIds: [tenants.sibling.userId] }));
       expect(response.status).toBe(400);
-      expect(paths(error!)).toEqual(['recipientIds.0', 'toTelegram']);
+      expect(paths(error!)).toEqual(['recipientIds.0']);
       const own = await api.POST('/api/v3/notifications', {
         headers: session(sibling),
         body: ruleBody(tenants.sibling.agentId, {

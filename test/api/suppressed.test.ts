@@ -142,6 +142,20 @@ describe('POST /api/v3/notifications/suppressed', () => {
     expect(answerOf(await ask({ ruleId: rules.child, vehicleId: 304 })).now).toEqual(['vehicleNotOwned']);
   });
 
+  it('answers tooOld runs with the oldest age: a black box sent half an hour late, then a current episode', async () => {
+    await registerVehicle({ vehicleId: 105, name: 'Truck 105', parentId: tenants.root.agentId }, { allowMove: true });
+    const ruleId = await create(tokens.root, ruleBody(tenants.root.agentId, { timezone: 0, vehicleIds: [105], settings: SPEEDING }));
+    const message = (second: number, speed: number) => sqsRecord({ vehicleId: 105, deviceTime: iso(second), ...OUTSIDE, speed });
+    // two episodes read at 0 and 120 s, sent at 1800 s, then a third read and sent at 1900 s
+    const late = createEvaluateHandler({ clock: () => START + 1_800_000 });
+    expect(await invoke(late, [message(0, 120), message(10, 40), message(120, 120), message(130, 40)])).toEqual({ batchItemFailures: [] });
+    const open = { reason: 'tooOld', first: iso(0), last: iso(120), count: 2 };
+    expect(answerOf(await ask({ ruleId, vehicleId: 105 })).runs).toEqual([{ ...open, open: true, age: 1_800 }]);
+    const current = createEvaluateHandler({ clock: () => START + 1_901_000 });
+    expect(await invoke(current, [message(1_900, 120)])).toEqual({ batchItemFailures: [] });
+    expect(answerOf(await ask({ ruleId, vehicleId: 105 })).runs).toEqual([{ ...open, open: false, age: 1_800 }]);
+  });
+
   it('answers 404 for a rule or a vehicle out of scope, or unknown', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ ruleId: rules.sibling }, tokens.root],

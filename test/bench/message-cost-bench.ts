@@ -32,9 +32,11 @@ import type { DeliveryCost } from '../pipeline/delivery-cost-scenario';
  */
 
 /** The runs of the evaluate traffic, each on its own emulators. */
-type MeasurementName = 'exact' | 'coalesced' | 'stamped' | 'stampedGrouped' | 'exactBatchOfOne' | 'worstCase';
+type MeasurementName = 'exact' | 'exactSilenced' | 'coalesced' | 'stamped' | 'stampedGrouped' | 'exactBatchOfOne' | 'worstCase';
 const MEASUREMENTS: Record<MeasurementName, MessageCostOptions> = {
   exact: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'exact' },
+  // the same, with one active maintenance silence per client (over one vehicle)
+  exactSilenced: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'exact', silences: true },
   coalesced: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'coalesced' },
   // the producer stamps every message (`previousDeviceTime`), under the default (exact) clock
   stamped: { vehicles: 100, minutes: 70, warmUpMinutes: 10, vehicleClock: 'exact', stamped: true },
@@ -54,7 +56,7 @@ const DELIVERY_ALERTS = 20;
 interface PricedConfiguration extends Configuration {
   suffix: string;
   label: string;
-  measurement: Exclude<MeasurementName, 'exactBatchOfOne'>;
+  measurement: Exclude<MeasurementName, 'exactBatchOfOne' | 'exactSilenced'>;
 }
 const RECOMMENDED_TABLE: Omit<Configuration, 'vehicleTable'> = { consumerBatch: IDEAL_BATCH, producerBatch: IDEAL_BATCH };
 const CONFIGURATIONS: PricedConfiguration[] = [
@@ -214,6 +216,7 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
     lines: [
       '(c) DynamoDB units per message (100 vehicles, one message per 30 s, FIFO batches of 10, 60 measured minutes, on DynamoDB Local)',
       `exact vehicle clock (the default): ${unitsLine(runs.exact)}`,
+      `exact vehicle clock, one active maintenance silence per client: ${unitsLine(runs.exactSilenced)}`,
       `coalesced vehicle clock (-c vehicleClock=coalesced): ${unitsLine(runs.coalesced)}`,
       `producer-stamped messages (exact clock configured): ${unitsLine(runs.stamped)}`,
       `producer-stamped, two messages of a vehicle sent together: ${unitsLine(runs.stampedGrouped)}`,
@@ -247,6 +250,7 @@ export async function runMessageCostBench(options: { save?: boolean } = {}): Pro
     ],
     figures: {
       ddbUnitsPerMessage: round(runs.exact.unitsPerMessage),
+      ddbUnitsPerMessageSilenced: round(runs.exactSilenced.unitsPerMessage),
       ddbUnitsPerMessageCoalesced: round(runs.coalesced.unitsPerMessage),
       ddbUnitsPerMessageWorstCase: round(runs.worstCase.unitsPerMessage),
       ...Object.fromEntries(

@@ -8,6 +8,7 @@ import {
   resourcesConfig,
   telegramSchema,
   vehicleClockConfig,
+  maxEventAgeConfig,
 } from '../../shared/config';
 import { CHANGED_INDEXES, stackContext } from '../../infra/context';
 import { webhookRetryBaseSeconds } from '../../shared/delivery/retry-backoff';
@@ -30,6 +31,11 @@ describe('configuration schemas', () => {
       /WEBHOOK_RETRY_BASE_SECONDS="abc": .*expected number.*\(Base of the jittered exponential backoff/,
     );
     expect(() => vehicleClockConfig({ VEHICLE_CLOCK: 'fast' })).toThrow(/VEHICLE_CLOCK="fast": .*"exact"\|"coalesced"/);
+    expect(() => maxEventAgeConfig({ MAX_EVENT_AGE_SECONDS: '15m' })).toThrow(/MAX_EVENT_AGE_SECONDS="15m"/);
+    expect(() => checkFunctionConfig('evaluate', { MAX_EVENT_AGE_SECONDS: '-1' })).toThrow(/MAX_EVENT_AGE_SECONDS="-1"/);
+    expect([maxEventAgeConfig({}), maxEventAgeConfig({ MAX_EVENT_AGE_SECONDS: '' }), maxEventAgeConfig({ MAX_EVENT_AGE_SECONDS: '0' })]).toEqual([
+      900, 900, 0,
+    ]);
     expect(() => outboxAgeMs({ OUTBOX_AGE_MS: '-1' })).toThrow(/OUTBOX_AGE_MS="-1"/);
     expect(() => outboxMaxAttempts({ OUTBOX_MAX_ATTEMPTS: '2.5' })).toThrow(/OUTBOX_MAX_ATTEMPTS="2.5"/);
     expect(() => ruleCacheBytes({ RULE_CACHE_BYTES: '0' })).toThrow(/RULE_CACHE_BYTES="0"/);
@@ -88,6 +94,7 @@ describe('configuration schemas', () => {
       stackName: 'Fleetwatch',
       geocoding: true,
       vehicleClock: 'exact',
+      maxEventAgeSeconds: 900,
       sesMaxSendRate: 14,
       evaluateMaxConcurrency: 100,
       deliverMaxConcurrency: undefined,
@@ -109,6 +116,8 @@ describe('configuration schemas', () => {
     expect(() => context({ geocoding: 'maybe' })).toThrow(/-c geocoding="maybe"/);
     expect(() => context({ apiReservedConcurrency: '-1' })).toThrow(/-c apiReservedConcurrency="-1"/);
     expect(() => context({ feedOutageMinVehicles: '0' })).toThrow(/-c feedOutageMinVehicles="0"/);
+    expect(() => context({ maxEventAgeSeconds: '-1' })).toThrow(/-c maxEventAgeSeconds="-1"/);
+    expect(context({ maxEventAgeSeconds: 0 }).maxEventAgeSeconds).toBe(0);
     expect(() => context({ sesMaxSendRate: 'fast' })).toThrow(/-c sesMaxSendRate="fast": .*\(The account's SES maximum send rate/);
     expect(() => context({ vehicleStateCapacity: 'reserved' })).toThrow(/-c vehicleStateCapacity="reserved"/);
     expect(context({ indexesAsBefore: 'byParentTime, outbox' }).indexesAsBefore).toEqual(['byParentTime', 'outbox']);

@@ -17,7 +17,9 @@ import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emul
 import { FakeSecretsManager } from './support/fake-secrets-manager';
 import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { SnsStub } from './support/sns-stub';
-import { getAlertItem, linkChat, putRule, putUser, putVehicle } from './support/fixtures';
+import { getAlertItem, linkChat, PARENT_ID, putRule, putUser, putVehicle } from './support/fixtures';
+import { listSilences } from '../../shared/store/silences-store';
+import { formatEventTime } from '../../shared/delivery/format-time';
 import { apiEvent, typedApiClient } from '../api/support';
 
 const BOT_TOKEN = '123456:ack-bot-token';
@@ -112,7 +114,11 @@ describe('acknowledging from the notification', () => {
 
     const sent = telegram.calls.find((call) => call.method === 'sendMessage')!;
     const keyboard = (sent.payload.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard;
-    expect(keyboard).toEqual([[{ text: 'Acknowledge', callback_data: `ack:${alertId}` }]]);
+    expect(keyboard).toEqual([
+      [{ text: 'Acknowledge', callback_data: `ack:${alertId}` }],
+      [{ text: 'Mute this vehicle 1 h', callback_data: `mv:${alertId}` }],
+      [{ text: 'Mute this rule until tomorrow 08:00', callback_data: `mr:${alertId}` }],
+    ]);
 
     const { answer, edits } = await press(5151, '5151', `ack:${alertId}`);
     expect(answer).toMatchObject({ text: 'Acknowledged.' });
@@ -152,6 +158,65 @@ describe('acknowledging from the notification', () => {
     expect((await getAlertItem(alertId)).state).toBe('open');
   });
 
+  it('mutes the vehicle for an hour from the Telegram button, once: a second press says who muted and until when', async () => {
+    const user = await putUser({ login: 'yard-lead', email: 'yard@example.com' });
+    await linkChat(user.id, '5252');
+    const rule = await putRule({ stored: true, userId: user.id, recipientIds: [user.id], toTelegram: true, timezone: 'Europe/Berlin' });
+    await putVehicle(45, 'Truck 45');
+    const alertId = await deliver(rule, 45);
+    const before = Date.now();
+
+    const first = await press(5252, '5252', `mv:${alertId}`);
+    const silences = (await listSilences(PARENT_ID, Date.now())).filter((silence) => silence.reason.includes(alertId));
+    expect(silences).toHaveLength(1);
+    const [silence] = silences;
+    expect(silence).toMatchObject({ vehicleIds: [45], ruleIds: [], createdBy: 'yard-lead', via: 'telegram', timezone: 'Europe/Berlin' });
+    const from = Date.parse(silence!.from);
+    expect(from).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(silence!.to) - from).toBe(3_600_000);
+    const until = formatEventTime(silence!.to, 'Europe/Berlin', 2);
+    expect(first.answer).toMatchObject({ text: `🔕 Muted by yard-lead until ${until}: vehicle 45` });
+    expect(first.edits).toEqual([]);
+
+    const again = await press(5252, '5252', `mv:${alertId}`);
+    expect(again.answer).toMatchObject({ text: `🔕 Already muted by yard-lead until ${until}: vehicle 45` });
+    expect((await listSilences(PARENT_ID, Date.now())).filter((each) => each.reason.includes(alertId))).toEqual([silence]);
+
+    // the rule until 08:00 the next day, in the rule's timezone
+    const rulePress = await press(5252, '5252', `mr:${alertId}`);
+    const ruleSilence = (await listSilences(PARENT_ID, Date.now())).find((each) => each.reason.includes(alertId) && each.ruleIds.length > 0)!;
+    expect(ruleSilence).toMatchObject({ ruleIds: [rule.id], vehicleIds: [] });
+    expect(formatEventTime(ruleSilence.to, 'Europe/Berlin', 2)).toMatch(/ 08:00 \(Europe\/Berlin\)$/);
+    expect(Date.parse(ruleSilence.to) - Date.parse(ruleSilence.from)).toBeGreaterThan(0);
+    expect(Date.parse(ruleSilence.to) - Date.parse(ruleSilence.from)).toBeLessThanOrEqual(32 * 3_600_000);
+    expect(rulePress.answer).toMatchObject({
+      text: `🔕 Muted by yard-lead until ${formatEventTime(ruleSilence.to, 'Europe/Berlin', 2)}: rule ${rule.name}`,
+    });
+  });
+
+  it("refuses the mute buttons to another tenant's user, a read-only user and an unlinked chat, writing nothing", async () => {
+    const owner = await putUser({ login: 'owner-mute', email: 'owner-mute@example.com' });
+    await linkChat(owner.id, '6262');
+    const rule = await putRule({ stored: true, userId: owner.id, recipientIds: [owner.id], toTelegram: true });
+    await putVehicle(46, 'Truck 46');
+    const alertId = await deliver(rule, 46);
+    const stranger = await createAgent({ name: 'Other Haulage' });
+    const outsider = await putUser({ login: 'outsider-mute', email: 'outsider-mute@example.com', parentId: stranger.agentId });
+    await linkChat(outsider.id, '7272');
+    const viewer = await putUser({ login: 'viewer-mute', email: 'viewer-mute@example.com', isReadOnly: true });
+    await linkChat(viewer.id, '7373');
+
+    const refused = await press(7272, '6262', `mv:${alertId}`);
+    expect(refused.answer).toMatchObject({ show_alert: true, text: 'Your fleetwatch user cannot mute alerts of this client.' });
+    const readOnly = await press(7373, '6262', `mr:${alertId}`, 'ru');
+    expect(readOnly.answer).toMatchObject({ show_alert: true, text: expect.stringContaining('только на чтение') });
+    const unknown = await press(8282, '6262', `mv:${alertId}`);
+    expect(unknown.answer).toMatchObject({ show_alert: true, text: expect.stringContaining('Link your own Telegram chat') });
+    for (const client of [PARENT_ID, stranger.agentId]) {
+      expect((await listSilences(client, Date.now())).filter((silence) => silence.reason.includes(alertId))).toEqual([]);
+    }
+  });
+
   it('puts a signed acknowledge link in the e-mail that acknowledges as the address, and an action in the push payload', async () => {
     const device = 'arn:aws:sns:us-east-1:000000000000:endpoint/APNS/fleetwatch/ack';
     const user = await putUser({
@@ -179,6 +244,48 @@ describe('acknowledging from the notification', () => {
     expect((await getAlertItem(alertId)).state).toBe('open');
     expect((await api.POST('/api/v3/alerts/acknowledge/{token}', { params, parseAs: 'text' })).response.status).toBe(200);
     expect(await getAlertItem(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'mobile@example.com', via: 'email' } });
+  });
+
+  it("puts mute links in a user's e-mail, before the acknowledge link: the page mutes nothing, the button mutes once", async () => {
+    const user = await putUser({ login: 'mail-lead', email: 'mail-lead@example.com' });
+    const rule = await putRule({ stored: true, userId: user.id, recipientIds: [user.id], toEmail: true, timezone: 3 });
+    await putVehicle(47, 'Truck 47');
+    const alertId = await deliver(rule, 47);
+
+    const [email] = await sentEmails(emulators);
+    const text = email!.body.text ?? '';
+    const vehicleLink = /Mute this vehicle 1 h: (http\S+)/.exec(text)?.[1];
+    const ruleLink = /Mute this rule until tomorrow 08:00: (http\S+)/.exec(text)?.[1];
+    expect(vehicleLink).toMatch(/\/api\/v3\/alerts\/mute\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(ruleLink).toMatch(/\/api\/v3\/alerts\/mute\//);
+    expect(text).toMatch(/\nAcknowledge: \S+\/alerts\/acknowledge\/\S+$/);
+    expect(email!.body.html).toContain(`<a href="${vehicleLink}">Mute this vehicle 1 h</a>`);
+
+    const api = typedApiClient();
+    const params = { path: { token: new URL(vehicleLink!).pathname.split('/').at(-1)! } };
+    const mine = async () => (await listSilences(PARENT_ID, Date.now())).filter((silence) => silence.reason.includes(alertId));
+    const shown = await api.GET('/api/v3/alerts/mute/{token}', { params, parseAs: 'text' });
+    expect(shown.response.status).toBe(200);
+    expect(shown.data).toContain('<form method="post"><button type="submit">Mute this vehicle 1 h</button></form>');
+    expect(await mine()).toEqual([]);
+
+    const posted = await api.POST('/api/v3/alerts/mute/{token}', { params, parseAs: 'text' });
+    expect(posted.response.status).toBe(200);
+    const [silence] = await mine();
+    expect(silence).toMatchObject({ vehicleIds: [47], createdBy: 'mail-lead', via: 'email' });
+    expect(posted.data).toContain(`Muted by mail-lead until ${formatEventTime(silence!.to, 3, 2)}: vehicle 47`);
+    const again = await api.POST('/api/v3/alerts/mute/{token}', { params, parseAs: 'text' });
+    expect(again.data).toContain(`Already muted by mail-lead until ${formatEventTime(silence!.to, 3, 2)}: vehicle 47`);
+    expect(await mine()).toHaveLength(1);
+
+    // the user it was sent to lost write rights: the rule's link now mutes nothing
+    await putUser({ id: user.id, login: user.login, email: user.email, isReadOnly: true });
+    const ruleParams = { path: { token: new URL(ruleLink!).pathname.split('/').at(-1)! } };
+    expect((await api.POST('/api/v3/alerts/mute/{token}', { params: ruleParams, parseAs: 'text' })).response.status).toBe(403);
+    expect(await mine()).toHaveLength(1);
+    // an altered link is no link
+    const altered = { path: { token: `${params.path.token.slice(0, -2)}xx` } };
+    expect((await api.POST('/api/v3/alerts/mute/{token}', { params: altered, parseAs: 'text' })).response.status).toBe(404);
   });
 
   it('clears the connection-lost alert when the restored one is delivered', async () => {

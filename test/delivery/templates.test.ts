@@ -7,7 +7,7 @@ import type { RuleType } from '../../shared/schemas/notification';
 import { defaultSeverity } from '../../shared/rules/severity';
 import type { Language } from '../../shared/schemas/directory';
 import { formatEventTime } from '../../shared/delivery/format-time';
-import { LANGUAGE_FOLDERS, renderDigest, renderNotification, templatesDir } from '../../shared/delivery/render';
+import { LANGUAGE_FOLDERS, renderDigest, renderNotification, renderQuietHoursTelegram, templatesDir } from '../../shared/delivery/render';
 import { buildTemplateData } from '../../shared/delivery/template-data';
 
 const position = { latitude: 40.40926, longitude: 49.86709 };
@@ -169,6 +169,30 @@ describe('notification templates', () => {
     }
     expect(renderDigest(2, alerts.slice(0, 1)).subject).toBe('fleetwatch: 1 alert in one e-mail');
     expect(renderDigest(2, alerts).subject).toBe('fleetwatch: 3 alerts in one e-mail');
+  });
+
+  it('writes the quiet-hours digest in each language: an e-mail of every alert, and one Telegram message of one line each', () => {
+    const alerts = [render('speeding', 2, EVENTS.speeding, { vehicleName: 'Truck <1> & Co' }), render('zoneExit', 2, EVENTS.zoneExit)].map(
+      ({ subject, text }) => ({ subject, text }),
+    );
+    const intros = { 1: 'Тихие часы закончились.', 2: 'Your quiet hours are over.', 3: 'Sakit saatlarınız bitdi.' } as const;
+    for (const language of [1, 2, 3] as const) {
+      const email = renderDigest(language, alerts, 'quietHoursDigest');
+      expect(email.subject, LANGUAGE_FOLDERS[language]).toContain('2');
+      expect(email.text).toContain(intros[language]);
+      expect(email.text).toContain(`1. ${alerts[0]!.subject}\n${alerts[0]!.text}`);
+      expect(email.text.indexOf(`2. ${alerts[1]!.subject}`)).toBeGreaterThan(email.text.indexOf(`1. ${alerts[0]!.subject}`));
+      expect(email.html).toContain('<b>1. Truck &lt;1&gt; &amp; Co');
+
+      const telegram = renderQuietHoursTelegram(language, alerts);
+      expect(telegram.html.split('\n').slice(1)).toEqual([
+        '1. Truck &lt;1&gt; &amp; Co: speeding, 104 km/h',
+        '2. Truck &quot;A&amp;B&quot; &lt;7&gt; left Depot &lt;North&gt; &amp; Yard',
+      ]);
+      expect(telegram.html).toContain(`<b>${intros[language]}</b>`);
+      expect(telegram.text.split('\n')).toEqual([expect.stringContaining(intros[language]), `1. ${alerts[0]!.subject}`, `2. ${alerts[1]!.subject}`]);
+    }
+    expect(renderDigest(2, alerts.slice(0, 1), 'quietHoursDigest').subject).toBe('fleetwatch: 1 alert from your quiet hours');
   });
 
   it('marks critical and warning alerts in the subject and at the top of the Telegram message, in the language, and leaves info alone', () => {

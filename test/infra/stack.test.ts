@@ -300,7 +300,15 @@ describe('FleetwatchStack template', () => {
         Object.keys(environmentOf(name))
           .filter((key) => key.endsWith('_TABLE'))
           .sort();
-      expect(tableVariables('evaluate')).toEqual(['ALERTS_TABLE', 'GEOZONES_TABLE', 'RULES_TABLE', 'VEHICLE_STATE_TABLE', 'VISITS_TABLE']);
+      // the directory: only the clients' maintenance silences (SILENCE_DIRECTORY_KEYS)
+      expect(tableVariables('evaluate')).toEqual([
+        'ALERTS_TABLE',
+        'DIRECTORY_TABLE',
+        'GEOZONES_TABLE',
+        'RULES_TABLE',
+        'VEHICLE_STATE_TABLE',
+        'VISITS_TABLE',
+      ]);
       // the directory: only the confirmations that waited for their client's budget (SWEEP_DIRECTORY_KEYS)
       expect(tableVariables('sweep')).toEqual([
         'ALERTS_TABLE',
@@ -319,7 +327,8 @@ describe('FleetwatchStack template', () => {
         'VEHICLE_STATE_TABLE',
         'VISITS_TABLE',
       ]);
-      expect(tableVariables('telegram')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE']);
+      // the rules table: a rule's timezone, for the mute button's "until tomorrow 08:00"
+      expect(tableVariables('telegram')).toEqual(['ALERTS_TABLE', 'DIRECTORY_TABLE', 'RULES_TABLE']);
       expect(environmentOf('evaluate')).toMatchObject({
         DELIVERIES_QUEUE_URL: { Ref: logicalId(stack.queues.deliveries) },
         INPUT_DLQ_URL: { Ref: logicalId(stack.queues.inputDeadLetters) },
@@ -376,6 +385,22 @@ describe('FleetwatchStack template', () => {
       expect(() => new FleetwatchStack(typo, 'FleetwatchBadClock')).toThrow(
         /-c vehicleClock="exactly": Invalid option: expected one of "exact"\|"coalesced"/,
       );
+    });
+
+    it('ages messages by -c maxEventAgeSeconds (900 unless set) in evaluate and the preview, and nowhere else', () => {
+      const aged = ['evaluate', 'api'] as const;
+      for (const name of aged) expect(environmentOf(name).MAX_EVENT_AGE_SECONDS, name).toBe('900');
+      for (const name of FUNCTION_NAMES.filter((name) => !(aged as readonly string[]).includes(name)))
+        expect(environmentOf(name).MAX_EVENT_AGE_SECONDS, name).toBeUndefined();
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], maxEventAgeSeconds: '3600' } });
+      const longer = new FleetwatchStack(app, 'FleetwatchLongerAge');
+      const variables = Template.fromStack(longer).toJSON() as { Resources: Record<string, Resource> };
+      const ageOf = (name: (typeof aged)[number]) =>
+        (variables.Resources[logicalId(longer.functions[name].function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+          .MAX_EVENT_AGE_SECONDS;
+      expect(aged.map(ageOf)).toEqual(['3600', '3600']);
+      const typo = new App({ context: { 'aws:cdk:bundling-stacks': [], maxEventAgeSeconds: '15m' } });
+      expect(() => new FleetwatchStack(typo, 'FleetwatchBadAge')).toThrow(/-c maxEventAgeSeconds="15m"/);
     });
 
     it('keeps tables and log groups when the stack is deleted unless -c throwaway=true, which removes them all, the secret and keys too', () => {
@@ -487,9 +512,15 @@ describe('FleetwatchStack template', () => {
       expect(touchesTable('project', 'vehicleState')).toBe(true);
     });
 
-    it('keeps evaluate away from e-mail, push, secrets and the directory, and read-only on rules and geozones', () => {
+    it('keeps evaluate away from e-mail, push, secrets and the directory but its silences, and read-only on rules and geozones', () => {
       expect(actionsOf('evaluate').filter((action) => /^(ses|sns|secretsmanager):/.test(action))).toEqual([]);
-      expect(touchesTable('evaluate', 'directory')).toBe(false);
+      expect(writesTable('evaluate', 'directory')).toBe(false);
+      const directory = roleStatements('evaluate').filter((statement) =>
+        JSON.stringify(statement.Resource).includes(`"${logicalId(stack.tables.tables.directory)}"`),
+      );
+      expect(directory.map((statement) => [asArray(statement.Action), statement.Condition])).toEqual([
+        [['dynamodb:Query'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SILENCE#*'] } }],
+      ]);
       expect(touchesTable('evaluate', 'rules')).toBe(true);
       expect(writesTable('evaluate', 'rules')).toBe(false);
       expect(writesTable('evaluate', 'geozones')).toBe(false);
@@ -541,7 +572,9 @@ describe('FleetwatchStack template', () => {
       expect(writesTable('api', 'rules')).toBe(true);
       expect(touchesTable('telegram', 'alerts')).toBe(true);
       expect(writesTable('telegram', 'alerts')).toBe(false);
-      for (const key of ['rules', 'geozones', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
+      for (const key of ['geozones', 'vehicleState'] as const) expect(touchesTable('telegram', key), key).toBe(false);
+      // a rule's timezone, for the mute button, and nothing written
+      expect(writesTable('telegram', 'rules')).toBe(false);
       expect(writesTable('telegram', 'directory')).toBe(true);
       expect(touchesTable('deliver', 'vehicleState')).toBe(false);
       expect(writesTable('deliver', 'rules')).toBe(false);

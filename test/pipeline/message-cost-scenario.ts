@@ -4,6 +4,7 @@ import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
 import { resourcesConfig, type VehicleClock } from '../../shared/config';
 import { createAgent } from '../../shared/store/directory-store';
+import { createSilence, newSilenceId } from '../../shared/store/silences-store';
 import { vehicleStateTable } from '../../shared/store/vehicle-state-store';
 import { deliveryRequestSchema } from '../../shared/schemas/alert';
 import { countCapacity } from '../support/count-capacity';
@@ -40,6 +41,11 @@ export interface MessageCostOptions {
    * told): a batch of 10 then carries k messages each of 10 ÷ k vehicles, the earlier ones held k − 1 intervals.
    */
   messagesPerVehicle?: number;
+  /**
+   * Each client of the tenant holds one maintenance silence, active throughout, over its first vehicle: what
+   * reading and judging silences costs evaluation (their Query at most every SILENCE_CACHE_MS per client).
+   */
+  silences?: boolean;
 }
 
 export type Tenant = 'typical' | 'worstCase';
@@ -80,7 +86,8 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
   const tenant = options.tenant ?? 'typical';
   const batchSize = options.batchSize ?? 10;
   const vehicleIds = Array.from({ length: options.vehicles }, (_, index) => FIRST_VEHICLE[tenant] + index);
-  await storeRules(tenant, vehicleIds);
+  const owners = await storeRules(tenant, vehicleIds);
+  if (options.silences) for (const clientId of owners) await storeSilence(clientId, vehicleIds[0]!, options.minutes);
 
   let now = T0;
   const evaluate = createEvaluateHandler({ clock: () => now, vehicleClock: options.vehicleClock });
@@ -218,8 +225,32 @@ export async function measureMessageCost(options: MessageCostOptions): Promise<M
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 
-/** The tenant's rules, stored and projected onto its vehicles; for the worst case, its clients and zones too. */
-async function storeRules(tenant: Tenant, vehicleIds: number[]): Promise<void> {
+/** One maintenance silence of the client over a vehicle, active from before the run to after it. */
+async function storeSilence(clientId: string, vehicleId: number, minutes: number): Promise<void> {
+  await createSilence(
+    {
+      id: newSilenceId(clientId),
+      parentId: clientId,
+      vehicleIds: [vehicleId],
+      ruleIds: [],
+      geozoneIds: [],
+      from: new Date(T0 - 3_600_000).toISOString(),
+      to: new Date(T0 + (minutes + 60) * 60_000).toISOString(),
+      reason: 'in the workshop',
+      schedule: null,
+      timezone: 3,
+      createdAt: new Date(T0 - 3_600_000).toISOString(),
+      createdBy: 'bench',
+      via: 'api',
+      endedAt: null,
+      endedBy: null,
+    },
+    100,
+  );
+}
+
+/** The tenant's rules, stored and projected onto its vehicles; for the worst case, its clients and zones too. Answers the owner chain. */
+async function storeRules(tenant: Tenant, vehicleIds: number[]): Promise<string[]> {
   const zone = (parentId: string, name: string, radius: number) =>
     storeCircleZone({ parentId, name, center: POSITION, radius, createDate: new Date(T0 - 86_400_000).toISOString() });
   let parentId = storedRule().parentId;
@@ -248,4 +279,5 @@ async function storeRules(tenant: Tenant, vehicleIds: number[]): Promise<void> {
   for (const rule of rules) await putRule(rule, { registerVehicles: false });
   await projectRules(rules, { registerVehicles: false });
   await registerVehicles(vehicleIds, owners);
+  return owners;
 }

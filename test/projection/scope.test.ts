@@ -82,7 +82,7 @@ describe('rule scope', () => {
     await register(811, child);
     expect(await ruleRefs(811)).toEqual({ [rule.id]: 1 });
     const evaluate = createEvaluateHandler({ clock: () => T0 + 3_600_000 });
-    await invoke(evaluate, [sqsRecord(terminalMessage(811, 0, 50)), sqsRecord(terminalMessage(811, 10, 130))]);
+    await invoke(evaluate, [sqsRecord(terminalMessage(811, 3_590, 50)), sqsRecord(terminalMessage(811, 3_600, 130))]);
     const alerts = (await alertsInTable()).filter((alert) => alert.vehicleId === 811);
     expect(alerts.map((alert) => [alert.ruleId, (alert.event as { kind: string }).kind])).toEqual([[rule.id, 'speeding']]);
   });
@@ -97,7 +97,7 @@ describe('rule scope', () => {
     expect(moved.outcome === 'moved' && moved.rulesNoLongerApplying.map((lost) => lost.id)).toEqual([rule.id]);
     expect(await ruleRefs(821)).toEqual({});
     const evaluate = createEvaluateHandler({ clock: () => T0 + 3_600_000 });
-    await invoke(evaluate, [sqsRecord(terminalMessage(821, 0, 50)), sqsRecord(terminalMessage(821, 10, 130))]);
+    await invoke(evaluate, [sqsRecord(terminalMessage(821, 3_590, 50)), sqsRecord(terminalMessage(821, 3_600, 130))]);
     expect((await alertsInTable()).filter((alert) => alert.vehicleId === 821)).toEqual([]);
   });
 

@@ -44,7 +44,7 @@ describe('geozone entry and exit', () => {
     expect(times(run(geozoneEvaluator, rule, trace, { context: ctx }).events)).toEqual([at(20)]);
   });
 
-  it('follows a reported exit until the vehicle is back, only for a rule that clears or reminds', () => {
+  it('follows a reported exit until the vehicle is back, for every rule that reports exits', () => {
     const out = [northOf(0, 0), northOf(10, 300), northOf(20, 700), northOf(30, 900)];
     const back = [...out, northOf(40, 200)];
     const clearing = compile(geozoneEvaluator, { notifyCleared: 'true' }, { geoids: [1, 2] });
@@ -53,8 +53,12 @@ describe('geozone entry and exit', () => {
     expect(geozoneEvaluator.episode!(clearing, run(geozoneEvaluator, clearing, back, { context: ctx }).state)).toBeUndefined();
     const reminding = compile(geozoneEvaluator, { repeat: '10' }, { geoids: [1, 2] });
     expect(geozoneEvaluator.episode!(reminding, run(geozoneEvaluator, reminding, out, { context: ctx }).state)).toBeDefined();
-    // the others keep their state as small as before
-    expect(run(geozoneEvaluator, rule, out, { context: ctx }).state).toEqual({ zones: {} });
+    // a plain exit rule follows it too: a maintenance silence that held the exit back raises it when it ends
+    expect(geozoneEvaluator.episode!(rule, run(geozoneEvaluator, rule, out, { context: ctx }).state)).toEqual({
+      since: T0 + 20_000,
+      kind: 'zoneExit',
+    });
+    // an entry-only rule keeps its state as small as before
     const entryOnly = compile(geozoneEvaluator, { mode: 'entry', notifyCleared: 'true' }, { geoids: [1, 2] });
     expect(run(geozoneEvaluator, entryOnly, out, { context: ctx }).state).toEqual({ zones: {} });
   });

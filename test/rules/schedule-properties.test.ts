@@ -5,6 +5,7 @@ import {
   DAY_NAMES,
   formatSchedule,
   isOpen,
+  nextClosing,
   nextOpening,
   parseSchedule,
   weeklySchedule,
@@ -197,6 +198,27 @@ describe('schedule window arithmetic (properties)', () => {
     }
     // a week and a day is the longest wait, whatever daylight saving does
     expect(opening! - t).toBeLessThanOrEqual(8 * DAY * MIN_MS);
+  });
+
+  test.prop([
+    scheduleArb,
+    fc.constantFrom(...ZONES),
+    instantArb,
+    fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 8, maxLength: 8 }),
+  ])('nextClosing is the first closed instant at or after t (a maintenance silence window ends there)', (schedule, zone, t, samples) => {
+    const closing = nextClosing(schedule, zone, t);
+    if (schedule.windows.length === 1 && schedule.windows[0]![0] === 0 && schedule.windows[0]![1] === WEEK) {
+      expect(closing).toBeNull();
+      return;
+    }
+    expect(closing).not.toBeNull();
+    expect(closing!).toBeGreaterThanOrEqual(t);
+    expect(isOpen(schedule, zone, closing!)).toBe(false);
+    expect(closing === t).toBe(!isOpen(schedule, zone, t));
+    if (closing! > t) {
+      expect(referenceOpen(schedule, zone, closing! - 1)).toBe(true);
+      for (const share of samples) expect(referenceOpen(schedule, zone, t + Math.floor(share * (closing! - t)))).toBe(true);
+    }
   });
 
   test.prop([scheduleArb, fc.constantFrom('Europe/Berlin', 'Australia/Lord_Howe', 'America/Santiago'), instantArb], { numRuns: 20 })(

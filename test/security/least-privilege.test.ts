@@ -128,16 +128,24 @@ describe('security: least privilege in the template', () => {
     ]);
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
-    // the second GetItem reads only the clients (AGENT#), for the acknowledge button's scope check
+    // the second GetItem reads only the clients (AGENT#), for the acknowledge button's scope check; the third GetItem,
+    // the second PutItem and UpdateItem, and Query reach only the maintenance silences (SILENCE#) the mute buttons make
     expect(actionsOn('telegram', 'directory')).toEqual([
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:GetItem',
+      'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
     ]);
     const scopeStatements = onTable('telegram', 'directory').filter((statement) => asArray(statement.Action).join() === 'dynamodb:GetItem');
     expect(scopeStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([['AGENT#*']]);
+    const silenceStatements = onTable('telegram', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:Query'));
+    expect(silenceStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([['SILENCE#*']]);
+    expect(actionsOn('telegram', 'rules')).toEqual(['dynamodb:GetItem']);
     // acknowledging and closing: one conditional UpdateItem after reading the alert; never a put or delete
     expect(actionsOn('telegram', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('api', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);

@@ -148,6 +148,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/users/{id}/preferences': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a user's quiet hours and least severity per channel
+     * @description The preferences of a user of your client or a client below it (404 otherwise); a user that never set any has no quiet hours and info on every channel.
+     */
+    get: operations['getUserPreferences'];
+    /**
+     * Replace a user's quiet hours and least severity per channel
+     * @description Replaces the whole set: a field not sent takes its default (no quiet hours; info). Your own preferences you may always change, read-only or not; those of another user of your scope only with write rights (403 otherwise). A user outside your scope is 404. Preferences apply to the user as a recipient of rules (recipientIds), never to side addresses, chats named on a rule or webhooks.
+     */
+    put: operations['replaceUserPreferences'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/vehicles/find': {
     parameters: {
       query?: never;
@@ -221,7 +245,7 @@ export interface paths {
     };
     /**
      * Read one notification rule
-     * @description The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. `problems` also names each side address that gets no alerts although it is on the rule: its confirmation waits for the client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the address unsubscribed from every rule of the client.
+     * @description The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. `problems` also names each recipient a switched-on channel does not reach yet (`recipientIds.<i>`: no Telegram chat linked for toTelegram, no phone registered for toMobile, the user disabled or gone), and each side address that gets no alerts although it is on the rule: its confirmation waits for the client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the address unsubscribed from every rule of the client.
      */
     get: operations['getNotificationRule'];
     put?: never;
@@ -246,12 +270,12 @@ export interface paths {
     get?: never;
     /**
      * Replace a notification rule
-     * @description Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are checked as on create. Side addresses never asked are sent their confirmation link, and new ones count against the client's cap of unconfirmed addresses, as on creation.
+     * @description Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are checked as on create; recipients and Telegram chats already on the rule (for the same client) are not checked again, so a recipient who was disabled or unlinked a chat since never makes an edit fail (GET names them in `problems`). Side addresses never asked are sent their confirmation link, and new ones count against the client's cap of unconfirmed addresses, as on creation.
      */
     put: operations['replaceNotificationRule'];
     /**
      * Create a notification rule
-     * @description Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the installation has none, or it finds no place; 503 when it does not answer). A channel switched on must reach someone, otherwise 400 naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer (id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.
+     * @description Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the installation has none, or it finds no place; 503 when it does not answer). A channel switched on must be able to reach someone, otherwise 400 naming it: toEmail and toMobile a recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient. Recipients need not have linked a Telegram chat or registered a phone yet: `problems` in the answer names each one a channel does not reach yet (as GET does), and alerts reach them once they do. An unknown field is answered 400 naming it; the read-only fields of the answer (id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to the client count against its cap of unconfirmed addresses until they confirm; past it, 400 naming sideEmails.
      */
     post: operations['createNotificationRule'];
     delete?: never;
@@ -291,7 +315,7 @@ export interface paths {
     put?: never;
     /**
      * Try a notification rule on messages, without storing or sending anything
-     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
+     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, the maintenance silences of the vehicles' clients, the age of each message (maxEventAge, at its arrival or at `evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
      */
     post: operations['previewNotificationRule'];
     delete?: never;
@@ -444,6 +468,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/alerts/mute/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Page that asks to mute an alert's vehicle or rule (the links of the alert's e-mail)
+     * @description Shows the alert and a button that posts to the same address; opening the page mutes nothing. The link mutes the alert's vehicle for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An invalid or expired link answers 404 with a page saying so.
+     */
+    get: operations['showMuteLink'];
+    put?: never;
+    /**
+     * Mute an alert's vehicle or rule from the link of its e-mail
+     * @description Makes the maintenance silence the signed link names, as the user it was sent to; no session needed, no body. That user must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise). Posting again changes nothing and says who muted and until when. An invalid or expired link answers 404; a client at its limit of silences, 409.
+     */
+    post: operations['muteByLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/notifications/suppressed': {
     parameters: {
       query?: never;
@@ -455,7 +503,7 @@ export interface paths {
     put?: never;
     /**
      * Why a rule raised no alert for a vehicle
-     * @description Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason (first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration). A run closes when an alert goes out or another reason begins; the last 16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be of your scope, else 404.
+     * @description Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason (first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration), tooOld (raised by a message older than settings.maxEventAge when evaluated, with the oldest age in `age`), silenced (a maintenance silence held it back; silenceId names it). A run closes when an alert goes out or another reason begins; the last 16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be of your scope, else 404.
      */
     post: operations['listSuppressedEvaluations'];
     delete?: never;
@@ -868,6 +916,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/silences': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a maintenance silence
+     * @description Body { parentId, vehicleIds?, ruleIds?, geozoneIds?, from, to, reason, schedule?, timezone? }: from `from` until `to`, the events of the client's rules (and of the clients below it) that match raise no alert: they are logged as `silenced` in the rule's suppressed log and, for a rule with stored: true, kept in the history marked `silenced`, never delivered. Matchers are ANDed across kinds and ORed within one; at least one is required (400 naming vehicleIds). `to` must be after `from` and at most 90 days later (400 naming to), and in the future. `schedule` (the weekly form of settings.schedule, read in `timezone`) makes the window recurring. An episode still going on when the silence ends (a lost connection, a vehicle outside its zone) is raised once then, marked `afterSilence`. Vehicles and rules must be the client's or a client's below it, geozones of your scope (400 naming the field otherwise). A client holds at most 100 silences by default (LIMIT_SILENCES_PER_CLIENT; 400 naming parentId). Takes effect within 30 seconds. Answers { id }.
+     */
+    post: operations['createSilence'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/silences/find': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * List the maintenance silences of a client and of the clients below it
+     * @description Body { parentId, activeAt? }: the silences of the client and of the clients below it, oldest first, with `active` saying whether each holds now; with activeAt, only those that hold at that instant. Ended silences are kept 7 days after their end. A client outside your scope is 404.
+     */
+    post: operations['findSilences'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/silences/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read one maintenance silence
+     * @description The silence, when it belongs to your client or one below it (otherwise 404).
+     */
+    get: operations['getSilence'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a maintenance silence
+     * @description Deletes the silence and frees its place in the client's count. Like an end, it stops holding events back (within 30 seconds); the rules' suppressed logs keep its id.
+     */
+    delete: operations['deleteSilence'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/silences/{id}/end': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * End a maintenance silence now
+     * @description Ends the silence now (`endedAt`, `endedBy`): events from now on raise alerts again (within 30 seconds), and an episode it held back that still goes on is raised once, marked `afterSilence`, within about 10 minutes or with the vehicle's next message. A silence that already ended is answered as it is.
+     */
+    post: operations['endSilence'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/openapi.json': {
     parameters: {
       query?: never;
@@ -958,6 +1090,11 @@ export interface components {
           [key: string]: string | number | boolean | null;
         };
       };
+      /**
+       * @description present (true) when the episode began while a maintenance silence held it back and still lasted when the silence ended: raised once then
+       * @enum {boolean}
+       */
+      afterSilence?: true;
     };
   };
   responses: never;
@@ -2254,6 +2391,362 @@ export interface operations {
       };
     };
   };
+  getUserPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "quietHours": {
+           *         "from": "22:00",
+           *         "to": "07:00",
+           *         "timezone": "Europe/Berlin"
+           *       },
+           *       "minSeverity": {
+           *         "email": "info",
+           *         "telegram": "warning",
+           *         "push": "critical"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @description a daily window of local time in which only critical alerts reach the user at once; every other alert for the user is held and sent as one digest (one e-mail, one Telegram message per chat) when the window ends, and push notifications below critical are skipped. from after to crosses midnight. null: none */
+            quietHours: {
+              /** @description local time the quiet hours begin, HH:MM */
+              from: string;
+              /** @description local time they end, HH:MM; before from, they cross midnight */
+              to: string;
+              /** @description the IANA time zone the times are read in, e.g. Europe/Berlin */
+              timezone: string;
+            } | null;
+            /** @description per channel, the least severity (info < warning < critical) that channel brings the user; below it the channel is skipped for the user and the alert records it (reason minSeverity) */
+            minSeverity: {
+              /** @enum {string} */
+              email: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              telegram: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              push: 'info' | 'warning' | 'critical';
+            };
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  replaceUserPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "quietHours": {
+         *         "from": "22:00",
+         *         "to": "07:00",
+         *         "timezone": "Europe/Berlin"
+         *       },
+         *       "minSeverity": {
+         *         "email": "info",
+         *         "telegram": "warning",
+         *         "push": "critical"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description a daily window of local time in which only critical alerts reach the user at once; every other alert for the user is held and sent as one digest (one e-mail, one Telegram message per chat) when the window ends, and push notifications below critical are skipped. from after to crosses midnight. null: none; default null
+           * @default null
+           */
+          quietHours?: {
+            /** @description local time the quiet hours begin, HH:MM */
+            from: string;
+            /** @description local time they end, HH:MM; before from, they cross midnight */
+            to: string;
+            /** @description the IANA time zone the times are read in, e.g. Europe/Berlin */
+            timezone: string;
+          } | null;
+          /**
+           * @description per channel, the least severity (info < warning < critical) that channel brings the user; below it the channel is skipped for the user and the alert records it (reason minSeverity); a channel left out is info
+           * @default {
+           *       "email": "info",
+           *       "telegram": "info",
+           *       "push": "info"
+           *     }
+           */
+          minSeverity?: {
+            /**
+             * @description the least severity email brings; default info
+             * @default info
+             * @enum {string}
+             */
+            email?: 'info' | 'warning' | 'critical';
+            /**
+             * @description the least severity telegram brings; default info
+             * @default info
+             * @enum {string}
+             */
+            telegram?: 'info' | 'warning' | 'critical';
+            /**
+             * @description the least severity push brings; default info
+             * @default info
+             * @enum {string}
+             */
+            push?: 'info' | 'warning' | 'critical';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "quietHours": {
+           *         "from": "22:00",
+           *         "to": "07:00",
+           *         "timezone": "Europe/Berlin"
+           *       },
+           *       "minSeverity": {
+           *         "email": "info",
+           *         "telegram": "warning",
+           *         "push": "critical"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @description a daily window of local time in which only critical alerts reach the user at once; every other alert for the user is held and sent as one digest (one e-mail, one Telegram message per chat) when the window ends, and push notifications below critical are skipped. from after to crosses midnight. null: none */
+            quietHours: {
+              /** @description local time the quiet hours begin, HH:MM */
+              from: string;
+              /** @description local time they end, HH:MM; before from, they cross midnight */
+              to: string;
+              /** @description the IANA time zone the times are read in, e.g. Europe/Berlin */
+              timezone: string;
+            } | null;
+            /** @description per channel, the least severity (info < warning < critical) that channel brings the user; below it the channel is skipped for the user and the alert records it (reason minSeverity) */
+            minSeverity: {
+              /** @enum {string} */
+              email: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              telegram: 'info' | 'warning' | 'critical';
+              /** @enum {string} */
+              push: 'info' | 'warning' | 'critical';
+            };
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
   findVehicles: {
     parameters: {
       query?: never;
@@ -3003,6 +3496,7 @@ export interface operations {
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
+           *         "maxEventAge": "600",
            *         "severity": "critical"
            *       },
            *       "toEmail": true,
@@ -3035,6 +3529,10 @@ export interface operations {
            *       "version": 1,
            *       "expiresAt": "2027-02-23T08:00:00.000Z",
            *       "problems": [
+           *         {
+           *           "path": "recipientIds.0",
+           *           "message": "user a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d has no linked Telegram chat yet (or stopped it): toTelegram reaches them once they link one (POST /api/v3/telegram/link)"
+           *         },
            *         {
            *           "path": "sideEmails.0",
            *           "message": "night-shift@partner.example: confirmation waits for the client's daily budget, resumes 2026-11-25T00:00:00.000Z"
@@ -3187,7 +3685,7 @@ export interface operations {
              * @description read-only; end of the current validity period (UTC)
              */
             expiresAt: string;
-            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed) */
+            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET and in the answer of a create also a recipient a switched-on channel does not reach yet, such as a user without a linked Telegram chat for toTelegram or without a registered phone for toMobile; on GET also a side address that waits for its confirmation, or unsubscribed) */
             problems?: {
               path: string;
               message: string;
@@ -3452,6 +3950,7 @@ export interface operations {
          *         "minDuration": "10",
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
+         *         "maxEventAge": "600",
          *         "severity": "critical"
          *       },
          *       "toEmail": true,
@@ -3741,6 +4240,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
            * @default {}
            */
@@ -4024,6 +4524,7 @@ export interface operations {
          *         "minDuration": 10,
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
+         *         "maxEventAge": 600,
          *         "severity": "critical"
          *       },
          *       "toEmail": true,
@@ -4310,6 +4811,7 @@ export interface operations {
            *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+           *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
            * @default {}
            */
@@ -4442,6 +4944,7 @@ export interface operations {
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
+           *         "maxEventAge": "600",
            *         "severity": "critical"
            *       },
            *       "toEmail": true,
@@ -4613,7 +5116,7 @@ export interface operations {
              * @description read-only; end of the current validity period (UTC)
              */
             expiresAt: string;
-            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET also a side address that waits for its confirmation, or unsubscribed) */
+            /** @description read-only; present only when the rule cannot fully work (a geozone deleted since, settings no longer valid; on GET and in the answer of a create also a recipient a switched-on channel does not reach yet, such as a user without a linked Telegram chat for toTelegram or without a registered phone for toMobile; on GET also a side address that waits for its confirmation, or unsubscribed) */
             problems?: {
               path: string;
               message: string;
@@ -4970,6 +5473,24 @@ export interface operations {
          *       "messages": [
          *         {
          *           "vehicleId": 40117,
+         *           "deviceTime": "2026-11-25T07:20:00Z",
+         *           "serverTime": "2026-11-25T08:00:00Z",
+         *           "latitude": 52.52,
+         *           "longitude": 13.405,
+         *           "speed": 95,
+         *           "parameters": {}
+         *         },
+         *         {
+         *           "vehicleId": 40117,
+         *           "deviceTime": "2026-11-25T07:20:15Z",
+         *           "serverTime": "2026-11-25T08:00:00Z",
+         *           "latitude": 52.52,
+         *           "longitude": 13.405,
+         *           "speed": 104,
+         *           "parameters": {}
+         *         },
+         *         {
+         *           "vehicleId": 40117,
          *           "deviceTime": "2026-11-25T08:00:00Z",
          *           "serverTime": "2026-11-25T08:00:00Z",
          *           "latitude": 52.52,
@@ -5270,6 +5791,7 @@ export interface operations {
              *     | `escalateUserIds` | — | users an escalation goes to, ids separated by commas (at most 20): by e-mail, their linked Telegram chats and their phones; each must be in the rule owner's scope |
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
+             *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
              *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
              * @default {}
              */
@@ -5403,6 +5925,11 @@ export interface operations {
            * @description the clock for events raised by time passing (connection loss), not before any arrival; default: the newest arrival
            */
           until?: string;
+          /**
+           * Format: date-time
+           * @description the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it
+           */
+          evaluatedAt?: string;
         };
       };
     };
@@ -5425,6 +5952,12 @@ export interface operations {
            *         }
            *       ],
            *       "suppressed": [
+           *         {
+           *           "vehicleId": 40117,
+           *           "time": "2026-11-25T07:20:15.000Z",
+           *           "reason": "tooOld",
+           *           "age": 2385
+           *         },
            *         {
            *           "vehicleId": 40117,
            *           "time": "2026-11-25T08:00:20.000Z",
@@ -5487,10 +6020,23 @@ export interface operations {
                */
               time: string;
               /**
-               * @description staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; belowMinDuration: an episode ended before its minimum duration (time: the message that ended it)
+               * @description staleMessage: a late message the rule does not evaluate; outsideSchedule: an event outside settings.schedule; outsideZones / insideZones: the zone condition (settings.zones, zoneMode) held the event back; cooldown / maxPerDay: the noise budget held it; belowMinDuration: an episode ended before its minimum duration (time: the message that ended it); tooOld: the message that raised the event was older than settings.maxEventAge when evaluated (see age); silenced: a maintenance silence of the client held the event back (silenceId names it)
                * @enum {string}
                */
-              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration';
+              reason:
+                | 'staleMessage'
+                | 'outsideSchedule'
+                | 'outsideZones'
+                | 'insideZones'
+                | 'cooldown'
+                | 'maxPerDay'
+                | 'belowMinDuration'
+                | 'tooOld'
+                | 'silenced';
+              /** @description tooOld only: the message's age when evaluated (its arrival, or evaluatedAt), whole seconds */
+              age?: number;
+              /** @description the maintenance silence that held the event back (reason silenced) */
+              silenceId?: string;
             }[];
           };
         };
@@ -6079,6 +6625,11 @@ export interface operations {
                   at: string;
                   attempts: number;
                   error?: string;
+                  /**
+                   * @description the recipient's preferences held or skipped it: quietHours (inside the user's quiet hours: an e-mail or Telegram message waits for the digest sent when they end, a push notification is skipped), minSeverity (below the least severity the user takes on that channel)
+                   * @enum {string}
+                   */
+                  reason?: 'quietHours' | 'minSeverity';
                 };
               };
               /** @description targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time) */
@@ -6148,6 +6699,16 @@ export interface operations {
                * @description when the alert was escalated (still open at escalateAt)
                */
               escalatedAt?: string;
+              /** @description set when a maintenance silence held the event back: the alert is kept in the history (closed by fleetwatch) and was never delivered */
+              silenced?: {
+                /** @description the silence (`GET /api/v3/silences/{id}`) that held the event back */
+                silenceId: string;
+              };
+              /**
+               * @description true: the episode (a lost connection, a vehicle still outside its zone, …) began while a maintenance silence held it back, and still lasted when the silence ended; raised once then
+               * @enum {boolean}
+               */
+              afterSilence?: true;
             }[];
             nextToken: string | null;
           };
@@ -6903,6 +7464,156 @@ export interface operations {
       };
     };
   };
+  showMuteLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  muteByLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
   listSuppressedEvaluations: {
     parameters: {
       query?: never;
@@ -6948,6 +7659,14 @@ export interface operations {
            *           "open": true
            *         },
            *         {
+           *           "reason": "tooOld",
+           *           "first": "2026-11-24T06:12:30.000Z",
+           *           "last": "2026-11-24T06:40:05.000Z",
+           *           "count": 4,
+           *           "open": false,
+           *           "age": 6115
+           *         },
+           *         {
            *           "reason": "outsideSchedule",
            *           "first": "2026-11-24T05:02:00.000Z",
            *           "last": "2026-11-24T07:58:30.000Z",
@@ -6962,7 +7681,16 @@ export interface operations {
             /** @description runs of one reason that overlap [from, to], newest first (at most 16 closed runs and the open one are kept, for 30 days) */
             runs: {
               /** @enum {string} */
-              reason: 'staleMessage' | 'outsideSchedule' | 'outsideZones' | 'insideZones' | 'cooldown' | 'maxPerDay' | 'belowMinDuration';
+              reason:
+                | 'staleMessage'
+                | 'outsideSchedule'
+                | 'outsideZones'
+                | 'insideZones'
+                | 'cooldown'
+                | 'maxPerDay'
+                | 'belowMinDuration'
+                | 'tooOld'
+                | 'silenced';
               /**
                * Format: date-time
                * @description the first suppression of the run
@@ -6977,6 +7705,10 @@ export interface operations {
               count: number;
               /** @description true: the run goes on (no alert and no other reason since) */
               open: boolean;
+              /** @description tooOld runs: the oldest message's age when evaluated, whole seconds */
+              age?: number;
+              /** @description the maintenance silence of a silenced run (`GET /api/v3/silences/{id}`) */
+              silenceId?: string;
             }[];
             /** @description why the rule raises nothing for the vehicle at all right now: it is switched off or out of its period, it does not watch the vehicle, or the vehicle is not its client's */
             now: ('ruleInactive' | 'ruleExpired' | 'vehicleNotWatched' | 'vehicleNotOwned')[];
@@ -10791,6 +11523,860 @@ export interface operations {
               /** @description why the redelivery failed; null when it succeeded */
               error: string | null;
             }[];
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  createSilence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+         *       "vehicleIds": [
+         *         40117
+         *       ],
+         *       "from": "2026-11-25T08:00:00.000Z",
+         *       "to": "2026-11-28T18:00:00.000Z",
+         *       "reason": "Truck 17 in the workshop: brakes"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description the client the silence belongs to: yours or one below it
+           */
+          parentId: string;
+          /**
+           * @description vehicles registered to the client or a client below it, at most 1000; any of them matches (empty: this kind of matcher is left out)
+           * @default []
+           */
+          vehicleIds?: number[];
+          /**
+           * @description notification rules of the client or of a client below it, at most 100; any of them matches (empty: this kind of matcher is left out)
+           * @default []
+           */
+          ruleIds?: number[];
+          /**
+           * @description geozones of your scope: an event inside one of them (or of a vehicle last seen there) matches, at most 100; any of them matches (empty: this kind of matcher is left out)
+           * @default []
+           */
+          geozoneIds?: number[];
+          /**
+           * Format: date-time
+           * @description when the silence begins (ISO 8601 with offset)
+           */
+          from: string;
+          /**
+           * Format: date-time
+           * @description when it ends, after from and at most 90 days after it; at to it no longer holds
+           */
+          to: string;
+          /** @description why, for the people reading it later (e.g. "in the workshop") */
+          reason: string;
+          /** @description a recurring window in the form of a rule's settings.schedule (e.g. `Sun 08:00-18:00`), read in timezone: the silence holds only while it is open, within [from, to) */
+          schedule?: string;
+          /**
+           * @description hours from UTC or an IANA name, for schedule (as a rule's timezone); default 3
+           * @default 3
+           */
+          timezone?: number | string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA"
+           *     }
+           */
+          'application/json': {
+            /** @description the silence: `<parentId>.<22 base64url characters>` */
+            id: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  findSilences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+         *       "activeAt": "2026-11-26T10:00:00.000Z"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description a client of your scope: its silences and those of the clients below it
+           */
+          parentId: string;
+          /**
+           * Format: date-time
+           * @description only the silences that hold at this instant (their window, if any, open)
+           */
+          activeAt?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *         "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *         "vehicleIds": [
+           *           40117
+           *         ],
+           *         "ruleIds": [],
+           *         "geozoneIds": [],
+           *         "from": "2026-11-25T08:00:00.000Z",
+           *         "to": "2026-11-28T18:00:00.000Z",
+           *         "reason": "Truck 17 in the workshop: brakes",
+           *         "schedule": null,
+           *         "timezone": 3,
+           *         "createdAt": "2026-11-25T07:58:12.000Z",
+           *         "createdBy": "dispatcher",
+           *         "via": "api",
+           *         "endedAt": null,
+           *         "endedBy": null,
+           *         "active": true
+           *       }
+           *     ]
+           */
+          'application/json': {
+            /** @description the silence: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            vehicleIds: number[];
+            ruleIds: number[];
+            geozoneIds: number[];
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            reason: string;
+            /** @description the recurring window, in its canonical form; null: the whole of [from, to) */
+            schedule: string | null;
+            timezone: number | string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description who made it: the login of the user (over the API, or through an alert's button or link) */
+            createdBy: string;
+            /**
+             * @description how: the API, or an alert's Telegram button or e-mail link
+             * @enum {string}
+             */
+            via: 'api' | 'telegram' | 'email';
+            /**
+             * Format: date-time
+             * @description when it was ended early (POST …/end); null otherwise
+             */
+            endedAt: string | null;
+            endedBy: string | null;
+            /** @description whether it holds now (within [from, to), not ended, its window open) */
+            active: boolean;
+          }[];
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getSilence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the silence: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "vehicleIds": [
+           *         40117
+           *       ],
+           *       "ruleIds": [],
+           *       "geozoneIds": [],
+           *       "from": "2026-11-25T08:00:00.000Z",
+           *       "to": "2026-11-28T18:00:00.000Z",
+           *       "reason": "Truck 17 in the workshop: brakes",
+           *       "schedule": null,
+           *       "timezone": 3,
+           *       "createdAt": "2026-11-25T07:58:12.000Z",
+           *       "createdBy": "dispatcher",
+           *       "via": "api",
+           *       "endedAt": null,
+           *       "endedBy": null,
+           *       "active": true
+           *     }
+           */
+          'application/json': {
+            /** @description the silence: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            vehicleIds: number[];
+            ruleIds: number[];
+            geozoneIds: number[];
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            reason: string;
+            /** @description the recurring window, in its canonical form; null: the whole of [from, to) */
+            schedule: string | null;
+            timezone: number | string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description who made it: the login of the user (over the API, or through an alert's button or link) */
+            createdBy: string;
+            /**
+             * @description how: the API, or an alert's Telegram button or e-mail link
+             * @enum {string}
+             */
+            via: 'api' | 'telegram' | 'email';
+            /**
+             * Format: date-time
+             * @description when it was ended early (POST …/end); null otherwise
+             */
+            endedAt: string | null;
+            endedBy: string | null;
+            /** @description whether it holds now (within [from, to), not ended, its window open) */
+            active: boolean;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  deleteSilence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the silence: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example Success */
+          'application/json': 'Success';
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  endSilence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the silence: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "vehicleIds": [
+           *         40117
+           *       ],
+           *       "ruleIds": [],
+           *       "geozoneIds": [],
+           *       "from": "2026-11-25T08:00:00.000Z",
+           *       "to": "2026-11-28T18:00:00.000Z",
+           *       "reason": "Truck 17 in the workshop: brakes",
+           *       "schedule": null,
+           *       "timezone": 3,
+           *       "createdAt": "2026-11-25T07:58:12.000Z",
+           *       "createdBy": "dispatcher",
+           *       "via": "api",
+           *       "endedAt": "2026-11-27T11:20:00.000Z",
+           *       "endedBy": "dispatcher",
+           *       "active": false
+           *     }
+           */
+          'application/json': {
+            /** @description the silence: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            vehicleIds: number[];
+            ruleIds: number[];
+            geozoneIds: number[];
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            reason: string;
+            /** @description the recurring window, in its canonical form; null: the whole of [from, to) */
+            schedule: string | null;
+            timezone: number | string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description who made it: the login of the user (over the API, or through an alert's button or link) */
+            createdBy: string;
+            /**
+             * @description how: the API, or an alert's Telegram button or e-mail link
+             * @enum {string}
+             */
+            via: 'api' | 'telegram' | 'email';
+            /**
+             * Format: date-time
+             * @description when it was ended early (POST …/end); null otherwise
+             */
+            endedAt: string | null;
+            endedBy: string | null;
+            /** @description whether it holds now (within [from, to), not ended, its window open) */
+            active: boolean;
           };
         };
       };

@@ -2,6 +2,7 @@ import type { ApiRoute } from '../route';
 import { agentRoutes } from './agents';
 import { alertLifecycleRoutes } from './alert-lifecycle';
 import { alertLinkRoutes } from './alert-links';
+import { alertMuteLinkRoutes } from './alert-mute-links';
 import { authRoutes } from './auth';
 import { channelRoutes } from './channels';
 import { emailRoutes } from './email';
@@ -12,7 +13,9 @@ import { notificationPreviewRoutes } from './notification-preview';
 import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { silenceRoutes } from './silences';
 import { suppressedRoutes } from './suppressed';
+import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
 import { vehicleRoutes } from './vehicles';
 import { webhookRoutes } from './webhooks';
@@ -22,6 +25,7 @@ export const apiRoutes: ApiRoute[] = [
   ...authRoutes,
   ...agentRoutes,
   ...userRoutes,
+  ...userPreferenceRoutes,
   ...vehicleRoutes,
   ...notificationRoutes,
   ...notificationPreviewRoutes,
@@ -29,11 +33,13 @@ export const apiRoutes: ApiRoute[] = [
   ...historyRoutes,
   ...alertLifecycleRoutes,
   ...alertLinkRoutes,
+  ...alertMuteLinkRoutes,
   ...suppressedRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,
   ...channelRoutes,
   ...emailRoutes,
   ...webhookRoutes,
+  ...silenceRoutes,
   openApiRoute(() => apiRoutes),
 ];

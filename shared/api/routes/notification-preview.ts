@@ -1,4 +1,4 @@
-import { vehicleClockConfig } from '../../config';
+import { maxEventAgeConfig, vehicleClockConfig } from '../../config';
 import { DEFAULT_LANGUAGE } from '../../delivery/targets';
 import { alertNotification } from '../../delivery/alert-notification';
 import { arrivalOf, previewRule } from '../../pipeline/preview';
@@ -11,6 +11,7 @@ import { getAgent, getUser, getVehicles } from '../../store/directory-store';
 import { clientAndAncestors } from '../../store/vehicle-registry';
 import { ruleCovers } from '../../store/rule-coverage';
 import { newRuleRecord } from '../../store/rules-store';
+import { silenceItemsOfClient } from '../../store/silences-store';
 import { checkedRule } from '../checked-rule';
 import { ApiError, validationError, type Issue } from '../errors';
 import { previewAnswerExample, previewExample } from '../examples';
@@ -49,6 +50,16 @@ function messageIssues(messages: readonly TerminalMessage[], rule: NotificationB
   return issues;
 }
 
+/**
+ * A stored silence as it applies to the previewed rule, which is evaluated under PREVIEW_RULE_ID: one naming the
+ * rule's own id (a stored rule previewed again) names the previewed rule; one naming only other rules none (0).
+ */
+function asPreviewed(item: Record<string, unknown>, ruleId: number | undefined): Record<string, unknown> {
+  const ruleIds = Array.isArray(item.ruleIds) ? (item.ruleIds as unknown[]) : [];
+  if (ruleIds.length === 0) return item;
+  return { ...item, ruleIds: ruleId !== undefined && ruleIds.includes(ruleId) ? [PREVIEW_RULE_ID] : [0] };
+}
+
 /** The rule as evaluation would hold it, in force from the first message to past `until`. */
 function ruleInForce(owned: NotificationBody, parentName: string, from: number, until: number): StoredRule {
   return {
@@ -71,7 +82,8 @@ export const notificationPreviewRoutes = [
     summary: 'Try a notification rule on messages, without storing or sending anything',
     description:
       'Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, ' +
-      'evaluators, the stale-message clock, the schedule, the zone condition, and the sweep for connection loss up to `until`), with the vehicles starting ' +
+      "evaluators, the stale-message clock, the schedule, the zone condition, the maintenance silences of the vehicles' clients, the age " +
+      'of each message (maxEventAge, at its arrival or at `evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting ' +
       'from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, ' +
       'sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 ' +
       'for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming ' +
@@ -104,8 +116,11 @@ export const notificationPreviewRoutes = [
         messages,
         until,
         zonesById: dynamoRuleRecords.zonesById,
+        silencesOfClient: async (clientId, at) => (await silenceItemsOfClient(clientId, at)).map((item) => asPreviewed(item, body.rule.id)),
         evaluatorFor: (type) => RULE_EVALUATORS[type],
         vehicleClock: vehicleClockConfig(),
+        maxEventAgeSeconds: maxEventAgeConfig(),
+        ...(body.evaluatedAt === undefined ? {} : { evaluatedAt: Date.parse(body.evaluatedAt) }),
       });
 
       // side addresses and the rule's own chats are written in the owner's language (delivery's planDelivery)

@@ -19,6 +19,7 @@ import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { checkedRule } from '../checked-rule';
 import { askSideAddresses, requireSideAddressRoom } from '../side-address-confirmation';
+import { recipientProblems } from '../recipient-problems';
 import { sideAddressProblems } from '../side-address-problems';
 import { limitAsHttp } from '../limit-checks';
 import { limits } from '../limits';
@@ -136,9 +137,10 @@ export const notificationRoutes = [
     summary: 'Read one notification rule',
     description:
       'The rule with its settings, when it belongs to your client or one below it (otherwise 404). The ETag header carries its version, for an If-Match on the next replace or delete. ' +
-      '`problems` also names each side address that gets no alerts although it is on the rule: its confirmation waits for the ' +
-      "client's daily budget (with the time it resumes), the client's confirmations are stopped after bounces or complaints, or the " +
-      'address unsubscribed from every rule of the client.',
+      '`problems` also names each recipient a switched-on channel does not reach yet (`recipientIds.<i>`: no Telegram chat linked for ' +
+      'toTelegram, no phone registered for toMobile, the user disabled or gone), and each side address that gets no alerts although ' +
+      "it is on the rule: its confirmation waits for the client's daily budget (with the time it resumes), the client's confirmations " +
+      'are stopped after bounces or complaints, or the address unsubscribed from every rule of the client.',
     auth: true,
     writes: false,
     params: idParamsSchema,
@@ -147,7 +149,12 @@ export const notificationRoutes = [
     errors: [404],
     async handle({ params, caller, now }) {
       const rule = await visibleRule(params.id, caller);
-      const problems = [...((await problemsOf([rule])).get(rule.id)?.problems ?? []), ...(await sideAddressProblems(rule, now))];
+      const [ruleProblems, recipients, sideAddresses] = await Promise.all([
+        problemsOf([rule]),
+        recipientProblems(rule),
+        sideAddressProblems(rule, now),
+      ]);
+      const problems = [...(ruleProblems.get(rule.id)?.problems ?? []), ...recipients, ...sideAddresses];
       return { body: { ...toRecord(rule), ...(problems.length > 0 ? { problems } : {}) }, headers: etag(rule.version) };
     },
   }),
@@ -162,9 +169,10 @@ export const notificationRoutes = [
       'Returns the stored record with its new id. A null userId makes the caller the owner. Geozones, recipients and the owner must ' +
       'belong to your clients, and so must vehicles: an unknown vehicle id is refused like a foreign one. An address rule (type 10) ' +
       'sent without latitude and longitude has them found from settings.address by the geocoder and stored (400 where the ' +
-      'installation has none, or it finds no place; 503 when it does not answer). A channel switched on must reach someone, otherwise 400 ' +
-      'naming it: toEmail an enabled recipient, enableSideEmails an address, toTelegram a chat in telegrams or a recipient with a linked ' +
-      'chat, toMobile a recipient with a registered phone. An unknown field is answered 400 naming it; the read-only fields of the answer ' +
+      'installation has none, or it finds no place; 503 when it does not answer). A channel switched on must be able to reach someone, ' +
+      'otherwise 400 naming it: toEmail and toMobile a recipient, enableSideEmails an address, toTelegram a chat in telegrams or a ' +
+      'recipient. Recipients need not have linked a Telegram chat or registered a phone yet: `problems` in the answer names each one ' +
+      'a channel does not reach yet (as GET does), and alerts reach them once they do. An unknown field is answered 400 naming it; the read-only fields of the answer ' +
       '(id, version, parentName, expiresAt, problems) are taken and ignored. Side addresses (enableSideEmails) that were ' +
       "never asked are sent their confirmation link now (one per mailbox: `a+x@d` and `A@d` are one; at most the client's daily " +
       'budget, the rest the next day); alerts to an address wait for its confirmation for up to 24 hours. Side addresses new to ' +
@@ -182,7 +190,8 @@ export const notificationRoutes = [
         .catch(limitAsHttp)
         .catch(staleAsConflict);
       await askSideAddresses(rule, now);
-      return { body: toRecord(rule), headers: etag(rule.version) };
+      const problems = await recipientProblems(rule);
+      return { body: { ...toRecord(rule), ...(problems.length > 0 ? { problems } : {}) }, headers: etag(rule.version) };
     },
   }),
 
@@ -196,7 +205,8 @@ export const notificationRoutes = [
       'Replaces the whole record: a field not sent is reset to its default. Answers "Success" (the new version is in the ETag header). ' +
       'A version in the body or an If-Match header must equal the stored version, otherwise 409. The record as GET answers it may be ' +
       'sent back: parentName, expiresAt and problems are ignored; any other unknown field is answered 400 naming it. Channels are ' +
-      'checked as on create. Side addresses never asked are sent their confirmation link, and new ones count against the ' +
+      'checked as on create; recipients and Telegram chats already on the rule (for the same client) are not checked again, so a ' +
+      'recipient who was disabled or unlinked a chat since never makes an edit fail (GET names them in `problems`). Side addresses never asked are sent their confirmation link, and new ones count against the ' +
       "client's cap of unconfirmed addresses, as on creation.",
     auth: true,
     writes: true,
@@ -208,7 +218,7 @@ export const notificationRoutes = [
       const previous = await visibleRule(body.id, caller);
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
       requireVersion(previous, 'notification', body.version, ifMatchVersion(headers));
-      const owned = await checkedRule(body, caller);
+      const owned = await checkedRule(body, caller, previous);
       const { id } = body;
       await requireSideAddressRoom(owned, now);
       const next: StoredRule = {

@@ -1,4 +1,4 @@
-import { openRun } from '../../pipeline/noise-budget';
+import { openRun, runDetail } from '../../pipeline/noise-budget';
 import { SUPPRESSION_REASONS } from '../../pipeline/event-admission';
 import { isEffective } from '../../rules/lifecycle';
 import { getVehicles } from '../../store/directory-store';
@@ -29,7 +29,9 @@ export const suppressedRoutes = [
     description:
       'Body { ruleId, vehicleId, from, to }: the evaluations of the rule for the vehicle that did not become alerts, as runs of one reason ' +
       '(first and last time, count) overlapping [from, to], newest first: outsideSchedule, outsideZones / insideZones (the zone condition), ' +
-      'cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration). A run closes when an alert goes out or another reason begins; the last ' +
+      'cooldown, maxPerDay, staleMessage (a late or repeated message), belowMinDuration (an episode that ended before its minimum duration), ' +
+      'tooOld (raised by a message older than settings.maxEventAge when evaluated, with the oldest age in `age`), ' +
+      'silenced (a maintenance silence held it back; silenceId names it). A run closes when an alert goes out or another reason begins; the last ' +
       '16 closed runs and the open one are kept, for 30 days after the last. `now` says why the rule raises nothing for the vehicle at all at ' +
       "the moment (switched off, out of its period, not watching the vehicle, the vehicle not its client's). The rule and the vehicle must be " +
       'of your scope, else 404.',
@@ -45,12 +47,15 @@ export const suppressedRoutes = [
       const rule = await getRule(body.ruleId);
       if (!rule || !(await caller.scope.includes(rule.parentId))) throw notFound(`notification ${body.ruleId}`);
       const [logged, item] = await Promise.all([readSuppressedRuns(body.vehicleId, body.ruleId, now), loadVehicleState(body.vehicleId)]);
-      const runs: Run[] = logged.flatMap(([code, first, last, count]) => {
+      const runs: Run[] = logged.flatMap(([code, first, last, count, detail]) => {
         const reason = SUPPRESSION_REASONS[code];
-        return reason === undefined ? [] : [{ reason, first: iso(first), last: iso(last), count, open: false }];
+        return reason === undefined ? [] : [{ reason, first: iso(first), last: iso(last), count, open: false, ...runDetail(detail) }];
       });
       const open = openRun(item.state?.noise?.[String(body.ruleId)]);
-      if (open) runs.push({ reason: open.reason, first: iso(open.first), last: iso(open.last), count: open.count, open: true });
+      if (open) {
+        const { reason, first, last, count, ...detail } = open;
+        runs.push({ reason, first: iso(first), last: iso(last), count, open: true, ...detail });
+      }
       const from = Date.parse(body.from);
       const to = Date.parse(body.to);
       const inWindow = runs

@@ -13,7 +13,7 @@ import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 
 /** The user, when it exists and belongs to a client of the caller's scope; otherwise 404. */
-async function visibleUser(id: string, caller: Caller): Promise<StoredUser> {
+export async function visibleUser(id: string, caller: Caller): Promise<StoredUser> {
   const user = await getUser(id);
   if (!user || !(await caller.scope.includes(user.parentId))) throw notFound(`user ${id}`);
   return user;

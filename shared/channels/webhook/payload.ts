@@ -20,5 +20,6 @@ export function webhookPayload(alert: Alert, vehicleName: string): WebhookAlertP
       speed: alert.event.speed,
       values: alert.event.values,
     },
+    ...(alert.afterSilence ? { afterSilence: true as const } : {}),
   };
 }

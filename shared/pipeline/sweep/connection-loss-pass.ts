@@ -104,5 +104,6 @@ export function connectionLossStep(evaluatorFor: EvaluatorLookup, now: number, v
         zones: vehicleRules.zones,
       },
       evaluatorFor,
+      ...(vehicleRules.silences ? { silences: vehicleRules.silences } : {}),
     });
 }

@@ -12,8 +12,9 @@ import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
 /**
- * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget, e-mail
- * digests due (alert e-mails held while the SES daily quota was nearly used), then
+ * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget,
+ * digests due (alert e-mails held while the SES daily quota was nearly used, and what a user's quiet hours
+ * held once they end), then
  * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due. A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
@@ -49,7 +50,7 @@ export interface SweepReport {
   abandoned: string[];
   /** Confirmation links handed back after waiting for their client's daily budget. */
   confirmationsResumed: number;
-  /** Recipients' digests of held alert e-mails handed to the deliver function. */
+  /** Recipients' digests (held near the SES quota, or during quiet hours) handed to the deliver function. */
   digestsEnqueued: number;
   /** Alerts closed after their rule's autoCloseHours. */
   autoClosed: string[];

@@ -91,7 +91,8 @@ export async function putAlert(
   rule: StoredRule,
   vehicleId: number,
   event: Partial<Alert['event']> = {},
-  fields: Partial<Pick<Alert, 'severity'>> = {},
+  /** Other fields of the stored alert, such as a `severity`. */
+  fields: Partial<Omit<Alert, 'event'>> = {},
 ): Promise<Alert> {
   await putIfAbsent({ ...directoryKeys.vehicle(vehicleId), vehicleId, name: `Vehicle ${vehicleId}`, parentId: rule.parentId });
   const time = new Date(Date.parse('2026-03-01T10:00:00.000Z') + nextAlert * 1000).toISOString();

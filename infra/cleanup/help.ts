@@ -1,0 +1,28 @@
+import { DEFAULT_STACK_NAME, KEY_DELETION_WINDOW_DAYS, STACK_TAG } from '../stack-facts';
+
+export const USAGE = [
+  'Usage: npm run cleanup -- --stack NAME [--region R] [--profile P] [--yes] [--help]',
+  '',
+  'Removes what `npx cdk destroy` left of a fleetwatch stack, which destroys its data for good:',
+  '  AWS::DynamoDB::Table         turns deletion protection off, then deletes the table',
+  '  AWS::Logs::LogGroup          deletes the log group',
+  `  AWS::KMS::Key                schedules its deletion in ${KEY_DELETION_WINDOW_DAYS} days (a key already scheduled is skipped)`,
+  '  AWS::SecretsManager::Secret  deletes it without a recovery window (its value is never read)',
+  'Any other kind it finds is listed and left alone: remove it by hand.',
+  '',
+  `It finds them by their ${STACK_TAG} tag and, for an installation deployed before the tag, the tables`,
+  'and log groups CloudFormation named <stack>-<logical id>-<suffix>. It refuses while CloudFormation still',
+  'has the stack in any status but DELETE_COMPLETE.',
+  '',
+  'Without --yes it is a dry run: it lists each resource and what it would do, and removes nothing.',
+  'Exits 0 when done, 1 when a removal or a lookup failed (after trying every resource), 2 on a bad option',
+  'or while the stack still exists.',
+  '',
+  'Options:',
+  `  --stack NAME   the stack's name, as -c stackName gave it (default: ${DEFAULT_STACK_NAME})`,
+  "  --region R     the stack's region (default: AWS_REGION or the profile's region)",
+  '  --profile P    named profile of the AWS config (default: AWS_PROFILE or the default chain)',
+  '  --yes          remove them; without it, only list them',
+  '  -h, --help     this text',
+  '',
+].join('\n');
