@@ -23,7 +23,7 @@ const ruleBody = {
   vehicleIds: [40117],
   geoids: [12],
   fieldids: [],
-  settings: { limit: '80', minDuration: '10', zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: '600' },
+  settings: { limit: '80', minDuration: '10', zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: '600', severity: 'critical' },
   toEmail: true,
   recipientIds: [EXAMPLE_USER_ID],
   enableSideEmails: false,
@@ -43,7 +43,7 @@ const ruleBody = {
 
 export const ruleCreateExample = {
   ...ruleBody,
-  settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: 600 },
+  settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: 600, severity: 'critical' },
 };
 export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
 /** A rule as GET answers it, with a recipient Telegram does not reach yet and what keeps two of its side addresses from getting alerts. */
@@ -88,7 +88,14 @@ export const prolongationAnswerExample = [
   { id: 9, expiresAt: '2027-02-23T08:00:00.000Z', clamped: true },
 ];
 
-export const historyExample = { parentId: EXAMPLE_CLIENT_ID, vehicleId: 40117, from: '2026-11-24T00:00:00Z', to: '2026-11-25T00:00:00Z', limit: 50 };
+export const historyExample = {
+  parentId: EXAMPLE_CLIENT_ID,
+  vehicleId: 40117,
+  from: '2026-11-24T00:00:00Z',
+  to: '2026-11-25T00:00:00Z',
+  severity: ['warning', 'critical'],
+  limit: 50,
+};
 export const historyAnswerExample = {
   items: [
     {
@@ -113,6 +120,7 @@ export const historyAnswerExample = {
         'telegram:-1001234567890': { status: 'sent', at: '2026-11-24T09:14:07.180Z', attempts: 1 },
       },
       stored: true,
+      severity: 'critical',
       state: 'acknowledged',
       acknowledgement: { state: 'acknowledged', at: '2026-11-24T09:20:31.000Z', by: 'dispatcher', via: 'telegram' },
       lifecycle: [{ state: 'acknowledged', at: '2026-11-24T09:20:31.000Z', by: 'dispatcher', via: 'telegram' }],

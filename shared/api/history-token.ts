@@ -16,6 +16,8 @@ export interface HistoryTokenQuery {
   ruleId?: number | undefined;
   vehicleId?: number | undefined;
   state?: string | undefined;
+  /** The severity filter, each level once, least first. */
+  severities?: readonly string[] | undefined;
   from: string;
   to: string;
 }
@@ -31,7 +33,7 @@ export const forgetHistoryTokenKey = () => historyTokenKey.forget();
 // a timeKey is `<ISO time>#<alert id>`
 const positionSchema = z.object({ before: z.string().min(1).max(200) });
 
-// the state filter joins the binding only when given, so tokens of queries without it stay as they were
+// the state and severity filters join the binding only when given, so tokens of queries without them stay as they were
 const binding = (query: HistoryTokenQuery) =>
   JSON.stringify([
     query.clientId,
@@ -41,6 +43,7 @@ const binding = (query: HistoryTokenQuery) =>
     query.from,
     query.to,
     ...(query.state === undefined ? [] : [query.state]),
+    ...(query.severities === undefined ? [] : [{ severities: query.severities }]),
   ]);
 
 export async function encodeHistoryToken(before: string, query: HistoryTokenQuery): Promise<string> {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { guidSchema, notificationBodySchema, notificationSchema, ruleTypeSchema, type NotificationBody } from '../schemas/notification';
 import { ruleProblems } from '../rules/rule-validation';
 import { settingsReferenceMarkdown } from '../rules/settings-reference';
-import { alertSchema, alertStateSchema } from '../schemas/alert';
+import { SEVERITIES, alertSchema, alertStateSchema, severitySchema } from '../schemas/alert';
 import { geozoneBodySchema, geozoneSchema, refuseMismatchedGeometry } from '../schemas/geozone';
 import { unsupportedGeometryIssues } from '../geo/supported-geometry';
 import { pushDeviceSchema, telegramChatSchema } from '../schemas/directory';
@@ -142,10 +142,23 @@ export const historyBodySchema = strictBody({
   to: z.iso.datetime({ offset: true }),
   limit: z.number().int().min(1).max(1_000).default(100),
   state: alertStateSchema.optional().describe('only alerts in this state (open, acknowledged, cleared, closed)'),
+  severity: z
+    .union([severitySchema, z.array(severitySchema).min(1).max(SEVERITIES.length)])
+    .optional()
+    .describe(
+      "only alerts of this severity, or of any of these: info, warning, critical (an alert stored before severities counts as its type's default)",
+    ),
   nextToken: z.string().min(1).max(2_000).optional(),
 }).refine((query) => Date.parse(query.from) <= Date.parse(query.to), { path: ['to'], message: 'to must not be before from' });
 
-export const historyResponseSchema = z.object({ items: z.array(alertSchema), nextToken: z.string().nullable() });
+/** An alert as the history answers it: always with its severity. */
+const historyAlertSchema = alertSchema.extend({
+  severity: severitySchema.describe(
+    "info, warning or critical, decided when the alert was raised from its rule's settings.severity or the type's default; an alert stored before severities answers its type's default",
+  ),
+});
+
+export const historyResponseSchema = z.object({ items: z.array(historyAlertSchema), nextToken: z.string().nullable() });
 
 export const geozoneSummarySchema = z.object({
   id: z.number().int(),

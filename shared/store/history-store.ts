@@ -1,7 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { alertSchema, type Alert, type AlertState } from '../schemas/alert';
+import { alertSchema, type Alert, type AlertState, type Severity } from '../schemas/alert';
+import { severityOf } from '../rules/severity';
 import { batchGetItems } from './batch-get';
 
 /**
@@ -27,10 +28,15 @@ export interface HistoryQuery {
   state?: AlertState;
   /** When given, alerts of other clients are left out (used with the vehicle index). */
   parentIds?: ReadonlySet<string>;
+  /** Only alerts of these severities (one stored before severities has its type's default). */
+  severities?: ReadonlySet<Severity>;
 }
 
+/** An alert as the history answers it: with its severity, an older alert's read as its type's default. */
+export type HistoryAlert = Alert & { severity: Severity };
+
 export interface HistoryPage {
-  items: Alert[];
+  items: HistoryAlert[];
   /** Where the next page starts (exclusive) when more may follow: the last item's timeKey, or how far the reads got. */
   cursor: string | null;
 }
@@ -52,7 +58,47 @@ interface PartitionRead {
   stoppedAt?: string;
 }
 
+/**
+ * Rounds of index pages one request reads for the severity filter before it answers a page short: the filter is
+ * judged on the alerts themselves, after they are read by key (see queryHistory).
+ */
+export const MAX_SEVERITY_ROUNDS = 4;
+
+/**
+ * A page of the history. The severity filter is applied to the alerts read by key, not in the index: the history
+ * indexes hold only what never changes while an alert is delivered (tables.ts), a new attribute there would mean
+ * building both indexes anew on every installation (docs/deploy.md), and an alert stored before severities has
+ * none to filter on (its severity follows from its type and event, which the index does not hold). So with the
+ * filter, index pages are read round after round, from where the last one ended, until `limit` alerts match or
+ * MAX_SEVERITY_ROUNDS rounds were read; the page may then hold fewer, with a cursor, as any page may.
+ */
 export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
+  const matched: { alert: HistoryAlert; timeKey: string }[] = [];
+  const answer = (cursor: string | null): HistoryPage => ({ items: matched.map(({ alert }) => alert), cursor });
+  let before = query.before;
+  for (let round = 1; ; round++) {
+    const page = await indexPage({ ...query, before });
+    const read = await readAlerts(page.found.map((entry) => entry.alertId));
+    for (const { alertId, timeKey } of page.found) {
+      const alert = read.get(alertId);
+      if (!alert || (query.severities && !query.severities.has(alert.severity))) continue;
+      // a full page ends at its last alert: the matches read beyond it start the next
+      if (matched.length === query.limit) return answer(matched.at(-1)!.timeKey);
+      matched.push({ alert, timeKey });
+    }
+    if (page.cursor === null || matched.length === query.limit || !query.severities || round === MAX_SEVERITY_ROUNDS) return answer(page.cursor);
+    before = page.cursor;
+  }
+}
+
+interface IndexPage {
+  /** Up to `limit` entries, newest first. */
+  found: Found[];
+  cursor: string | null;
+}
+
+/** One page of the index entries, merged over the partitions, without reading the alerts. */
+async function indexPage(query: HistoryQuery): Promise<IndexPage> {
   const partitions =
     query.source.kind === 'vehicle'
       ? [{ index: 'byVehicleTime', name: 'vehicleId', value: query.source.vehicleId as string | number }]
@@ -67,20 +113,21 @@ export async function queryHistory(query: HistoryQuery): Promise<HistoryPage> {
   found.sort((a, b) => (a.timeKey < b.timeKey ? 1 : a.timeKey > b.timeKey ? -1 : 0));
   const page = found.slice(0, query.limit);
   const cursor = found.length > query.limit ? page.at(-1)!.timeKey : (horizon ?? null);
-  return { items: await readAlerts(page.map((entry) => entry.alertId)), cursor };
+  return { found: page, cursor };
 }
 
-/** The alerts themselves, in the order of their ids; one that expired since the index was read is left out. */
-async function readAlerts(alertIds: readonly string[]): Promise<Alert[]> {
+/** The alerts themselves, by id, each with its severity; one that expired since the index was read is left out. */
+async function readAlerts(alertIds: readonly string[]): Promise<Map<string, HistoryAlert>> {
   const items = await batchGetItems(
     resourcesConfig().ALERTS_TABLE,
     alertIds.map((alertId) => ({ alertId })),
   );
-  const byId = new Map(items.map((item) => [String(item.alertId), item]));
-  return alertIds.flatMap((alertId) => {
-    const parsed = alertSchema.safeParse(byId.get(alertId));
-    return parsed.success ? [parsed.data] : [];
-  });
+  const alerts = new Map<string, HistoryAlert>();
+  for (const item of items) {
+    const parsed = alertSchema.safeParse(item);
+    if (parsed.success) alerts.set(parsed.data.alertId, { ...parsed.data, severity: severityOf(parsed.data) });
+  }
+  return alerts;
 }
 
 function filterOf(query: HistoryQuery): string {

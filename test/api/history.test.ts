@@ -192,6 +192,105 @@ describe('alert history', () => {
     expect(ids(await history(tokens.root, { vehicleId: 555, from: '2026-02-10T10:03:40Z', to: '2026-02-10T13:00:00Z' }))).toEqual([after]);
   });
 
+  describe('severity', () => {
+    const window = { from: at(100), to: at(200) };
+    const severity: Record<string, string> = {};
+    const newestFirst: string[] = [];
+
+    /** An alert as evaluate raises it at minute 100 + `minute`; `legacy`: stored before severities, without one. */
+    async function raise(ruleId: number, minute: number, kind = 'speeding', legacy = false) {
+      const rule = (await getRule(ruleId))!;
+      const event = { kind, time: at(100 + minute), latitude: 55.7, longitude: 37.6, speed: 120, values: { limit: 90 } };
+      const { severity: raisedWith, ...item } = buildAlertItem(rule, 888, event, Date.parse(at(100 + minute)));
+      await documentClient().send(
+        new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: legacy ? item : { ...item, severity: raisedWith } }),
+      );
+      newestFirst.unshift(item.alertId);
+      return item.alertId;
+    }
+    const create = async (body: object) =>
+      (await api.POST('/api/v3/notifications', { headers: session(tokens.root), body: body as JsonBody<'createNotificationRule'> })).data!;
+
+    beforeAll(async () => {
+      await registerVehicle({ vehicleId: 888, name: 'Truck 888', parentId: tenants.root.agentId }, { allowMove: true });
+      const critical = await create(ruleBody(tenants.root.agentId, { vehicleIds: [888], settings: { limit: '90', severity: 'critical' } }));
+      const info = await create(ruleBody(tenants.root.agentId, { vehicleIds: [888], settings: { limit: '90', severity: 'info' } }));
+      const panic = await create(ruleBody(tenants.root.agentId, { type: 6, vehicleIds: [888], settings: {} }));
+      severity[await raise(critical.id, 1)] = 'critical';
+      severity[await raise(rules.root, 2)] = 'warning';
+      severity[await raise(info.id, 3)] = 'info';
+      // stored before severities: a panic press reads as critical, a speeding alert as warning
+      severity[await raise(panic.id, 4, 'panic', true)] = 'critical';
+      severity[await raise(critical.id, 5)] = 'critical';
+      severity[await raise(rules.root, 6)] = 'warning';
+      severity[await raise(rules.root, 7, 'speeding', true)] = 'warning';
+      severity[await raise(critical.id, 8)] = 'critical';
+      // the rule turned to info: its alerts from now on are info, the earlier ones stay critical
+      const edited = await api.PUT('/api/v3/notifications', {
+        headers: session(tokens.root),
+        body: { ...critical, settings: { limit: '90', severity: 'info' } },
+      });
+      expect(edited.response.status).toBe(200);
+      severity[await raise(critical.id, 9)] = 'info';
+    });
+
+    const matching = (...levels: string[]) => newestFirst.filter((alertId) => levels.includes(severity[alertId]!));
+
+    it('answers each alert with the severity it was raised with, an older one with its type default', async () => {
+      const response = await history(tokens.root, window);
+      expect(response.response.status).toBe(200);
+      expect(Object.fromEntries(response.data!.items.map((item) => [item.alertId, item.severity]))).toEqual(severity);
+      expect(ids(response)).toEqual(newestFirst);
+    });
+
+    it('filters by one severity or a list of them, alerts stored before severities by their type default', async () => {
+      expect(ids(await history(tokens.root, { ...window, severity: 'critical' }))).toEqual(matching('critical'));
+      expect(ids(await history(tokens.root, { ...window, severity: ['warning'] }))).toEqual(matching('warning'));
+      expect(ids(await history(tokens.root, { ...window, severity: ['info', 'critical'] }))).toEqual(matching('info', 'critical'));
+      expect(ids(await history(tokens.root, { ...window, severity: ['info', 'warning', 'critical'] }))).toEqual(newestFirst);
+      expect(ids(await history(tokens.root, { ...window, vehicleId: 888, ruleId: rules.root, severity: 'warning' }))).toEqual(matching('warning'));
+      expect(ids(await history(tokens.root, { ...window, state: 'acknowledged', severity: 'critical' }))).toEqual([]);
+    });
+
+    it('fills a filtered page from further index pages, and pages on without losing or repeating an alert', async () => {
+      // the first index page of two holds one critical alert: the page reads on for the second
+      const first = await history(tokens.root, { ...window, severity: 'critical', limit: 2 });
+      expect(ids(first)).toEqual(matching('critical').slice(0, 2));
+      const seen: string[] = [];
+      let nextToken: string | undefined;
+      let pages = 0;
+      do {
+        const response = await history(tokens.root, { ...window, severity: ['critical', 'info'], limit: 1, ...(nextToken ? { nextToken } : {}) });
+        expect(response.response.status).toBe(200);
+        expect(response.data!.items.length).toBeLessThanOrEqual(1);
+        seen.push(...ids(response));
+        nextToken = response.data!.nextToken ?? undefined;
+        pages++;
+      } while (nextToken && pages < 20);
+      expect(seen).toEqual(matching('info', 'critical'));
+    });
+
+    it('binds a token to its severity filter: the same levels in another order read on, other levels are 400', async () => {
+      const token = (await history(tokens.root, { ...window, severity: ['critical', 'info'], limit: 1 })).data!.nextToken!;
+      expect(token).toEqual(expect.any(String));
+      expect((await history(tokens.root, { ...window, severity: ['info', 'critical'], limit: 1, nextToken: token })).response.status).toBe(200);
+      for (const other of [{ severity: 'critical' as const }, {}]) {
+        const refused = await history(tokens.root, { ...window, ...other, limit: 1, nextToken: token });
+        expect(refused.response.status).toBe(400);
+        expect(refused.error?.issues?.map((issue) => issue.path)).toEqual(['nextToken']);
+      }
+    });
+
+    it('answers 400 naming severity for a level that is not one', async () => {
+      for (const bad of ['urgent', [], ['critical', 'urgent']]) {
+        // @ts-expect-error a severity the document does not allow, on purpose
+        const response = await history(tokens.root, { ...window, severity: bad });
+        expect(response.response.status, JSON.stringify(bad)).toBe(400);
+        expect(response.error?.issues?.[0]?.path, JSON.stringify(bad)).toMatch(/^severity/);
+      }
+    });
+  });
+
   it('reads a bounded number of pages per request, and pages on past alerts that do not match', async () => {
     await registerVehicle({ vehicleId: 777, name: 'Truck 777', parentId: tenants.root.agentId }, { allowMove: true });
     const stored = await writeAlert(rules.root, 777, 40);

@@ -375,7 +375,7 @@ export interface paths {
     put?: never;
     /**
      * Stored alerts, newest first
-     * @description Alerts of rules with stored: true whose event time lies in [from, to], of a client and the clients below it (default: your own), optionally of one rule or one vehicle (each of your scope, else 404), and in one state (open, acknowledged, cleared, closed; alerts stored before states existed count as open). Each alert carries its state, its acknowledgement and its lifecycle. A page may hold fewer than limit alerts, even none, while nextToken is not null: each request reads a bounded number of pages. Pass nextToken from the previous page, with the same query, to read on: a token is signed for the query that returned it, and any other token answers 400 naming nextToken.
+     * @description Alerts of rules with stored: true whose event time lies in [from, to], of a client and the clients below it (default: your own), optionally of one rule or one vehicle (each of your scope, else 404), in one state (open, acknowledged, cleared, closed; alerts stored before states existed count as open), and of one severity or several (info, warning, critical; alerts stored before severities count as their type's default). Each alert carries its severity, its state, its acknowledgement and its lifecycle. A page may hold fewer than limit alerts, even none, while nextToken is not null: each request reads a bounded number of pages. Pass nextToken from the previous page, with the same query, to read on: a token is signed for the query that returned it, and any other token answers 400 naming nextToken.
      */
     post: operations['findAlerts'];
     delete?: never;
@@ -3496,7 +3496,8 @@ export interface operations {
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
-           *         "maxEventAge": "600"
+           *         "maxEventAge": "600",
+           *         "severity": "critical"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -3949,7 +3950,8 @@ export interface operations {
          *         "minDuration": "10",
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
-         *         "maxEventAge": "600"
+         *         "maxEventAge": "600",
+         *         "severity": "critical"
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -4522,7 +4524,8 @@ export interface operations {
          *         "minDuration": 10,
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
-         *         "maxEventAge": 600
+         *         "maxEventAge": 600,
+         *         "severity": "critical"
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -4941,7 +4944,8 @@ export interface operations {
            *         "minDuration": "10",
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
-           *         "maxEventAge": "600"
+           *         "maxEventAge": "600",
+           *         "severity": "critical"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -6487,6 +6491,10 @@ export interface operations {
          *       "vehicleId": 40117,
          *       "from": "2026-11-24T00:00:00Z",
          *       "to": "2026-11-25T00:00:00Z",
+         *       "severity": [
+         *         "warning",
+         *         "critical"
+         *       ],
          *       "limit": 50
          *     }
          */
@@ -6506,6 +6514,8 @@ export interface operations {
            * @enum {string}
            */
           state?: 'open' | 'acknowledged' | 'cleared' | 'closed';
+          /** @description only alerts of this severity, or of any of these: info, warning, critical (an alert stored before severities counts as its type's default) */
+          severity?: ('info' | 'warning' | 'critical') | ('info' | 'warning' | 'critical')[];
           nextToken?: string;
         };
       };
@@ -6557,6 +6567,7 @@ export interface operations {
            *             }
            *           },
            *           "stored": true,
+           *           "severity": "critical",
            *           "state": "acknowledged",
            *           "acknowledgement": {
            *             "state": "acknowledged",
@@ -6636,10 +6647,10 @@ export interface operations {
               parkedAt?: string;
               stored: boolean;
               /**
-               * @description info, warning or critical, decided when the alert was raised from its rule's settings.severity or the type's default
+               * @description info, warning or critical, decided when the alert was raised from its rule's settings.severity or the type's default; an alert stored before severities answers its type's default
                * @enum {string}
                */
-              severity?: 'info' | 'warning' | 'critical';
+              severity: 'info' | 'warning' | 'critical';
               /**
                * @description open, acknowledged, cleared (its episode ended) or closed (by a person, or automatically)
                * @default open

@@ -6,6 +6,7 @@ import { decodeHistoryToken, encodeHistoryToken, type HistoryTokenQuery } from '
 import { defineRoute } from '../route';
 import { historyBodySchema, historyResponseSchema } from '../schemas';
 import { historyAnswerExample, historyExample } from '../examples';
+import { SEVERITIES } from '../../schemas/alert';
 
 export const historyRoutes = [
   defineRoute({
@@ -16,8 +17,9 @@ export const historyRoutes = [
     summary: 'Stored alerts, newest first',
     description:
       'Alerts of rules with stored: true whose event time lies in [from, to], of a client and the clients below it (default: your own), ' +
-      'optionally of one rule or one vehicle (each of your scope, else 404), and in one state (open, acknowledged, cleared, closed; alerts stored ' +
-      'before states existed count as open). Each alert carries its state, its acknowledgement and its lifecycle. A page may hold fewer than limit alerts, even none, ' +
+      'optionally of one rule or one vehicle (each of your scope, else 404), in one state (open, acknowledged, cleared, closed; alerts stored ' +
+      'before states existed count as open), and of one severity or several (info, warning, critical; alerts stored before severities count as ' +
+      "their type's default). Each alert carries its severity, its state, its acknowledgement and its lifecycle. A page may hold fewer than limit alerts, even none, " +
       'while nextToken is not null: each request reads a bounded number of pages. Pass nextToken from the previous page, with the same query, to read on: ' +
       'a token is signed for the query that returned it, and any other token answers 400 naming nextToken.',
     auth: true,
@@ -29,12 +31,15 @@ export const historyRoutes = [
     async handle({ body, caller }) {
       const from = new Date(body.from).toISOString();
       const to = new Date(body.to).toISOString();
+      const chosen = body.severity === undefined ? undefined : [body.severity].flat();
+      const severities = chosen && SEVERITIES.filter((level) => chosen.includes(level));
       const tokenQuery: HistoryTokenQuery = {
         clientId: caller.user.parentId,
         parentId: body.parentId,
         ruleId: body.ruleId,
         vehicleId: body.vehicleId,
         state: body.state,
+        severities,
         from,
         to,
       };
@@ -59,6 +64,7 @@ export const historyRoutes = [
         ruleId: body.ruleId,
         state: body.state,
         parentIds: new Set(clients),
+        ...(severities ? { severities: new Set(severities) } : {}),
       });
       return { body: { items: page.items, nextToken: page.cursor === null ? null : await encodeHistoryToken(page.cursor, tokenQuery) } };
     },
