@@ -1,3 +1,4 @@
+import { EXAMPLE_SILENCE_ID } from './silence-schemas';
 import { alertIdFor } from '../store/alert-id';
 import { EXAMPLE_CHILD_ID, EXAMPLE_CLIENT_ID, EXAMPLE_USER_ID } from './directory-schemas';
 
@@ -337,10 +338,16 @@ export const previewAnswerExample = {
       text:
         'Truck 17 is speeding: 102 km/h (limit 80 km/h).\nRule: Speeding\nTime: 2026-11-25 09:00 (Europe/Berlin)\n' +
         'Position: 52.52000, 13.40500 (https://www.openstreetmap.org/?mlat=52.52000&mlon=13.40500#map=16/52.52000/13.40500)',
+      severity: 'warning',
+      preferences: [
+        { userId: EXAMPLE_USER_ID, login: 'dispatcher', channel: 'email', reason: 'quietHours', until: '2026-11-25T13:00:00.000Z' },
+        { userId: EXAMPLE_USER_ID, login: 'dispatcher', channel: 'push', reason: 'quietHours', until: '2026-11-25T13:00:00.000Z' },
+      ],
     },
   ],
   suppressed: [
     { vehicleId: 40117, time: '2026-11-25T07:20:15.000Z', reason: 'tooOld', age: 2385 },
+    { vehicleId: 40117, time: '2026-11-25T07:45:00.000Z', reason: 'silenced', silenceId: EXAMPLE_SILENCE_ID },
     { vehicleId: 40117, time: '2026-11-25T08:00:20.000Z', reason: 'staleMessage' },
   ],
 };

@@ -3,6 +3,9 @@ import { EVENT_KINDS } from '../rules/event-kinds';
 import { SUPPRESSION_REASONS } from '../pipeline/event-admission';
 import { terminalMessageSchema } from '../schemas/terminal-message';
 import { utcTimeSchema } from '../schemas/notification';
+import { PREFERENCE_CHANNELS } from '../schemas/preferences';
+import { preferenceReasonSchema } from '../schemas/alert';
+import { severitySchema } from '../schemas/severity';
 import { notificationCreateBodySchema } from './schemas';
 import { strictBody } from './strict-body';
 
@@ -29,7 +32,8 @@ export const previewBodySchema = strictBody({
     .optional()
     .describe(
       "the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): " +
-        'to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it',
+        'to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it. ' +
+        "Recipients' quiet hours are judged at the same time",
     ),
 });
 
@@ -41,6 +45,24 @@ export const previewAlertSchema = z.object({
   text: z
     .string()
     .describe("the alert's e-mail text: the rule's own wording or the kind's template, in the rule owner's language and the rule's timezone"),
+  severity: severitySchema.describe("the alert's severity: the rule's settings.severity, else its type's default"),
+  preferences: z
+    .array(
+      z.object({
+        userId: z.string().describe('a recipient user of the rule'),
+        login: z.string(),
+        channel: z.enum(PREFERENCE_CHANNELS),
+        reason: preferenceReasonSchema.describe(
+          "quietHours: inside the user's quiet hours the e-mail or Telegram message would wait for the digest sent when they end " +
+            '(until), and a push notification would be skipped; minSeverity: the alert is below the least severity the user takes on the channel',
+        ),
+        until: z.iso.datetime().optional().describe('quietHours only: when the quiet hours end and the digest goes out, UTC'),
+      }),
+    )
+    .describe(
+      "what the recipients' own preferences (PUT /api/v3/users/{id}/preferences) would do to the alert, on each channel the rule uses, " +
+        'judged when the alert is raised (its arrival, or evaluatedAt); a recipient and channel not listed get the alert at once',
+    ),
 });
 
 export const previewSuppressionSchema = z.object({
@@ -66,3 +88,4 @@ export const previewResponseSchema = z.object({
 
 export type PreviewBody = z.infer<typeof previewBodySchema>;
 export type PreviewResponse = z.infer<typeof previewResponseSchema>;
+export type PreviewAlert = z.infer<typeof previewAlertSchema>;

@@ -75,7 +75,7 @@ export const silenceSchema = z.object({
 });
 export type SilenceRecord = z.infer<typeof silenceSchema>;
 
-const EXAMPLE_SILENCE_ID = `${EXAMPLE_CLIENT_ID}.2rnROxza7R0EhXIB0u3gtA`;
+export const EXAMPLE_SILENCE_ID = `${EXAMPLE_CLIENT_ID}.2rnROxza7R0EhXIB0u3gtA`;
 
 export const silenceCreateExample = {
   parentId: EXAMPLE_CLIENT_ID,

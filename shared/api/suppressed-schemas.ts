@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SUPPRESSION_REASONS } from '../pipeline/event-admission';
 import { strictBody } from './strict-body';
+import { EXAMPLE_SILENCE_ID } from './silence-schemas';
 
 /** Body of POST /api/v3/notifications/suppressed: one rule, one vehicle, a time window. */
 export const suppressedBodySchema = strictBody({
@@ -47,6 +48,7 @@ export const suppressedAnswerExample: SuppressedResponse = {
   runs: [
     { reason: 'cooldown', first: '2026-11-24T09:20:11.000Z', last: '2026-11-24T09:31:40.000Z', count: 3, open: true },
     { reason: 'tooOld', first: '2026-11-24T06:12:30.000Z', last: '2026-11-24T06:40:05.000Z', count: 4, open: false, age: 6115 },
+    { reason: 'silenced', first: '2026-11-24T10:05:00.000Z', last: '2026-11-24T15:47:10.000Z', count: 9, open: false, silenceId: EXAMPLE_SILENCE_ID },
     { reason: 'outsideSchedule', first: '2026-11-24T05:02:00.000Z', last: '2026-11-24T07:58:30.000Z', count: 14, open: false },
   ],
   now: [],

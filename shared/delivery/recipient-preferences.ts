@@ -14,8 +14,32 @@ export interface PreferredPlan extends DeliveryPlan {
 
 const isPreferenceChannel = (channel: string): channel is PreferenceChannel => (PREFERENCE_CHANNELS as readonly string[]).includes(channel);
 
+/** What a user's preferences do to an alert on one channel at a time: hold it, skip it, or nothing (null). */
+export type PreferenceVerdict =
+  | { reason: 'minSeverity'; minimum: Severity }
+  /** Inside quiet hours until `until` (epoch ms): e-mail and Telegram wait for the digest, push is skipped. */
+  | { reason: 'quietHours'; until: number };
+
 /**
- * Applies each recipient user's preferences to its targets, at `now`:
+ * The one judgement of a user's preferences on an alert of `severity` on `channel` at `now`: below the user's
+ * least severity on the channel, the channel is skipped; inside quiet hours, anything but critical waits.
+ * Pure: no I/O.
+ */
+export function preferenceVerdict(
+  user: Pick<StoredUser, 'preferences'>,
+  channel: PreferenceChannel,
+  severity: Severity,
+  now: number,
+): PreferenceVerdict | null {
+  const preferences = preferencesOf(user);
+  const minimum = preferences.minSeverity[channel];
+  if (isBelow(severity, minimum)) return { reason: 'minSeverity', minimum };
+  const until = preferences.quietHours && severity !== 'critical' ? quietHoursEnd(preferences.quietHours, now) : null;
+  return until === null ? null : { reason: 'quietHours', until };
+}
+
+/**
+ * Applies each recipient user's preferences to its targets, at `now` (preferenceVerdict):
  * - below the user's least severity on the channel: skipped (`minSeverity`);
  * - inside the user's quiet hours, unless critical: an e-mail or Telegram target stays in the plan but is to be held
  *   for the digest sent when they end (`quietUntil`); a push target is skipped (`quietHours`), since a push
@@ -30,32 +54,30 @@ export function applyPreferences(plan: DeliveryPlan, users: readonly StoredUser[
   const quietUntil = new Map<string, number>();
   for (const target of plan.targets) {
     const user = target.userId === undefined ? undefined : byId.get(target.userId);
-    if (!user || !isPreferenceChannel(target.channel)) {
+    const verdict = user && isPreferenceChannel(target.channel) ? preferenceVerdict(user, target.channel, severity, now) : null;
+    if (!user || !verdict) {
       targets.push(target);
       continue;
     }
-    const preferences = preferencesOf(user);
-    const minimum = preferences.minSeverity[target.channel];
-    if (isBelow(severity, minimum)) {
+    if (verdict.reason === 'minSeverity') {
       skipped.push({
         key: target.key,
         channel: target.channel,
-        reason: `the alert is ${severity}, below the ${minimum} user ${user.login} takes on ${target.channel}`,
+        reason: `the alert is ${severity}, below the ${verdict.minimum} user ${user.login} takes on ${target.channel}`,
         preference: 'minSeverity',
       });
       continue;
     }
-    const until = preferences.quietHours && severity !== 'critical' ? quietHoursEnd(preferences.quietHours, now) : null;
-    if (until !== null && target.channel === 'push') {
+    if (target.channel === 'push') {
       skipped.push({
         key: target.key,
         channel: target.channel,
-        reason: `quiet hours of user ${user.login} until ${new Date(until).toISOString()}; the alert is ${severity}`,
+        reason: `quiet hours of user ${user.login} until ${new Date(verdict.until).toISOString()}; the alert is ${severity}`,
         preference: 'quietHours',
       });
       continue;
     }
-    if (until !== null) quietUntil.set(target.key, until);
+    quietUntil.set(target.key, verdict.until);
     targets.push(target);
   }
   return { ...plan, targets, skipped, quietUntil };

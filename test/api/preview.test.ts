@@ -514,6 +514,61 @@ describe('POST /api/v3/notifications/preview', () => {
     expect(unreadable.error?.issues?.map((issue) => issue.path)).toEqual(['evaluatedAt']);
   });
 
+  it("reports what recipients' quiet hours and least severities would do to each alert, judged when it is raised", async () => {
+    const vehicleId = await newVehicle();
+    // START is 08:01 UTC: the sleeper's quiet hours (UTC) hold it until 09:00, the picky one takes only critical e-mail
+    const sleeper = await createUser({
+      parentId: tenants.root.agentId,
+      login: 'preview-sleeper',
+      password: 'pw-preview-sleeper',
+      email: 'sleeper@preview.example.com',
+    });
+    const picky = await createUser({
+      parentId: tenants.root.agentId,
+      login: 'preview-picky',
+      password: 'pw-preview-picky',
+      email: 'picky@preview.example.com',
+    });
+    const prefer = async (userId: string, preferences: Record<string, unknown>) => {
+      const body = preferences as JsonBody<'replaceUserPreferences'>;
+      const answer = await api.PUT('/api/v3/users/{id}/preferences', { headers: session(tokens.root), params: { path: { id: userId } }, body });
+      expect(answer.response.status).toBe(200);
+    };
+    await prefer(sleeper.id, { quietHours: { from: '08:00', to: '09:00', timezone: 'UTC' } });
+    await prefer(picky.id, { minSeverity: { email: 'critical' } });
+    const speeding = (settings: Record<string, unknown> = {}) =>
+      ruleBody(tenants.root.agentId, {
+        vehicleIds: [vehicleId],
+        settings: { limit: 90, ...settings },
+        recipientIds: [sleeper.id, picky.id],
+        toEmail: true,
+        toMobile: true,
+        enableSideEmails: false,
+        sideEmails: [],
+      });
+    const messages = messagesOf(vehicleId, SPEEDING_TRACE);
+
+    const warning = await preview({ rule: speeding(), messages });
+    expect(warning.response.status).toBe(200);
+    expect(warning.data!.alerts.map((alert) => [alert.event, alert.severity])).toEqual([['speeding', 'warning']]);
+    const until = '2026-03-01T09:00:00.000Z';
+    expect(warning.data!.alerts[0]!.preferences).toEqual([
+      { userId: sleeper.id, login: 'preview-sleeper', channel: 'email', reason: 'quietHours', until },
+      { userId: sleeper.id, login: 'preview-sleeper', channel: 'push', reason: 'quietHours', until },
+      { userId: picky.id, login: 'preview-picky', channel: 'email', reason: 'minSeverity' },
+    ]);
+
+    // a critical alert goes through quiet hours and reaches the picky user's e-mail
+    const critical = await preview({ rule: speeding({ severity: 'critical' }), messages });
+    expect(critical.data!.alerts.map((alert) => [alert.severity, alert.preferences])).toEqual([['critical', []]]);
+
+    // judged at evaluatedAt when given: after 09:00 the quiet hours are over (the track aged without a limit)
+    const morning = await preview({ rule: speeding({ maxEventAge: 0 }), messages, evaluatedAt: '2026-03-01T09:00:00.000Z' });
+    expect(morning.data!.alerts[0]!.preferences.map((entry) => [entry.login, entry.channel, entry.reason])).toEqual([
+      ['preview-picky', 'email', 'minSeverity'],
+    ]);
+  });
+
   it('writes, sends and journals nothing, and read-only users may preview', async () => {
     const vehicleId = await newVehicle();
     const tables = resourcesConfig();

@@ -315,7 +315,7 @@ export interface paths {
     put?: never;
     /**
      * Try a notification rule on messages, without storing or sending anything
-     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, the maintenance silences of the vehicles' clients, the age of each message (maxEventAge, at its arrival or at `evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
+     * @description Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, evaluators, the stale-message clock, the schedule, the zone condition, the maintenance silences of the vehicles' clients, the age of each message (maxEventAge, at its arrival or at `evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting from no state. Answers the alerts it would raise, each with the text of its e-mail, its severity and what its recipients' preferences (quiet hours, least severity per channel) would hold or skip, and what it would not raise and why. Writes, sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming messages.<i>.vehicleId); at most 10,000 messages (400 naming messages).
      */
     post: operations['previewNotificationRule'];
     delete?: never;
@@ -5927,7 +5927,7 @@ export interface operations {
           until?: string;
           /**
            * Format: date-time
-           * @description the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it
+           * @description the time every message is aged at, against the rule's maxEventAge (a message older than that raises `tooOld` instead of an alert): to see what a track would raise were it sent at that time; default: each message at its own arrival, as evaluation ages it. Recipients' quiet hours are judged at the same time
            */
           evaluatedAt?: string;
         };
@@ -5948,7 +5948,24 @@ export interface operations {
            *           "time": "2026-11-25T08:00:25.000Z",
            *           "type": 2,
            *           "event": "speeding",
-           *           "text": "Truck 17 is speeding: 102 km/h (limit 80 km/h).\nRule: Speeding\nTime: 2026-11-25 09:00 (Europe/Berlin)\nPosition: 52.52000, 13.40500 (https://www.openstreetmap.org/?mlat=52.52000&mlon=13.40500#map=16/52.52000/13.40500)"
+           *           "text": "Truck 17 is speeding: 102 km/h (limit 80 km/h).\nRule: Speeding\nTime: 2026-11-25 09:00 (Europe/Berlin)\nPosition: 52.52000, 13.40500 (https://www.openstreetmap.org/?mlat=52.52000&mlon=13.40500#map=16/52.52000/13.40500)",
+           *           "severity": "warning",
+           *           "preferences": [
+           *             {
+           *               "userId": "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *               "login": "dispatcher",
+           *               "channel": "email",
+           *               "reason": "quietHours",
+           *               "until": "2026-11-25T13:00:00.000Z"
+           *             },
+           *             {
+           *               "userId": "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *               "login": "dispatcher",
+           *               "channel": "push",
+           *               "reason": "quietHours",
+           *               "until": "2026-11-25T13:00:00.000Z"
+           *             }
+           *           ]
            *         }
            *       ],
            *       "suppressed": [
@@ -5957,6 +5974,12 @@ export interface operations {
            *           "time": "2026-11-25T07:20:15.000Z",
            *           "reason": "tooOld",
            *           "age": 2385
+           *         },
+           *         {
+           *           "vehicleId": 40117,
+           *           "time": "2026-11-25T07:45:00.000Z",
+           *           "reason": "silenced",
+           *           "silenceId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA"
            *         },
            *         {
            *           "vehicleId": 40117,
@@ -6010,6 +6033,29 @@ export interface operations {
                 | 'escalated';
               /** @description the alert's e-mail text: the rule's own wording or the kind's template, in the rule owner's language and the rule's timezone */
               text: string;
+              /**
+               * @description the alert's severity: the rule's settings.severity, else its type's default
+               * @enum {string}
+               */
+              severity: 'info' | 'warning' | 'critical';
+              /** @description what the recipients' own preferences (PUT /api/v3/users/{id}/preferences) would do to the alert, on each channel the rule uses, judged when the alert is raised (its arrival, or evaluatedAt); a recipient and channel not listed get the alert at once */
+              preferences: {
+                /** @description a recipient user of the rule */
+                userId: string;
+                login: string;
+                /** @enum {string} */
+                channel: 'email' | 'telegram' | 'push';
+                /**
+                 * @description quietHours: inside the user's quiet hours the e-mail or Telegram message would wait for the digest sent when they end (until), and a push notification would be skipped; minSeverity: the alert is below the least severity the user takes on the channel
+                 * @enum {string}
+                 */
+                reason: 'quietHours' | 'minSeverity';
+                /**
+                 * Format: date-time
+                 * @description quietHours only: when the quiet hours end and the digest goes out, UTC
+                 */
+                until?: string;
+              }[];
             }[];
             /** @description what it would not raise, and why, in time order */
             suppressed: {
@@ -7665,6 +7711,14 @@ export interface operations {
            *           "count": 4,
            *           "open": false,
            *           "age": 6115
+           *         },
+           *         {
+           *           "reason": "silenced",
+           *           "first": "2026-11-24T10:05:00.000Z",
+           *           "last": "2026-11-24T15:47:10.000Z",
+           *           "count": 9,
+           *           "open": false,
+           *           "silenceId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA"
            *         },
            *         {
            *           "reason": "outsideSchedule",

@@ -7,7 +7,12 @@ import { RULE_EVALUATORS } from '../../rules/registry';
 import { isEventKind } from '../../rules/event-kinds';
 import { timesFromTheFuture, type TerminalMessage } from '../../schemas/terminal-message';
 import type { NotificationBody, StoredRule } from '../../schemas/notification';
-import { getAgent, getUser, getVehicles } from '../../store/directory-store';
+import { getAgent, getUser, getUsers, getVehicles } from '../../store/directory-store';
+import { preferenceVerdict } from '../../delivery/recipient-preferences';
+import { severityOf } from '../../rules/severity';
+import type { StoredUser } from '../../schemas/directory';
+import type { PreferenceChannel } from '../../schemas/preferences';
+import type { AlertItem } from '../../store/alerts-store';
 import { clientAndAncestors } from '../../store/vehicle-registry';
 import { ruleCovers } from '../../store/rule-coverage';
 import { newRuleRecord } from '../../store/rules-store';
@@ -15,7 +20,7 @@ import { silenceItemsOfClient } from '../../store/silences-store';
 import { checkedRule } from '../checked-rule';
 import { ApiError, validationError, type Issue } from '../errors';
 import { previewAnswerExample, previewExample } from '../examples';
-import { previewBodySchema, previewResponseSchema, type PreviewResponse } from '../preview-schemas';
+import { previewBodySchema, previewResponseSchema, type PreviewAlert, type PreviewResponse } from '../preview-schemas';
 import { defineRoute } from '../route';
 
 /** The id a previewed rule is evaluated under; it is never stored, and its alerts are never written. */
@@ -73,6 +78,31 @@ function ruleInForce(owned: NotificationBody, parentName: string, from: number, 
   };
 }
 
+/** The channels of a recipient user the rule uses, where the user's preferences apply. */
+const preferenceChannels = (rule: NotificationBody): PreferenceChannel[] => [
+  ...(rule.toEmail ? (['email'] as const) : []),
+  ...(rule.toTelegram ? (['telegram'] as const) : []),
+  ...(rule.toMobile ? (['push'] as const) : []),
+];
+
+/** What each enabled recipient's preferences would do to the alert when raised at `at` (delivery's preferenceVerdict). */
+function preferencesFor(
+  alert: AlertItem,
+  recipients: readonly StoredUser[],
+  channels: readonly PreferenceChannel[],
+  at: number,
+): PreviewAlert['preferences'] {
+  const severity = severityOf(alert);
+  return recipients.flatMap((user) =>
+    channels.flatMap((channel) => {
+      const verdict = preferenceVerdict(user, channel, severity, at);
+      if (!verdict) return [];
+      const until = verdict.reason === 'quietHours' ? { until: new Date(verdict.until).toISOString() } : {};
+      return [{ userId: user.id, login: user.login, channel, reason: verdict.reason, ...until }];
+    }),
+  );
+}
+
 export const notificationPreviewRoutes = [
   defineRoute({
     method: 'POST',
@@ -84,7 +114,8 @@ export const notificationPreviewRoutes = [
       'Body { rule, messages, until? }: runs the rule over the messages through the same path as evaluation (rule compilation, ' +
       "evaluators, the stale-message clock, the schedule, the zone condition, the maintenance silences of the vehicles' clients, the age " +
       'of each message (maxEventAge, at its arrival or at `evaluatedAt`), and the sweep for connection loss up to `until`), with the vehicles starting ' +
-      'from no state. Answers the alerts it would raise, each with the text of its e-mail, and what it would not raise and why. Writes, ' +
+      "from no state. Answers the alerts it would raise, each with the text of its e-mail, its severity and what its recipients' preferences " +
+      '(quiet hours, least severity per channel) would hold or skip, and what it would not raise and why. Writes, ' +
       'sends and journals nothing, so read-only users may call it. The rule is checked as PUT checks it (400 naming rule.<field>, 404 ' +
       'for a foreign parentId); a message must be of a vehicle the rule watches, in its vehicleIds or its scope (400 naming ' +
       'messages.<i>.vehicleId); at most ' +
@@ -126,6 +157,11 @@ export const notificationPreviewRoutes = [
       // side addresses and the rule's own chats are written in the owner's language (delivery's planDelivery)
       const language = (owned.userId ? await getUser(owned.userId) : null)?.language ?? DEFAULT_LANGUAGE;
       const names = new Map(vehicles.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
+      const order = (user: StoredUser) => owned.recipientIds.indexOf(user.id);
+      // in the rule's order of recipients
+      const recipients = (await getUsers(owned.recipientIds)).filter((user) => user.isEnabled).sort((a, b) => order(a) - order(b));
+      const channels = preferenceChannels(owned);
+      const judgedAt = (alert: AlertItem) => Date.parse(body.evaluatedAt ?? alert.createdAt);
       const answer: PreviewResponse = {
         alerts: preview.alerts.flatMap((alert) =>
           isEventKind(alert.event.kind)
@@ -136,6 +172,8 @@ export const notificationPreviewRoutes = [
                   type: rule.type,
                   event: alert.event.kind,
                   text: alertNotification(alert, rule, names.get(alert.vehicleId) ?? '')(language).text,
+                  severity: severityOf(alert),
+                  preferences: preferencesFor(alert, recipients, channels, judgedAt(alert)),
                 },
               ]
             : [],
