@@ -240,6 +240,7 @@ export const LIMITS = {
     value: 100,
     meaning: 'Maintenance silences one client may hold (its own, until 7 days after each ended); evaluation reads them all every 30 s.',
   },
+  rotasPerClient: { value: 50, meaning: 'On-call rotas one client may own (its own, not counting clients below it).' },
   verticesPerGeozone: { value: 20_000, meaning: "Vertices of one geozone's geometry, all rings together." },
   geozoneGeometryBytes: { value: 300_000, meaning: "Bytes of one geozone's geometry as JSON (a DynamoDB item holds at most 400 KB)." },
   apiRequestsPerClientPerMinute: {

@@ -127,13 +127,19 @@ function routeHandler(route: ApiRoute, options: Settings) {
   if (route.body) chain.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
   return chain.handler(async (event, context) => {
     const params = route.params ? route.params.safeParse(event.pathParameters ?? {}) : { success: true as const, data: undefined };
+    const query = route.query ? route.query.safeParse(event.queryStringParameters ?? {}) : { success: true as const, data: undefined };
     const body = route.body ? route.body.safeParse(event.body) : { success: true as const, data: undefined };
-    // one answer names every bad field, in the path and in the body
-    const issues = [...(params.success ? [] : issuesOf(params.error.issues)), ...(body.success ? [] : issuesOf(body.error.issues))];
-    if (!params.success || !body.success) throw validationError(issues);
+    // one answer names every bad field, in the path, the query and the body
+    const issues = [
+      ...(params.success ? [] : issuesOf(params.error.issues)),
+      ...(query.success ? [] : issuesOf(query.error.issues)),
+      ...(body.success ? [] : issuesOf(body.error.issues)),
+    ];
+    if (!params.success || !query.success || !body.success) throw validationError(issues);
     const reply = await route.handle({
       body: body.data,
       params: params.data,
+      query: query.data,
       headers: event.headers ?? {},
       caller: context.caller!,
       now: options.now(),

@@ -52,6 +52,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       ...(route.auth ? { security: [{ XAuth: [] }] } : {}),
       request: {
         ...(route.params ? { params: route.params as z.ZodObject } : {}),
+        ...(route.query ? { query: route.query as z.ZodObject } : {}),
         ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body, ...withExample(examples.body) } } } } : {}),
       },
       responses: {

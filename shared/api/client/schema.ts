@@ -1000,6 +1000,134 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/rotas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an on-call rota
+     * @description Body { parentId, name, timezone, participants, handoff }: the participants take turns being on call, in their order, the next one taking over at each handoff (every day, or every week on `weekday`, at `at` local time in `timezone`). The first participant is on call from the last handoff before now. Participants must be users of the client or of a client above it (400 naming participants.<i>). A client owns at most 50 rotas by default (LIMIT_ROTAS_PER_CLIENT; 400 naming parentId). Answers { id }.
+     */
+    post: operations['createRota'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/find': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * List the on-call rotas of a client and of the clients below it
+     * @description Body { parentId }: the rotas of the client and of the clients below it, by name. A client outside your scope is 404.
+     */
+    post: operations['findRotas'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read one on-call rota
+     * @description The rota with its overrides not yet over, when it belongs to your client or one below it (otherwise 404).
+     */
+    get: operations['getRota'];
+    /**
+     * Change an on-call rota
+     * @description Body { name, timezone, participants, handoff }: replaces them. When the participants, the handoff or the timezone change, the rota starts again: its first participant is on call from the last handoff before now. A name change alone moves no one. Overrides stay. 409 when another change came first.
+     */
+    put: operations['replaceRota'];
+    post?: never;
+    /**
+     * Delete an on-call rota
+     * @description Deletes the rota and its overrides.
+     */
+    delete: operations['deleteRota'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}/overrides': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Put someone on call instead, for a while
+     * @description Body { userId, from, to }: from `from` until `to`, userId is on call instead of whoever the rotation names (someone covering a shift). Where two overrides cover the same time, the one made later wins. The user must be of the rota's client or of a client above it (400 naming userId); `to` after `from`, at most 90 days later, and in the future. A rota keeps at most 100 overrides not yet over (400 naming from). Answers { id }.
+     */
+    post: operations['createRotaOverride'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}/overrides/{overrideId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an override
+     * @description The rotation takes over again where the override was. 404 when the rota has no such override.
+     */
+    delete: operations['deleteRotaOverride'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}/oncall': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who is on call at a time
+     * @description Query `at` (ISO 8601 with offset; default now): who is on call then, since when and until when: the rotation's participant, or the override that puts someone else on call. Handoffs follow the rota's zone's wall clock, so a daylight-saving change moves their instant, never their local time.
+     */
+    get: operations['getOnCall'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/openapi.json': {
     parameters: {
       query?: never;
@@ -12470,6 +12598,1408 @@ export interface operations {
       };
       /** @description The user has read-only rights */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  createRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+         *       "name": "Night dispatch",
+         *       "timezone": "Europe/Berlin",
+         *       "participants": [
+         *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+         *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+         *       ],
+         *       "handoff": {
+         *         "every": "week",
+         *         "at": "08:00",
+         *         "weekday": "Mon"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description the client the rota belongs to: yours or one below it
+           */
+          parentId: string;
+          /** @description what people call it, e.g. "Night dispatch" */
+          name: string;
+          /** @description the IANA time zone the handoff time is read in, e.g. Europe/Berlin */
+          timezone: string;
+          /** @description users of the rota's client or of a client above it, in turn order, at most 50; one may appear more than once */
+          participants: string[];
+          /** @description when the next participant takes over: every day, or every week on weekday, at a local time. A handoff inside the hour skipped when clocks go forward happens an hour later on the wall clock; one inside the repeated hour happens the first time */
+          handoff: {
+            /**
+             * @description day: the next participant takes over every day; week: every week
+             * @enum {string}
+             */
+            every: 'day' | 'week';
+            /** @description the local time of the handoff in the rota's timezone, HH:MM */
+            at: string;
+            /**
+             * @description every: week only: the day of the handoff (Mon … Sun); default Mon
+             * @enum {string}
+             */
+            weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW"
+           *     }
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  findRotas: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description a client of your scope: its rotas and those of the clients below it
+           */
+          parentId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW",
+           *         "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *         "name": "Night dispatch",
+           *         "timezone": "Europe/Berlin",
+           *         "participants": [
+           *           "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+           *         ],
+           *         "handoff": {
+           *           "every": "week",
+           *           "at": "08:00",
+           *           "weekday": "Mon"
+           *         },
+           *         "overrides": [
+           *           {
+           *             "id": "T3ZlcnJpZGUtY292ZXItMQ",
+           *             "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+           *             "from": "2026-12-24T18:00:00.000Z",
+           *             "to": "2026-12-26T07:00:00.000Z",
+           *             "createdAt": "2026-11-26T09:00:00.000Z",
+           *             "createdBy": "planner"
+           *           }
+           *         ],
+           *         "version": 2,
+           *         "createdAt": "2026-11-25T08:00:00.000Z",
+           *         "createdBy": "planner",
+           *         "updatedAt": "2026-11-26T09:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            name: string;
+            timezone: string;
+            participants: string[];
+            handoff: {
+              /**
+               * @description day: the next participant takes over every day; week: every week
+               * @enum {string}
+               */
+              every: 'day' | 'week';
+              /** @description the local time of the handoff in the rota's timezone, HH:MM */
+              at: string;
+              /**
+               * @description every week only: the day of the handoff; default Mon
+               * @enum {string}
+               */
+              weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+            };
+            /** @description overrides not yet over, in the order they were made; where two cover the same time, the later one wins */
+            overrides: {
+              id: string;
+              /** Format: uuid */
+              userId: string;
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description the login that made it */
+              createdBy: string;
+            }[];
+            /** @description goes up with every change */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW",
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "name": "Night dispatch",
+           *       "timezone": "Europe/Berlin",
+           *       "participants": [
+           *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+           *       ],
+           *       "handoff": {
+           *         "every": "week",
+           *         "at": "08:00",
+           *         "weekday": "Mon"
+           *       },
+           *       "overrides": [
+           *         {
+           *           "id": "T3ZlcnJpZGUtY292ZXItMQ",
+           *           "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+           *           "from": "2026-12-24T18:00:00.000Z",
+           *           "to": "2026-12-26T07:00:00.000Z",
+           *           "createdAt": "2026-11-26T09:00:00.000Z",
+           *           "createdBy": "planner"
+           *         }
+           *       ],
+           *       "version": 2,
+           *       "createdAt": "2026-11-25T08:00:00.000Z",
+           *       "createdBy": "planner",
+           *       "updatedAt": "2026-11-26T09:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            name: string;
+            timezone: string;
+            participants: string[];
+            handoff: {
+              /**
+               * @description day: the next participant takes over every day; week: every week
+               * @enum {string}
+               */
+              every: 'day' | 'week';
+              /** @description the local time of the handoff in the rota's timezone, HH:MM */
+              at: string;
+              /**
+               * @description every week only: the day of the handoff; default Mon
+               * @enum {string}
+               */
+              weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+            };
+            /** @description overrides not yet over, in the order they were made; where two cover the same time, the later one wins */
+            overrides: {
+              id: string;
+              /** Format: uuid */
+              userId: string;
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description the login that made it */
+              createdBy: string;
+            }[];
+            /** @description goes up with every change */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  replaceRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Night dispatch",
+         *       "timezone": "Europe/Berlin",
+         *       "participants": [
+         *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+         *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d"
+         *       ],
+         *       "handoff": {
+         *         "every": "day",
+         *         "at": "20:00"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description what people call it, e.g. "Night dispatch" */
+          name: string;
+          /** @description the IANA time zone the handoff time is read in, e.g. Europe/Berlin */
+          timezone: string;
+          /** @description users of the rota's client or of a client above it, in turn order, at most 50; one may appear more than once */
+          participants: string[];
+          /** @description when the next participant takes over: every day, or every week on weekday, at a local time. A handoff inside the hour skipped when clocks go forward happens an hour later on the wall clock; one inside the repeated hour happens the first time */
+          handoff: {
+            /**
+             * @description day: the next participant takes over every day; week: every week
+             * @enum {string}
+             */
+            every: 'day' | 'week';
+            /** @description the local time of the handoff in the rota's timezone, HH:MM */
+            at: string;
+            /**
+             * @description every: week only: the day of the handoff (Mon … Sun); default Mon
+             * @enum {string}
+             */
+            weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW",
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "name": "Night dispatch",
+           *       "timezone": "Europe/Berlin",
+           *       "participants": [
+           *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+           *       ],
+           *       "handoff": {
+           *         "every": "week",
+           *         "at": "08:00",
+           *         "weekday": "Mon"
+           *       },
+           *       "overrides": [
+           *         {
+           *           "id": "T3ZlcnJpZGUtY292ZXItMQ",
+           *           "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+           *           "from": "2026-12-24T18:00:00.000Z",
+           *           "to": "2026-12-26T07:00:00.000Z",
+           *           "createdAt": "2026-11-26T09:00:00.000Z",
+           *           "createdBy": "planner"
+           *         }
+           *       ],
+           *       "version": 2,
+           *       "createdAt": "2026-11-25T08:00:00.000Z",
+           *       "createdBy": "planner",
+           *       "updatedAt": "2026-11-26T09:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            name: string;
+            timezone: string;
+            participants: string[];
+            handoff: {
+              /**
+               * @description day: the next participant takes over every day; week: every week
+               * @enum {string}
+               */
+              every: 'day' | 'week';
+              /** @description the local time of the handoff in the rota's timezone, HH:MM */
+              at: string;
+              /**
+               * @description every week only: the day of the handoff; default Mon
+               * @enum {string}
+               */
+              weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+            };
+            /** @description overrides not yet over, in the order they were made; where two cover the same time, the later one wins */
+            overrides: {
+              id: string;
+              /** Format: uuid */
+              userId: string;
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description the login that made it */
+              createdBy: string;
+            }[];
+            /** @description goes up with every change */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  deleteRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example Success */
+          'application/json': 'Success';
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  createRotaOverride: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+         *       "from": "2026-12-24T18:00:00Z",
+         *       "to": "2026-12-26T07:00:00Z"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description who is on call instead: a user of the rota's client or of a client above it
+           */
+          userId: string;
+          /**
+           * Format: date-time
+           * @description when the override begins
+           */
+          from: string;
+          /**
+           * Format: date-time
+           * @description when it ends: after from, at most 90 days later
+           */
+          to: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "T3ZlcnJpZGUtY292ZXItMQ"
+           *     }
+           */
+          'application/json': {
+            id: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  deleteRotaOverride: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+        overrideId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example Success */
+          'application/json': 'Success';
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getOnCall: {
+    parameters: {
+      query?: {
+        /** @description the instant to answer for (ISO 8601 with offset); default now */
+        at?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "userId": "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *       "login": "dispatcher",
+           *       "from": "2026-11-23T07:00:00.000Z",
+           *       "until": "2026-11-30T07:00:00.000Z",
+           *       "at": "2026-11-26T10:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description who is on call at the instant
+             */
+            userId: string;
+            /** @description the user's login (null when the user no longer exists) */
+            login: string | null;
+            /**
+             * Format: date-time
+             * @description when this person's turn began: a handoff, or an override's start or end
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description when it ends: the next handoff, or an override starting or ending
+             */
+            until: string;
+            /** @description set when an override puts this person on call */
+            overrideId?: string;
+            /**
+             * Format: date-time
+             * @description the instant answered for
+             */
+            at: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -14,6 +14,7 @@ import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
 import { silenceRoutes } from './silences';
+import { rotaRoutes } from './rotas';
 import { suppressedRoutes } from './suppressed';
 import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
@@ -41,5 +42,6 @@ export const apiRoutes: ApiRoute[] = [
   ...emailRoutes,
   ...webhookRoutes,
   ...silenceRoutes,
+  ...rotaRoutes,
   openApiRoute(() => apiRoutes),
 ];
