@@ -67,6 +67,12 @@ export const telegramTargetSchema = z.object({
     .union([z.string().min(1).max(64), z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)])
     .describe('chat id (number or string, answered in the same JSON type); no default'),
   info: z.string().max(200).default('').describe("free text about the chat; default ''"),
+  threadId: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread"),
 });
 
 /** An ISO 8601 time with any offset, kept in UTC (`2026-03-01T05:00:00.000Z` for `2026-03-01T08:00:00+03:00`). */
@@ -136,7 +142,11 @@ export const notificationBodySchema = z.object({
     .describe(
       "send to Telegram: the chats in telegrams and the recipients' linked chats; when true, one of them must exist (else 400 on toTelegram); default false",
     ),
-  telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info}]; default []'),
+  telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info, threadId?}]; default []'),
+  telegramLocation: z
+    .boolean()
+    .default(false)
+    .describe("after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false"),
   toMobile: z
     .boolean()
     .default(false)

@@ -3640,9 +3640,11 @@ export interface operations {
            *       "telegrams": [
            *         {
            *           "id": "-1001234567890",
-           *           "info": "dispatch group"
+           *           "info": "dispatch group, alerts topic",
+           *           "threadId": 42
            *         }
            *       ],
+           *       "telegramLocation": true,
            *       "toMobile": false,
            *       "toClient": true,
            *       "stored": true,
@@ -3741,7 +3743,7 @@ export interface operations {
              */
             toTelegram: boolean;
             /**
-             * @description Telegram chats [{id, info}]; default []
+             * @description Telegram chats [{id, info, threadId?}]; default []
              * @default []
              */
             telegrams: {
@@ -3752,7 +3754,14 @@ export interface operations {
                * @default
                */
               info: string;
+              /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+              threadId?: number;
             }[];
+            /**
+             * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+             * @default false
+             */
+            telegramLocation: boolean;
             /**
              * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
              * @default false
@@ -4091,9 +4100,11 @@ export interface operations {
          *       "telegrams": [
          *         {
          *           "id": "-1001234567890",
-         *           "info": "dispatch group"
+         *           "info": "dispatch group, alerts topic",
+         *           "threadId": 42
          *         }
          *       ],
+         *       "telegramLocation": true,
          *       "toMobile": false,
          *       "toClient": true,
          *       "stored": true,
@@ -4401,7 +4412,7 @@ export interface operations {
            */
           toTelegram?: boolean;
           /**
-           * @description Telegram chats [{id, info}]; default []
+           * @description Telegram chats [{id, info, threadId?}]; default []
            * @default []
            */
           telegrams?: {
@@ -4412,7 +4423,14 @@ export interface operations {
              * @default
              */
             info?: string;
+            /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+            threadId?: number;
           }[];
+          /**
+           * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+           * @default false
+           */
+          telegramLocation?: boolean;
           /**
            * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
            * @default false
@@ -4665,9 +4683,11 @@ export interface operations {
          *       "telegrams": [
          *         {
          *           "id": "-1001234567890",
-         *           "info": "dispatch group"
+         *           "info": "dispatch group, alerts topic",
+         *           "threadId": 42
          *         }
          *       ],
+         *       "telegramLocation": true,
          *       "toMobile": false,
          *       "toClient": true,
          *       "stored": true,
@@ -4972,7 +4992,7 @@ export interface operations {
            */
           toTelegram?: boolean;
           /**
-           * @description Telegram chats [{id, info}]; default []
+           * @description Telegram chats [{id, info, threadId?}]; default []
            * @default []
            */
           telegrams?: {
@@ -4983,7 +5003,14 @@ export interface operations {
              * @default
              */
             info?: string;
+            /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+            threadId?: number;
           }[];
+          /**
+           * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+           * @default false
+           */
+          telegramLocation?: boolean;
           /**
            * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
            * @default false
@@ -5085,9 +5112,11 @@ export interface operations {
            *       "telegrams": [
            *         {
            *           "id": "-1001234567890",
-           *           "info": "dispatch group"
+           *           "info": "dispatch group, alerts topic",
+           *           "threadId": 42
            *         }
            *       ],
+           *       "telegramLocation": true,
            *       "toMobile": false,
            *       "toClient": true,
            *       "stored": true,
@@ -5172,7 +5201,7 @@ export interface operations {
              */
             toTelegram: boolean;
             /**
-             * @description Telegram chats [{id, info}]; default []
+             * @description Telegram chats [{id, info, threadId?}]; default []
              * @default []
              */
             telegrams: {
@@ -5183,7 +5212,14 @@ export interface operations {
                * @default
                */
               info: string;
+              /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+              threadId?: number;
             }[];
+            /**
+             * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+             * @default false
+             */
+            telegramLocation: boolean;
             /**
              * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
              * @default false
@@ -5952,7 +5988,7 @@ export interface operations {
              */
             toTelegram?: boolean;
             /**
-             * @description Telegram chats [{id, info}]; default []
+             * @description Telegram chats [{id, info, threadId?}]; default []
              * @default []
              */
             telegrams?: {
@@ -5963,7 +5999,14 @@ export interface operations {
                * @default
                */
               info?: string;
+              /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+              threadId?: number;
             }[];
+            /**
+             * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+             * @default false
+             */
+            telegramLocation?: boolean;
             /**
              * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
              * @default false
@@ -9562,6 +9605,7 @@ export interface operations {
             username: string;
             /** @default true */
             active: boolean;
+            threadId?: number;
             /** Format: date-time */
             linkedAt: string;
           }[];
