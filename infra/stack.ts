@@ -84,8 +84,10 @@ export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 /** The outcomes of rules' test alerts: deliver writes them (PutItem only), the API reads them. */
 export const DELIVER_TEST_RESULT_KEYS = ['NOTIFTEST#'] as const;
-/** The webhook endpoints' delivery logs: deliver records each attempt (PutItem). */
+/** The webhook endpoints' delivery logs: deliver records each attempt (PutItem), and a recovery reads them (Query). */
 export const DELIVER_WEBHOOK_LOG_KEYS = ['WEBHOOKLOG#'] as const;
+/** Webhook recovery jobs (shared/store/webhook-recoveries.ts): deliver reads a job, takes its alerts on and moves it on. */
+export const DELIVER_WEBHOOK_RECOVERY_KEYS = ['WEBHOOKRECOVERY#'] as const;
 
 /** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
 const RATE_LIMIT_INTERVAL_MS = '1000';
@@ -331,10 +333,14 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'directory', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_DIRECTORY_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_TEST_RESULT_KEYS });
-    data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
+    data.grant(deliver.role, 'directory', ['Query', 'PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
+    data.grant(deliver.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_RECOVERY_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_DIGEST_KEYS });
-    data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
+    // a webhook recovery reads the alerts of one step of the log at once
+    data.grant(deliver.role, 'alerts', ['GetItem', 'BatchGetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
+    // a webhook recovery queues its next step
+    queues.deliveries.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);
     alertLinkKey.grantRead(deliver.role);
     deliver.function.addEnvironment('ALERT_LINK_SECRET_ID', alertLinkKey.secretArn);

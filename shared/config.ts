@@ -251,6 +251,10 @@ export const LIMITS = {
     value: 10,
     meaning: 'Test alerts (`POST /api/v3/notifications/{id}/test`) of all users of one client within one hour.',
   },
+  webhookRecoveriesPerClientPerHour: {
+    value: 5,
+    meaning: 'Webhook recoveries (`POST /api/v3/webhooks/{id}/recover`) of all users of one client within one hour, all endpoints together.',
+  },
   unconfirmedSideEmailsPerClient: {
     value: 100,
     meaning: 'Side addresses (mailboxes) of one client that were named by its rules and have not confirmed yet; a save past it is refused.',

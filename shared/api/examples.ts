@@ -392,3 +392,38 @@ export const redeliverExample = { from: '2026-11-25T00:00:00.000Z', to: '2026-11
 export const redeliveredExample = {
   items: [{ alertId: '9f2c0e6b1d7a4c58a3e1b0f4d6c2a871', status: 'succeeded', httpStatus: 200, latencyMs: 164, error: null }],
 };
+export const recoverExample = { since: '2026-11-25T02:00:00.000Z' };
+const recoveryJob = {
+  jobId: '4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34',
+  webhookId: webhookEndpoint.id,
+  since: '2026-11-25T02:00:00.000Z',
+  startedAt: AT,
+};
+export const recoveryAcceptedExample = {
+  ...recoveryJob,
+  state: 'running',
+  found: 0,
+  sent: 0,
+  failed: 0,
+  skipped: 0,
+  finishedAt: null,
+  lastError: null,
+};
+export const recoveryDoneExample = {
+  ...recoveryJob,
+  state: 'done',
+  found: 42,
+  sent: 40,
+  failed: 1,
+  skipped: 1,
+  finishedAt: '2026-11-25T08:00:21.000Z',
+  lastError: 'alert 9f2c0e6b1d7a4c58a3e1b0f4d6c2a871: the endpoint answered 400 (it refused the request)',
+};
+export const recoveryRunningExample = {
+  error: 'Conflict',
+  message: `recovery ${recoveryJob.jobId} of this webhook is still running: follow it with GET /api/v3/webhooks/{id}/recover/${recoveryJob.jobId}`,
+};
+export const recoveryDisabledExample = {
+  error: 'Conflict',
+  message: 'the webhook is disabled: enable it with PUT /api/v3/webhooks/{id} {"enabled": true} first, then recover',
+};

@@ -14,8 +14,10 @@ import {
   type QuietHoursDigestRequest,
 } from '../schemas/alert';
 import { testSendRequestSchema, type TestSendRequest } from '../schemas/test-send';
+import { webhookRecoverRequestSchema, type WebhookRecoverRequest } from '../schemas/webhook-recovery';
 import { sendConfirmation } from './confirmation';
 import { sendTestAlert } from './test-send';
+import { runRecoveryStep } from './recover-webhook';
 import { sendToDeliveriesDlq } from './dead-letter';
 import { deliverAlert } from './deliver-alert';
 import { sendDigest } from './email-digest';
@@ -25,7 +27,8 @@ import type { ChannelSenders } from './senders';
 /**
  * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
  * confirmation link, `{"testSend": {...}}` for a rule's test alert, `{"emailDigest": {...}}` for a recipient's
- * digest of held alert e-mails, or `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours): delivered, parked on the DLQ with its reason
+ * digest of held alert e-mails, `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours, or
+ * `{"webhookRecover": {...}}` for a step of a webhook recovery): delivered, parked on the DLQ with its reason
  * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
  */
 export interface DeliveryRequestDependencies {
@@ -44,7 +47,7 @@ export class DeliveryNotFinishedError extends Error {
 
 export function parseDeliveryRequest(
   body: string,
-): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | { error: string } {
+): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | WebhookRecoverRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -59,6 +62,8 @@ export function parseDeliveryRequest(
   if (digest.success) return digest.data;
   const quiet = quietHoursDigestRequestSchema.safeParse(json);
   if (quiet.success) return quiet.data;
+  const recover = webhookRecoverRequestSchema.safeParse(json);
+  if (recover.success) return recover.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
     return {
@@ -103,6 +108,15 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
       dependencies.stats,
       dependencies.clock(),
     );
+    return;
+  }
+  if ('webhookRecover' in request) {
+    await runRecoveryStep(request.webhookRecover, {
+      messageId: record.messageId,
+      receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+      maxReceiveCount: dependencies.maxReceiveCount,
+      now: dependencies.clock,
+    });
     return;
   }
   const outcome = await deliverAlert(request.alertId, {

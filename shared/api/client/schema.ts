@@ -916,6 +916,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/webhooks/{id}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * After an outage of the receiver, send again every alert whose delivery to the endpoint failed since a time
+     * @description Finds, in the endpoint's delivery log, every alert whose delivery to the endpoint failed at or after since (at most 7 days ago, not in the future) and before now: recorded failed on the alert, or parked after its last attempt. The deliver function sends each again, once, with its original body and webhook-id (receivers drop copies by it), signed with the current secrets, and adds each attempt to the delivery log. One that answers 2xx is recorded as sent on the alert, so no later recovery sends it again; one still failing is left as it was. An alert whose delivery went out since is not sent; one whose retry is still scheduled is left to that retry (skipped). Answers 202 with the job at once; getWebhookRecovery follows its progress. One running job per endpoint (409 naming it); at most webhookRecoveriesPerClientPerHour (5 by default) jobs per client and hour, then 429 with Retry-After. A disabled endpoint is 409: enable it first. A webhook of a client outside your scope is 404; read-only users get 403.
+     */
+    post: operations['recoverWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/webhooks/{id}/recover/{jobId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A webhook recovery's progress
+     * @description The job recoverWebhook accepted: running, done or failed; since; how many failed deliveries it found so far, and of them how many it sent again (2xx), how many still failed and how many it skipped (a retry still scheduled); when it started and finished; the last failure in words. Jobs are kept 7 days. A webhook of a client outside your scope, or a job of another webhook, is 404.
+     */
+    get: operations['getWebhookRecovery'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/silences': {
     parameters: {
       query?: never;
@@ -11788,6 +11828,400 @@ export interface operations {
       };
       /** @description The user has read-only rights */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  recoverWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "since": "2026-11-25T02:00:00.000Z"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: date-time
+           * @description required: every alert whose delivery to the endpoint failed at or after this time is sent again. Not in the future, and at most 7 days ago (the delivery log keeps attempts that long)
+           */
+          since: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted: the outcome is read later */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jobId": "4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34",
+           *       "webhookId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *       "since": "2026-11-25T02:00:00.000Z",
+           *       "startedAt": "2026-11-25T08:00:00.000Z",
+           *       "state": "running",
+           *       "found": 0,
+           *       "sent": 0,
+           *       "failed": 0,
+           *       "skipped": 0,
+           *       "finishedAt": null,
+           *       "lastError": null
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description the job; read its progress with GET /api/v3/webhooks/{id}/recover/{jobId}
+             */
+            jobId: string;
+            /** @description the endpoint the alerts are sent to again */
+            webhookId: string;
+            /**
+             * @description running until every failed delivery found was dealt with, then done; failed when the job could not go on (lastError says why)
+             * @enum {string}
+             */
+            state: 'running' | 'done' | 'failed';
+            /**
+             * Format: date-time
+             * @description deliveries that failed at or after this time, and before startedAt, are recovered
+             */
+            since: string;
+            /** @description alerts found so far whose delivery to the endpoint failed and had not gone out since: sent + failed + skipped */
+            found: number;
+            /** @description of them, sent again and answered 2xx: recorded as sent on the alert */
+            sent: number;
+            /** @description of them, sent again and still failing: left as they were */
+            failed: number;
+            /** @description of them, not sent: a retry of the delivery is still scheduled, or under way */
+            skipped: number;
+            /**
+             * Format: date-time
+             * @description when the job was accepted
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description when it ended; null while running
+             */
+            finishedAt: string | null;
+            /** @description the last failure in words: of an alert sent again, or why the job failed; null when none */
+            lastError: string | null;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conflict",
+           *       "message": "recovery 4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34 of this webhook is still running: follow it with GET /api/v3/webhooks/{id}/recover/4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34"
+           *     }
+           */
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description A service the request needs (the geocoder, or the deliveries queue) did not answer; try again later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getWebhookRecovery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        /** @description the jobId recoverWebhook answered */
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jobId": "4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34",
+           *       "webhookId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *       "since": "2026-11-25T02:00:00.000Z",
+           *       "startedAt": "2026-11-25T08:00:00.000Z",
+           *       "state": "done",
+           *       "found": 42,
+           *       "sent": 40,
+           *       "failed": 1,
+           *       "skipped": 1,
+           *       "finishedAt": "2026-11-25T08:00:21.000Z",
+           *       "lastError": "alert 9f2c0e6b1d7a4c58a3e1b0f4d6c2a871: the endpoint answered 400 (it refused the request)"
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description the job; read its progress with GET /api/v3/webhooks/{id}/recover/{jobId}
+             */
+            jobId: string;
+            /** @description the endpoint the alerts are sent to again */
+            webhookId: string;
+            /**
+             * @description running until every failed delivery found was dealt with, then done; failed when the job could not go on (lastError says why)
+             * @enum {string}
+             */
+            state: 'running' | 'done' | 'failed';
+            /**
+             * Format: date-time
+             * @description deliveries that failed at or after this time, and before startedAt, are recovered
+             */
+            since: string;
+            /** @description alerts found so far whose delivery to the endpoint failed and had not gone out since: sent + failed + skipped */
+            found: number;
+            /** @description of them, sent again and answered 2xx: recorded as sent on the alert */
+            sent: number;
+            /** @description of them, sent again and still failing: left as they were */
+            failed: number;
+            /** @description of them, not sent: a retry of the delivery is still scheduled, or under way */
+            skipped: number;
+            /**
+             * Format: date-time
+             * @description when the job was accepted
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description when it ended; null while running
+             */
+            finishedAt: string | null;
+            /** @description the last failure in words: of an alert sent again, or why the job failed; null when none */
+            lastError: string | null;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -19,6 +19,7 @@ import { suppressedRoutes } from './suppressed';
 import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
 import { vehicleRoutes } from './vehicles';
+import { webhookRecoveryRoutes } from './webhook-recovery';
 import { webhookRoutes } from './webhooks';
 
 /** Every endpoint of the API, in one list that both the router and the OpenAPI document read. */
@@ -41,6 +42,7 @@ export const apiRoutes: ApiRoute[] = [
   ...channelRoutes,
   ...emailRoutes,
   ...webhookRoutes,
+  ...webhookRecoveryRoutes,
   ...silenceRoutes,
   ...rotaRoutes,
   openApiRoute(() => apiRoutes),

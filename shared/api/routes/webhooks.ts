@@ -7,8 +7,6 @@ import {
   WebhookUrlTakenError,
   createWebhook,
   deleteWebhook,
-  findWebhookClient,
-  getWebhookWithSecrets,
   listWebhooks,
   rotateWebhookSecret,
   updateWebhook,
@@ -24,10 +22,10 @@ import { queryHistory } from '../../store/history-store';
 import { listWebhookAttempts, WEBHOOK_LOG_DAYS } from '../../store/webhook-deliveries';
 import { takeClientRequest } from '../client-rate';
 import { decodeWebhookLogToken, encodeWebhookLogToken } from '../webhook-log-token';
-import type { Caller } from '../route';
 import { conflict, notFound, tooManyRequests, validationError } from '../errors';
 import { limits } from '../limits';
 import { defineRoute } from '../route';
+import { endpointClient, scopedEndpoint } from '../scoped-webhook';
 import { parentIdBodySchema, successSchema } from '../schemas';
 import {
   createdWebhookSchema,
@@ -100,21 +98,6 @@ async function alertsToRedeliver(
     throw validationError([{ path: 'from', message: `more than ${MAX_REDELIVERIES} alerts in the range: narrow it` }]);
   }
   return alerts.reverse();
-}
-
-/** The client of an endpoint the caller may manage, or a 404 for an unknown endpoint or one of another tenant. */
-async function endpointClient(endpointId: string, caller: Caller): Promise<string> {
-  const clientId = await findWebhookClient(endpointId, caller.user.parentId);
-  if (!clientId || !(await caller.scope.includes(clientId))) throw notFound(`webhook ${endpointId}`);
-  return clientId;
-}
-
-/** The endpoint with its secrets, for a caller whose scope holds its client; 404 otherwise. */
-async function scopedEndpoint(endpointId: string, caller: Caller) {
-  const clientId = await endpointClient(endpointId, caller);
-  const endpoint = await getWebhookWithSecrets(clientId, endpointId);
-  if (!endpoint) throw notFound(`webhook ${endpointId}`);
-  return { clientId, endpoint };
 }
 
 /**
