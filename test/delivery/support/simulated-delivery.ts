@@ -46,6 +46,21 @@ export class SimulatedDelivery {
     throw new Error(`the deliveries queue still hands out records after ${rounds} receives`);
   }
 
+  /**
+   * Drains the queue, then moves the clock to each wait the queue holds in turn and drains again, until none is
+   * left: what an alert's short retries come to. Waits on the due index are the sweep's (sweepDue).
+   */
+  async settle(rounds = 20): Promise<void> {
+    await this.drain();
+    for (let round = 0; round < rounds; round++) {
+      const [next] = this.queueWaits();
+      if (next === undefined) return;
+      this.now = Math.max(this.now, next);
+      await this.drain();
+    }
+    throw new Error(`the deliveries queue still holds waits after ${rounds} rounds`);
+  }
+
   /** The sweep's due pass at the clock's time, then the deliveries it enqueued. */
   async sweepDue(): Promise<DuePassResult> {
     const result = await runAlertDuePass(this.now);
