@@ -17,7 +17,8 @@ import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type 
  *   retry waiting. A holder that has not come back `HOLDER_GRACE_MS` after its time is taken as lost, and the
  *   next copy takes over;
  * - `retryAt` (ISO): for a longer wait, when the sweep's due pass hands the alert back (waitForDue); no message
- *   holds it meanwhile, and a copy that arrives finds its targets not due yet and sends nothing.
+ *   holds it meanwhile, and a copy that arrives finds its targets not due yet and sends nothing. `retryWokenAt`
+ *   (epoch ms): when the due pass handed it back; the next write of its retry, or its finish, clears both.
  */
 export const retryRecordSchema = deliveryRetrySchema;
 export type RetryRecord = DeliveryRetry;
@@ -143,14 +144,32 @@ export async function finishAlert(
   alertId: string,
   status: 'delivered' | 'failed',
   now: number,
-  { error, last }: { error?: string; last?: LastDelivery } = {},
+  { error, last, due }: { error?: string; last?: LastDelivery; due?: DueInputs } = {},
 ): Promise<void> {
+  // an alert handed back by the due pass for its retry leaves the index for it in the same write
+  const retry = due?.retryAt !== undefined ? dueClauses({ ...due, status, retryAt: undefined }) : { set: [], remove: [], values: {} };
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: { alertId },
-        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''}${last ? ', deliveries.#key = :delivery' : ''} REMOVE outbox, deliveryLease, parkedAt${error ? '' : ', deliveryError'}`,
+        UpdateExpression: updateExpression({
+          set: [
+            '#status = :status',
+            'deliveredAt = :at',
+            ...(error ? ['deliveryError = :error'] : []),
+            ...(last ? ['deliveries.#key = :delivery'] : []),
+            ...retry.set,
+          ],
+          remove: [
+            'outbox',
+            'deliveryLease',
+            'parkedAt',
+            ...(error ? [] : ['deliveryError']),
+            ...(due?.retryAt !== undefined ? ['retryAt', 'retryWokenAt'] : []),
+            ...retry.remove,
+          ],
+        }),
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status', ...(last ? { '#key': last.key } : {}) },
         ExpressionAttributeValues: {
@@ -159,6 +178,7 @@ export async function finishAlert(
           ':pending': 'pending',
           ...(error ? { ':error': error } : {}),
           ...(last ? { ':delivery': last.status } : {}),
+          ...retry.values,
         },
       }),
     );
@@ -200,7 +220,7 @@ export async function scheduleRetry(
       Key: { alertId: alert.alertId },
       UpdateExpression: updateExpression({
         set: ['retryHolder = :message', 'nextAttemptAt = :at', '#outbox = if_not_exists(#outbox, :outbox)', ...retries.set, ...due.set],
-        remove: ['deliveryLease', ...(alert.retryAt === undefined ? [] : ['retryAt']), ...due.remove],
+        remove: ['deliveryLease', ...(alert.retryAt === undefined ? [] : ['retryAt', 'retryWokenAt']), ...due.remove],
       }),
       ExpressionAttributeNames: { '#outbox': 'outbox', ...retries.names },
       ExpressionAttributeValues: {
@@ -230,7 +250,7 @@ export async function waitForDue(alert: DueInputs, retryAt: number, records: Rea
       Key: { alertId: alert.alertId },
       UpdateExpression: updateExpression({
         set: ['retryAt = :retryAt', ...retries.set, ...due.set],
-        remove: ['deliveryLease', 'retryHolder', 'nextAttemptAt', '#outbox', 'outboxEnqueuedAt', ...due.remove],
+        remove: ['deliveryLease', 'retryHolder', 'nextAttemptAt', '#outbox', 'outboxEnqueuedAt', 'retryWokenAt', ...due.remove],
       }),
       ExpressionAttributeNames: { '#outbox': 'outbox', ...retries.names },
       ExpressionAttributeValues: { ':retryAt': at, ...retries.values, ...due.values },
@@ -272,17 +292,28 @@ export async function releaseAlert(alertId: string): Promise<void> {
 /**
  * Some e-mail of the alert waits for its side address to confirm; everything else is settled. The alert moves
  * from the outbox's `pending#` shards to its `held#` ones (same index, sorted by creation time), where the
- * sweep finds it once its hold has run out; a confirmation enqueues it earlier.
+ * sweep finds it once its hold has run out; a confirmation enqueues it earlier. An alert the due pass handed
+ * back for a retry leaves the due index for it in the same write.
  */
-export async function holdAlert(alertId: string): Promise<void> {
+export async function holdAlert(alert: DueInputs): Promise<void> {
+  const retry = alert.retryAt !== undefined ? dueClauses({ ...alert, retryAt: undefined }) : { set: [], remove: [], values: {} };
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: { alertId },
-      UpdateExpression: 'SET outbox = :held REMOVE deliveryLease, outboxEnqueuedAt, outboxAttempts',
+      Key: { alertId: alert.alertId },
+      UpdateExpression: updateExpression({
+        set: ['outbox = :held', ...retry.set],
+        remove: [
+          'deliveryLease',
+          'outboxEnqueuedAt',
+          'outboxAttempts',
+          ...(alert.retryAt !== undefined ? ['retryAt', 'retryWokenAt'] : []),
+          ...retry.remove,
+        ],
+      }),
       ConditionExpression: '#status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':held': heldShardOf(alertId), ':pending': 'pending' },
+      ExpressionAttributeValues: { ':held': heldShardOf(alert.alertId), ':pending': 'pending', ...retry.values },
     }),
   );
 }

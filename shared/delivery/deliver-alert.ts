@@ -301,7 +301,7 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   }
   statuses[target.key] = status;
   if (attempting.finishes) {
-    await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status } });
+    await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status }, due: alert });
     return { outcome: 'finished' };
   }
   // recorded at once: a retry after a later failure must not send this one again
@@ -385,11 +385,11 @@ async function settle(
     return { result: 'done' };
   }
   if (held.length) {
-    const hold = await holdUntilConfirmed(alert.alertId, clientId, held);
+    const hold = await holdUntilConfirmed(alert, clientId, held);
     return hold === 'held' ? { result: 'done' } : { result: 'retry', reason: 'a held address confirmed meanwhile' };
   }
   if (attempts.some((attempt) => attempt.outcome === 'finished')) return { result: 'done' };
-  await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now());
+  await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { due: alert });
   return { result: 'done' };
 }
 

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
-import type { Alert } from '../schemas/alert';
+import { alertSchema, type Alert } from '../schemas/alert';
 import { alertsTable, dueShardOf, outboxShardOf } from './alerts-store';
 
 /**
@@ -64,33 +64,72 @@ export function updateExpression({ set, remove }: Pick<Clauses, 'set' | 'remove'
 }
 
 /**
- * The retry of a pending alert has come (`retryAt` ≤ now): it goes back to the outbox, as a new alert is, so
- * that the sweep enqueues it again should the delivery request the caller sends next be lost; its retry leaves
- * the due index (its other reasons stay). Conditioned on the `retryAt` read, so that of two overlapping sweeps
- * one wakes it. Returns whether this call did.
+ * How long after the due pass handed an alert back for its retry the deliver function has to take it up (move
+ * its retry on, or settle it) before the request counts as lost: then the alert goes back to the outbox, which
+ * enqueues it again and gives up on it after its own number of tries (OUTBOX_MAX_ATTEMPTS).
  */
-export async function wakeForRetry(alert: DueInputs & Pick<Alert, 'retryAt'>, now: number): Promise<boolean> {
-  const due = dueClauses({ ...alert, retryAt: undefined });
+export const RETRY_WAKE_GRACE_MS = 15 * 60_000;
+
+/** An alert on the due index as the due pass reads it, with when it was last handed back for its retry (epoch ms). */
+export interface DueAlert {
+  alert: Alert;
+  wokenAt: number | undefined;
+}
+
+export async function readDueAlert(alertId: string): Promise<DueAlert | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: alertsTable(), Key: { alertId } }));
+  const parsed = alertSchema.safeParse(Item);
+  if (!parsed.success) return null;
+  return { alert: parsed.data, wokenAt: typeof Item?.retryWokenAt === 'number' ? Item.retryWokenAt : undefined };
+}
+
+/**
+ * The retry of a pending alert has come (`retryAt` ≤ now): marks it handed back (`retryWokenAt`), for the caller
+ * to enqueue. Only that attribute changes, so neither index is written: the alert stays on the due index, as
+ * its own outbox, until the deliver function moves its retry on or settles it. Conditioned on the `retryAt` read
+ * and on no earlier hand-back, so that of two overlapping sweeps one wakes it. Returns whether this call did.
+ */
+export async function wakeForRetry(alert: Pick<Alert, 'alertId' | 'retryAt'>, now: number): Promise<boolean> {
+  return conditionalUpdate({
+    TableName: alertsTable(),
+    Key: { alertId: alert.alertId },
+    UpdateExpression: 'SET retryWokenAt = :now',
+    ConditionExpression: 'retryAt = :seenRetryAt AND #status = :pending AND attribute_not_exists(retryWokenAt)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':now': now, ':seenRetryAt': alert.retryAt, ':pending': 'pending' },
+  });
+}
+
+/**
+ * An alert handed back for its retry `RETRY_WAKE_GRACE_MS` ago that the deliver function never took up (its
+ * request was lost, or the function fails on it): it goes back to the outbox, whose re-enqueues are counted and
+ * bounded, and its retry leaves the due index. Conditioned on the hand-back read. Returns whether this call did.
+ */
+export async function handRetryToOutbox(due: DueAlert, now: number): Promise<boolean> {
+  const { alert } = due;
+  const clauses = dueClauses({ ...alert, retryAt: undefined });
+  return conditionalUpdate({
+    TableName: alertsTable(),
+    Key: { alertId: alert.alertId },
+    UpdateExpression: updateExpression({
+      set: ['#outbox = :outbox', 'outboxEnqueuedAt = :now', ...clauses.set],
+      remove: ['retryAt', 'retryWokenAt', ...clauses.remove],
+    }),
+    ConditionExpression: 'retryWokenAt = :wokenAt AND #status = :pending',
+    ExpressionAttributeNames: { '#outbox': 'outbox', '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':outbox': outboxShardOf(alert.alertId),
+      ':now': now,
+      ':wokenAt': due.wokenAt,
+      ':pending': 'pending',
+      ...clauses.values,
+    },
+  });
+}
+
+async function conditionalUpdate(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
   try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: alertsTable(),
-        Key: { alertId: alert.alertId },
-        UpdateExpression: updateExpression({
-          set: ['#outbox = :outbox', 'outboxEnqueuedAt = :now', ...due.set],
-          remove: ['retryAt', ...due.remove],
-        }),
-        ConditionExpression: 'retryAt = :seenRetryAt AND #status = :pending',
-        ExpressionAttributeNames: { '#outbox': 'outbox', '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':outbox': outboxShardOf(alert.alertId),
-          ':now': now,
-          ':seenRetryAt': alert.retryAt,
-          ':pending': 'pending',
-          ...due.values,
-        },
-      }),
-    );
+    await documentClient().send(new UpdateCommand(input));
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;

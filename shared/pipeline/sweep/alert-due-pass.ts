@@ -1,5 +1,5 @@
-import { closeDueAlert, dueAlertIds, escalateDueAlert, getAlert, retireDueEntry } from '../../store/alert-lifecycle';
-import { wakeForRetry } from '../../store/alert-due';
+import { closeDueAlert, dueAlertIds, escalateDueAlert, retireDueEntry } from '../../store/alert-lifecycle';
+import { handRetryToOutbox, readDueAlert, RETRY_WAKE_GRACE_MS, wakeForRetry } from '../../store/alert-due';
 import type { Alert } from '../../schemas/alert';
 import { enqueueDeliveries } from '../enqueue-deliveries';
 
@@ -26,18 +26,21 @@ export interface DuePassResult {
  * - an alert at its auto-close time (`autoCloseHours`) is closed by fleetwatch unless it was cleared or closed
  *   meanwhile;
  * - a pending alert at its `retryAt` (a target waited for a retry longer than the deliveries queue holds a
- *   message) goes back to the outbox and is enqueued for delivery;
+ *   message) is marked handed back (`retryWokenAt`) and enqueued for delivery; it stays on the index until the
+ *   deliver function moves its retry on or settles it, and one not taken up within RETRY_WAKE_GRACE_MS goes to
+ *   the outbox;
  * - an entry whose work no longer applies (acknowledged, delivered meanwhile) is moved to its next reason or
  *   taken off.
- * Safe to repeat: a second sweep finds it moved, or its conditional write fails; an escalation or a retry whose
- * request is lost stays in the outbox, which enqueues it again.
+ * Safe to repeat: a second sweep finds it moved, or its conditional write fails; an escalation whose request is
+ * lost stays in the outbox, which enqueues it again, and so does a retry once its grace has passed.
  */
 export async function runAlertDuePass(now: number, limit: number = DUE_ALERTS_PER_SWEEP): Promise<DuePassResult> {
   const result: DuePassResult = { closed: [], escalated: [], retried: [] };
   const at = new Date(now).toISOString();
   for await (const { alertId, dueAt } of dueAlertIds(now, limit)) {
-    let alert = await getAlert(alertId);
-    if (!alert) continue;
+    const due = await readDueAlert(alertId);
+    if (!due) continue;
+    let { alert } = due;
     let acted = false;
     if (alert.escalateAt !== undefined && alert.escalatedAt === undefined && alert.escalateAt <= at && alert.state === 'open') {
       const escalation = await escalateDueAlert(alert, now);
@@ -54,9 +57,14 @@ export async function runAlertDuePass(now: number, limit: number = DUE_ALERTS_PE
         acted = true;
       }
     }
-    if (retryIsDue(alert, at) && (await wakeForRetry(alert, now))) {
-      result.retried.push(alertId);
-      acted = true;
+    if (retryIsDue(alert, at)) {
+      if (due.wokenAt !== undefined && now - due.wokenAt < RETRY_WAKE_GRACE_MS) {
+        // handed back already: its request is on the queue
+        acted = true;
+      } else if (due.wokenAt === undefined ? await wakeForRetry(alert, now) : await handRetryToOutbox(due, now)) {
+        result.retried.push(alertId);
+        acted = true;
+      }
     }
     if (!acted) await retireDueEntry(alert, dueAt);
   }
