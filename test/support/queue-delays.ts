@@ -15,6 +15,8 @@ export interface QueueDelays {
   pending(): number[];
   /** The waits noted so far, in seconds, as the function asked for them. */
   asked(): number[];
+  /** Whether the message received with this receipt handle waits, noted and not released yet. */
+  holds(receiptHandle: string): boolean;
   detach(): void;
 }
 
@@ -41,21 +43,23 @@ export function holdQueueDelays(queueUrl: string, clock: () => number): QueueDel
   return {
     async release() {
       const due = held.filter((entry) => entry.dueAt <= clock());
-      held = held.filter((entry) => entry.dueAt > clock());
       for (const entry of due) {
         try {
           await sqsClient().send(
             new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: entry.receiptHandle, VisibilityTimeout: 0 }),
           );
         } catch (error) {
-          // a message deleted meanwhile (a later receive settled it) has nothing left to release
+          // a message deleted meanwhile (a later receive settled it) has nothing left to release; with the queue
+          // unreachable, what is left waits for the next call
           if ((error as Error).name !== 'ReceiptHandleIsInvalid' && (error as Error).name !== 'MessageNotInflight') throw error;
         }
+        held = held.filter((other) => other !== entry);
       }
       return due.length;
     },
     pending: () => held.map((entry) => entry.dueAt).sort((a, b) => a - b),
     asked: () => [...asked],
+    holds: (receiptHandle) => held.some((entry) => entry.receiptHandle === receiptHandle),
     detach: () => {
       prototype.send = original;
     },
