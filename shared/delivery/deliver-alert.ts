@@ -14,7 +14,7 @@ import { unsubscribeToken } from '../store/email-consent';
 import type { RenderedNotification } from './render';
 import { alertNotification } from './alert-notification';
 import type { ChannelSenders } from './senders';
-import { RETRY_ATTEMPTS, spanText } from './retry-backoff';
+import { MAX_QUEUE_WAIT_SECONDS, RETRY_ATTEMPTS, spanText } from './retry-backoff';
 import { afterPassingFailure, gaveUpReason, nextAttemptOf, wakeOf, type Attempt } from './target-retry';
 import { deadLetterTarget } from './target-dead-letter';
 import { planDelivery, type DeliveryTarget, type EmailTarget, type SkippedTarget, type TelegramTarget } from './targets';
@@ -32,8 +32,8 @@ import { ESCALATED_KIND } from '../rules/event-kinds';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
-/** The longest wait a queue message can hold (SQS's visibility timeout and delay cap at 15 minutes). */
-export const MAX_QUEUE_WAIT_MS = 15 * 60_000;
+/** The longest wait a queue message holds; a longer one waits on the due index. */
+export const MAX_QUEUE_WAIT_MS = MAX_QUEUE_WAIT_SECONDS * 1000;
 /** Targets sent to at the same time, within one alert. */
 const PARALLEL_SENDS = 4;
 

@@ -17,6 +17,12 @@ export const RETRY_ATTEMPTS = RETRY_WAITS_SECONDS.length + 1;
 /** Share of each wait the jitter moves it by, either way. */
 export const RETRY_JITTER = 0.2;
 
+/**
+ * The longest wait a deliveries-queue message can hold (SQS caps visibility changes and delays at 15 minutes):
+ * a longer one waits on the alert, on the due index.
+ */
+export const MAX_QUEUE_WAIT_SECONDS = 15 * 60;
+
 /** The longest wait a channel's own Retry-After may ask for. */
 export const MAX_RETRY_AFTER_SECONDS = Math.max(...RETRY_WAITS_SECONDS);
 
@@ -43,6 +49,13 @@ export function retryScheduleRanges(): { nominal: number; min: number; max: numb
     min: Math.max(1, Math.round(nominal * (1 - RETRY_JITTER))),
     max: Math.round(nominal * (1 + RETRY_JITTER)),
   }));
+}
+
+/** `4–6 s`, `1.6–2.4 h`: a range of waits in words, its unit named once when both ends share it. */
+export function rangeText(min: number, max: number): string {
+  const [low, high] = [spanText(min), spanText(max)];
+  const unit = (text: string) => text.split(' ')[1];
+  return unit(low) === unit(high) ? `${low.split(' ')[0]}–${high}` : `${low}–${high}`;
 }
 
 /** A span in the largest unit that keeps it readable: `5 s`, `30 min`, `2 h`, `27.6 h`. */
