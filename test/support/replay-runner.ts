@@ -22,6 +22,7 @@ import { sentEmails, type SentEmail } from './emulators';
 import type { ChaosController } from './chaos';
 import { InvocationKiller, type KillPoint } from './invocation-killer';
 import { redelivered, type ReplayPlan } from './replay-scenarios';
+import { holdQueueDelays } from './queue-delays';
 import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type ReplayRuleName, type Trace } from './trace-generator';
 
 /**
@@ -214,7 +215,7 @@ export async function runReplay(
   let now = plan.batches[0]?.now ?? TRACE_START;
   const clock = () => now;
   const evaluate = createEvaluateHandler({ clock });
-  const deliver = createDeliverHandler() as unknown as SqsHandler;
+  const deliver = createDeliverHandler({ clock }) as unknown as SqsHandler;
   const sweep = createSweepHandler({
     clock,
     feedOutage: options.feedOutage ?? FEED_OUTAGE_OFF,
@@ -275,13 +276,16 @@ export async function runReplay(
     }
   };
 
-  // delivery requests that failed, with the simulated time at which the queue hands them out again
+  // delivery requests that failed, with the simulated time at which the queue hands them out again: after the
+  // wait the deliver function set on them (its retry schedule), or else after the queue's visibility timeout
   let held: { receiptHandle: string; dueAt: number }[] = [];
+  const delays = holdQueueDelays(queueUrl, clock);
   const deliverAndHoldFailures: SqsHandler = async (event, context) => {
     const failedAt = now;
     const hold = (records: SQSRecord[]) => {
       run.deliveryRetries += records.length;
-      held.push(...records.map((record) => ({ receiptHandle: record.receiptHandle, dueAt: failedAt + DELIVERIES_VISIBILITY_MS })));
+      const waiting = records.filter((record) => !delays.holds(record.receiptHandle));
+      held.push(...waiting.map((record) => ({ receiptHandle: record.receiptHandle, dueAt: failedAt + DELIVERIES_VISIBILITY_MS })));
     };
     try {
       const response = await deliver(event, context);
@@ -295,6 +299,7 @@ export async function runReplay(
   };
 
   const releaseDueDeliveries = async () => {
+    await delays.release();
     const due = held.filter((entry) => entry.dueAt <= now);
     if (due.length === 0) return;
     const stillHeld = held.filter((entry) => entry.dueAt > now);
@@ -345,76 +350,80 @@ export async function runReplay(
     }
   };
 
-  let nextSweep = now + SWEEP_EVERY_MS;
-  let carried: SQSRecord[] = [];
-  for (const batch of plan.batches) {
-    for (; nextSweep <= batch.now; nextSweep += SWEEP_EVERY_MS) {
-      await runSweep(nextSweep);
-      await drainDeliveries();
-    }
-    now = batch.now;
-    // FIFO: records reported failed come back before anything later of their group
-    let records = [...carried, ...batch.records];
-    carried = [];
-    let crash = batch.crash;
-    const kills = [...batch.kills];
-    for (;;) {
-      const killAfter = kills.shift();
-      if (killAfter !== undefined) {
-        await invokeKilled(records, killAfter);
-      } else if (crash === 'beforeEnqueue') {
-        run.crashes.beforeEnqueue++;
-        process.env.DELIVERIES_QUEUE_URL = unreachableQueue;
-        try {
+  try {
+    let nextSweep = now + SWEEP_EVERY_MS;
+    let carried: SQSRecord[] = [];
+    for (const batch of plan.batches) {
+      for (; nextSweep <= batch.now; nextSweep += SWEEP_EVERY_MS) {
+        await runSweep(nextSweep);
+        await drainDeliveries();
+      }
+      now = batch.now;
+      // FIFO: records reported failed come back before anything later of their group
+      let records = [...carried, ...batch.records];
+      carried = [];
+      let crash = batch.crash;
+      const kills = [...batch.kills];
+      for (;;) {
+        const killAfter = kills.shift();
+        if (killAfter !== undefined) {
+          await invokeKilled(records, killAfter);
+        } else if (crash === 'beforeEnqueue') {
+          run.crashes.beforeEnqueue++;
+          process.env.DELIVERIES_QUEUE_URL = unreachableQueue;
+          try {
+            await invokeEvaluate(records);
+          } finally {
+            process.env.DELIVERIES_QUEUE_URL = queueUrl;
+          }
+        } else if (crash === 'afterEnqueue') {
+          run.crashes.afterEnqueue++;
           await invokeEvaluate(records);
-        } finally {
-          process.env.DELIVERIES_QUEUE_URL = queueUrl;
-        }
-      } else if (crash === 'afterEnqueue') {
-        run.crashes.afterEnqueue++;
-        await invokeEvaluate(records);
-      } else {
-        const response = await invokeEvaluate(records);
-        if (!response) {
-          // the invocation failed as a whole (an emulator is down): the batch waits for the next one
-          run.redeliveries++;
-          carried = redelivered(records);
+        } else {
+          const response = await invokeEvaluate(records);
+          if (!response) {
+            // the invocation failed as a whole (an emulator is down): the batch waits for the next one
+            run.redeliveries++;
+            carried = redelivered(records);
+            break;
+          }
+          const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+          if (failed.size > 0) {
+            run.itemFailures += failed.size;
+            run.redeliveries++;
+            carried = redelivered(records.filter((record) => failed.has(record.messageId)));
+          }
           break;
         }
-        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-        if (failed.size > 0) {
-          run.itemFailures += failed.size;
-          run.redeliveries++;
-          carried = redelivered(records.filter((record) => failed.has(record.messageId)));
-        }
-        break;
+        // the invocation died: its response never reached the queue, which hands the whole batch out again
+        run.redeliveries++;
+        records = redelivered(records);
+        crash = 'none';
       }
-      // the invocation died: its response never reached the queue, which hands the whole batch out again
-      run.redeliveries++;
-      records = redelivered(records);
-      crash = 'none';
+      // a fault due at this time strikes after the batch's evaluation and before its deliveries
+      await advance(batch.now);
+      await drainDeliveries();
     }
-    // a fault due at this time strikes after the batch's evaluation and before its deliveries
-    await advance(batch.now);
-    await drainDeliveries();
-  }
-  await chaos?.endAll();
-  for (let attempt = 0; carried.length > 0 && attempt < 5; attempt++) {
-    run.redeliveries++;
-    const records = carried;
-    const response = await invokeEvaluate(records);
-    const failed = response
-      ? new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier))
-      : new Set(records.map((record) => record.messageId));
-    run.itemFailures += failed.size;
-    carried = redelivered(records.filter((record) => failed.has(record.messageId)));
-  }
+    await chaos?.endAll();
+    for (let attempt = 0; carried.length > 0 && attempt < 5; attempt++) {
+      run.redeliveries++;
+      const records = carried;
+      const response = await invokeEvaluate(records);
+      const failed = response
+        ? new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier))
+        : new Set(records.map((record) => record.messageId));
+      run.itemFailures += failed.size;
+      carried = redelivered(records.filter((record) => failed.has(record.messageId)));
+    }
 
-  for (const delay of [FINAL_SWEEP_DELAY_MS, 2 * FINAL_SWEEP_DELAY_MS]) {
-    await advance(trace.end + delay);
-    await drainDeliveries();
-    await runSweep(trace.end + delay);
-    await drainDeliveries();
+    for (const delay of [FINAL_SWEEP_DELAY_MS, 2 * FINAL_SWEEP_DELAY_MS]) {
+      await advance(trace.end + delay);
+      await drainDeliveries();
+      await runSweep(trace.end + delay);
+      await drainDeliveries();
+    }
+  } finally {
+    delays.detach();
   }
 
   run.alerts = (await scanTable(resourcesConfig().ALERTS_TABLE)).map((item) => {
