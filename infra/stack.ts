@@ -78,6 +78,8 @@ export const SWEEP_DIGEST_KEYS = ['DIGESTDUE#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
 /** Each client's maintenance silences and their count (shared/schemas/silence.ts): evaluate and the sweep read them, one Query per client. */
 export const SILENCE_DIRECTORY_KEYS = ['SILENCE#'] as const;
+/** On-call rotas (shared/schemas/rota.ts): the sweep reads those an escalation level names, to find who is on call. */
+export const SWEEP_ROTA_KEYS = ['ROTA#'] as const;
 /** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
 export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 /** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
@@ -260,6 +262,7 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: SWEEP_DIGEST_KEYS });
     // maintenance silences, read as evaluate reads them, for the connection losses and episodes they hold back
     data.grant(sweep.role, 'directory', ['Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
+    data.grant(sweep.role, 'directory', ['GetItem'], { leadingKeys: SWEEP_ROTA_KEYS });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),

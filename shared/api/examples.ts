@@ -1,3 +1,4 @@
+import { EXAMPLE_ROTA_ID } from './rota-schemas';
 import { EXAMPLE_SILENCE_ID } from './silence-schemas';
 import { alertIdFor } from '../store/alert-id';
 import { EXAMPLE_CHILD_ID, EXAMPLE_CLIENT_ID, EXAMPLE_USER_ID } from './directory-schemas';
@@ -15,6 +16,12 @@ export const loginAnswerExample = { AuthId: 'q4Vn3b9K2xPzL8dT0wYcR5mJ7hUeF1sA6gN
 
 export const parentIdExample = { parentId: EXAMPLE_CLIENT_ID };
 
+/** A two-level chain: whoever is on call after 10 minutes, the duty manager after 30. */
+const EXAMPLE_ESCALATION = [
+  { after: 10, rotaIds: [EXAMPLE_ROTA_ID] },
+  { after: 30, userIds: [EXAMPLE_USER_ID], telegrams: ['-1001234567890'] },
+];
+
 const ruleBody = {
   type: 2,
   userId: null,
@@ -24,7 +31,16 @@ const ruleBody = {
   vehicleIds: [40117],
   geoids: [12],
   fieldids: [],
-  settings: { limit: '80', minDuration: '10', zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: '600', severity: 'critical' },
+  settings: {
+    limit: '80',
+    minDuration: '10',
+    zoneLimits: '12:30',
+    schedule: 'Mon-Fri 06:00-22:00',
+    maxEventAge: '600',
+    severity: 'critical',
+    escalation: JSON.stringify(EXAMPLE_ESCALATION),
+    escalationRepeat: '1',
+  },
   toEmail: true,
   recipientIds: [EXAMPLE_USER_ID],
   enableSideEmails: false,
@@ -45,7 +61,16 @@ const ruleBody = {
 
 export const ruleCreateExample = {
   ...ruleBody,
-  settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: 600, severity: 'critical' },
+  settings: {
+    limit: 80,
+    minDuration: 10,
+    zoneLimits: '12:30',
+    schedule: 'Mon-Fri 06:00-22:00',
+    maxEventAge: 600,
+    severity: 'critical',
+    escalation: EXAMPLE_ESCALATION,
+    escalationRepeat: 1,
+  },
 };
 export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
 /** A rule as GET answers it, with a recipient Telegram does not reach yet and what keeps two of its side addresses from getting alerts. */

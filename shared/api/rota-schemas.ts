@@ -103,7 +103,7 @@ export const onCallSchema = z.object({
   at: z.iso.datetime().describe('the instant answered for'),
 });
 
-const EXAMPLE_ROTA_ID = `${EXAMPLE_CLIENT_ID}.Qm9uZGF5LW5pZ2h0LXNoaW`;
+export const EXAMPLE_ROTA_ID = `${EXAMPLE_CLIENT_ID}.Qm9uZGF5LW5pZ2h0LXNoaW`;
 const EXAMPLE_OTHER_USER_ID = 'c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f';
 const EXAMPLE_OVERRIDE_ID = 'T3ZlcnJpZGUtY292ZXItMQ';
 

@@ -212,7 +212,7 @@ async function attemptAll(targets: readonly DeliveryTarget[], attempting: Attemp
 async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: () => number): Promise<DeliveryContext | { failure: string }> {
   const stored = await loadRule(alert.ruleId);
   if (!stored) return { failure: `rule ${alert.ruleId} no longer exists` };
-  const rule = alert.event.kind === ESCALATED_KIND ? escalationRule(stored) : stored;
+  const rule = alert.event.kind === ESCALATED_KIND ? escalationRule(stored, alert) : stored;
   // alerts reach only the vehicle's owners: the rule's client or a client below it
   const tree = new ClientTree();
   const vehicle = await loadVehicle(alert.vehicleId);
@@ -221,7 +221,7 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
   }
   const users = await loadUsers(rule.userId ? [...rule.recipientIds, rule.userId] : rule.recipientIds);
   const ownerLanguage = users.find((user) => user.id === rule.userId)?.language;
-  const scope = await lookUpScope(rule, users, tree, options.senders, now());
+  const scope = await lookUpScope(rule, users, tree, options.senders, now(), true, onCallOf(alert));
   return {
     rule,
     vehicleName: vehicle.name,
@@ -398,4 +398,10 @@ export function finalStatus(statuses: readonly DeliveryStatus[]): 'delivered' | 
   const anySent = statuses.some((status) => status.status === 'sent');
   const anyFailed = statuses.some((status) => status.status === 'failed');
   return !anySent && anyFailed ? 'failed' : 'delivered';
+}
+
+/** The users an escalation's rotas had on call when it fired (buildEscalationItem); none for any other alert. */
+function onCallOf(alert: Alert): Set<string> {
+  const named = alert.event.kind === ESCALATED_KIND ? alert.event.values.onCallUserIds : undefined;
+  return new Set(typeof named === 'string' && named !== '' ? named.split(',') : []);
 }

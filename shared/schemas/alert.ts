@@ -154,7 +154,25 @@ export const alertSchema = z.object({
   /** When the alert goes to the escalation targets if still open (its rule's `escalateAfter`). */
   escalateAt: z.iso.datetime({ offset: true }).optional().describe("when the alert is escalated if still open (the rule's escalateAfter)"),
   /** When it was escalated: it was still open at `escalateAt`, and went to the escalation targets. */
-  escalatedAt: z.iso.datetime({ offset: true }).optional().describe('when the alert was escalated (still open at escalateAt)'),
+  escalatedAt: z.iso.datetime({ offset: true }).optional().describe('when the alert was last escalated (still open at escalateAt)'),
+  /** The step of the rule's escalation chain due at `escalateAt` (absent: its first level). */
+  escalationStep: z
+    .object({ level: z.number().int().min(0), round: z.number().int().min(0) })
+    .optional()
+    .describe('the level (from 0) and round (from 0) of the escalation chain due at escalateAt'),
+  escalations: z
+    .array(
+      z.object({
+        level: z.number().int().min(0),
+        round: z.number().int().min(0),
+        at: z.iso.datetime({ offset: true }),
+        escalationId: z.string(),
+        onCall: z.array(z.object({ rotaId: z.string(), userId: z.string() })).default([]),
+      }),
+    )
+    .max(24)
+    .optional()
+    .describe('each level of the escalation chain that fired: when, and who of each rota was on call then'),
   /** A maintenance silence held the event back: kept in the history only, never delivered. */
   silenced: z
     .object({ silenceId: z.string().describe('the silence (`GET /api/v3/silences/{id}`) that held the event back') })

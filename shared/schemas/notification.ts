@@ -86,12 +86,14 @@ export const LATEST_ACTIVATION_TIME = '9999-10-01T00:00:00.000Z';
 
 /**
  * One value of a rule's `settings`: the platform's string, or a JSON number or boolean written the way it would
- * be as a string (`80`, `80.5`, `true`), so a rule reads the same whichever way it was sent. JSON carries no
- * NaN or Infinity; objects, arrays and null are refused.
+ * be as a string (`80`, `80.5`, `true`), so a rule reads the same whichever way it was sent; or a JSON array (an
+ * escalation chain), kept as its canonical JSON text. JSON carries no NaN or Infinity; objects and null are refused.
  */
 export const settingValueSchema = z
-  .union([z.string().max(2_000), z.number(), z.boolean()], { error: 'must be a string, a number or a boolean' })
-  .transform((value) => (typeof value === 'string' ? value : String(value)));
+  .union([z.string().max(4_000), z.number(), z.boolean(), z.array(z.unknown()).max(10)], {
+    error: 'must be a string, a number, a boolean or (escalation) an array',
+  })
+  .transform((value) => (typeof value === 'string' ? value : Array.isArray(value) ? JSON.stringify(value) : String(value)));
 
 /**
  * The notification rule as `GET /api/v3/notifications/{id}` returns it and `PUT /api/v3/notifications` takes it.

@@ -6,7 +6,8 @@ import { alertsTable, dueShardOf, outboxShardOf } from './alerts-store';
 
 /**
  * Why an alert sits on the sparse keys-only `byDue` index (`dueShard`, `dueAt`), each reason with its time:
- * - escalation: `escalateAt`, while the alert is open and not escalated yet;
+ * - escalation: `escalateAt`, while the alert is open and its chain's step due then has not fired (`escalatedAt`,
+ *   the last firing, is before it);
  * - auto-close: `autoCloseAt`, while it is open or acknowledged;
  * - retry: `retryAt`, while it is pending and a target waits for an attempt further off than the deliveries
  *   queue can hold a message (shared/delivery/retry-backoff.ts).
@@ -18,6 +19,10 @@ import { alertsTable, dueShardOf, outboxShardOf } from './alerts-store';
  */
 export type DueInputs = Pick<Alert, 'alertId' | 'status' | 'state' | 'escalateAt' | 'escalatedAt' | 'autoCloseAt' | 'retryAt'>;
 
+/** Whether the chain's step at `escalateAt` is still to fire: nothing fired yet, or the last firing came before it. */
+export const escalationPending = (alert: Pick<Alert, 'escalateAt' | 'escalatedAt'>): boolean =>
+  alert.escalateAt !== undefined && (alert.escalatedAt === undefined || alert.escalatedAt < alert.escalateAt);
+
 export interface DueReasons {
   escalation?: string;
   autoClose?: string;
@@ -26,7 +31,7 @@ export interface DueReasons {
 
 export function dueReasons(alert: DueInputs): DueReasons {
   return {
-    ...(alert.escalateAt !== undefined && alert.escalatedAt === undefined && alert.state === 'open' ? { escalation: alert.escalateAt } : {}),
+    ...(escalationPending(alert) && alert.state === 'open' ? { escalation: alert.escalateAt! } : {}),
     ...(alert.autoCloseAt !== undefined && (alert.state === 'open' || alert.state === 'acknowledged') ? { autoClose: alert.autoCloseAt } : {}),
     ...(alert.retryAt !== undefined && alert.status === 'pending' ? { retry: alert.retryAt } : {}),
   };

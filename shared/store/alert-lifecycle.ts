@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../schemas/alert';
-import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS } from './alerts-store';
+import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS, type EscalationFiring } from './alerts-store';
 import { dueClauses, retryUnchanged, updateExpression } from './alert-due';
 
 /**
@@ -212,16 +212,28 @@ export async function closeDueAlert(alert: Alert, now: number): Promise<boolean>
 }
 
 /**
- * Escalates an alert still open at its `escalateAt`: in one transaction the alert is marked `escalatedAt` (only
- * its auto-close stays due) and its escalation item is created pending, in the outbox. Conditioned on the alert
- * being due, open and not escalated yet, and on the escalation not existing, so two overlapping sweeps escalate
- * it once and an acknowledgement that came first cancels it. Returns the escalation's id when this call made it.
+ * Fires the step of an alert's escalation chain due at its `escalateAt`, the alert still open: in one transaction
+ * the alert records the firing (`escalatedAt`, and in `escalations` the level, round and who of each rota was on
+ * call) and moves `escalateAt` to the chain's next step (`next`; at the last one it stays, fired), and the
+ * escalation item of that step is created pending, in the outbox. Conditioned on the `escalateAt` read being due
+ * and not fired, the alert open, and the escalation not existing: two overlapping sweeps fire a step once, and an
+ * acknowledgement, clearing or closing that came first cancels it and every later step. Returns the escalation's id
+ * when this call made it.
  */
-export async function escalateDueAlert(alert: Alert, now: number): Promise<string | null> {
+export async function escalateDueAlert(
+  alert: Alert,
+  now: number,
+  firing: EscalationFiring = { step: { level: 0, round: 0 }, onCall: [] },
+  next: { at: string; level: number; round: number } | null = null,
+): Promise<string | null> {
   const at = new Date(now).toISOString();
-  const escalation = buildEscalationItem(alert, now);
-  const due = dueClauses({ ...alert, escalatedAt: at });
+  const escalation = buildEscalationItem(alert, now, firing);
+  const moved = { ...alert, escalatedAt: at, ...(next ? { escalateAt: next.at } : {}) };
+  const due = dueClauses(moved);
   const retry = retryUnchanged(alert);
+  const record = { ...firing.step, at, escalationId: escalation.alertId, onCall: firing.onCall };
+  const sets = ['escalatedAt = :at', 'escalations = list_append(if_not_exists(escalations, :none), :fired)', ...due.set];
+  if (next) sets.push('escalateAt = :next', 'escalationStep = :nextStep');
   try {
     await documentClient().send(
       new TransactWriteCommand({
@@ -230,12 +242,22 @@ export async function escalateDueAlert(alert: Alert, now: number): Promise<strin
             Update: {
               TableName: alertsTable(),
               Key: { alertId: alert.alertId },
-              UpdateExpression: updateExpression({ set: ['escalatedAt = :at', ...due.set], remove: due.remove }),
+              UpdateExpression: updateExpression({ set: sets, remove: due.remove }),
               ConditionExpression:
-                '#stored = :true AND escalateAt <= :at AND attribute_not_exists(escalatedAt) AND (#state = :open OR attribute_not_exists(#state))' +
-                ` AND ${retry.condition}`,
+                '#stored = :true AND escalateAt = :seen AND escalateAt <= :at AND (attribute_not_exists(escalatedAt) OR escalatedAt < escalateAt)' +
+                ` AND (#state = :open OR attribute_not_exists(#state)) AND ${retry.condition}`,
               ExpressionAttributeNames: { '#state': 'state', '#stored': 'stored' },
-              ExpressionAttributeValues: { ':at': at, ':true': true, ':open': 'open', ...due.values, ...retry.values },
+              ExpressionAttributeValues: {
+                ':at': at,
+                ':true': true,
+                ':open': 'open',
+                ':seen': alert.escalateAt,
+                ':none': [],
+                ':fired': [record],
+                ...(next ? { ':next': next.at, ':nextStep': { level: next.level, round: next.round } } : {}),
+                ...due.values,
+                ...retry.values,
+              },
             },
           },
           alertPut(escalation),

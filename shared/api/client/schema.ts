@@ -1100,7 +1100,7 @@ export interface paths {
     post?: never;
     /**
      * Delete an on-call rota
-     * @description Deletes the rota and its overrides.
+     * @description Deletes the rota and its overrides. 409 while an escalation level of a rule names it (the message lists the rules): take it out of their settings.escalation first.
      */
     delete: operations['deleteRota'];
     options?: never;
@@ -3665,7 +3665,9 @@ export interface operations {
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
            *         "maxEventAge": "600",
-           *         "severity": "critical"
+           *         "severity": "critical",
+           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+           *         "escalationRepeat": "1"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -4128,7 +4130,9 @@ export interface operations {
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
          *         "maxEventAge": "600",
-         *         "severity": "critical"
+         *         "severity": "critical",
+         *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+         *         "escalationRepeat": "1"
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -4420,11 +4424,13 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+           *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
            * @default {}
            */
           settings?: {
-            [key: string]: string | number | boolean;
+            [key: string]: string | number | boolean | unknown[];
           };
           /**
            * @description e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false
@@ -4711,7 +4717,25 @@ export interface operations {
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
          *         "maxEventAge": 600,
-         *         "severity": "critical"
+         *         "severity": "critical",
+         *         "escalation": [
+         *           {
+         *             "after": 10,
+         *             "rotaIds": [
+         *               "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW"
+         *             ]
+         *           },
+         *           {
+         *             "after": 30,
+         *             "userIds": [
+         *               "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d"
+         *             ],
+         *             "telegrams": [
+         *               "-1001234567890"
+         *             ]
+         *           }
+         *         ],
+         *         "escalationRepeat": 1
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -5000,11 +5024,13 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+           *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
            * @default {}
            */
           settings?: {
-            [key: string]: string | number | boolean;
+            [key: string]: string | number | boolean | unknown[];
           };
           /**
            * @description e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false
@@ -5140,7 +5166,9 @@ export interface operations {
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
            *         "maxEventAge": "600",
-           *         "severity": "critical"
+           *         "severity": "critical",
+           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+           *         "escalationRepeat": "1"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -5996,11 +6024,13 @@ export interface operations {
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
              *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-             *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
+             *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
+             *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+             *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
              * @default {}
              */
             settings?: {
-              [key: string]: string | number | boolean;
+              [key: string]: string | number | boolean | unknown[];
             };
             /**
              * @description e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false
@@ -6958,9 +6988,27 @@ export interface operations {
               escalateAt?: string;
               /**
                * Format: date-time
-               * @description when the alert was escalated (still open at escalateAt)
+               * @description when the alert was last escalated (still open at escalateAt)
                */
               escalatedAt?: string;
+              /** @description the level (from 0) and round (from 0) of the escalation chain due at escalateAt */
+              escalationStep?: {
+                level: number;
+                round: number;
+              };
+              /** @description each level of the escalation chain that fired: when, and who of each rota was on call then */
+              escalations?: {
+                level: number;
+                round: number;
+                /** Format: date-time */
+                at: string;
+                escalationId: string;
+                /** @default [] */
+                onCall: {
+                  rotaId: string;
+                  userId: string;
+                }[];
+              }[];
               /** @description set when a maintenance silence held the event back: the alert is kept in the history (closed by fleetwatch) and was never delivered */
               silenced?: {
                 /** @description the silence (`GET /api/v3/silences/{id}`) that held the event back */
@@ -14035,6 +14083,23 @@ export interface operations {
       };
       /** @description No such record in your scope */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { anchorAt, onCallAt } from '../../delivery/on-call';
 import type { StoredRota } from '../../schemas/rota';
 import { MAX_OVERRIDES } from '../../schemas/rota';
-import { getUsers } from '../../store/directory-store';
+import { getUsers, subtreeAgentIds } from '../../store/directory-store';
 import {
   createRota,
   deleteRota,
@@ -15,6 +15,8 @@ import {
   RotaLimitError,
 } from '../../store/rotas-store';
 import { clientAndAncestors } from '../../store/vehicle-registry';
+import { listRulesOfClient } from '../../store/rules-store';
+import { COMMON_SETTINGS } from '../../rules/settings';
 import { conflict, notFound, validationError, type Issue } from '../errors';
 import { successExample } from '../examples';
 import { limits } from '../limits';
@@ -95,6 +97,19 @@ async function replaced(next: StoredRota): Promise<StoredRota> {
     if (error instanceof RotaConflictError) throw conflict(`${error.message}: read it again and retry`);
     throw error;
   }
+}
+
+/**
+ * The rules whose escalation names the rota: only rules of its client or of a client below it may (a rota serves
+ * its client's subtree), so those are read, one Query per client, however large the platform.
+ */
+async function rulesUsingRota(rota: StoredRota): Promise<number[]> {
+  const clients = await subtreeAgentIds(rota.parentId);
+  const rules = (await Promise.all(clients.map((clientId) => listRulesOfClient(clientId)))).flat();
+  return rules
+    .filter((rule) => (COMMON_SETTINGS.escalation.safeParse(rule.settings.escalation).data ?? []).some((level) => level.rotaIds.includes(rota.id)))
+    .map((rule) => rule.id)
+    .sort((a, b) => a - b);
 }
 
 export const rotaRoutes = [
@@ -226,15 +241,22 @@ export const rotaRoutes = [
     operationId: 'deleteRota',
     tag: 'rotas',
     summary: 'Delete an on-call rota',
-    description: 'Deletes the rota and its overrides.',
+    description:
+      'Deletes the rota and its overrides. 409 while an escalation level of a rule names it (the message lists the rules): take it ' +
+      'out of their settings.escalation first.',
     auth: true,
     writes: true,
     params: rotaParamsSchema,
     response: successSchema,
     examples: { response: successExample },
-    errors: [403, 404],
+    errors: [403, 404, 409],
     async handle({ params, caller }) {
       const rota = await visibleRota(params.id, caller);
+      const users = await rulesUsingRota(rota);
+      if (users.length > 0)
+        throw conflict(
+          `rota ${rota.id} is used by the escalation of notification rule(s) ${users.join(', ')}; take it out of their settings.escalation first`,
+        );
       if (!(await deleteRota(rota))) throw notFound(`rota ${params.id}`);
       return { body: 'Success' };
     },

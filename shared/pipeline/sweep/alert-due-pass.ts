@@ -1,5 +1,11 @@
 import { closeDueAlert, dueAlertIds, escalateDueAlert, retireDueEntry } from '../../store/alert-lifecycle';
-import { handRetryToOutbox, readDueAlert, RETRY_WAKE_GRACE_MS, wakeForRetry } from '../../store/alert-due';
+import { escalationPending, handRetryToOutbox, readDueAlert, RETRY_WAKE_GRACE_MS, wakeForRetry } from '../../store/alert-due';
+import { onCallAt } from '../../delivery/on-call';
+import { nextStep } from '../../rules/escalation-chain';
+import { ruleChain } from '../../rules/rule-chain';
+import type { EscalationFiring } from '../../store/alerts-store';
+import { getRotas } from '../../store/rotas-store';
+import { getRule } from '../../store/rules-store';
 import type { Alert } from '../../schemas/alert';
 import { enqueueDeliveries } from '../enqueue-deliveries';
 
@@ -42,8 +48,9 @@ export async function runAlertDuePass(now: number, limit: number = DUE_ALERTS_PE
     if (!due) continue;
     let { alert } = due;
     let acted = false;
-    if (alert.escalateAt !== undefined && alert.escalatedAt === undefined && alert.escalateAt <= at && alert.state === 'open') {
-      const escalation = await escalateDueAlert(alert, now);
+    if (escalationPending(alert) && alert.escalateAt! <= at && alert.state === 'open') {
+      const { firing, next } = await chainFiring(alert, now);
+      const escalation = await escalateDueAlert(alert, now, firing, next);
       if (escalation !== null) {
         result.escalated.push(escalation);
         alert = { ...alert, escalatedAt: at };
@@ -74,3 +81,28 @@ export async function runAlertDuePass(now: number, limit: number = DUE_ALERTS_PE
 }
 
 const retryIsDue = (alert: Alert, at: string) => alert.retryAt !== undefined && alert.retryAt <= at && alert.status === 'pending';
+
+/**
+ * The step of the alert's chain due now, with who each of its rotas has on call, and the step after it (from the
+ * rule as it is now: a level taken out meanwhile ends the chain there). A rule gone, or no longer escalating,
+ * fires the step due without a next one.
+ */
+async function chainFiring(
+  alert: Alert,
+  now: number,
+): Promise<{ firing: EscalationFiring; next: { at: string; level: number; round: number } | null }> {
+  const step = alert.escalationStep ?? { level: 0, round: 0 };
+  const rule = await getRule(alert.ruleId);
+  const chain = rule && ruleChain(rule);
+  const level = chain?.levels[step.level];
+  if (!chain || !level) return { firing: { step, onCall: [] }, next: null };
+  const rotas = await getRotas(level.rotaIds);
+  const onCall = rotas.map((rota) => ({ rotaId: rota.id, userId: onCallAt(rota, now).userId }));
+  const following = nextStep(chain, step);
+  const next = following && {
+    at: new Date(Date.parse(alert.createdAt) + following.after * 60_000).toISOString(),
+    level: following.level,
+    round: following.round,
+  };
+  return { firing: { step, onCall }, next };
+}
