@@ -15,7 +15,6 @@ const unsetIfBlank = (value: unknown) => (value === '' ? undefined : value);
 const text = () => z.preprocess(unsetIfBlank, z.string().optional());
 const name = (fallback: string) => z.preprocess(unsetIfBlank, z.string().min(1).default(fallback));
 const whole = (min: number, fallback: number) => z.preprocess(unsetIfBlank, z.coerce.number().int().min(min).default(fallback));
-const seconds = (fallback: number) => z.preprocess(unsetIfBlank, z.coerce.number().min(0).default(fallback));
 const flag = () => z.preprocess(unsetIfBlank, z.enum(['true', 'false']).default('false')).transform((value) => value === 'true');
 
 /**
@@ -128,12 +127,6 @@ export const feedOutageSchema = z.object({
 
 export type FeedOutageConfig = z.infer<typeof feedOutageSchema>;
 
-export const webhookRetrySchema = z.object({
-  WEBHOOK_RETRY_BASE_SECONDS: seconds(30).describe(
-    "Base of the jittered exponential backoff after a passing webhook failure, in seconds (the delay after attempt n is drawn from [c/2, c], c = min(15 min, base · 2^(n−1))). 0 leaves the queue's visibility timeout.",
-  ),
-});
-
 export const webhookTargetsSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag().describe(
     '`true` lets webhooks reach loopback and private addresses over plain HTTP: for the local stack and tests only; the deployed stack never sets it.',
@@ -223,7 +216,7 @@ export const senderSchema = z.object({
 
 export const deliverSchema = z.object({
   DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe(
-    "The deliveries queue's maxReceiveCount: the receive after which a failing delivery is parked rather than retried.",
+    "The deliveries queue's maxReceiveCount, a safety net for crashed invocations and not the retry budget (each target has 8 attempts over about 27 hours): on that receive an alert that still has to wait waits for the sweep rather than on the queue, so the queue never dead-letters it.",
   ),
 });
 
@@ -317,7 +310,6 @@ export const functionConfigSchemas = {
   deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
     .extend(senderSchema.shape)
-    .extend(webhookRetrySchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(publicLinksSchema.shape)
     .extend(alertLinkSchema.shape)

@@ -4,8 +4,7 @@ import { webhookAlertPayloadSchema } from '../schemas/webhook';
 import type { ApiRoute } from './route';
 import { errorResponseSchema } from './schemas';
 import { API_TAGS } from './tags';
-import { deliverSchema, webhookRetrySchema } from '../config';
-import { retryScheduleText } from '../delivery/retry-backoff';
+import { MAX_RETRY_AFTER_SECONDS, RETRY_ATTEMPTS, RETRY_HORIZON_SECONDS, RETRY_JITTER, retryScheduleText, spanText } from '../delivery/retry-backoff';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field',
@@ -96,13 +95,6 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
   return document;
 }
 
-/** The webhook retry schedule of a deployment with the default settings, as the deliver function draws it. */
-function defaultRetrySchedule(): string {
-  const { DELIVERIES_MAX_RECEIVE_COUNT } = deliverSchema.parse({});
-  const { WEBHOOK_RETRY_BASE_SECONDS } = webhookRetrySchema.parse({});
-  return retryScheduleText(DELIVERIES_MAX_RECEIVE_COUNT, WEBHOOK_RETRY_BASE_SECONDS);
-}
-
 type JsonSchemaNode = Record<string, unknown>;
 
 /**
@@ -155,9 +147,11 @@ function registerAlertWebhook(registry: OpenAPIRegistry): void {
       'alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per ' +
       'secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets ' +
       'X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within ' +
-      '5 s. 5xx, 408, 429 or no answer: retried with jittered exponential backoff, each wait drawn from a range ' +
-      `(${defaultRetrySchedule()}) so that endpoints which failed together are not retried in the same second, and then parked for a ` +
-      'redrive; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.',
+      `5 s. 5xx, 408, 429 or no answer: tried again, ${RETRY_ATTEMPTS} attempts in all over about ${spanText(RETRY_HORIZON_SECONDS)}, waiting ` +
+      `${retryScheduleText()} after each, each wait ±${RETRY_JITTER * 100}% so that endpoints which failed together are not ` +
+      `retried in the same second, and never sooner than a Retry-After you answer (up to ${spanText(MAX_RETRY_AFTER_SECONDS)}); still ` +
+      'failing after the last, the alert fails for the endpoint and goes to the operator; 410 Gone: the endpoint is disabled; other ' +
+      '4xx and redirects: that alert fails for the endpoint, recorded on the alert.',
     request: {
       headers: z.object({
         'webhook-id': z.string().optional().describe('msg_…: the same for every delivery of one alert to one endpoint (standard scheme)'),

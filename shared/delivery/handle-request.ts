@@ -10,6 +10,7 @@ import {
   digestRequestSchema,
   quietHoursDigestRequestSchema,
   type ConfirmationRequest,
+  type DeliveryRequest,
   type DigestRequest,
   type QuietHoursDigestRequest,
 } from '../schemas/alert';
@@ -26,7 +27,8 @@ import type { ChannelSenders } from './senders';
  * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
  * confirmation link, `{"testSend": {...}}` for a rule's test alert, `{"emailDigest": {...}}` for a recipient's
  * digest of held alert e-mails, or `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours): delivered, parked on the DLQ with its reason
- * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
+ * (malformed body; an alert's targets that can never be delivered go there one by one), or thrown back to the queue
+ * for a later retry.
  */
 export interface DeliveryRequestDependencies {
   senders: ChannelSenders;
@@ -44,7 +46,7 @@ export class DeliveryNotFinishedError extends Error {
 
 export function parseDeliveryRequest(
   body: string,
-): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | { error: string } {
+): DeliveryRequest | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -111,14 +113,9 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
     messageId: record.messageId,
     receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
     maxReceiveCount: dependencies.maxReceiveCount,
+    ...(request.target !== undefined ? { reopen: request.target } : {}),
     now: dependencies.clock,
   });
-  if (outcome.result === 'dead-letter') {
-    logger.error('delivery request sent to the DLQ', { alertId: request.alertId, reason: outcome.reason });
-    await sendToDeliveriesDlq(record.body, outcome.reason);
-    metrics.addMetric(MetricName.DeliveriesDeadLettered, MetricUnit.Count, 1);
-    return;
-  }
   if (outcome.result === 'retry') {
     logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason, delaySeconds: outcome.delaySeconds });
     if (outcome.delaySeconds !== undefined) await backOff(record, outcome.delaySeconds);

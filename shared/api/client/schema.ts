@@ -783,7 +783,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook endpoint; the answer shows its signing secret, once
-     * @description Each alert of the client's rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches each endpoint once (a receiver that answered too late may see it again: drop copies by webhook-id). At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client already registered answers 409.
+     * @description Each alert of the client's rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (each ±20%, never before a Retry-After you answer), 8 attempts over about 27.6 h; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches each endpoint once (a receiver that answered too late may see it again: drop copies by webhook-id). At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client already registered answers 409.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -1161,7 +1161,7 @@ export interface webhooks {
     put?: never;
     /**
      * An alert, POSTed to each enabled endpoint of the client of a rule with toClient: true
-     * @description Signed as Standard Webhooks specifies: verify it with a standardwebhooks library and the endpoint secret (whsec_…) before trusting the body; it refuses a webhook-timestamp more than 5 minutes off. webhook-id is the same for every delivery of one alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within 5 s. 5xx, 408, 429 or no answer: retried with jittered exponential backoff, each wait drawn from a range (15–30 s, 30–60 s, 60–120 s, 120–240 s) so that endpoints which failed together are not retried in the same second, and then parked for a redrive; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.
+     * @description Signed as Standard Webhooks specifies: verify it with a standardwebhooks library and the endpoint secret (whsec_…) before trusting the body; it refuses a webhook-timestamp more than 5 minutes off. webhook-id is the same for every delivery of one alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within 5 s. 5xx, 408, 429 or no answer: tried again, 8 attempts in all over about 27.6 h, waiting 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after each, each wait ±20% so that endpoints which failed together are not retried in the same second, and never sooner than a Retry-After you answer (up to 10 h); still failing after the last, the alert fails for the endpoint and goes to the operator; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.
      */
     post: operations['receiveAlert'];
     delete?: never;
@@ -6858,9 +6858,14 @@ export interface operations {
                   nextAttemptAt?: string;
                 };
               };
-              /** @description why delivery stopped: the alert failed, or was parked after its last attempt */
+              /**
+               * Format: date-time
+               * @description when the alert's next delivery attempt is due, while a target waits for a retry more than 15 minutes away
+               */
+              retryAt?: string;
+              /** @description why delivery stopped: the alert failed */
               deliveryError?: string;
-              /** @description when the alert was parked; its open targets are sent again when the request is redriven */
+              /** @description when an earlier version parked the alert on the deliveries DLQ; a redrive sends its open targets */
               parkedAt?: string;
               stored: boolean;
               /**

@@ -16,6 +16,7 @@ import {
   type WebhookChanges,
 } from '../../store/webhooks-store';
 import { pingWebhook } from '../../delivery/ping-webhook';
+import { RETRY_ATTEMPTS, RETRY_HORIZON_SECONDS, RETRY_JITTER, retryScheduleText, spanText } from '../../delivery/retry-backoff';
 import { redeliverWebhook, wasDeliveredTo } from '../../delivery/redeliver-webhook';
 import type { Alert } from '../../schemas/alert';
 import type { StoredWebhook } from '../../schemas/webhook';
@@ -131,8 +132,9 @@ export const webhookRoutes = [
     description:
       "Each alert of the client's rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers " +
       'X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). ' +
-      'Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked ' +
-      'for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +
+      `Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are tried again after ${retryScheduleText()} (each ±${RETRY_JITTER * 100}%, ` +
+      `never before a Retry-After you answer), ${RETRY_ATTEMPTS} attempts over about ${spanText(RETRY_HORIZON_SECONDS)}; 410 disables the ` +
+      'endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +
       'each endpoint once (a receiver that answered too late may see it again: drop copies by webhook-id). ' +
       'At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client ' +
       'already registered answers 409.',

@@ -41,7 +41,10 @@ export async function sendTelegramMessage(api: Api, chatId: string, message: Tel
       const reason = `Telegram ${error.error_code}: ${error.description}`;
       // 403: the bot was blocked, kicked or the user deactivated; the chat will not take messages again
       if (error.error_code === 403) return { status: 'failed', error: reason, gone: true };
-      if (error.error_code === 429 || error.error_code >= 500) return { status: 'retry', error: reason };
+      if (error.error_code === 429 || error.error_code >= 500) {
+        const retryAfter = error.parameters.retry_after;
+        return { status: 'retry', error: reason, ...(retryAfter !== undefined && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}) };
+      }
       return { status: 'failed', error: reason };
     }
     if (isBotApiTimeout(error)) {

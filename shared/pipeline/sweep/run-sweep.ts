@@ -15,7 +15,7 @@ import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass
  * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget,
  * digests due (alert e-mails held while the SES daily quota was nearly used, and what a user's quiet hours
  * held once they end), then
- * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due. A pass that fails
+ * alerts due to be escalated, to close by themselves or to be delivered again after a long retry wait, each found through an index keyed by when it falls due. A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
@@ -56,6 +56,8 @@ export interface SweepReport {
   autoClosed: string[];
   /** Escalations made for alerts still open after their rule's escalateAfter (the escalations' ids). */
   escalated: string[];
+  /** Alerts whose delivery retry came due, handed back to the deliver function. */
+  retriesDue: string[];
   failedPasses: string[];
 }
 
@@ -75,6 +77,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     digestsEnqueued: 0,
     autoClosed: [],
     escalated: [],
+    retriesDue: [],
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -133,6 +136,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     const due = await runAlertDuePass(now);
     report.autoClosed = due.closed;
     report.escalated = due.escalated;
+    report.retriesDue = due.retried;
   });
 
   logger.info('sweep finished', {
@@ -141,6 +145,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     abandoned: report.abandoned.length,
     autoClosed: report.autoClosed.length,
     escalated: report.escalated.length,
+    retriesDue: report.retriesDue.length,
   });
   if (failures.length > 0) throw new AggregateError(failures, `sweep passes failed: ${report.failedPasses.join(', ')}`);
   return report;
