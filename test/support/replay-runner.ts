@@ -61,7 +61,7 @@ export type RuleOverrides = Partial<Record<ReplayRuleName, { settings?: Record<s
  * The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry, with the scenario's
  * `overrides`), created through the stores the API uses.
  */
-export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}): Promise<StoredRule[]> {
+export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}, { toClient = false } = {}): Promise<StoredRule[]> {
   const created = new Date(TRACE_START - 86_400_000).toISOString();
   const geometry: GeozoneGeometry = { type: 'Polygon', coordinates: [depotRing()] };
   const zone = await createGeozone({
@@ -103,6 +103,7 @@ export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}): P
       sideEmails: [SIDE_EMAIL],
       toTelegram: true,
       telegrams: [{ id: REPLAY_CHAT_ID, info: 'Replay dispatch' }],
+      toClient,
       timezone: 'UTC',
       validity: 90,
     });
@@ -133,6 +134,8 @@ export interface StoredAlert {
   createdAt: number;
   status: string;
   outbox: unknown;
+  /** Each target's outcome, as recorded on the alert. */
+  deliveries: Record<string, { status: string; at: string; attempts: number; error?: string }>;
 }
 
 export interface ReplayRun {
@@ -164,6 +167,8 @@ export interface ReplayRun {
 }
 
 const SWEEP_EVERY_MS = 60_000;
+/** After the trace of a durable-delivery scenario, the sweep runs every 5 simulated minutes: hours pass in seconds. */
+const TAIL_STEP_MS = 5 * 60_000;
 /** Long enough after the trace for the outbox (2 minutes by default) to pick up anything still pending. */
 const FINAL_SWEEP_DELAY_MS = 60 * 60_000;
 /**
@@ -187,6 +192,12 @@ const FEED_OUTAGE_OFF: FeedOutageConfig = { FEED_OUTAGE_SHARE: 0, FEED_OUTAGE_MI
 const FEED_LOOKBACK_MINUTES = 15;
 
 export interface ReplayOptions {
+  /**
+   * Durable-delivery scenarios: the deliver function runs on the simulated clock, as evaluate and the sweep do,
+   * and after the trace the replay goes on, a sweep every TAIL_STEP_MS, until `tailAfterFaults` after the last
+   * fault ended, so that every target held through the fault has its next scheduled attempt.
+   */
+  durable?: { tailAfterFaults: number };
   /**
    * The sweep's feed-outage settings; given, the sweep also reads the replay's message rate (the records sent
    * to the input queue per minute, as the queue counts them). Default: off.
@@ -280,6 +291,8 @@ export async function runReplay(
   // wait the deliver function set on them (its retry schedule), or else after the queue's visibility timeout
   let held: { receiptHandle: string; dueAt: number }[] = [];
   const delays = holdQueueDelays(queueUrl, clock);
+  /** When the faults and their deliveries are over: the trace's end, or for a durable-delivery scenario its tail's. */
+  let settled = trace.end;
   const deliverAndHoldFailures: SqsHandler = async (event, context) => {
     const failedAt = now;
     const hold = (records: SQSRecord[]) => {
@@ -404,6 +417,14 @@ export async function runReplay(
       await advance(batch.now);
       await drainDeliveries();
     }
+    if (options.durable) {
+      // the faults run their course after the trace: hours pass a sweep at a time
+      settled = Math.max(trace.end, chaos?.lastFaultEnd ?? 0) + options.durable.tailAfterFaults;
+      for (let at = Math.max(nextSweep, trace.end); at <= settled; at += TAIL_STEP_MS) {
+        await runSweep(at);
+        await drainDeliveries();
+      }
+    }
     await chaos?.endAll();
     for (let attempt = 0; carried.length > 0 && attempt < 5; attempt++) {
       run.redeliveries++;
@@ -417,9 +438,9 @@ export async function runReplay(
     }
 
     for (const delay of [FINAL_SWEEP_DELAY_MS, 2 * FINAL_SWEEP_DELAY_MS]) {
-      await advance(trace.end + delay);
+      await advance(settled + delay);
       await drainDeliveries();
-      await runSweep(trace.end + delay);
+      await runSweep(settled + delay);
       await drainDeliveries();
     }
   } finally {
@@ -439,6 +460,7 @@ export async function runReplay(
       createdAt: Date.parse(String(item.createdAt)),
       status: String(item.status),
       outbox: item.outbox,
+      deliveries: (item.deliveries ?? {}) as StoredAlert['deliveries'],
     };
   });
   run.emails = await sentEmails(emulators);
