@@ -79,7 +79,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('shows every request body as closed (additionalProperties: false), and settings values as strings, numbers or booleans', async () => {
+  it('shows every request body as closed (additionalProperties: false), and settings values as strings, numbers, booleans or (escalation) arrays', async () => {
     const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
     const bodies = Object.entries(
       document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>,
@@ -100,6 +100,7 @@ describe('OpenAPI document', () => {
       'string',
       'number',
       'boolean',
+      'array',
     ]);
     expect(create.properties.settings.description).toMatch(/80 as "80"/);
     expect(create.properties.expiresAt.description).toMatch(/read-only/);
