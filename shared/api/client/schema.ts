@@ -7550,6 +7550,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link is not valid</title><style>…</style></head><body><main><h1>This link is not valid</h1><p>This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7559,6 +7560,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link has expired</title><style>…</style></head><body><main><h1>This link has expired</h1><p>This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7644,6 +7646,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><p>Your fleetwatch user can no longer act on alerts of this client (disabled, read-only, or moved).</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7653,6 +7656,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link is not valid</title><style>…</style></head><body><main><h1>This link is not valid</h1><p>This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7662,6 +7666,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><p>This alert is closed; nothing changed.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7671,6 +7676,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link has expired</title><style>…</style></head><body><main><h1>This link has expired</h1><p>This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
