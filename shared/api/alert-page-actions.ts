@@ -48,11 +48,11 @@ const said = (text: string, status = 200, refusal = false) => ({ status, notice:
 
 export async function actOnAlert(link: AlertLink, alert: Alert, form: AlertPageForm, now: number): Promise<ActionOutcome> {
   const words = ALERT_PAGE_WORDS[PAGE_LANGUAGE[link.language]];
+  if (link.userId === undefined && form.action !== 'acknowledge') return { ...said(words.needUser, 403, true), alert };
   const user = link.userId === undefined ? null : await actingUser(link.userId, alert);
-  if (link.userId !== undefined ? !user : form.action !== 'acknowledge') {
-    return { ...said(link.userId === undefined ? words.needUser : words.userRefused, 403, true), alert };
-  }
+  if (link.userId !== undefined && !user) return { ...said(words.userRefused, 403, true), alert };
   if (form.action === 'muteVehicle' || form.action === 'muteRule') {
+    // only a link that names a user gets here (checked above)
     const result = await muteFromAlert(alert, form.action === 'muteVehicle' ? 'vehicle' : 'rule', user!.login, 'email', now);
     if (result.outcome === 'limit') return { ...said(words.limit, 409, true), alert };
     return { ...said(mutedText(result, link.language)), alert };

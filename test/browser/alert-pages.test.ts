@@ -102,6 +102,8 @@ describe('the pages of an alert e-mail, in a browser', () => {
   const text = (page: Page) => page.locator('main').innerText();
 
   beforeAll(async () => {
+    // first: without chromium the tests fail at once, saying what to install
+    browser = await launchBrowser();
     emulators = await startTestEmulators('browser-pages');
     // the browser reaches the API over HTTP, as a phone reaches API Gateway
     const api = createApiHandler({ now: () => Date.now() + skew, rateLimitIntervalMs: 0 }) as unknown as HttpHandler;
@@ -109,7 +111,6 @@ describe('the pages of an alert e-mail, in a browser', () => {
       routes: [{ routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler: api }],
     });
     process.env.PUBLIC_API_URL = apiUrlOf(server.url);
-    browser = await launchBrowser();
 
     await registerFleet(PARENT, [VEHICLE]);
     await confirmSideEmails(PARENT, [DUTY]);
