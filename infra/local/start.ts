@@ -159,6 +159,10 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
         ]
       : []),
     '',
+    "Alert pages: every alert e-mail links its alert's page (what happened, when and where, the vehicle's last position, who was",
+    'notified, the escalation, the state and its changes) with buttons to acknowledge with a comment, close and mute; open it in a',
+    "browser. The first alert raised below is followed by a PAGE line: that alert's page, signed for the demo user (valid 7 days).",
+    '',
     'Send a terminal message by hand (plain curl to the local SQS; deviceTime is taken from your clock):',
     `  ${handCommand}`,
     settings.simulator

@@ -289,6 +289,41 @@ export const pushDeviceAnswerExample = {
 export const htmlPageExample = '<!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html>';
 export const successExample = 'Success';
 
+/** The alert page, shortened: the shell (`templates/pages/layout.eta`) with the alert's facts and forms. */
+export const alertPageExample =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+  '<title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main>' +
+  '<p><span class="severity warning">WARNING</span> <span class="muted">speeding</span></p><h1>[WARNING] Truck 41: speeding, 104 km/h</h1>' +
+  "<h2>When</h2><dl><dt>In the rule's time zone</dt><dd>2026-11-25 11:02 (Europe/Berlin)</dd><dt>UTC</dt><dd>2026-11-25 10:02 (UTC)</dd></dl>" +
+  '<h2>Where</h2><p><a href="https://www.openstreetmap.org/?mlat=52.52000&amp;mlon=13.40500#map=16/52.52000/13.40500">52.52000, 13.40500</a></p>' +
+  '<h2>State</h2><p><b>acknowledged</b></p><ul><li>acknowledged by ops@example.com (e-mail link), 2026-11-25 11:05 (Europe/Berlin)' +
+  '<blockquote>Calling the driver</blockquote></li></ul>' +
+  '<h2>Notified</h2><ul><li>E-mail ops@example.com: sent, 2026-11-25 11:02 (Europe/Berlin)</li></ul>' +
+  '<h2>Actions</h2><form method="post"><button type="submit" name="action" value="muteVehicle">Mute this vehicle 1 h</button></form>' +
+  '</main></body></html>';
+
+/** The pages an alert's link answers when it leads nowhere, or when what it asks is refused (shortened). */
+const shortPage = (title: string, text: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>…</style></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+export const alertLinkErrorExamples = {
+  403: shortPage(
+    '[WARNING] Truck 41: speeding, 104 km/h',
+    'Your fleetwatch user can no longer act on alerts of this client (disabled, read-only, or moved).',
+  ),
+  404: shortPage(
+    'This link is not valid',
+    'This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.',
+  ),
+  409: shortPage('[WARNING] Truck 41: speeding, 104 km/h', 'This alert is closed; nothing changed.'),
+  410: shortPage(
+    'This link has expired',
+    'This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.',
+  ),
+};
+
+/** The alert page's form: the button pressed and its comment. */
+export const alertPageFormExample = { action: 'acknowledge', comment: 'Calling the driver' };
+
 export const webhookExample = {
   url: 'https://hooks.acme.example.com/fleetwatch',
   parentId: EXAMPLE_CLIENT_ID,

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { webhookAlertPayloadSchema } from '../schemas/webhook';
 import type { ApiRoute } from './route';
 import { errorResponseSchema } from './schemas';
+import { htmlPageExample } from './examples';
 import { API_TAGS } from './tags';
 import { MAX_RETRY_AFTER_SECONDS, RETRY_ATTEMPTS, RETRY_HORIZON_SECONDS, RETRY_JITTER, retryScheduleText, spanText } from '../delivery/retry-backoff';
 
@@ -11,6 +12,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing or ended session',
   403: 'The user has read-only rights',
   404: 'No such record in your scope',
+  410: 'The link has expired (alert links work for 7 days)',
   409: 'Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once',
   429: 'Too many requests on this session (or failed logins); see Retry-After',
   500: 'Unexpected error; the body carries a correlation id',
@@ -28,11 +30,35 @@ export function routeExamples(route: ApiRoute): { body: unknown; response: unkno
 /** A media type's `example`, only when there is one. */
 const withExample = (example: unknown) => (example === undefined ? {} : { example });
 
-/** A route that answers a page answers its own errors (`errors`) with a page too; the API's checks answer JSON. */
-const errorContent = (route: ApiRoute, status: number) =>
-  route.responseType === 'text/html' && route.errors?.includes(status)
-    ? { 'text/html': { schema: z.string().describe('a page saying what is wrong') } }
-    : { 'application/json': { schema: errorResponseSchema, ...withExample(route.examples?.errors?.[status]) } };
+const errorPage = (example: unknown) => ({ 'text/html': { schema: z.string().describe('a page saying what is wrong'), ...withExample(example) } });
+
+/**
+ * A route that answers a page answers its own errors (`errors`) with a page too, and one that answers browsers a
+ * page answers them either way; the API's checks answer JSON.
+ */
+function errorContent(route: ApiRoute, status: number) {
+  const example = route.examples?.errors?.[status];
+  const page = route.errors?.includes(status) === true;
+  if (page && route.responseType === 'text/html') return errorPage(example);
+  const json = { 'application/json': { schema: errorResponseSchema, ...withExample(example) } };
+  return page && route.pageForBrowsers ? { ...json, ...errorPage(undefined) } : json;
+}
+
+/** The success answer's media types: the route's, and a page for browsers where it answers them one. */
+function successContent(route: ApiRoute, example: unknown) {
+  const content = { [route.responseType ?? 'application/json']: { schema: route.response, ...withExample(example) } };
+  if (!route.pageForBrowsers) return content;
+  return {
+    ...content,
+    'text/html': { schema: z.string().describe('the same answer as a page, to a request that accepts text/html'), example: htmlPageExample },
+  };
+}
+
+/** A request body: JSON, which is required, or a form's fields, which may be left out. */
+function requestBody(route: ApiRoute, example: unknown) {
+  const form = route.requestType === 'application/x-www-form-urlencoded';
+  return { required: !form, content: { [route.requestType ?? 'application/json']: { schema: route.body!, ...withExample(example) } } };
+}
 
 /** The OpenAPI 3.1 document of the API, generated from the same zod schemas the routes validate with. */
 export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<OpenApiGeneratorV31['generateDocument']> {
@@ -52,12 +78,12 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       request: {
         ...(route.params ? { params: route.params as z.ZodObject } : {}),
         ...(route.query ? { query: route.query as z.ZodObject } : {}),
-        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body, ...withExample(examples.body) } } } } : {}),
+        ...(route.body ? { body: requestBody(route, examples.body) } : {}),
       },
       responses: {
         [route.successStatus ?? 200]: {
           description: route.successStatus === 202 ? 'Accepted: the outcome is read later' : 'Success',
-          content: { [route.responseType ?? 'application/json']: { schema: route.response, ...withExample(examples.response) } },
+          content: successContent(route, examples.response),
         },
         ...Object.fromEntries(
           [...new Set(errors)].map((status) => [status, { description: STATUS_TEXT[status] ?? 'Error', content: errorContent(route, status) }]),

@@ -54,11 +54,21 @@ export interface RouteDefinition<Body, Params, Query = undefined> {
   /** The query string's parameters (a strict object: an unknown one is a 400 naming it). */
   query?: z.ZodType<Query>;
   body?: z.ZodType<Body>;
+  /**
+   * How the body comes: JSON unless told, or the fields of an HTML form (the pages' buttons), which a request may
+   * also leave out (then the body schema's defaults apply).
+   */
+  requestType?: 'application/json' | 'application/x-www-form-urlencoded';
   response: z.ZodType;
   /** The status of the success answer, 200 unless told (202: accepted, its outcome is read later). */
   successStatus?: 200 | 202;
   /** The media type of the success answer: JSON, or a page for people (the links of e-mails). */
   responseType?: 'application/json' | 'text/html';
+  /**
+   * A JSON route whose request a person's browser also sends (a page's button): it answers a request that accepts
+   * `text/html` with a page, its documented errors too, and the OpenAPI document shows both media types.
+   */
+  pageForBrowsers?: boolean;
   /**
    * Examples for the OpenAPI document: a request body (for routes with one) and the success answer. Left out, the
    * schema's own `example` metadata is used; a test checks that every operation has both and that each validates.

@@ -89,6 +89,24 @@ describe('local runtime end to end', () => {
     expect(speedingMail(await sentEmails(runtime.emulators))).toHaveLength(1);
   });
 
+  it("prints the first alert's page, and the e-mail links lead to this runtime's API wherever its port is", async () => {
+    const pageLine = lines.find((line) => line.includes('PAGE'));
+    const url = /PAGE\s+(http\S+)/.exec(pageLine ?? '')?.[1];
+    expect(url, lines.join('\n')).toMatch(new RegExp(`^${runtime.apiUrl}/alerts/acknowledge/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`));
+    const page = await fetch(url!);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(speeder.name);
+    // signed for the demo user: every action is offered
+    expect(html).toContain('value="close"');
+    expect(html).toContain('value="muteVehicle"');
+
+    const [email] = (await sentEmails(runtime.emulators)).filter((each) => each.destination.to.includes('ops@fleetwatch.local'));
+    const link = /Acknowledge: (http\S+)/.exec(email!.body.text ?? '')?.[1];
+    expect(link?.startsWith(`${runtime.apiUrl}/alerts/acknowledge/`)).toBe(true);
+    expect((await fetch(link!)).status).toBe(200);
+  });
+
   it('escalates the speeding alert nobody acknowledged to the duty mailbox, once; the demo dispatcher then acknowledges it through the API', async () => {
     const login = await fetch(`${runtime.apiUrl}/auth/login`, {
       method: 'POST',

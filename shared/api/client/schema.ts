@@ -452,14 +452,14 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Page that asks to acknowledge an alert (the link of the alert's e-mail and push notification)
-     * @description Shows the alert and a button that posts to the same address; opening the page acknowledges nothing. An invalid or expired link answers 404 with a page saying so.
+     * The alert's page (the link of its e-mail and push notification)
+     * @description The page shows what happened (text, kind, severity), when (in the rule's time zone and UTC), where (with an OpenStreetMap link), the vehicle and its last known position, the rule, the alert's state with each change (who, how, when, comment), who was notified on which channel, and its escalation. An altered link answers 404, an expired one (after 7 days) 410, a link to an alert that is gone 404, each with a page saying so. Its forms post to the same address: acknowledge (with an optional comment), close, mute the vehicle for an hour or the rule until 08:00 the next day; opening the page changes nothing.
      */
     get: operations['showAcknowledgeLink'];
     put?: never;
     /**
-     * Acknowledge an alert from the link of its e-mail or push notification
-     * @description Acknowledges the one alert the signed link names, as the address (or user) it was sent to; no session needed, no body. Posting again changes nothing and shows who acknowledged it. An invalid or expired link answers 404.
+     * Act on an alert from its page: acknowledge, close or mute (the page's buttons; no body acknowledges)
+     * @description Takes the form of the page: `action` (acknowledge when left out, as the one-click link of e-mails and push notifications always did) and an optional `comment`. Anyone holding the link may acknowledge, recorded as the address (or push user) it was sent to; closing and muting need the fleetwatch user the link was sent to, who must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise, with a page saying why). Posting again changes nothing and says who did it and when; a state that does not allow the change (a closed alert is not acknowledged), an alert not kept in the history, or a client at its limit of silences answer 409. Answers the alert's page with what happened on top. The page shows what happened (text, kind, severity), when (in the rule's time zone and UTC), where (with an OpenStreetMap link), the vehicle and its last known position, the rule, the alert's state with each change (who, how, when, comment), who was notified on which channel, and its escalation. An altered link answers 404, an expired one (after 7 days) 410, a link to an alert that is gone 404, each with a page saying so.
      */
     post: operations['acknowledgeByLink'];
     delete?: never;
@@ -477,13 +477,13 @@ export interface paths {
     };
     /**
      * Page that asks to mute an alert's vehicle or rule (the links of the alert's e-mail)
-     * @description Shows the alert and a button that posts to the same address; opening the page mutes nothing. The link mutes the alert's vehicle for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An invalid or expired link answers 404 with a page saying so.
+     * @description Shows the alert and a button that posts to the same address; opening the page mutes nothing. The link mutes the alert's vehicle for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An altered link, or one of an alert that is gone, answers 404, an expired one 410, each with a page saying so.
      */
     get: operations['showMuteLink'];
     put?: never;
     /**
      * Mute an alert's vehicle or rule from the link of its e-mail
-     * @description Makes the maintenance silence the signed link names, as the user it was sent to; no session needed, no body. That user must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise). Posting again changes nothing and says who muted and until when. An invalid or expired link answers 404; a client at its limit of silences, 409.
+     * @description Makes the maintenance silence the signed link names, as the user it was sent to; no session needed, no body. That user must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise). Posting again changes nothing and says who muted and until when. An altered link answers 404, an expired one 410; a client at its limit of silences, 409.
      */
     post: operations['muteByLink'];
     delete?: never;
@@ -715,7 +715,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm alerts to an address
-     * @description Alerts held for the address while it had not confirmed (up to 24 hours) are delivered now.
+     * @description Alerts held for the address while it had not confirmed (up to 24 hours) are delivered now. A browser (a request that accepts text/html) gets a page saying so.
      */
     post: operations['confirmEmailAddress'];
     delete?: never;
@@ -739,7 +739,7 @@ export interface paths {
     put?: never;
     /**
      * Stop a rule's alerts to an address (RFC 8058 one-click unsubscribe)
-     * @description Mail clients post `List-Unsubscribe=One-Click` here; the body is not needed. A side address (not the e-mail of one of the rule's users) is then stopped for every rule of the rule's client, and no confirmation link goes to it any more, until it subscribes again with the same token.
+     * @description Mail clients post `List-Unsubscribe=One-Click` here; the body is not needed. A side address (not the e-mail of one of the rule's users) is then stopped for every rule of the rule's client, and no confirmation link goes to it any more, until it subscribes again with the same token. Posting again changes nothing. A browser (the page's button, a request that accepts text/html) gets the page of a stopped address, with its button to subscribe again.
      */
     post: operations['unsubscribeEmailAddress'];
     delete?: never;
@@ -759,7 +759,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe an address to a rule's alerts again (the button of the unsubscribe page)
-     * @description Takes the token of the address's unsubscribe link: the rule's alerts reach the address again, and for a side address every rule of the client; this counts as the side address's confirmation. Nothing else brings back an address that unsubscribed.
+     * @description Takes the token of the address's unsubscribe link: the rule's alerts reach the address again, and for a side address every rule of the client; this counts as the side address's confirmation. Nothing else brings back an address that unsubscribed. A browser gets a page saying so, with the button to unsubscribe again.
      */
     post: operations['resubscribeEmailAddress'];
     delete?: never;
@@ -7659,7 +7659,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><p><span class="severity warning">WARNING</span> <span class="muted">speeding</span></p><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><h2>When</h2><dl><dt>In the rule's time zone</dt><dd>2026-11-25 11:02 (Europe/Berlin)</dd><dt>UTC</dt><dd>2026-11-25 10:02 (UTC)</dd></dl><h2>Where</h2><p><a href="https://www.openstreetmap.org/?mlat=52.52000&amp;mlon=13.40500#map=16/52.52000/13.40500">52.52000, 13.40500</a></p><h2>State</h2><p><b>acknowledged</b></p><ul><li>acknowledged by ops@example.com (e-mail link), 2026-11-25 11:05 (Europe/Berlin)<blockquote>Calling the driver</blockquote></li></ul><h2>Notified</h2><ul><li>E-mail ops@example.com: sent, 2026-11-25 11:02 (Europe/Berlin)</li></ul><h2>Actions</h2><form method="post"><button type="submit" name="action" value="muteVehicle">Mute this vehicle 1 h</button></form></main></body></html> */
           'text/html': string;
         };
       };
@@ -7686,6 +7686,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link is not valid</title><style>…</style></head><body><main><h1>This link is not valid</h1><p>This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.</p></main></body></html> */
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link has expired</title><style>…</style></head><body><main><h1>This link has expired</h1><p>This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7717,7 +7728,26 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "action": "acknowledge",
+         *       "comment": "Calling the driver"
+         *     }
+         */
+        'application/x-www-form-urlencoded': {
+          /**
+           * @description the button pressed; acknowledge when left out (an app or mail client that posts the link with no body)
+           * @default acknowledge
+           * @enum {string}
+           */
+          action?: 'acknowledge' | 'close' | 'muteVehicle' | 'muteRule';
+          /** @description kept with an acknowledgement or a close; empty means none */
+          comment?: string;
+        };
+      };
+    };
     responses: {
       /** @description Success */
       200: {
@@ -7725,7 +7755,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><p><span class="severity warning">WARNING</span> <span class="muted">speeding</span></p><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><h2>When</h2><dl><dt>In the rule's time zone</dt><dd>2026-11-25 11:02 (Europe/Berlin)</dd><dt>UTC</dt><dd>2026-11-25 10:02 (UTC)</dd></dl><h2>Where</h2><p><a href="https://www.openstreetmap.org/?mlat=52.52000&amp;mlon=13.40500#map=16/52.52000/13.40500">52.52000, 13.40500</a></p><h2>State</h2><p><b>acknowledged</b></p><ul><li>acknowledged by ops@example.com (e-mail link), 2026-11-25 11:05 (Europe/Berlin)<blockquote>Calling the driver</blockquote></li></ul><h2>Notified</h2><ul><li>E-mail ops@example.com: sent, 2026-11-25 11:02 (Europe/Berlin)</li></ul><h2>Actions</h2><form method="post"><button type="submit" name="action" value="muteVehicle">Mute this vehicle 1 h</button></form></main></body></html> */
           'text/html': string;
         };
       };
@@ -7746,12 +7776,43 @@ export interface operations {
           };
         };
       };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><p>Your fleetwatch user can no longer act on alerts of this client (disabled, read-only, or moved).</p></main></body></html> */
+          'text/html': string;
+        };
+      };
       /** @description No such record in your scope */
       404: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link is not valid</title><style>…</style></head><body><main><h1>This link is not valid</h1><p>This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.</p></main></body></html> */
+          'text/html': string;
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><p>This alert is closed; nothing changed.</p></main></body></html> */
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link has expired</title><style>…</style></head><body><main><h1>This link has expired</h1><p>This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7814,6 +7875,15 @@ export interface operations {
       };
       /** @description No such record in your scope */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
         headers: {
           [name: string]: unknown;
         };
@@ -7898,6 +7968,15 @@ export interface operations {
       };
       /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
         headers: {
           [name: string]: unknown;
         };
@@ -10074,6 +10153,8 @@ export interface operations {
         content: {
           /** @example Success */
           'application/json': 'Success';
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
         };
       };
       /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
@@ -10108,6 +10189,7 @@ export interface operations {
             }[];
             correlationId?: string;
           };
+          'text/html': string;
         };
       };
       /** @description Unexpected error; the body carries a correlation id */
@@ -10205,6 +10287,8 @@ export interface operations {
         content: {
           /** @example Success */
           'application/json': 'Success';
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
         };
       };
       /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
@@ -10239,6 +10323,7 @@ export interface operations {
             }[];
             correlationId?: string;
           };
+          'text/html': string;
         };
       };
       /** @description Unexpected error; the body carries a correlation id */
@@ -10279,6 +10364,8 @@ export interface operations {
         content: {
           /** @example Success */
           'application/json': 'Success';
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
         };
       };
       /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
@@ -10313,6 +10400,7 @@ export interface operations {
             }[];
             correlationId?: string;
           };
+          'text/html': string;
         };
       };
       /** @description Unexpected error; the body carries a correlation id */
