@@ -1,4 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -261,10 +263,12 @@ export async function waitForDue(alert: DueInputs, retryAt: number, records: Rea
 /**
  * Opens a target recorded `failed` again (its record on the deliveries DLQ was redriven): the alert is pending
  * and in the outbox again, the target's failure and retry record are gone, so it gets a fresh retry schedule.
- * Returns false, changing nothing, when the target is not failed (sent by an earlier copy of the redrive) or the
- * alert is gone.
+ * - reopened: done;
+ * - not-failed: nothing changed: the target is not failed (sent by an earlier copy of the redrive), or the alert is
+ *   gone;
+ * - busy: nothing changed: a delivery holds the alert now, and could finish it without the target; try later.
  */
-export async function reopenTarget(alertId: string, key: string): Promise<boolean> {
+export async function reopenTarget(alertId: string, key: string, now: number): Promise<'reopened' | 'not-failed' | 'busy'> {
   try {
     await documentClient().send(
       new UpdateCommand({
@@ -272,15 +276,18 @@ export async function reopenTarget(alertId: string, key: string): Promise<boolea
         Key: { alertId },
         UpdateExpression:
           'SET #status = :pending, #outbox = :outbox REMOVE deliveries.#key, deliveryRetries.#key, deliveredAt, deliveryError, outboxEnqueuedAt, outboxAttempts',
-        ConditionExpression: 'deliveries.#key.#status = :failed',
+        ConditionExpression: 'deliveries.#key.#status = :failed AND (attribute_not_exists(deliveryLease) OR deliveryLease < :now)',
         ExpressionAttributeNames: { '#status': 'status', '#outbox': 'outbox', '#key': key },
-        ExpressionAttributeValues: { ':pending': 'pending', ':outbox': outboxShardOf(alertId), ':failed': 'failed' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':outbox': outboxShardOf(alertId), ':failed': 'failed', ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return true;
+    return 'reopened';
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const item = error.Item ? unmarshall(error.Item) : {};
+    const failed = (item.deliveries as Record<string, { status?: string }> | undefined)?.[key]?.status === 'failed';
+    return failed ? 'busy' : 'not-failed';
   }
 }
 

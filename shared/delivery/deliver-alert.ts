@@ -71,8 +71,11 @@ function isSettled(status: DeliveryStatus | undefined): boolean {
 
 export async function deliverAlert(alertId: string, options: DeliverOptions): Promise<DeliverResult> {
   const now = options.now ?? Date.now;
-  if (options.reopen !== undefined && (await reopenTarget(alertId, options.reopen))) {
-    logger.info('a target given up on is opened again: its DLQ record was redriven', { alertId, target: options.reopen });
+  if (options.reopen !== undefined) {
+    const reopened = await reopenTarget(alertId, options.reopen, now());
+    if (reopened === 'busy') return { result: 'retry', reason: 'another invocation is delivering this alert' };
+    if (reopened === 'reopened')
+      logger.info('a target given up on is opened again: its DLQ record was redriven', { alertId, target: options.reopen });
   }
   const claim = await claimAlert(alertId, now(), DELIVERY_LEASE_MS, options.messageId);
   switch (claim.outcome) {

@@ -1,4 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
 import type { Emulators } from '../../infra/local/emulators';
@@ -10,6 +12,7 @@ import { RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { MAX_QUEUE_WAIT_MS } from '../../shared/delivery/deliver-alert';
 import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
 import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
+import { MetricName, metrics } from '../../shared/observability/metrics';
 import { createAgent } from '../../shared/store/directory-store';
 import { dueShardOf } from '../../shared/store/alerts-store';
 import { createWebhook } from '../../shared/store/webhooks-store';
@@ -219,7 +222,39 @@ describe('durable delivery', () => {
     expect(telegram.delivered().map((message) => message.chatId)).toEqual(['7301']);
   });
 
+  it("waits at least a webhook's Retry-After, even beyond the schedule's wait", async () => {
+    // an endpoint that asks to be left alone for half an hour, then takes the alert
+    let answers = 0;
+    const slow = createServer((_request, response) => {
+      answers++;
+      if (answers === 1) response.writeHead(429, { 'Retry-After': '1800' }).end();
+      else response.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = await createAgent({ name: 'Slow Down Ltd' });
+      const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`;
+      const endpoint = await createWebhook({ parentId: client.agentId, url, description: '' }, Date.now());
+      const alert = await putAlert(await putRule({ parentId: client.agentId, toClient: true }), 9707);
+      await sim.enqueue({ alertId: alert.alertId });
+      await sim.drain();
+      const retry = ((await getAlertItem(alert.alertId)).deliveryRetries as Retries)[`webhook:${endpoint.id}`]!;
+      expect(retry).toMatchObject({ attempts: 1, error: 'the endpoint answered 429 (too many requests; it asks to slow down)' });
+      expect(Date.parse(retry.nextAttemptAt) - Date.parse(retry.at)).toBe(1_800_000);
+      // 30 minutes: more than the queue holds, so on the due index; nothing before then
+      sim.now += 29 * 60_000;
+      await sim.sweepDue();
+      expect(answers).toBe(1);
+      expect(await wakeUp(alert.alertId)).toBe('due');
+      expect(answers).toBe(2);
+      expect((await getAlertItem(alert.alertId)).status).toBe('delivered');
+    } finally {
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
+
   it('puts a permanent 400 on the DLQ at once with its reason in words, and a passing 503 of the same alert nowhere near it', async () => {
+    const published = vi.spyOn(metrics, 'addMetric');
     const refusing = await startWebhookReceiver();
     try {
       const { clientId, key: passing } = await clientWithEndpoint('Two Endpoints Co');
@@ -242,6 +277,8 @@ describe('durable delivery', () => {
       expect(await deadLetters(alert.alertId)).toEqual([
         { body: { alertId: alert.alertId, target: `webhook:${bad.id}`, reason: refused }, reason: refused },
       ]);
+      const deadLettered = published.mock.calls.filter(([name]) => name === MetricName.DeliveriesDeadLettered);
+      expect(deadLettered).toEqual([[MetricName.DeliveriesDeadLettered, 'Count', 1]]);
 
       await wakeUp(alert.alertId);
       const settled = await getAlertItem(alert.alertId);
@@ -250,6 +287,7 @@ describe('durable delivery', () => {
       expect(await deadLetters(alert.alertId)).toHaveLength(1);
       expect(refusing.attempts).toHaveLength(1);
     } finally {
+      published.mockRestore();
       await refusing.stop();
     }
   });
