@@ -148,6 +148,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/users/{id}/phone/verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a verification code to a user's phone number
+     * @description Sends a six-digit code by SMS to the phoneNumber of the user (of your client or one below it; 404 otherwise). Alerts go to the number by SMS only after the code comes back through POST /api/v3/users/{id}/phone/verification/confirm, within 10 minutes and 5 tries. A new code replaces the previous one. Codes are limited per number and per client per UTC day (429 with Retry-After past either). 400 on phoneNumber when the user has none, or its country is not one the installation sends SMS to; 400 when the number opted out of SMS (it replied STOP).
+     */
+    post: operations['sendPhoneVerification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/users/{id}/phone/verification/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm a user's phone number with the code sent to it
+     * @description The right code marks the number verified: from then on alerts may go to it by SMS. A wrong code spends one of 5 tries (400 on code, saying how many are left); an expired or spent code, or one sent to a number the user no longer has, is 400 on code: ask for a new one.
+     */
+    post: operations['confirmPhoneVerification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/users/{id}/preferences': {
     parameters: {
       query?: never;
@@ -1985,7 +2025,9 @@ export interface operations {
            *       "sessionDuration": null,
            *       "language": 2,
            *       "isReadOnly": false,
-           *       "isEnabled": true
+           *       "isEnabled": true,
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
            *     }
            */
           'application/json': {
@@ -2004,6 +2046,10 @@ export interface operations {
             language: 1 | 2 | 3;
             isReadOnly: boolean;
             isEnabled: boolean;
+            /** @description E.164; null when none */
+            phoneNumber: string | null;
+            /** @description true once the owner confirmed the number with the code sent to it (POST /api/v3/users/{id}/phone/verification); only then do alerts go to it by SMS */
+            phoneVerified: boolean;
           };
         };
       };
@@ -2116,7 +2162,8 @@ export interface operations {
          *       "language": 2,
          *       "isReadOnly": false,
          *       "isEnabled": true,
-         *       "sessionDuration": 60
+         *       "sessionDuration": 60,
+         *       "phoneNumber": "+994501234567"
          *     }
          */
         'application/json': {
@@ -2166,8 +2213,15 @@ export interface operations {
            * @default null
            */
           sessionDuration?: number | null;
+          /**
+           * @description mobile number for SMS alerts, E.164 (such as +994501234567); its country must be one the installation sends SMS to (else 400 on phoneNumber). A new number gets alerts only once verified; default (or null) none
+           * @default null
+           */
+          phoneNumber?: string | null;
           /** @description read-only: accepted and ignored */
           parentName?: string | null;
+          /** @description read-only: accepted and ignored (a new phoneNumber needs a new verification) */
+          phoneVerified?: boolean | null;
         };
       };
     };
@@ -2190,7 +2244,9 @@ export interface operations {
            *       "sessionDuration": null,
            *       "language": 2,
            *       "isReadOnly": false,
-           *       "isEnabled": true
+           *       "isEnabled": true,
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
            *     }
            */
           'application/json': {
@@ -2209,6 +2265,10 @@ export interface operations {
             language: 1 | 2 | 3;
             isReadOnly: boolean;
             isEnabled: boolean;
+            /** @description E.164; null when none */
+            phoneNumber: string | null;
+            /** @description true once the owner confirmed the number with the code sent to it (POST /api/v3/users/{id}/phone/verification); only then do alerts go to it by SMS */
+            phoneVerified: boolean;
           };
         };
       };
@@ -2392,6 +2452,11 @@ export interface operations {
            * @default null
            */
           sessionDuration?: number | null;
+          /**
+           * @description mobile number for SMS alerts, E.164 (such as +994501234567); its country must be one the installation sends SMS to (else 400 on phoneNumber). A new number gets alerts only once verified; default (or null) none
+           * @default null
+           */
+          phoneNumber?: string | null;
           /** @description read-only: accepted and ignored */
           parentName?: string | null;
         };
@@ -2416,7 +2481,9 @@ export interface operations {
            *       "sessionDuration": null,
            *       "language": 2,
            *       "isReadOnly": false,
-           *       "isEnabled": true
+           *       "isEnabled": true,
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
            *     }
            */
           'application/json': {
@@ -2435,6 +2502,10 @@ export interface operations {
             language: 1 | 2 | 3;
             isReadOnly: boolean;
             isEnabled: boolean;
+            /** @description E.164; null when none */
+            phoneNumber: string | null;
+            /** @description true once the owner confirmed the number with the code sent to it (POST /api/v3/users/{id}/phone/verification); only then do alerts go to it by SMS */
+            phoneVerified: boolean;
           };
         };
       };
@@ -2508,6 +2579,308 @@ export interface operations {
       };
       /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  sendPhoneVerification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "phoneNumber": "+994501234567",
+           *       "expiresAt": "2026-11-29T10:10:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /** @description E.164: the number the code went to */
+            phoneNumber: string;
+            /**
+             * Format: date-time
+             * @description the code works until then, for a few tries
+             */
+            expiresAt: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description A service the request needs (the geocoder, or the deliveries queue) did not answer; try again later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  confirmPhoneVerification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "code": "042917"
+         *     }
+         */
+        'application/json': {
+          /** @description the six digits of the verification SMS */
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
+           *     }
+           */
+          'application/json': {
+            /** @description E.164 */
+            phoneNumber: string;
+            /** @enum {boolean} */
+            phoneVerified: true;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };

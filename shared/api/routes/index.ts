@@ -18,6 +18,7 @@ import { rotaRoutes } from './rotas';
 import { suppressedRoutes } from './suppressed';
 import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
+import { phoneVerificationRoutes } from './phone-verification';
 import { vehicleRoutes } from './vehicles';
 import { webhookRecoveryRoutes } from './webhook-recovery';
 import { webhookRoutes } from './webhooks';
@@ -27,6 +28,7 @@ export const apiRoutes: ApiRoute[] = [
   ...authRoutes,
   ...agentRoutes,
   ...userRoutes,
+  ...phoneVerificationRoutes,
   ...userPreferenceRoutes,
   ...vehicleRoutes,
   ...notificationRoutes,
