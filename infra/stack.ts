@@ -66,6 +66,8 @@ export const DELIVER_DIRECTORY_KEYS = [
   'SENDER#',
   'CONFIRMSTOPS',
   'CONFIRMWAIT#',
+  'SMSOPTOUT#',
+  'SMSSPEND#',
 ] as const;
 /** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
 export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;

@@ -29,6 +29,10 @@ import { clearEndedEpisode } from './episode-end';
 import { escalationRule } from './escalation-targets';
 import { getStoredAlert } from '../store/alert-lifecycle';
 import { ESCALATED_KIND } from '../rules/event-kinds';
+import type { Severity } from '../schemas/severity';
+import { attemptSms, smsMinSeverityOf } from './sms-attempt';
+import type { SendOutcome } from '../channels/outcome';
+import type { SmsDelivery } from '../schemas/alert';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -140,6 +144,8 @@ interface Attempting {
   quietUntil: ReadonlyMap<string, number>;
   /** The attempt is the alert's only open target and nothing is held: its outcome, once final, finishes the alert. */
   finishes: boolean;
+  /** The rule's least severity for SMS. */
+  smsMinSeverity: Severity;
 }
 
 async function deliverClaimed(
@@ -173,6 +179,7 @@ async function deliverClaimed(
     digest,
     quietUntil: context.plan.quietUntil,
     finishes: open.length === 1 && held.length === 0,
+    smsMinSeverity: smsMinSeverityOf(context.rule.settings),
     ...sharedContent(alert, context),
   });
   return settle(alert, context.rule.parentId, attempts, held, statuses, options, now);
@@ -259,7 +266,7 @@ async function recordSkipped(
  * DLQ), or to retry on the schedule; a target whose next attempt has not come is left alone.
  */
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
-  const { alert, retries, options, now, statuses } = attempting;
+  const { alert, retries, options, now } = attempting;
   const nextAttemptAt = nextAttemptOf(retries[target.key]);
   if (nextAttemptAt > now()) return { outcome: 'waiting', key: target.key, nextAttemptAt };
   const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
@@ -269,16 +276,31 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   }
   if (target.channel === 'email' && attempting.digest) return holdInDigest(target, action, retries[target.key]?.attempts ?? 0, attempting);
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
-  const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
+  let outcome: SendOutcome;
+  let sms: { sms: SmsDelivery } | Record<string, never> = {};
+  if (target.channel === 'sms') {
+    const step = await attemptSms(target, {
+      alert,
+      clientId: attempting.clientId,
+      minSeverity: attempting.smsMinSeverity,
+      subject: attempting.render(target.language).subject,
+      attempts: retries[target.key]?.attempts ?? 0,
+      senders: options.senders,
+      now: now(),
+    });
+    if (step.kind === 'settled') return recordFinal(target, step.status, attempting);
+    outcome = step.outcome;
+    sms = { sms: step.sms };
+  } else outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   // SES refused it over the daily quota: it waits for the digest, which goes out once the quota returns
   if (target.channel === 'email' && outcome.status === 'retry' && outcome.overQuota) return holdInDigest(target, action, attempt.number, attempting);
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {
-    status = { status: 'sent', at: attempt.at, attempts: attempt.number };
+    status = { status: 'sent', at: attempt.at, attempts: attempt.number, ...sms };
     options.stats.countSent(target.channel);
   } else if (outcome.status === 'failed') {
-    status = { status: 'failed', at: attempt.at, attempts: attempt.number, error: outcome.error };
+    status = { status: 'failed', at: attempt.at, attempts: attempt.number, error: outcome.error, ...sms };
     options.stats.countFailed(target.channel);
     logger.warn(`delivery failed for good: ${outcome.error}; sent to the deliveries DLQ`, { ...where(alert, attempt), error: outcome.error });
     if (outcome.gone) await forgetTarget(target, outcome.error, now());
@@ -302,8 +324,13 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
     });
     await deadLetterTarget(alert.alertId, target.key, reason);
   }
+  return recordFinal(target, status, attempting);
+}
+
+/** Records a target's final status, finishing the alert when it was the last open target. */
+async function recordFinal(target: DeliveryTarget, status: DeliveryStatus, { alert, statuses, now, finishes }: Attempting): Promise<Attempt> {
   statuses[target.key] = status;
-  if (attempting.finishes) {
+  if (finishes) {
     await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status }, due: alert });
     return { outcome: 'finished' };
   }

@@ -4183,6 +4183,11 @@ export interface operations {
              */
             toMobile: boolean;
             /**
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @default false
+             */
+            toSms: boolean;
+            /**
              * @description show in the web interface and post to the client's webhook endpoints; default false
              * @default false
              */
@@ -4797,6 +4802,7 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
            *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
            *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
@@ -4855,6 +4861,11 @@ export interface operations {
            * @default false
            */
           toMobile?: boolean;
+          /**
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @default false
+           */
+          toSms?: boolean;
           /**
            * @description show in the web interface and post to the client's webhook endpoints; default false
            * @default false
@@ -5397,6 +5408,7 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
            *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
            *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
@@ -5455,6 +5467,11 @@ export interface operations {
            * @default false
            */
           toMobile?: boolean;
+          /**
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @default false
+           */
+          toSms?: boolean;
           /**
            * @description show in the web interface and post to the client's webhook endpoints; default false
            * @default false
@@ -5666,6 +5683,11 @@ export interface operations {
              * @default false
              */
             toMobile: boolean;
+            /**
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @default false
+             */
+            toSms: boolean;
             /**
              * @description show in the web interface and post to the client's webhook endpoints; default false
              * @default false
@@ -6397,6 +6419,7 @@ export interface operations {
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
              *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+             *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
              *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
              *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
              *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
@@ -6455,6 +6478,11 @@ export interface operations {
              * @default false
              */
             toMobile?: boolean;
+            /**
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @default false
+             */
+            toSms?: boolean;
             /**
              * @description show in the web interface and post to the client's webhook endpoints; default false
              * @default false
@@ -6844,7 +6872,7 @@ export interface operations {
             /** @description one entry per target the rule names: sent; notLinked (a Telegram chat no user of the owner’s scope linked, or that sent /stop); notConfirmed (a side address that has not confirmed: it gets no test, and no confirmation link either); unsubscribed; suppressed; failed (with the reason) */
             targets: {
               /** @enum {string} */
-              channel: 'email' | 'telegram' | 'push' | 'webhook';
+              channel: 'email' | 'telegram' | 'push' | 'webhook' | 'sms';
               target: string;
               /** @enum {string} */
               outcome: 'sent' | 'notLinked' | 'notConfirmed' | 'unsubscribed' | 'suppressed' | 'failed';
@@ -7040,7 +7068,7 @@ export interface operations {
             /** @description one entry per target the rule names: sent; notLinked (a Telegram chat no user of the owner’s scope linked, or that sent /stop); notConfirmed (a side address that has not confirmed: it gets no test, and no confirmation link either); unsubscribed; suppressed; failed (with the reason) */
             targets: {
               /** @enum {string} */
-              channel: 'email' | 'telegram' | 'push' | 'webhook';
+              channel: 'email' | 'telegram' | 'push' | 'webhook' | 'sms';
               target: string;
               /** @enum {string} */
               outcome: 'sent' | 'notLinked' | 'notConfirmed' | 'unsubscribed' | 'suppressed' | 'failed';
@@ -7290,6 +7318,15 @@ export interface operations {
                    * @enum {string}
                    */
                   reason?: 'quietHours' | 'minSeverity';
+                  /** @description an SMS target only: its segments, and what became of it */
+                  sms?: {
+                    /** @description segments the text took (what carriers bill) */
+                    segments: number;
+                    messageId?: string;
+                    /** @enum {string} */
+                    outcome?: 'optedOut' | 'capReached' | 'countryNotAllowed' | 'delivered' | 'carrierFailed' | 'expired';
+                    carrierReason?: string;
+                  };
                 };
               };
               /** @description targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time) */
