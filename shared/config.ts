@@ -235,6 +235,16 @@ export const smsSchema = z.object({
     )
     .describe('Most an SMS may cost per segment, in US dollars (the service refuses a send above it).'),
   SMS_TTL_MINUTES: whole(1, 30).describe('Minutes an SMS may wait for its carrier before it expires unsent: an alert hours late is worse than none.'),
+  SMS_MONTHLY_CAP_USD: z
+    .preprocess(unsetIfBlank, z.coerce.number().min(0).default(50))
+    .describe(
+      "Estimated SMS spend one client may reach per calendar month (UTC), in US dollars (CDK context `smsMonthlyCapUsd`); past it the client's SMS stop until the next month.",
+    ),
+  SMS_PRICES: z
+    .preprocess(unsetIfBlank, z.string().default('{}'))
+    .describe(
+      'Prices per SMS segment by destination country, as JSON `{"AZ": 0.25}` in US dollars (CDK context `smsPrices`), over the built-in table (shared/channels/sms/prices.ts); they estimate spend against the cap.',
+    ),
   SMS_CODES_PER_NUMBER_PER_DAY: whole(1, DEFAULT_SMS_CODES_PER_NUMBER_PER_DAY).describe(
     'Verification codes one phone number may be sent per UTC day.',
   ),

@@ -6,6 +6,10 @@ import type { Alert, DeliveryStatus, SmsDelivery } from '../schemas/alert';
 import { isCountryAllowed } from '../schemas/phone';
 import { SEVERITIES, type Severity } from '../schemas/severity';
 import { isSmsOptedOut, markSmsOptedOut } from '../store/sms-opt-outs';
+import { refundSmsSpend, takeSmsSpend } from '../store/sms-spend';
+import { segmentPrices, smsCostMicroUsd } from '../channels/sms/prices';
+import { MetricName, MetricUnit, metrics } from '../observability/metrics';
+import { capReached } from './sms-cap-notice';
 import type { ChannelSenders } from './senders';
 import { isBelow, severityOf } from './severity';
 import { claimSmsSend, releaseSmsSend } from './sms-send-claim';
@@ -53,9 +57,18 @@ export async function attemptSms(target: SmsTarget, attempt: SmsAttempt): Promis
   if (await isSmsOptedOut(clientId, target.phoneNumber)) return settled('skipped', 'the number opted out of SMS (it replied STOP)', 'optedOut');
   if (!(await claimSmsSend(alert.alertId, target.key, now)))
     return settled('sent', 'an earlier attempt sent it, or may have before it stopped: an SMS is never sent twice');
+  const config = smsConfig();
+  const cost = smsCostMicroUsd(target.phoneNumber, segments, segmentPrices(config.SMS_PRICES));
+  if (!(await takeSmsSpend(clientId, cost, Math.round(config.SMS_MONTHLY_CAP_USD * 1_000_000), now))) {
+    await capReached(clientId, config.SMS_MONTHLY_CAP_USD, attempt.senders, now);
+    return settled('skipped', `the client's monthly SMS spend cap ($${config.SMS_MONTHLY_CAP_USD}) is reached`, 'capReached');
+  }
   const outcome = await attempt.senders.sms({ to: target.phoneNumber, body, context: { alertId: alert.alertId } });
+  if (outcome.status !== 'sent') await refundSmsSpend(clientId, cost, now);
   switch (outcome.status) {
     case 'sent':
+      metrics.addMetric(MetricName.SmsSent, MetricUnit.Count, 1);
+      metrics.addMetric(MetricName.SmsSpendMicroUsd, MetricUnit.Count, cost);
       return { kind: 'sent', outcome: { status: 'sent' }, sms: { segments, messageId: outcome.messageId } };
     case 'optedOut':
       await markSmsOptedOut(clientId, target.phoneNumber, outcome.error, now);

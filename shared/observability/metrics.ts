@@ -42,6 +42,11 @@ export const MetricName = {
   SesQuotaUsedPercent: 'SesQuotaUsedPercent',
   /** Alert e-mails held for a recipient's digest because the SES quota is nearly used. */
   EmailsHeldForDigest: 'EmailsHeldForDigest',
+  /** SMS left unsent because their client's monthly SMS spend cap was reached. */
+  SmsCapReached: 'SmsCapReached',
+  /** SMS sent, and their estimated cost in micro-dollars (segments × the destination's price). */
+  SmsSent: 'SmsSent',
+  SmsSpendMicroUsd: 'SmsSpendMicroUsd',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

@@ -136,4 +136,11 @@ describe('phone numbers and their verification', () => {
     expect(refused.error).toMatchObject({ issues: [{ path: 'phoneNumber', message: expect.stringContaining('opted out') }] });
     expect(sms.sent).toHaveLength(0);
   });
+
+  it("answers the client's SMS spend of the month and its cap, and 404 for a client outside the scope", async () => {
+    const own = await api.GET('/api/v3/agents/{id}/sms/spend', { headers: session(token), params: { path: { id: tenants.root.agentId } } });
+    expect(own.data).toEqual({ parentId: tenants.root.agentId, month: '2026-03', spentUsd: 0, capUsd: 50, capReached: false });
+    const foreign = await api.GET('/api/v3/agents/{id}/sms/spend', { headers: session(token), params: { path: { id: tenants.sibling.agentId } } });
+    expect(foreign.response.status).toBe(404);
+  });
 });

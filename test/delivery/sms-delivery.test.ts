@@ -8,7 +8,15 @@ import { FakeSms } from '../../infra/local/sms-fake';
 import { createDeliverHandler } from '../../functions/deliver/handler';
 import { channelSenders } from '../../shared/delivery/senders';
 import type { StoredRule } from '../../shared/schemas/notification';
-import { startTestEmulators } from '../support/emulators';
+import { sentEmails, startTestEmulators } from '../support/emulators';
+import { deliverAlert } from '../../shared/delivery/deliver-alert';
+import { DeliveryStats } from '../../shared/delivery/delivery-stats';
+import { monthOf, smsSpendOf } from '../../shared/store/sms-spend';
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { resourcesConfig } from '../../shared/config';
+import { directoryKeys } from '../../shared/schemas/directory';
 import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
 
 /**
@@ -184,5 +192,51 @@ describe('SMS delivery', () => {
     const item = await getAlertItem(alert.alertId);
     expect(item.status).toBe('pending');
     expect((item.deliveryRetries as Record<string, { attempts: number }>)[`sms:${number}`]?.attempts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('stops at the monthly cap under parallel deliveries, overshooting by less than one SMS, and tells the users once', async () => {
+    process.env.SMS_MONTHLY_CAP_USD = '1';
+    process.env.SMS_PRICES = '{"AZ": 0.3}';
+    try {
+      const clientId = randomUUID();
+      const user = await putUser({
+        login: `cap-${clientId}`,
+        email: `cap-${clientId}@example.com`,
+        parentId: clientId,
+        phoneNumber: '+994501110099',
+        phoneVerifiedAt: '2026-03-01T08:00:00.000Z',
+      });
+      // the client's users are found through their client links, as users the API creates have them
+      await documentClient().send(
+        new PutCommand({ TableName: resourcesConfig().DIRECTORY_TABLE, Item: { ...directoryKeys.userLink(clientId, user.id), userId: user.id } }),
+      );
+      const rule = await putRule({ userId: user.id, parentId: clientId, recipientIds: [user.id], toSms: true });
+      const alerts = await Promise.all(Array.from({ length: 10 }, () => putAlert(rule, vehicle, {}, { severity: 'critical' })));
+      vehicle++;
+      await Promise.all(
+        alerts.map((alert, index) =>
+          deliverAlert(alert.alertId, {
+            senders: channelSenders,
+            stats: new DeliveryStats(),
+            messageId: `m-${index}`,
+            receiveCount: 1,
+            maxReceiveCount: 5,
+          }),
+        ),
+      );
+      expect(sms.sent).toHaveLength(4);
+      const { spentMicroUsd } = await smsSpendOf(clientId, monthOf(Date.now()));
+      expect(spentMicroUsd).toBe(1_200_000);
+      expect(spentMicroUsd - 1_000_000).toBeLessThan(300_000);
+      const outcomes = await Promise.all(alerts.map((alert) => deliveryOf(alert.alertId, '+994501110099')));
+      expect(outcomes.filter((outcome) => outcome?.status === 'sent')).toHaveLength(4);
+      expect(outcomes.filter((outcome) => (outcome?.sms as { outcome?: string } | undefined)?.outcome === 'capReached')).toHaveLength(6);
+      const notices = (await sentEmails(emulators)).filter((email) => email.destination.to.includes(user.email));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.subject).toContain('SMS spend cap');
+    } finally {
+      delete process.env.SMS_MONTHLY_CAP_USD;
+      delete process.env.SMS_PRICES;
+    }
   });
 });

@@ -188,6 +188,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/agents/{id}/sms/spend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A client's estimated SMS spend this month, and its cap
+     * @description The client (yours or one below it; 404 otherwise) and its estimated SMS spend of the current calendar month (UTC), counted as each SMS goes out (segments × the destination's price, from the installation's price table), against the monthly cap. Past the cap the client's SMS stop until the month ends, and its users are told once by e-mail and Telegram.
+     */
+    get: operations['getClientSmsSpend'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/users/{id}/preferences': {
     parameters: {
       query?: never;
@@ -2864,6 +2884,133 @@ export interface operations {
       };
       /** @description The user has read-only rights */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getClientSmsSpend: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "month": "2026-11",
+           *       "spentUsd": 12.75,
+           *       "capUsd": 50,
+           *       "capReached": false
+           *     }
+           */
+          'application/json': {
+            /** @description the client */
+            parentId: string;
+            /** @description the calendar month (UTC), YYYY-MM */
+            month: string;
+            /** @description estimated SMS spend this month, in US dollars: each SMS's segments × its destination's price */
+            spentUsd: number;
+            /** @description the installation's monthly SMS spend cap per client */
+            capUsd: number;
+            /** @description true once SMS stop for the rest of the month (alerts record capReached) */
+            capReached: boolean;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -19,6 +19,7 @@ import { suppressedRoutes } from './suppressed';
 import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
 import { phoneVerificationRoutes } from './phone-verification';
+import { smsSpendRoutes } from './sms-spend';
 import { vehicleRoutes } from './vehicles';
 import { webhookRecoveryRoutes } from './webhook-recovery';
 import { webhookRoutes } from './webhooks';
@@ -29,6 +30,7 @@ export const apiRoutes: ApiRoute[] = [
   ...agentRoutes,
   ...userRoutes,
   ...phoneVerificationRoutes,
+  ...smsSpendRoutes,
   ...userPreferenceRoutes,
   ...vehicleRoutes,
   ...notificationRoutes,
