@@ -67,6 +67,32 @@ export class FakeSms {
     this.server = undefined;
   }
 
+  /**
+   * The delivery event the service's configuration set would publish for a sent SMS (through SNS), such as
+   * TEXT_DELIVERED, TEXT_TTL_EXPIRED or TEXT_CARRIER_UNREACHABLE, as the JSON an SNS record carries.
+   */
+  event(
+    sent: SentSms,
+    eventType: string,
+    description = eventType === 'TEXT_DELIVERED' ? 'Message has been accepted by phone' : 'Message failed',
+  ): string {
+    return JSON.stringify({
+      eventType,
+      eventVersion: '1.0',
+      eventTimestamp: Date.now(),
+      isFinal: !['TEXT_QUEUED', 'TEXT_PENDING', 'TEXT_SUCCESSFUL'].includes(eventType),
+      originationPhoneNumber: sent.from,
+      destinationPhoneNumber: sent.to,
+      messageId: sent.messageId,
+      messageEncoding: sent.encoding === 'GSM-7' ? 'GSM' : 'UCS2',
+      messageType: sent.messageType,
+      messageStatus: eventType.replace(/^TEXT_/, ''),
+      messageStatusDescription: description,
+      context: sent.context,
+      totalMessageParts: sent.segments,
+    });
+  }
+
   /** The next sends fail like this, one each, before the fake answers normally again. */
   script(...failures: Scripted[]): void {
     this.scripted.push(...failures);

@@ -239,4 +239,51 @@ describe('SMS delivery', () => {
       delete process.env.SMS_PRICES;
     }
   });
+
+  const snsEvent = (...messages: string[]) => ({
+    Records: messages.map((Message, index) => ({ EventSource: 'aws:sns', Sns: { Message, MessageId: `sns-${index}` } })),
+  });
+
+  it('records a TimeToLive-expired SMS on the alert from its delivery event, and never sends it again', async () => {
+    const number = '+994501110008';
+    const rule = await smsRule(number);
+    const alert = await putAlert(rule, vehicle++, {}, { severity: 'critical' });
+    await enqueue(alert.alertId);
+    await drain();
+    expect(sms.sent).toHaveLength(1);
+    const { handler: deliverEntry } = await import('../../functions/deliver/handler');
+    await deliverEntry(snsEvent(sms.event(sms.sent[0]!, 'TEXT_TTL_EXPIRED', 'The message expired before the carrier took it')) as never, {} as never);
+    expect(await deliveryOf(alert.alertId, number)).toMatchObject({
+      status: 'failed',
+      sms: { outcome: 'expired', carrierReason: 'The message expired before the carrier took it' },
+    });
+    await enqueue(alert.alertId);
+    await drain();
+    expect(sms.sent).toHaveLength(1);
+  });
+
+  it('records delivered and a carrier failure with its reason; an interim event or another message id changes nothing', async () => {
+    const rule = await smsRule('+994501110009');
+    const first = await putAlert(rule, vehicle++, {}, { severity: 'critical' });
+    const second = await putAlert(rule, vehicle++, {}, { severity: 'critical' });
+    await enqueue(first.alertId);
+    await enqueue(second.alertId);
+    await drain();
+    const [a, b] = [first, second].map((alert) => sms.sent.find((message) => message.context.alertId === alert.alertId)!);
+    const { handler: deliverEntry } = await import('../../functions/deliver/handler');
+    await deliverEntry(
+      snsEvent(
+        sms.event(a!, 'TEXT_SUCCESSFUL'),
+        sms.event(a!, 'TEXT_DELIVERED'),
+        sms.event({ ...b!, messageId: 'someone-else' }, 'TEXT_CARRIER_UNREACHABLE'),
+        sms.event(b!, 'TEXT_CARRIER_UNREACHABLE', 'The carrier could not reach the phone'),
+      ) as never,
+      {} as never,
+    );
+    expect(await deliveryOf(first.alertId, '+994501110009')).toMatchObject({ status: 'sent', sms: { outcome: 'delivered' } });
+    expect(await deliveryOf(second.alertId, '+994501110009')).toMatchObject({
+      status: 'failed',
+      sms: { outcome: 'carrierFailed', carrierReason: 'The carrier could not reach the phone' },
+    });
+  });
 });
