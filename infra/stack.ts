@@ -16,6 +16,7 @@ import {
 } from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
 import { SesFeedback } from './constructs/ses-feedback';
+import { SmsChannel } from './constructs/sms-channel';
 import { DeployParameters } from './constructs/deploy-parameters';
 import { deliveryPacing } from './constructs/delivery-pacing';
 import { FleetwatchFunction, type FunctionName } from './constructs/fleetwatch-function';
@@ -131,6 +132,8 @@ export class FleetwatchStack extends Stack {
   readonly tables: DataTables;
   readonly queues: MessageQueues;
   readonly functions: Record<FunctionName, FleetwatchFunction>;
+  /** SMS, when the deployment turned it on (context smsCountries and smsOriginationIdentity). */
+  private sms: SmsChannel | undefined;
   readonly httpApi: PublicHttpApi;
   readonly monitoring: Monitoring;
   readonly sesFeedback: SesFeedback;
@@ -174,6 +177,7 @@ export class FleetwatchStack extends Stack {
     const { deliver, sesFeedback } = this.addDeliver(parts, props.sesMaxSendRate ?? context.sesMaxSendRate);
     this.sesFeedback = sesFeedback;
     const api = this.addApi(parts, props.geocoding ?? context.geocoding);
+    this.allowSms(api, context);
     const telegramWebhook = this.addTelegramWebhook(parts);
     this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook, project };
 
@@ -338,6 +342,8 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'directory', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_DIRECTORY_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_TEST_RESULT_KEYS });
+    // the SMS cap notice lists the client's users
+    data.grant(deliver.role, 'directory', ['Query'], { leadingKeys: ['AGENT#'] });
     data.grant(deliver.role, 'directory', ['Query', 'PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
     data.grant(deliver.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_RECOVERY_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_DIGEST_KEYS });
@@ -353,6 +359,7 @@ export class FleetwatchStack extends Stack {
     deliver.function.addEnvironment('SES_CONFIGURATION_SET', sesFeedback.configurationSet.configurationSetName);
     grantSendEmail(deliver.role, { address: parameters.senderAddress.valueAsString, configurationSetArn: sesFeedback.configurationSetArn });
     grantReadSendQuota(deliver.role);
+    this.addSms(deliver, context);
     // Publish to devices; delete an endpoint SNS reports as disabled (uninstalled app, expired token).
     grantPushEndpoints(deliver.role, ['sns:Publish', 'sns:DeleteEndpoint']);
     deliver.function.addEventSource(
@@ -366,6 +373,28 @@ export class FleetwatchStack extends Stack {
       }),
     );
     return { deliver, sesFeedback };
+  }
+
+  /**
+   * SMS, when the deployment names countries and an origination identity: the configuration set with its events,
+   * the settings, and a grant to send only from that identity with that set. The cap notice finds the client's
+   * users through their client links (AGENT#).
+   */
+  private addSms(deliver: FleetwatchFunction, context: StackContext): void {
+    deliver.function.addEnvironment('SMS_MONTHLY_CAP_USD', String(context.smsMonthlyCapUsd));
+    deliver.function.addEnvironment('SMS_PRICES', context.smsPrices);
+    if (!context.smsCountries || !context.smsOriginationIdentity) return;
+    this.sms = new SmsChannel(this, 'Sms', { consumer: deliver.function, originationIdentityArn: context.smsOriginationIdentity });
+    this.allowSms(deliver, context);
+  }
+
+  /** A function that sends SMS (deliver: alerts; api: verification codes). */
+  private allowSms(fn: FleetwatchFunction, context: StackContext): void {
+    if (!this.sms) return;
+    fn.function.addEnvironment('SMS_COUNTRIES', context.smsCountries);
+    fn.function.addEnvironment('SMS_ORIGINATION_IDENTITY', context.smsOriginationIdentity);
+    fn.function.addEnvironment('SMS_CONFIGURATION_SET', this.sms.configurationSet.ref);
+    this.sms.grantSend(fn.role);
   }
 
   /** The HTTP API v3: sessions, directory, rules, geozones, history, channels; geocoding when on. */

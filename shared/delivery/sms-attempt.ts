@@ -3,7 +3,7 @@ import { countSegments } from '../channels/sms/segments';
 import { fitSmsText } from '../channels/sms/sms-text';
 import { smsConfig } from '../config';
 import type { Alert, DeliveryStatus, SmsDelivery } from '../schemas/alert';
-import { isCountryAllowed } from '../schemas/phone';
+import { isCountryAllowed } from '../schemas/phone-country';
 import { SEVERITIES, type Severity } from '../schemas/severity';
 import { isSmsOptedOut, markSmsOptedOut } from '../store/sms-opt-outs';
 import { refundSmsSpend, takeSmsSpend } from '../store/sms-spend';

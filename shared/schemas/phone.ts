@@ -14,13 +14,4 @@ export const phoneNumberSchema = z
   })
   .describe('E.164, such as +994501234567');
 
-/** The ISO 3166-1 alpha-2 country of a number, or undefined when its country cannot be told. */
-export function countryOfNumber(phoneNumber: string): string | undefined {
-  return parsePhoneNumberFromString(phoneNumber)?.country;
-}
-
-/** Whether a number's country is on the deployment's SMS allow-list (an empty list allows none: SMS off). */
-export function isCountryAllowed(phoneNumber: string, countries: readonly string[]): boolean {
-  const country = countryOfNumber(phoneNumber);
-  return country !== undefined && countries.includes(country);
-}
+export { countryOfNumber, isCountryAllowed } from './phone-country';
