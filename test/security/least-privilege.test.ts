@@ -98,7 +98,7 @@ describe('security: least privilege in the template', () => {
     // the second PutItem only the outcomes of test alerts (NOTIFTEST#), the third, with the second Query, only the webhook
     // delivery logs (WEBHOOKLOG#); the second GetItem, the fourth PutItem and the third UpdateItem only the webhook recovery
     // jobs (WEBHOOKRECOVERY#); DeleteItem, with the fifth PutItem, the third Query and the fourth UpdateItem, only the e-mail
-    // digests (DIGEST#, DIGESTDUE#)
+    // digests (DIGEST#, DIGESTDUE#); the fourth Query only a client's links (AGENT#), for the SMS cap notice to its users
     expect(actionsOn('deliver', 'directory')).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
@@ -112,6 +112,7 @@ describe('security: least privilege in the template', () => {
       'dynamodb:Query',
       'dynamodb:Query',
       'dynamodb:Query',
+      'dynamodb:Query',
       'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
@@ -120,6 +121,7 @@ describe('security: least privilege in the template', () => {
     const queryStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:Query'));
     expect(queryStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
       ['WEBHOOKS#*'],
+      ['AGENT#*'],
       ['WEBHOOKLOG#*'],
       ['DIGEST#*', 'DIGESTDUE#*'],
     ]);
