@@ -18,6 +18,7 @@ import { webhookRetryDelaySeconds } from './retry-backoff';
 import { planDelivery, type DeliveryTarget, type EmailTarget, type SkippedTarget, type TelegramTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
+import { throughCircuit } from './circuit-gate';
 import { acknowledgeAction, withActionLinks, type AcknowledgeAction } from './acknowledge-action';
 import { holdEmailForDigest, holdForQuietHours } from './digest-hold';
 import { applyPreferences, type PreferredPlan } from './recipient-preferences';
@@ -260,7 +261,10 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   }
   if (target.channel === 'email' && attempting.digest) return holdInDigest(target, action, retries[target.key]?.attempts ?? 0, attempting);
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
-  const outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
+  // an open circuit holds the attempt back without a call: a transient failure, retried like any other
+  const outcome = await throughCircuit(target, now(), () =>
+    send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action),
+  );
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   // SES refused it over the daily quota: it waits for the digest, which goes out once the quota returns
   if (target.channel === 'email' && outcome.status === 'retry' && outcome.overQuota) return holdInDigest(target, action, attempt.number, attempting);

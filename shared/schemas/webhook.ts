@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { guidSchema } from './notification';
 import { severitySchema } from './alert';
+import { circuitHealthSchema, parseHealth, type CircuitHealth } from './circuit-health';
 
 /**
  * Webhook endpoints of a client, in the directory table: `WEBHOOKS#<clientId>` / `ENDPOINT#<endpointId>`.
@@ -62,11 +63,20 @@ export const storedWebhookSchema = z.object({
   events: z.array(z.string()).default([]),
   /** Rule types sent to the endpoint; empty sends every type. */
   ruleTypes: z.array(z.number().int()).default([]),
+  /**
+   * How it has been answering, for its circuit breaker (`shared/schemas/circuit-health.ts`): kept on the item
+   * itself, since deliver reads the client's endpoints for every alert anyway. Absent until its first delivery;
+   * a map that does not parse reads as never, rather than hiding the endpoint.
+   */
+  health: z.preprocess(parseHealth, circuitHealthSchema),
 });
 export type StoredWebhook = z.infer<typeof storedWebhookSchema>;
 
+/** An endpoint's health as the API shows it: the breaker's bookkeeping of probes stays inside. */
+export type WebhookHealth = Omit<CircuitHealth, 'lastProbeAt'>;
+
 /** An endpoint as the API shows it: everything but the secrets. */
-export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret'>;
+export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret' | 'health'> & { health: WebhookHealth };
 
 /**
  * What a webhook receives for each alert (POST, `Content-Type: application/json`). Field names are stable:

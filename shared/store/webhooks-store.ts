@@ -30,8 +30,9 @@ export function newWebhookSecret(): string {
 }
 
 export function withoutSecret(endpoint: StoredWebhook): WebhookEndpoint {
-  const { secret: _secret, previousSecret: _previous, ...shown } = endpoint;
-  return shown;
+  const { secret: _secret, previousSecret: _previous, health, ...shown } = endpoint;
+  const { lastProbeAt: _probe, ...shownHealth } = health;
+  return { ...shown, health: shownHealth };
 }
 
 /** The client already has `limit` endpoints: none was stored. */
@@ -120,13 +121,15 @@ export async function createWebhook(
     },
     'webhook endpoint',
   );
+  // no health until the first delivery: the breaker writes the map then
+  const { health: _health, ...item } = endpoint;
   const hash = urlHash(endpoint.url);
   const roomy = limit === undefined ? '' : ' AND size(urls) < :limit';
   const failed = await transactWithUrls(endpoint.parentId, [
     {
       Put: {
         TableName: table(),
-        Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...endpoint },
+        Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...item },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
