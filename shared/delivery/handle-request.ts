@@ -14,6 +14,8 @@ import {
   type QuietHoursDigestRequest,
 } from '../schemas/alert';
 import { testSendRequestSchema, type TestSendRequest } from '../schemas/test-send';
+import { webhookNoticeRequestSchema, type WebhookNoticeRequest } from '../schemas/webhook';
+import { sendWebhookDisabledNotice } from './webhook-notice';
 import { sendConfirmation } from './confirmation';
 import { sendTestAlert } from './test-send';
 import { sendToDeliveriesDlq } from './dead-letter';
@@ -25,7 +27,8 @@ import type { ChannelSenders } from './senders';
 /**
  * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
  * confirmation link, `{"testSend": {...}}` for a rule's test alert, `{"emailDigest": {...}}` for a recipient's
- * digest of held alert e-mails, or `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours): delivered, parked on the DLQ with its reason
+ * digest of held alert e-mails, `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours, or
+ * `{"webhookDisabled": {...}}` for the notice of an endpoint disabled after days of failure): delivered, parked on the DLQ with its reason
  * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
  */
 export interface DeliveryRequestDependencies {
@@ -44,7 +47,7 @@ export class DeliveryNotFinishedError extends Error {
 
 export function parseDeliveryRequest(
   body: string,
-): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | { error: string } {
+): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | WebhookNoticeRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -59,6 +62,8 @@ export function parseDeliveryRequest(
   if (digest.success) return digest.data;
   const quiet = quietHoursDigestRequestSchema.safeParse(json);
   if (quiet.success) return quiet.data;
+  const notice = webhookNoticeRequestSchema.safeParse(json);
+  if (notice.success) return notice.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
     return {
@@ -103,6 +108,11 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
       dependencies.stats,
       dependencies.clock(),
     );
+    return;
+  }
+  // like a digest: what cannot go out now is handed back by the sweep, the queue never retries it
+  if ('webhookDisabled' in request) {
+    await sendWebhookDisabledNotice(request.webhookDisabled, dependencies.senders, dependencies.clock());
     return;
   }
   const outcome = await deliverAlert(request.alertId, {

@@ -46,6 +46,10 @@ export const MetricName = {
   CircuitsOpened: 'CircuitsOpened',
   /** Circuit breakers that closed again (a probe went through). */
   CircuitsClosed: 'CircuitsClosed',
+  /** Shared destinations (Telegram, SES or SNS of a region) whose circuit is open, as the sweep counts them each run. */
+  OpenCircuits: 'OpenCircuits',
+  /** Webhook endpoints whose circuit is open, as the sweep counts them each run. */
+  OpenWebhookCircuits: 'OpenWebhookCircuits',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

@@ -79,6 +79,27 @@ export type WebhookHealth = Omit<CircuitHealth, 'lastProbeAt'>;
 export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret' | 'health'> & { health: WebhookHealth };
 
 /**
+ * A notice to the users of an endpoint's client that it was disabled after failing for days, while it is being
+ * sent: `WEBHOOKNOTICE` / `<endpointId>#<disabledAt>`. Written in the same transaction as the disable, so it
+ * cannot be lost; the sweep hands it to deliver when `dueAt` (epoch ms) has come, and deliver deletes it once
+ * every recipient has it. `sent` holds each recipient reached (`email:<address>`, `telegram:<chat id>`), so a
+ * second hand-out sends nobody twice; `sendingUntil` is the lease of the one sender at work.
+ */
+export const webhookNoticeKeys = {
+  partition: 'WEBHOOKNOTICE',
+  notice: (endpointId: string, disabledAt: string) => ({ pk: 'WEBHOOKNOTICE', sk: `${endpointId}#${disabledAt}` }),
+} as const;
+
+export const webhookNoticeIdSchema = z
+  .object({ clientId: guidSchema, endpointId: webhookIdSchema, disabledAt: z.iso.datetime({ offset: true }) })
+  .strict();
+export type WebhookNoticeId = z.infer<typeof webhookNoticeIdSchema>;
+
+/** Body of a message on the deliveries queue: tell the users of a client its endpoint was disabled (from the sweep). */
+export const webhookNoticeRequestSchema = z.object({ webhookDisabled: webhookNoticeIdSchema });
+export type WebhookNoticeRequest = z.infer<typeof webhookNoticeRequestSchema>;
+
+/**
  * What a webhook receives for each alert (POST, `Content-Type: application/json`). Field names are stable:
  * new fields may be added, none renamed or removed.
  */

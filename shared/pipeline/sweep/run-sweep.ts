@@ -8,6 +8,7 @@ import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
 import type { FeedReading } from './feed-rate';
 import { runConfirmationWaitPass } from './confirmation-wait-pass';
 import { runDigestPass } from './digest-pass';
+import { runCircuitPass } from './circuit-pass';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
@@ -15,7 +16,8 @@ import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass
  * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget,
  * digests due (alert e-mails held while the SES daily quota was nearly used, and what a user's quiet hours
  * held once they end), then
- * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due. A pass that fails
+ * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due,
+ * and the circuit breakers' (webhook endpoints failing for days disabled, their notices, the open count). A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
@@ -56,6 +58,10 @@ export interface SweepReport {
   autoClosed: string[];
   /** Escalations made for alerts still open after their rule's escalateAfter (the escalations' ids). */
   escalated: string[];
+  /** Webhook endpoints disabled after their circuit stayed open for 5 days. */
+  webhooksDisabled: string[];
+  /** Notices of such endpoints handed to the deliver function. */
+  webhookNoticesEnqueued: number;
   failedPasses: string[];
 }
 
@@ -75,6 +81,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     digestsEnqueued: 0,
     autoClosed: [],
     escalated: [],
+    webhooksDisabled: [],
+    webhookNoticesEnqueued: 0,
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -133,6 +141,11 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     const due = await runAlertDuePass(now);
     report.autoClosed = due.closed;
     report.escalated = due.escalated;
+  });
+  await attempt('circuits', async () => {
+    const circuits = await runCircuitPass(now);
+    report.webhooksDisabled = circuits.disabled;
+    report.webhookNoticesEnqueued = circuits.noticesEnqueued;
   });
 
   logger.info('sweep finished', {
