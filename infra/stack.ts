@@ -80,8 +80,22 @@ export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
 export const SILENCE_DIRECTORY_KEYS = ['SILENCE#'] as const;
 /** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
 export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
-/** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
+/**
+ * The webhook endpoints of each client: deliver lists them (Query), disables one that answered 410, writes each
+ * one's health (UpdateItem) and reads the one a notice is about (GetItem).
+ */
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
+/**
+ * The circuit breakers (shared/store/circuit-store.ts): shared destinations' health (DESTINATION#), the open lists
+ * (FAILING#), and the notices of endpoints disabled after days of failure (WEBHOOKNOTICE), which deliver sends.
+ */
+export const DELIVER_CIRCUIT_KEYS = ['DESTINATION#', 'FAILING#', 'WEBHOOKNOTICE'] as const;
+/** A client's users, listed (Query) for the notice that one of its endpoints was disabled. */
+export const DELIVER_CLIENT_USER_KEYS = ['AGENT#'] as const;
+/** The open lists and the notices: the sweep disables endpoints open for days (with their notices) and counts the open circuits. */
+export const SWEEP_CIRCUIT_KEYS = ['FAILING#', 'WEBHOOKNOTICE'] as const;
+/** The endpoints the sweep disables after days of failure (UpdateItem only, in the transaction with the notice). */
+export const SWEEP_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 /** The outcomes of rules' test alerts: deliver writes them (PutItem only), the API reads them. */
 export const DELIVER_TEST_RESULT_KEYS = ['NOTIFTEST#'] as const;
 /** The webhook endpoints' delivery logs: deliver records each attempt (PutItem). */
@@ -256,6 +270,8 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_FEED_OUTAGE_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: SWEEP_DIGEST_KEYS });
+    data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_CIRCUIT_KEYS });
+    data.grant(sweep.role, 'directory', ['UpdateItem'], { leadingKeys: SWEEP_WEBHOOK_KEYS });
     // maintenance silences, read as evaluate reads them, for the connection losses and episodes they hold back
     data.grant(sweep.role, 'directory', ['Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
     new Rule(this, 'SweepSchedule', {
@@ -329,7 +345,9 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'rules', ['GetItem']);
     // users, clients, vehicles, linked chats and e-mail consent; never sessions or credentials (LOGIN#, SESSION#)
     data.grant(deliver.role, 'directory', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_DIRECTORY_KEYS });
-    data.grant(deliver.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
+    data.grant(deliver.role, 'directory', ['GetItem', 'Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
+    data.grant(deliver.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_CIRCUIT_KEYS });
+    data.grant(deliver.role, 'directory', ['Query'], { leadingKeys: DELIVER_CLIENT_USER_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_TEST_RESULT_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_DIGEST_KEYS });

@@ -94,19 +94,28 @@ describe('security: least privilege in the template', () => {
     for (const name of all) {
       for (const statement of statementsOf(name)) expect(asArray(statement.Action), name).not.toContain('dynamodb:BatchWriteItem');
     }
-    // the second UpdateItem, and Query, reach only the webhook endpoints (WEBHOOKS#): listing them and disabling one;
-    // the second PutItem only the outcomes of test alerts (NOTIFTEST#), the third only the webhook delivery logs (WEBHOOKLOG#);
-    // DeleteItem, with the fourth PutItem, the second Query and the third UpdateItem, only the e-mail digests (DIGEST#, DIGESTDUE#)
+    // the second GetItem and UpdateItem, and the first Query, reach only the webhook endpoints (WEBHOOKS#): listing them,
+    // disabling one, their health and the one a notice is about; the third GetItem, second PutItem, fourth UpdateItem and
+    // first DeleteItem only the circuit breakers (DESTINATION#, FAILING#, WEBHOOKNOTICE); the second Query only a client's
+    // users (AGENT#); the third PutItem only the outcomes of test alerts (NOTIFTEST#), the fourth only the webhook delivery
+    // logs (WEBHOOKLOG#); the second DeleteItem, with the fifth PutItem, the third Query and the third UpdateItem, only the
+    // e-mail digests (DIGEST#, DIGESTDUE#)
     expect(actionsOn('deliver', 'directory')).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:GetItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:PutItem',
       'dynamodb:PutItem',
       'dynamodb:PutItem',
+      'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:Query',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
@@ -114,6 +123,12 @@ describe('security: least privilege in the template', () => {
     const queryStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:Query'));
     expect(queryStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
       ['WEBHOOKS#*'],
+      ['AGENT#*'],
+      ['DIGEST#*', 'DIGESTDUE#*'],
+    ]);
+    const deleteStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:DeleteItem'));
+    expect(deleteStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
+      ['DESTINATION#*', 'FAILING#*', 'WEBHOOKNOTICE*'],
       ['DIGEST#*', 'DIGESTDUE#*'],
     ]);
     const testResultStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).length === 1);
@@ -123,9 +138,15 @@ describe('security: least privilege in the template', () => {
         statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'],
       ]),
     ).toEqual([
+      [['dynamodb:Query'], ['AGENT#*']],
       [['dynamodb:PutItem'], ['NOTIFTEST#*']],
       [['dynamodb:PutItem'], ['WEBHOOKLOG#*']],
     ]);
+    // the sweep reaches the webhook endpoints only to disable one whose circuit stayed open for days
+    const sweepOnEndpoints = onTable('sweep', 'directory').filter((statement) =>
+      asArray(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string | string[]).includes('WEBHOOKS#*'),
+    );
+    expect(sweepOnEndpoints.map((statement) => asArray(statement.Action))).toEqual([['dynamodb:UpdateItem']]);
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);
     // the second GetItem reads only the clients (AGENT#), for the acknowledge button's scope check; the third GetItem,
