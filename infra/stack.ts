@@ -78,6 +78,8 @@ export const SWEEP_DIGEST_KEYS = ['DIGESTDUE#'] as const;
 export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
 /** Each client's maintenance silences and their count (shared/schemas/silence.ts): evaluate and the sweep read them, one Query per client. */
 export const SILENCE_DIRECTORY_KEYS = ['SILENCE#'] as const;
+/** On-call rotas (shared/schemas/rota.ts): the sweep reads those an escalation level names, to find who is on call. */
+export const SWEEP_ROTA_KEYS = ['ROTA#'] as const;
 /** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
 export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 /**
@@ -98,8 +100,10 @@ export const SWEEP_CIRCUIT_KEYS = ['FAILING#', 'WEBHOOKNOTICE'] as const;
 export const SWEEP_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 /** The outcomes of rules' test alerts: deliver writes them (PutItem only), the API reads them. */
 export const DELIVER_TEST_RESULT_KEYS = ['NOTIFTEST#'] as const;
-/** The webhook endpoints' delivery logs: deliver records each attempt (PutItem). */
+/** The webhook endpoints' delivery logs: deliver records each attempt (PutItem), and a recovery reads them (Query). */
 export const DELIVER_WEBHOOK_LOG_KEYS = ['WEBHOOKLOG#'] as const;
+/** Webhook recovery jobs (shared/store/webhook-recoveries.ts): deliver reads a job, takes its alerts on and moves it on. */
+export const DELIVER_WEBHOOK_RECOVERY_KEYS = ['WEBHOOKRECOVERY#'] as const;
 
 /** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
 const RATE_LIMIT_INTERVAL_MS = '1000';
@@ -274,6 +278,7 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'directory', ['UpdateItem'], { leadingKeys: SWEEP_WEBHOOK_KEYS });
     // maintenance silences, read as evaluate reads them, for the connection losses and episodes they hold back
     data.grant(sweep.role, 'directory', ['Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
+    data.grant(sweep.role, 'directory', ['GetItem'], { leadingKeys: SWEEP_ROTA_KEYS });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the fleetwatch sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -349,10 +354,14 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_CIRCUIT_KEYS });
     data.grant(deliver.role, 'directory', ['Query'], { leadingKeys: DELIVER_CLIENT_USER_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_TEST_RESULT_KEYS });
-    data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
+    data.grant(deliver.role, 'directory', ['Query', 'PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
+    data.grant(deliver.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_RECOVERY_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_DIGEST_KEYS });
-    data.grant(deliver.role, 'alerts', ['GetItem', 'UpdateItem']);
+    // a webhook recovery reads the alerts of one step of the log at once
+    data.grant(deliver.role, 'alerts', ['GetItem', 'BatchGetItem', 'UpdateItem']);
     queues.deliveryDeadLetters.grantSendMessages(deliver.role);
+    // a webhook recovery queues its next step
+    queues.deliveries.grantSendMessages(deliver.role);
     telegram.secret.grantRead(deliver.role);
     alertLinkKey.grantRead(deliver.role);
     deliver.function.addEnvironment('ALERT_LINK_SECRET_ID', alertLinkKey.secretArn);

@@ -15,7 +15,6 @@ const unsetIfBlank = (value: unknown) => (value === '' ? undefined : value);
 const text = () => z.preprocess(unsetIfBlank, z.string().optional());
 const name = (fallback: string) => z.preprocess(unsetIfBlank, z.string().min(1).default(fallback));
 const whole = (min: number, fallback: number) => z.preprocess(unsetIfBlank, z.coerce.number().int().min(min).default(fallback));
-const seconds = (fallback: number) => z.preprocess(unsetIfBlank, z.coerce.number().min(0).default(fallback));
 const flag = () => z.preprocess(unsetIfBlank, z.enum(['true', 'false']).default('false')).transform((value) => value === 'true');
 
 /**
@@ -128,12 +127,6 @@ export const feedOutageSchema = z.object({
 
 export type FeedOutageConfig = z.infer<typeof feedOutageSchema>;
 
-export const webhookRetrySchema = z.object({
-  WEBHOOK_RETRY_BASE_SECONDS: seconds(30).describe(
-    "Base of the jittered exponential backoff after a passing webhook failure, in seconds (the delay after attempt n is drawn from [c/2, c], c = min(15 min, base · 2^(n−1))). 0 leaves the queue's visibility timeout.",
-  ),
-});
-
 export const webhookTargetsSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag().describe(
     '`true` lets webhooks reach loopback and private addresses over plain HTTP: for the local stack and tests only; the deployed stack never sets it.',
@@ -142,7 +135,7 @@ export const webhookTargetsSchema = z.object({
 
 export const publicLinksSchema = z.object({
   PUBLIC_API_URL: text().describe(
-    "Base of the public links in e-mails (address confirmation, one-click unsubscribe): the HTTP API's `/api/v3/` URL, set by the stack. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.",
+    "Base of the public links in e-mails (address confirmation, one-click unsubscribe, the alert's page, mute): the HTTP API's `/api/v3/` URL, set by the stack, and by `npm start` to its own API when unset. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.",
   ),
   FLEETWATCH_API_PORT: z
     .preprocess(unsetIfBlank, z.coerce.number().int().min(1).max(65_535).default(3000))
@@ -223,7 +216,7 @@ export const senderSchema = z.object({
 
 export const deliverSchema = z.object({
   DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe(
-    "The deliveries queue's maxReceiveCount: the receive after which a failing delivery is parked rather than retried.",
+    "The deliveries queue's maxReceiveCount, a safety net for crashed invocations and not the retry budget (each target has 8 attempts over about 27 hours): on that receive an alert that still has to wait waits for the sweep rather than on the queue, so the queue never dead-letters it.",
   ),
 });
 
@@ -240,6 +233,7 @@ export const LIMITS = {
     value: 100,
     meaning: 'Maintenance silences one client may hold (its own, until 7 days after each ended); evaluation reads them all every 30 s.',
   },
+  rotasPerClient: { value: 50, meaning: 'On-call rotas one client may own (its own, not counting clients below it).' },
   verticesPerGeozone: { value: 20_000, meaning: "Vertices of one geozone's geometry, all rings together." },
   geozoneGeometryBytes: { value: 300_000, meaning: "Bytes of one geozone's geometry as JSON (a DynamoDB item holds at most 400 KB)." },
   apiRequestsPerClientPerMinute: {
@@ -249,6 +243,10 @@ export const LIMITS = {
   testAlertsPerClientPerHour: {
     value: 10,
     meaning: 'Test alerts (`POST /api/v3/notifications/{id}/test`) of all users of one client within one hour.',
+  },
+  webhookRecoveriesPerClientPerHour: {
+    value: 5,
+    meaning: 'Webhook recoveries (`POST /api/v3/webhooks/{id}/recover`) of all users of one client within one hour, all endpoints together.',
   },
   unconfirmedSideEmailsPerClient: {
     value: 100,
@@ -280,7 +278,7 @@ export const silenceLimitSchema = z.object({
 
 export const alertLinkSchema = z.object({
   ALERT_LINK_SECRET_ID: text().describe(
-    "Secrets Manager id of the key that signs alerts' one-click acknowledge links (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
+    "Secrets Manager id of the key that signs the links of alert e-mails and push notifications (the alert's page, mute) (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
   ),
 });
 
@@ -316,7 +314,6 @@ export const functionConfigSchemas = {
   deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
     .extend(senderSchema.shape)
-    .extend(webhookRetrySchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(publicLinksSchema.shape)
     .extend(alertLinkSchema.shape)

@@ -37,7 +37,7 @@ export function configurationPage(): string {
     'takes, for example:',
     '',
     '```text',
-    'ConfigError: invalid configuration: WEBHOOK_RETRY_BASE_SECONDS="abc": Invalid input: expected number, received NaN (Base of …)',
+    'ConfigError: invalid configuration: DELIVERIES_MAX_RECEIVE_COUNT="abc": Invalid input: expected number, received NaN (The deliveries queue\'s …)',
     '```',
     '',
     'The local stack (`npm start`) and the admin CLI read theirs the same way, each through one schema, and stop',

@@ -18,6 +18,9 @@ import { invoke, useInvocationScopes } from './invocation';
 import { applyLocalFunctionEnvironment } from './function-environment';
 import { exportToFunctions, localAwsConfig } from './start-config';
 import { apiUrlOf, telegramWebhookUrlOf } from '../stack-facts';
+import { signAlertLink } from '../../shared/auth/alert-link-token';
+import { alertPageLink } from '../../shared/delivery/links';
+import { DEMO } from './demo';
 
 export { localFunctionEnvironment } from './function-environment';
 
@@ -185,9 +188,15 @@ export function describeDeliveries(alert: Alert): string {
  * Wraps the deliver handler so that the console shows one line per alert raised and one per alert
  * settled, read back from the alerts table around the real handler. Only what this invocation did is told:
  * an alert that was already settled before it ran (a delivery request received again, e.g. after a restart)
- * gets no line, so the console never reports a send that did not happen now.
+ * gets no line, so the console never reports a send that did not happen now. With `pageOf`, the first alert's
+ * line is followed by a PAGE line with the address of that alert's page.
  */
-export function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number, string>, log: (line: string) => void): SqsHandler {
+export function narrateDeliveries(
+  deliver: SqsHandler,
+  names: ReadonlyMap<number, string>,
+  log: (line: string) => void,
+  pageOf?: (alert: Alert) => Promise<string>,
+): SqsHandler {
   const announced = new Set<string>();
   const settled = new Set<string>();
   const nameOf = (vehicleId: number) => names.get(vehicleId) ?? `vehicle ${vehicleId}`;
@@ -199,8 +208,10 @@ export function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number
         if (alert.status !== 'pending') continue;
         pendingBefore.add(alert.alertId);
         if (announced.has(alert.alertId)) continue;
+        const first = announced.size === 0;
         announced.add(alert.alertId);
         log(`${clock()}  ALERT      ${describeAlert(alert, nameOf(alert.vehicleId))}`);
+        if (first && pageOf) log(`${clock()}  PAGE       ${await pageOf(alert)}  (the first alert's page, as its e-mail links it)`);
       }
     } catch (error) {
       log(`${clock()}  (could not read alerts for the console: ${(error as Error).message})`);
@@ -218,6 +229,15 @@ export function narrateDeliveries(deliver: SqsHandler, names: ReadonlyMap<number
     }
     return result;
   };
+}
+
+/**
+ * The page of an alert (shared/api/routes/alert-links.ts), signed for the demo user as the link of an e-mail to that
+ * user would be: it shows the alert and offers every action (acknowledge, close, mute). For the console only.
+ */
+async function demoAlertPage(alert: Alert, demo: DemoData): Promise<string> {
+  const sentTo = `email:${DEMO.email}`;
+  return alertPageLink(await signAlertLink({ alertId: alert.alertId, sentTo, userId: demo.userId, language: 2 }, Date.now()));
 }
 
 function startSchedule(run: () => Promise<void>, intervalMs: number): { stop: () => Promise<void> } {
@@ -356,7 +376,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     if (handlers.deliver) {
       const poller = startPolling({
         queueUrl: emulators.queues.deliveries,
-        handler: narrateDeliveries(handlers.deliver, names, log),
+        handler: narrateDeliveries(handlers.deliver, names, log, (alert) => demoAlertPage(alert, demo)),
         functionName: 'fleetwatch-deliver',
         onError: report('deliver'),
       });
@@ -393,6 +413,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
     const http: RunningHttpServer = await startHttpServer({ routes, port: options.ports?.api ?? 0, onError: report('HTTP request') });
     stoppers.push(() => http.stop());
+    // the links in e-mails lead to this server, wherever its port is (unless PUBLIC_API_URL says otherwise)
+    if (process.env.PUBLIC_API_URL === undefined) {
+      exportToFunctions({ PUBLIC_API_URL: apiUrlOf(http.url) });
+      stoppers.push(async () => exportToFunctions({ PUBLIC_API_URL: undefined }));
+    }
 
     let simulator: RunningSimulator | undefined;
     if (options.simulator !== false) {

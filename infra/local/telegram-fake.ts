@@ -12,6 +12,8 @@ export interface BotApiCall {
   token: string;
   method: string;
   payload: Record<string, unknown>;
+  /** The message_id the fake answered a sent message with. */
+  messageId?: number;
 }
 
 /** The bot's webhook, as registered with setWebhook on Telegram. */
@@ -220,7 +222,8 @@ ${rows || '<tr><td colspan="3">No messages yet.</td></tr>'}
         },
       };
     }
-    if (method !== 'sendMessage') return { status: 200, body: { ok: true, result: true } };
+    // sendLocation is answered like sendMessage: a Message, or the chat's scripted failure
+    if (method !== 'sendMessage' && method !== 'sendLocation') return { status: 200, body: { ok: true, result: true } };
 
     const chatId = String(payload.chat_id);
     if (this.blocked.has(chatId)) {
@@ -250,9 +253,19 @@ ${rows || '<tr><td colspan="3">No messages yet.</td></tr>'}
     if (next?.code === 400) return { status: 400, body: { ok: false, error_code: 400, description: next.description } };
     if (next?.code === 500) return { status: 500, body: { ok: false, error_code: 500, description: 'Internal Server Error' } };
     payload.delivered = true;
+    call.messageId = this.messageId++;
     return {
       status: 200,
-      body: { ok: true, result: { message_id: this.messageId++, date: 0, chat: { id: Number(chatId), type: 'private' }, text: payload.text } },
+      body: {
+        ok: true,
+        result: {
+          message_id: call.messageId,
+          date: 0,
+          chat: { id: Number(chatId), type: 'private' },
+          ...(method === 'sendLocation' ? { location: { latitude: payload.latitude, longitude: payload.longitude } } : { text: payload.text }),
+          ...(payload.message_thread_id === undefined ? {} : { message_thread_id: payload.message_thread_id, is_topic_message: true }),
+        },
+      },
     };
   }
 }

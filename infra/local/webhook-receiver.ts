@@ -29,6 +29,8 @@ export interface WebhookReceiverOptions {
   /** Called for each accepted alert (not for copies). */
   onAlert?: (received: ReceivedWebhook) => void;
   now?: () => number;
+  /** An answer forced on the next request before any scripted one (an outage of the receiver), or undefined. */
+  fault?: () => ScriptedAnswer | undefined;
 }
 
 export interface RunningWebhookReceiver {
@@ -126,7 +128,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
     const signatureValid = receiver.secret !== undefined && verified(request.headers, body, receiver.secret, now());
     const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
     const copyKey = (request.headers['webhook-id'] as string | undefined) ?? idempotencyKey;
-    const scripted = answers.shift();
+    const scripted = options.fault?.() ?? answers.shift();
     const status: ScriptedAnswer = scripted ?? (signatureValid ? 200 : 401);
     receiver.attempts.push({ idempotencyKey, signatureValid, status });
     if (status === 'hang') {

@@ -14,6 +14,7 @@ import { ApiError, forbidden, issuesOf, tooManyRequests, unauthorized, validatio
 import { TenantScope } from './scope';
 import { takeClientRequest } from './client-rate';
 import { limits } from './limits';
+import { PAGE_HEADERS } from './link-page';
 import type { ApiEvent, ApiLambdaContext, ApiRoute } from './route';
 import { apiRoutes } from './routes';
 import { apiSchema, readConfig } from '../config';
@@ -121,26 +122,44 @@ function authenticate(route: ApiRoute, options: Settings): MiddlewareObj<ApiEven
   };
 }
 
+/** The fields of a form's body (API Gateway may hand it over base64-encoded); none without a body. */
+function formFields(event: ApiEvent): Record<string, string> {
+  if (!event.body) return {};
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
 function routeHandler(route: ApiRoute, options: Settings) {
   const chain = middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>();
+  const form = route.requestType === 'application/x-www-form-urlencoded';
   if (route.auth) chain.use(authenticate(route, options));
-  if (route.body) chain.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
+  if (route.body && !form) chain.use(httpJsonBodyParser({ disableContentTypeCheck: true }));
   return chain.handler(async (event, context) => {
     const params = route.params ? route.params.safeParse(event.pathParameters ?? {}) : { success: true as const, data: undefined };
-    const body = route.body ? route.body.safeParse(event.body) : { success: true as const, data: undefined };
-    // one answer names every bad field, in the path and in the body
-    const issues = [...(params.success ? [] : issuesOf(params.error.issues)), ...(body.success ? [] : issuesOf(body.error.issues))];
-    if (!params.success || !body.success) throw validationError(issues);
+    const query = route.query ? route.query.safeParse(event.queryStringParameters ?? {}) : { success: true as const, data: undefined };
+    const body = route.body ? route.body.safeParse(form ? formFields(event) : event.body) : { success: true as const, data: undefined };
+    // one answer names every bad field, in the path, the query and the body
+    const issues = [
+      ...(params.success ? [] : issuesOf(params.error.issues)),
+      ...(query.success ? [] : issuesOf(query.error.issues)),
+      ...(body.success ? [] : issuesOf(body.error.issues)),
+    ];
+    if (!params.success || !query.success || !body.success) throw validationError(issues);
     const reply = await route.handle({
       body: body.data,
       params: params.data,
+      query: query.data,
       headers: event.headers ?? {},
       caller: context.caller!,
       now: options.now(),
       sourceIp: event.requestContext?.http?.sourceIp ?? 'unknown',
     });
     if (reply.html !== undefined) {
-      return { statusCode: reply.status ?? 200, headers: { 'Content-Type': 'text/html; charset=utf-8', ...reply.headers }, body: reply.html };
+      return {
+        statusCode: reply.status ?? 200,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', ...PAGE_HEADERS, ...reply.headers },
+        body: reply.html,
+      };
     }
     return json(reply.status ?? 200, reply.body, reply.headers);
   });

@@ -1,3 +1,4 @@
+import { EXAMPLE_ROTA_ID } from './rota-schemas';
 import { EXAMPLE_SILENCE_ID } from './silence-schemas';
 import { alertIdFor } from '../store/alert-id';
 import { EXAMPLE_CHILD_ID, EXAMPLE_CLIENT_ID, EXAMPLE_USER_ID } from './directory-schemas';
@@ -15,6 +16,12 @@ export const loginAnswerExample = { AuthId: 'q4Vn3b9K2xPzL8dT0wYcR5mJ7hUeF1sA6gN
 
 export const parentIdExample = { parentId: EXAMPLE_CLIENT_ID };
 
+/** A two-level chain: whoever is on call after 10 minutes, the duty manager after 30. */
+const EXAMPLE_ESCALATION = [
+  { after: 10, rotaIds: [EXAMPLE_ROTA_ID] },
+  { after: 30, userIds: [EXAMPLE_USER_ID], telegrams: ['-1001234567890'] },
+];
+
 const ruleBody = {
   type: 2,
   userId: null,
@@ -24,13 +31,23 @@ const ruleBody = {
   vehicleIds: [40117],
   geoids: [12],
   fieldids: [],
-  settings: { limit: '80', minDuration: '10', zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: '600', severity: 'critical' },
+  settings: {
+    limit: '80',
+    minDuration: '10',
+    zoneLimits: '12:30',
+    schedule: 'Mon-Fri 06:00-22:00',
+    maxEventAge: '600',
+    severity: 'critical',
+    escalation: JSON.stringify(EXAMPLE_ESCALATION),
+    escalationRepeat: '1',
+  },
   toEmail: true,
   recipientIds: [EXAMPLE_USER_ID],
   enableSideEmails: false,
   sideEmails: [],
   toTelegram: true,
-  telegrams: [{ id: '-1001234567890', info: 'dispatch group' }],
+  telegrams: [{ id: '-1001234567890', info: 'dispatch group, alerts topic', threadId: 42 }],
+  telegramLocation: true,
   toMobile: false,
   toClient: true,
   stored: true,
@@ -44,7 +61,16 @@ const ruleBody = {
 
 export const ruleCreateExample = {
   ...ruleBody,
-  settings: { limit: 80, minDuration: 10, zoneLimits: '12:30', schedule: 'Mon-Fri 06:00-22:00', maxEventAge: 600, severity: 'critical' },
+  settings: {
+    limit: 80,
+    minDuration: 10,
+    zoneLimits: '12:30',
+    schedule: 'Mon-Fri 06:00-22:00',
+    maxEventAge: 600,
+    severity: 'critical',
+    escalation: EXAMPLE_ESCALATION,
+    escalationRepeat: 1,
+  },
 };
 export const ruleRecordExample = { ...ruleBody, id: 7, parentName: 'Acme Logistics', version: 1, expiresAt: '2027-02-23T08:00:00.000Z' };
 /** A rule as GET answers it, with a recipient Telegram does not reach yet and what keeps two of its side addresses from getting alerts. */
@@ -263,6 +289,41 @@ export const pushDeviceAnswerExample = {
 export const htmlPageExample = '<!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html>';
 export const successExample = 'Success';
 
+/** The alert page, shortened: the shell (`templates/pages/layout.eta`) with the alert's facts and forms. */
+export const alertPageExample =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+  '<title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main>' +
+  '<p><span class="severity warning">WARNING</span> <span class="muted">speeding</span></p><h1>[WARNING] Truck 41: speeding, 104 km/h</h1>' +
+  "<h2>When</h2><dl><dt>In the rule's time zone</dt><dd>2026-11-25 11:02 (Europe/Berlin)</dd><dt>UTC</dt><dd>2026-11-25 10:02 (UTC)</dd></dl>" +
+  '<h2>Where</h2><p><a href="https://www.openstreetmap.org/?mlat=52.52000&amp;mlon=13.40500#map=16/52.52000/13.40500">52.52000, 13.40500</a></p>' +
+  '<h2>State</h2><p><b>acknowledged</b></p><ul><li>acknowledged by ops@example.com (e-mail link), 2026-11-25 11:05 (Europe/Berlin)' +
+  '<blockquote>Calling the driver</blockquote></li></ul>' +
+  '<h2>Notified</h2><ul><li>E-mail ops@example.com: sent, 2026-11-25 11:02 (Europe/Berlin)</li></ul>' +
+  '<h2>Actions</h2><form method="post"><button type="submit" name="action" value="muteVehicle">Mute this vehicle 1 h</button></form>' +
+  '</main></body></html>';
+
+/** The pages an alert's link answers when it leads nowhere, or when what it asks is refused (shortened). */
+const shortPage = (title: string, text: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>…</style></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+export const alertLinkErrorExamples = {
+  403: shortPage(
+    '[WARNING] Truck 41: speeding, 104 km/h',
+    'Your fleetwatch user can no longer act on alerts of this client (disabled, read-only, or moved).',
+  ),
+  404: shortPage(
+    'This link is not valid',
+    'This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.',
+  ),
+  409: shortPage('[WARNING] Truck 41: speeding, 104 km/h', 'This alert is closed; nothing changed.'),
+  410: shortPage(
+    'This link has expired',
+    'This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.',
+  ),
+};
+
+/** The alert page's form: the button pressed and its comment. */
+export const alertPageFormExample = { action: 'acknowledge', comment: 'Calling the driver' };
+
 export const webhookExample = {
   url: 'https://hooks.acme.example.com/fleetwatch',
   parentId: EXAMPLE_CLIENT_ID,
@@ -402,4 +463,39 @@ export const webhookDeliveriesExample = {
 export const redeliverExample = { from: '2026-11-25T00:00:00.000Z', to: '2026-11-25T12:00:00.000Z' };
 export const redeliveredExample = {
   items: [{ alertId: '9f2c0e6b1d7a4c58a3e1b0f4d6c2a871', status: 'succeeded', httpStatus: 200, latencyMs: 164, error: null }],
+};
+export const recoverExample = { since: '2026-11-25T02:00:00.000Z' };
+const recoveryJob = {
+  jobId: '4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34',
+  webhookId: webhookEndpoint.id,
+  since: '2026-11-25T02:00:00.000Z',
+  startedAt: AT,
+};
+export const recoveryAcceptedExample = {
+  ...recoveryJob,
+  state: 'running',
+  found: 0,
+  sent: 0,
+  failed: 0,
+  skipped: 0,
+  finishedAt: null,
+  lastError: null,
+};
+export const recoveryDoneExample = {
+  ...recoveryJob,
+  state: 'done',
+  found: 42,
+  sent: 40,
+  failed: 1,
+  skipped: 1,
+  finishedAt: '2026-11-25T08:00:21.000Z',
+  lastError: 'alert 9f2c0e6b1d7a4c58a3e1b0f4d6c2a871: the endpoint answered 400 (it refused the request)',
+};
+export const recoveryRunningExample = {
+  error: 'Conflict',
+  message: `recovery ${recoveryJob.jobId} of this webhook is still running: follow it with GET /api/v3/webhooks/{id}/recover/${recoveryJob.jobId}`,
+};
+export const recoveryDisabledExample = {
+  error: 'Conflict',
+  message: 'the webhook is disabled: enable it with PUT /api/v3/webhooks/{id} {"enabled": true} first, then recover',
 };

@@ -3,15 +3,16 @@ import * as z from 'zod';
 import { webhookAlertPayloadSchema } from '../schemas/webhook';
 import type { ApiRoute } from './route';
 import { errorResponseSchema } from './schemas';
+import { htmlPageExample } from './examples';
 import { API_TAGS } from './tags';
-import { deliverSchema, webhookRetrySchema } from '../config';
-import { retryScheduleText } from '../delivery/retry-backoff';
+import { MAX_RETRY_AFTER_SECONDS, RETRY_ATTEMPTS, RETRY_HORIZON_SECONDS, RETRY_JITTER, retryScheduleText, spanText } from '../delivery/retry-backoff';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field',
   401: 'Missing or ended session',
   403: 'The user has read-only rights',
   404: 'No such record in your scope',
+  410: 'The link has expired (alert links work for 7 days)',
   409: 'Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once',
   429: 'Too many requests on this session (or failed logins); see Retry-After',
   500: 'Unexpected error; the body carries a correlation id',
@@ -29,11 +30,35 @@ export function routeExamples(route: ApiRoute): { body: unknown; response: unkno
 /** A media type's `example`, only when there is one. */
 const withExample = (example: unknown) => (example === undefined ? {} : { example });
 
-/** A route that answers a page answers its own errors (`errors`) with a page too; the API's checks answer JSON. */
-const errorContent = (route: ApiRoute, status: number) =>
-  route.responseType === 'text/html' && route.errors?.includes(status)
-    ? { 'text/html': { schema: z.string().describe('a page saying what is wrong') } }
-    : { 'application/json': { schema: errorResponseSchema, ...withExample(route.examples?.errors?.[status]) } };
+const errorPage = (example: unknown) => ({ 'text/html': { schema: z.string().describe('a page saying what is wrong'), ...withExample(example) } });
+
+/**
+ * A route that answers a page answers its own errors (`errors`) with a page too, and one that answers browsers a
+ * page answers them either way; the API's checks answer JSON.
+ */
+function errorContent(route: ApiRoute, status: number) {
+  const example = route.examples?.errors?.[status];
+  const page = route.errors?.includes(status) === true;
+  if (page && route.responseType === 'text/html') return errorPage(example);
+  const json = { 'application/json': { schema: errorResponseSchema, ...withExample(example) } };
+  return page && route.pageForBrowsers ? { ...json, ...errorPage(undefined) } : json;
+}
+
+/** The success answer's media types: the route's, and a page for browsers where it answers them one. */
+function successContent(route: ApiRoute, example: unknown) {
+  const content = { [route.responseType ?? 'application/json']: { schema: route.response, ...withExample(example) } };
+  if (!route.pageForBrowsers) return content;
+  return {
+    ...content,
+    'text/html': { schema: z.string().describe('the same answer as a page, to a request that accepts text/html'), example: htmlPageExample },
+  };
+}
+
+/** A request body: JSON, which is required, or a form's fields, which may be left out. */
+function requestBody(route: ApiRoute, example: unknown) {
+  const form = route.requestType === 'application/x-www-form-urlencoded';
+  return { required: !form, content: { [route.requestType ?? 'application/json']: { schema: route.body!, ...withExample(example) } } };
+}
 
 /** The OpenAPI 3.1 document of the API, generated from the same zod schemas the routes validate with. */
 export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<OpenApiGeneratorV31['generateDocument']> {
@@ -52,12 +77,13 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       ...(route.auth ? { security: [{ XAuth: [] }] } : {}),
       request: {
         ...(route.params ? { params: route.params as z.ZodObject } : {}),
-        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body, ...withExample(examples.body) } } } } : {}),
+        ...(route.query ? { query: route.query as z.ZodObject } : {}),
+        ...(route.body ? { body: requestBody(route, examples.body) } : {}),
       },
       responses: {
         [route.successStatus ?? 200]: {
           description: route.successStatus === 202 ? 'Accepted: the outcome is read later' : 'Success',
-          content: { [route.responseType ?? 'application/json']: { schema: route.response, ...withExample(examples.response) } },
+          content: successContent(route, examples.response),
         },
         ...Object.fromEntries(
           [...new Set(errors)].map((status) => [status, { description: STATUS_TEXT[status] ?? 'Error', content: errorContent(route, status) }]),
@@ -93,13 +119,6 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
   });
   closeAnswers(document);
   return document;
-}
-
-/** The webhook retry schedule of a deployment with the default settings, as the deliver function draws it. */
-function defaultRetrySchedule(): string {
-  const { DELIVERIES_MAX_RECEIVE_COUNT } = deliverSchema.parse({});
-  const { WEBHOOK_RETRY_BASE_SECONDS } = webhookRetrySchema.parse({});
-  return retryScheduleText(DELIVERIES_MAX_RECEIVE_COUNT, WEBHOOK_RETRY_BASE_SECONDS);
 }
 
 type JsonSchemaNode = Record<string, unknown>;
@@ -154,9 +173,11 @@ function registerAlertWebhook(registry: OpenAPIRegistry): void {
       'alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per ' +
       'secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets ' +
       'X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within ' +
-      '5 s. 5xx, 408, 429 or no answer: retried with jittered exponential backoff, each wait drawn from a range ' +
-      `(${defaultRetrySchedule()}) so that endpoints which failed together are not retried in the same second, and then parked for a ` +
-      'redrive; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.',
+      `5 s. 5xx, 408, 429 or no answer: tried again, ${RETRY_ATTEMPTS} attempts in all over about ${spanText(RETRY_HORIZON_SECONDS)}, waiting ` +
+      `${retryScheduleText()} after each, each wait ±${RETRY_JITTER * 100}% so that endpoints which failed together are not ` +
+      `retried in the same second, and never sooner than a Retry-After you answer (up to ${spanText(MAX_RETRY_AFTER_SECONDS)}); still ` +
+      'failing after the last, the alert fails for the endpoint and goes to the operator; 410 Gone: the endpoint is disabled; other ' +
+      '4xx and redirects: that alert fails for the endpoint, recorded on the alert.',
     request: {
       headers: z.object({
         'webhook-id': z.string().optional().describe('msg_…: the same for every delivery of one alert to one endpoint (standard scheme)'),

@@ -10,6 +10,7 @@ export const API_TAGS = {
   email: 'Links of the e-mails fleetwatch sends: confirming a side address and unsubscribing',
   webhooks: 'Webhook endpoints of a client, and the alert fleetwatch POSTs to them',
   silences: 'Maintenance silences: windows in which the matching events of a client raise no alert',
+  rotas: 'On-call rotas: who of a list of users is on call at a time, with overrides',
   meta: 'This document',
 } as const;
 

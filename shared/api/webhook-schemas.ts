@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { EVENT_KINDS } from '../rules/event-kinds';
 import { guidSchema, ruleTypeSchema } from '../schemas/notification';
 import { SIGNATURE_SCHEMES, webhookIdSchema } from '../schemas/webhook';
-import { DELIVERY_LOG_STATUSES } from '../store/webhook-deliveries';
+import { DELIVERY_LOG_STATUSES, WEBHOOK_LOG_DAYS } from '../store/webhook-deliveries';
 import { strictBody } from './strict-body';
 import { DISABLE_WEBHOOK_AFTER_MS, FAILURES_TO_OPEN } from '../delivery/circuit-breaker';
 
@@ -179,3 +179,14 @@ export const redeliveriesSchema = z.object({
     )
     .describe('one per alert sent again, oldest first'),
 });
+
+export const recoverBodySchema = strictBody({
+  since: z.iso
+    .datetime({ offset: true })
+    .describe(
+      'required: every alert whose delivery to the endpoint failed at or after this time is sent again. Not in the future, and at ' +
+        `most ${WEBHOOK_LOG_DAYS} days ago (the delivery log keeps attempts that long)`,
+    ),
+});
+
+export const recoveryParamsSchema = z.object({ id: webhookIdSchema, jobId: z.uuid().describe('the jobId recoverWebhook answered') });

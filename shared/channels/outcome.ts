@@ -5,10 +5,14 @@
  *   `gone` says the target itself is dead and should be forgotten (a blocked chat, a disabled push endpoint, a
  *   webhook that answered 410).
  * - retry: a passing problem (throttling, an outage) that outlasted the in-process retries; try again later.
- *   `overQuota` says SES refused an e-mail because the account's 24-hour sending quota is spent.
+ *   `overQuota` says SES refused an e-mail because the account's 24-hour sending quota is spent;
+ *   `retryAfterSeconds` is how long the other side asked to be left alone (a webhook's Retry-After, Telegram's
+ *   retry_after), when it said so.
  */
 export type SendOutcome =
-  { status: 'sent' } | { status: 'failed'; error: string; gone?: boolean } | { status: 'retry'; error: string; overQuota?: boolean };
+  | { status: 'sent' }
+  | { status: 'failed'; error: string; gone?: boolean }
+  | { status: 'retry'; error: string; overQuota?: boolean; retryAfterSeconds?: number };
 
 export const CHANNELS = ['email', 'telegram', 'push', 'webhook'] as const;
 export type Channel = (typeof CHANNELS)[number];

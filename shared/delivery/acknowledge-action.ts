@@ -3,16 +3,19 @@ import { signAlertLink, signAlertMuteLink } from '../auth/alert-link-token';
 import { escapeHtml } from '../channels/escape-html';
 import type { Alert } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
-import { acknowledgeLink, muteLink } from './links';
+import { alertPageLink, muteLink } from './links';
 import { renderLifecycleText, type RenderedNotification } from './render';
 import type { DeliveryTarget } from './targets';
 
 /**
- * The way to acknowledge an alert from its notification, per channel: a button under the Telegram message,
- * a signed one-click link in the e-mail and in the push notification's data (with an action category the app
- * shows as a button). Only a stored alert still open offers one; webhooks get none. The Telegram message also has
- * the mute buttons (telegram-mute.ts), for every alert, and an e-mail to a fleetwatch user the mute links
- * (`/api/v3/alerts/mute/{token}`), before the acknowledge link.
+ * The way to act on an alert from its notification, per channel: a button under the Telegram message, a signed
+ * link in the e-mail and in the push notification's data (with an action category the app shows as a button).
+ * The link leads to the alert's page (shared/api/routes/alert-links.ts), where a POST with no body acknowledges:
+ * every e-mail carries it, labelled Acknowledge while a stored alert is open; the push notification only then.
+ * It is signed for the address or device it goes to and, when they belong to one, for that fleetwatch user, who
+ * may then also close and mute from the page. Webhooks get none. The Telegram message also has the mute buttons
+ * (telegram-mute.ts), for every alert, and an e-mail to a fleetwatch user the mute links
+ * (`/api/v3/alerts/mute/{token}`), before the page's link.
  */
 export const TELEGRAM_ACKNOWLEDGE_PREFIX = 'ack:';
 /** The mute buttons' data prefixes (telegram-mute.ts), each followed by the alert id. */
@@ -62,19 +65,18 @@ export async function acknowledgeAction(
   if (target.channel === 'email') {
     // an outside address (a side e-mail) may acknowledge, never mute: only a user's e-mail carries the mute links
     const links = target.userId === undefined ? [] : await muteLinks(alert, target.userId, target.language, now);
-    if (acknowledgeable) {
-      const sentTo = `email:${target.address.trim().toLowerCase()}`;
-      links.push({ label, url: acknowledgeLink(await signAlertLink({ alertId: alert.alertId, sentTo, language: target.language }, now)) });
-    }
-    return links.length > 0 ? { channel: 'email', links } : null;
+    const sentTo = `email:${target.address.trim().toLowerCase()}`;
+    const token = await signAlertLink({ alertId: alert.alertId, sentTo, userId: target.userId, language: target.language }, now);
+    links.push({ label: acknowledgeable ? label : renderLifecycleText('alertPageAction', target.language, {}).subject, url: alertPageLink(token) });
+    return { channel: 'email', links };
   }
   if (!acknowledgeable) return null;
   const sentTo = `push:${loginOf(target.userId) ?? target.userId}`;
-  const url = acknowledgeLink(await signAlertLink({ alertId: alert.alertId, sentTo, language: target.language }, now));
+  const url = alertPageLink(await signAlertLink({ alertId: alert.alertId, sentTo, userId: target.userId, language: target.language }, now));
   return { channel: 'push', label, url };
 }
 
-/** The e-mail with its action links after the text (the acknowledge link last), and before the end of the HTML document. */
+/** The e-mail with its action links after the text (the page's link last), and before the end of the HTML document. */
 export function withActionLinks(notification: RenderedNotification, links: readonly ActionLink[]): RenderedNotification {
   const paragraphs = links.map((link) => `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>\n`).join('');
   const at = notification.html.lastIndexOf('</body>');

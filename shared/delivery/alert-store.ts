@@ -1,8 +1,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { HOLDER_GRACE_MS, heldShardOf } from '../store/alerts-store';
+import { HOLDER_GRACE_MS, heldShardOf, outboxShardOf } from '../store/alerts-store';
+import { dueClauses, updateExpression, type Clauses, type DueInputs } from '../store/alert-due';
 import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type DeliveryStatus } from '../schemas/alert';
 
 /**
@@ -11,9 +14,13 @@ import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type 
  *   queue message (duplicate, re-enqueued by the outbox sweep) leaves it alone instead of sending twice;
  * - `deliveryRetries`: per target, the attempts that hit a passing problem, its last error and the next attempt;
  * - `retryHolder` and `nextAttemptAt` (epoch ms): the one queue message that carries the alert's next attempt,
- *   and when it is due. Any other copy of the request (the outbox's re-enqueue, a duplicate) that arrives
- *   meanwhile is dropped, so one alert never has more than one retry waiting. A holder that has not come back
- *   `HOLDER_GRACE_MS` after its time is taken as lost, and the next copy takes over.
+ *   and when it is due, for a wait the queue can hold (up to 15 minutes). Any other copy of the request (the
+ *   outbox's re-enqueue, a duplicate) that arrives meanwhile is dropped, so one alert never has more than one
+ *   retry waiting. A holder that has not come back `HOLDER_GRACE_MS` after its time is taken as lost, and the
+ *   next copy takes over;
+ * - `retryAt` (ISO): for a longer wait, when the sweep's due pass hands the alert back (waitForDue); no message
+ *   holds it meanwhile, and a copy that arrives finds its targets not due yet and sends nothing. `retryWokenAt`
+ *   (epoch ms): when the due pass handed it back; the next write of its retry, or its finish, clears both.
  */
 export const retryRecordSchema = deliveryRetrySchema;
 export type RetryRecord = DeliveryRetry;
@@ -125,19 +132,6 @@ export async function recordDigestOutcome(alertId: string, key: string, status: 
   }
 }
 
-/** Records an attempt that hit a passing problem; the target stays open for the next attempt. */
-export async function recordRetry(alertId: string, key: string, record: RetryRecord): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { alertId },
-      UpdateExpression: 'SET deliveryRetries.#key = :record',
-      ExpressionAttributeNames: { '#key': key },
-      ExpressionAttributeValues: { ':record': record },
-    }),
-  );
-}
-
 /** The outcome of the alert's last open target, recorded by the write that finishes the alert. */
 export interface LastDelivery {
   key: string;
@@ -152,14 +146,32 @@ export async function finishAlert(
   alertId: string,
   status: 'delivered' | 'failed',
   now: number,
-  { error, last }: { error?: string; last?: LastDelivery } = {},
+  { error, last, due }: { error?: string; last?: LastDelivery; due?: DueInputs } = {},
 ): Promise<void> {
+  // an alert handed back by the due pass for its retry leaves the index for it in the same write
+  const retry = due?.retryAt !== undefined ? dueClauses({ ...due, status, retryAt: undefined }) : { set: [], remove: [], values: {} };
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: { alertId },
-        UpdateExpression: `SET #status = :status, deliveredAt = :at${error ? ', deliveryError = :error' : ''}${last ? ', deliveries.#key = :delivery' : ''} REMOVE outbox, deliveryLease, parkedAt${error ? '' : ', deliveryError'}`,
+        UpdateExpression: updateExpression({
+          set: [
+            '#status = :status',
+            'deliveredAt = :at',
+            ...(error ? ['deliveryError = :error'] : []),
+            ...(last ? ['deliveries.#key = :delivery'] : []),
+            ...retry.set,
+          ],
+          remove: [
+            'outbox',
+            'deliveryLease',
+            'parkedAt',
+            ...(error ? [] : ['deliveryError']),
+            ...(due?.retryAt !== undefined ? ['retryAt', 'retryWokenAt'] : []),
+            ...retry.remove,
+          ],
+        }),
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status', ...(last ? { '#key': last.key } : {}) },
         ExpressionAttributeValues: {
@@ -168,6 +180,7 @@ export async function finishAlert(
           ':pending': 'pending',
           ...(error ? { ':error': error } : {}),
           ...(last ? { ':delivery': last.status } : {}),
+          ...retry.values,
         },
       }),
     );
@@ -177,38 +190,105 @@ export async function finishAlert(
   }
 }
 
+/** The `deliveryRetries` entries of one settling write (`#retry<n>`, `:retry<n>`). */
+function retryRecordClauses(records: Readonly<Record<string, RetryRecord>>): Clauses & { names: Record<string, string> } {
+  const entries = Object.entries(records);
+  return {
+    set: entries.map((_, index) => `deliveryRetries.#retry${index} = :retry${index}`),
+    remove: [],
+    names: Object.fromEntries(entries.map(([key], index) => [`#retry${index}`, key])),
+    values: Object.fromEntries(entries.map(([, record], index) => [`:retry${index}`, record])),
+  };
+}
+
 /**
- * Takes an alert whose delivery request goes to the DLQ out of the outbox, so the sweep stops re-sending it,
- * and records why. It stays `pending` with its unsent targets open: redriving the request from the DLQ sends
- * exactly what has not gone out yet.
+ * Hands the alert's next attempt to the queue message `messageId`, due at `nextAttemptAt` (epoch ms), records the
+ * targets' new retry records, and lets go of the lease, in one write: until then (and its grace) other copies of
+ * the request are dropped, and the outbox leaves the alert alone. The alert is in the outbox meanwhile (it
+ * enqueues it again should the message be lost), and off the due index for a retry.
  */
-export async function parkAlert(alertId: string, now: number, reason: string): Promise<void> {
+export async function scheduleRetry(
+  alert: DueInputs,
+  messageId: string,
+  nextAttemptAt: number,
+  records: Readonly<Record<string, RetryRecord>>,
+): Promise<void> {
+  const retries = retryRecordClauses(records);
+  // an alert woken by the due pass no longer has a retryAt; one whose long wait was cut short by another request does
+  const due = alert.retryAt === undefined ? { set: [], remove: [], values: {} } : dueClauses({ ...alert, retryAt: undefined });
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: { alertId },
-      UpdateExpression: 'SET deliveryError = :reason, parkedAt = :at REMOVE outbox, deliveryLease, retryHolder, nextAttemptAt',
-      ConditionExpression: '#status = :pending',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':reason': reason, ':at': new Date(now).toISOString(), ':pending': 'pending' },
+      Key: { alertId: alert.alertId },
+      UpdateExpression: updateExpression({
+        set: ['retryHolder = :message', 'nextAttemptAt = :at', '#outbox = if_not_exists(#outbox, :outbox)', ...retries.set, ...due.set],
+        remove: ['deliveryLease', ...(alert.retryAt === undefined ? [] : ['retryAt', 'retryWokenAt']), ...due.remove],
+      }),
+      ExpressionAttributeNames: { '#outbox': 'outbox', ...retries.names },
+      ExpressionAttributeValues: {
+        ':message': messageId,
+        ':at': nextAttemptAt,
+        ':outbox': outboxShardOf(alert.alertId),
+        ...retries.values,
+        ...due.values,
+      },
     }),
   );
 }
 
 /**
- * Hands the alert's next attempt to the queue message `messageId`, due at `nextAttemptAt` (epoch ms), and lets
- * go of the lease: until then (and its grace) other copies of the request are dropped, and the outbox leaves
- * the alert alone.
+ * The alert's next attempt is further off than the deliveries queue holds a message (or its message was on its
+ * last receive): it waits on the due index instead, at `retryAt` (epoch ms), out of the outbox, with no message
+ * holding it; the targets' new retry records and the lease's release go in the same write. The sweep's due pass
+ * hands it back then (shared/pipeline/sweep/alert-due-pass.ts): waiting costs this write and that read.
  */
-export async function scheduleRetry(alertId: string, messageId: string, nextAttemptAt: number): Promise<void> {
+export async function waitForDue(alert: DueInputs, retryAt: number, records: Readonly<Record<string, RetryRecord>>): Promise<void> {
+  const retries = retryRecordClauses(records);
+  const at = new Date(retryAt).toISOString();
+  const due = dueClauses({ ...alert, status: 'pending', retryAt: at });
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: { alertId },
-      UpdateExpression: 'SET retryHolder = :message, nextAttemptAt = :at REMOVE deliveryLease',
-      ExpressionAttributeValues: { ':message': messageId, ':at': nextAttemptAt },
+      Key: { alertId: alert.alertId },
+      UpdateExpression: updateExpression({
+        set: ['retryAt = :retryAt', ...retries.set, ...due.set],
+        remove: ['deliveryLease', 'retryHolder', 'nextAttemptAt', '#outbox', 'outboxEnqueuedAt', 'retryWokenAt', ...due.remove],
+      }),
+      ExpressionAttributeNames: { '#outbox': 'outbox', ...retries.names },
+      ExpressionAttributeValues: { ':retryAt': at, ...retries.values, ...due.values },
     }),
   );
+}
+
+/**
+ * Opens a target recorded `failed` again (its record on the deliveries DLQ was redriven): the alert is pending
+ * and in the outbox again, the target's failure and retry record are gone, so it gets a fresh retry schedule.
+ * - reopened: done;
+ * - not-failed: nothing changed: the target is not failed (sent by an earlier copy of the redrive), or the alert is
+ *   gone;
+ * - busy: nothing changed: a delivery holds the alert now, and could finish it without the target; try later.
+ */
+export async function reopenTarget(alertId: string, key: string, now: number): Promise<'reopened' | 'not-failed' | 'busy'> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { alertId },
+        UpdateExpression:
+          'SET #status = :pending, #outbox = :outbox REMOVE deliveries.#key, deliveryRetries.#key, deliveredAt, deliveryError, outboxEnqueuedAt, outboxAttempts',
+        ConditionExpression: 'deliveries.#key.#status = :failed AND (attribute_not_exists(deliveryLease) OR deliveryLease < :now)',
+        ExpressionAttributeNames: { '#status': 'status', '#outbox': 'outbox', '#key': key },
+        ExpressionAttributeValues: { ':pending': 'pending', ':outbox': outboxShardOf(alertId), ':failed': 'failed', ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'reopened';
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const item = error.Item ? unmarshall(error.Item) : {};
+    const failed = (item.deliveries as Record<string, { status?: string }> | undefined)?.[key]?.status === 'failed';
+    return failed ? 'busy' : 'not-failed';
+  }
 }
 
 /** Lets the next attempt take the alert at once. */
@@ -219,17 +299,28 @@ export async function releaseAlert(alertId: string): Promise<void> {
 /**
  * Some e-mail of the alert waits for its side address to confirm; everything else is settled. The alert moves
  * from the outbox's `pending#` shards to its `held#` ones (same index, sorted by creation time), where the
- * sweep finds it once its hold has run out; a confirmation enqueues it earlier.
+ * sweep finds it once its hold has run out; a confirmation enqueues it earlier. An alert the due pass handed
+ * back for a retry leaves the due index for it in the same write.
  */
-export async function holdAlert(alertId: string): Promise<void> {
+export async function holdAlert(alert: DueInputs): Promise<void> {
+  const retry = alert.retryAt !== undefined ? dueClauses({ ...alert, retryAt: undefined }) : { set: [], remove: [], values: {} };
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: { alertId },
-      UpdateExpression: 'SET outbox = :held REMOVE deliveryLease, outboxEnqueuedAt, outboxAttempts',
+      Key: { alertId: alert.alertId },
+      UpdateExpression: updateExpression({
+        set: ['outbox = :held', ...retry.set],
+        remove: [
+          'deliveryLease',
+          'outboxEnqueuedAt',
+          'outboxAttempts',
+          ...(alert.retryAt !== undefined ? ['retryAt', 'retryWokenAt'] : []),
+          ...retry.remove,
+        ],
+      }),
       ConditionExpression: '#status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':held': heldShardOf(alertId), ':pending': 'pending' },
+      ExpressionAttributeValues: { ':held': heldShardOf(alert.alertId), ':pending': 'pending', ...retry.values },
     }),
   );
 }

@@ -1,5 +1,6 @@
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import { isSideEmailConfirmed, recordHold } from '../store/email-consent';
+import type { DueInputs } from '../store/alert-due';
 import { holdAlert, recordDelivery } from './alert-store';
 import type { DeliveryPlan, EmailTarget } from './targets';
 
@@ -54,8 +55,8 @@ export async function settleHeldTargets(
  * the plan and the hold would find no hold to release, so its confirmation is read again after the hold is
  * noted; then the alert is tried again instead.
  */
-export async function holdUntilConfirmed(alertId: string, clientId: string, held: readonly EmailTarget[]): Promise<'held' | 'confirmed'> {
-  await holdAlert(alertId);
+export async function holdUntilConfirmed(alert: DueInputs, clientId: string, held: readonly EmailTarget[]): Promise<'held' | 'confirmed'> {
+  await holdAlert(alert);
   for (const target of held) if (await isSideEmailConfirmed(clientId, target.address)) return 'confirmed';
   return 'held';
 }

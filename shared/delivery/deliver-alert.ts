@@ -4,7 +4,7 @@ import { logger } from '../observability/logger';
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
-import { claimAlert, finishAlert, parkAlert, recordDelivery, recordRetry, releaseAlert, scheduleRetry, type RetryRecord } from './alert-store';
+import { claimAlert, finishAlert, recordDelivery, releaseAlert, reopenTarget, scheduleRetry, waitForDue, type RetryRecord } from './alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { ClientTree } from './client-tree';
 import { listUnsubscribeHeaders } from './links';
@@ -14,7 +14,9 @@ import { unsubscribeToken } from '../store/email-consent';
 import type { RenderedNotification } from './render';
 import { alertNotification } from './alert-notification';
 import type { ChannelSenders } from './senders';
-import { webhookRetryDelaySeconds } from './retry-backoff';
+import { MAX_QUEUE_WAIT_SECONDS, RETRY_ATTEMPTS, spanText } from './retry-backoff';
+import { afterPassingFailure, gaveUpReason, nextAttemptOf, wakeOf, type Attempt } from './target-retry';
+import { deadLetterTarget } from './target-dead-letter';
 import { planDelivery, type DeliveryTarget, type EmailTarget, type SkippedTarget, type TelegramTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
@@ -31,6 +33,8 @@ import { ESCALATED_KIND } from '../rules/event-kinds';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
+/** The longest wait a queue message holds; a longer one waits on the due index. */
+export const MAX_QUEUE_WAIT_MS = MAX_QUEUE_WAIT_SECONDS * 1000;
 /** Targets sent to at the same time, within one alert. */
 const PARALLEL_SENDS = 4;
 
@@ -42,24 +46,24 @@ export interface DeliverOptions {
   /** How many times the queue has handed out this message (ApproximateReceiveCount). */
   receiveCount: number;
   /**
-   * The queue's maxReceiveCount, also the most attempts one target gets: on the last receive, or the target's
-   * last attempt, a target still failing for a passing reason is given up on for now: the alert is parked and
-   * its request goes to the DLQ with the reason.
+   * The queue's maxReceiveCount: a safety net for invocations that crash, never the retry budget (targets count
+   * their own attempts). On the last receive a wait, however short, goes to the due index rather than back to the
+   * queue, so the queue never dead-letters a request that is still to be retried.
    */
   maxReceiveCount: number;
+  /** A target recorded `failed` to open again and send (a redriven DLQ record of it). */
+  reopen?: string;
   now?: () => number;
 }
 
 /**
- * - done: the alert is settled (or there is nothing to do: missing, already finished);
- * - retry: some target hit a passing problem, or another invocation holds the alert; try again later;
- * - dead-letter: the last receive, and some target still hits a passing problem: the alert is parked (out of
- *   the outbox, unsent targets open) and the request belongs on the DLQ with `reason`, to be redriven.
- * A retry may name `delaySeconds`: the backoff before the next receive (webhooks back off exponentially);
- * without it the queue's visibility timeout applies.
+ * - done: the alert is settled, or waits on the due index for its next attempt (or there is nothing to do:
+ *   missing, already finished);
+ * - retry: the alert's next attempt is due within `delaySeconds` (the queue message holds it), or, without a
+ *   delay, another invocation holds the alert; try again later.
+ * Targets that can never be delivered are on the deliveries DLQ already, one record each.
  */
-export type DeliverResult =
-  { result: 'done' } | { result: 'retry'; reason: string; delaySeconds?: number } | { result: 'dead-letter'; reason: string };
+export type DeliverResult = { result: 'done' } | { result: 'retry'; reason: string; delaySeconds?: number };
 
 /** Settled entries of the `deliveries` map are never sent again; a `held` one still waits. */
 function isSettled(status: DeliveryStatus | undefined): boolean {
@@ -68,6 +72,12 @@ function isSettled(status: DeliveryStatus | undefined): boolean {
 
 export async function deliverAlert(alertId: string, options: DeliverOptions): Promise<DeliverResult> {
   const now = options.now ?? Date.now;
+  if (options.reopen !== undefined) {
+    const reopened = await reopenTarget(alertId, options.reopen, now());
+    if (reopened === 'busy') return { result: 'retry', reason: 'another invocation is delivering this alert' };
+    if (reopened === 'reopened')
+      logger.info('a target given up on is opened again: its DLQ record was redriven', { alertId, target: options.reopen });
+  }
   const claim = await claimAlert(alertId, now(), DELIVERY_LEASE_MS, options.messageId);
   switch (claim.outcome) {
     case 'missing':
@@ -76,6 +86,8 @@ export async function deliverAlert(alertId: string, options: DeliverOptions): Pr
     case 'finished':
       return { result: 'done' };
     case 'busy':
+      // on the last receive the queue would dead-letter it: the alert is in the outbox, which enqueues it again
+      if (isLastReceive(options)) return { result: 'done' };
       return { result: 'retry', reason: 'another invocation is delivering this alert' };
     case 'duplicate':
       logger.info('second copy of a delivery request dropped: the alert already has a retry waiting on the queue', {
@@ -106,15 +118,7 @@ interface DeliveryContext {
   logins: Map<string, string>;
 }
 
-/**
- * What one attempt at one target left behind: recorded for good (and with it the alert finished, when it was the
- * alert's last open target), to try again, or given up on for now.
- */
-type Attempt =
-  | { outcome: 'recorded' }
-  | { outcome: 'finished' }
-  | { outcome: 'retry'; reason: string; delaySeconds: number | undefined }
-  | { outcome: 'parked'; reason: string };
+const isLastReceive = (options: DeliverOptions) => options.receiveCount >= options.maxReceiveCount;
 
 /** What every target's attempt of one alert shares. */
 interface Attempting {
@@ -172,7 +176,7 @@ async function deliverClaimed(
     finishes: open.length === 1 && held.length === 0,
     ...sharedContent(alert, context),
   });
-  return settle(alert.alertId, context.rule.parentId, attempts, held, statuses, options.messageId, now);
+  return settle(alert, context.rule.parentId, attempts, held, statuses, options, now);
 }
 
 /** What every target of the alert is sent, each piece made once and only when a target needs it. */
@@ -212,7 +216,7 @@ async function attemptAll(targets: readonly DeliveryTarget[], attempting: Attemp
 async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: () => number): Promise<DeliveryContext | { failure: string }> {
   const stored = await loadRule(alert.ruleId);
   if (!stored) return { failure: `rule ${alert.ruleId} no longer exists` };
-  const rule = alert.event.kind === ESCALATED_KIND ? escalationRule(stored) : stored;
+  const rule = alert.event.kind === ESCALATED_KIND ? escalationRule(stored, alert) : stored;
   // alerts reach only the vehicle's owners: the rule's client or a client below it
   const tree = new ClientTree();
   const vehicle = await loadVehicle(alert.vehicleId);
@@ -221,7 +225,7 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
   }
   const users = await loadUsers(rule.userId ? [...rule.recipientIds, rule.userId] : rule.recipientIds);
   const ownerLanguage = users.find((user) => user.id === rule.userId)?.language;
-  const scope = await lookUpScope(rule, users, tree, options.senders, now());
+  const scope = await lookUpScope(rule, users, tree, options.senders, now(), true, onCallOf(alert));
   return {
     rule,
     vehicleName: vehicle.name,
@@ -251,9 +255,14 @@ async function recordSkipped(
   }
 }
 
-/** Sends to one target and records what came of it: sent, failed for good, to retry, or parked. */
+/**
+ * Sends to one target whose next attempt has come and records what came of it: sent, failed for good (and on the
+ * DLQ), or to retry on the schedule; a target whose next attempt has not come is left alone.
+ */
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
   const { alert, retries, options, now, statuses } = attempting;
+  const nextAttemptAt = nextAttemptOf(retries[target.key]);
+  if (nextAttemptAt > now()) return { outcome: 'waiting', key: target.key, nextAttemptAt };
   const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
   const quietUntil = attempting.quietUntil.get(target.key);
   if (quietUntil !== undefined && (target.channel === 'email' || target.channel === 'telegram')) {
@@ -275,14 +284,31 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   } else if (outcome.status === 'failed') {
     status = { status: 'failed', at: attempt.at, attempts: attempt.number, error: outcome.error };
     options.stats.countFailed(target.channel);
-    logger.warn(`delivery failed for good: ${outcome.error}`, { ...where(alert, attempt), error: outcome.error });
+    logger.warn(`delivery failed for good: ${outcome.error}; sent to the deliveries DLQ`, { ...where(alert, attempt), error: outcome.error });
     if (outcome.gone) await forgetTarget(target, outcome.error, now());
+    await deadLetterTarget(alert.alertId, target.key, outcome.error);
   } else {
-    return passingFailure(attempt, outcome.error, attempting);
+    const next = afterPassingFailure(attempt.number, outcome.error, now(), outcome.retryAfterSeconds);
+    if (next) {
+      logger.warn(`delivery attempt ${attempt.number} of ${RETRY_ATTEMPTS} failed: ${outcome.error}; retried in ${spanText(next.delaySeconds)}`, {
+        ...where(alert, attempt),
+        error: outcome.error,
+        nextAttemptAt: next.record.nextAttemptAt,
+      });
+      return { outcome: 'retry', key: target.key, record: next.record };
+    }
+    const reason = gaveUpReason(attempt.number, outcome.error);
+    status = { status: 'failed', at: attempt.at, attempts: attempt.number, error: reason };
+    options.stats.countFailed(target.channel);
+    logger.error(`delivery given up after attempt ${attempt.number}: ${outcome.error}; sent to the deliveries DLQ`, {
+      ...where(alert, attempt),
+      error: outcome.error,
+    });
+    await deadLetterTarget(alert.alertId, target.key, reason);
   }
   statuses[target.key] = status;
   if (attempting.finishes) {
-    await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status } });
+    await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status }, due: alert });
     return { outcome: 'finished' };
   }
   // recorded at once: a retry after a later failure must not send this one again
@@ -334,66 +360,43 @@ const where = (alert: Alert, { target, number }: TargetAttempt) => ({
 });
 
 /**
- * A passing problem: the target stays open for the next attempt (after a backoff for webhooks), or, on the last
- * receive or the target's last attempt, for a redrive from the DLQ.
+ * After the attempts: when a target is still open, the alert waits for the earliest of their next attempts, on the
+ * queue when the queue can hold the wait, else on the due index; otherwise hold what waits for a confirmation, or
+ * finish.
  */
-async function passingFailure(attempt: TargetAttempt, error: string, { alert, options, now }: Attempting): Promise<Attempt> {
-  const { target, number, at } = attempt;
-  const last = options.receiveCount >= options.maxReceiveCount || number >= options.maxReceiveCount;
-  if (!last) {
-    const delay = target.channel === 'webhook' ? webhookRetryDelaySeconds(number) : undefined;
-    const nextAttemptAt = delay === undefined ? undefined : new Date(now() + delay * 1000).toISOString();
-    await recordRetry(alert.alertId, target.key, { attempts: number, error, at, ...(nextAttemptAt ? { nextAttemptAt } : {}) });
-    logger.warn(
-      `delivery attempt ${number} of ${options.maxReceiveCount} failed: ${error}; retried${delay === undefined ? ' later' : ` in ${delay} s`}`,
-      {
-        ...where(alert, attempt),
-        error,
-        ...(nextAttemptAt ? { nextAttemptAt } : {}),
-      },
-    );
-    return { outcome: 'retry', reason: `${target.channel}: ${error}`, delaySeconds: delay };
-  }
-  await recordRetry(alert.alertId, target.key, { attempts: number, error, at });
-  options.stats.countFailed(target.channel);
-  logger.error(`delivery parked after attempt ${number}: ${error}; its request is on the deliveries DLQ until redriven`, {
-    ...where(alert, attempt),
-    error,
-  });
-  return { outcome: 'parked', reason: `${target.key}: ${error}` };
-}
-
-/** After the attempts: retry when a target may still go out, park when one was given up on, hold, or finish. */
 async function settle(
-  alertId: string,
+  alert: Alert,
   clientId: string,
   attempts: readonly Attempt[],
   held: readonly EmailTarget[],
   statuses: Record<string, DeliveryStatus>,
-  messageId: string,
+  options: DeliverOptions,
   now: () => number,
 ): Promise<DeliverResult> {
-  const retrying = attempts.filter((attempt) => attempt.outcome === 'retry');
-  if (retrying.length) {
-    const delays = retrying.flatMap((attempt) => (attempt.delaySeconds === undefined ? [] : [attempt.delaySeconds]));
-    const delaySeconds = delays.length === retrying.length ? Math.min(...delays) : undefined;
-    // without a delay of its own the message comes back after the queue's visibility timeout; the holder's
-    // grace (HOLDER_GRACE_MS) covers that
-    await scheduleRetry(alertId, messageId, now() + (delaySeconds ?? 0) * 1000);
-    return { result: 'retry', reason: retrying.map((attempt) => attempt.reason).join('; '), ...(delaySeconds !== undefined ? { delaySeconds } : {}) };
-  }
-  const parked = attempts.filter((attempt) => attempt.outcome === 'parked');
-  if (parked.length) {
-    const reason = `parked after the last attempt: ${parked.map((attempt) => attempt.reason).join('; ')}`;
-    await parkAlert(alertId, now(), reason);
-    return { result: 'dead-letter', reason };
+  const wakeAt = wakeOf(attempts);
+  if (wakeAt !== undefined) {
+    const records = Object.fromEntries(attempts.flatMap((attempt) => (attempt.outcome === 'retry' ? [[attempt.key, attempt.record]] : [])));
+    const reason = attempts.flatMap((attempt) => (attempt.outcome === 'retry' ? [`${attempt.key}: ${attempt.record.error}`] : [])).join('; ');
+    const waitMs = wakeAt - now();
+    // a copy of the request during a long wait attempted nothing: the wait stays as it is, on the due index
+    if (Object.keys(records).length === 0 && alert.retryAt !== undefined && Date.parse(alert.retryAt) === wakeAt) {
+      await releaseAlert(alert.alertId);
+      return { result: 'done' };
+    }
+    if (waitMs <= MAX_QUEUE_WAIT_MS && !isLastReceive(options)) {
+      await scheduleRetry(alert, options.messageId, wakeAt, records);
+      return { result: 'retry', reason: reason || 'targets wait for their next attempt', delaySeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    }
+    await waitForDue(alert, wakeAt, records);
+    logger.info('delivery waits for the sweep to hand it back', { alertId: alert.alertId, retryAt: new Date(wakeAt).toISOString() });
+    return { result: 'done' };
   }
   if (held.length) {
-    const hold = await holdUntilConfirmed(alertId, clientId, held);
+    const hold = await holdUntilConfirmed(alert, clientId, held);
     return hold === 'held' ? { result: 'done' } : { result: 'retry', reason: 'a held address confirmed meanwhile' };
   }
   if (attempts.some((attempt) => attempt.outcome === 'finished')) return { result: 'done' };
-  await finishAlert(alertId, finalStatus(Object.values(statuses)), now());
+  await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { due: alert });
   return { result: 'done' };
 }
 
@@ -402,4 +405,10 @@ export function finalStatus(statuses: readonly DeliveryStatus[]): 'delivered' | 
   const anySent = statuses.some((status) => status.status === 'sent');
   const anyFailed = statuses.some((status) => status.status === 'failed');
   return !anySent && anyFailed ? 'failed' : 'delivered';
+}
+
+/** The users an escalation's rotas had on call when it fired (buildEscalationItem); none for any other alert. */
+function onCallOf(alert: Alert): Set<string> {
+  const named = alert.event.kind === ESCALATED_KIND ? alert.event.values.onCallUserIds : undefined;
+  return new Set(typeof named === 'string' && named !== '' ? named.split(',') : []);
 }

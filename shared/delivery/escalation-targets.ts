@@ -1,15 +1,21 @@
-import { COMMON_SETTINGS } from '../rules/settings';
+import { ruleChain } from '../rules/rule-chain';
+import type { Alert } from '../schemas/alert';
 import type { StoredRule } from '../schemas/notification';
 
 /**
- * The rule as its escalations see it: the escalation targets of its settings in place of its own recipients,
- * so that an escalation is looked up and planned exactly like an alert (scope, linked chats, confirmed side
- * addresses, unsubscribes). Its users get it on every channel they have; webhooks get none.
+ * The rule as an escalation sees it: the targets of the chain's level that fired, and whoever its rotas had on
+ * call then (named on the escalation when it fired), in place of its own recipients, so that an escalation is
+ * looked up and planned exactly like an alert (scope, linked chats, confirmed side addresses, unsubscribes). Its
+ * users get it on every channel they have; webhooks get none. A level taken out of the rule since it fired reaches
+ * the people on call it named, and no one else.
  */
-export function escalationRule(rule: StoredRule): StoredRule {
-  const userIds = COMMON_SETTINGS.escalateUserIds.safeParse(rule.settings.escalateUserIds).data ?? [];
-  const chatIds = COMMON_SETTINGS.escalateTelegrams.safeParse(rule.settings.escalateTelegrams).data ?? [];
-  const emails = COMMON_SETTINGS.escalateEmails.safeParse(rule.settings.escalateEmails).data ?? [];
+export function escalationRule(rule: StoredRule, escalation: Pick<Alert, 'event'>): StoredRule {
+  const values = escalation.event.values;
+  const levelIndex = typeof values.escalationLevel === 'number' ? values.escalationLevel : 0;
+  const onCall = typeof values.onCallUserIds === 'string' && values.onCallUserIds !== '' ? values.onCallUserIds.split(',') : [];
+  const level = ruleChain(rule)?.levels[levelIndex];
+  const userIds = [...new Set([...(level?.userIds ?? []), ...onCall])];
+  const emails = level?.emails ?? [];
   return {
     ...rule,
     recipientIds: userIds,
@@ -17,7 +23,8 @@ export function escalationRule(rule: StoredRule): StoredRule {
     toTelegram: true,
     toMobile: true,
     toClient: false,
-    telegrams: chatIds.map((id) => ({ id, info: '' })),
+    telegrams: (level?.telegrams ?? []).map((id) => ({ id, info: '' })),
+    telegramLocation: false,
     enableSideEmails: emails.length > 0,
     sideEmails: emails,
   };

@@ -10,14 +10,17 @@ import {
   digestRequestSchema,
   quietHoursDigestRequestSchema,
   type ConfirmationRequest,
+  type DeliveryRequest,
   type DigestRequest,
   type QuietHoursDigestRequest,
 } from '../schemas/alert';
 import { testSendRequestSchema, type TestSendRequest } from '../schemas/test-send';
 import { webhookNoticeRequestSchema, type WebhookNoticeRequest } from '../schemas/webhook';
 import { sendWebhookDisabledNotice } from './webhook-notice';
+import { webhookRecoverRequestSchema, type WebhookRecoverRequest } from '../schemas/webhook-recovery';
 import { sendConfirmation } from './confirmation';
 import { sendTestAlert } from './test-send';
+import { runRecoveryStep } from './recover-webhook';
 import { sendToDeliveriesDlq } from './dead-letter';
 import { deliverAlert } from './deliver-alert';
 import { sendDigest } from './email-digest';
@@ -28,8 +31,10 @@ import type { ChannelSenders } from './senders';
  * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
  * confirmation link, `{"testSend": {...}}` for a rule's test alert, `{"emailDigest": {...}}` for a recipient's
  * digest of held alert e-mails, `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours, or
- * `{"webhookDisabled": {...}}` for the notice of an endpoint disabled after days of failure): delivered, parked on the DLQ with its reason
- * (malformed body, or still failing on its last receive), or thrown back to the queue for a later retry.
+ * `{"webhookDisabled": {...}}` for the notice of an endpoint disabled after days of failure, or
+ * `{"webhookRecover": {...}}` for a step of a webhook recovery): delivered, parked on the DLQ with its reason
+ * (malformed body; an alert's targets that can never be delivered go there one by one), or thrown back to the queue
+ * for a later retry.
  */
 export interface DeliveryRequestDependencies {
   senders: ChannelSenders;
@@ -47,7 +52,7 @@ export class DeliveryNotFinishedError extends Error {
 
 export function parseDeliveryRequest(
   body: string,
-): { alertId: string } | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | WebhookNoticeRequest | { error: string } {
+): DeliveryRequest | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | WebhookNoticeRequest | WebhookRecoverRequest | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -64,6 +69,8 @@ export function parseDeliveryRequest(
   if (quiet.success) return quiet.data;
   const notice = webhookNoticeRequestSchema.safeParse(json);
   if (notice.success) return notice.data;
+  const recover = webhookRecoverRequestSchema.safeParse(json);
+  if (recover.success) return recover.data;
   const parsed = deliveryRequestSchema.safeParse(json);
   if (!parsed.success) {
     return {
@@ -115,20 +122,24 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
     await sendWebhookDisabledNotice(request.webhookDisabled, dependencies.senders, dependencies.clock());
     return;
   }
+  if ('webhookRecover' in request) {
+    await runRecoveryStep(request.webhookRecover, {
+      messageId: record.messageId,
+      receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+      maxReceiveCount: dependencies.maxReceiveCount,
+      now: dependencies.clock,
+    });
+    return;
+  }
   const outcome = await deliverAlert(request.alertId, {
     senders: dependencies.senders,
     stats: dependencies.stats,
     messageId: record.messageId,
     receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
     maxReceiveCount: dependencies.maxReceiveCount,
+    ...(request.target !== undefined ? { reopen: request.target } : {}),
     now: dependencies.clock,
   });
-  if (outcome.result === 'dead-letter') {
-    logger.error('delivery request sent to the DLQ', { alertId: request.alertId, reason: outcome.reason });
-    await sendToDeliveriesDlq(record.body, outcome.reason);
-    metrics.addMetric(MetricName.DeliveriesDeadLettered, MetricUnit.Count, 1);
-    return;
-  }
   if (outcome.result === 'retry') {
     logger.warn('delivery to be retried', { alertId: request.alertId, reason: outcome.reason, delaySeconds: outcome.delaySeconds });
     if (outcome.delaySeconds !== undefined) await backOff(record, outcome.delaySeconds);

@@ -1,7 +1,7 @@
 import { publicLinksSchema, readConfig } from '../config';
 
 /**
- * Public links in e-mails (address confirmation, one-click unsubscribe, acknowledge, mute) point at the HTTP API:
+ * Public links in e-mails (address confirmation, one-click unsubscribe, the alert's page, mute) point at the HTTP API:
  * `PUBLIC_API_URL` (the stack sets it to its `ApiUrl` output, ending in `/api/v3`), else the local API of `npm start`.
  */
 export function publicApiUrl(env?: Record<string, string | undefined>): string {
@@ -12,7 +12,8 @@ export function publicApiUrl(env?: Record<string, string | undefined>): string {
 
 export const confirmEmailLink = (token: string) => `${publicApiUrl()}email/confirm/${token}`;
 export const unsubscribeLink = (token: string) => `${publicApiUrl()}email/unsubscribe/${token}`;
-export const acknowledgeLink = (token: string) => `${publicApiUrl()}alerts/acknowledge/${token}`;
+/** The alert's page, whose address is the one the one-click acknowledge link always had (a POST with no body still acknowledges). */
+export const alertPageLink = (token: string) => `${publicApiUrl()}alerts/acknowledge/${token}`;
 export const muteLink = (token: string) => `${publicApiUrl()}alerts/mute/${token}`;
 
 /** The RFC 8058 one-click unsubscribe headers of an alert e-mail. */

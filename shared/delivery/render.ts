@@ -193,11 +193,11 @@ export function renderNotification(input: {
 }
 
 /**
- * The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge and mute actions, the pages that
- * ask, what was done, a test alert, and the word that marks a severity.
+ * The texts of an alert's lifecycle (`<lang>/lifecycle/<name>.eta`): the acknowledge and mute actions, the link to
+ * the alert's page, the pages that ask, what was done, a test alert, and the word that marks a severity.
  */
 export type LifecycleText =
-  'acknowledgeAction' | 'acknowledged' | 'acknowledgePage' | 'testAlert' | 'muteVehicleAction' | 'muteRuleAction' | 'muted' | 'mutePage' | 'severity';
+  'acknowledgeAction' | 'alertPageAction' | 'acknowledged' | 'testAlert' | 'muteVehicleAction' | 'muteRuleAction' | 'muted' | 'mutePage' | 'severity';
 
 /** One lifecycle text in a language and format, its first line split off as the subject (a page's title). */
 export function renderLifecycleText(
@@ -207,6 +207,14 @@ export function renderLifecycleText(
   format: Format = 'text',
 ): { subject: string; body: string } {
   return renderFile(`./${LANGUAGE_FOLDERS[language]}/lifecycle/${name}`, format, data as unknown as TemplateData);
+}
+
+/**
+ * A page for people (`pages/<name>.eta`: the API's link pages), escaped as the HTML e-mail is; `it.b` and
+ * `it.link` write HTML, and a link is written only for an http(s) address.
+ */
+export function renderPage(name: string, data: Record<string, unknown>): string {
+  return engine('html').render(`./pages/${name}`, { ...data, ...markup.html });
 }
 
 /** A rule's test alert (`<lang>/lifecycle/testAlert.eta`), in every format; its subject and first line say TEST. */

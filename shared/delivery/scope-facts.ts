@@ -22,7 +22,8 @@ const lower = (address: string) => address.trim().toLowerCase();
  * scope (the owner's client and the clients below it), which addresses must get nothing, and the webhook
  * endpoints of the rule's client. A side address whose confirmation link never went out (the one of the rule's
  * saving was lost) is sent it now; its alert is held until it confirms. A test alert (`ask: false`) sends no link:
- * it only reports the address as not confirmed.
+ * it only reports the address as not confirmed. `onCall` (an escalation's) names users a rota put on call: a rota
+ * may be covered by users of the rule's client or of a client above it, and those are in scope for it too.
  */
 export async function lookUpScope(
   rule: StoredRule,
@@ -31,12 +32,16 @@ export async function lookUpScope(
   senders: ChannelSenders,
   now: number,
   ask = true,
+  onCall: ReadonlySet<string> = new Set(),
 ): Promise<ScopeLookup> {
   const owner = users.find((user) => user.id === rule.userId);
   const ownerClient = owner?.parentId ?? rule.parentId;
 
   const usersInScope = new Set<string>();
-  for (const user of users) if (await tree.isWithin(user.parentId, ownerClient)) usersInScope.add(user.id);
+  for (const user of users) {
+    const covering = onCall.has(user.id) && (await tree.isWithin(rule.parentId, user.parentId));
+    if (covering || (await tree.isWithin(user.parentId, ownerClient))) usersInScope.add(user.id);
+  }
 
   const linkedChats = new Set<string>();
   if (rule.toTelegram && rule.telegrams.length > 0) {

@@ -35,6 +35,10 @@ export async function send(
           html: notification.telegram,
           text: notification.text,
           ...(action?.channel === 'telegram' ? { keyboard: action.keyboard } : {}),
+          ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+          ...(target.location && alert.event.latitude !== null && alert.event.longitude !== null
+            ? { location: { latitude: alert.event.latitude, longitude: alert.event.longitude } }
+            : {}),
         });
       case 'push':
         return await senders.push(target.device, {

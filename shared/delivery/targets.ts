@@ -23,6 +23,10 @@ export interface EmailTarget extends TargetBase {
 export interface TelegramTarget extends TargetBase {
   channel: 'telegram';
   chatId: string;
+  /** The forum topic the chat's alerts go to. */
+  threadId?: number;
+  /** Send the event's position after the alert (the rule's telegramLocation). */
+  location: boolean;
 }
 export interface PushTarget extends TargetBase {
   channel: 'push';
@@ -125,7 +129,17 @@ export function planDelivery(
     if (rule.toTelegram) {
       for (const chat of Object.values(user.telegramChats)) {
         const key = targetKeys.telegram(chat.chatId);
-        if (chat.active) add({ key, channel: 'telegram', chatId: chat.chatId, language: user.language, userId: user.id });
+        const thread = chat.threadId === undefined ? {} : { threadId: chat.threadId };
+        if (chat.active)
+          add({
+            key,
+            channel: 'telegram',
+            chatId: chat.chatId,
+            ...thread,
+            location: rule.telegramLocation,
+            language: user.language,
+            userId: user.id,
+          });
         else skip({ key, channel: 'telegram', reason: 'the chat has blocked the bot' });
       }
     }
@@ -148,7 +162,9 @@ export function planDelivery(
     for (const chat of rule.telegrams) {
       const chatId = String(chat.id);
       const key = targetKeys.telegram(chatId);
-      if (facts.linkedChats.has(chatId)) add({ key, channel: 'telegram', chatId, language: ruleLanguage });
+      const thread = chat.threadId === undefined ? {} : { threadId: chat.threadId };
+      if (facts.linkedChats.has(chatId))
+        add({ key, channel: 'telegram', chatId, ...thread, location: rule.telegramLocation, language: ruleLanguage });
       else skip({ key, channel: 'telegram', reason: "the chat is not linked by a user of the rule owner's scope, or sent /stop" });
     }
   }

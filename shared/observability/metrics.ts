@@ -19,7 +19,7 @@ export const metrics = new Metrics({
 /** Metric names agreed across fleetwatch. */
 export const MetricName = {
   MessagesRejected: 'MessagesRejected',
-  /** Delivery requests parked on the deliveries DLQ after their last receive, still being throttled. */
+  /** Alert targets put on the deliveries DLQ: failed for good, or still failing after the last attempt of the retry schedule. */
   DeliveriesDeadLettered: 'DeliveriesDeadLettered',
   BatchSize: 'BatchSize',
   AlertsRaised: 'AlertsRaised',

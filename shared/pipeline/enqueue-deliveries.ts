@@ -1,5 +1,6 @@
 import { sendMessage, sendMessageBatch } from '../aws/sqs';
 import type { TestSendRequest } from '../schemas/test-send';
+import type { RecoveryStep, WebhookRecoverRequest } from '../schemas/webhook-recovery';
 import { resourcesConfig } from '../config';
 import type { ConfirmationRequest, DeliveryRequest, DigestRequest, QuietHoursDigestRequest } from '../schemas/alert';
 import type { DigestId } from '../store/email-digests';
@@ -127,5 +128,13 @@ export async function enqueueTestSend(testId: string, ruleId: number): Promise<v
   await sendMessage({
     QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL,
     MessageBody: JSON.stringify({ testSend: { testId, ruleId } } satisfies TestSendRequest),
+  });
+}
+
+/** Asks the deliver function to run a step of a webhook recovery. Throws when the queue does not take it. */
+export async function enqueueWebhookRecovery(step: RecoveryStep): Promise<void> {
+  await sendMessage({
+    QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL,
+    MessageBody: JSON.stringify({ webhookRecover: step } satisfies WebhookRecoverRequest),
   });
 }

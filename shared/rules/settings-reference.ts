@@ -419,8 +419,28 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     default: 'info',
     meaning:
       'the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the ' +
-      'severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity)',
+      'severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity)',
     example: 'critical',
+  },
+  {
+    key: 'escalation',
+    default: null,
+    meaning:
+      'an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered ' +
+      'as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one ' +
+      'before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked ' +
+      "chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). " +
+      'Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which ' +
+      'is the one-level chain it stays (400 naming settings.escalation)',
+    example: '[{"after": 10, "userIds": ["8d3c0f5e-2b1a-4c6d-9e7f-0a1b2c3d4e5f"]}, {"after": 30, "emails": ["duty@example.com"]}]',
+  },
+  {
+    key: 'escalationRepeat',
+    default: '0',
+    meaning:
+      "times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; " +
+      'needs escalation or escalateAfter',
+    example: '1',
   },
 ];
 

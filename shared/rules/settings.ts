@@ -1,3 +1,4 @@
+import { escalationSetting, MAX_ESCALATION_REPEAT } from './escalation-chain';
 import * as z from 'zod';
 import { parseSchedule } from './schedule';
 import { RULE_SCOPES } from './scope';
@@ -222,6 +223,10 @@ export const COMMON_SETTINGS = {
   maxEventAge: optionalNumberSetting({ min: 0, max: MAX_EVENT_AGE_SECONDS, int: true }),
   /** The least severity an alert must have to be escalated; left out: info (every alert). */
   escalateMinSeverity: optionalEnumSetting(SEVERITIES),
+  /** An escalation chain: up to 5 levels, each `after` minutes counted from the alert (escalation-chain.ts). */
+  escalation: escalationSetting,
+  /** How many times the whole chain runs again while nobody acknowledged; left out: 0. */
+  escalationRepeat: optionalNumberSetting({ min: 0, max: MAX_ESCALATION_REPEAT, int: true }),
 };
 
 export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;
@@ -243,6 +248,21 @@ export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
       // a zone mode alone would be saved and do nothing: the condition needs its zones
       if (value.zoneMode !== undefined && (value.zones ?? '').trim() === '')
         payload.issues.push({ code: 'custom', input: value, path: ['zones'], message: 'zoneMode needs the zones it applies to' });
+      const chained = (value.escalation ?? '').trim() !== '';
+      if (chained && Number(value.escalateAfter ?? 0) > 0)
+        payload.issues.push({
+          code: 'custom',
+          input: value,
+          path: ['escalation'],
+          message: 'give escalation or escalateAfter with its targets (a chain of one level), not both',
+        });
+      if (!chained && Number(value.escalateAfter ?? 0) <= 0 && (value.escalationRepeat ?? '').trim() !== '')
+        payload.issues.push({
+          code: 'custom',
+          input: value,
+          path: ['escalationRepeat'],
+          message: 'escalationRepeat needs escalation or escalateAfter',
+        });
       // an escalation with nobody to go to would be saved and do nothing
       const escalates = Number(value.escalateAfter ?? 0) > 0;
       const targets = ['escalateUserIds', 'escalateTelegrams', 'escalateEmails'].some((key) => (value[key] ?? '').trim() !== '');
@@ -254,8 +274,13 @@ export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
           message: 'escalateAfter needs someone to escalate to: escalateUserIds, escalateTelegrams or escalateEmails',
         });
       // and a threshold without an escalation would be saved and do nothing
-      if (!escalates && (value.escalateMinSeverity ?? '').trim() !== '')
-        payload.issues.push({ code: 'custom', input: value, path: ['escalateMinSeverity'], message: 'escalateMinSeverity needs escalateAfter' });
+      if (!escalates && !chained && (value.escalateMinSeverity ?? '').trim() !== '')
+        payload.issues.push({
+          code: 'custom',
+          input: value,
+          path: ['escalateMinSeverity'],
+          message: 'escalateMinSeverity needs escalation or escalateAfter',
+        });
     })
     .pipe(object as unknown as z.ZodType<z.output<typeof object>, Record<string, string>>);
 }

@@ -54,3 +54,15 @@ export function zoneClock(timezone: RuleTimeZone): ZoneClock {
   }
   return clock;
 }
+
+/**
+ * The instant a local wall-clock time (ms as if it were UTC) happens on the clock, near `near`. A time that
+ * happens twice (the hour repeated when clocks go back) is its first; one that never happens (skipped when clocks
+ * go forward) is taken at the later offset, so a local deadline never comes before its wall-clock time.
+ */
+export function instantOfLocal(localMs: number, clock: ZoneClock, near: number): number {
+  const first = localMs - clock.offsetAt(near);
+  const second = localMs - clock.offsetAt(first);
+  const real = [first, second].filter((instant) => instant + clock.offsetAt(instant) === localMs);
+  return real.length > 0 ? Math.min(...real) : Math.max(first, second);
+}

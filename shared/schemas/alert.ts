@@ -127,10 +127,18 @@ export const alertSchema = z.object({
     .record(z.string(), deliveryRetrySchema)
     .optional()
     .describe('targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time)'),
-  /** Why delivery stopped: set when the alert failed, or was parked after its last attempt. */
-  deliveryError: z.string().optional().describe('why delivery stopped: the alert failed, or was parked after its last attempt'),
-  /** When the alert was parked (its request on the deliveries DLQ, unsent targets open for a redrive). */
-  parkedAt: z.string().optional().describe('when the alert was parked; its open targets are sent again when the request is redriven'),
+  /**
+   * When the alert's next delivery attempt is due, while its targets wait longer than the deliveries queue holds a
+   * message: the sweep's due pass hands it back to delivery then (see shared/store/alert-due.ts).
+   */
+  retryAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("when the alert's next delivery attempt is due, while a target waits for a retry more than 15 minutes away"),
+  /** Why delivery stopped: set when the alert failed. */
+  deliveryError: z.string().optional().describe('why delivery stopped: the alert failed'),
+  /** Set by versions that parked an alert after its 5th attempt, with its request on the deliveries DLQ; none is parked now. */
+  parkedAt: z.string().optional().describe('when an earlier version parked the alert on the deliveries DLQ; a redrive sends its open targets'),
   stored: z.boolean(),
   /** Absent on an alert raised before severities: it reads as its type's default (shared/rules/severity.ts). */
   severity: severitySchema
@@ -146,7 +154,25 @@ export const alertSchema = z.object({
   /** When the alert goes to the escalation targets if still open (its rule's `escalateAfter`). */
   escalateAt: z.iso.datetime({ offset: true }).optional().describe("when the alert is escalated if still open (the rule's escalateAfter)"),
   /** When it was escalated: it was still open at `escalateAt`, and went to the escalation targets. */
-  escalatedAt: z.iso.datetime({ offset: true }).optional().describe('when the alert was escalated (still open at escalateAt)'),
+  escalatedAt: z.iso.datetime({ offset: true }).optional().describe('when the alert was last escalated (still open at escalateAt)'),
+  /** The step of the rule's escalation chain due at `escalateAt` (absent: its first level). */
+  escalationStep: z
+    .object({ level: z.number().int().min(0), round: z.number().int().min(0) })
+    .optional()
+    .describe('the level (from 0) and round (from 0) of the escalation chain due at escalateAt'),
+  escalations: z
+    .array(
+      z.object({
+        level: z.number().int().min(0),
+        round: z.number().int().min(0),
+        at: z.iso.datetime({ offset: true }),
+        escalationId: z.string(),
+        onCall: z.array(z.object({ rotaId: z.string(), userId: z.string() })).default([]),
+      }),
+    )
+    .max(24)
+    .optional()
+    .describe('each level of the escalation chain that fired: when, and who of each rota was on call then'),
   /** A maintenance silence held the event back: kept in the history only, never delivered. */
   silenced: z
     .object({ silenceId: z.string().describe('the silence (`GET /api/v3/silences/{id}`) that held the event back') })
@@ -163,8 +189,12 @@ export const alertSchema = z.object({
 
 export type Alert = z.infer<typeof alertSchema>;
 
-/** Body of a message on the deliveries queue: an alert to deliver. */
-export const deliveryRequestSchema = z.object({ alertId: z.string().min(1) });
+/**
+ * Body of a message on the deliveries queue: an alert to deliver. With `target`, the deliveries DLQ's record of
+ * one target given up on, redriven: that target is opened again and sent (`reason`, also in the record, is left
+ * out here).
+ */
+export const deliveryRequestSchema = z.object({ alertId: z.string().min(1), target: z.string().min(1).optional() });
 export type DeliveryRequest = z.infer<typeof deliveryRequestSchema>;
 
 /** Body of a message on the deliveries queue: a side address's confirmation link to send (a rule was saved). */

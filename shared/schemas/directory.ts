@@ -46,6 +46,8 @@ export const telegramChatSchema = z.object({
   username: z.string().default(''),
   /** false once the chat blocked the bot (403): no further sends. */
   active: z.boolean().default(true),
+  /** The forum topic of a group the chat was linked from (`/start` sent in that topic): alerts go to that thread. */
+  threadId: z.number().int().min(1).optional(),
   linkedAt: z.iso.datetime({ offset: true }),
 });
 export type TelegramChat = z.infer<typeof telegramChatSchema>;

@@ -67,6 +67,12 @@ export const telegramTargetSchema = z.object({
     .union([z.string().min(1).max(64), z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)])
     .describe('chat id (number or string, answered in the same JSON type); no default'),
   info: z.string().max(200).default('').describe("free text about the chat; default ''"),
+  threadId: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread"),
 });
 
 /** An ISO 8601 time with any offset, kept in UTC (`2026-03-01T05:00:00.000Z` for `2026-03-01T08:00:00+03:00`). */
@@ -80,12 +86,14 @@ export const LATEST_ACTIVATION_TIME = '9999-10-01T00:00:00.000Z';
 
 /**
  * One value of a rule's `settings`: the platform's string, or a JSON number or boolean written the way it would
- * be as a string (`80`, `80.5`, `true`), so a rule reads the same whichever way it was sent. JSON carries no
- * NaN or Infinity; objects, arrays and null are refused.
+ * be as a string (`80`, `80.5`, `true`), so a rule reads the same whichever way it was sent; or a JSON array (an
+ * escalation chain), kept as its canonical JSON text. JSON carries no NaN or Infinity; objects and null are refused.
  */
 export const settingValueSchema = z
-  .union([z.string().max(2_000), z.number(), z.boolean()], { error: 'must be a string, a number or a boolean' })
-  .transform((value) => (typeof value === 'string' ? value : String(value)));
+  .union([z.string().max(4_000), z.number(), z.boolean(), z.array(z.unknown()).max(10)], {
+    error: 'must be a string, a number, a boolean or (escalation) an array',
+  })
+  .transform((value) => (typeof value === 'string' ? value : Array.isArray(value) ? JSON.stringify(value) : String(value)));
 
 /**
  * The notification rule as `GET /api/v3/notifications/{id}` returns it and `PUT /api/v3/notifications` takes it.
@@ -136,7 +144,11 @@ export const notificationBodySchema = z.object({
     .describe(
       "send to Telegram: the chats in telegrams and the recipients' linked chats; when true, one of them must exist (else 400 on toTelegram); default false",
     ),
-  telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info}]; default []'),
+  telegrams: z.array(telegramTargetSchema).max(100).default([]).describe('Telegram chats [{id, info, threadId?}]; default []'),
+  telegramLocation: z
+    .boolean()
+    .default(false)
+    .describe("after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false"),
   toMobile: z
     .boolean()
     .default(false)

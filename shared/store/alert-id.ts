@@ -11,6 +11,8 @@ export function alertIdFor(ruleId: number, vehicleId: number, kind: string, time
 }
 
 /** The id of the escalation of an alert: one per alert, so an escalation written twice is the same item. */
-export function escalationIdFor(alertId: string): string {
-  return createHash('sha256').update(`escalated|${alertId}`).digest('hex').slice(0, 32);
+export function escalationIdFor(alertId: string, step: { level: number; round: number } = { level: 0, round: 0 }): string {
+  // the first level keeps the id escalations had before chains
+  const name = step.level === 0 && step.round === 0 ? `escalated|${alertId}` : `escalated|${alertId}|${step.level}|${step.round}`;
+  return createHash('sha256').update(name).digest('hex').slice(0, 32);
 }

@@ -3,7 +3,8 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../schemas/alert';
-import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS } from './alerts-store';
+import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS, type EscalationFiring } from './alerts-store';
+import { dueClauses, retryUnchanged, updateExpression } from './alert-due';
 
 /**
  * The lifecycle of a stored alert (`open` → `acknowledged` → `cleared` | `closed`, see ALERT_TRANSITIONS): one
@@ -12,8 +13,9 @@ import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS } from './ale
  * appended to the alert's `lifecycle`, which the state machine keeps to two entries.
  *
  * What is due at a time sits in the sparse keys-only `byDue` index (`dueShard`, `dueAt`): the escalation and the
- * auto-close, set when the alert is raised, `dueAt` the earliest of them. Clearing or closing takes the alert off
- * it; acknowledging or escalating leaves only the auto-close.
+ * auto-close, set when the alert is raised, and a delivery retry, set by the deliver function (alert-due.ts);
+ * `dueAt` the earliest of them. Clearing or closing leaves only the retry; acknowledging or escalating leaves the
+ * auto-close and the retry.
  */
 export type LifecycleChange = Omit<LifecycleEntry, 'state' | 'at'> & { to: Exclude<AlertState, 'open'>; now: number };
 
@@ -55,26 +57,41 @@ export async function transitionAlert(
   change: LifecycleChange,
   mayChange: (alert: Alert) => Promise<boolean> = async () => true,
 ): Promise<TransitionResult> {
-  const alert = await getStoredAlert(alertId);
+  let alert = await getStoredAlert(alertId);
   if (!alert || !(await mayChange(alert))) return { outcome: 'missing' };
-  const early = judged(alert, change.to);
-  if (early) return early;
+  // a delivery retry set between the read and the write is kept: the write is made again from the item it met
+  for (let tries = 0; tries < TRANSITION_TRIES; tries++) {
+    const early = judged(alert, change.to);
+    if (early) return early;
+    const written = await writeTransition(alert, change);
+    if ('outcome' in written) return written;
+    if (!written.current) return { outcome: 'missing' };
+    alert = written.current;
+  }
+  throw new Error(`alert ${alertId} kept changing while it was moved to ${change.to}`);
+}
+
+/** Tries of one transition whose write met a newer `retryAt` each time. */
+const TRANSITION_TRIES = 5;
+
+/** One conditional write of a transition; on a condition that failed, the item as it was then (null when gone). */
+async function writeTransition(alert: Alert, change: LifecycleChange): Promise<TransitionResult | { current: Alert | null }> {
   const { to, now, ...who } = change;
   const entry: LifecycleEntry = { state: to, at: new Date(now).toISOString(), ...who };
   const from = statesLeadingTo(to);
   const sets = ['#state = :to', '#lifecycle = list_append(if_not_exists(#lifecycle, :none), :entry)'];
   if (to === 'acknowledged') sets.push('#acknowledgement = :ack');
-  // an acknowledged alert is not escalated: only its auto-close stays due
-  const keepsDue = to === 'acknowledged' && alert.autoCloseAt !== undefined;
-  if (keepsDue) sets.push('dueAt = :closeAt');
+  // an acknowledged alert is not escalated: its auto-close and a delivery retry stay due
+  const due = dueClauses({ ...alert, state: to });
+  const retry = retryUnchanged(alert);
   try {
     const { Attributes } = await documentClient().send(
       new UpdateCommand({
         TableName: alertsTable(),
-        Key: { alertId },
-        UpdateExpression: `SET ${sets.join(', ')}${keepsDue ? '' : ' REMOVE dueShard, dueAt'}`,
+        Key: { alertId: alert.alertId },
+        UpdateExpression: updateExpression({ set: [...sets, ...due.set], remove: due.remove }),
         // an alert stored before states existed has none, and is open
-        ConditionExpression: `#stored = :true AND (#state IN (${from.map((_, index) => `:from${index}`).join(', ')})${from.includes('open') ? ' OR attribute_not_exists(#state)' : ''})`,
+        ConditionExpression: `#stored = :true AND (#state IN (${from.map((_, index) => `:from${index}`).join(', ')})${from.includes('open') ? ' OR attribute_not_exists(#state)' : ''}) AND ${retry.condition}`,
         ExpressionAttributeNames: {
           '#state': 'state',
           '#stored': 'stored',
@@ -87,7 +104,8 @@ export async function transitionAlert(
           ':none': [],
           ':entry': [entry],
           ...(to === 'acknowledged' ? { ':ack': entry } : {}),
-          ...(keepsDue ? { ':closeAt': alert.autoCloseAt } : {}),
+          ...due.values,
+          ...retry.values,
           ...Object.fromEntries(from.map((state, index) => [`:from${index}`, state])),
         },
         ReturnValues: 'ALL_NEW',
@@ -97,9 +115,10 @@ export async function transitionAlert(
     return { outcome: 'changed', alert: alertSchema.parse(Attributes) };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    // another change came first: answer from the item as it was then
+    // another change came first: answer from the item as it was then, or write again over a newer retry
     const current = alertSchema.safeParse(error.Item ? unmarshall(error.Item) : undefined);
-    return (current.success && judged(current.data, to)) || { outcome: 'missing' };
+    if (!current.success || !current.data.stored) return { current: null };
+    return judged(current.data, to) ?? { current: current.data };
   }
 }
 
@@ -108,37 +127,70 @@ export function clearAlert(alertId: string, now: number): Promise<TransitionResu
   return transitionAlert(alertId, { to: 'cleared', by: 'fleetwatch', via: 'system', now });
 }
 
-/** Alerts whose due time has come, shard by shard, oldest first in each (reads the keys-only index). */
-export async function* dueAlertIds(now: number): AsyncGenerator<{ alertId: string; dueAt: string }> {
+interface DueEntry {
+  alertId: string;
+  dueAt: string;
+}
+
+/** Entries of the due index read per query page of one shard. */
+const DUE_PAGE = 100;
+
+/**
+ * Alerts whose due time has come, oldest first across the shards, at most `limit` (reads the keys-only index:
+ * each shard's oldest page first, then merged).
+ */
+export async function* dueAlertIds(now: number, limit = Infinity): AsyncGenerator<DueEntry> {
   const before = new Date(now).toISOString();
-  for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-    for await (const page of paginateQuery(
-      { client: documentClient() },
-      {
-        TableName: alertsTable(),
-        IndexName: 'byDue',
-        KeyConditionExpression: 'dueShard = :shard AND dueAt <= :now',
-        ExpressionAttributeValues: { ':shard': `due#${shard}`, ':now': before },
-      },
-    )) {
-      for (const item of page.Items ?? []) yield { alertId: String(item.alertId), dueAt: String(item.dueAt) };
+  const shards = Array.from({ length: OUTBOX_SHARDS }, (_, shard) => dueInShard(`due#${shard}`, before, Math.min(limit, DUE_PAGE)));
+  const heads = await Promise.all(shards.map((shard) => shard.next()));
+  try {
+    for (let taken = 0; taken < limit; taken++) {
+      let oldest = -1;
+      heads.forEach((head, index) => {
+        if (!head.done && (oldest === -1 || head.value.dueAt < (heads[oldest]!.value as DueEntry).dueAt)) oldest = index;
+      });
+      if (oldest === -1) return;
+      yield heads[oldest]!.value as DueEntry;
+      heads[oldest] = await shards[oldest]!.next();
     }
+  } finally {
+    await Promise.all(shards.map((shard) => shard.return(undefined)));
+  }
+}
+
+async function* dueInShard(shard: string, before: string, pageSize: number): AsyncGenerator<DueEntry> {
+  for await (const page of paginateQuery(
+    { client: documentClient(), pageSize },
+    {
+      TableName: alertsTable(),
+      IndexName: 'byDue',
+      KeyConditionExpression: 'dueShard = :shard AND dueAt <= :now',
+      ExpressionAttributeValues: { ':shard': shard, ':now': before },
+    },
+  )) {
+    for (const item of page.Items ?? []) yield { alertId: String(item.alertId), dueAt: String(item.dueAt) };
   }
 }
 
 /**
  * Closes an alert whose auto-close time has come (`closed` by fleetwatch). Written only while it is still due
- * and open or acknowledged, so two overlapping sweeps close it once. Returns whether this call closed it.
+ * and open or acknowledged, so two overlapping sweeps close it once; a delivery retry stays due. Returns whether
+ * this call closed it.
  */
-export async function closeDueAlert(alertId: string, now: number): Promise<boolean> {
+export async function closeDueAlert(alert: Alert, now: number): Promise<boolean> {
   const entry: LifecycleEntry = { state: 'closed', at: new Date(now).toISOString(), by: 'fleetwatch', via: 'system' };
+  const due = dueClauses({ ...alert, state: 'closed' });
+  const retry = retryUnchanged(alert);
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: alertsTable(),
-        Key: { alertId },
-        UpdateExpression: 'SET #state = :closed, #lifecycle = list_append(if_not_exists(#lifecycle, :none), :entry) REMOVE dueShard, dueAt',
-        ConditionExpression: 'dueAt <= :now AND (#state IN (:open, :acknowledged) OR attribute_not_exists(#state))',
+        Key: { alertId: alert.alertId },
+        UpdateExpression: updateExpression({
+          set: ['#state = :closed', '#lifecycle = list_append(if_not_exists(#lifecycle, :none), :entry)', ...due.set],
+          remove: due.remove,
+        }),
+        ConditionExpression: `autoCloseAt <= :now AND (#state IN (:open, :acknowledged) OR attribute_not_exists(#state)) AND ${retry.condition}`,
         ExpressionAttributeNames: { '#state': 'state', '#lifecycle': 'lifecycle' },
         ExpressionAttributeValues: {
           ':closed': 'closed',
@@ -147,6 +199,8 @@ export async function closeDueAlert(alertId: string, now: number): Promise<boole
           ':now': entry.at,
           ':open': 'open',
           ':acknowledged': 'acknowledged',
+          ...due.values,
+          ...retry.values,
         },
       }),
     );
@@ -158,15 +212,28 @@ export async function closeDueAlert(alertId: string, now: number): Promise<boole
 }
 
 /**
- * Escalates an alert still open at its `escalateAt`: in one transaction the alert is marked `escalatedAt` (only
- * its auto-close stays due) and its escalation item is created pending, in the outbox. Conditioned on the alert
- * being due, open and not escalated yet, and on the escalation not existing, so two overlapping sweeps escalate
- * it once and an acknowledgement that came first cancels it. Returns the escalation's id when this call made it.
+ * Fires the step of an alert's escalation chain due at its `escalateAt`, the alert still open: in one transaction
+ * the alert records the firing (`escalatedAt`, and in `escalations` the level, round and who of each rota was on
+ * call) and moves `escalateAt` to the chain's next step (`next`; at the last one it stays, fired), and the
+ * escalation item of that step is created pending, in the outbox. Conditioned on the `escalateAt` read being due
+ * and not fired, the alert open, and the escalation not existing: two overlapping sweeps fire a step once, and an
+ * acknowledgement, clearing or closing that came first cancels it and every later step. Returns the escalation's id
+ * when this call made it.
  */
-export async function escalateDueAlert(alert: Alert, now: number): Promise<string | null> {
+export async function escalateDueAlert(
+  alert: Alert,
+  now: number,
+  firing: EscalationFiring = { step: { level: 0, round: 0 }, onCall: [] },
+  next: { at: string; level: number; round: number } | null = null,
+): Promise<string | null> {
   const at = new Date(now).toISOString();
-  const escalation = buildEscalationItem(alert, now);
-  const keepsDue = alert.autoCloseAt !== undefined;
+  const escalation = buildEscalationItem(alert, now, firing);
+  const moved = { ...alert, escalatedAt: at, ...(next ? { escalateAt: next.at } : {}) };
+  const due = dueClauses(moved);
+  const retry = retryUnchanged(alert);
+  const record = { ...firing.step, at, escalationId: escalation.alertId, onCall: firing.onCall };
+  const sets = ['escalatedAt = :at', 'escalations = list_append(if_not_exists(escalations, :none), :fired)', ...due.set];
+  if (next) sets.push('escalateAt = :next', 'escalationStep = :nextStep');
   try {
     await documentClient().send(
       new TransactWriteCommand({
@@ -175,11 +242,22 @@ export async function escalateDueAlert(alert: Alert, now: number): Promise<strin
             Update: {
               TableName: alertsTable(),
               Key: { alertId: alert.alertId },
-              UpdateExpression: `SET escalatedAt = :at${keepsDue ? ', dueAt = :closeAt' : ' REMOVE dueShard, dueAt'}`,
+              UpdateExpression: updateExpression({ set: sets, remove: due.remove }),
               ConditionExpression:
-                '#stored = :true AND escalateAt <= :at AND attribute_not_exists(escalatedAt) AND (#state = :open OR attribute_not_exists(#state))',
+                '#stored = :true AND escalateAt = :seen AND escalateAt <= :at AND (attribute_not_exists(escalatedAt) OR escalatedAt < escalateAt)' +
+                ` AND (#state = :open OR attribute_not_exists(#state)) AND ${retry.condition}`,
               ExpressionAttributeNames: { '#state': 'state', '#stored': 'stored' },
-              ExpressionAttributeValues: { ':at': at, ':true': true, ':open': 'open', ...(keepsDue ? { ':closeAt': alert.autoCloseAt } : {}) },
+              ExpressionAttributeValues: {
+                ':at': at,
+                ':true': true,
+                ':open': 'open',
+                ':seen': alert.escalateAt,
+                ':none': [],
+                ':fired': [record],
+                ...(next ? { ':next': next.at, ':nextStep': { level: next.level, round: next.round } } : {}),
+                ...due.values,
+                ...retry.values,
+              },
             },
           },
           alertPut(escalation),
@@ -194,19 +272,21 @@ export async function escalateDueAlert(alert: Alert, now: number): Promise<strin
 }
 
 /**
- * Takes an alert off the due index when what was due no longer applies (it was acknowledged while the sweep
- * read it): its auto-close stays due, if it has one. Conditioned on the entry read, so a newer one stays.
+ * Moves an alert on the due index when what was due no longer applies (it was acknowledged while the sweep read
+ * it, or its delivery settled): to its next reason, or off the index. Conditioned on the entry and the retry
+ * read, so a newer one stays.
  */
 export async function retireDueEntry(alert: Alert, dueAt: string): Promise<void> {
-  const keepsDue = alert.autoCloseAt !== undefined && alert.state !== 'cleared' && alert.state !== 'closed';
+  const due = dueClauses(alert);
+  const retry = retryUnchanged(alert);
   try {
     await documentClient().send(
       new UpdateCommand({
         TableName: alertsTable(),
         Key: { alertId: alert.alertId },
-        UpdateExpression: keepsDue ? 'SET dueAt = :closeAt' : 'REMOVE dueShard, dueAt',
-        ConditionExpression: 'dueAt = :seen',
-        ExpressionAttributeValues: { ':seen': dueAt, ...(keepsDue ? { ':closeAt': alert.autoCloseAt } : {}) },
+        UpdateExpression: updateExpression(due),
+        ConditionExpression: `dueAt = :seen AND ${retry.condition}`,
+        ExpressionAttributeValues: { ':seen': dueAt, ...due.values, ...retry.values },
       }),
     );
   } catch (error) {

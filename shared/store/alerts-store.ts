@@ -5,6 +5,8 @@ import type { StoredRule } from '../schemas/notification';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { alertIdFor, escalationIdFor } from './alert-id';
+import { ruleChain } from '../rules/rule-chain';
+import { nextStep } from '../rules/escalation-chain';
 import { COMMON_SETTINGS } from '../rules/settings';
 import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../rules/event-kinds';
 import { eventSeverity, severityOf } from '../rules/severity';
@@ -79,10 +81,11 @@ function autoCloseAt(rule: StoredRule, now: number): string | undefined {
  * changes, and an alert without `escalateAt` never reaches the sweep's due index.
  */
 function escalateAt(rule: StoredRule, severity: Severity, now: number): string | undefined {
-  const minutes = COMMON_SETTINGS.escalateAfter.safeParse(rule.settings.escalateAfter);
+  const chain = ruleChain(rule);
   const least = COMMON_SETTINGS.escalateMinSeverity.safeParse(rule.settings.escalateMinSeverity).data ?? 'info';
-  if (!rule.stored || !minutes.success || !minutes.data || !atLeast(severity, least)) return undefined;
-  return new Date(now + minutes.data * 60_000).toISOString();
+  const first = chain && nextStep(chain);
+  if (!rule.stored || !first || !atLeast(severity, least)) return undefined;
+  return new Date(now + first.after * 60_000).toISOString();
 }
 
 /** The earliest of the due times an alert has (ISO times compare as text). */
@@ -150,14 +153,22 @@ export function buildSilencedAlertItem(rule: StoredRule, vehicleId: number, even
   };
 }
 
+/** One firing of a chain's level: which step, and who each of its rotas had on call then. */
+export interface EscalationFiring {
+  step: { level: number; round: number };
+  onCall: { rotaId: string; userId: string }[];
+}
+
+const FIRST_LEVEL: EscalationFiring = { step: { level: 0, round: 0 }, onCall: [] };
+
 /**
  * The escalation of a stored alert still open at its `escalateAt`: an `escalated` event carrying the alert's
  * own event (kind, time, position, values), severity and the minutes it waited, delivered to the rule's escalation
  * targets. Not stored in the history itself (the alert it escalates is, marked `escalatedAt`), and never
  * escalated or closed in turn.
  */
-export function buildEscalationItem(alert: Alert, now: number): AlertItem {
-  const alertId = escalationIdFor(alert.alertId);
+export function buildEscalationItem(alert: Alert, now: number, firing: EscalationFiring = FIRST_LEVEL): AlertItem {
+  const alertId = escalationIdFor(alert.alertId, firing.step);
   const waited = Date.parse(alert.escalateAt ?? alert.createdAt) - Date.parse(alert.createdAt);
   const event: RuleEvent = {
     ...alert.event,
@@ -167,6 +178,10 @@ export function buildEscalationItem(alert: Alert, now: number): AlertItem {
       escalatedKind: alert.event.kind,
       escalatedAlertId: alert.alertId,
       escalateAfter: Math.round(waited / 60_000),
+      escalationLevel: firing.step.level,
+      escalationRound: firing.step.round,
+      // whoever each rota of the level had on call when it fired: delivery sends to them
+      onCallUserIds: firing.onCall.map((entry) => entry.userId).join(','),
     },
   };
   return {

@@ -58,12 +58,19 @@ export interface LinkedChat {
   otherChatIds: string[];
 }
 
+/** A chat sending `/start <code>`; in a forum topic of a group, the topic's thread. */
+export interface LinkingChat {
+  chatId: string;
+  username: string;
+  threadId?: number;
+}
+
 /**
  * Redeems a code for a chat. The code is claimed first by a conditional delete, so it works exactly once even
  * when Telegram delivers the same update twice; then the chat is set in the user's `telegramChats` map (added, or
  * re-activated). Returns null for an unknown, used or expired code, or when the user no longer exists.
  */
-export async function redeemLinkCode(code: string, chat: { chatId: string; username: string }, now: number): Promise<LinkedChat | null> {
+export async function redeemLinkCode(code: string, chat: LinkingChat, now: number): Promise<LinkedChat | null> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(code)) return null;
   let claimed: Record<string, unknown> | undefined;
   try {
@@ -100,11 +107,12 @@ export async function redeemLinkCode(code: string, chat: { chatId: string; usern
   }
 }
 
-async function addChatToUser(userId: string, chat: { chatId: string; username: string }, now: number): Promise<StoredUser | null> {
+async function addChatToUser(userId: string, chat: LinkingChat, now: number): Promise<StoredUser | null> {
   const linked = telegramChatSchema.parse({
     chatId: chat.chatId,
     username: chat.username,
     active: true,
+    ...(chat.threadId === undefined ? {} : { threadId: chat.threadId }),
     linkedAt: new Date(now).toISOString(),
   });
   const user = await loadUser(userId);

@@ -65,3 +65,29 @@ export async function listWebhookAttempts(
   const last = page.LastEvaluatedKey?.sk;
   return { attempts, next: typeof last === 'string' ? last : null };
 }
+
+/**
+ * A recovery's read of the log: the failed attempts among the next `limit` attempts logged at or after `from`
+ * and before `to`, oldest first, after the sort key `after` (a page answered). At most `limit` items are read
+ * whatever the endpoint's traffic; `next` is null once the range is read.
+ */
+export async function listFailedAttemptsBetween(
+  endpointId: string,
+  options: { from: string; to: string; after: string | null; limit: number },
+): Promise<{ attempts: WebhookAttempt[]; next: string | null }> {
+  const page = await documentClient().send(
+    new QueryCommand({
+      TableName: resourcesConfig().DIRECTORY_TABLE,
+      // a sort key is `<ISO time>#<alert id>`, so `to` itself (an ISO time) sorts after every attempt before it
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      FilterExpression: '#status = :failed',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': partition(endpointId), ':from': options.from, ':to': options.to, ':failed': 'failed' },
+      ...(options.after === null ? {} : { ExclusiveStartKey: { pk: partition(endpointId), sk: options.after } }),
+      Limit: options.limit,
+    }),
+  );
+  const attempts = (page.Items ?? []).map((item) => webhookAttemptSchema.parse(item));
+  const last = page.LastEvaluatedKey?.sk;
+  return { attempts, next: typeof last === 'string' ? last : null };
+}

@@ -8,7 +8,11 @@ import { getRule } from '../../shared/store/rules-store';
 import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
+import type { operations } from '../../shared/api/client/schema';
 import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
+
+/** The alert page's form, as the OpenAPI document describes it. */
+type PageForm = NonNullable<operations['acknowledgeByLink']['requestBody']>['content']['application/x-www-form-urlencoded'];
 
 describe('alert lifecycle', () => {
   let emulators: Emulators;
@@ -168,57 +172,127 @@ describe('alert lifecycle', () => {
     expect(error?.issues?.map((issue) => issue.path)).toContain('settings.autoCloseHours');
   });
 
-  describe('the one-click link of the e-mail', () => {
-    /** Opens (GET) or follows (POST) the link; its answer is an HTML page. */
-    const link = async (method: 'GET' | 'POST', token: string) => {
+  describe("the alert's page, behind the link of its e-mail", () => {
+    /** Opens (GET) or posts (POST) the link; its answer is an HTML page. A form is sent as the page's buttons send it. */
+    const link = async (method: 'GET' | 'POST', token: string, form?: PageForm) => {
       const init = { params: { path: { token } }, parseAs: 'text' as const };
+      const formInit = form && {
+        body: form,
+        bodySerializer: (fields?: PageForm) => new URLSearchParams(fields).toString(),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      };
       const { data, error, response } =
-        method === 'GET' ? await api.GET('/api/v3/alerts/acknowledge/{token}', init) : await api.POST('/api/v3/alerts/acknowledge/{token}', init);
+        method === 'GET'
+          ? await api.GET('/api/v3/alerts/acknowledge/{token}', init)
+          : await api.POST('/api/v3/alerts/acknowledge/{token}', { ...init, ...formInit });
       return { status: response.status, headers: response.headers, page: String(data ?? error) };
     };
-    const sign = (alertId: string, now = clock.now()) => signAlertLink({ alertId, sentTo: 'email:ops@example.com', language: 2 }, now);
+    const sign = (alertId: string, now = clock.now(), userId?: string) =>
+      signAlertLink({ alertId, sentTo: 'email:ops@example.com', userId, language: 2 }, now);
 
-    it('shows a page on GET without acknowledging; the POST acknowledges as the address, once', async () => {
+    it('shows the alert on GET without acknowledging; a POST without a body acknowledges as the address, once', async () => {
       const alertId = await writeAlert(rules.root, 101);
       const token = await sign(alertId);
       const page = await link('GET', token);
       expect(page.status).toBe(200);
       expect(page.headers.get('Content-Type')).toContain('text/html');
-      expect(page.page).toContain('Acknowledge this fleetwatch alert?');
-      expect(page.page).toContain('<form method="post"><button type="submit">Acknowledge</button></form>');
+      expect(page.headers.get('Content-Security-Policy')).toMatch(
+        /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+      );
+      expect(page.headers.get('Referrer-Policy')).toBe('no-referrer');
+      expect(page.headers.get('Cache-Control')).toBe('no-store');
+      expect(page.page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+      expect(page.page).toContain('<h1>[WARNING] Truck 101: speeding, 120 km/h</h1>');
+      expect(page.page).toContain('<button type="submit" name="action" value="acknowledge">Acknowledge</button>');
+      expect(page.page).not.toContain('value="close"');
+      expect(page.page).not.toContain('<script');
       expect((await findIn(alertId)).state).toBe('open');
 
       const posted = await link('POST', token);
       expect(posted.status).toBe(200);
-      expect(posted.page).toContain('Acknowledged by ops@example.com');
+      expect(posted.page).toContain('<p>Acknowledged.</p>');
+      expect(posted.page).toMatch(/acknowledged by ops@example\.com \(e-mail link\), \d{4}-\d\d-\d\d \d\d:\d\d/);
       expect(await findIn(alertId)).toMatchObject({ state: 'acknowledged', acknowledgement: { by: 'ops@example.com', via: 'email' } });
       const again = await link('POST', token);
-      expect(again.page).toContain('Acknowledged by ops@example.com');
+      expect(again.status).toBe(200);
+      expect(again.page).toMatch(/<p>Already acknowledged by ops@example\.com at \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\); nothing changed\.<\/p>/);
       expect((await findIn(alertId)).lifecycle).toHaveLength(1);
     });
 
     it('writes the page in the language the link was sent in', async () => {
       const alertId = await writeAlert(rules.root, 101);
       const token = await signAlertLink({ alertId, sentTo: 'email:ops@example.com', language: 1 }, clock.now());
-      expect((await link('GET', token)).page).toContain('Принять уведомление fleetwatch в работу?');
+      const page = (await link('GET', token)).page;
+      expect(page).toContain('<html lang="ru">');
+      expect(page).toContain('>Принять в работу</button>');
+      expect(page).toContain('<h2>Кому отправлено</h2>');
     });
 
-    it('refuses a tampered or expired link with 404, acknowledging nothing', async () => {
+    it('lets the user a link names close with a comment and mute; a link of an outside address may only acknowledge', async () => {
+      const alertId = await writeAlert(rules.root, 101);
+      const outside = await sign(alertId);
+      expect((await link('GET', outside)).page).toContain('Closing and muting need a fleetwatch user');
+      const refused = await link('POST', outside, { action: 'close' });
+      expect(refused.status).toBe(403);
+      expect((await findIn(alertId)).state).toBe('open');
+
+      const mine = await sign(alertId, clock.now(), tenants.root.userId);
+      const page = (await link('GET', mine)).page;
+      expect(page).toContain('value="close">Close</button>');
+      expect(page).toContain('value="muteVehicle">Mute this vehicle 1 h</button>');
+      const closed = await link('POST', mine, { action: 'close', comment: '  Driver called back <ok>  ' });
+      expect(closed.status).toBe(200);
+      expect(closed.page).toContain('<p>Closed.</p>');
+      expect(closed.page).toContain('<blockquote>Driver called back &lt;ok&gt;</blockquote>');
+      expect(await findIn(alertId)).toMatchObject({
+        state: 'closed',
+        lifecycle: [{ state: 'closed', by: 'ops@example.com', comment: 'Driver called back <ok>' }],
+      });
+      const late = await link('POST', mine, { action: 'acknowledge', comment: '' });
+      expect(late.status).toBe(409);
+      expect(late.page).toContain('<p>This alert is closed; nothing changed.</p>');
+
+      const muted = await link('POST', mine, { action: 'muteVehicle' });
+      expect(muted.status).toBe(200);
+      expect(muted.page).toMatch(/🔕 Muted by lifecycle-root until .*: vehicle 101/);
+      expect((await link('POST', mine, { action: 'muteVehicle' })).page).toMatch(/🔕 Already muted by lifecycle-root until/);
+    });
+
+    it("checks the named user on every action, as the Telegram button checks its presser: read-only or another tenant's is 403", async () => {
+      const alertId = await writeAlert(rules.root, 101);
+      for (const userId of [tenants.readOnly.userId, tenants.sibling.userId]) {
+        const answer = await link('POST', await sign(alertId, clock.now(), userId));
+        expect(answer.status).toBe(403);
+        expect(answer.page).toContain('Your fleetwatch user can no longer act on alerts of this client');
+      }
+      expect((await findIn(alertId)).state).toBe('open');
+      // a child client's user cannot act on the root's alert either
+      expect((await link('POST', await sign(alertId, clock.now(), tenants.child.userId), { action: 'muteRule' })).status).toBe(403);
+    });
+
+    it('refuses a tampered link (404), an expired one (410) and one of an alert that is gone (404), each with a page saying so', async () => {
       const alertId = await writeAlert(rules.root, 101);
       const other = await writeAlert(rules.root, 101);
       const token = await sign(alertId);
       const [payload, signature] = token.split('.') as [string, string];
       const forged = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
       const swapped = `${Buffer.from(JSON.stringify({ ...forged, a: other }), 'utf8').toString('base64url')}.${signature}`;
-      expect((await link('POST', swapped)).status).toBe(404);
-      expect((await link('GET', swapped)).status).toBe(404);
+      for (const method of ['GET', 'POST'] as const) {
+        const tampered = await link(method, swapped);
+        expect(tampered.status).toBe(404);
+        expect(tampered.page).toContain('<p>This link is not valid: it was changed, or fleetwatch did not make it.');
+      }
 
       const stale = await sign(alertId, clock.now() - ALERT_LINK_TTL_DAYS * 86_400_000 - 1000);
       const expired = await link('POST', stale);
-      expect(expired.status).toBe(404);
-      expect(expired.page).toContain('not valid or has expired');
+      expect(expired.status).toBe(410);
+      expect(expired.page).toContain('<p>This link has expired: alert links work for 7 days after the alert was sent.');
       expect((await findIn(alertId)).state).toBe('open');
       expect((await findIn(other)).state).toBe('open');
+
+      const gone = await link('GET', await sign('0123456789abcdef0123456789abcdef'));
+      expect(gone.status).toBe(404);
+      expect(gone.page).toContain('<p>This alert no longer exists in fleetwatch.</p>');
     });
   });
 });

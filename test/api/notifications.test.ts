@@ -165,6 +165,7 @@ describe('notification rules', () => {
           'settings',
           'sideEmails',
           'stored',
+          'telegramLocation',
           'telegrams',
           'timezone',
           'toClient',

@@ -79,13 +79,13 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('shows every request body as closed (additionalProperties: false), and settings values as strings, numbers or booleans', async () => {
+  it('shows every request body as closed (additionalProperties: false), and settings values as strings, numbers, booleans or (escalation) arrays', async () => {
     const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
     const bodies = Object.entries(
       document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>,
     ).flatMap(([path, operations]) =>
       Object.entries(operations).flatMap(([method, operation]) =>
-        operation.requestBody ? [[`${method} ${path}`, operation.requestBody.content['application/json']!.schema] as const] : [],
+        operation.requestBody ? [[`${method} ${path}`, Object.values(operation.requestBody.content)[0]!.schema] as const] : [],
       ),
     );
     expect(bodies.map(([key]) => key).sort()).toEqual(
@@ -100,6 +100,7 @@ describe('OpenAPI document', () => {
       'string',
       'number',
       'boolean',
+      'array',
     ]);
     expect(create.properties.settings.description).toMatch(/80 as "80"/);
     expect(create.properties.expiresAt.description).toMatch(/read-only/);
@@ -145,6 +146,31 @@ describe('OpenAPI document', () => {
       for (const status of route.errors ?? [])
         expect(Object.keys(responses[String(status)].content), `${route.path} ${status}`).toEqual(['text/html']);
     }
+  });
+
+  it("documents the alert page's form, and both answers of the routes a page's button posts to", async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    const post = document.paths['/api/v3/alerts/acknowledge/{token}'].post;
+    expect(post.requestBody.required).toBe(false);
+    expect(Object.keys(post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    expect(post.requestBody.content['application/x-www-form-urlencoded'].schema.properties.action.enum).toEqual([
+      'acknowledge',
+      'close',
+      'muteVehicle',
+      'muteRule',
+    ]);
+    expect(Object.keys(post.responses['410'].content)).toEqual(['text/html']);
+    for (const route of apiRoutes.filter((candidate) => candidate.pageForBrowsers)) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses;
+      expect(Object.keys(responses['200'].content), route.path).toEqual(['application/json', 'text/html']);
+      for (const status of route.errors ?? [])
+        expect(Object.keys(responses[String(status)].content), `${route.path} ${status}`).toEqual(['application/json', 'text/html']);
+    }
+    expect(apiRoutes.filter((route) => route.pageForBrowsers).map((route) => route.operationId)).toEqual([
+      'confirmEmailAddress',
+      'unsubscribeEmailAddress',
+      'resubscribeEmailAddress',
+    ]);
   });
 
   it('answers 404 for an endpoint that does not exist', async () => {

@@ -40,6 +40,7 @@ function rule(id: number, type: RuleType, vehicleIds: number[], settings: Record
     enableSideEmails: false,
     sideEmails: [],
     toTelegram: false,
+    telegramLocation: false,
     telegrams: [],
     toMobile: false,
     toClient: false,

@@ -1,6 +1,7 @@
 import { runBundleBench } from './bundle-bench';
 import { runEvaluationBench } from './evaluation-bench';
 import { runGeozoneBench } from './geozone-bench';
+import { runHeldAlertBench } from './held-alert-bench';
 import { runHotKeyBench } from './hot-key-bench';
 import { runMessageCostBench } from './message-cost-bench';
 import type { BenchSection } from './section';
@@ -8,13 +9,14 @@ import type { BenchSection } from './section';
 /**
  * `npm run bench`: every measurement and its baseline in one run, printed as compact tables;
  * `npm run bench -- --json`: the same figures as one JSON object with stable names (the tables go to stderr);
- * `npm run bench -- --only cost` (or evaluation, geozone, hotKey, bundle; comma-separated): only those sections;
+ * `npm run bench -- --only cost` (or evaluation, geozone, held, hotKey, bundle; comma-separated): only those sections;
  * `--save`: the cost section also writes what it measured to test/bench/cost-measured.json (docs/scale.md).
  */
 const SECTIONS = {
   evaluation: () => runEvaluationBench(),
   geozone: async () => runGeozoneBench(),
   cost: () => runMessageCostBench({ save: process.argv.includes('--save') }),
+  held: () => runHeldAlertBench(),
   hotKey: () => runHotKeyBench(),
   bundle: async () => runBundleBench(),
 } satisfies Record<string, () => Promise<BenchSection>>;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   checkFunctionConfig,
   ConfigError,
+  deliverSchema,
   feedOutageConfig,
   readConfig,
   resourcesConfig,
@@ -11,7 +12,6 @@ import {
   maxEventAgeConfig,
 } from '../../shared/config';
 import { CHANGED_INDEXES, stackContext } from '../../infra/context';
-import { webhookRetryBaseSeconds } from '../../shared/delivery/retry-backoff';
 import { outboxAgeMs, outboxMaxAttempts } from '../../shared/pipeline/sweep/outbox-pass';
 import { ruleCacheBytes } from '../../shared/pipeline/rule-cache';
 import { limitsFromEnv } from '../../shared/api/limits';
@@ -26,9 +26,9 @@ describe('configuration schemas', () => {
   });
 
   it('refuses a malformed value, naming the variable, its value and its meaning', () => {
-    expect(() => webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: 'abc' })).toThrow(ConfigError);
-    expect(() => webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: 'abc' })).toThrow(
-      /WEBHOOK_RETRY_BASE_SECONDS="abc": .*expected number.*\(Base of the jittered exponential backoff/,
+    expect(() => readConfig(deliverSchema, { DELIVERIES_MAX_RECEIVE_COUNT: 'abc' })).toThrow(ConfigError);
+    expect(() => readConfig(deliverSchema, { DELIVERIES_MAX_RECEIVE_COUNT: 'abc' })).toThrow(
+      /DELIVERIES_MAX_RECEIVE_COUNT="abc": .*expected number.*\(The deliveries queue's maxReceiveCount, a safety net/,
     );
     expect(() => vehicleClockConfig({ VEHICLE_CLOCK: 'fast' })).toThrow(/VEHICLE_CLOCK="fast": .*"exact"\|"coalesced"/);
     expect(() => maxEventAgeConfig({ MAX_EVENT_AGE_SECONDS: '15m' })).toThrow(/MAX_EVENT_AGE_SECONDS="15m"/);
@@ -54,8 +54,8 @@ describe('configuration schemas', () => {
   });
 
   it('reads values and defaults, an empty value counting as unset', () => {
-    expect(webhookRetryBaseSeconds({})).toBe(30);
-    expect(webhookRetryBaseSeconds({ WEBHOOK_RETRY_BASE_SECONDS: '0' })).toBe(0);
+    expect(readConfig(deliverSchema, {}).DELIVERIES_MAX_RECEIVE_COUNT).toBe(5);
+    expect(readConfig(deliverSchema, { DELIVERIES_MAX_RECEIVE_COUNT: '' }).DELIVERIES_MAX_RECEIVE_COUNT).toBe(5);
     expect(outboxAgeMs({ OUTBOX_AGE_MS: '' })).toBe(120_000);
     expect(feedOutageConfig({ FEED_OUTAGE_SHARE: '' })).toEqual({
       FEED_OUTAGE_SHARE: 0.5,
@@ -82,8 +82,8 @@ describe('configuration schemas', () => {
     await expect(import('../../functions/evaluate/handler')).rejects.toThrow(/VEHICLE_CLOCK="fast"/);
     vi.resetModules();
     vi.stubEnv('VEHICLE_CLOCK', 'coalesced');
-    vi.stubEnv('WEBHOOK_RETRY_BASE_SECONDS', 'abc');
-    await expect(import('../../functions/deliver/handler')).rejects.toThrow(/WEBHOOK_RETRY_BASE_SECONDS="abc"/);
+    vi.stubEnv('DELIVERIES_MAX_RECEIVE_COUNT', 'abc');
+    await expect(import('../../functions/deliver/handler')).rejects.toThrow(/DELIVERIES_MAX_RECEIVE_COUNT="abc"/);
     vi.resetModules();
     await expect(import('../../functions/evaluate/handler')).resolves.toHaveProperty('handler');
   });

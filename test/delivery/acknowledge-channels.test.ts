@@ -288,6 +288,32 @@ describe('acknowledging from the notification', () => {
     expect((await api.POST('/api/v3/alerts/mute/{token}', { params: altered, parseAs: 'text' })).response.status).toBe(404);
   });
 
+  it('links the page of an alert not kept in the history too: it shows the alert, mutes, and says it cannot be acknowledged', async () => {
+    const user = await putUser({ login: 'unstored-lead', email: 'unstored-lead@example.com' });
+    const rule = await putRule({ stored: false, userId: user.id, recipientIds: [user.id], toEmail: true });
+    await putVehicle(48, 'Truck 48');
+    const alertId = await deliver(rule, 48);
+
+    const [email] = await sentEmails(emulators);
+    const text = email!.body.text ?? '';
+    expect(text).not.toContain('Acknowledge:');
+    const link = /\nOpen the alert page: (http\S+\/alerts\/acknowledge\/\S+)$/.exec(text)?.[1];
+    expect(link).toBeDefined();
+
+    const api = typedApiClient();
+    const params = { path: { token: new URL(link!).pathname.split('/').at(-1)! } };
+    const shown = await api.GET('/api/v3/alerts/acknowledge/{token}', { params, parseAs: 'text' });
+    expect(shown.response.status).toBe(200);
+    expect(shown.data).toContain('Truck 48');
+    expect(shown.data).toContain('Not kept in the history');
+    expect(shown.data).not.toContain('value="acknowledge"');
+    expect(shown.data).toContain('value="muteVehicle"');
+    const posted = await api.POST('/api/v3/alerts/acknowledge/{token}', { params, parseAs: 'text' });
+    expect(posted.response.status).toBe(409);
+    expect(String(posted.error)).toContain('This alert is not kept in the history, so it cannot be acknowledged or closed.');
+    expect(await getAlertItem(alertId)).toMatchObject({ stored: false, lifecycle: [] });
+  });
+
   it('clears the connection-lost alert when the restored one is delivered', async () => {
     const user = await putUser({ login: 'silence', email: 'silence@example.com' });
     const rule = await putRule({

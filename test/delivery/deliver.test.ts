@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { snsClient, sqsClient } from '../../shared/aws/clients';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
@@ -12,6 +12,7 @@ import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { SnsStub } from './support/sns-stub';
 import { PARENT_ID, getAlertItem, getUser, linkChat, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { SimulatedDelivery } from './support/simulated-delivery';
 
 const BOT_TOKEN = '123456:test-bot-token';
 
@@ -153,23 +154,31 @@ describe('deliver function', () => {
       telegramChats: [{ chatId: '5151', username: '', active: true, linkedAt: '2026-01-01T00:00:00.000Z' }],
     });
     const rule = await putRule({ userId: user.id, recipientIds: [user.id], toEmail: true, toTelegram: true });
-    // a retry_after longer than the function may wait: the send is left to a later attempt
+    // a retry_after longer than the function may wait: the send is left to a later attempt, not before it
     telegram.script('5151', { code: 429, retryAfter: 600 });
     const alert = await putAlert(rule, 14);
-    await enqueue(JSON.stringify({ alertId: alert.alertId }));
+    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    try {
+      await sim.enqueue({ alertId: alert.alertId });
+      expect(await sim.deliverOnce()).toBe(1);
+      const afterFirst = await getAlertItem(alert.alertId);
+      expect(afterFirst.status).toBe('pending');
+      expect(afterFirst.outbox).toBe('pending');
+      expect((afterFirst.deliveries as Record<string, unknown>)['email:retry@example.com']).toMatchObject({ status: 'sent' });
+      expect((afterFirst.deliveryRetries as Record<string, unknown>)['telegram:5151']).toMatchObject({
+        attempts: 1,
+        error: expect.stringContaining('429'),
+      });
+      expect(sim.askedWaits()).toEqual([600]);
 
-    expect(await deliverOnce()).toBe(1);
-    const afterFirst = await getAlertItem(alert.alertId);
-    expect(afterFirst.status).toBe('pending');
-    expect(afterFirst.outbox).toBe('pending');
-    expect((afterFirst.deliveries as Record<string, unknown>)['email:retry@example.com']).toMatchObject({ status: 'sent' });
-    expect((afterFirst.deliveryRetries as Record<string, unknown>)['telegram:5151']).toMatchObject({
-      attempts: 1,
-      error: expect.stringContaining('429'),
-    });
-
-    expect(await deliverOnce()).toBe(1); // the failed record came back
-    expect(await deliverOnce()).toBe(0);
+      sim.now += 599_000;
+      expect(await sim.deliverOnce()).toBe(0);
+      sim.now += 1_000;
+      expect(await sim.deliverOnce()).toBe(1); // the failed record came back, 10 minutes later
+      expect(await sim.deliverOnce()).toBe(0);
+    } finally {
+      sim.stop();
+    }
     expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes('retry@example.com'))).toHaveLength(1);
     expect(telegram.delivered().map((message) => message.chatId)).toEqual(['5151']);
     const settled = await getAlertItem(alert.alertId);
@@ -178,7 +187,7 @@ describe('deliver function', () => {
     expect((settled.deliveries as Record<string, unknown>)['telegram:5151']).toMatchObject({ status: 'sent', attempts: 2 });
   });
 
-  it('parks a delivery still throttled on its last receive on the DLQ with the reason; a redrive sends only what had not gone out', async () => {
+  it('on the last receive of its request, lets a throttled target wait for the sweep rather than the DLQ, and sends it then', async () => {
     const rule = await putRule({
       toTelegram: true,
       telegrams: [{ id: '8080', info: '' }],
@@ -189,28 +198,30 @@ describe('deliver function', () => {
     await confirmSideEmails('parked@example.com');
     telegram.script('8080', { code: 429, retryAfter: 600 }, { code: 429, retryAfter: 600 });
     const alert = await putAlert(rule, 15);
-    const request = JSON.stringify({ alertId: alert.alertId });
-    await enqueue(request);
-    const handler = createDeliverHandler({ maxReceiveCount: 2 }) as unknown as SqsHandler;
-    await drain(handler);
+    // the queue hands each request out twice at most: the second receive is its last
+    const sim = new SimulatedDelivery(emulators.queues.deliveries, Date.now(), { maxReceiveCount: 2 });
+    try {
+      await sim.enqueue({ alertId: alert.alertId });
+      await sim.settle();
+      const waiting = await getAlertItem(alert.alertId);
+      expect(waiting.status).toBe('pending');
+      expect(waiting.outbox).toBeUndefined(); // the due index holds it now, not the queue nor the DLQ
+      expect(waiting.retryHolder).toBeUndefined();
+      expect(waiting.retryAt).toBe((waiting.deliveryRetries as Record<string, { nextAttemptAt: string }>)['telegram:8080']!.nextAttemptAt);
+      expect(waiting.dueAt).toBe(waiting.retryAt);
+      expect((waiting.deliveries as Record<string, unknown>)['email:parked@example.com']).toMatchObject({ status: 'sent' });
+      expect((waiting.deliveryRetries as Record<string, unknown>)['telegram:8080']).toMatchObject({ attempts: 2 });
+      const { Messages = [] } = await sqsClient().send(
+        new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+      );
+      expect(Messages.filter((message) => message.Body?.includes(alert.alertId))).toEqual([]);
 
-    const parked = await getAlertItem(alert.alertId);
-    expect(parked.status).toBe('pending');
-    expect(parked.outbox).toBeUndefined(); // the sweep leaves it alone: the DLQ holds it now
-    expect(parked.deliveryError).toMatch(/^parked after the last attempt: telegram:8080: .*429/);
-    expect((parked.deliveries as Record<string, unknown>)['email:parked@example.com']).toMatchObject({ status: 'sent' });
-    expect((parked.deliveries as Record<string, unknown>)['telegram:8080']).toBeUndefined();
-    const { Messages = [] } = await sqsClient().send(
-      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
-    );
-    const deadLettered = Messages.filter((message) => message.Body === request);
-    expect(deadLettered).toHaveLength(1);
-    expect(deadLettered[0]!.MessageAttributes?.reason?.StringValue).toBe(parked.deliveryError);
-    await sqsClient().send(new DeleteMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, ReceiptHandle: deadLettered[0]!.ReceiptHandle! }));
-
-    // Telegram works again; an operator redrives the DLQ message
-    await enqueue(deadLettered[0]!.Body!);
-    await drain(handler);
+      // Telegram works again: the sweep hands the alert back when its retry is due
+      sim.now = Date.parse(String(waiting.retryAt));
+      expect((await sim.sweepDue()).retried).toEqual([alert.alertId]);
+    } finally {
+      sim.stop();
+    }
     const settled = await getAlertItem(alert.alertId);
     expect(settled.status).toBe('delivered');
     expect(settled.deliveryError).toBeUndefined();

@@ -83,6 +83,8 @@ describe('the SES daily quota', () => {
       ),
     );
     const endpoint = await createWebhook({ parentId: clientId, url: `${receiver.url}${name}`, description: name }, now);
+    // the receiver takes the fleet's webhooks: a refused one would be on the DLQ, which these tests watch for e-mails
+    receiver.secret = endpoint.secret;
     const rule = await putRule({
       parentId: clientId,
       userId: users[0]!.id,

@@ -13,7 +13,7 @@ describe('docs/configuration.md', () => {
   it('lists every variable of every function and every CDK context key', () => {
     const page = configurationPage();
     for (const name of [
-      'WEBHOOK_RETRY_BASE_SECONDS',
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS',
       'DELIVERIES_MAX_RECEIVE_COUNT',
       'VEHICLE_CLOCK',
       'OUTBOX_MAX_ATTEMPTS',
@@ -23,7 +23,7 @@ describe('docs/configuration.md', () => {
       expect(page).toContain(`| \`${name}\` |`);
     }
     for (const key of ['stackName', 'geocoding', 'vehicleClock', 'sesMaxSendRate']) expect(page).toContain(`| \`${key}\` |`);
-    expect(page).toMatch(/\| `WEBHOOK_RETRY_BASE_SECONDS` \| number ≥ 0 \| `30` \| Base of the jittered/);
+    expect(page).toMatch(/\| `DELIVERIES_MAX_RECEIVE_COUNT` \| whole number ≥ 1 \| `5` \| The deliveries queue's maxReceiveCount, a safety net/);
   });
 
   it('lists every variable of `npm start` and of the admin CLI in their own sections', () => {

@@ -14,7 +14,7 @@ describe('OpenAPI examples', () => {
     const missing: string[] = [];
     for (const route of apiRoutes) {
       const described = operation(route.method, route.path);
-      if (route.body && described.requestBody?.content['application/json']?.example === undefined)
+      if (route.body && described.requestBody?.content[route.requestType ?? 'application/json']?.example === undefined)
         missing.push(`${route.method} ${route.path} request`);
       if (described.responses[String(route.successStatus ?? 200)]?.content?.[route.responseType ?? 'application/json']?.example === undefined)
         missing.push(`${route.method} ${route.path} response`);

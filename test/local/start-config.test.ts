@@ -80,7 +80,7 @@ describe('npm start settings', () => {
 
   it('refuses a malformed variable of a function it runs before anything starts', () => {
     expect(() => readSettings([], { VEHICLE_CLOCK: 'sometimes' })).toThrow(/VEHICLE_CLOCK="sometimes"/);
-    expect(() => readSettings([], { WEBHOOK_RETRY_BASE_SECONDS: 'soon' })).toThrow(/WEBHOOK_RETRY_BASE_SECONDS="soon"/);
+    expect(() => readSettings([], { DELIVERIES_MAX_RECEIVE_COUNT: 'soon' })).toThrow(/DELIVERIES_MAX_RECEIVE_COUNT="soon"/);
   });
 
   it('refuses unknown options and bad numbers on the command line with a message naming them', () => {

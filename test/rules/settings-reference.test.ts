@@ -25,9 +25,17 @@ describe('settings reference', () => {
     }
   });
 
+  // a chain (escalation) and the one-level escalation it replaces (escalateAfter) exclude each other: each is tried with the rest
+  const CHAIN_KEYS = ['escalation', 'escalationRepeat'];
+  const example = (setting: (typeof COMMON_SETTINGS_REFERENCE)[number]) => [setting.key, setting.example ?? 'Vehicle {{vehicleName}}'];
   it.each(types)('type %i: takes the common keys too', (type) => {
-    const common = Object.fromEntries(COMMON_SETTINGS_REFERENCE.map((setting) => [setting.key, setting.example ?? 'Vehicle {{vehicleName}}']));
+    const common = Object.fromEntries(COMMON_SETTINGS_REFERENCE.filter((setting) => !CHAIN_KEYS.includes(setting.key)).map(example));
     expect(settingsProblems(type, { ...SETTINGS_REFERENCE[type].example, ...common })).toEqual([]);
+    const chained = Object.fromEntries(COMMON_SETTINGS_REFERENCE.filter((setting) => setting.key !== 'escalateAfter').map(example));
+    expect(settingsProblems(type, { ...SETTINGS_REFERENCE[type].example, ...chained })).toEqual([]);
+    expect(
+      settingsProblems(type, { ...SETTINGS_REFERENCE[type].example, ...common, escalation: chained.escalation! }).map((problem) => problem.path),
+    ).toEqual(['settings.escalation']);
   });
 
   it.each(types)('type %i: a key the reference does not list is refused', (type) => {

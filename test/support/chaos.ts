@@ -6,9 +6,10 @@ import { INTERNAL_ERROR, THROTTLED, type InjectedFault } from './fault-proxy';
  * Faults of the chaos replay scenarios, as windows of simulated time. The replay runner moves the clock
  * forward and calls `advance`, which makes the world match it: emulators stopped and started again on their
  * port with their data folder, the Telegram fake unreachable or throttling, and SES (through the fault proxy,
- * see `sesFault`) throttling or failing.
+ * see `sesFault`) throttling or failing, or only throttling, and the clients' webhook receiver answering 503.
  */
-export type FaultKind = 'dynamodbDown' | 'sqsDown' | 'sesFailing' | 'telegramDown' | 'telegramThrottled';
+export const FAULT_KINDS = ['dynamodbDown', 'sqsDown', 'sesFailing', 'sesThrottled', 'telegramDown', 'telegramThrottled', 'receiverDown'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultWindow {
   kind: FaultKind;
@@ -28,13 +29,23 @@ export interface ChaosCounts {
   telegram429: number;
   /** Delivery requests in the deliveries queue when fauxqs was stopped. */
   queuedAtSqsStop: number;
+  /** Webhook deliveries the receiver answered 503 while down. */
+  receiver503: number;
 }
 
 export class ChaosController {
   private readonly active = new Set<FaultKind>();
   private sesRequests = 0;
   private telegramPort: number | undefined;
-  readonly counts: ChaosCounts = { dynamodbRestarts: 0, sqsRestarts: 0, sesFaulted: 0, telegramDownSpells: 0, telegram429: 0, queuedAtSqsStop: 0 };
+  readonly counts: ChaosCounts = {
+    dynamodbRestarts: 0,
+    sqsRestarts: 0,
+    sesFaulted: 0,
+    telegramDownSpells: 0,
+    telegram429: 0,
+    queuedAtSqsStop: 0,
+    receiver503: 0,
+  };
 
   constructor(
     readonly windows: readonly FaultWindow[],
@@ -53,13 +64,29 @@ export class ChaosController {
 
   /** The answer the SES fault proxy gives instead of the emulator's: throttling and 5xx, alternately. */
   sesFault(): InjectedFault | undefined {
+    if (this.active.has('sesThrottled')) {
+      this.counts.sesFaulted++;
+      return THROTTLED;
+    }
     if (!this.active.has('sesFailing')) return undefined;
     this.counts.sesFaulted++;
     return this.sesRequests++ % 2 === 0 ? THROTTLED : INTERNAL_ERROR;
   }
 
+  /** What the webhook receiver answers instead of taking a delivery: 503 while it is down. */
+  receiverFault(): 503 | undefined {
+    if (!this.active.has('receiverDown')) return undefined;
+    this.counts.receiver503++;
+    return 503;
+  }
+
+  /** When the last fault window ends (simulated epoch ms), or 0 without any. */
+  get lastFaultEnd(): number {
+    return Math.max(0, ...this.windows.map((window) => window.to));
+  }
+
   async advance(now: number): Promise<void> {
-    for (const kind of ['dynamodbDown', 'sqsDown', 'sesFailing', 'telegramDown', 'telegramThrottled'] as const) {
+    for (const kind of FAULT_KINDS) {
       const due = this.windows.some((window) => window.kind === kind && window.from <= now && now < window.to);
       if (due && !this.active.has(kind)) await this.begin(kind);
       else if (!due && this.active.has(kind)) await this.end(kind);
@@ -88,6 +115,8 @@ export class ChaosController {
       case 'telegramThrottled':
         return this.telegram.throttle(TELEGRAM_RETRY_AFTER_S);
       case 'sesFailing':
+      case 'sesThrottled':
+      case 'receiverDown':
         return;
     }
   }
@@ -108,6 +137,8 @@ export class ChaosController {
         this.counts.telegram429 = this.telegram.throttled;
         return this.telegram.throttle(undefined);
       case 'sesFailing':
+      case 'sesThrottled':
+      case 'receiverDown':
         return;
     }
   }

@@ -55,7 +55,12 @@ interface Consumed {
 
 let counters = 0;
 
-export function countCapacity(client: DynamoDBDocumentClient = documentClient()): CapacityCounter {
+export interface CountOptions {
+  /** Counts only the requests this accepts (by command, `UpdateItem`, and input); every supported one without it. */
+  only?: (command: string, input: Record<string, unknown>) => boolean;
+}
+
+export function countCapacity(client: DynamoDBDocumentClient = documentClient(), options: CountOptions = {}): CapacityCounter {
   const name = `fleetwatchCapacityCounter${++counters}`;
   let read = 0;
   let write = 0;
@@ -72,7 +77,7 @@ export function countCapacity(client: DynamoDBDocumentClient = documentClient())
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = String(context.commandName ?? '').replace(/Command$/, '');
-      if (!SUPPORTED.has(command)) return next(args);
+      if (!SUPPORTED.has(command) || (options.only && !options.only(command, args.input as Record<string, unknown>))) return next(args);
       (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'INDEXES';
       written += READS.has(command) ? 0 : writesIn(command, args.input as Record<string, unknown>);
       const result = await next(args);

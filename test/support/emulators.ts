@@ -24,6 +24,8 @@ export interface SentEmail {
   destination: { to: string[]; cc: string[]; bcc: string[] };
   subject: string;
   body: { html?: string; text?: string };
+  /** Headers given to SES besides the usual ones, such as List-Unsubscribe. */
+  headers?: { name: string; value: string }[];
   at: number;
 }
 

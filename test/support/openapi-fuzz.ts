@@ -45,7 +45,8 @@ export function operationsOf(document: OpenApiDocument): FuzzOperation[] {
       method: method.toUpperCase() as FuzzOperation['method'],
       path,
       params: (operation.parameters ?? []).filter((parameter) => parameter.in === 'path'),
-      ...(operation.requestBody ? { body: operation.requestBody.content['application/json']!.schema! } : {}),
+      // a form's fields (the alert page's buttons) are left out: the fuzzer sends JSON, and a form may be empty
+      ...(operation.requestBody?.content['application/json'] ? { body: operation.requestBody.content['application/json'].schema! } : {}),
       responses: operation.responses,
       auth: operation.security !== undefined,
     })),

@@ -22,6 +22,7 @@ import { sentEmails, type SentEmail } from './emulators';
 import type { ChaosController } from './chaos';
 import { InvocationKiller, type KillPoint } from './invocation-killer';
 import { redelivered, type ReplayPlan } from './replay-scenarios';
+import { holdQueueDelays } from './queue-delays';
 import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type ReplayRuleName, type Trace } from './trace-generator';
 
 /**
@@ -60,7 +61,7 @@ export type RuleOverrides = Partial<Record<ReplayRuleName, { settings?: Record<s
  * The depot geozone and the rules of the replay (one per REPLAY_SETTINGS entry, with the scenario's
  * `overrides`), created through the stores the API uses.
  */
-export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}): Promise<StoredRule[]> {
+export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}, { toClient = false } = {}): Promise<StoredRule[]> {
   const created = new Date(TRACE_START - 86_400_000).toISOString();
   const geometry: GeozoneGeometry = { type: 'Polygon', coordinates: [depotRing()] };
   const zone = await createGeozone({
@@ -102,6 +103,7 @@ export async function seedReplay(trace: Trace, overrides: RuleOverrides = {}): P
       sideEmails: [SIDE_EMAIL],
       toTelegram: true,
       telegrams: [{ id: REPLAY_CHAT_ID, info: 'Replay dispatch' }],
+      toClient,
       timezone: 'UTC',
       validity: 90,
     });
@@ -132,6 +134,8 @@ export interface StoredAlert {
   createdAt: number;
   status: string;
   outbox: unknown;
+  /** Each target's outcome, as recorded on the alert. */
+  deliveries: Record<string, { status: string; at: string; attempts: number; error?: string }>;
 }
 
 export interface ReplayRun {
@@ -163,6 +167,8 @@ export interface ReplayRun {
 }
 
 const SWEEP_EVERY_MS = 60_000;
+/** After the trace of a durable-delivery scenario, the sweep runs every 5 simulated minutes: hours pass in seconds. */
+const TAIL_STEP_MS = 5 * 60_000;
 /** Long enough after the trace for the outbox (2 minutes by default) to pick up anything still pending. */
 const FINAL_SWEEP_DELAY_MS = 60 * 60_000;
 /**
@@ -186,6 +192,12 @@ const FEED_OUTAGE_OFF: FeedOutageConfig = { FEED_OUTAGE_SHARE: 0, FEED_OUTAGE_MI
 const FEED_LOOKBACK_MINUTES = 15;
 
 export interface ReplayOptions {
+  /**
+   * Durable-delivery scenarios: the deliver function runs on the simulated clock, as evaluate and the sweep do,
+   * and after the trace the replay goes on, a sweep every TAIL_STEP_MS, until `tailAfterFaults` after the last
+   * fault ended, so that every target held through the fault has its next scheduled attempt.
+   */
+  durable?: { tailAfterFaults: number };
   /**
    * The sweep's feed-outage settings; given, the sweep also reads the replay's message rate (the records sent
    * to the input queue per minute, as the queue counts them). Default: off.
@@ -276,13 +288,18 @@ export async function runReplay(
     }
   };
 
-  // delivery requests that failed, with the simulated time at which the queue hands them out again
+  // delivery requests that failed, with the simulated time at which the queue hands them out again: after the
+  // wait the deliver function set on them (its retry schedule), or else after the queue's visibility timeout
   let held: { receiptHandle: string; dueAt: number }[] = [];
+  const delays = holdQueueDelays(queueUrl, clock);
+  /** When the faults and their deliveries are over: the trace's end, or for a durable-delivery scenario its tail's. */
+  let settled = trace.end;
   const deliverAndHoldFailures: SqsHandler = async (event, context) => {
     const failedAt = now;
     const hold = (records: SQSRecord[]) => {
       run.deliveryRetries += records.length;
-      held.push(...records.map((record) => ({ receiptHandle: record.receiptHandle, dueAt: failedAt + DELIVERIES_VISIBILITY_MS })));
+      const waiting = records.filter((record) => !delays.holds(record.receiptHandle));
+      held.push(...waiting.map((record) => ({ receiptHandle: record.receiptHandle, dueAt: failedAt + DELIVERIES_VISIBILITY_MS })));
     };
     try {
       const response = await deliver(event, context);
@@ -296,6 +313,7 @@ export async function runReplay(
   };
 
   const releaseDueDeliveries = async () => {
+    await delays.release();
     const due = held.filter((entry) => entry.dueAt <= now);
     if (due.length === 0) return;
     const stillHeld = held.filter((entry) => entry.dueAt > now);
@@ -346,76 +364,88 @@ export async function runReplay(
     }
   };
 
-  let nextSweep = now + SWEEP_EVERY_MS;
-  let carried: SQSRecord[] = [];
-  for (const batch of plan.batches) {
-    for (; nextSweep <= batch.now; nextSweep += SWEEP_EVERY_MS) {
-      await runSweep(nextSweep);
-      await drainDeliveries();
-    }
-    now = batch.now;
-    // FIFO: records reported failed come back before anything later of their group
-    let records = [...carried, ...batch.records];
-    carried = [];
-    let crash = batch.crash;
-    const kills = [...batch.kills];
-    for (;;) {
-      const killAfter = kills.shift();
-      if (killAfter !== undefined) {
-        await invokeKilled(records, killAfter);
-      } else if (crash === 'beforeEnqueue') {
-        run.crashes.beforeEnqueue++;
-        process.env.DELIVERIES_QUEUE_URL = unreachableQueue;
-        try {
+  try {
+    let nextSweep = now + SWEEP_EVERY_MS;
+    let carried: SQSRecord[] = [];
+    for (const batch of plan.batches) {
+      for (; nextSweep <= batch.now; nextSweep += SWEEP_EVERY_MS) {
+        await runSweep(nextSweep);
+        await drainDeliveries();
+      }
+      now = batch.now;
+      // FIFO: records reported failed come back before anything later of their group
+      let records = [...carried, ...batch.records];
+      carried = [];
+      let crash = batch.crash;
+      const kills = [...batch.kills];
+      for (;;) {
+        const killAfter = kills.shift();
+        if (killAfter !== undefined) {
+          await invokeKilled(records, killAfter);
+        } else if (crash === 'beforeEnqueue') {
+          run.crashes.beforeEnqueue++;
+          process.env.DELIVERIES_QUEUE_URL = unreachableQueue;
+          try {
+            await invokeEvaluate(records);
+          } finally {
+            process.env.DELIVERIES_QUEUE_URL = queueUrl;
+          }
+        } else if (crash === 'afterEnqueue') {
+          run.crashes.afterEnqueue++;
           await invokeEvaluate(records);
-        } finally {
-          process.env.DELIVERIES_QUEUE_URL = queueUrl;
-        }
-      } else if (crash === 'afterEnqueue') {
-        run.crashes.afterEnqueue++;
-        await invokeEvaluate(records);
-      } else {
-        const response = await invokeEvaluate(records);
-        if (!response) {
-          // the invocation failed as a whole (an emulator is down): the batch waits for the next one
-          run.redeliveries++;
-          carried = redelivered(records);
+        } else {
+          const response = await invokeEvaluate(records);
+          if (!response) {
+            // the invocation failed as a whole (an emulator is down): the batch waits for the next one
+            run.redeliveries++;
+            carried = redelivered(records);
+            break;
+          }
+          const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+          if (failed.size > 0) {
+            run.itemFailures += failed.size;
+            run.redeliveries++;
+            carried = redelivered(records.filter((record) => failed.has(record.messageId)));
+          }
           break;
         }
-        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-        if (failed.size > 0) {
-          run.itemFailures += failed.size;
-          run.redeliveries++;
-          carried = redelivered(records.filter((record) => failed.has(record.messageId)));
-        }
-        break;
+        // the invocation died: its response never reached the queue, which hands the whole batch out again
+        run.redeliveries++;
+        records = redelivered(records);
+        crash = 'none';
       }
-      // the invocation died: its response never reached the queue, which hands the whole batch out again
-      run.redeliveries++;
-      records = redelivered(records);
-      crash = 'none';
+      // a fault due at this time strikes after the batch's evaluation and before its deliveries
+      await advance(batch.now);
+      await drainDeliveries();
     }
-    // a fault due at this time strikes after the batch's evaluation and before its deliveries
-    await advance(batch.now);
-    await drainDeliveries();
-  }
-  await chaos?.endAll();
-  for (let attempt = 0; carried.length > 0 && attempt < 5; attempt++) {
-    run.redeliveries++;
-    const records = carried;
-    const response = await invokeEvaluate(records);
-    const failed = response
-      ? new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier))
-      : new Set(records.map((record) => record.messageId));
-    run.itemFailures += failed.size;
-    carried = redelivered(records.filter((record) => failed.has(record.messageId)));
-  }
+    if (options.durable) {
+      // the faults run their course after the trace: hours pass a sweep at a time
+      settled = Math.max(trace.end, chaos?.lastFaultEnd ?? 0) + options.durable.tailAfterFaults;
+      for (let at = Math.max(nextSweep, trace.end); at <= settled; at += TAIL_STEP_MS) {
+        await runSweep(at);
+        await drainDeliveries();
+      }
+    }
+    await chaos?.endAll();
+    for (let attempt = 0; carried.length > 0 && attempt < 5; attempt++) {
+      run.redeliveries++;
+      const records = carried;
+      const response = await invokeEvaluate(records);
+      const failed = response
+        ? new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier))
+        : new Set(records.map((record) => record.messageId));
+      run.itemFailures += failed.size;
+      carried = redelivered(records.filter((record) => failed.has(record.messageId)));
+    }
 
-  for (const delay of [FINAL_SWEEP_DELAY_MS, 2 * FINAL_SWEEP_DELAY_MS]) {
-    await advance(trace.end + delay);
-    await drainDeliveries();
-    await runSweep(trace.end + delay);
-    await drainDeliveries();
+    for (const delay of [FINAL_SWEEP_DELAY_MS, 2 * FINAL_SWEEP_DELAY_MS]) {
+      await advance(settled + delay);
+      await drainDeliveries();
+      await runSweep(settled + delay);
+      await drainDeliveries();
+    }
+  } finally {
+    delays.detach();
   }
 
   run.alerts = (await scanTable(resourcesConfig().ALERTS_TABLE)).map((item) => {
@@ -431,6 +461,7 @@ export async function runReplay(
       createdAt: Date.parse(String(item.createdAt)),
       status: String(item.status),
       outbox: item.outbox,
+      deliveries: (item.deliveries ?? {}) as StoredAlert['deliveries'],
     };
   });
   run.emails = await sentEmails(emulators);

@@ -25,6 +25,13 @@ import { diceFor, MAX_REORDER_MS, TRACE_START, type Trace } from './trace-genera
  *   every other request for 2 more;
  * - killed: some evaluate invocations are killed inside their batch: after their commit, between two
  *   TransactWriteItems, or before reporting batch item failures; a redelivered batch may be killed again.
+ *
+ * Durable-delivery scenarios, in order like inOrder, with every alert also posted to the client's webhook
+ * endpoint, the deliver function on the simulated clock, and the replay going on after the trace until every
+ * held alert had its chance after the fault ended:
+ * - telegramLongOutage: the Telegram Bot API is unreachable for 3 hours;
+ * - receiverDown: the client's webhook receiver answers 503 for 6 hours, then takes deliveries again;
+ * - sesThrottled: SES throttles every request for 30 minutes.
  */
 export const SCENARIOS = [
   'inOrder',
@@ -36,9 +43,14 @@ export const SCENARIOS = [
   'sesFailing',
   'telegramDown',
   'killed',
+  'telegramLongOutage',
+  'receiverDown',
+  'sesThrottled',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 export const CHAOS_SCENARIOS: readonly Scenario[] = ['dynamodbRestarts', 'sqsRestart', 'sesFailing', 'telegramDown', 'killed'];
+/** Scenarios of a channel's or a receiver's long outage: deliveries wait through it, and none is lost. */
+export const DURABLE_SCENARIOS: readonly Scenario[] = ['telegramLongOutage', 'receiverDown', 'sesThrottled'];
 /** Scenarios that stop and restart an emulator: they need emulators of their own with a data folder. */
 export const RESTARTING_SCENARIOS: readonly Scenario[] = ['dynamodbRestarts', 'sqsRestart'];
 
@@ -81,6 +93,7 @@ const CRASH_AFTER_ENQUEUE = 0.05;
 const KILL_SHARE = 0.5;
 const KILL_AGAIN_SHARE = 0.5;
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 /** The fault windows of a scenario, placed at fractions of the trace so that both trace sizes see them. */
 function faultsOf(scenario: Scenario, trace: Trace): FaultWindow[] {
@@ -109,6 +122,12 @@ function faultsOf(scenario: Scenario, trace: Trace): FaultWindow[] {
         { kind: 'telegramDown', from: at(0.4), to: at(0.4) + 5 * MINUTE },
         { kind: 'telegramThrottled', from: at(0.4) + 5 * MINUTE, to: at(0.4) + 7 * MINUTE },
       ];
+    case 'telegramLongOutage':
+      return [{ kind: 'telegramDown', from: at(0.3), to: at(0.3) + 3 * HOUR }];
+    case 'receiverDown':
+      return [{ kind: 'receiverDown', from: at(0.3), to: at(0.3) + 6 * HOUR }];
+    case 'sesThrottled':
+      return [{ kind: 'sesThrottled', from: at(0.4), to: at(0.4) + 30 * MINUTE }];
     default:
       return [];
   }

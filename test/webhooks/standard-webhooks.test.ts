@@ -18,6 +18,7 @@ import { webhookKeys } from '../../shared/schemas/webhook';
 import { startTestEmulators } from '../support/emulators';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
 import { drainDeliveries } from '../delivery/support/drain-deliveries';
+import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
 type Request = { headers: IncomingHttpHeaders; body: string };
@@ -51,12 +52,10 @@ describe('Standard Webhooks deliveries', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('standard-webhooks');
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
     receiver = await startWebhookReceiver();
   });
   afterAll(async () => {
     delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    delete process.env.WEBHOOK_RETRY_BASE_SECONDS;
     await Promise.all([emulators.stop(), receiver.stop()]);
   });
   beforeEach(() => {
@@ -80,9 +79,16 @@ describe('Standard Webhooks deliveries', () => {
     const second = await createWebhook({ parentId: clientId, url: `${receiver.url}second`, description: '' }, Date.now());
     const rule = await putRule({ parentId: clientId, toClient: true });
     const alert = await putAlert(rule, 9601);
-    // the first attempt fails and is retried; the receiver holds one secret, so the answers are scripted
+    // the first attempt fails and is retried (its wait passed by a simulated clock); the receiver holds one
+    // secret, so the answers are scripted
     receiver.script(503, 200, 200);
-    await deliver(alert.alertId);
+    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    try {
+      await sim.enqueue({ alertId: alert.alertId });
+      await sim.settle();
+    } finally {
+      sim.stop();
+    }
 
     const requests = receiver.requests as Request[];
     const signedWith = (secret: string) => requests.filter((request) => verifies(secret, request));

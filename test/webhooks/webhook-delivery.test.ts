@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
@@ -10,6 +10,7 @@ import { createWebhook, listWebhooks, listWebhooksWithSecrets } from '../../shar
 import { webhookAlertPayloadSchema } from '../../shared/schemas/webhook';
 import { startTestEmulators } from '../support/emulators';
 import { getAlertItem, putAlert, putRule, putVehicle, PARENT_ID } from '../delivery/support/fixtures';
+import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
 
@@ -27,21 +28,15 @@ describe('webhook deliveries', () => {
     emulators = await startTestEmulators('webhook-delivery');
     // the receiver runs on this machine, over plain HTTP: allowed only behind this setting
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
-    // failed records come straight back (the backoff has its own test below)
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
     receiver = await startWebhookReceiver();
   });
   afterAll(async () => {
     delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    delete process.env.WEBHOOK_RETRY_BASE_SECONDS;
     await Promise.all([emulators.stop(), receiver.stop()]);
   });
   beforeEach(() => {
     receiver.attempts.length = 0;
     receiver.received.length = 0;
-  });
-  afterEach(() => {
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
   });
 
   async function enqueue(alertId: string): Promise<void> {
@@ -115,16 +110,24 @@ describe('webhook deliveries', () => {
     const rule = await putRule({ parentId: clientId, toClient: true });
     const alert = await putAlert(rule, 9502);
     receiver.script(503, 429);
-    await enqueue(alert.alertId);
-
-    expect(await deliverOnce()).toBe(1);
-    const afterFirst = await getAlertItem(alert.alertId);
-    expect(afterFirst.status).toBe('pending');
-    expect((afterFirst.deliveryRetries as Record<string, unknown>)[`webhook:${endpoint.id}`]).toMatchObject({
-      attempts: 1,
-      error: 'the endpoint answered 503 (a server error on its side)',
-    });
-    await drain();
+    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    try {
+      await sim.enqueue({ alertId: alert.alertId });
+      expect(await sim.deliverOnce()).toBe(1);
+      const afterFirst = await getAlertItem(alert.alertId);
+      expect(afterFirst.status).toBe('pending');
+      expect((afterFirst.deliveryRetries as Record<string, unknown>)[`webhook:${endpoint.id}`]).toMatchObject({
+        attempts: 1,
+        error: 'the endpoint answered 503 (a server error on its side)',
+      });
+      // each wait ends by the clock: about 5 s, then about 5 minutes
+      for (let wait = 0; wait < 2; wait++) {
+        sim.now = (await getAlertItem(alert.alertId)).nextAttemptAt as number;
+        expect(await sim.drain()).toBe(1);
+      }
+    } finally {
+      sim.stop();
+    }
 
     expect(receiver.attempts.map((attempt) => attempt.status)).toEqual([503, 429, 200]);
     expect(receiver.attempts.every((attempt) => attempt.signatureValid && attempt.idempotencyKey === alert.alertId)).toBe(true);
@@ -134,24 +137,28 @@ describe('webhook deliveries', () => {
     expect((settled.deliveries as Deliveries)[`webhook:${endpoint.id}`]).toMatchObject({ status: 'sent', attempts: 3 });
   });
 
-  it('backs off exponentially: a failed attempt hides its request on the queue until its delay has passed', async () => {
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '1';
+  it('waits on the queue: a failed attempt hides its request until its wait of about 5 s has passed', async () => {
     const { clientId } = await clientWithEndpoint('Backoff Freight');
     const rule = await putRule({ parentId: clientId, toClient: true });
     const alert = await putAlert(rule, 9503);
     receiver.script(500);
-    await enqueue(alert.alertId);
-
-    expect(await deliverOnce()).toBe(1);
-    // without the backoff the poller's visibility timeout of 0 would hand the request out again at once
-    expect(await deliverOnce()).toBe(0);
-    let delivered = false;
-    for (let poll = 0; poll < 40 && !delivered; poll++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      await deliverOnce();
-      delivered = (await getAlertItem(alert.alertId)).status === 'delivered';
+    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    try {
+      await sim.enqueue({ alertId: alert.alertId });
+      expect(await sim.deliverOnce()).toBe(1);
+      // without the wait the poller's visibility timeout of 0 would hand the request out again at once
+      expect(await sim.deliverOnce()).toBe(0);
+      const [asked] = sim.askedWaits();
+      expect(asked).toBeGreaterThanOrEqual(4);
+      expect(asked).toBeLessThanOrEqual(6);
+      sim.now += 3_000;
+      expect(await sim.deliverOnce()).toBe(0);
+      sim.now += 3_000;
+      expect(await sim.deliverOnce()).toBe(1);
+    } finally {
+      sim.stop();
     }
-    expect(delivered).toBe(true);
+    expect((await getAlertItem(alert.alertId)).status).toBe('delivered');
     expect(receiver.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
   });
 

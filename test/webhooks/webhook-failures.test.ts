@@ -16,6 +16,9 @@ import { queryHistory } from '../../shared/store/history-store';
 import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
 import { startTestEmulators } from '../support/emulators';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
+import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
+import { RETRY_HORIZON_SECONDS } from '../../shared/delivery/retry-backoff';
+import { gaveUpReason } from '../../shared/delivery/target-retry';
 
 const PLAIN_HTTP = 'TLS handshake failed: the endpoint speaks plain HTTP on an https URL';
 
@@ -40,7 +43,6 @@ describe('a failing webhook endpoint', () => {
   });
   afterAll(async () => {
     delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    delete process.env.WEBHOOK_RETRY_BASE_SECONDS;
     await emulators.stop();
     await new Promise<void>((resolve) => plainHttp.close(() => resolve()));
   });
@@ -78,7 +80,6 @@ describe('a failing webhook endpoint', () => {
   }
 
   it('keeps one pending retry per alert: the outbox does not re-enqueue it, and a second copy is dropped unsent', async () => {
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '30';
     const handler = createDeliverHandler() as unknown as SqsHandler;
     const { alert, key } = await failingAlert('Plain Http Haulage', 7101);
     await enqueue(alert.alertId);
@@ -87,9 +88,10 @@ describe('a failing webhook endpoint', () => {
     const afterFirst = await getAlertItem(alert.alertId);
     const retry = (afterFirst.deliveryRetries as Record<string, { attempts: number; error: string; nextAttemptAt: string }>)[key]!;
     expect(retry).toMatchObject({ attempts: 1, error: PLAIN_HTTP });
+    // the schedule's first wait: 5 s ± 20%
     const delayMs = Date.parse(retry.nextAttemptAt) - Date.now();
-    expect(delayMs).toBeGreaterThan(10_000);
-    expect(delayMs).toBeLessThanOrEqual(30_000);
+    expect(delayMs).toBeGreaterThan(2_000);
+    expect(delayMs).toBeLessThanOrEqual(6_000);
     expect(connections).toBe(1);
     expect(await messagesOnQueue()).toBe(1);
 
@@ -106,31 +108,51 @@ describe('a failing webhook endpoint', () => {
     expect(await messagesOnQueue()).toBe(1);
   });
 
-  it('parks the delivery after its last attempt with the reason in words, each attempt visible on the alert in the history', async () => {
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
-    const handler = createDeliverHandler({ maxReceiveCount: 3 }) as unknown as SqsHandler;
-    const { alert, key } = await failingAlert('Parked Webhooks Ltd', 7102);
-    await enqueue(alert.alertId);
-
+  it("gives up after the last attempt of the schedule, whatever the queue's maxReceiveCount, with one DLQ record in words", async () => {
+    // 3 receives of a message: the budget of the queue, never of the target
+    const sim = new SimulatedDelivery(emulators.queues.deliveries, Date.parse('2026-03-03T06:00:00.000Z'), { maxReceiveCount: 3 });
+    const started = sim.now;
+    const { alert, key } = await failingAlert('Given Up Webhooks Ltd', 7102);
     const attemptsSeen: number[] = [];
-    for (let round = 0; round < 6; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
-      const retries = (await getAlertItem(alert.alertId)).deliveryRetries as Record<string, { attempts: number }>;
-      attemptsSeen.push(retries[key]!.attempts);
+    try {
+      await sim.enqueue({ alertId: alert.alertId });
+      await sim.drain();
+      for (let round = 0; round < 12; round++) {
+        const item = await getAlertItem(alert.alertId);
+        if (item.status !== 'pending') break;
+        attemptsSeen.push((item.deliveryRetries as Record<string, { attempts: number }>)[key]!.attempts);
+        if (typeof item.retryHolder === 'string') {
+          sim.now = item.nextAttemptAt as number;
+          await sim.drain();
+        } else {
+          sim.now = Date.parse(String(item.retryAt));
+          await sim.sweepDue();
+        }
+      }
+    } finally {
+      sim.stop();
     }
-    expect(attemptsSeen).toEqual([1, 2, 3]);
-    expect(connections).toBe(3);
+    expect(attemptsSeen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(connections).toBe(8);
+    // 8 attempts over about 27 hours (each wait ±20%)
+    expect(sim.now - started).toBeGreaterThan(0.8 * RETRY_HORIZON_SECONDS * 1000);
+    expect(sim.now - started).toBeLessThan(1.2 * RETRY_HORIZON_SECONDS * 1000);
 
-    const parked = await getAlertItem(alert.alertId);
-    expect(parked.status).toBe('pending');
-    expect(parked.outbox).toBeUndefined();
-    expect(parked.retryHolder).toBeUndefined();
-    expect(parked.deliveryError).toBe(`parked after the last attempt: ${key}: ${PLAIN_HTTP}`);
+    const givenUp = await getAlertItem(alert.alertId);
+    const reason = gaveUpReason(8, PLAIN_HTTP);
+    expect(givenUp.status).toBe('failed');
+    expect(givenUp.outbox).toBeUndefined();
+    expect(givenUp.retryHolder).toBeUndefined();
+    expect(givenUp.dueAt).toBeUndefined();
+    expect((givenUp.deliveries as Record<string, unknown>)[key]).toMatchObject({ status: 'failed', attempts: 8, error: reason });
+    expect(reason).toMatch(/^still failing after 8 attempts over about 27\.6 h, the last of the retry schedule: TLS handshake failed/);
     const { Messages = [] } = await sqsClient().send(
       new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
     );
-    const dead = Messages.find((message) => message.Body === JSON.stringify({ alertId: alert.alertId }));
-    expect(dead?.MessageAttributes?.reason?.StringValue).toBe(parked.deliveryError);
+    const dead = Messages.filter((message) => (JSON.parse(message.Body!) as { alertId?: string }).alertId === alert.alertId);
+    expect(dead).toHaveLength(1);
+    expect(JSON.parse(dead[0]!.Body!)).toEqual({ alertId: alert.alertId, target: key, reason });
+    expect(dead[0]!.MessageAttributes?.reason?.StringValue).toBe(reason);
 
     // the history answers the alert with its attempts, last error and why it stopped
     const page = await queryHistory({
@@ -140,8 +162,8 @@ describe('a failing webhook endpoint', () => {
       limit: 10,
     });
     const listed = page.items.find((item) => item.alertId === alert.alertId);
-    expect(listed?.deliveryRetries?.[key]).toMatchObject({ attempts: 3, error: PLAIN_HTTP });
-    expect(listed?.deliveryError).toBe(parked.deliveryError);
-    expect(listed?.parkedAt).toBeDefined();
+    expect(listed?.deliveryRetries?.[key]).toMatchObject({ attempts: 7, error: PLAIN_HTTP });
+    expect(listed?.deliveries[key]).toMatchObject({ status: 'failed', attempts: 8, error: reason });
+    expect(listed?.status).toBe('failed');
   });
 });

@@ -3,7 +3,7 @@ import { addressRefusal, privateTargetsAllowed } from '../../shared/channels/web
 import { endpointUrlProblems } from '../../shared/channels/webhook/endpoint-url';
 import { outcomeOfStatus } from '../../shared/channels/webhook/send-webhook';
 import { signatureHeader, verifySignature } from '../../shared/channels/webhook/signature';
-import { webhookRetryDelaySeconds } from '../../shared/delivery/retry-backoff';
+import { retryAfterSeconds } from '../../shared/channels/webhook/retry-after';
 import { planDelivery } from '../../shared/delivery/targets';
 import { storedRuleSchema } from '../../shared/schemas/notification';
 import { storedWebhookSchema } from '../../shared/schemas/webhook';
@@ -128,12 +128,14 @@ describe('webhook answers and retries', () => {
     expect(outcomeOfStatus(404)).not.toHaveProperty('gone');
   });
 
-  it('backs off exponentially from the base, capped at 15 minutes; a base of 0 leaves the queue default', () => {
-    // with the jitter at its top the delays are the ceilings
-    expect([1, 2, 3, 4, 5].map((attempts) => webhookRetryDelaySeconds(attempts, 30, () => 0.999_999))).toEqual([30, 60, 120, 240, 480]);
-    expect(webhookRetryDelaySeconds(12, 30, () => 0.999_999)).toBe(900);
-    expect(webhookRetryDelaySeconds(3, 30, () => 0)).toBe(60);
-    expect(webhookRetryDelaySeconds(1, 0)).toBeUndefined();
+  it("carries a passing answer's Retry-After, in seconds or as an HTTP date, and only on a passing answer", () => {
+    const now = Date.parse('2026-03-01T10:00:00.000Z');
+    expect(outcomeOfStatus(429, retryAfterSeconds('120', now))).toMatchObject({ status: 'retry', retryAfterSeconds: 120 });
+    expect(outcomeOfStatus(503, retryAfterSeconds('Sun, 01 Mar 2026 10:30:00 GMT', now))).toMatchObject({ retryAfterSeconds: 1_800 });
+    expect(outcomeOfStatus(503, retryAfterSeconds('Sun, 01 Mar 2026 09:30:00 GMT', now))).not.toHaveProperty('retryAfterSeconds');
+    expect(outcomeOfStatus(503, retryAfterSeconds('soon', now))).not.toHaveProperty('retryAfterSeconds');
+    expect(outcomeOfStatus(503, retryAfterSeconds(undefined, now))).not.toHaveProperty('retryAfterSeconds');
+    expect(outcomeOfStatus(400, 120)).toEqual({ status: 'failed', error: 'the endpoint answered 400 (it refused the request)' });
   });
 });
 

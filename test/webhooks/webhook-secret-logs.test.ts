@@ -1,8 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../../shared/aws/clients';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
 import { logger } from '../../shared/observability/logger';
@@ -10,6 +6,7 @@ import { startTestEmulators } from '../support/emulators';
 import { captureOutput, type CapturedOutput } from '../support/replay-output';
 import { login, seedTenants, session, typedApiClient, type TypedApi } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
+import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
 
 /**
  * A webhook secret is answered once and never logged: registration, listing, rotation and deliveries that succeed, fail
@@ -26,7 +23,6 @@ describe('webhook secrets in logs', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('webhook-secret-logs');
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
     receiver = await startWebhookReceiver();
     api = typedApiClient();
     level = logger.getLevelName();
@@ -37,7 +33,6 @@ describe('webhook secrets in logs', () => {
     output.restore();
     logger.setLogLevel(level as Parameters<typeof logger.setLogLevel>[0]);
     delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    delete process.env.WEBHOOK_RETRY_BASE_SECONDS;
     await Promise.all([emulators.stop(), receiver.stop()]);
   });
 
@@ -60,15 +55,13 @@ describe('webhook secrets in logs', () => {
 
     const rule = await putRule({ parentId: tenants.root.agentId, toClient: true });
     receiver.script(503, 200, 400, 410);
-    const handler = createDeliverHandler() as unknown as SqsHandler;
-    for (const vehicleId of [9601, 9602, 9603]) {
-      const alert = await putAlert(rule, vehicleId);
-      await sqsClient().send(
-        new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
-      );
-    }
-    for (let round = 0; round < 10; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
+    // the retry's wait passes by a simulated clock
+    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    try {
+      for (const vehicleId of [9601, 9602, 9603]) await sim.enqueue({ alertId: (await putAlert(rule, vehicleId)).alertId });
+      await sim.settle();
+    } finally {
+      sim.stop();
     }
 
     expect(receiver.attempts.map((attempt) => attempt.status)).toEqual([503, 200, 400, 410]);

@@ -452,14 +452,14 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Page that asks to acknowledge an alert (the link of the alert's e-mail and push notification)
-     * @description Shows the alert and a button that posts to the same address; opening the page acknowledges nothing. An invalid or expired link answers 404 with a page saying so.
+     * The alert's page (the link of its e-mail and push notification)
+     * @description The page shows what happened (text, kind, severity), when (in the rule's time zone and UTC), where (with an OpenStreetMap link), the vehicle and its last known position, the rule, the alert's state with each change (who, how, when, comment), who was notified on which channel, and its escalation. An altered link answers 404, an expired one (after 7 days) 410, a link to an alert that is gone 404, each with a page saying so. Its forms post to the same address: acknowledge (with an optional comment), close, mute the vehicle for an hour or the rule until 08:00 the next day; opening the page changes nothing.
      */
     get: operations['showAcknowledgeLink'];
     put?: never;
     /**
-     * Acknowledge an alert from the link of its e-mail or push notification
-     * @description Acknowledges the one alert the signed link names, as the address (or user) it was sent to; no session needed, no body. Posting again changes nothing and shows who acknowledged it. An invalid or expired link answers 404.
+     * Act on an alert from its page: acknowledge, close or mute (the page's buttons; no body acknowledges)
+     * @description Takes the form of the page: `action` (acknowledge when left out, as the one-click link of e-mails and push notifications always did) and an optional `comment`. Anyone holding the link may acknowledge, recorded as the address (or push user) it was sent to; closing and muting need the fleetwatch user the link was sent to, who must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise, with a page saying why). Posting again changes nothing and says who did it and when; a state that does not allow the change (a closed alert is not acknowledged), an alert not kept in the history, or a client at its limit of silences answer 409. Answers the alert's page with what happened on top. The page shows what happened (text, kind, severity), when (in the rule's time zone and UTC), where (with an OpenStreetMap link), the vehicle and its last known position, the rule, the alert's state with each change (who, how, when, comment), who was notified on which channel, and its escalation. An altered link answers 404, an expired one (after 7 days) 410, a link to an alert that is gone 404, each with a page saying so.
      */
     post: operations['acknowledgeByLink'];
     delete?: never;
@@ -477,13 +477,13 @@ export interface paths {
     };
     /**
      * Page that asks to mute an alert's vehicle or rule (the links of the alert's e-mail)
-     * @description Shows the alert and a button that posts to the same address; opening the page mutes nothing. The link mutes the alert's vehicle for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An invalid or expired link answers 404 with a page saying so.
+     * @description Shows the alert and a button that posts to the same address; opening the page mutes nothing. The link mutes the alert's vehicle for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An altered link, or one of an alert that is gone, answers 404, an expired one 410, each with a page saying so.
      */
     get: operations['showMuteLink'];
     put?: never;
     /**
      * Mute an alert's vehicle or rule from the link of its e-mail
-     * @description Makes the maintenance silence the signed link names, as the user it was sent to; no session needed, no body. That user must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise). Posting again changes nothing and says who muted and until when. An invalid or expired link answers 404; a client at its limit of silences, 409.
+     * @description Makes the maintenance silence the signed link names, as the user it was sent to; no session needed, no body. That user must still be enabled, with write rights, and of the alert's client or one above it (403 otherwise). Posting again changes nothing and says who muted and until when. An altered link answers 404, an expired one 410; a client at its limit of silences, 409.
      */
     post: operations['muteByLink'];
     delete?: never;
@@ -715,7 +715,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm alerts to an address
-     * @description Alerts held for the address while it had not confirmed (up to 24 hours) are delivered now.
+     * @description Alerts held for the address while it had not confirmed (up to 24 hours) are delivered now. A browser (a request that accepts text/html) gets a page saying so.
      */
     post: operations['confirmEmailAddress'];
     delete?: never;
@@ -739,7 +739,7 @@ export interface paths {
     put?: never;
     /**
      * Stop a rule's alerts to an address (RFC 8058 one-click unsubscribe)
-     * @description Mail clients post `List-Unsubscribe=One-Click` here; the body is not needed. A side address (not the e-mail of one of the rule's users) is then stopped for every rule of the rule's client, and no confirmation link goes to it any more, until it subscribes again with the same token.
+     * @description Mail clients post `List-Unsubscribe=One-Click` here; the body is not needed. A side address (not the e-mail of one of the rule's users) is then stopped for every rule of the rule's client, and no confirmation link goes to it any more, until it subscribes again with the same token. Posting again changes nothing. A browser (the page's button, a request that accepts text/html) gets the page of a stopped address, with its button to subscribe again.
      */
     post: operations['unsubscribeEmailAddress'];
     delete?: never;
@@ -759,7 +759,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe an address to a rule's alerts again (the button of the unsubscribe page)
-     * @description Takes the token of the address's unsubscribe link: the rule's alerts reach the address again, and for a side address every rule of the client; this counts as the side address's confirmation. Nothing else brings back an address that unsubscribed.
+     * @description Takes the token of the address's unsubscribe link: the rule's alerts reach the address again, and for a side address every rule of the client; this counts as the side address's confirmation. Nothing else brings back an address that unsubscribed. A browser gets a page saying so, with the button to unsubscribe again.
      */
     post: operations['resubscribeEmailAddress'];
     delete?: never;
@@ -783,7 +783,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook endpoint; the answer shows its signing secret, once
-     * @description Each alert of the client's rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches each endpoint once (a receiver that answered too late may see it again: drop copies by webhook-id). At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client already registered answers 409.
+     * @description Each alert of the client's rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (each ±20%, never before a Retry-After you answer), 8 attempts over about 27.6 h; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches each endpoint once (a receiver that answered too late may see it again: drop copies by webhook-id). At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client already registered answers 409.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -920,6 +920,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/webhooks/{id}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * After an outage of the receiver, send again every alert whose delivery to the endpoint failed since a time
+     * @description Finds, in the endpoint's delivery log, every alert whose delivery to the endpoint failed at or after since (at most 7 days ago, not in the future) and before now: recorded failed on the alert, or parked after its last attempt. The deliver function sends each again, once, with its original body and webhook-id (receivers drop copies by it), signed with the current secrets, and adds each attempt to the delivery log. One that answers 2xx is recorded as sent on the alert, so no later recovery sends it again; one still failing is left as it was. An alert whose delivery went out since is not sent; one whose retry is still scheduled is left to that retry (skipped). Answers 202 with the job at once; getWebhookRecovery follows its progress. One running job per endpoint (409 naming it); at most webhookRecoveriesPerClientPerHour (5 by default) jobs per client and hour, then 429 with Retry-After. A disabled endpoint is 409: enable it first. A webhook of a client outside your scope is 404; read-only users get 403.
+     */
+    post: operations['recoverWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/webhooks/{id}/recover/{jobId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A webhook recovery's progress
+     * @description The job recoverWebhook accepted: running, done or failed; since; how many failed deliveries it found so far, and of them how many it sent again (2xx), how many still failed and how many it skipped (a retry still scheduled); when it started and finished; the last failure in words. Jobs are kept 7 days. A webhook of a client outside your scope, or a job of another webhook, is 404.
+     */
+    get: operations['getWebhookRecovery'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/silences': {
     parameters: {
       query?: never;
@@ -1004,6 +1044,134 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/rotas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an on-call rota
+     * @description Body { parentId, name, timezone, participants, handoff }: the participants take turns being on call, in their order, the next one taking over at each handoff (every day, or every week on `weekday`, at `at` local time in `timezone`). The first participant is on call from the last handoff before now. Participants must be users of the client or of a client above it (400 naming participants.<i>). A client owns at most 50 rotas by default (LIMIT_ROTAS_PER_CLIENT; 400 naming parentId). Answers { id }.
+     */
+    post: operations['createRota'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/find': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * List the on-call rotas of a client and of the clients below it
+     * @description Body { parentId }: the rotas of the client and of the clients below it, by name. A client outside your scope is 404.
+     */
+    post: operations['findRotas'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read one on-call rota
+     * @description The rota with its overrides not yet over, when it belongs to your client or one below it (otherwise 404).
+     */
+    get: operations['getRota'];
+    /**
+     * Change an on-call rota
+     * @description Body { name, timezone, participants, handoff }: replaces them. When the participants, the handoff or the timezone change, the rota starts again: its first participant is on call from the last handoff before now. A name change alone moves no one. Overrides stay. 409 when another change came first.
+     */
+    put: operations['replaceRota'];
+    post?: never;
+    /**
+     * Delete an on-call rota
+     * @description Deletes the rota and its overrides. 409 while an escalation level of a rule names it (the message lists the rules): take it out of their settings.escalation first.
+     */
+    delete: operations['deleteRota'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}/overrides': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Put someone on call instead, for a while
+     * @description Body { userId, from, to }: from `from` until `to`, userId is on call instead of whoever the rotation names (someone covering a shift). Where two overrides cover the same time, the one made later wins. The user must be of the rota's client or of a client above it (400 naming userId); `to` after `from`, at most 90 days later, and in the future. A rota keeps at most 100 overrides not yet over (400 naming from). Answers { id }.
+     */
+    post: operations['createRotaOverride'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}/overrides/{overrideId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an override
+     * @description The rotation takes over again where the override was. 404 when the rota has no such override.
+     */
+    delete: operations['deleteRotaOverride'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/rotas/{id}/oncall': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who is on call at a time
+     * @description Query `at` (ISO 8601 with offset; default now): who is on call then, since when and until when: the rotation's participant, or the override that puts someone else on call. Handoffs follow the rota's zone's wall clock, so a daylight-saving change moves their instant, never their local time.
+     */
+    get: operations['getOnCall'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/openapi.json': {
     parameters: {
       query?: never;
@@ -1037,7 +1205,7 @@ export interface webhooks {
     put?: never;
     /**
      * An alert, POSTed to each enabled endpoint of the client of a rule with toClient: true
-     * @description Signed as Standard Webhooks specifies: verify it with a standardwebhooks library and the endpoint secret (whsec_…) before trusting the body; it refuses a webhook-timestamp more than 5 minutes off. webhook-id is the same for every delivery of one alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within 5 s. 5xx, 408, 429 or no answer: retried with jittered exponential backoff, each wait drawn from a range (15–30 s, 30–60 s, 60–120 s, 120–240 s) so that endpoints which failed together are not retried in the same second, and then parked for a redrive; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.
+     * @description Signed as Standard Webhooks specifies: verify it with a standardwebhooks library and the endpoint secret (whsec_…) before trusting the body; it refuses a webhook-timestamp more than 5 minutes off. webhook-id is the same for every delivery of one alert to one endpoint: drop a second copy by it. During a secret rotation webhook-signature holds one v1,<signature> per secret, space-separated. An endpoint registered before Standard Webhooks (signatureScheme fleetwatch-v1) gets X-Fleetwatch-Signature instead: hex HMAC-SHA256 of "<t>.<raw body>", compared with a v1 in constant time. Answer 2xx within 5 s. 5xx, 408, 429 or no answer: tried again, 8 attempts in all over about 27.6 h, waiting 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after each, each wait ±20% so that endpoints which failed together are not retried in the same second, and never sooner than a Retry-After you answer (up to 10 h); still failing after the last, the alert fails for the endpoint and goes to the operator; 410 Gone: the endpoint is disabled; other 4xx and redirects: that alert fails for the endpoint, recorded on the alert.
      */
     post: operations['receiveAlert'];
     delete?: never;
@@ -3501,7 +3669,9 @@ export interface operations {
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
            *         "maxEventAge": "600",
-           *         "severity": "critical"
+           *         "severity": "critical",
+           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+           *         "escalationRepeat": "1"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -3516,9 +3686,11 @@ export interface operations {
            *       "telegrams": [
            *         {
            *           "id": "-1001234567890",
-           *           "info": "dispatch group"
+           *           "info": "dispatch group, alerts topic",
+           *           "threadId": 42
            *         }
            *       ],
+           *       "telegramLocation": true,
            *       "toMobile": false,
            *       "toClient": true,
            *       "stored": true,
@@ -3617,7 +3789,7 @@ export interface operations {
              */
             toTelegram: boolean;
             /**
-             * @description Telegram chats [{id, info}]; default []
+             * @description Telegram chats [{id, info, threadId?}]; default []
              * @default []
              */
             telegrams: {
@@ -3628,7 +3800,14 @@ export interface operations {
                * @default
                */
               info: string;
+              /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+              threadId?: number;
             }[];
+            /**
+             * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+             * @default false
+             */
+            telegramLocation: boolean;
             /**
              * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
              * @default false
@@ -3955,7 +4134,9 @@ export interface operations {
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
          *         "maxEventAge": "600",
-         *         "severity": "critical"
+         *         "severity": "critical",
+         *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+         *         "escalationRepeat": "1"
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -3967,9 +4148,11 @@ export interface operations {
          *       "telegrams": [
          *         {
          *           "id": "-1001234567890",
-         *           "info": "dispatch group"
+         *           "info": "dispatch group, alerts topic",
+         *           "threadId": 42
          *         }
          *       ],
+         *       "telegramLocation": true,
          *       "toMobile": false,
          *       "toClient": true,
          *       "stored": true,
@@ -4245,11 +4428,13 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+           *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
            * @default {}
            */
           settings?: {
-            [key: string]: string | number | boolean;
+            [key: string]: string | number | boolean | unknown[];
           };
           /**
            * @description e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false
@@ -4277,7 +4462,7 @@ export interface operations {
            */
           toTelegram?: boolean;
           /**
-           * @description Telegram chats [{id, info}]; default []
+           * @description Telegram chats [{id, info, threadId?}]; default []
            * @default []
            */
           telegrams?: {
@@ -4288,7 +4473,14 @@ export interface operations {
              * @default
              */
             info?: string;
+            /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+            threadId?: number;
           }[];
+          /**
+           * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+           * @default false
+           */
+          telegramLocation?: boolean;
           /**
            * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
            * @default false
@@ -4529,7 +4721,25 @@ export interface operations {
          *         "zoneLimits": "12:30",
          *         "schedule": "Mon-Fri 06:00-22:00",
          *         "maxEventAge": 600,
-         *         "severity": "critical"
+         *         "severity": "critical",
+         *         "escalation": [
+         *           {
+         *             "after": 10,
+         *             "rotaIds": [
+         *               "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW"
+         *             ]
+         *           },
+         *           {
+         *             "after": 30,
+         *             "userIds": [
+         *               "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d"
+         *             ],
+         *             "telegrams": [
+         *               "-1001234567890"
+         *             ]
+         *           }
+         *         ],
+         *         "escalationRepeat": 1
          *       },
          *       "toEmail": true,
          *       "recipientIds": [
@@ -4541,9 +4751,11 @@ export interface operations {
          *       "telegrams": [
          *         {
          *           "id": "-1001234567890",
-         *           "info": "dispatch group"
+         *           "info": "dispatch group, alerts topic",
+         *           "threadId": 42
          *         }
          *       ],
+         *       "telegramLocation": true,
          *       "toMobile": false,
          *       "toClient": true,
          *       "stored": true,
@@ -4816,11 +5028,13 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
+           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+           *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
            * @default {}
            */
           settings?: {
-            [key: string]: string | number | boolean;
+            [key: string]: string | number | boolean | unknown[];
           };
           /**
            * @description e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false
@@ -4848,7 +5062,7 @@ export interface operations {
            */
           toTelegram?: boolean;
           /**
-           * @description Telegram chats [{id, info}]; default []
+           * @description Telegram chats [{id, info, threadId?}]; default []
            * @default []
            */
           telegrams?: {
@@ -4859,7 +5073,14 @@ export interface operations {
              * @default
              */
             info?: string;
+            /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+            threadId?: number;
           }[];
+          /**
+           * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+           * @default false
+           */
+          telegramLocation?: boolean;
           /**
            * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
            * @default false
@@ -4949,7 +5170,9 @@ export interface operations {
            *         "zoneLimits": "12:30",
            *         "schedule": "Mon-Fri 06:00-22:00",
            *         "maxEventAge": "600",
-           *         "severity": "critical"
+           *         "severity": "critical",
+           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+           *         "escalationRepeat": "1"
            *       },
            *       "toEmail": true,
            *       "recipientIds": [
@@ -4961,9 +5184,11 @@ export interface operations {
            *       "telegrams": [
            *         {
            *           "id": "-1001234567890",
-           *           "info": "dispatch group"
+           *           "info": "dispatch group, alerts topic",
+           *           "threadId": 42
            *         }
            *       ],
+           *       "telegramLocation": true,
            *       "toMobile": false,
            *       "toClient": true,
            *       "stored": true,
@@ -5048,7 +5273,7 @@ export interface operations {
              */
             toTelegram: boolean;
             /**
-             * @description Telegram chats [{id, info}]; default []
+             * @description Telegram chats [{id, info, threadId?}]; default []
              * @default []
              */
             telegrams: {
@@ -5059,7 +5284,14 @@ export interface operations {
                * @default
                */
               info: string;
+              /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+              threadId?: number;
             }[];
+            /**
+             * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+             * @default false
+             */
+            telegramLocation: boolean;
             /**
              * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
              * @default false
@@ -5796,11 +6028,13 @@ export interface operations {
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
              *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-             *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalateAfter (else 400 naming settings.escalateMinSeverity) |
+             *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
+             *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+             *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
              * @default {}
              */
             settings?: {
-              [key: string]: string | number | boolean;
+              [key: string]: string | number | boolean | unknown[];
             };
             /**
              * @description e-mail the users in recipientIds; when true, recipientIds must name an enabled user (else 400 on toEmail); default false
@@ -5828,7 +6062,7 @@ export interface operations {
              */
             toTelegram?: boolean;
             /**
-             * @description Telegram chats [{id, info}]; default []
+             * @description Telegram chats [{id, info, threadId?}]; default []
              * @default []
              */
             telegrams?: {
@@ -5839,7 +6073,14 @@ export interface operations {
                * @default
                */
               info?: string;
+              /** @description a forum topic of the group (Telegram's message_thread_id): the chat's alerts go to that thread; default: the chat's main thread */
+              threadId?: number;
             }[];
+            /**
+             * @description after each Telegram alert, send the event's position as a Telegram location, as a reply to it; default false
+             * @default false
+             */
+            telegramLocation?: boolean;
             /**
              * @description push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false
              * @default false
@@ -6691,9 +6932,14 @@ export interface operations {
                   nextAttemptAt?: string;
                 };
               };
-              /** @description why delivery stopped: the alert failed, or was parked after its last attempt */
+              /**
+               * Format: date-time
+               * @description when the alert's next delivery attempt is due, while a target waits for a retry more than 15 minutes away
+               */
+              retryAt?: string;
+              /** @description why delivery stopped: the alert failed */
               deliveryError?: string;
-              /** @description when the alert was parked; its open targets are sent again when the request is redriven */
+              /** @description when an earlier version parked the alert on the deliveries DLQ; a redrive sends its open targets */
               parkedAt?: string;
               stored: boolean;
               /**
@@ -6746,9 +6992,27 @@ export interface operations {
               escalateAt?: string;
               /**
                * Format: date-time
-               * @description when the alert was escalated (still open at escalateAt)
+               * @description when the alert was last escalated (still open at escalateAt)
                */
               escalatedAt?: string;
+              /** @description the level (from 0) and round (from 0) of the escalation chain due at escalateAt */
+              escalationStep?: {
+                level: number;
+                round: number;
+              };
+              /** @description each level of the escalation chain that fired: when, and who of each rota was on call then */
+              escalations?: {
+                level: number;
+                round: number;
+                /** Format: date-time */
+                at: string;
+                escalationId: string;
+                /** @default [] */
+                onCall: {
+                  rotaId: string;
+                  userId: string;
+                }[];
+              }[];
               /** @description set when a maintenance silence held the event back: the alert is kept in the history (closed by fleetwatch) and was never delivered */
               silenced?: {
                 /** @description the silence (`GET /api/v3/silences/{id}`) that held the event back */
@@ -7399,7 +7663,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><p><span class="severity warning">WARNING</span> <span class="muted">speeding</span></p><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><h2>When</h2><dl><dt>In the rule's time zone</dt><dd>2026-11-25 11:02 (Europe/Berlin)</dd><dt>UTC</dt><dd>2026-11-25 10:02 (UTC)</dd></dl><h2>Where</h2><p><a href="https://www.openstreetmap.org/?mlat=52.52000&amp;mlon=13.40500#map=16/52.52000/13.40500">52.52000, 13.40500</a></p><h2>State</h2><p><b>acknowledged</b></p><ul><li>acknowledged by ops@example.com (e-mail link), 2026-11-25 11:05 (Europe/Berlin)<blockquote>Calling the driver</blockquote></li></ul><h2>Notified</h2><ul><li>E-mail ops@example.com: sent, 2026-11-25 11:02 (Europe/Berlin)</li></ul><h2>Actions</h2><form method="post"><button type="submit" name="action" value="muteVehicle">Mute this vehicle 1 h</button></form></main></body></html> */
           'text/html': string;
         };
       };
@@ -7426,6 +7690,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link is not valid</title><style>…</style></head><body><main><h1>This link is not valid</h1><p>This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.</p></main></body></html> */
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link has expired</title><style>…</style></head><body><main><h1>This link has expired</h1><p>This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7457,7 +7732,26 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "action": "acknowledge",
+         *       "comment": "Calling the driver"
+         *     }
+         */
+        'application/x-www-form-urlencoded': {
+          /**
+           * @description the button pressed; acknowledge when left out (an app or mail client that posts the link with no body)
+           * @default acknowledge
+           * @enum {string}
+           */
+          action?: 'acknowledge' | 'close' | 'muteVehicle' | 'muteRule';
+          /** @description kept with an acknowledgement or a close; empty means none */
+          comment?: string;
+        };
+      };
+    };
     responses: {
       /** @description Success */
       200: {
@@ -7465,7 +7759,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><p><span class="severity warning">WARNING</span> <span class="muted">speeding</span></p><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><h2>When</h2><dl><dt>In the rule's time zone</dt><dd>2026-11-25 11:02 (Europe/Berlin)</dd><dt>UTC</dt><dd>2026-11-25 10:02 (UTC)</dd></dl><h2>Where</h2><p><a href="https://www.openstreetmap.org/?mlat=52.52000&amp;mlon=13.40500#map=16/52.52000/13.40500">52.52000, 13.40500</a></p><h2>State</h2><p><b>acknowledged</b></p><ul><li>acknowledged by ops@example.com (e-mail link), 2026-11-25 11:05 (Europe/Berlin)<blockquote>Calling the driver</blockquote></li></ul><h2>Notified</h2><ul><li>E-mail ops@example.com: sent, 2026-11-25 11:02 (Europe/Berlin)</li></ul><h2>Actions</h2><form method="post"><button type="submit" name="action" value="muteVehicle">Mute this vehicle 1 h</button></form></main></body></html> */
           'text/html': string;
         };
       };
@@ -7486,12 +7780,43 @@ export interface operations {
           };
         };
       };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><p>Your fleetwatch user can no longer act on alerts of this client (disabled, read-only, or moved).</p></main></body></html> */
+          'text/html': string;
+        };
+      };
       /** @description No such record in your scope */
       404: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link is not valid</title><style>…</style></head><body><main><h1>This link is not valid</h1><p>This link is not valid: it was changed, or fleetwatch did not make it. Open the alert in fleetwatch instead.</p></main></body></html> */
+          'text/html': string;
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>[WARNING] Truck 41: speeding, 104 km/h</title><style>…</style></head><body><main><h1>[WARNING] Truck 41: speeding, 104 km/h</h1><p>This alert is closed; nothing changed.</p></main></body></html> */
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link has expired</title><style>…</style></head><body><main><h1>This link has expired</h1><p>This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };
@@ -7554,6 +7879,15 @@ export interface operations {
       };
       /** @description No such record in your scope */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
         headers: {
           [name: string]: unknown;
         };
@@ -7638,6 +7972,15 @@ export interface operations {
       };
       /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The link has expired (alert links work for 7 days) */
+      410: {
         headers: {
           [name: string]: unknown;
         };
@@ -9438,6 +9781,7 @@ export interface operations {
             username: string;
             /** @default true */
             active: boolean;
+            threadId?: number;
             /** Format: date-time */
             linkedAt: string;
           }[];
@@ -9813,6 +10157,8 @@ export interface operations {
         content: {
           /** @example Success */
           'application/json': 'Success';
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
         };
       };
       /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
@@ -9847,6 +10193,7 @@ export interface operations {
             }[];
             correlationId?: string;
           };
+          'text/html': string;
         };
       };
       /** @description Unexpected error; the body carries a correlation id */
@@ -9944,6 +10291,8 @@ export interface operations {
         content: {
           /** @example Success */
           'application/json': 'Success';
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
         };
       };
       /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
@@ -9978,6 +10327,7 @@ export interface operations {
             }[];
             correlationId?: string;
           };
+          'text/html': string;
         };
       };
       /** @description Unexpected error; the body carries a correlation id */
@@ -10018,6 +10368,8 @@ export interface operations {
         content: {
           /** @example Success */
           'application/json': 'Success';
+          /** @example <!doctype html><html lang="en"><title>fleetwatch</title><p>Your address is confirmed.</p></html> */
+          'text/html': string;
         };
       };
       /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
@@ -10052,6 +10404,7 @@ export interface operations {
             }[];
             correlationId?: string;
           };
+          'text/html': string;
         };
       };
       /** @description Unexpected error; the body carries a correlation id */
@@ -12023,6 +12376,400 @@ export interface operations {
       };
     };
   };
+  recoverWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "since": "2026-11-25T02:00:00.000Z"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: date-time
+           * @description required: every alert whose delivery to the endpoint failed at or after this time is sent again. Not in the future, and at most 7 days ago (the delivery log keeps attempts that long)
+           */
+          since: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted: the outcome is read later */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jobId": "4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34",
+           *       "webhookId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *       "since": "2026-11-25T02:00:00.000Z",
+           *       "startedAt": "2026-11-25T08:00:00.000Z",
+           *       "state": "running",
+           *       "found": 0,
+           *       "sent": 0,
+           *       "failed": 0,
+           *       "skipped": 0,
+           *       "finishedAt": null,
+           *       "lastError": null
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description the job; read its progress with GET /api/v3/webhooks/{id}/recover/{jobId}
+             */
+            jobId: string;
+            /** @description the endpoint the alerts are sent to again */
+            webhookId: string;
+            /**
+             * @description running until every failed delivery found was dealt with, then done; failed when the job could not go on (lastError says why)
+             * @enum {string}
+             */
+            state: 'running' | 'done' | 'failed';
+            /**
+             * Format: date-time
+             * @description deliveries that failed at or after this time, and before startedAt, are recovered
+             */
+            since: string;
+            /** @description alerts found so far whose delivery to the endpoint failed and had not gone out since: sent + failed + skipped */
+            found: number;
+            /** @description of them, sent again and answered 2xx: recorded as sent on the alert */
+            sent: number;
+            /** @description of them, sent again and still failing: left as they were */
+            failed: number;
+            /** @description of them, not sent: a retry of the delivery is still scheduled, or under way */
+            skipped: number;
+            /**
+             * Format: date-time
+             * @description when the job was accepted
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description when it ended; null while running
+             */
+            finishedAt: string | null;
+            /** @description the last failure in words: of an alert sent again, or why the job failed; null when none */
+            lastError: string | null;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conflict",
+           *       "message": "recovery 4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34 of this webhook is still running: follow it with GET /api/v3/webhooks/{id}/recover/4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34"
+           *     }
+           */
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description A service the request needs (the geocoder, or the deliveries queue) did not answer; try again later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getWebhookRecovery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        /** @description the jobId recoverWebhook answered */
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jobId": "4c8a2f1e-7b3d-4e59-a0c6-1d9e8f2b7a34",
+           *       "webhookId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *       "since": "2026-11-25T02:00:00.000Z",
+           *       "startedAt": "2026-11-25T08:00:00.000Z",
+           *       "state": "done",
+           *       "found": 42,
+           *       "sent": 40,
+           *       "failed": 1,
+           *       "skipped": 1,
+           *       "finishedAt": "2026-11-25T08:00:21.000Z",
+           *       "lastError": "alert 9f2c0e6b1d7a4c58a3e1b0f4d6c2a871: the endpoint answered 400 (it refused the request)"
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description the job; read its progress with GET /api/v3/webhooks/{id}/recover/{jobId}
+             */
+            jobId: string;
+            /** @description the endpoint the alerts are sent to again */
+            webhookId: string;
+            /**
+             * @description running until every failed delivery found was dealt with, then done; failed when the job could not go on (lastError says why)
+             * @enum {string}
+             */
+            state: 'running' | 'done' | 'failed';
+            /**
+             * Format: date-time
+             * @description deliveries that failed at or after this time, and before startedAt, are recovered
+             */
+            since: string;
+            /** @description alerts found so far whose delivery to the endpoint failed and had not gone out since: sent + failed + skipped */
+            found: number;
+            /** @description of them, sent again and answered 2xx: recorded as sent on the alert */
+            sent: number;
+            /** @description of them, sent again and still failing: left as they were */
+            failed: number;
+            /** @description of them, not sent: a retry of the delivery is still scheduled, or under way */
+            skipped: number;
+            /**
+             * Format: date-time
+             * @description when the job was accepted
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description when it ended; null while running
+             */
+            finishedAt: string | null;
+            /** @description the last failure in words: of an alert sent again, or why the job failed; null when none */
+            lastError: string | null;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
   createSilence: {
     parameters: {
       query?: never;
@@ -12809,6 +13556,1425 @@ export interface operations {
       };
       /** @description The user has read-only rights */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  createRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+         *       "name": "Night dispatch",
+         *       "timezone": "Europe/Berlin",
+         *       "participants": [
+         *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+         *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+         *       ],
+         *       "handoff": {
+         *         "every": "week",
+         *         "at": "08:00",
+         *         "weekday": "Mon"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description the client the rota belongs to: yours or one below it
+           */
+          parentId: string;
+          /** @description what people call it, e.g. "Night dispatch" */
+          name: string;
+          /** @description the IANA time zone the handoff time is read in, e.g. Europe/Berlin */
+          timezone: string;
+          /** @description users of the rota's client or of a client above it, in turn order, at most 50; one may appear more than once */
+          participants: string[];
+          /** @description when the next participant takes over: every day, or every week on weekday, at a local time. A handoff inside the hour skipped when clocks go forward happens an hour later on the wall clock; one inside the repeated hour happens the first time */
+          handoff: {
+            /**
+             * @description day: the next participant takes over every day; week: every week
+             * @enum {string}
+             */
+            every: 'day' | 'week';
+            /** @description the local time of the handoff in the rota's timezone, HH:MM */
+            at: string;
+            /**
+             * @description every: week only: the day of the handoff (Mon … Sun); default Mon
+             * @enum {string}
+             */
+            weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW"
+           *     }
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  findRotas: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description a client of your scope: its rotas and those of the clients below it
+           */
+          parentId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW",
+           *         "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *         "name": "Night dispatch",
+           *         "timezone": "Europe/Berlin",
+           *         "participants": [
+           *           "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+           *         ],
+           *         "handoff": {
+           *           "every": "week",
+           *           "at": "08:00",
+           *           "weekday": "Mon"
+           *         },
+           *         "overrides": [
+           *           {
+           *             "id": "T3ZlcnJpZGUtY292ZXItMQ",
+           *             "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+           *             "from": "2026-12-24T18:00:00.000Z",
+           *             "to": "2026-12-26T07:00:00.000Z",
+           *             "createdAt": "2026-11-26T09:00:00.000Z",
+           *             "createdBy": "planner"
+           *           }
+           *         ],
+           *         "version": 2,
+           *         "createdAt": "2026-11-25T08:00:00.000Z",
+           *         "createdBy": "planner",
+           *         "updatedAt": "2026-11-26T09:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            name: string;
+            timezone: string;
+            participants: string[];
+            handoff: {
+              /**
+               * @description day: the next participant takes over every day; week: every week
+               * @enum {string}
+               */
+              every: 'day' | 'week';
+              /** @description the local time of the handoff in the rota's timezone, HH:MM */
+              at: string;
+              /**
+               * @description every week only: the day of the handoff; default Mon
+               * @enum {string}
+               */
+              weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+            };
+            /** @description overrides not yet over, in the order they were made; where two cover the same time, the later one wins */
+            overrides: {
+              id: string;
+              /** Format: uuid */
+              userId: string;
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description the login that made it */
+              createdBy: string;
+            }[];
+            /** @description goes up with every change */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW",
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "name": "Night dispatch",
+           *       "timezone": "Europe/Berlin",
+           *       "participants": [
+           *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+           *       ],
+           *       "handoff": {
+           *         "every": "week",
+           *         "at": "08:00",
+           *         "weekday": "Mon"
+           *       },
+           *       "overrides": [
+           *         {
+           *           "id": "T3ZlcnJpZGUtY292ZXItMQ",
+           *           "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+           *           "from": "2026-12-24T18:00:00.000Z",
+           *           "to": "2026-12-26T07:00:00.000Z",
+           *           "createdAt": "2026-11-26T09:00:00.000Z",
+           *           "createdBy": "planner"
+           *         }
+           *       ],
+           *       "version": 2,
+           *       "createdAt": "2026-11-25T08:00:00.000Z",
+           *       "createdBy": "planner",
+           *       "updatedAt": "2026-11-26T09:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            name: string;
+            timezone: string;
+            participants: string[];
+            handoff: {
+              /**
+               * @description day: the next participant takes over every day; week: every week
+               * @enum {string}
+               */
+              every: 'day' | 'week';
+              /** @description the local time of the handoff in the rota's timezone, HH:MM */
+              at: string;
+              /**
+               * @description every week only: the day of the handoff; default Mon
+               * @enum {string}
+               */
+              weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+            };
+            /** @description overrides not yet over, in the order they were made; where two cover the same time, the later one wins */
+            overrides: {
+              id: string;
+              /** Format: uuid */
+              userId: string;
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description the login that made it */
+              createdBy: string;
+            }[];
+            /** @description goes up with every change */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  replaceRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Night dispatch",
+         *       "timezone": "Europe/Berlin",
+         *       "participants": [
+         *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+         *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d"
+         *       ],
+         *       "handoff": {
+         *         "every": "day",
+         *         "at": "20:00"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description what people call it, e.g. "Night dispatch" */
+          name: string;
+          /** @description the IANA time zone the handoff time is read in, e.g. Europe/Berlin */
+          timezone: string;
+          /** @description users of the rota's client or of a client above it, in turn order, at most 50; one may appear more than once */
+          participants: string[];
+          /** @description when the next participant takes over: every day, or every week on weekday, at a local time. A handoff inside the hour skipped when clocks go forward happens an hour later on the wall clock; one inside the repeated hour happens the first time */
+          handoff: {
+            /**
+             * @description day: the next participant takes over every day; week: every week
+             * @enum {string}
+             */
+            every: 'day' | 'week';
+            /** @description the local time of the handoff in the rota's timezone, HH:MM */
+            at: string;
+            /**
+             * @description every: week only: the day of the handoff (Mon … Sun); default Mon
+             * @enum {string}
+             */
+            weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW",
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "name": "Night dispatch",
+           *       "timezone": "Europe/Berlin",
+           *       "participants": [
+           *         "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *         "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f"
+           *       ],
+           *       "handoff": {
+           *         "every": "week",
+           *         "at": "08:00",
+           *         "weekday": "Mon"
+           *       },
+           *       "overrides": [
+           *         {
+           *           "id": "T3ZlcnJpZGUtY292ZXItMQ",
+           *           "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+           *           "from": "2026-12-24T18:00:00.000Z",
+           *           "to": "2026-12-26T07:00:00.000Z",
+           *           "createdAt": "2026-11-26T09:00:00.000Z",
+           *           "createdBy": "planner"
+           *         }
+           *       ],
+           *       "version": 2,
+           *       "createdAt": "2026-11-25T08:00:00.000Z",
+           *       "createdBy": "planner",
+           *       "updatedAt": "2026-11-26T09:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /** @description the rota: `<parentId>.<22 base64url characters>` */
+            id: string;
+            /** Format: uuid */
+            parentId: string;
+            name: string;
+            timezone: string;
+            participants: string[];
+            handoff: {
+              /**
+               * @description day: the next participant takes over every day; week: every week
+               * @enum {string}
+               */
+              every: 'day' | 'week';
+              /** @description the local time of the handoff in the rota's timezone, HH:MM */
+              at: string;
+              /**
+               * @description every week only: the day of the handoff; default Mon
+               * @enum {string}
+               */
+              weekday?: 'Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun';
+            };
+            /** @description overrides not yet over, in the order they were made; where two cover the same time, the later one wins */
+            overrides: {
+              id: string;
+              /** Format: uuid */
+              userId: string;
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description the login that made it */
+              createdBy: string;
+            }[];
+            /** @description goes up with every change */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  deleteRota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example Success */
+          'application/json': 'Success';
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  createRotaOverride: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "userId": "c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f",
+         *       "from": "2026-12-24T18:00:00Z",
+         *       "to": "2026-12-26T07:00:00Z"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description who is on call instead: a user of the rota's client or of a client above it
+           */
+          userId: string;
+          /**
+           * Format: date-time
+           * @description when the override begins
+           */
+          from: string;
+          /**
+           * Format: date-time
+           * @description when it ends: after from, at most 90 days later
+           */
+          to: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "T3ZlcnJpZGUtY292ZXItMQ"
+           *     }
+           */
+          'application/json': {
+            id: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  deleteRotaOverride: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+        overrideId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example Success */
+          'application/json': 'Success';
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getOnCall: {
+    parameters: {
+      query?: {
+        /** @description the instant to answer for (ISO 8601 with offset); default now */
+        at?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the rota: `<parentId>.<22 base64url characters>` */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "userId": "a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d",
+           *       "login": "dispatcher",
+           *       "from": "2026-11-23T07:00:00.000Z",
+           *       "until": "2026-11-30T07:00:00.000Z",
+           *       "at": "2026-11-26T10:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description who is on call at the instant
+             */
+            userId: string;
+            /** @description the user's login (null when the user no longer exists) */
+            login: string | null;
+            /**
+             * Format: date-time
+             * @description when this person's turn began: a handoff, or an override's start or end
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description when it ends: the next handoff, or an override starting or ending
+             */
+            until: string;
+            /** @description set when an override puts this person on call */
+            overrideId?: string;
+            /**
+             * Format: date-time
+             * @description the instant answered for
+             */
+            at: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
         headers: {
           [name: string]: unknown;
         };

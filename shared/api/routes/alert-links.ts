@@ -1,60 +1,34 @@
 import * as z from 'zod';
 import { verifyAlertLink, type AlertLink } from '../../auth/alert-link-token';
-import { formatEventTime } from '../../delivery/format-time';
-import { renderLifecycleText } from '../../delivery/render';
 import type { Alert } from '../../schemas/alert';
-import type { Language } from '../../schemas/directory';
-import { getStoredAlert, transitionAlert } from '../../store/alert-lifecycle';
-import { getVehicles } from '../../store/directory-store';
-import { getRule } from '../../store/rules-store';
-import { defineRoute } from '../route';
-import { linkPage, linkTokenParamsSchema } from '../link-page';
-import { htmlPageExample } from '../examples';
+import { getAlert } from '../../store/alert-lifecycle';
+import { actOnAlert, alertPageFormSchema, type AlertPageForm } from '../alert-page-actions';
+import { alertPage } from '../alert-page-view';
+import { alertLinkErrorExamples, alertPageExample, alertPageFormExample } from '../examples';
+import { linkTokenParamsSchema } from '../link-page';
+import { refusedLink } from '../link-refusal';
+import { defineRoute, type Reply } from '../route';
 
 /**
- * The one-click acknowledge link of an alert's e-mail and push notification. It needs no session: the signed,
- * expiring token in the path is the proof, and it acknowledges that one alert only. Opening it (GET) shows a
- * page with a button and changes nothing, so mail scanners that fetch every link acknowledge nothing; the
- * button posts. A link that is not one fleetwatch signed, was altered or has expired answers 404.
+ * The alert's page, behind the link of its e-mail and push notification (`/alerts/acknowledge/{token}`, the
+ * address those links always had). It needs no session: the signed token in the path is the proof, for that one
+ * alert, for 7 days. Opening it (GET) shows the alert and changes nothing, so mail scanners that fetch every link
+ * act on nothing; its buttons post. A POST without a body acknowledges, as the one-click link always did.
  */
 
-type PageLanguage = 'en' | 'ru' | 'az';
-const PAGE_LANGUAGE: Record<Language, PageLanguage> = { 1: 'ru', 2: 'en', 3: 'az' };
-
-const PHRASES: Record<PageLanguage, { invalid: string; ended: (state: string) => string }> = {
-  en: {
-    invalid: 'This link is not valid or has expired. Open the alert in fleetwatch to acknowledge it.',
-    ended: (state) => `This alert is ${state === 'cleared' ? 'cleared: its episode has ended' : 'closed'}; there is nothing to acknowledge.`,
-  },
-  ru: {
-    invalid: 'Ссылка недействительна или устарела. Откройте уведомление в fleetwatch, чтобы принять его в работу.',
-    ended: (state) => `Уведомление ${state === 'cleared' ? 'снято: событие закончилось' : 'закрыто'}; принимать в работу нечего.`,
-  },
-  az: {
-    invalid: 'Bu keçid etibarsızdır və ya vaxtı bitib. Bildirişi qəbul etmək üçün onu fleetwatch-da açın.',
-    ended: (state) => `Bu bildiriş ${state === 'cleared' ? 'götürülüb: hadisə bitib' : 'bağlanıb'}; qəbul ediləcək bir şey yoxdur.`,
-  },
-};
-
-const page = (lang: PageLanguage, title: string, text: string, button?: string) => linkPage({ lang, title, text, button });
-
-const invalidPage = () => ({ status: 404, body: null, html: page('en', 'fleetwatch', PHRASES.en.invalid) });
-
-/** Who the link was sent to, as the lifecycle records it: the address of an e-mail, the login of a push device's user. */
-function actor(link: AlertLink): { by: string; via: 'email' | 'push' } {
-  const [channel, ...rest] = link.sentTo.split(':');
-  return { by: rest.join(':'), via: channel === 'push' ? 'push' : 'email' };
+/** The link and its alert, or the page saying why there is none. */
+async function opened(token: string, now: number): Promise<{ link: AlertLink; alert: Alert } | { refused: Reply }> {
+  const check = await verifyAlertLink(token, now);
+  if (!check.ok) return { refused: refusedLink(check.reason, check.reason === 'expired' ? check.language : undefined) };
+  const alert = await getAlert(check.link.alertId);
+  return alert ? { link: check.link, alert } : { refused: refusedLink('missing', check.link.language) };
 }
 
-function acknowledgedText(alert: Alert, language: Language): string {
-  const acknowledgement = alert.acknowledgement ?? alert.lifecycle.find((entry) => entry.state === 'acknowledged');
-  if (!acknowledgement) return PHRASES[PAGE_LANGUAGE[language]].ended(alert.state);
-  return renderLifecycleText('acknowledged', language, {
-    by: acknowledgement.by,
-    at: formatEventTime(acknowledgement.at, 0, language),
-    comment: acknowledgement.comment ?? '',
-  }).subject;
-}
+const description =
+  "The page shows what happened (text, kind, severity), when (in the rule's time zone and UTC), where (with an OpenStreetMap link), " +
+  "the vehicle and its last known position, the rule, the alert's state with each change (who, how, when, comment), who was notified on " +
+  'which channel, and its escalation. An altered link answers 404, an expired one (after 7 days) 410, a link to an alert that is gone 404, ' +
+  'each with a page saying so.';
 
 export const alertLinkRoutes = [
   defineRoute({
@@ -62,55 +36,50 @@ export const alertLinkRoutes = [
     path: '/api/v3/alerts/acknowledge/{token}',
     operationId: 'showAcknowledgeLink',
     tag: 'notifications',
-    summary: "Page that asks to acknowledge an alert (the link of the alert's e-mail and push notification)",
-    description:
-      'Shows the alert and a button that posts to the same address; opening the page acknowledges nothing. An invalid or expired link ' +
-      'answers 404 with a page saying so.',
+    summary: "The alert's page (the link of its e-mail and push notification)",
+    description: `${description} Its forms post to the same address: acknowledge (with an optional comment), close, mute the vehicle for an hour or the rule until 08:00 the next day; opening the page changes nothing.`,
     auth: false,
     writes: false,
     params: linkTokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
-    examples: { response: htmlPageExample },
-    errors: [404],
+    examples: { response: alertPageExample, errors: alertLinkErrorExamples },
+    errors: [404, 410],
     async handle({ params, now }) {
-      const link = await verifyAlertLink(params.token, now);
-      const alert = link && (await getStoredAlert(link.alertId));
-      if (!link || !alert) return invalidPage();
-      const lang = PAGE_LANGUAGE[link.language];
-      if (alert.state !== 'open') return { body: null, html: page(lang, 'fleetwatch', acknowledgedText(alert, link.language)) };
-      const [rule, [vehicle]] = await Promise.all([getRule(alert.ruleId), getVehicles([alert.vehicleId])]);
-      const text = renderLifecycleText('acknowledgePage', link.language, {
-        rule: alert.ruleName,
-        vehicle: vehicle?.name ?? String(alert.vehicleId),
-        time: formatEventTime(alert.event.time, rule?.timezone ?? 0, link.language),
-      });
-      return { body: null, html: page(lang, text.subject, text.body, renderLifecycleText('acknowledgeAction', link.language, {}).subject) };
+      const found = await opened(params.token, now);
+      if ('refused' in found) return found.refused;
+      return { body: null, html: await alertPage(found.alert, found.link) };
     },
   }),
 
-  defineRoute({
+  defineRoute<AlertPageForm, z.infer<typeof linkTokenParamsSchema>>({
     method: 'POST',
     path: '/api/v3/alerts/acknowledge/{token}',
     operationId: 'acknowledgeByLink',
     tag: 'notifications',
-    summary: 'Acknowledge an alert from the link of its e-mail or push notification',
+    summary: "Act on an alert from its page: acknowledge, close or mute (the page's buttons; no body acknowledges)",
     description:
-      'Acknowledges the one alert the signed link names, as the address (or user) it was sent to; no session needed, no body. ' +
-      'Posting again changes nothing and shows who acknowledged it. An invalid or expired link answers 404.',
+      'Takes the form of the page: `action` (acknowledge when left out, as the one-click link of e-mails and push notifications always did) and an ' +
+      'optional `comment`. Anyone holding the link may acknowledge, recorded as the address (or push user) it was sent to; closing and muting ' +
+      "need the fleetwatch user the link was sent to, who must still be enabled, with write rights, and of the alert's client or one above it " +
+      '(403 otherwise, with a page saying why). Posting again changes nothing and says who did it and when; a state that does not allow the ' +
+      'change (a closed alert is not acknowledged), an alert not kept in the history, or a client at its limit of silences answer 409. ' +
+      `Answers the alert's page with what happened on top. ${description}`,
     auth: false,
     writes: false,
     params: linkTokenParamsSchema,
+    body: alertPageFormSchema,
+    requestType: 'application/x-www-form-urlencoded',
     response: z.string(),
     responseType: 'text/html',
-    examples: { response: htmlPageExample },
-    errors: [404],
-    async handle({ params, now }) {
-      const link = await verifyAlertLink(params.token, now);
-      if (!link) return invalidPage();
-      const result = await transitionAlert(link.alertId, { to: 'acknowledged', ...actor(link), now });
-      if (result.outcome === 'missing') return invalidPage();
-      return { body: null, html: page(PAGE_LANGUAGE[link.language], 'fleetwatch', acknowledgedText(result.alert, link.language)) };
+    examples: { body: alertPageFormExample, response: alertPageExample, errors: alertLinkErrorExamples },
+    errors: [403, 404, 409, 410],
+    async handle({ params, body, now }) {
+      const found = await opened(params.token, now);
+      if ('refused' in found) return found.refused;
+      const outcome = await actOnAlert(found.link, found.alert, body, now);
+      if (!outcome.alert) return refusedLink('missing', found.link.language);
+      return { status: outcome.status, body: null, html: await alertPage(outcome.alert, found.link, outcome.notice) };
     },
   }),
 ];

@@ -1,17 +1,17 @@
 import * as z from 'zod';
 import { verifyAlertMuteLink, type AlertMuteLink } from '../../auth/alert-link-token';
-import { ClientTree } from '../../delivery/client-tree';
 import { formatEventTime } from '../../delivery/format-time';
 import { muteFromAlert, mutedText } from '../../delivery/mute-alert';
 import { renderLifecycleText } from '../../delivery/render';
 import type { Alert } from '../../schemas/alert';
-import type { Language } from '../../schemas/directory';
 import { getAlert } from '../../store/alert-lifecycle';
-import { getUser, getVehicles } from '../../store/directory-store';
+import { getVehicles } from '../../store/directory-store';
 import { getRule } from '../../store/rules-store';
 import { htmlPageExample } from '../examples';
-import { linkPage, linkTokenParamsSchema } from '../link-page';
-import { defineRoute } from '../route';
+import { linkPage, linkTokenParamsSchema, PAGE_LANGUAGE, type PageLanguage } from '../link-page';
+import { refusedLink } from '../link-refusal';
+import { actingUser } from '../link-user';
+import { defineRoute, type Reply } from '../route';
 
 /**
  * The mute links of an alert's e-mail to a fleetwatch user: its vehicle for an hour, its rule until tomorrow 08:00
@@ -20,23 +20,17 @@ import { defineRoute } from '../route';
  * checked when it posts, as the Telegram button checks the presser: still enabled, with write rights, and of the
  * alert's client or one above it; otherwise the page says why and nothing is written.
  */
-type PageLanguage = 'en' | 'ru' | 'az';
-const PAGE_LANGUAGE: Record<Language, PageLanguage> = { 1: 'ru', 2: 'en', 3: 'az' };
-
-type Refusal = 'invalid' | 'refused' | 'limit';
+type Refusal = 'refused' | 'limit';
 const PHRASES: Record<PageLanguage, Record<Refusal, string>> = {
   en: {
-    invalid: 'This link is not valid or has expired. Open the alert in fleetwatch to mute it.',
     refused: 'Your fleetwatch user can no longer mute alerts of this client (disabled, read-only, or moved).',
     limit: 'The client already holds as many silences as it may; end or delete one in fleetwatch first.',
   },
   ru: {
-    invalid: 'Ссылка недействительна или устарела. Откройте уведомление в fleetwatch, чтобы заглушить его.',
     refused: 'Ваш пользователь fleetwatch больше не может заглушать уведомления этого клиента (отключён, только чтение или перенесён).',
     limit: 'У клиента уже столько тишин, сколько можно; сначала завершите или удалите одну в fleetwatch.',
   },
   az: {
-    invalid: 'Bu keçid etibarsızdır və ya vaxtı bitib. Bildirişi susdurmaq üçün onu fleetwatch-da açın.',
     refused: 'fleetwatch istifadəçiniz artıq bu müştərinin bildirişlərini susdura bilməz (söndürülüb, yalnız oxuma və ya köçürülüb).',
     limit: 'Müştərinin artıq icazə verilən qədər susması var; əvvəlcə fleetwatch-da birini bitirin və ya silin.',
   },
@@ -44,13 +38,12 @@ const PHRASES: Record<PageLanguage, Record<Refusal, string>> = {
 
 const page = (lang: PageLanguage, title: string, text: string, button?: string) => linkPage({ lang, title, text, button });
 
-const invalidPage = () => ({ status: 404, body: null, html: page('en', 'fleetwatch', PHRASES.en.invalid) });
-
-/** The link and its alert, or null when either is gone. */
-async function opened(token: string, now: number): Promise<{ link: AlertMuteLink; alert: Alert } | null> {
-  const link = await verifyAlertMuteLink(token, now);
-  const alert = link && (await getAlert(link.alertId));
-  return link && alert ? { link, alert } : null;
+/** The link and its alert, or the page saying why there is none. */
+async function opened(token: string, now: number): Promise<{ link: AlertMuteLink; alert: Alert } | { refused: Reply }> {
+  const check = await verifyAlertMuteLink(token, now);
+  if (!check.ok) return { refused: refusedLink(check.reason, check.reason === 'expired' ? check.language : undefined) };
+  const alert = await getAlert(check.link.alertId);
+  return alert ? { link: check.link, alert } : { refused: refusedLink('missing', check.link.language) };
 }
 
 const actionLabel = (link: AlertMuteLink) =>
@@ -65,18 +58,18 @@ export const alertMuteLinkRoutes = [
     summary: "Page that asks to mute an alert's vehicle or rule (the links of the alert's e-mail)",
     description:
       "Shows the alert and a button that posts to the same address; opening the page mutes nothing. The link mutes the alert's vehicle " +
-      "for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An invalid " +
-      'or expired link answers 404 with a page saying so.',
+      "for an hour or its rule until 08:00 the next day (the rule's timezone), as a maintenance silence of the alert's client. An altered " +
+      'link, or one of an alert that is gone, answers 404, an expired one 410, each with a page saying so.',
     auth: false,
     writes: false,
     params: linkTokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
     examples: { response: htmlPageExample },
-    errors: [404],
+    errors: [404, 410],
     async handle({ params, now }) {
       const found = await opened(params.token, now);
-      if (!found) return invalidPage();
+      if ('refused' in found) return found.refused;
       const { link, alert } = found;
       const [rule, [vehicle]] = await Promise.all([getRule(alert.ruleId), getVehicles([alert.vehicleId])]);
       const text = renderLifecycleText('mutePage', link.language, {
@@ -98,22 +91,21 @@ export const alertMuteLinkRoutes = [
     description:
       'Makes the maintenance silence the signed link names, as the user it was sent to; no session needed, no body. That user must still be ' +
       "enabled, with write rights, and of the alert's client or one above it (403 otherwise). Posting again changes nothing and says who " +
-      'muted and until when. An invalid or expired link answers 404; a client at its limit of silences, 409.',
+      'muted and until when. An altered link answers 404, an expired one 410; a client at its limit of silences, 409.',
     auth: false,
     writes: false,
     params: linkTokenParamsSchema,
     response: z.string(),
     responseType: 'text/html',
     examples: { response: htmlPageExample },
-    errors: [403, 404, 409],
+    errors: [403, 404, 409, 410],
     async handle({ params, now }) {
       const found = await opened(params.token, now);
-      if (!found) return invalidPage();
+      if ('refused' in found) return found.refused;
       const { link, alert } = found;
       const lang = PAGE_LANGUAGE[link.language];
-      const user = await getUser(link.userId);
-      const allowed = user?.isEnabled === true && !user.isReadOnly && (await new ClientTree().isWithin(alert.parentId, user.parentId));
-      if (!user || !allowed) return { status: 403, body: null, html: page(lang, 'fleetwatch', PHRASES[lang].refused) };
+      const user = await actingUser(link.userId, alert);
+      if (!user) return { status: 403, body: null, html: page(lang, 'fleetwatch', PHRASES[lang].refused) };
       const result = await muteFromAlert(alert, link.action, user.login, 'email', now);
       if (result.outcome === 'limit') return { status: 409, body: null, html: page(lang, 'fleetwatch', PHRASES[lang].limit) };
       return { body: null, html: page(lang, 'fleetwatch', mutedText(result, link.language)) };

@@ -14,10 +14,12 @@ import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
 import { silenceRoutes } from './silences';
+import { rotaRoutes } from './rotas';
 import { suppressedRoutes } from './suppressed';
 import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
 import { vehicleRoutes } from './vehicles';
+import { webhookRecoveryRoutes } from './webhook-recovery';
 import { webhookRoutes } from './webhooks';
 
 /** Every endpoint of the API, in one list that both the router and the OpenAPI document read. */
@@ -40,6 +42,8 @@ export const apiRoutes: ApiRoute[] = [
   ...channelRoutes,
   ...emailRoutes,
   ...webhookRoutes,
+  ...webhookRecoveryRoutes,
   ...silenceRoutes,
+  ...rotaRoutes,
   openApiRoute(() => apiRoutes),
 ];

@@ -7,8 +7,6 @@ import {
   WebhookUrlTakenError,
   createWebhook,
   deleteWebhook,
-  findWebhookClient,
-  getWebhookWithSecrets,
   listWebhooks,
   rotateWebhookSecret,
   updateWebhook,
@@ -16,6 +14,7 @@ import {
   type WebhookChanges,
 } from '../../store/webhooks-store';
 import { pingWebhook } from '../../delivery/ping-webhook';
+import { RETRY_ATTEMPTS, RETRY_HORIZON_SECONDS, RETRY_JITTER, retryScheduleText, spanText } from '../../delivery/retry-backoff';
 import { redeliverWebhook, wasDeliveredTo } from '../../delivery/redeliver-webhook';
 import type { Alert } from '../../schemas/alert';
 import type { StoredWebhook } from '../../schemas/webhook';
@@ -25,10 +24,10 @@ import { listWebhookAttempts, WEBHOOK_LOG_DAYS } from '../../store/webhook-deliv
 import { forgetWebhookHealth } from '../../store/circuit-store';
 import { takeClientRequest } from '../client-rate';
 import { decodeWebhookLogToken, encodeWebhookLogToken } from '../webhook-log-token';
-import type { Caller } from '../route';
 import { conflict, notFound, tooManyRequests, validationError } from '../errors';
 import { limits } from '../limits';
 import { defineRoute } from '../route';
+import { endpointClient, scopedEndpoint } from '../scoped-webhook';
 import { parentIdBodySchema, successSchema } from '../schemas';
 import {
   createdWebhookSchema,
@@ -104,21 +103,6 @@ async function alertsToRedeliver(
   return alerts.reverse();
 }
 
-/** The client of an endpoint the caller may manage, or a 404 for an unknown endpoint or one of another tenant. */
-async function endpointClient(endpointId: string, caller: Caller): Promise<string> {
-  const clientId = await findWebhookClient(endpointId, caller.user.parentId);
-  if (!clientId || !(await caller.scope.includes(clientId))) throw notFound(`webhook ${endpointId}`);
-  return clientId;
-}
-
-/** The endpoint with its secrets, for a caller whose scope holds its client; 404 otherwise. */
-async function scopedEndpoint(endpointId: string, caller: Caller) {
-  const clientId = await endpointClient(endpointId, caller);
-  const endpoint = await getWebhookWithSecrets(clientId, endpointId);
-  if (!endpoint) throw notFound(`webhook ${endpointId}`);
-  return { clientId, endpoint };
-}
-
 /**
  * Webhook endpoints of a client: each alert of the client's rules with `toClient` is POSTed, signed, to each
  * of its enabled endpoints. An endpoint belongs to one client; any other client's endpoint answers 404.
@@ -133,8 +117,9 @@ export const webhookRoutes = [
     description:
       "Each alert of the client's rules with toClient: true is POSTed as JSON (schema WebhookAlert) with headers " +
       'X-Fleetwatch-Signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">) and Idempotency-Key (the alert id). ' +
-      'Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are retried with exponential backoff (30 s, 60 s, 120 s, 240 s), then parked ' +
-      'for a redrive; 410 disables the endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +
+      `Answer 2xx within 5 s. 5xx, 408, 429 and timeouts are tried again after ${retryScheduleText()} (each ±${RETRY_JITTER * 100}%, ` +
+      `never before a Retry-After you answer), ${RETRY_ATTEMPTS} attempts over about ${spanText(RETRY_HORIZON_SECONDS)}; 410 disables the ` +
+      'endpoint; any other 4xx or a redirect fails that alert for the endpoint. Each alert reaches ' +
       'each endpoint once (a receiver that answered too late may see it again: drop copies by webhook-id). ' +
       'At most LIMIT_WEBHOOKS_PER_CLIENT (default 10) endpoints per client (400 naming parentId past it); a URL the client ' +
       'already registered answers 409.',

@@ -87,7 +87,12 @@ export function createLinkBot(botToken: string, options: { now?: () => number } 
       await ctx.reply(phrase(ctx, 'missingCode'), { parse_mode: 'HTML' });
       return;
     }
-    const chat = { chatId: String(ctx.chat.id), username: ctx.from?.username ?? ('username' in ctx.chat ? (ctx.chat.username ?? '') : '') };
+    const chat = {
+      chatId: String(ctx.chat.id),
+      username: ctx.from?.username ?? ('username' in ctx.chat ? (ctx.chat.username ?? '') : ''),
+      // sent in a forum topic: alerts go to that thread
+      ...(ctx.msg?.is_topic_message && ctx.msg.message_thread_id !== undefined ? { threadId: ctx.msg.message_thread_id } : {}),
+    };
     const linked = await redeemLinkCode(code, chat, now());
     await ctx.reply(linked ? phrase(ctx, 'linked', linked.login) : phrase(ctx, 'invalidCode'), { parse_mode: 'HTML' });
     if (linked) await tellOtherChats(ctx.api, linked, chat);

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { describeError, type SendOutcome } from '../outcome';
 import { addressRefusal } from './address-policy';
 import { describeSendError, describeStatus, describeTimeout } from './failure-words';
+import { retryAfterSeconds } from './retry-after';
 import { guardedLookup, RefusedAddressError } from './guarded-lookup';
 import type { SignatureScheme } from '../../schemas/webhook';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
@@ -39,13 +40,16 @@ export interface WebhookSendOptions {
 
 /**
  * What an answer means for the alert: 2xx sent; 410 the endpoint is gone (disabled, never retried); 408, 429
- * and 5xx a passing problem (retried through the deliveries queue); a redirect or any other 4xx a permanent
- * failure, recorded on the alert. Redirects are not followed: their target was never checked.
+ * and 5xx a passing problem (retried on the delivery schedule, not before the `Retry-After` it carried, in
+ * seconds); a redirect or any other 4xx a permanent failure, recorded on the alert. Redirects are not followed:
+ * their target was never checked.
  */
-export function outcomeOfStatus(status: number): SendOutcome {
+export function outcomeOfStatus(status: number, retryAfter?: number): SendOutcome {
   if (status >= 200 && status < 300) return { status: 'sent' };
   if (status === 410) return { status: 'failed', error: describeStatus(status), gone: true };
-  if (status === 408 || status === 429 || status >= 500) return { status: 'retry', error: describeStatus(status) };
+  if (status === 408 || status === 429 || status >= 500) {
+    return { status: 'retry', error: describeStatus(status), ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}) };
+  }
   return { status: 'failed', error: describeStatus(status) };
 }
 
@@ -108,8 +112,8 @@ export async function answerWebhook(delivery: WebhookDelivery, options: WebhookS
     ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
   };
   try {
-    const status = await post(url, secure, requestOptions, delivery.body);
-    return answer(outcomeOfStatus(status), status);
+    const { status, retryAfter } = await post(url, secure, requestOptions, delivery.body);
+    return answer(outcomeOfStatus(status, retryAfterSeconds(retryAfter, options.now)), status);
   } catch (error) {
     if (error instanceof RefusedAddressError || (error as Error).cause instanceof RefusedAddressError) {
       return refused(describeError(error instanceof RefusedAddressError ? error : (error as Error).cause));
@@ -121,16 +125,18 @@ export async function answerWebhook(delivery: WebhookDelivery, options: WebhookS
   }
 }
 
-function post(url: URL, secure: boolean, options: RequestOptions, body: string): Promise<number> {
+/** The answer's status and its Retry-After header, if any. */
+function post(url: URL, secure: boolean, options: RequestOptions, body: string): Promise<{ status: number; retryAfter: string | undefined }> {
   return new Promise((resolve, reject) => {
     const request = (secure ? httpsRequest : httpRequest)(url, options, (response: IncomingMessage) => {
+      const answered = () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] });
       let read = 0;
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
         if (read > MAX_ANSWER_BYTES) response.destroy();
       });
-      response.on('error', () => resolve(response.statusCode ?? 0));
-      response.on('close', () => resolve(response.statusCode ?? 0));
+      response.on('error', answered);
+      response.on('close', answered);
     });
     request.on('error', reject);
     request.end(body);

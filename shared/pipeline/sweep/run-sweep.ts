@@ -16,7 +16,7 @@ import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass
  * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget,
  * digests due (alert e-mails held while the SES daily quota was nearly used, and what a user's quiet hours
  * held once they end), then
- * alerts due to be escalated or to close by themselves, each found through an index keyed by when it falls due,
+ * alerts due to be escalated, to close by themselves or to be delivered again after a long retry wait, each found through an index keyed by when it falls due,
  * and the circuit breakers' (webhook endpoints failing for days disabled, their notices, the open count). A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
@@ -58,6 +58,8 @@ export interface SweepReport {
   autoClosed: string[];
   /** Escalations made for alerts still open after their rule's escalateAfter (the escalations' ids). */
   escalated: string[];
+  /** Alerts whose delivery retry came due, handed back to the deliver function. */
+  retriesDue: string[];
   /** Webhook endpoints disabled after their circuit stayed open for 5 days. */
   webhooksDisabled: string[];
   /** Notices of such endpoints handed to the deliver function. */
@@ -81,6 +83,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     digestsEnqueued: 0,
     autoClosed: [],
     escalated: [],
+    retriesDue: [],
     webhooksDisabled: [],
     webhookNoticesEnqueued: 0,
     failedPasses: [],
@@ -141,6 +144,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     const due = await runAlertDuePass(now);
     report.autoClosed = due.closed;
     report.escalated = due.escalated;
+    report.retriesDue = due.retried;
   });
   await attempt('circuits', async () => {
     const circuits = await runCircuitPass(now);
@@ -154,6 +158,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     abandoned: report.abandoned.length,
     autoClosed: report.autoClosed.length,
     escalated: report.escalated.length,
+    retriesDue: report.retriesDue.length,
   });
   if (failures.length > 0) throw new AggregateError(failures, `sweep passes failed: ${report.failedPasses.join(', ')}`);
   return report;

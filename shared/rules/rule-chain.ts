@@ -1,0 +1,16 @@
+import type { StoredRule } from '../schemas/notification';
+import { chainOf, type EscalationChain } from './escalation-chain';
+import { COMMON_SETTINGS } from './settings';
+
+/** The rule's escalation chain, read from its settings (escalation-chain.ts: chainOf); null when it does not escalate. */
+export function ruleChain(rule: Pick<StoredRule, 'settings'>): EscalationChain | null {
+  const read = <Key extends keyof typeof COMMON_SETTINGS>(key: Key) => COMMON_SETTINGS[key].safeParse(rule.settings[key]).data;
+  return chainOf({
+    escalation: read('escalation') as EscalationChain['levels'] | undefined,
+    escalationRepeat: read('escalationRepeat') as number | undefined,
+    escalateAfter: read('escalateAfter') as number | undefined,
+    escalateUserIds: read('escalateUserIds') as string[] | undefined,
+    escalateTelegrams: read('escalateTelegrams') as string[] | undefined,
+    escalateEmails: read('escalateEmails') as string[] | undefined,
+  });
+}

@@ -1,0 +1,74 @@
+import * as z from 'zod';
+import { clockTimeSchema } from './preferences';
+import { guidSchema, ianaZoneSchema } from './notification';
+
+/**
+ * On-call rotas of a client: who of a list of users is on call at a time, handing over every day or every week
+ * at a local time of the rota's zone, with overrides (someone covering a shift).
+ *
+ * One partition per client in the directory table, `ROTA#<clientId>`, each rota under `ROTA#<id>` with its
+ * overrides inside its item, so that on-call is answered from one read.
+ */
+export const rotaKeys = {
+  partition: (clientId: string) => `ROTA#${clientId}`,
+  sortPrefix: 'ROTA#',
+  rota: (clientId: string, rotaId: string) => ({ pk: `ROTA#${clientId}`, sk: `ROTA#${rotaId}` }),
+} as const;
+
+const GUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const RANDOM_ID = '[A-Za-z0-9_-]{22}';
+
+/** A rota's id, `<clientId>.<22 base64url characters>`: the client is read from it, with no index. */
+export const rotaIdSchema = z
+  .string()
+  .regex(new RegExp(`^${GUID}\\.${RANDOM_ID}$`), 'a rota id')
+  .describe('the rota: `<parentId>.<22 base64url characters>`');
+export const rotaIdClient = (rotaId: string): string => rotaId.slice(0, rotaId.indexOf('.'));
+
+export const overrideIdSchema = z.string().regex(new RegExp(`^${RANDOM_ID}$`), 'an override id');
+
+export const HANDOFF_EVERY = ['day', 'week'] as const;
+export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** Participants one rota may list, and overrides it may hold (past ones are dropped as new ones come). */
+export const MAX_PARTICIPANTS = 50;
+export const MAX_OVERRIDES = 100;
+
+export const handoffSchema = z.object({
+  every: z.enum(HANDOFF_EVERY).describe('day: the next participant takes over every day; week: every week'),
+  at: clockTimeSchema.describe("the local time of the handoff in the rota's timezone, HH:MM"),
+  weekday: z.enum(WEEKDAYS).optional().describe('every week only: the day of the handoff; default Mon'),
+});
+export type Handoff = z.infer<typeof handoffSchema>;
+
+export const rotaOverrideSchema = z.object({
+  id: overrideIdSchema,
+  userId: guidSchema,
+  from: z.iso.datetime({ offset: true }),
+  to: z.iso.datetime({ offset: true }),
+  createdAt: z.iso.datetime({ offset: true }),
+  createdBy: z.string(),
+});
+export type RotaOverride = z.infer<typeof rotaOverrideSchema>;
+
+/**
+ * A rota as stored. `anchor` is the local date (YYYY-MM-DD, in `timezone`) of the handoff that began the first
+ * participant's shift: each handoff since then moves on by one participant. It is set when the rota is created,
+ * and again when its participants or handoff change, so that the first participant takes over at the last handoff.
+ */
+export const storedRotaSchema = z.object({
+  id: rotaIdSchema,
+  parentId: guidSchema,
+  name: z.string(),
+  timezone: ianaZoneSchema,
+  participants: z.array(guidSchema).min(1).max(MAX_PARTICIPANTS),
+  handoff: handoffSchema,
+  anchor: z.iso.date(),
+  overrides: z.array(rotaOverrideSchema).default([]),
+  version: z.number().int().min(1),
+  createdAt: z.iso.datetime({ offset: true }),
+  createdBy: z.string(),
+  updatedAt: z.iso.datetime({ offset: true }),
+});
+export type StoredRota = z.infer<typeof storedRotaSchema>;
