@@ -52,7 +52,15 @@ export class DeliveryNotFinishedError extends Error {
 
 export function parseDeliveryRequest(
   body: string,
-): DeliveryRequest | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | WebhookNoticeRequest | WebhookRecoverRequest | { error: string } {
+):
+  | DeliveryRequest
+  | ConfirmationRequest
+  | TestSendRequest
+  | DigestRequest
+  | QuietHoursDigestRequest
+  | WebhookNoticeRequest
+  | WebhookRecoverRequest
+  | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
