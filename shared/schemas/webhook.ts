@@ -73,7 +73,7 @@ export const storedWebhookSchema = z.object({
 export type StoredWebhook = z.infer<typeof storedWebhookSchema>;
 
 /** An endpoint's health as the API shows it: the breaker's bookkeeping of probes stays inside. */
-export type WebhookHealth = Omit<CircuitHealth, 'lastProbeAt'>;
+export type WebhookHealth = Omit<CircuitHealth, 'lastProbeAt' | 'probeBy'>;
 
 /** An endpoint as the API shows it: everything but the secrets. */
 export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret' | 'health'> & { health: WebhookHealth };

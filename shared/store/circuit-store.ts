@@ -13,10 +13,12 @@ import { webhookKeys } from '../schemas/webhook';
  * - healthy: nothing for a webhook endpoint; at most one eventually consistent read (0.5 unit) per container
  *   every CACHE_MS for a shared destination; a success writes only when it changes something (a count to
  *   reset, a circuit to close, or `lastSuccessAt` older than an hour), so about one write an hour;
- * - a transient failure: one UpdateItem (ADD to the count); the one that opens the circuit, a transaction of two
- *   more writes (the health and the `FAILING#…` list), and the success that closes it, one UpdateItem and one
- *   DeleteItem;
- * - open: a held attempt costs nothing; a probe, one conditional UpdateItem to claim the slot.
+ * - a transient failure: one UpdateItem (ADD to the count); the one that opens the circuit, a transaction of three
+ *   more writes (the health, the `FAILING#…` list and the `HELD` list of held lists), and the success that closes
+ *   it, one UpdateItem and one DeleteItem;
+ * - open: a held attempt writes its alert to the destination's held list (shared/store/held-targets.ts); a probe
+ *   costs one conditional UpdateItem to claim the slot (by the deliver function, or by the sweep for the oldest held
+ *   alert, which then takes it with another).
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
 
@@ -25,6 +27,11 @@ export const CACHE_MS = 5_000;
 
 /** Whose health: a webhook endpoint's (on its item), or a shared destination's (on its own item). */
 export type HealthOwner = { kind: 'webhook'; clientId: string; endpointId: string } | { kind: 'destination'; key: string };
+
+/** The destination's name, as log lines, the open and held lists and `heldBy` give it. */
+export function destinationOfOwner(owner: HealthOwner): string {
+  return owner.kind === 'webhook' ? `webhook#${owner.endpointId}` : owner.key;
+}
 
 function keyOf(owner: HealthOwner): Record<string, string> {
   return owner.kind === 'webhook' ? webhookKeys.endpoint(owner.clientId, owner.endpointId) : circuitKeys.destination(owner.key);
@@ -127,14 +134,14 @@ export async function recordSuccess(owner: HealthOwner, now: number): Promise<{ 
   const before = await updateHealth(
     owner,
     {
-      expression: 'SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.openSince, health.lastProbeAt',
+      expression: 'SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.openSince, health.lastProbeAt, health.probeBy',
       values: { ':at': at, ':zero': 0 },
       returnValues: 'ALL_OLD',
     },
     { consecutiveFailures: 0, lastSuccessAt: at },
   );
   const old = parseHealth(before?.health);
-  remember(owner, { ...old, consecutiveFailures: 0, lastSuccessAt: at, openSince: null, lastProbeAt: null }, now);
+  remember(owner, { ...old, consecutiveFailures: 0, lastSuccessAt: at, openSince: null, lastProbeAt: null, probeBy: null }, now);
   if (old.openSince === null) return { closedOpenSince: null };
   // the open list's entry; its condition keeps an entry that a failure right after this success wrote anew
   await documentClient()
@@ -157,8 +164,9 @@ export async function recordSuccess(owner: HealthOwner, now: number): Promise<{ 
 }
 
 /**
- * Opens the circuit: stamps `openSince` and adds the destination to its open list, in one transaction, unless
- * another invocation opened it first. True when this call opened it.
+ * Opens the circuit: stamps `openSince`, adds the destination to its open list, and makes sure the sweep finds
+ * its held list (`HELD` / destination, stamped with this `openSince`), in one transaction, unless another
+ * invocation opened it first. True when this call opened it.
  */
 export async function openCircuit(owner: HealthOwner, now: number): Promise<boolean> {
   const at = new Date(now).toISOString();
@@ -180,6 +188,12 @@ export async function openCircuit(owner: HealthOwner, now: number): Promise<bool
             },
           },
           { Put: { TableName: table(), Item: entry } },
+          {
+            Put: {
+              TableName: table(),
+              Item: { ...circuitKeys.heldList(destinationOfOwner(owner)), destination: destinationOfOwner(owner), owner, openSince: at },
+            },
+          },
         ],
       }),
     );
@@ -217,6 +231,71 @@ export async function claimProbe(owner: HealthOwner, now: number, freeBefore: st
   const cached = owner.kind === 'destination' ? cache.get(owner.key) : undefined;
   if (cached) remember(owner, { ...cached.health, lastProbeAt: at }, now);
   return claimed;
+}
+
+/**
+ * The sweep's claim of an open circuit's probe slot for one held alert: like claimProbe, and it names the alert
+ * (`probeBy`) whose next delivery may carry the probe (takeProbe). Only while the circuit is open and no probe went
+ * within the interval; false otherwise (closed meanwhile, probed meanwhile, or a webhook endpoint gone).
+ */
+export async function claimProbeFor(owner: HealthOwner, alertId: string, now: number, freeBefore: string, failuresToOpen: number): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: keyOf(owner),
+        UpdateExpression: 'SET health.lastProbeAt = :at, health.probeBy = :alert',
+        ConditionExpression:
+          'attribute_exists(health) AND (attribute_exists(health.openSince) OR health.consecutiveFailures >= :open)' +
+          ' AND (attribute_not_exists(health.lastProbeAt) OR health.lastProbeAt <= :free)',
+        ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':alert': alertId, ':free': freeBefore, ':open': failuresToOpen },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Takes the probe the sweep claimed for this alert (claimProbeFor): true for one delivery of it, once; false when
+ * the probe is another alert's, was taken already, or the circuit closed meanwhile (which removes it).
+ */
+export async function takeProbe(owner: HealthOwner, alertId: string): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: keyOf(owner),
+        UpdateExpression: 'REMOVE health.probeBy',
+        ConditionExpression: 'health.probeBy = :alert',
+        ExpressionAttributeValues: { ':alert': alertId },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+  const cached = owner.kind === 'destination' ? cache.get(owner.key) : undefined;
+  if (owner.kind === 'destination' && cached) cache.set(owner.key, { ...cached, health: { ...cached.health, probeBy: null } });
+  return true;
+}
+
+/** What the sweep reads of one circuit: its health, and for a webhook endpoint whether it is there and enabled. */
+export async function readCircuit(owner: HealthOwner): Promise<{ health: CircuitHealth; sending: boolean }> {
+  const { Item } = await documentClient().send(
+    new GetCommand({
+      TableName: table(),
+      Key: keyOf(owner),
+      ConsistentRead: true,
+      // never an endpoint's secrets: the sweep has no use for them
+      ProjectionExpression: 'pk, health, #enabled',
+      ExpressionAttributeNames: { '#enabled': 'enabled' },
+    }),
+  );
+  const sending = owner.kind === 'destination' || (Item !== undefined && Item.enabled !== false);
+  return { health: parseHealth(Item?.health), sending };
 }
 
 /** An endpoint enabled again starts afresh: no health, and out of the open list. */

@@ -31,7 +31,7 @@ export function newWebhookSecret(): string {
 
 export function withoutSecret(endpoint: StoredWebhook): WebhookEndpoint {
   const { secret: _secret, previousSecret: _previous, health, ...shown } = endpoint;
-  const { lastProbeAt: _probe, ...shownHealth } = health;
+  const { lastProbeAt: _probe, probeBy: _carrier, ...shownHealth } = health;
   return { ...shown, health: shownHealth };
 }
 
