@@ -4,14 +4,18 @@ import {
   decideCircuit,
   disableCutoff,
   FAILURES_TO_OPEN,
-  heldOutcome,
+  heldReason,
+  HOLD_RECHECK_MS,
   isOpen,
   opensNow,
   PROBE_INTERVAL_MS,
+  probeFailedReason,
   probeSlotFreeBefore,
   SUCCESS_REFRESH_MS,
   successChangesHealth,
 } from '../../shared/delivery/circuit-breaker';
+import { RETRY_HORIZON_SECONDS, RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
+import { deferTarget, holdDeadline, wakeOf } from '../../shared/delivery/target-retry';
 import { NO_HEALTH, type CircuitHealth } from '../../shared/schemas/circuit-health';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -65,11 +69,29 @@ describe('circuit breaker decision', () => {
     expect(successChangesHealth({ ...open, lastSuccessAt: iso(T0) }, T0 + 1)).toBe(true);
   });
 
-  it('says why a held attempt was not made, naming the destination and never more', () => {
-    expect(heldOutcome('webhook#abc', open)).toEqual({
-      status: 'retry',
-      error: `not attempted: the circuit of webhook#abc is open since ${iso(T0)} after ${FAILURES_TO_OPEN} failures in a row; last error: the endpoint answered 503`,
+  it('says why a target was held, or held again after its probe failed, naming the destination and never more', () => {
+    expect(heldReason('webhook#abc', open)).toBe(
+      `not attempted: the circuit of webhook#abc is open since ${iso(T0)} after ${FAILURES_TO_OPEN} failures in a row; last error: the endpoint answered 503`,
+    );
+    expect(probeFailedReason('telegram', 'network: connection refused')).toBe(
+      'sent as the probe of the open circuit of telegram, which failed: network: connection refused',
+    );
+  });
+
+  it('defers a held target without spending an attempt, until the drain or the recheck, never past the horizon', () => {
+    const retries = { 'webhook:abc': { attempts: 3, error: 'the endpoint answered 503', at: iso(T0), nextAttemptAt: iso(T0 + 1_000) } };
+    const held = deferTarget(retries, 'webhook:abc', T0 + HOLD_RECHECK_MS, 'not attempted', T0, 'webhook#abc');
+    expect(held).toEqual({
+      outcome: 'retry',
+      key: 'webhook:abc',
+      record: { attempts: 3, error: 'not attempted', at: iso(T0), nextAttemptAt: iso(T0 + HOLD_RECHECK_MS), heldBy: 'webhook#abc' },
     });
+    expect(wakeOf([held])).toBe(T0 + HOLD_RECHECK_MS);
+    // a target never attempted before keeps 0 attempts
+    expect(deferTarget({}, 'telegram:1', T0 + 1, 'not attempted', T0, 'telegram')).toMatchObject({ record: { attempts: 0, heldBy: 'telegram' } });
+    // as long as the retry schedule would have kept it, from when its alert was raised; rechecked at its longest wait
+    expect(holdDeadline(iso(T0))).toBe(T0 + RETRY_HORIZON_SECONDS * 1000);
+    expect(HOLD_RECHECK_MS).toBe(Math.max(...RETRY_WAITS_SECONDS) * 1000);
   });
 
   it('disables endpoints open since 5 days before now', () => {
