@@ -89,15 +89,24 @@ export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
 /**
  * The circuit breakers (shared/store/circuit-store.ts): shared destinations' health (DESTINATION#), the open lists
- * (FAILING#), and the notices of endpoints disabled after days of failure (WEBHOOKNOTICE), which deliver sends.
+ * (FAILING#), the held lists (HELD, HELD#: deliver adds the alerts it holds), and the notices of endpoints disabled
+ * after days of failure (WEBHOOKNOTICE), which deliver sends.
  */
-export const DELIVER_CIRCUIT_KEYS = ['DESTINATION#', 'FAILING#', 'WEBHOOKNOTICE'] as const;
+export const DELIVER_CIRCUIT_KEYS = ['DESTINATION#', 'FAILING#', 'HELD', 'WEBHOOKNOTICE'] as const;
 /** A client's users, listed (Query) for the notice that one of its endpoints was disabled. */
 export const DELIVER_CLIENT_USER_KEYS = ['AGENT#'] as const;
-/** The open lists and the notices: the sweep disables endpoints open for days (with their notices) and counts the open circuits. */
-export const SWEEP_CIRCUIT_KEYS = ['FAILING#', 'WEBHOOKNOTICE'] as const;
-/** The endpoints the sweep disables after days of failure (UpdateItem only, in the transaction with the notice). */
-export const SWEEP_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
+/**
+ * The open lists, the held lists and the notices: the sweep probes open circuits through their oldest held alert,
+ * drains the held lists of closed ones, disables endpoints open for days (with their notices) and counts the open
+ * circuits.
+ */
+export const SWEEP_CIRCUIT_KEYS = ['FAILING#', 'HELD', 'WEBHOOKNOTICE'] as const;
+/**
+ * The circuits' health, on a shared destination's item and on each webhook endpoint's: the sweep reads it
+ * (GetItem) and claims a probe slot (UpdateItem), and disables an endpoint after days of failure (UpdateItem, in
+ * the transaction with the notice).
+ */
+export const SWEEP_HEALTH_KEYS = ['DESTINATION#', 'WEBHOOKS#'] as const;
 /** The outcomes of rules' test alerts: deliver writes them (PutItem only), the API reads them. */
 export const DELIVER_TEST_RESULT_KEYS = ['NOTIFTEST#'] as const;
 /** The webhook endpoints' delivery logs: deliver records each attempt (PutItem), and a recovery reads them (Query). */
@@ -275,7 +284,7 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_FEED_OUTAGE_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: SWEEP_DIGEST_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_CIRCUIT_KEYS });
-    data.grant(sweep.role, 'directory', ['UpdateItem'], { leadingKeys: SWEEP_WEBHOOK_KEYS });
+    data.grant(sweep.role, 'directory', ['GetItem', 'UpdateItem'], { leadingKeys: SWEEP_HEALTH_KEYS });
     // maintenance silences, read as evaluate reads them, for the connection losses and episodes they hold back
     data.grant(sweep.role, 'directory', ['Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
     data.grant(sweep.role, 'directory', ['GetItem'], { leadingKeys: SWEEP_ROTA_KEYS });

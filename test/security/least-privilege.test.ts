@@ -134,7 +134,7 @@ describe('security: least privilege in the template', () => {
     ]);
     const deleteStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:DeleteItem'));
     expect(deleteStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
-      ['DESTINATION#*', 'FAILING#*', 'WEBHOOKNOTICE*'],
+      ['DESTINATION#*', 'FAILING#*', 'HELD*', 'WEBHOOKNOTICE*'],
       ['DIGEST#*', 'DIGESTDUE#*'],
     ]);
     const narrowStatements = onTable('deliver', 'directory').filter((statement) => {
@@ -152,11 +152,22 @@ describe('security: least privilege in the template', () => {
       [['dynamodb:PutItem', 'dynamodb:Query'], ['WEBHOOKLOG#*']],
       [['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], ['WEBHOOKRECOVERY#*']],
     ]);
-    // the sweep reaches the webhook endpoints only to disable one whose circuit stayed open for days
+    // the sweep reaches the webhook endpoints, and the shared destinations' health, only to read a circuit's health,
+    // claim its probe, and disable an endpoint whose circuit stayed open for days
     const sweepOnEndpoints = onTable('sweep', 'directory').filter((statement) =>
       asArray(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string | string[]).includes('WEBHOOKS#*'),
     );
-    expect(sweepOnEndpoints.map((statement) => asArray(statement.Action))).toEqual([['dynamodb:UpdateItem']]);
+    expect(
+      sweepOnEndpoints.map((statement) => [
+        asArray(statement.Action).sort(),
+        statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'],
+      ]),
+    ).toEqual([
+      [
+        ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        ['DESTINATION#*', 'WEBHOOKS#*'],
+      ],
+    ]);
     // a webhook recovery reads one step's alerts at once (BatchGetItem), and records those that went out
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(actionsOn('deliver', 'rules')).toEqual(['dynamodb:GetItem']);

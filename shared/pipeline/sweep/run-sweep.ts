@@ -17,7 +17,8 @@ import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass
  * digests due (alert e-mails held while the SES daily quota was nearly used, and what a user's quiet hours
  * held once they end), then
  * alerts due to be escalated, to close by themselves or to be delivered again after a long retry wait, each found through an index keyed by when it falls due,
- * and the circuit breakers' (webhook endpoints failing for days disabled, their notices, the open count). A pass that fails
+ * and the circuit breakers' (probes and drains of their held alerts, webhook endpoints failing for days disabled, their notices, the
+ * open count). A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
@@ -64,6 +65,10 @@ export interface SweepReport {
   webhooksDisabled: string[];
   /** Notices of such endpoints handed to the deliver function. */
   webhookNoticesEnqueued: number;
+  /** Held alerts handed to the deliver function to carry the probe of their destination's open circuit. */
+  circuitProbes: number;
+  /** Held alerts handed back once their destination's circuit closed. */
+  heldAlertsDrained: number;
   failedPasses: string[];
 }
 
@@ -86,6 +91,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     retriesDue: [],
     webhooksDisabled: [],
     webhookNoticesEnqueued: 0,
+    circuitProbes: 0,
+    heldAlertsDrained: 0,
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -150,6 +157,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     const circuits = await runCircuitPass(now);
     report.webhooksDisabled = circuits.disabled;
     report.webhookNoticesEnqueued = circuits.noticesEnqueued;
+    report.circuitProbes = circuits.probes.length;
+    report.heldAlertsDrained = circuits.drained.length;
   });
 
   logger.info('sweep finished', {
