@@ -190,7 +190,7 @@ describe('webhook endpoint health and the disable after days of failure', () => 
 
     // the next sweeps find nothing to send again
     clock.advance(NOTICE_RETRY_MS + MINUTE);
-    expect(await runCircuitPass(clock.value)).toEqual({ disabled: [], noticesEnqueued: 0 });
+    expect(await runCircuitPass(clock.value)).toEqual({ disabled: [], noticesEnqueued: 0, probes: [], drained: [] });
     await drain();
     expect(await sentEmails(emulators)).toHaveLength(2);
     expect(telegram.delivered()).toHaveLength(1);
@@ -219,7 +219,7 @@ describe('webhook endpoint health and the disable after days of failure', () => 
     await drain();
 
     clock.value = Date.parse(openSince) + 5 * DAY + MINUTE;
-    expect(await runCircuitPass(clock.value)).toEqual({ disabled: [endpoint.id], noticesEnqueued: 1 });
+    expect(await runCircuitPass(clock.value)).toEqual({ disabled: [endpoint.id], noticesEnqueued: 1, probes: [], drained: [] });
     // the request is lost on the way (taken off the queue, never handled)
     expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler: async () => undefined, functionName: 'lost' })).toBe(1);
     await drain();
