@@ -280,7 +280,7 @@ export class Monitoring extends Construct {
   private circuitAlarm(): void {
     this.alarm(
       'OpenCircuitsAlarm',
-      'A circuit breaker of a shared destination is open: the Telegram Bot API, SES or SNS failed 5 times in a row, and deliveries on that channel are held (retried, one probe a minute) until it answers. The deliver error `circuit opened` names the destination. See docs/operations.md.',
+      'A circuit breaker of a shared destination is open: the Telegram Bot API, SES or SNS failed 5 times in a row, and deliveries on that channel are held (no attempt spent, one probe a minute) until it answers, then drained oldest first. The deliver error `circuit opened` names the destination. See docs/operations.md.',
       new MathExpression({ expression: `SELECT MAX(OpenCircuits) FROM ${METRICS_NAMESPACE}`, label: 'Open circuits', period: FIVE_MINUTES }),
       1,
     );

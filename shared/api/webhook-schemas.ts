@@ -81,8 +81,9 @@ export const webhookHealthSchema = z
       ),
     lastError: z.string().nullable().describe('the last passing failure, in words; null when never'),
     openSince: at(
-      `when its circuit opened: alerts wait (and are retried) instead of being sent, one probe a minute tests it, and the first success ` +
-        `closes it; null while closed. Open for ${DISABLE_DAYS} days without a success, the endpoint is disabled and your users are told`,
+      `when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one ` +
+        `probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while ` +
+        `closed. Open for ${DISABLE_DAYS} days without a success, the endpoint is disabled and your users are told`,
     ),
   })
   .describe('how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT');

@@ -821,7 +821,7 @@ export interface paths {
     };
     /**
      * One webhook endpoint (without its secret), with its health
-     * @description The endpoint of your client or of one below it, with health: when a delivery last succeeded and last failed, the passing failures in a row, the last error, and since when its circuit is open (alerts then wait and are retried, one probe a minute tests the endpoint, and the first success closes it). A webhook of a client outside your scope is 404.
+     * @description The endpoint of your client or of one below it, with health: when a delivery last succeeded and last failed, the passing failures in a row, the last error, and since when its circuit is open (its deliveries then wait without spending attempts, one probe a minute tests the endpoint, and the first success closes it; the waiting deliveries then go out oldest first, within minutes). A webhook of a client outside your scope is 404.
      */
     get: operations['getWebhook'];
     /**
@@ -6930,6 +6930,8 @@ export interface operations {
                   error: string;
                   at: string;
                   nextAttemptAt?: string;
+                  /** @description while the circuit breaker of its destination is open: that destination (webhook#<endpoint id>, telegram, ses#<region> or sns#<region>); the target waits without spending attempts and is sent once the circuit closes */
+                  heldBy?: string;
                 };
               };
               /**
@@ -10522,7 +10524,7 @@ export interface operations {
               lastError: string | null;
               /**
                * Format: date-time
-               * @description when its circuit opened: alerts wait (and are retried) instead of being sent, one probe a minute tests it, and the first success closes it; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
                */
               openSince: string | null;
             };
@@ -10759,7 +10761,7 @@ export interface operations {
               lastError: string | null;
               /**
                * Format: date-time
-               * @description when its circuit opened: alerts wait (and are retried) instead of being sent, one probe a minute tests it, and the first success closes it; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
                */
               openSince: string | null;
             };
@@ -11003,7 +11005,7 @@ export interface operations {
               lastError: string | null;
               /**
                * Format: date-time
-               * @description when its circuit opened: alerts wait (and are retried) instead of being sent, one probe a minute tests it, and the first success closes it; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
                */
               openSince: string | null;
             };
@@ -11193,7 +11195,7 @@ export interface operations {
               lastError: string | null;
               /**
                * Format: date-time
-               * @description when its circuit opened: alerts wait (and are retried) instead of being sent, one probe a minute tests it, and the first success closes it; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
                */
               openSince: string | null;
             };
@@ -11444,7 +11446,7 @@ export interface operations {
               lastError: string | null;
               /**
                * Format: date-time
-               * @description when its circuit opened: alerts wait (and are retried) instead of being sent, one probe a minute tests it, and the first success closes it; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
                */
               openSince: string | null;
             };
@@ -11792,7 +11794,7 @@ export interface operations {
               lastError: string | null;
               /**
                * Format: date-time
-               * @description when its circuit opened: alerts wait (and are retried) instead of being sent, one probe a minute tests it, and the first success closes it; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
                */
               openSince: string | null;
             };

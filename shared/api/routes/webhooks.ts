@@ -191,8 +191,9 @@ export const webhookRoutes = [
     summary: 'One webhook endpoint (without its secret), with its health',
     description:
       'The endpoint of your client or of one below it, with health: when a delivery last succeeded and last failed, the passing ' +
-      'failures in a row, the last error, and since when its circuit is open (alerts then wait and are retried, one probe a minute ' +
-      'tests the endpoint, and the first success closes it). A webhook of a client outside your scope is 404.',
+      'failures in a row, the last error, and since when its circuit is open (its deliveries then wait without spending attempts, one ' +
+      'probe a minute tests the endpoint, and the first success closes it; the waiting deliveries then go out oldest first, within ' +
+      'minutes). A webhook of a client outside your scope is 404.',
     auth: true,
     writes: false,
     params: webhookParamsSchema,
