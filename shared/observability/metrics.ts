@@ -42,6 +42,14 @@ export const MetricName = {
   SesQuotaUsedPercent: 'SesQuotaUsedPercent',
   /** Alert e-mails held for a recipient's digest because the SES quota is nearly used. */
   EmailsHeldForDigest: 'EmailsHeldForDigest',
+  /** Circuit breakers that opened (a destination failed 5 times in a row): its deliveries are held, one probe a minute. */
+  CircuitsOpened: 'CircuitsOpened',
+  /** Circuit breakers that closed again (a probe went through). */
+  CircuitsClosed: 'CircuitsClosed',
+  /** Shared destinations (Telegram, SES or SNS of a region) whose circuit is open, as the sweep counts them each run. */
+  OpenCircuits: 'OpenCircuits',
+  /** Webhook endpoints whose circuit is open, as the sweep counts them each run. */
+  OpenWebhookCircuits: 'OpenWebhookCircuits',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

@@ -27,7 +27,7 @@ import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type R
 
 /**
  * Replays a planned trace through the deployed handlers against the emulators: evaluate on each batch (its
- * clock set to the batch's arrival time), deliver on whatever reaches the deliveries queue, and the sweep on
+ * clock set to the batch's arrival time), deliver on whatever reaches the deliveries queue (on the same clock), and the sweep on
  * its schedule, every simulated minute whether or not messages arrive, then once more well after the end so
  * that its outbox pass picks up any alert left pending. Returns what a person could observe: the alerts table
  * and the SES inbox.
@@ -226,6 +226,7 @@ export async function runReplay(
   let now = plan.batches[0]?.now ?? TRACE_START;
   const clock = () => now;
   const evaluate = createEvaluateHandler({ clock });
+  // deliver keeps the replay's time as well: a circuit breaker opened by a fault probes a simulated minute later
   const deliver = createDeliverHandler({ clock }) as unknown as SqsHandler;
   const sweep = createSweepHandler({
     clock,
