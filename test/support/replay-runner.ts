@@ -169,6 +169,11 @@ export interface ReplayRun {
 const SWEEP_EVERY_MS = 60_000;
 /** After the trace of a durable-delivery scenario, the sweep runs every 5 simulated minutes: hours pass in seconds. */
 const TAIL_STEP_MS = 5 * 60_000;
+/**
+ * Except for the first half hour after a fault ends, when it runs every minute, as deployed: the breakers drain
+ * what they held at a bounded rate per sweep, so a 5-minute step would stretch the drain fivefold.
+ */
+const RECOVERY_SWEEPS_MS = 30 * 60_000;
 /** Long enough after the trace for the outbox (2 minutes by default) to pick up anything still pending. */
 const FINAL_SWEEP_DELAY_MS = 60 * 60_000;
 /**
@@ -421,7 +426,9 @@ export async function runReplay(
     if (options.durable) {
       // the faults run their course after the trace: hours pass a sweep at a time
       settled = Math.max(trace.end, chaos?.lastFaultEnd ?? 0) + options.durable.tailAfterFaults;
-      for (let at = Math.max(nextSweep, trace.end); at <= settled; at += TAIL_STEP_MS) {
+      const faultEnds = chaos?.windowEnds ?? [];
+      const recovering = (at: number) => faultEnds.some((end) => at >= end && at < end + RECOVERY_SWEEPS_MS);
+      for (let at = Math.max(nextSweep, trace.end); at <= settled; at += recovering(at) ? SWEEP_EVERY_MS : TAIL_STEP_MS) {
         await runSweep(at);
         await drainDeliveries();
       }
