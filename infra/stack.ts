@@ -85,8 +85,31 @@ export const SILENCE_DIRECTORY_KEYS = ['SILENCE#'] as const;
 export const SWEEP_ROTA_KEYS = ['ROTA#'] as const;
 /** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
 export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
-/** The webhook endpoints of each client: deliver lists them (Query) and disables one that answered 410. */
+/**
+ * The webhook endpoints of each client: deliver lists them (Query), disables one that answered 410, writes each
+ * one's health (UpdateItem) and reads the one a notice is about (GetItem).
+ */
 export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
+/**
+ * The circuit breakers (shared/store/circuit-store.ts): shared destinations' health (DESTINATION#), the open lists
+ * (FAILING#), the held lists (HELD, HELD#: deliver adds the alerts it holds), and the notices of endpoints disabled
+ * after days of failure (WEBHOOKNOTICE), which deliver sends.
+ */
+export const DELIVER_CIRCUIT_KEYS = ['DESTINATION#', 'FAILING#', 'HELD', 'WEBHOOKNOTICE'] as const;
+/** A client's users, listed (Query) for the notices that one of its endpoints was disabled, or that it reached its SMS spend cap. */
+export const DELIVER_CLIENT_USER_KEYS = ['AGENT#'] as const;
+/**
+ * The open lists, the held lists and the notices: the sweep probes open circuits through their oldest held alert,
+ * drains the held lists of closed ones, disables endpoints open for days (with their notices) and counts the open
+ * circuits.
+ */
+export const SWEEP_CIRCUIT_KEYS = ['FAILING#', 'HELD', 'WEBHOOKNOTICE'] as const;
+/**
+ * The circuits' health, on a shared destination's item and on each webhook endpoint's: the sweep reads it
+ * (GetItem) and claims a probe slot (UpdateItem), and disables an endpoint after days of failure (UpdateItem, in
+ * the transaction with the notice).
+ */
+export const SWEEP_HEALTH_KEYS = ['DESTINATION#', 'WEBHOOKS#'] as const;
 /** The outcomes of rules' test alerts: deliver writes them (PutItem only), the API reads them. */
 export const DELIVER_TEST_RESULT_KEYS = ['NOTIFTEST#'] as const;
 /** The webhook endpoints' delivery logs: deliver records each attempt (PutItem), and a recovery reads them (Query). */
@@ -266,6 +289,8 @@ export class FleetwatchStack extends Stack {
     data.grant(sweep.role, 'directory', ['Query', 'DeleteItem'], { leadingKeys: SWEEP_DIRECTORY_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_FEED_OUTAGE_KEYS });
     data.grant(sweep.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: SWEEP_DIGEST_KEYS });
+    data.grant(sweep.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: SWEEP_CIRCUIT_KEYS });
+    data.grant(sweep.role, 'directory', ['GetItem', 'UpdateItem'], { leadingKeys: SWEEP_HEALTH_KEYS });
     // maintenance silences, read as evaluate reads them, for the connection losses and episodes they hold back
     data.grant(sweep.role, 'directory', ['Query'], { leadingKeys: SILENCE_DIRECTORY_KEYS });
     data.grant(sweep.role, 'directory', ['GetItem'], { leadingKeys: SWEEP_ROTA_KEYS });
@@ -340,10 +365,10 @@ export class FleetwatchStack extends Stack {
     data.grant(deliver.role, 'rules', ['GetItem']);
     // users, clients, vehicles, linked chats and e-mail consent; never sessions or credentials (LOGIN#, SESSION#)
     data.grant(deliver.role, 'directory', ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_DIRECTORY_KEYS });
-    data.grant(deliver.role, 'directory', ['Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
+    data.grant(deliver.role, 'directory', ['GetItem', 'Query', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_KEYS });
+    data.grant(deliver.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_CIRCUIT_KEYS });
+    data.grant(deliver.role, 'directory', ['Query'], { leadingKeys: DELIVER_CLIENT_USER_KEYS });
     data.grant(deliver.role, 'directory', ['PutItem'], { leadingKeys: DELIVER_TEST_RESULT_KEYS });
-    // the SMS cap notice lists the client's users
-    data.grant(deliver.role, 'directory', ['Query'], { leadingKeys: ['AGENT#'] });
     data.grant(deliver.role, 'directory', ['Query', 'PutItem'], { leadingKeys: DELIVER_WEBHOOK_LOG_KEYS });
     data.grant(deliver.role, 'directory', ['GetItem', 'PutItem', 'UpdateItem'], { leadingKeys: DELIVER_WEBHOOK_RECOVERY_KEYS });
     data.grant(deliver.role, 'directory', ['Query', 'PutItem', 'UpdateItem', 'DeleteItem'], { leadingKeys: DELIVER_DIGEST_KEYS });

@@ -108,6 +108,7 @@ export class Monitoring extends Construct {
     this.sesAlarms();
     this.lateAlertAlarms(props.queues, props.apiStage);
     this.feedAlarm();
+    this.circuitAlarm();
     this.dashboard = this.operationsDashboard(props);
   }
 
@@ -277,6 +278,20 @@ export class Monitoring extends Construct {
     );
   }
 
+  /**
+   * A shared destination (the Telegram Bot API, SES or SNS of a region) whose circuit breaker is open: every
+   * alert on that channel waits. A webhook endpoint's open circuit does not page: it is its tenant's to fix,
+   * who sees it in the endpoint's health; the dashboard shows their count.
+   */
+  private circuitAlarm(): void {
+    this.alarm(
+      'OpenCircuitsAlarm',
+      'A circuit breaker of a shared destination is open: the Telegram Bot API, SES or SNS failed 5 times in a row, and deliveries on that channel are held (no attempt spent, one probe a minute) until it answers, then drained oldest first. The deliver error `circuit opened` names the destination. See docs/operations.md.',
+      new MathExpression({ expression: `SELECT MAX(OpenCircuits) FROM ${METRICS_NAMESPACE}`, label: 'Open circuits', period: FIVE_MINUTES }),
+      1,
+    );
+  }
+
   /** One row per widget group: alarms, traffic, queues and API, functions, throttles. */
   private operationsDashboard(props: MonitoringProps): Dashboard {
     const dashboard = new Dashboard(this, 'Dashboard', {
@@ -287,7 +302,7 @@ export class Monitoring extends Construct {
     dashboard.addWidgets(...trafficWidgets(props.queues));
     dashboard.addWidgets(...queueAndApiWidgets(props.queues, props.apiStage));
     dashboard.addWidgets(...functionWidgets(props.functions));
-    dashboard.addWidgets(throttlesWidget(props.functions, props.tables), emailQuotaWidget());
+    dashboard.addWidgets(throttlesWidget(props.functions, props.tables), emailQuotaWidget(), circuitsWidget());
     return dashboard;
   }
 }
@@ -373,6 +388,23 @@ function emailQuotaWidget(): GraphWidget {
     left: [new MathExpression({ expression: `SELECT MAX(SesQuotaUsedPercent) FROM ${METRICS_NAMESPACE}`, label: 'Used (%)', period: FIVE_MINUTES })],
     leftYAxis: { min: 0, max: 100 },
     right: [appMetric('EmailsHeldForDigest', 'E-mails held for a digest', FIVE_MINUTES)],
+  });
+}
+
+/** Open circuits as the sweep counts them (left), and circuits opening and closing (right). */
+function circuitsWidget(): GraphWidget {
+  return new GraphWidget({
+    title: 'Circuit breakers',
+    width: WIDGET_WIDTH,
+    left: [
+      new MathExpression({ expression: `SELECT MAX(OpenCircuits) FROM ${METRICS_NAMESPACE}`, label: 'Open: Telegram, SES, SNS', period: ONE_MINUTE }),
+      new MathExpression({
+        expression: `SELECT MAX(OpenWebhookCircuits) FROM ${METRICS_NAMESPACE}`,
+        label: 'Open: webhook endpoints',
+        period: ONE_MINUTE,
+      }),
+    ],
+    right: [appMetric('CircuitsOpened', 'Opened', FIVE_MINUTES), appMetric('CircuitsClosed', 'Closed', FIVE_MINUTES)],
   });
 }
 

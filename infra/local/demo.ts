@@ -9,9 +9,15 @@ export const DEMO = {
   password: 'demo',
   email: 'demo@fleetwatch.local',
   opsEmail: 'ops@fleetwatch.local',
-  /** Where the speeding rule escalates an alert nobody acknowledged within `escalateAfterMinutes`. */
+  /** The speeding rule's first escalation level: this mailbox, when nobody acknowledged within `escalateAfterMinutes`. */
   dutyEmail: 'duty@fleetwatch.local',
   escalateAfterMinutes: 1,
+  /** Its second level: whoever of the duty rota is on call, `rotaAfterMinutes` after the alert. */
+  rotaAfterMinutes: 2,
+  rotaName: 'Duty dispatchers',
+  /** The rota's second participant, a user without a password of its own to share (it never logs in in the demo). */
+  dispatcherLogin: 'dispatcher',
+  dispatcherEmail: 'dispatcher@fleetwatch.local',
   geozoneName: 'Depot yard',
   speedLimitKmh: 90,
   /** Marks the demo client's webhook endpoint, which points at the local demo receiver. */

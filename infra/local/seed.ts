@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { initialValidity } from '../../shared/rules/lifecycle';
+import { anchorAt } from '../../shared/delivery/on-call';
+import { limits } from '../../shared/api/limits';
+import { createRota, listRotas, newRotaId } from '../../shared/store/rotas-store';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
 import { createAgent, createUser, findUserByLogin, getAgent } from '../../shared/store/directory-store';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
@@ -26,6 +30,8 @@ export interface DemoData {
   password: string;
   vehicleIds: number[];
   geozoneId: number;
+  /** The duty rota that the speeding rule's second escalation level goes to. */
+  rotaId: string;
   rules: Array<{ id: number; name: string; type: number }>;
   /** What this run created; empty when everything was already there. */
   created: string[];
@@ -67,8 +73,52 @@ async function seedGeozone(agentId: string, now: number, created: string[]): Pro
   return zone.id;
 }
 
+/** The dispatcher who takes turns on the duty rota with the demo user; its password is never printed nor used. */
+async function seedDispatcher(agentId: string, created: string[]): Promise<string> {
+  const existing = await findUserByLogin(DEMO.dispatcherLogin);
+  if (existing) return existing.id;
+  const user = await createUser({
+    parentId: agentId,
+    login: DEMO.dispatcherLogin,
+    password: randomBytes(24).toString('base64url'),
+    email: DEMO.dispatcherEmail,
+    firstName: 'Night',
+    lastName: 'Dispatcher',
+    language: 2,
+  });
+  created.push(`user ${user.login}`);
+  return user.id;
+}
+
+/** The duty rota: the demo user and the dispatcher hand over every day at 08:00 Baku time. */
+async function seedRota(agentId: string, participants: string[], now: number, created: string[]): Promise<string> {
+  const existing = (await listRotas(agentId)).find((rota) => rota.name === DEMO.rotaName);
+  if (existing) return existing.id;
+  const stamp = new Date(now).toISOString();
+  const handoff = { every: 'day', at: '08:00' } as const;
+  const rota = await createRota(
+    {
+      id: newRotaId(agentId),
+      parentId: agentId,
+      name: DEMO.rotaName,
+      timezone: 'Asia/Baku',
+      participants,
+      handoff,
+      anchor: anchorAt(handoff, 'Asia/Baku', now),
+      overrides: [],
+      version: 1,
+      createdAt: stamp,
+      createdBy: DEMO.login,
+      updatedAt: stamp,
+    },
+    limits().rotasPerClient,
+  );
+  created.push(`rota ${rota.name}`);
+  return rota.id;
+}
+
 /** The demo rules. Settings keys follow the evaluators in shared/rules. */
-export function demoRules(owner: { agentId: string; userId: string }, vehicleIds: number[], geozoneId: number): NotificationBody[] {
+export function demoRules(owner: { agentId: string; userId: string }, vehicleIds: number[], geozoneId: number, rotaId: string): NotificationBody[] {
   const common = {
     parentId: owner.agentId,
     userId: owner.userId,
@@ -86,13 +136,16 @@ export function demoRules(owner: { agentId: string; userId: string }, vehicleIds
       type: RULE_TYPES.speeding,
       name: `Speeding over ${DEMO.speedLimitKmh} km/h`,
       // the simulated speeder slows down for ~18 s between episodes: endDuration 10 lets each episode end;
-      // an alert nobody acknowledges within a minute goes to the duty mailbox as well (escalation)
+      // an alert nobody acknowledges goes up a two-level chain: the duty mailbox after a minute, then whoever
+      // of the duty rota is on call after two
       settings: {
         limit: String(DEMO.speedLimitKmh),
         minDuration: '10',
         endDuration: '10',
-        escalateAfter: String(DEMO.escalateAfterMinutes),
-        escalateEmails: DEMO.dutyEmail,
+        escalation: JSON.stringify([
+          { after: DEMO.escalateAfterMinutes, emails: [DEMO.dutyEmail] },
+          { after: DEMO.rotaAfterMinutes, rotaIds: [rotaId] },
+        ]),
       },
       enableSideEmails: true,
       sideEmails: [DEMO.opsEmail],
@@ -157,12 +210,13 @@ async function seedRules(
   owner: { agentId: string; agentName: string; userId: string },
   vehicleIds: number[],
   geozoneId: number,
+  rotaId: string,
   now: number,
   created: string[],
 ): Promise<DemoData['rules']> {
   const existing = new Map((await listRulesOfClient(owner.agentId)).map((rule) => [rule.name, rule]));
   const rules: DemoData['rules'] = [];
-  for (const body of demoRules(owner, vehicleIds, geozoneId)) {
+  for (const body of demoRules(owner, vehicleIds, geozoneId, rotaId)) {
     const known = existing.get(body.name);
     if (known) {
       rules.push({ id: known.id, name: known.name, type: known.type });
@@ -192,10 +246,22 @@ export async function seedDemoData(fleet: readonly SimulatedVehicle[], now: numb
   }
   const geozoneId = await seedGeozone(owner.agentId, now, created);
   const vehicleIds = fleet.map((vehicle) => vehicle.vehicleId);
-  const rules = await seedRules(owner, vehicleIds, geozoneId, now, created);
+  const dispatcherId = await seedDispatcher(owner.agentId, created);
+  const rotaId = await seedRota(owner.agentId, [owner.userId, dispatcherId], now, created);
+  const rules = await seedRules(owner, vehicleIds, geozoneId, rotaId, now, created);
   // the local operations and duty inboxes are the demo's own: vouched for here instead of through a confirmation link
   for (const address of [DEMO.opsEmail, DEMO.dutyEmail]) await markSideEmailConfirmed(owner.agentId, address, now);
-  return { agentId: owner.agentId, userId: owner.userId, login: DEMO.login, password: DEMO.password, vehicleIds, geozoneId, rules, created };
+  return {
+    agentId: owner.agentId,
+    userId: owner.userId,
+    login: DEMO.login,
+    password: DEMO.password,
+    vehicleIds,
+    geozoneId,
+    rotaId,
+    rules,
+    created,
+  };
 }
 
 /**

@@ -343,6 +343,18 @@ const webhookEndpoint = {
   events: ['zoneExit', 'connectionLost'],
   ruleTypes: [],
   previousSecretExpiresAt: null,
+  health: { lastSuccessAt: null, lastFailureAt: null, consecutiveFailures: 0, lastError: null, openSince: null },
+};
+/** An endpoint whose receiver has answered 503 since the morning: its circuit is open, its alerts wait. */
+export const webhookFailingExample = {
+  ...webhookEndpoint,
+  health: {
+    lastSuccessAt: '2026-11-25T08:41:00.000Z',
+    lastFailureAt: '2026-11-25T10:14:00.000Z',
+    consecutiveFailures: 17,
+    lastError: 'the endpoint answered 503 (a server error on its side)',
+    openSince: '2026-11-25T09:03:00.000Z',
+  },
 };
 export const webhookCreatedExample = { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
 export const webhookUpdateExample = { signatureScheme: 'standard', events: ['zoneExit', 'connectionLost'], ruleTypes: [0, 7] };
@@ -353,7 +365,7 @@ export const secretRotatedExample = {
   previousSecretExpiresAt: '2026-11-26T08:00:00.000Z',
   secret: 'whsec_x2Vb7PzQ0o1cK9Jm3aRtYw8eUiL5nHgDsFqZ4vXyTbA=',
 };
-export const webhookListExample = [webhookEndpoint];
+export const webhookListExample = [{ ...webhookEndpoint, health: { ...webhookEndpoint.health, lastSuccessAt: '2026-11-25T09:12:00.000Z' } }];
 export const webhookUrlTakenExample = { error: 'Conflict', message: 'this URL is already registered for the client' };
 
 export const openApiAnswerExample = { openapi: '3.1.0', info: { title: 'fleetwatch API', version: '3.0.0' }, paths: {} };

@@ -4,6 +4,9 @@ import { guidSchema, ruleTypeSchema } from '../schemas/notification';
 import { SIGNATURE_SCHEMES, webhookIdSchema } from '../schemas/webhook';
 import { DELIVERY_LOG_STATUSES, WEBHOOK_LOG_DAYS } from '../store/webhook-deliveries';
 import { strictBody } from './strict-body';
+import { DISABLE_WEBHOOK_AFTER_MS, FAILURES_TO_OPEN } from '../delivery/circuit-breaker';
+
+const DISABLE_DAYS = Math.round(DISABLE_WEBHOOK_AFTER_MS / 86_400_000);
 
 /** Request and response shapes of `/api/v3/webhooks`. */
 
@@ -46,7 +49,8 @@ export const webhookUpdateSchema = strictBody({
     .boolean()
     .optional()
     .describe(
-      'true enables a disabled endpoint again (clearing disabledAt and disabledReason), false stops deliveries to it; unchanged when left out',
+      'true enables a disabled endpoint again (clearing disabledAt and disabledReason) and resets its health, closing its circuit; ' +
+        'false stops deliveries to it; unchanged when left out',
     ),
 });
 
@@ -62,6 +66,28 @@ export const rotateSecretBodySchema = strictBody({
     .describe(`hours the previous secret keeps signing next to the new one (0–${MAX_OVERLAP_HOURS}); default 24`),
 });
 
+const at = (meaning: string) => z.iso.datetime({ offset: true }).nullable().describe(meaning);
+
+export const webhookHealthSchema = z
+  .object({
+    lastSuccessAt: at('the last delivery it took (2xx), as recorded at most once an hour while all goes well; null when never'),
+    lastFailureAt: at('the last delivery that failed for a passing reason (5xx, 408, 429, no answer); null when never'),
+    consecutiveFailures: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        `passing failures since the last success; at ${FAILURES_TO_OPEN} its circuit opens. Refusals (another 4xx) neither count nor reset it`,
+      ),
+    lastError: z.string().nullable().describe('the last passing failure, in words; null when never'),
+    openSince: at(
+      `when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one ` +
+        `probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while ` +
+        `closed. Open for ${DISABLE_DAYS} days without a success, the endpoint is disabled and your users are told`,
+    ),
+  })
+  .describe('how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT');
+
 export const webhookEndpointSchema = z.object({
   id: webhookIdSchema.describe(
     'the endpoint: <parentId>.<22 base64url characters>; endpoints registered by earlier versions keep a bare GUID. Opaque: use it as it is',
@@ -71,7 +97,10 @@ export const webhookEndpointSchema = z.object({
   description: z.string(),
   enabled: z
     .boolean()
-    .describe('false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true'),
+    .describe(
+      `false once the receiver answered 410 Gone, its circuit stayed open for ${DISABLE_DAYS} days, or it was disabled through PUT: ` +
+        'nothing is sent to it until PUT sets enabled: true',
+    ),
   createdAt: z.iso.datetime({ offset: true }),
   disabledAt: z.iso.datetime({ offset: true }).nullable().describe('when it was disabled; null while enabled'),
   disabledReason: z.string().nullable().describe('why it was disabled; null while enabled'),
@@ -82,6 +111,7 @@ export const webhookEndpointSchema = z.object({
     .datetime({ offset: true })
     .nullable()
     .describe('until when the secret before the last rotation still signs next to the current one; null when never rotated'),
+  health: webhookHealthSchema,
 });
 
 export const createdWebhookSchema = webhookEndpointSchema.extend({

@@ -15,11 +15,14 @@ import type { RenderedNotification } from './render';
 import { alertNotification } from './alert-notification';
 import type { ChannelSenders } from './senders';
 import { MAX_QUEUE_WAIT_SECONDS, RETRY_ATTEMPTS, spanText } from './retry-backoff';
-import { afterPassingFailure, gaveUpReason, nextAttemptOf, wakeOf, type Attempt } from './target-retry';
+import { afterPassingFailure, deferTarget, gaveUpReason, heldTooLongReason, holdDeadline, nextAttemptOf, wakeOf, type Attempt } from './target-retry';
 import { deadLetterTarget } from './target-dead-letter';
 import { planDelivery, type DeliveryTarget, type EmailTarget, type SkippedTarget, type TelegramTarget } from './targets';
 import { holdUntilConfirmed, settleHeldTargets } from './consent-hold';
 import { forgetTarget, send, targetLabel } from './send-target';
+import { throughCircuit } from './circuit-gate';
+import { countsAsFailure, HOLD_RECHECK_MS, probeFailedReason } from './circuit-breaker';
+import { recordWebhookAttempt } from '../store/webhook-deliveries';
 import { acknowledgeAction, withActionLinks, type AcknowledgeAction } from './acknowledge-action';
 import { holdEmailForDigest, holdForQuietHours } from './digest-hold';
 import { applyPreferences, type PreferredPlan } from './recipient-preferences';
@@ -161,7 +164,7 @@ async function deliverClaimed(
   }
   await clearEndedEpisode(alert, context.rule, now());
   const statuses: Record<string, DeliveryStatus> = { ...alert.deliveries };
-  await recordSkipped(alert.alertId, context.plan.skipped, statuses, now());
+  await recordSkipped(alert, context.plan.skipped, statuses, retries, now());
   const held = await settleHeldTargets(alert, context.rule.parentId, context.plan, statuses, now());
   const open = context.plan.targets.filter((target) => !isSettled(statuses[target.key]));
   const acknowledging = alert.event.kind === ESCALATED_KIND ? await getStoredAlert(String(alert.event.values.escalatedAlertId)) : alert;
@@ -242,33 +245,62 @@ async function loadDeliveryContext(alert: Alert, options: DeliverOptions, now: (
 }
 
 async function recordSkipped(
-  alertId: string,
+  alert: Alert,
   skipped: readonly SkippedTarget[],
   statuses: Record<string, DeliveryStatus>,
+  retries: Readonly<Record<string, RetryRecord>>,
   now: number,
 ): Promise<void> {
   for (const target of skipped) {
     if (isSettled(statuses[target.key])) continue;
-    const status: DeliveryStatus = {
-      status: 'skipped',
-      at: new Date(now).toISOString(),
-      attempts: 0,
-      error: target.reason,
-      ...(target.preference ? { reason: target.preference } : {}),
-    };
-    await recordDelivery(alertId, target.key, status);
+    const heldBy = retries[target.key]?.heldBy;
+    // an endpoint disabled while its circuit held the alert (after days open, or by its client): the delivery
+    // failed, and is logged so, so that the endpoint's recovery sends it once it is enabled again
+    const status: DeliveryStatus =
+      heldBy !== undefined && target.channel === 'webhook'
+        ? {
+            status: 'failed',
+            at: new Date(now).toISOString(),
+            attempts: retries[target.key]?.attempts ?? 0,
+            error: `held by its open circuit until ${target.reason}`,
+          }
+        : {
+            status: 'skipped',
+            at: new Date(now).toISOString(),
+            attempts: 0,
+            error: target.reason,
+            ...(target.preference ? { reason: target.preference } : {}),
+          };
+    if (status.status === 'failed') await logHeldWebhook(alert, target.key, status);
+    await recordDelivery(alert.alertId, target.key, status);
     statuses[target.key] = status;
   }
 }
 
+/** A webhook delivery a circuit held that failed without a send of its own, in the endpoint's log, where a recovery finds it. */
+async function logHeldWebhook(alert: Alert, key: string, status: DeliveryStatus): Promise<void> {
+  await recordWebhookAttempt(key.slice('webhook:'.length), {
+    alertId: alert.alertId,
+    event: alert.event.kind,
+    at: status.at,
+    status: 'failed',
+    httpStatus: null,
+    latencyMs: 0,
+    error: status.error ?? null,
+  }).catch((error: unknown) => logger.warn('could not record a webhook attempt', { alertId: alert.alertId, target: key, error }));
+}
+
 /**
  * Sends to one target whose next attempt has come and records what came of it: sent, failed for good (and on the
- * DLQ), or to retry on the schedule; a target whose next attempt has not come is left alone.
+ * DLQ), or to retry on the schedule; a target whose next attempt has not come is left alone. A target its
+ * destination's open circuit holds is looked at whenever its alert is (the drain wakes it once the circuit
+ * closes), and held again while the circuit stays open.
  */
 async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Promise<Attempt> {
   const { alert, retries, options, now } = attempting;
+  const heldBy = retries[target.key]?.heldBy;
   const nextAttemptAt = nextAttemptOf(retries[target.key]);
-  if (nextAttemptAt > now()) return { outcome: 'waiting', key: target.key, nextAttemptAt };
+  if (nextAttemptAt > now() && heldBy === undefined) return { outcome: 'waiting', key: target.key, nextAttemptAt };
   const action = attempting.acknowledging && (await acknowledgeAction(attempting.acknowledging, target, attempting.loginOf, now()));
   const quietUntil = attempting.quietUntil.get(target.key);
   if (quietUntil !== undefined && (target.channel === 'email' || target.channel === 'telegram')) {
@@ -277,8 +309,10 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   if (target.channel === 'email' && attempting.digest) return holdInDigest(target, action, retries[target.key]?.attempts ?? 0, attempting);
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
   let outcome: SendOutcome;
+  let probed: string | null = null;
   let sms: { sms: SmsDelivery } | Record<string, never> = {};
   if (target.channel === 'sms') {
+    // SMS has its own guards (a claim per send, opt-outs, the spend cap) and no circuit: a text is never probed
     const step = await attemptSms(target, {
       alert,
       clientId: attempting.clientId,
@@ -288,13 +322,24 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
       senders: options.senders,
       now: now(),
     });
-    if (step.kind === 'settled') return recordFinal(target, step.status, attempting);
+    if (step.kind === 'settled') return settleTarget(target, step.status, attempting);
     outcome = step.outcome;
     sms = { sms: step.sms };
-  } else outcome = await send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action);
+  } else {
+    const gated = await throughCircuit(target, { ...alert, heldBy, deadline: holdDeadline(alert.createdAt) }, now(), () =>
+      send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action),
+    );
+    if (gated.kind === 'held') return holdByCircuit(target, gated.destination, gated.reason, false, attempting);
+    ({ outcome, probed } = gated);
+  }
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   // SES refused it over the daily quota: it waits for the digest, which goes out once the quota returns
   if (target.channel === 'email' && outcome.status === 'retry' && outcome.overQuota) return holdInDigest(target, action, attempt.number, attempting);
+  // a held target sent as the probe is the circuit's: failing, it is held again without spending one of its
+  // attempts (a target whose own attempt came due and went out as the probe spent it, as any attempt does)
+  if (probed !== null && heldBy !== undefined && countsAsFailure(outcome)) {
+    return holdByCircuit(target, probed, probeFailedReason(probed, outcome.error), true, attempting);
+  }
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {
     status = { status: 'sent', at: attempt.at, attempts: attempt.number, ...sms };
@@ -324,19 +369,45 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
     });
     await deadLetterTarget(alert.alertId, target.key, reason);
   }
-  return recordFinal(target, status, attempting);
+  return settleTarget(target, status, attempting);
 }
 
-/** Records a target's final status, finishing the alert when it was the last open target. */
-async function recordFinal(target: DeliveryTarget, status: DeliveryStatus, { alert, statuses, now, finishes }: Attempting): Promise<Attempt> {
+/** Records a target's final status: at once, or in the write that finishes the alert when it was its last. */
+async function settleTarget(target: DeliveryTarget, status: DeliveryStatus, attempting: Attempting): Promise<Attempt> {
+  const { alert, now, statuses } = attempting;
   statuses[target.key] = status;
-  if (finishes) {
+  if (attempting.finishes) {
     await finishAlert(alert.alertId, finalStatus(Object.values(statuses)), now(), { last: { key: target.key, status }, due: alert });
     return { outcome: 'finished' };
   }
   // recorded at once: a retry after a later failure must not send this one again
   await recordDelivery(alert.alertId, target.key, status);
   return { outcome: 'recorded' };
+}
+
+/**
+ * A target its destination's open circuit holds waits, its attempts as they were: until the sweep drains it once
+ * the circuit closes, and at the latest HOLD_RECHECK_MS on, when it is looked at again. Held past its deadline (as
+ * long as the retry schedule would have kept it), it is given up on and goes to the DLQ like a target whose
+ * attempts ran out; a webhook delivery given up on without a request of its own (`probed`: the probe's is logged
+ * already) is logged as failed, for the endpoint's recovery.
+ */
+async function holdByCircuit(target: DeliveryTarget, destination: string, reason: string, probed: boolean, attempting: Attempting): Promise<Attempt> {
+  const { alert, retries, options, now } = attempting;
+  const attempts = retries[target.key]?.attempts ?? 0;
+  const deadline = holdDeadline(alert.createdAt);
+  const context = { alertId: alert.alertId, channel: target.channel, target: targetLabel(target), destination };
+  if (now() < deadline) {
+    if (retries[target.key]?.heldBy !== destination) logger.warn(`delivery held: ${reason}; sent once the circuit closes`, context);
+    return deferTarget(retries, target.key, Math.min(now() + HOLD_RECHECK_MS, deadline), reason, now(), destination);
+  }
+  const failure = heldTooLongReason(attempts, destination, reason);
+  const status: DeliveryStatus = { status: 'failed', at: new Date(now()).toISOString(), attempts, error: failure };
+  options.stats.countFailed(target.channel);
+  logger.error(`delivery given up: ${failure}; sent to the deliveries DLQ`, context);
+  if (target.channel === 'webhook' && !probed) await logHeldWebhook(alert, target.key, status);
+  await deadLetterTarget(alert.alertId, target.key, failure);
+  return settleTarget(target, status, attempting);
 }
 
 /** Holds an e-mail for its recipient's digest, as it would have gone out (with its acknowledge link). */

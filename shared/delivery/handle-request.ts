@@ -15,6 +15,8 @@ import {
   type QuietHoursDigestRequest,
 } from '../schemas/alert';
 import { testSendRequestSchema, type TestSendRequest } from '../schemas/test-send';
+import { webhookNoticeRequestSchema, type WebhookNoticeRequest } from '../schemas/webhook';
+import { sendWebhookDisabledNotice } from './webhook-notice';
 import { webhookRecoverRequestSchema, type WebhookRecoverRequest } from '../schemas/webhook-recovery';
 import { sendConfirmation } from './confirmation';
 import { sendTestAlert } from './test-send';
@@ -29,6 +31,7 @@ import type { ChannelSenders } from './senders';
  * One record of the deliveries queue (`{"alertId": "..."}`, `{"confirmEmail": {...}}` for a side address's
  * confirmation link, `{"testSend": {...}}` for a rule's test alert, `{"emailDigest": {...}}` for a recipient's
  * digest of held alert e-mails, `{"quietHoursDigest": {...}}` for a user's digest of its quiet hours, or
+ * `{"webhookDisabled": {...}}` for the notice of an endpoint disabled after days of failure, or
  * `{"webhookRecover": {...}}` for a step of a webhook recovery): delivered, parked on the DLQ with its reason
  * (malformed body; an alert's targets that can never be delivered go there one by one), or thrown back to the queue
  * for a later retry.
@@ -49,7 +52,15 @@ export class DeliveryNotFinishedError extends Error {
 
 export function parseDeliveryRequest(
   body: string,
-): DeliveryRequest | ConfirmationRequest | TestSendRequest | DigestRequest | QuietHoursDigestRequest | WebhookRecoverRequest | { error: string } {
+):
+  | DeliveryRequest
+  | ConfirmationRequest
+  | TestSendRequest
+  | DigestRequest
+  | QuietHoursDigestRequest
+  | WebhookNoticeRequest
+  | WebhookRecoverRequest
+  | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -64,6 +75,8 @@ export function parseDeliveryRequest(
   if (digest.success) return digest.data;
   const quiet = quietHoursDigestRequestSchema.safeParse(json);
   if (quiet.success) return quiet.data;
+  const notice = webhookNoticeRequestSchema.safeParse(json);
+  if (notice.success) return notice.data;
   const recover = webhookRecoverRequestSchema.safeParse(json);
   if (recover.success) return recover.data;
   const parsed = deliveryRequestSchema.safeParse(json);
@@ -110,6 +123,11 @@ export async function handleDeliveryRequest(record: SQSRecord, dependencies: Del
       dependencies.stats,
       dependencies.clock(),
     );
+    return;
+  }
+  // like a digest: what cannot go out now is handed back by the sweep, the queue never retries it
+  if ('webhookDisabled' in request) {
+    await sendWebhookDisabledNotice(request.webhookDisabled, dependencies.senders, dependencies.clock());
     return;
   }
   if ('webhookRecover' in request) {

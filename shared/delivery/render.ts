@@ -228,6 +228,34 @@ export function renderTestNotification(language: Language, data: { rule: string;
   };
 }
 
+/** What the notice of a webhook endpoint disabled after days of failure says (`<lang>/lifecycle/webhookDisabled.eta`). */
+export interface WebhookDisabledNotice {
+  /** The endpoint's description, or its host when it has none. */
+  endpoint: string;
+  endpointId: string;
+  /** The URL's host only: a path or query may carry a receiver's token. */
+  host: string;
+  days: number;
+  /** When its circuit opened and when it was disabled, as a reader reads them. */
+  failingSince: string;
+  disabledAt: string;
+  /** `openSince` as the API takes it, for the recovery's `since`. */
+  since: string;
+}
+
+/** The notice that a webhook endpoint was disabled, in every format; never names its secret or its URL's path. */
+export function renderWebhookDisabledNotice(language: Language, data: WebhookDisabledNotice): RenderedNotification {
+  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/webhookDisabled`;
+  const fields = data as unknown as TemplateData;
+  const text = renderFile(name, 'text', fields);
+  return {
+    subject: text.subject,
+    text: text.body,
+    html: htmlDocument(text.subject, renderFile(name, 'html', fields).body, language),
+    telegram: renderFile(name, 'telegram', fields).body,
+  };
+}
+
 /** One alert as a digest lists it: its subject and plain text, as rendered when it was held. */
 export interface DigestedAlert {
   subject: string;

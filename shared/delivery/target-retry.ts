@@ -47,12 +47,19 @@ export function gaveUpReason(attempts: number, error: string): string {
 }
 
 /**
- * Defers a target's next attempt to `until` (epoch ms) without sending to it and without counting an attempt:
- * its attempts stay as they were, `reason` becomes its error, and the alert is settled as after a failed attempt
- * (woken through the queue or the due index, whichever holds the wait). Meant for a circuit breaker per
- * destination, which answers for a target with this instead of sending; nothing calls it yet.
+ * Defers a target's next attempt to `until` (epoch ms) without counting an attempt: its attempts stay as they
+ * were, `reason` becomes its error, and the alert is settled as after a failed attempt (woken through the queue or
+ * the due index, whichever holds the wait). The circuit breaker per destination answers with this for a target
+ * its open circuit holds (`heldBy`, the destination), instead of sending.
  */
-export function deferTarget(retries: Readonly<Record<string, DeliveryRetry>>, key: string, until: number, reason: string, now: number): Attempt {
+export function deferTarget(
+  retries: Readonly<Record<string, DeliveryRetry>>,
+  key: string,
+  until: number,
+  reason: string,
+  now: number,
+  heldBy?: string,
+): Attempt {
   return {
     outcome: 'retry',
     key,
@@ -61,8 +68,25 @@ export function deferTarget(retries: Readonly<Record<string, DeliveryRetry>>, ke
       error: reason,
       at: new Date(now).toISOString(),
       nextAttemptAt: new Date(until).toISOString(),
+      ...(heldBy === undefined ? {} : { heldBy }),
     },
   };
+}
+
+/**
+ * How long a target an open circuit holds may wait: as long as the retry schedule would have kept it, counted from
+ * when its alert was raised (epoch ms). Held longer, it is given up as one whose attempts ran out.
+ */
+export function holdDeadline(createdAt: string): number {
+  return Date.parse(createdAt) + RETRY_HORIZON_SECONDS * 1000;
+}
+
+/** Why a target held by an open circuit past holdDeadline was given up on, in words. */
+export function heldTooLongReason(attempts: number, destination: string, error: string): string {
+  return (
+    `its destination ${destination} did not take deliveries for about ${spanText(RETRY_HORIZON_SECONDS)} after the alert, ` +
+    `the horizon of the retry schedule (${attempts} attempts made while its circuit let them through): ${error}`
+  );
 }
 
 /** When the alert is to be looked at again: the earliest next attempt of its targets still open; undefined with none. */

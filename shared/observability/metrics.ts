@@ -42,6 +42,14 @@ export const MetricName = {
   SesQuotaUsedPercent: 'SesQuotaUsedPercent',
   /** Alert e-mails held for a recipient's digest because the SES quota is nearly used. */
   EmailsHeldForDigest: 'EmailsHeldForDigest',
+  /** Circuit breakers that opened (a destination failed 5 times in a row): its deliveries are held, one probe a minute. */
+  CircuitsOpened: 'CircuitsOpened',
+  /** Circuit breakers that closed again (a probe went through). */
+  CircuitsClosed: 'CircuitsClosed',
+  /** Shared destinations (Telegram, SES or SNS of a region) whose circuit is open, as the sweep counts them each run. */
+  OpenCircuits: 'OpenCircuits',
+  /** Webhook endpoints whose circuit is open, as the sweep counts them each run. */
+  OpenWebhookCircuits: 'OpenWebhookCircuits',
   /** SMS left unsent because their client's monthly SMS spend cap was reached. */
   SmsCapReached: 'SmsCapReached',
   /** SMS sent, and their estimated cost in micro-dollars (segments × the destination's price). */

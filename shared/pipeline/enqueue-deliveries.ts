@@ -4,6 +4,7 @@ import type { RecoveryStep, WebhookRecoverRequest } from '../schemas/webhook-rec
 import { resourcesConfig } from '../config';
 import type { ConfirmationRequest, DeliveryRequest, DigestRequest, QuietHoursDigestRequest } from '../schemas/alert';
 import type { DigestId } from '../store/email-digests';
+import type { WebhookNoticeId, WebhookNoticeRequest } from '../schemas/webhook';
 import { logger } from '../observability/logger';
 
 /**
@@ -90,6 +91,33 @@ export async function enqueueDigests(digests: readonly DigestId[]): Promise<numb
       enqueued += chunk.length - failed;
     } catch (error) {
       logger.warn('digest requests not enqueued; due again later', { error });
+    }
+  }
+  return enqueued;
+}
+
+/**
+ * Asks the deliver function to send the notices of endpoints disabled after days of failure, ten per
+ * SendMessageBatch. Returns how many were enqueued; a failure is logged, and a notice not enqueued is due again
+ * later.
+ */
+export async function enqueueWebhookNotices(notices: readonly WebhookNoticeId[]): Promise<number> {
+  let enqueued = 0;
+  for (let start = 0; start < notices.length; start += 10) {
+    const chunk = notices.slice(start, start + 10);
+    try {
+      const output = await sendMessageBatch({
+        QueueUrl: resourcesConfig().DELIVERIES_QUEUE_URL,
+        Entries: chunk.map(({ clientId, endpointId, disabledAt }, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify({ webhookDisabled: { clientId, endpointId, disabledAt } } satisfies WebhookNoticeRequest),
+        })),
+      });
+      const failed = output.Failed?.length ?? 0;
+      if (failed) logger.warn('webhook notices not enqueued; due again later', { failed });
+      enqueued += chunk.length - failed;
+    } catch (error) {
+      logger.warn('webhook notices not enqueued; due again later', { error });
     }
   }
   return enqueued;

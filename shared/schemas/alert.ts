@@ -73,13 +73,22 @@ export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
 
 /**
  * A target still open after a passing problem: how many attempts it has had, the last one's error in words,
- * when it was made and when the next is due. One record per target, overwritten on each attempt.
+ * when it was made and when the next is due. One record per target, overwritten on each attempt. `heldBy`: the
+ * destination whose open circuit holds the target (shared/delivery/circuit-gate.ts); such a target is looked at
+ * whenever its alert is, and drained once the circuit closes, whatever `nextAttemptAt` says.
  */
 export const deliveryRetrySchema = z.object({
   attempts: z.number().int().min(0),
   error: z.string(),
   at: z.string(),
   nextAttemptAt: z.string().optional(),
+  heldBy: z
+    .string()
+    .optional()
+    .describe(
+      'while the circuit breaker of its destination is open: that destination (webhook#<endpoint id>, telegram, ses#<region> or sns#<region>); ' +
+        'the target waits without spending attempts and is sent once the circuit closes',
+    ),
 });
 
 export type DeliveryRetry = z.infer<typeof deliveryRetrySchema>;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { guidSchema } from './notification';
 import { severitySchema } from './alert';
+import { circuitHealthSchema, parseHealth, type CircuitHealth } from './circuit-health';
 
 /**
  * Webhook endpoints of a client, in the directory table: `WEBHOOKS#<clientId>` / `ENDPOINT#<endpointId>`.
@@ -62,11 +63,41 @@ export const storedWebhookSchema = z.object({
   events: z.array(z.string()).default([]),
   /** Rule types sent to the endpoint; empty sends every type. */
   ruleTypes: z.array(z.number().int()).default([]),
+  /**
+   * How it has been answering, for its circuit breaker (`shared/schemas/circuit-health.ts`): kept on the item
+   * itself, since deliver reads the client's endpoints for every alert anyway. Absent until its first delivery;
+   * a map that does not parse reads as never, rather than hiding the endpoint.
+   */
+  health: z.preprocess(parseHealth, circuitHealthSchema),
 });
 export type StoredWebhook = z.infer<typeof storedWebhookSchema>;
 
+/** An endpoint's health as the API shows it: the breaker's bookkeeping of probes stays inside. */
+export type WebhookHealth = Omit<CircuitHealth, 'lastProbeAt' | 'probeBy'>;
+
 /** An endpoint as the API shows it: everything but the secrets. */
-export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret'>;
+export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret' | 'health'> & { health: WebhookHealth };
+
+/**
+ * A notice to the users of an endpoint's client that it was disabled after failing for days, while it is being
+ * sent: `WEBHOOKNOTICE` / `<endpointId>#<disabledAt>`. Written in the same transaction as the disable, so it
+ * cannot be lost; the sweep hands it to deliver when `dueAt` (epoch ms) has come, and deliver deletes it once
+ * every recipient has it. `sent` holds each recipient reached (`email:<address>`, `telegram:<chat id>`), so a
+ * second hand-out sends nobody twice; `sendingUntil` is the lease of the one sender at work.
+ */
+export const webhookNoticeKeys = {
+  partition: 'WEBHOOKNOTICE',
+  notice: (endpointId: string, disabledAt: string) => ({ pk: 'WEBHOOKNOTICE', sk: `${endpointId}#${disabledAt}` }),
+} as const;
+
+export const webhookNoticeIdSchema = z
+  .object({ clientId: guidSchema, endpointId: webhookIdSchema, disabledAt: z.iso.datetime({ offset: true }) })
+  .strict();
+export type WebhookNoticeId = z.infer<typeof webhookNoticeIdSchema>;
+
+/** Body of a message on the deliveries queue: tell the users of a client its endpoint was disabled (from the sweep). */
+export const webhookNoticeRequestSchema = z.object({ webhookDisabled: webhookNoticeIdSchema });
+export type WebhookNoticeRequest = z.infer<typeof webhookNoticeRequestSchema>;
 
 /**
  * What a webhook receives for each alert (POST, `Content-Type: application/json`). Field names are stable:

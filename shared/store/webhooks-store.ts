@@ -30,8 +30,9 @@ export function newWebhookSecret(): string {
 }
 
 export function withoutSecret(endpoint: StoredWebhook): WebhookEndpoint {
-  const { secret: _secret, previousSecret: _previous, ...shown } = endpoint;
-  return shown;
+  const { secret: _secret, previousSecret: _previous, health, ...shown } = endpoint;
+  const { lastProbeAt: _probe, probeBy: _carrier, ...shownHealth } = health;
+  return { ...shown, health: shownHealth };
 }
 
 /** The client already has `limit` endpoints: none was stored. */
@@ -120,13 +121,15 @@ export async function createWebhook(
     },
     'webhook endpoint',
   );
+  // no health until the first delivery: the breaker writes the map then
+  const { health: _health, ...item } = endpoint;
   const hash = urlHash(endpoint.url);
   const roomy = limit === undefined ? '' : ' AND size(urls) < :limit';
   const failed = await transactWithUrls(endpoint.parentId, [
     {
       Put: {
         TableName: table(),
-        Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...endpoint },
+        Item: { ...webhookKeys.endpoint(endpoint.parentId, endpoint.id), ...item },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -248,18 +251,30 @@ export async function deleteWebhook(clientId: string, endpointId: string): Promi
   return failed === undefined;
 }
 
+/**
+ * The write that stops deliveries to an endpoint, keeping it listed with the reason. With `whileOpenSince`, only
+ * while it is still enabled and its circuit is still the one open since then (the sweep's disable after days of
+ * failure: a success, a re-enable or another sweep in between makes it a no-op).
+ */
+export function webhookDisableUpdate(clientId: string, endpointId: string, reason: string, now: number, whileOpenSince?: string) {
+  return {
+    TableName: table(),
+    Key: webhookKeys.endpoint(clientId, endpointId),
+    UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason',
+    ConditionExpression: whileOpenSince === undefined ? 'attribute_exists(pk)' : 'enabled = :true AND health.openSince = :openSince',
+    ExpressionAttributeValues: {
+      ':false': false,
+      ':at': new Date(now).toISOString(),
+      ':reason': reason,
+      ...(whileOpenSince === undefined ? {} : { ':true': true, ':openSince': whileOpenSince }),
+    },
+  };
+}
+
 /** Stops deliveries to an endpoint (its receiver answered 410 Gone), keeping it listed with the reason. */
 export async function disableWebhook(clientId: string, endpointId: string, reason: string, now: number): Promise<boolean> {
   try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: webhookKeys.endpoint(clientId, endpointId),
-        UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':false': false, ':at': new Date(now).toISOString(), ':reason': reason },
-      }),
-    );
+    await documentClient().send(new UpdateCommand(webhookDisableUpdate(clientId, endpointId, reason, now)));
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;

@@ -125,7 +125,15 @@ describe('strict request bodies', () => {
       const withBody = apiRoutes.filter((route) => route.body);
       expect(withBody.length).toBeGreaterThan(10);
       for (const route of withBody) {
-        const request: ApiRequest = { method: route.method, path: route.path.replace(/\{[a-z]+\}/gi, '1'), token, body: { surplusField: 1 } };
+        // a page's form posts its fields urlencoded, every other body is JSON
+        const form = route.requestType === 'application/x-www-form-urlencoded';
+        const request: ApiRequest = {
+          method: route.method,
+          path: route.path.replace(/\{[a-z]+\}/gi, '1'),
+          token,
+          body: form ? 'surplusField=1' : { surplusField: 1 },
+          ...(form ? { headers: { 'Content-Type': 'application/x-www-form-urlencoded' } } : {}),
+        };
         const response = await rawApi(request);
         expect(response.status, `${route.method} ${route.path}`).toBe(400);
         expect(paths(response.body), `${route.method} ${route.path}`).toContain('surplusField');

@@ -20,7 +20,7 @@ import { PRICES } from './prices';
  *
  * CloudWatch bills a custom metric by the hour, for the hours it receives data. A metric that is published only
  * while something is wrong (INCIDENT_METRICS: a rejected message, an interrupted feed, the e-mail quota nearly
- * spent) is priced for INCIDENT_HOURS_PER_MONTH; every other one for the whole month.
+ * spent, a shared destination's circuit open) is priced for INCIDENT_HOURS_PER_MONTH; every other one for the whole month.
  */
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FUNCTIONS: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
@@ -28,8 +28,9 @@ const FUNCTIONS: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'teleg
 const PER_CHANNEL = new Set(['DeliveriesSent', 'DeliveryFailures']);
 /**
  * Metrics a function publishes only while something is wrong (each is added with countIfAny, or only on that
- * path): priced for INCIDENT_HOURS_PER_MONTH. UnusableRules and DeliveryFailures are not among them: among
- * thousands of clients some rule or some webhook is always broken.
+ * path): priced for INCIDENT_HOURS_PER_MONTH. UnusableRules, DeliveryFailures and the webhook circuits' metrics
+ * (CircuitsOpened, CircuitsClosed, OpenWebhookCircuits) are not among them: among thousands of clients some rule or
+ * some webhook is always broken.
  */
 export const INCIDENT_METRICS: ReadonlySet<string> = new Set([
   MetricName.MessagesRejected,
@@ -40,6 +41,7 @@ export const INCIDENT_METRICS: ReadonlySet<string> = new Set([
   MetricName.FeedOutages,
   MetricName.ConnectionLossesHeld,
   MetricName.EmailsHeldForDigest,
+  MetricName.OpenCircuits,
 ] satisfies MetricName[]);
 /** Hours a month an incident metric is priced for: a tenth of the month, far more than incidents last. */
 export const INCIDENT_HOURS_PER_MONTH = 72;

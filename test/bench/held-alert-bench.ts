@@ -16,7 +16,7 @@ export async function runHeldAlertBench(): Promise<BenchSection> {
     const cost = await measureHeldAlertCost({ alerts: ALERTS });
     return {
       lines: [
-        `(h) an alert waiting for a long retry (${cost.alerts} alerts, one webhook answering 503 throughout, on DynamoDB Local): ` +
+        `(h) an alert waiting for a long retry (${cost.alerts} alerts, each to a webhook endpoint of its own answering 503 throughout, on DynamoDB Local): ` +
           `${cost.unitsPerHour.toFixed(3)} units per alert-hour of waiting (target ≤ 1); per wait, scheduling write + due pass: ` +
           cost.waits.map((wait) => `${hours(wait.seconds)} ${wait.scheduleUnits.toFixed(2)} + ${wait.duePassUnits.toFixed(2)}`).join(', '),
       ],

@@ -99,10 +99,12 @@ describe('local console without --verbose', () => {
     }
     expect(await eventually(() => lines.some((line) => line.includes('DELIVERED'))), lines.join('\n')).toBe(true);
     await sleep(1500);
-    const told = lines.filter((line) => /ALERT|DELIVERED|FAILED/.test(line));
-    expect(told).toHaveLength(2);
+    const told = lines.filter((line) => /ALERT|DELIVERED|FAILED|PAGE/.test(line));
+    expect(told).toHaveLength(3);
     expect(told[0]).toMatch(/^\d\d:\d\d:\d\d {2}ALERT {6}speeding/);
-    expect(told[1]).toMatch(/^\d\d:\d\d:\d\d {2}DELIVERED {2}speeding .* → email:ops@fleetwatch\.local sent$/);
+    // the first alert of the run is followed by its page
+    expect(told[1]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}PAGE {7}${runtime.apiUrl}/alerts/acknowledge/\\S+ `));
+    expect(told[2]).toMatch(/^\d\d:\d\d:\d\d {2}DELIVERED {2}speeding .* → email:ops@fleetwatch\.local sent$/);
     // everything else is the start-up line of the demo webhook receiver
     expect(lines.filter((line) => !told.includes(line)).map((line) => line.replace(/^\S+\s+/, ''))).toEqual([
       `Demo webhook receiver: ${runtime.webhookReceiverUrl} (alerts of the demo rules, signatures checked)`,

@@ -17,6 +17,7 @@ import { startTestEmulators } from '../support/emulators';
 import { ruleResolver } from '../support/resolve-rules';
 
 const START = Date.parse('2026-03-02T06:00:00.000Z');
+const DEMO_ROTA_ID = '5f0c8a52-8d1e-4c6b-9a57-0d3f6c1e0a01.AAAAAAAAAAAAAAAAAAAAAA';
 const fleet = demoFleet(3);
 const [speeder, courier] = fleet;
 
@@ -58,6 +59,7 @@ async function evaluateDemoRules(messages: TerminalMessage[]): Promise<Array<Rul
     owner,
     fleet.map((vehicle) => vehicle.vehicleId),
     zone.id,
+    DEMO_ROTA_ID,
   ).map((body, index) => ({
     ...body,
     id: index + 1,
@@ -208,9 +210,12 @@ describe('fleet simulator', () => {
   });
 
   it('trips the demo continuous-driving rule for the vehicles that never rest long, at the times its settings give', async () => {
-    const demo = demoRules({ agentId: '5f0c8a52-8d1e-4c6b-9a57-0d3f6c1e0a01', userId: '7b1d2e34-5a6f-4c70-8e91-a2b3c4d5e6f7' }, [], 1).find(
-      (rule) => rule.type === 15,
-    )!;
+    const demo = demoRules(
+      { agentId: '5f0c8a52-8d1e-4c6b-9a57-0d3f6c1e0a01', userId: '7b1d2e34-5a6f-4c70-8e91-a2b3c4d5e6f7' },
+      [],
+      1,
+      DEMO_ROTA_ID,
+    ).find((rule) => rule.type === 15)!;
     const limitSeconds = Number(demo.settings.hours) * 3600;
     const warnSeconds = limitSeconds - Number(demo.settings.warnBefore) * 60;
     const events = (await evaluateDemoRules(parsedSpan(0, limitSeconds + 300))).filter((event) => event.kind.startsWith('drivingLimit'));

@@ -107,7 +107,7 @@ describe('local runtime end to end', () => {
     expect((await fetch(link!)).status).toBe(200);
   });
 
-  it('escalates the speeding alert nobody acknowledged to the duty mailbox, once; the demo dispatcher then acknowledges it through the API', async () => {
+  it("escalates the speeding alert nobody acknowledged up its two levels, the duty mailbox then the rota's on-call user, once each; the demo dispatcher then acknowledges it", async () => {
     const login = await fetch(`${runtime.apiUrl}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -138,12 +138,26 @@ describe('local runtime end to end', () => {
     const dutyMail = async () => (await sentEmails(runtime.emulators)).filter((email) => email.destination.to.includes(DEMO.dutyEmail));
     const escalation = await waitFor(async () => ((await dutyMail()).length > 0 ? await dutyMail() : undefined));
     expect(escalation?.map((email) => email.subject)).toEqual([`[WARNING] ${speeder.name}: not acknowledged in 1 min: Speeding over 90 km/h`]);
-    await runAlertDuePass(Date.now() + 2 * DEMO.escalateAfterMinutes * 60_000);
+    // the second level a minute later: whoever of the duty rota is on call now, the demo user (its first participant)
+    await runAlertDuePass(Date.now() + DEMO.rotaAfterMinutes * 60_000 + 1_000);
+    const onCallMail = async () =>
+      (await sentEmails(runtime.emulators)).filter(
+        (email) => email.destination.to.includes(DEMO.email) && email.subject.includes('not acknowledged'),
+      );
+    const second = await waitFor(async () => ((await onCallMail()).length > 0 ? await onCallMail() : undefined));
+    expect(second?.map((email) => email.subject)).toEqual([`[WARNING] ${speeder.name}: not acknowledged in 2 min: Speeding over 90 km/h`]);
+    await runAlertDuePass(Date.now() + (DEMO.rotaAfterMinutes + 1) * 60_000);
 
     // what `npm start`'s demo dispatcher does once an alert was escalated
     expect(await acknowledgeEscalated(runtime.apiUrl)).toBe(alertId);
     const history = (await (await api('/notifications/history', { ...OPEN_ALERTS_QUERY, state: 'acknowledged' })).json()) as {
-      items: Array<{ alertId: string; state: string; escalatedAt?: string; acknowledgement?: { by: string; via: string; comment?: string } }>;
+      items: Array<{
+        alertId: string;
+        state: string;
+        escalatedAt?: string;
+        escalations?: Array<{ level: number; onCall?: unknown }>;
+        acknowledgement?: { by: string; via: string; comment?: string };
+      }>;
     };
     expect(history.items).toEqual([
       expect.objectContaining({
@@ -153,7 +167,12 @@ describe('local runtime end to end', () => {
         acknowledgement: expect.objectContaining({ by: 'demo', via: 'api', comment: DISPATCHER_COMMENT }),
       }),
     ]);
+    expect(history.items[0]!.escalations?.map((step) => step.level)).toEqual([0, 1]);
+    expect(history.items[0]!.escalations?.[1]?.onCall).toEqual([
+      expect.objectContaining({ rotaId: runtime.demo.rotaId, userId: runtime.demo.userId }),
+    ]);
     expect(await dutyMail()).toHaveLength(1);
+    expect(await onCallMail()).toHaveLength(1);
   });
 
   it('posts the demo alerts, signed, to the demo webhook receiver, whose page and console line show them', async () => {

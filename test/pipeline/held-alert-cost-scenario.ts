@@ -6,6 +6,7 @@ import { resourcesConfig } from '../../shared/config';
 import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
 import { RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { MAX_QUEUE_WAIT_MS } from '../../shared/delivery/deliver-alert';
+import { heldPartition } from '../../shared/schemas/circuit-health';
 import { buildAlertItem } from '../../shared/store/alerts-store';
 import { createAgent } from '../../shared/store/directory-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
@@ -19,12 +20,15 @@ import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
  * What an alert costs in DynamoDB units while it waits for a long retry, per hour it waits: alerts whose one
  * webhook target answers 503 throughout, through the real deliver function and the sweep's real due pass on
  * DynamoDB Local, on a simulated clock, over every wait of the schedule longer than the queue holds (30 min, 2 h,
- * 5 h, 10 h, 10 h). Counted per wait: the deliver function's scheduling write (the alert's own write with its
- * retry record, and the due index entry), and the due pass that hands the alert back (its share of the due
- * index's queries, the read of the alert, the write that marks it handed back); not the attempts themselves
- * (claim, reads of the rule and recipients, the send). Billed units, as ReturnConsumedCapacity reports them.
- * The jitter is held at its middle, so every alert waits exactly the schedule's nominal waits and one due pass
- * hands them all back, as the sweep does for the alerts due in its minute.
+ * 5 h, 10 h, 10 h). Each alert has a webhook endpoint of its own, so that it keeps its own schedule: its fifth
+ * failure opens the endpoint's circuit, and its later attempts go out as the circuit's probe when they come due
+ * (spending them, as any scheduled attempt), never held behind another alert's. Counted per wait: the deliver
+ * function's scheduling write (the alert's own write with its retry record, and the due index entry), and the due
+ * pass that hands the alert back (its share of the due index's queries, the read of the alert, the write that marks
+ * it handed back); not the attempts themselves (claim, reads of the rule and recipients, the send, the circuit's
+ * health). Billed units, as ReturnConsumedCapacity reports them. The jitter is held at its middle, so every alert
+ * waits exactly the schedule's nominal waits and one due pass hands them all back, as the sweep does for the alerts
+ * due in its minute.
  */
 export interface HeldAlertCost {
   alerts: number;
@@ -35,9 +39,13 @@ export interface HeldAlertCost {
 
 const T0 = Date.parse('2026-05-04T08:00:00.000Z');
 const FIRST_VEHICLE = 70_001;
-/** The deliver function's write that puts an alert on the due index for its retry (alert-store waitForDue). */
+/**
+ * The deliver function's write that puts an alert on the due index for its retry (alert-store waitForDue), and
+ * the one that would list it as held by an open circuit (held-targets listHeldAlert), should it ever be held.
+ */
 const isSchedulingWrite = (command: string, input: Record<string, unknown>) =>
-  command === 'UpdateItem' && /\bretryAt = :retryAt\b/.test(String(input.UpdateExpression));
+  (command === 'PutItem' && String((input.Item as { pk?: unknown } | undefined)?.pk).startsWith(heldPartition(''))) ||
+  (command === 'UpdateItem' && /\bretryAt = :retryAt\b/.test(String(input.UpdateExpression)));
 
 export async function measureHeldAlertCost(options: { alerts: number }): Promise<HeldAlertCost> {
   const server = createServer((_request, response) => response.writeHead(503).end());
@@ -51,11 +59,12 @@ export async function measureHeldAlertCost(options: { alerts: number }): Promise
   const all = countCapacity();
   const output = captureOutput({ silent: true });
   try {
-    const client = await createAgent({ name: 'Held Alerts Haulage' });
-    await createWebhook({ parentId: client.agentId, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/down`, description: '' }, T0);
-    const rule = await putRule({ parentId: client.agentId, toClient: true, stored: true, name: 'Speeding over 90', settings: { limit: '90' } });
     const alertIds: string[] = [];
     for (let index = 0; index < options.alerts; index++) {
+      const client = await createAgent({ name: `Held Alerts Haulage ${index}` });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/down/${index}`;
+      await createWebhook({ parentId: client.agentId, url, description: '' }, T0);
+      const rule = await putRule({ parentId: client.agentId, toClient: true, stored: true, name: 'Speeding over 90', settings: { limit: '90' } });
       const vehicleId = FIRST_VEHICLE + index;
       await registerVehicle({ vehicleId, name: `Truck ${vehicleId}`, parentId: client.agentId }, { allowMove: true });
       const event = {

@@ -3,7 +3,7 @@ import type { Emulators } from '../../infra/local/emulators';
 import { replayAndCheck, startReplayChannels, type ReplayChannels } from '../support/replay-check';
 import { startReplayEmulators } from '../support/replay-emulators';
 import { DURABLE_SCENARIOS } from '../support/replay-scenarios';
-import { generateTrace, SMALL_CHAOS_TRACE } from '../support/trace-generator';
+import { generateTrace, SMALL_DURABLE_TRACE } from '../support/trace-generator';
 
 /**
  * Durable delivery, small version: the Telegram Bot API down for 3 hours, the client's webhook receiver answering
@@ -12,7 +12,7 @@ import { generateTrace, SMALL_CHAOS_TRACE } from '../support/trace-generator';
  * held by the fault delivered within one step of the retry schedule after it ended, and the deliveries DLQ empty.
  * The full version runs with `npm run test:replay`.
  */
-const trace = generateTrace(SMALL_CHAOS_TRACE);
+const trace = generateTrace(SMALL_DURABLE_TRACE);
 
 describe.each(DURABLE_SCENARIOS)('durable delivery replay: %s', (scenario) => {
   let emulators: Emulators;

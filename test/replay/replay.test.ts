@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { replayAndCheck, startReplayChannels, type ReplayChannels } from '../support/replay-check';
 import { startReplayEmulators } from '../support/replay-emulators';
-import { CHAOS_SCENARIOS, SCENARIOS } from '../support/replay-scenarios';
+import { CHAOS_SCENARIOS, DURABLE_SCENARIOS, SCENARIOS } from '../support/replay-scenarios';
 import { countByKind, generateTrace, SMALL_TRACE, type ExpectedAlert } from '../support/trace-generator';
 
 /**
@@ -84,7 +84,10 @@ describe('trace generator', () => {
   });
 });
 
-describe.each(SCENARIOS.filter((scenario) => !CHAOS_SCENARIOS.includes(scenario)))('replay of %s messages', (scenario) => {
+// the chaos and durable-delivery scenarios have files of their own (chaos.test.ts, durable.test.ts)
+const plain = SCENARIOS.filter((scenario) => !CHAOS_SCENARIOS.includes(scenario) && !DURABLE_SCENARIOS.includes(scenario));
+
+describe.each(plain)('replay of %s messages', (scenario) => {
   let emulators: Emulators;
   let channels: ReplayChannels;
   beforeAll(async () => {

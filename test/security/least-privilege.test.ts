@@ -94,14 +94,20 @@ describe('security: least privilege in the template', () => {
     for (const name of all) {
       for (const statement of statementsOf(name)) expect(asArray(statement.Action), name).not.toContain('dynamodb:BatchWriteItem');
     }
-    // the second UpdateItem, and Query, reach only the webhook endpoints (WEBHOOKS#): listing them and disabling one;
-    // the second PutItem only the outcomes of test alerts (NOTIFTEST#), the third, with the second Query, only the webhook
-    // delivery logs (WEBHOOKLOG#); the second GetItem, the fourth PutItem and the third UpdateItem only the webhook recovery
-    // jobs (WEBHOOKRECOVERY#); DeleteItem, with the fifth PutItem, the third Query and the fourth UpdateItem, only the e-mail
-    // digests (DIGEST#, DIGESTDUE#); the fourth Query only a client's links (AGENT#), for the SMS cap notice to its users
+    // the second GetItem and UpdateItem, and the first Query, reach only the webhook endpoints (WEBHOOKS#): listing them,
+    // disabling one, their health and the one a notice is about; the third GetItem, second PutItem, third UpdateItem and
+    // first DeleteItem only the circuit breakers (DESTINATION#, FAILING#, WEBHOOKNOTICE); the second Query only a client's
+    // users (AGENT#); the third PutItem only the outcomes of test alerts (NOTIFTEST#), the fourth, with the third Query,
+    // only the webhook delivery logs (WEBHOOKLOG#); the fourth GetItem, the fifth PutItem and the fourth UpdateItem only the
+    // webhook recovery jobs (WEBHOOKRECOVERY#); the second DeleteItem, with the sixth PutItem, the fourth Query and the
+    // fifth UpdateItem, only the e-mail digests (DIGEST#, DIGESTDUE#). The client's users (AGENT#) are read for the
+    // notices of a disabled endpoint and of the SMS spend cap
     expect(actionsOn('deliver', 'directory')).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:GetItem',
       'dynamodb:GetItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -109,10 +115,12 @@ describe('security: least privilege in the template', () => {
       'dynamodb:PutItem',
       'dynamodb:PutItem',
       'dynamodb:PutItem',
+      'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:Query',
       'dynamodb:Query',
       'dynamodb:Query',
+      'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
       'dynamodb:UpdateItem',
@@ -125,9 +133,14 @@ describe('security: least privilege in the template', () => {
       ['WEBHOOKLOG#*'],
       ['DIGEST#*', 'DIGESTDUE#*'],
     ]);
+    const deleteStatements = onTable('deliver', 'directory').filter((statement) => asArray(statement.Action).includes('dynamodb:DeleteItem'));
+    expect(deleteStatements.map((statement) => statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([
+      ['DESTINATION#*', 'FAILING#*', 'HELD*', 'WEBHOOKNOTICE*'],
+      ['DIGEST#*', 'DIGESTDUE#*'],
+    ]);
     const narrowStatements = onTable('deliver', 'directory').filter((statement) => {
       const prefixes = asArray(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string | string[]);
-      return ['NOTIFTEST#*', 'WEBHOOKLOG#*', 'WEBHOOKRECOVERY#*'].includes(prefixes.join());
+      return ['AGENT#*', 'NOTIFTEST#*', 'WEBHOOKLOG#*', 'WEBHOOKRECOVERY#*'].includes(prefixes.join());
     });
     expect(
       narrowStatements.map((statement) => [
@@ -135,9 +148,26 @@ describe('security: least privilege in the template', () => {
         statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'],
       ]),
     ).toEqual([
+      [['dynamodb:Query'], ['AGENT#*']],
       [['dynamodb:PutItem'], ['NOTIFTEST#*']],
       [['dynamodb:PutItem', 'dynamodb:Query'], ['WEBHOOKLOG#*']],
       [['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], ['WEBHOOKRECOVERY#*']],
+    ]);
+    // the sweep reaches the webhook endpoints, and the shared destinations' health, only to read a circuit's health,
+    // claim its probe, and disable an endpoint whose circuit stayed open for days
+    const sweepOnEndpoints = onTable('sweep', 'directory').filter((statement) =>
+      asArray(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string | string[]).includes('WEBHOOKS#*'),
+    );
+    expect(
+      sweepOnEndpoints.map((statement) => [
+        asArray(statement.Action).sort(),
+        statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'],
+      ]),
+    ).toEqual([
+      [
+        ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        ['DESTINATION#*', 'WEBHOOKS#*'],
+      ],
     ]);
     // a webhook recovery reads one step's alerts at once (BatchGetItem), and records those that went out
     expect(actionsOn('deliver', 'alerts')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);

@@ -80,6 +80,11 @@ export class ChaosController {
     return 503;
   }
 
+  /** When each fault window ends (simulated epoch ms). */
+  get windowEnds(): number[] {
+    return this.windows.map((window) => window.to);
+  }
+
   /** When the last fault window ends (simulated epoch ms), or 0 without any. */
   get lastFaultEnd(): number {
     return Math.max(0, ...this.windows.map((window) => window.to));

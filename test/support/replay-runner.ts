@@ -27,7 +27,7 @@ import { DEPOT, depotRing, REPLAY_RULE_IDS, REPLAY_SETTINGS, TRACE_START, type R
 
 /**
  * Replays a planned trace through the deployed handlers against the emulators: evaluate on each batch (its
- * clock set to the batch's arrival time), deliver on whatever reaches the deliveries queue, and the sweep on
+ * clock set to the batch's arrival time), deliver on whatever reaches the deliveries queue (on the same clock), and the sweep on
  * its schedule, every simulated minute whether or not messages arrive, then once more well after the end so
  * that its outbox pass picks up any alert left pending. Returns what a person could observe: the alerts table
  * and the SES inbox.
@@ -169,6 +169,11 @@ export interface ReplayRun {
 const SWEEP_EVERY_MS = 60_000;
 /** After the trace of a durable-delivery scenario, the sweep runs every 5 simulated minutes: hours pass in seconds. */
 const TAIL_STEP_MS = 5 * 60_000;
+/**
+ * Except for the first half hour after a fault ends, when it runs every minute, as deployed: the breakers drain
+ * what they held at a bounded rate per sweep, so a 5-minute step would stretch the drain fivefold.
+ */
+const RECOVERY_SWEEPS_MS = 30 * 60_000;
 /** Long enough after the trace for the outbox (2 minutes by default) to pick up anything still pending. */
 const FINAL_SWEEP_DELAY_MS = 60 * 60_000;
 /**
@@ -226,6 +231,7 @@ export async function runReplay(
   let now = plan.batches[0]?.now ?? TRACE_START;
   const clock = () => now;
   const evaluate = createEvaluateHandler({ clock });
+  // deliver keeps the replay's time as well: a circuit breaker opened by a fault probes a simulated minute later
   const deliver = createDeliverHandler({ clock }) as unknown as SqsHandler;
   const sweep = createSweepHandler({
     clock,
@@ -420,7 +426,9 @@ export async function runReplay(
     if (options.durable) {
       // the faults run their course after the trace: hours pass a sweep at a time
       settled = Math.max(trace.end, chaos?.lastFaultEnd ?? 0) + options.durable.tailAfterFaults;
-      for (let at = Math.max(nextSweep, trace.end); at <= settled; at += TAIL_STEP_MS) {
+      const faultEnds = chaos?.windowEnds ?? [];
+      const recovering = (at: number) => faultEnds.some((end) => at >= end && at < end + RECOVERY_SWEEPS_MS);
+      for (let at = Math.max(nextSweep, trace.end); at <= settled; at += recovering(at) ? SWEEP_EVERY_MS : TAIL_STEP_MS) {
         await runSweep(at);
         await drainDeliveries();
       }

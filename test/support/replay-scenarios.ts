@@ -95,6 +95,11 @@ const KILL_AGAIN_SHARE = 0.5;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
+/** The earliest moment at or after `after` at which an alert (other than a connection loss) can be raised. */
+function firstAlertFrom(trace: Trace, after: number): number {
+  return Math.min(...trace.expected.filter((alert) => alert.rule !== 'connectionLoss' && alert.from >= after).map((alert) => alert.from));
+}
+
 /** The fault windows of a scenario, placed at fractions of the trace so that both trace sizes see them. */
 function faultsOf(scenario: Scenario, trace: Trace): FaultWindow[] {
   const at = (fraction: number) => TRACE_START + Math.round((trace.end - TRACE_START) * fraction);
@@ -112,16 +117,21 @@ function faultsOf(scenario: Scenario, trace: Trace): FaultWindow[] {
     case 'sqsRestart': {
       // from the earliest moment an alert of the second half can be raised: its delivery request is either
       // queued when fauxqs stops or cannot be sent at all
-      const from = Math.min(...trace.expected.filter((alert) => alert.rule !== 'connectionLoss' && alert.from >= at(0.5)).map((alert) => alert.from));
+      const from = firstAlertFrom(trace, at(0.5));
       return [{ kind: 'sqsDown', from, to: from + 2 * MINUTE }];
     }
-    case 'sesFailing':
-      return [{ kind: 'sesFailing', from: at(0.4), to: at(0.4) + 2 * MINUTE }];
-    case 'telegramDown':
+    case 'sesFailing': {
+      // from the first alert due after 40 % of the trace, so that a small fleet has deliveries in the window too
+      const from = firstAlertFrom(trace, at(0.4));
+      return [{ kind: 'sesFailing', from, to: from + 2 * MINUTE }];
+    }
+    case 'telegramDown': {
+      const from = firstAlertFrom(trace, at(0.4));
       return [
-        { kind: 'telegramDown', from: at(0.4), to: at(0.4) + 5 * MINUTE },
-        { kind: 'telegramThrottled', from: at(0.4) + 5 * MINUTE, to: at(0.4) + 7 * MINUTE },
+        { kind: 'telegramDown', from, to: from + 5 * MINUTE },
+        { kind: 'telegramThrottled', from: from + 5 * MINUTE, to: from + 7 * MINUTE },
       ];
+    }
     case 'telegramLongOutage':
       return [{ kind: 'telegramDown', from: at(0.3), to: at(0.3) + 3 * HOUR }];
     case 'receiverDown':

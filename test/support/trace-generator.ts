@@ -161,8 +161,10 @@ export interface TraceOptions {
 
 export const SMALL_TRACE: TraceOptions = { seed: 20_260_302, vehicles: 40, messagesPerVehicle: 100 };
 export const FULL_TRACE: TraceOptions = { seed: 20_260_303, vehicles: 500, messagesPerVehicle: 200 };
-/** Small chaos scenarios: half the small fleet, long enough for every fault window. */
-export const SMALL_CHAOS_TRACE: TraceOptions = { seed: 20_260_304, vehicles: 20, messagesPerVehicle: 100 };
+/** Small chaos scenarios: a few vehicles, long enough for every fault window. */
+export const SMALL_CHAOS_TRACE: TraceOptions = { seed: 20_260_304, vehicles: 12, messagesPerVehicle: 100 };
+/** Small durable-delivery scenarios: what matters is each held target through hours of outage, not the fleet's size. */
+export const SMALL_DURABLE_TRACE: TraceOptions = { seed: 20_260_306, vehicles: 8, messagesPerVehicle: 100 };
 /** Small killed scenario: a fleet large enough that a minute's batch commits in more than one transaction. */
 export const SMALL_KILLED_TRACE: TraceOptions = { seed: 20_260_305, vehicles: 120, messagesPerVehicle: 60 };
 

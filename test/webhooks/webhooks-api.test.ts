@@ -140,7 +140,7 @@ describe('webhooks API', () => {
     // raw: the document is inspected as plain JSON, not through the types generated from it
     const document = (await rawApi({ method: 'GET', path: '/api/v3/openapi.json' })).body;
     expect(Object.keys(document.paths['/api/v3/webhooks']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(document.paths['/api/v3/webhooks/{id}']).sort()).toEqual(['delete', 'put']);
+    expect(Object.keys(document.paths['/api/v3/webhooks/{id}']).sort()).toEqual(['delete', 'get', 'put']);
     expect(Object.keys(document.paths['/api/v3/webhooks/{id}/rotate-secret'])).toEqual(['post']);
     const body = document.paths['/api/v3/webhooks'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['url']);

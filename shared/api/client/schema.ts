@@ -837,7 +837,7 @@ export interface paths {
     };
     /**
      * Webhook endpoints of your own client (without their secrets)
-     * @description Every webhook endpoint of the client of your user, with whether it is enabled and why it was disabled. The signing secret is shown only once, when the endpoint is registered.
+     * @description Every webhook endpoint of the client of your user, with whether it is enabled, why it was disabled, and its health (as GET /api/v3/webhooks/{id}). The signing secret is shown only once, when the endpoint is registered.
      */
     get: operations['listWebhooks'];
     put?: never;
@@ -863,7 +863,7 @@ export interface paths {
     put?: never;
     /**
      * Webhook endpoints of one client: yours or one below yours (without their secrets)
-     * @description Every webhook endpoint of the client given as parentId (your own or one below it; otherwise 404), with whether it is enabled and why it was disabled.
+     * @description Every webhook endpoint of the client given as parentId (your own or one below it; otherwise 404), with whether it is enabled, why it was disabled, and its health.
      */
     post: operations['findWebhooks'];
     delete?: never;
@@ -879,10 +879,14 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * One webhook endpoint (without its secret), with its health
+     * @description The endpoint of your client or of one below it, with health: when a delivery last succeeded and last failed, the passing failures in a row, the last error, and since when its circuit is open (its deliveries then wait without spending attempts, one probe a minute tests the endpoint, and the first success closes it; the waiting deliveries then go out oldest first, within minutes). A webhook of a client outside your scope is 404.
+     */
+    get: operations['getWebhook'];
     /**
      * Change a webhook endpoint: its signature scheme, event filter, description, or enable it again
-     * @description Sets the fields given and leaves the others as they are. signatureScheme switches an endpoint registered before Standard Webhooks (fleetwatch-v1, X-Fleetwatch-Signature) to standard; an endpoint whose secret predates the whsec_ base64 form answers 400 naming signatureScheme until its secret is rotated. events and ruleTypes narrow which alerts it gets ([] for all). enabled: true enables an endpoint disabled after a 410 Gone again and clears disabledAt and disabledReason; enabled: false stops deliveries to it. A webhook of a client outside your scope is 404.
+     * @description Sets the fields given and leaves the others as they are. signatureScheme switches an endpoint registered before Standard Webhooks (fleetwatch-v1, X-Fleetwatch-Signature) to standard; an endpoint whose secret predates the whsec_ base64 form answers 400 naming signatureScheme until its secret is rotated. events and ruleTypes narrow which alerts it gets ([] for all). enabled: true enables an endpoint disabled (after a 410 Gone, or after its circuit stayed open for 5 days) again, clears disabledAt and disabledReason, and resets its health, which closes its circuit; enabled: false stops deliveries to it. A webhook of a client outside your scope is 404.
      */
     put: operations['updateWebhook'];
     post?: never;
@@ -7483,6 +7487,8 @@ export interface operations {
                   error: string;
                   at: string;
                   nextAttemptAt?: string;
+                  /** @description while the circuit breaker of its destination is open: that destination (webhook#<endpoint id>, telegram, ses#<region> or sns#<region>); the target waits without spending attempts and is sent once the circuit closes */
+                  heldBy?: string;
                 };
               };
               /**
@@ -11011,7 +11017,14 @@ export interface operations {
            *           "connectionLost"
            *         ],
            *         "ruleTypes": [],
-           *         "previousSecretExpiresAt": null
+           *         "previousSecretExpiresAt": null,
+           *         "health": {
+           *           "lastSuccessAt": "2026-11-25T09:12:00.000Z",
+           *           "lastFailureAt": null,
+           *           "consecutiveFailures": 0,
+           *           "lastError": null,
+           *           "openSince": null
+           *         }
            *       }
            *     ]
            */
@@ -11025,7 +11038,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
+            /** @description false once the receiver answered 410 Gone, its circuit stayed open for 5 days, or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -11050,6 +11063,28 @@ export interface operations {
              * @description until when the secret before the last rotation still signs next to the current one; null when never rotated
              */
             previousSecretExpiresAt: string | null;
+            /** @description how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT */
+            health: {
+              /**
+               * Format: date-time
+               * @description the last delivery it took (2xx), as recorded at most once an hour while all goes well; null when never
+               */
+              lastSuccessAt: string | null;
+              /**
+               * Format: date-time
+               * @description the last delivery that failed for a passing reason (5xx, 408, 429, no answer); null when never
+               */
+              lastFailureAt: string | null;
+              /** @description passing failures since the last success; at 5 its circuit opens. Refusals (another 4xx) neither count nor reset it */
+              consecutiveFailures: number;
+              /** @description the last passing failure, in words; null when never */
+              lastError: string | null;
+              /**
+               * Format: date-time
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               */
+              openSince: string | null;
+            };
           }[];
         };
       };
@@ -11220,6 +11255,13 @@ export interface operations {
            *       ],
            *       "ruleTypes": [],
            *       "previousSecretExpiresAt": null,
+           *       "health": {
+           *         "lastSuccessAt": null,
+           *         "lastFailureAt": null,
+           *         "consecutiveFailures": 0,
+           *         "lastError": null,
+           *         "openSince": null
+           *       },
            *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
            *     }
            */
@@ -11233,7 +11275,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
+            /** @description false once the receiver answered 410 Gone, its circuit stayed open for 5 days, or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -11258,6 +11300,28 @@ export interface operations {
              * @description until when the secret before the last rotation still signs next to the current one; null when never rotated
              */
             previousSecretExpiresAt: string | null;
+            /** @description how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT */
+            health: {
+              /**
+               * Format: date-time
+               * @description the last delivery it took (2xx), as recorded at most once an hour while all goes well; null when never
+               */
+              lastSuccessAt: string | null;
+              /**
+               * Format: date-time
+               * @description the last delivery that failed for a passing reason (5xx, 408, 429, no answer); null when never
+               */
+              lastFailureAt: string | null;
+              /** @description passing failures since the last success; at 5 its circuit opens. Refusals (another 4xx) neither count nor reset it */
+              consecutiveFailures: number;
+              /** @description the last passing failure, in words; null when never */
+              lastError: string | null;
+              /**
+               * Format: date-time
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               */
+              openSince: string | null;
+            };
             /** @description signing secret (whsec_ and standard base64), shown only in this answer: keep it. Each delivery is signed with it as Standard Webhooks specifies (webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">). */
             secret: string;
           };
@@ -11434,7 +11498,14 @@ export interface operations {
            *           "connectionLost"
            *         ],
            *         "ruleTypes": [],
-           *         "previousSecretExpiresAt": null
+           *         "previousSecretExpiresAt": null,
+           *         "health": {
+           *           "lastSuccessAt": "2026-11-25T09:12:00.000Z",
+           *           "lastFailureAt": null,
+           *           "consecutiveFailures": 0,
+           *           "lastError": null,
+           *           "openSince": null
+           *         }
            *       }
            *     ]
            */
@@ -11448,7 +11519,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
+            /** @description false once the receiver answered 410 Gone, its circuit stayed open for 5 days, or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -11473,7 +11544,219 @@ export interface operations {
              * @description until when the secret before the last rotation still signs next to the current one; null when never rotated
              */
             previousSecretExpiresAt: string | null;
+            /** @description how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT */
+            health: {
+              /**
+               * Format: date-time
+               * @description the last delivery it took (2xx), as recorded at most once an hour while all goes well; null when never
+               */
+              lastSuccessAt: string | null;
+              /**
+               * Format: date-time
+               * @description the last delivery that failed for a passing reason (5xx, 408, 429, no answer); null when never
+               */
+              lastFailureAt: string | null;
+              /** @description passing failures since the last success; at 5 its circuit opens. Refusals (another 4xx) neither count nor reset it */
+              consecutiveFailures: number;
+              /** @description the last passing failure, in words; null when never */
+              lastError: string | null;
+              /**
+               * Format: date-time
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               */
+              openSince: string | null;
+            };
           }[];
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.2rnROxza7R0EhXIB0u3gtA",
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "url": "https://hooks.acme.example.com/fleetwatch",
+           *       "description": "dispatch board",
+           *       "enabled": true,
+           *       "createdAt": "2026-11-25T08:00:00.000Z",
+           *       "disabledAt": null,
+           *       "disabledReason": null,
+           *       "signatureScheme": "standard",
+           *       "events": [
+           *         "zoneExit",
+           *         "connectionLost"
+           *       ],
+           *       "ruleTypes": [],
+           *       "previousSecretExpiresAt": null,
+           *       "health": {
+           *         "lastSuccessAt": "2026-11-25T08:41:00.000Z",
+           *         "lastFailureAt": "2026-11-25T10:14:00.000Z",
+           *         "consecutiveFailures": 17,
+           *         "lastError": "the endpoint answered 503 (a server error on its side)",
+           *         "openSince": "2026-11-25T09:03:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @description the endpoint: <parentId>.<22 base64url characters>; endpoints registered by earlier versions keep a bare GUID. Opaque: use it as it is */
+            id: string;
+            /**
+             * Format: uuid
+             * @description client the endpoint belongs to; it receives the alerts of rules of exactly this client
+             */
+            parentId: string;
+            url: string;
+            description: string;
+            /** @description false once the receiver answered 410 Gone, its circuit stayed open for 5 days, or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description when it was disabled; null while enabled
+             */
+            disabledAt: string | null;
+            /** @description why it was disabled; null while enabled */
+            disabledReason: string | null;
+            /**
+             * @description how deliveries are signed: standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature), or fleetwatch-v1 (X-Fleetwatch-Signature), kept by endpoints registered before Standard Webhooks until switched
+             * @enum {string}
+             */
+            signatureScheme: 'standard' | 'fleetwatch-v1';
+            /** @description event kinds sent to it; [] for every kind */
+            events: string[];
+            /** @description rule types sent to it; [] for every type */
+            ruleTypes: number[];
+            /**
+             * Format: date-time
+             * @description until when the secret before the last rotation still signs next to the current one; null when never rotated
+             */
+            previousSecretExpiresAt: string | null;
+            /** @description how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT */
+            health: {
+              /**
+               * Format: date-time
+               * @description the last delivery it took (2xx), as recorded at most once an hour while all goes well; null when never
+               */
+              lastSuccessAt: string | null;
+              /**
+               * Format: date-time
+               * @description the last delivery that failed for a passing reason (5xx, 408, 429, no answer); null when never
+               */
+              lastFailureAt: string | null;
+              /** @description passing failures since the last success; at 5 its circuit opens. Refusals (another 4xx) neither count nor reset it */
+              consecutiveFailures: number;
+              /** @description the last passing failure, in words; null when never */
+              lastError: string | null;
+              /**
+               * Format: date-time
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               */
+              openSince: string | null;
+            };
+          };
         };
       };
       /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
@@ -11626,7 +11909,7 @@ export interface operations {
           )[];
           /** @description rule types sent to the endpoint, [] for all; unchanged when left out */
           ruleTypes?: (0 | 2 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16)[];
-          /** @description true enables a disabled endpoint again (clearing disabledAt and disabledReason), false stops deliveries to it; unchanged when left out */
+          /** @description true enables a disabled endpoint again (clearing disabledAt and disabledReason) and resets its health, closing its circuit; false stops deliveries to it; unchanged when left out */
           enabled?: boolean;
         };
       };
@@ -11657,7 +11940,14 @@ export interface operations {
            *         0,
            *         7
            *       ],
-           *       "previousSecretExpiresAt": null
+           *       "previousSecretExpiresAt": null,
+           *       "health": {
+           *         "lastSuccessAt": null,
+           *         "lastFailureAt": null,
+           *         "consecutiveFailures": 0,
+           *         "lastError": null,
+           *         "openSince": null
+           *       }
            *     }
            */
           'application/json': {
@@ -11670,7 +11960,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
+            /** @description false once the receiver answered 410 Gone, its circuit stayed open for 5 days, or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -11695,6 +11985,28 @@ export interface operations {
              * @description until when the secret before the last rotation still signs next to the current one; null when never rotated
              */
             previousSecretExpiresAt: string | null;
+            /** @description how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT */
+            health: {
+              /**
+               * Format: date-time
+               * @description the last delivery it took (2xx), as recorded at most once an hour while all goes well; null when never
+               */
+              lastSuccessAt: string | null;
+              /**
+               * Format: date-time
+               * @description the last delivery that failed for a passing reason (5xx, 408, 429, no answer); null when never
+               */
+              lastFailureAt: string | null;
+              /** @description passing failures since the last success; at 5 its circuit opens. Refusals (another 4xx) neither count nor reset it */
+              consecutiveFailures: number;
+              /** @description the last passing failure, in words; null when never */
+              lastError: string | null;
+              /**
+               * Format: date-time
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               */
+              openSince: string | null;
+            };
           };
         };
       };
@@ -11976,6 +12288,13 @@ export interface operations {
            *       ],
            *       "ruleTypes": [],
            *       "previousSecretExpiresAt": "2026-11-26T08:00:00.000Z",
+           *       "health": {
+           *         "lastSuccessAt": null,
+           *         "lastFailureAt": null,
+           *         "consecutiveFailures": 0,
+           *         "lastError": null,
+           *         "openSince": null
+           *       },
            *       "secret": "whsec_x2Vb7PzQ0o1cK9Jm3aRtYw8eUiL5nHgDsFqZ4vXyTbA="
            *     }
            */
@@ -11989,7 +12308,7 @@ export interface operations {
             parentId: string;
             url: string;
             description: string;
-            /** @description false once the receiver answered 410 Gone or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
+            /** @description false once the receiver answered 410 Gone, its circuit stayed open for 5 days, or it was disabled through PUT: nothing is sent to it until PUT sets enabled: true */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -12014,6 +12333,28 @@ export interface operations {
              * @description until when the secret before the last rotation still signs next to the current one; null when never rotated
              */
             previousSecretExpiresAt: string | null;
+            /** @description how the endpoint has been answering deliveries; all null (and 0) until its first delivery, and again once enabled through PUT */
+            health: {
+              /**
+               * Format: date-time
+               * @description the last delivery it took (2xx), as recorded at most once an hour while all goes well; null when never
+               */
+              lastSuccessAt: string | null;
+              /**
+               * Format: date-time
+               * @description the last delivery that failed for a passing reason (5xx, 408, 429, no answer); null when never
+               */
+              lastFailureAt: string | null;
+              /** @description passing failures since the last success; at 5 its circuit opens. Refusals (another 4xx) neither count nor reset it */
+              consecutiveFailures: number;
+              /** @description the last passing failure, in words; null when never */
+              lastError: string | null;
+              /**
+               * Format: date-time
+               * @description when its circuit opened: its deliveries wait instead of being sent (heldBy on the alert), spending none of their attempts, one probe a minute tests it, and the first success closes it, after which the waiting deliveries go out oldest first; null while closed. Open for 5 days without a success, the endpoint is disabled and your users are told
+               */
+              openSince: string | null;
+            };
             /** @description signing secret (whsec_ and standard base64), shown only in this answer: keep it. Each delivery is signed with it as Standard Webhooks specifies (webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">). */
             secret: string;
           };

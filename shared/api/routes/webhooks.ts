@@ -21,6 +21,7 @@ import type { StoredWebhook } from '../../schemas/webhook';
 import { getStoredAlert } from '../../store/alert-lifecycle';
 import { queryHistory } from '../../store/history-store';
 import { listWebhookAttempts, WEBHOOK_LOG_DAYS } from '../../store/webhook-deliveries';
+import { forgetWebhookHealth } from '../../store/circuit-store';
 import { takeClientRequest } from '../client-rate';
 import { decodeWebhookLogToken, encodeWebhookLogToken } from '../webhook-log-token';
 import { conflict, notFound, tooManyRequests, validationError } from '../errors';
@@ -54,6 +55,7 @@ import {
   webhookDeliveriesExample,
   webhookDeliveriesQueryExample,
   webhookExample,
+  webhookFailingExample,
   webhookListExample,
   webhookPingExample,
   webhookUpdatedExample,
@@ -151,7 +153,7 @@ export const webhookRoutes = [
     tag: 'webhooks',
     summary: 'Webhook endpoints of your own client (without their secrets)',
     description:
-      'Every webhook endpoint of the client of your user, with whether it is enabled and why it was disabled. The signing secret is shown only once, when the endpoint is registered.',
+      'Every webhook endpoint of the client of your user, with whether it is enabled, why it was disabled, and its health (as GET /api/v3/webhooks/{id}). The signing secret is shown only once, when the endpoint is registered.',
     auth: true,
     writes: false,
     response: webhookListSchema,
@@ -168,7 +170,7 @@ export const webhookRoutes = [
     tag: 'webhooks',
     summary: 'Webhook endpoints of one client: yours or one below yours (without their secrets)',
     description:
-      'Every webhook endpoint of the client given as parentId (your own or one below it; otherwise 404), with whether it is enabled and why it was disabled.',
+      'Every webhook endpoint of the client given as parentId (your own or one below it; otherwise 404), with whether it is enabled, why it was disabled, and its health.',
     auth: true,
     writes: false,
     body: parentIdBodySchema,
@@ -182,6 +184,29 @@ export const webhookRoutes = [
   }),
 
   defineRoute({
+    method: 'GET',
+    path: '/api/v3/webhooks/{id}',
+    operationId: 'getWebhook',
+    tag: 'webhooks',
+    summary: 'One webhook endpoint (without its secret), with its health',
+    description:
+      'The endpoint of your client or of one below it, with health: when a delivery last succeeded and last failed, the passing ' +
+      'failures in a row, the last error, and since when its circuit is open (its deliveries then wait without spending attempts, one ' +
+      'probe a minute tests the endpoint, and the first success closes it; the waiting deliveries then go out oldest first, within ' +
+      'minutes). A webhook of a client outside your scope is 404.',
+    auth: true,
+    writes: false,
+    params: webhookParamsSchema,
+    response: webhookEndpointSchema,
+    examples: { response: webhookFailingExample },
+    errors: [404],
+    async handle({ params, caller }) {
+      const { endpoint } = await scopedEndpoint(params.id, caller);
+      return { body: withoutSecret(endpoint) };
+    },
+  }),
+
+  defineRoute({
     method: 'PUT',
     path: '/api/v3/webhooks/{id}',
     operationId: 'updateWebhook',
@@ -191,8 +216,8 @@ export const webhookRoutes = [
       'Sets the fields given and leaves the others as they are. signatureScheme switches an endpoint registered before Standard ' +
       'Webhooks (fleetwatch-v1, X-Fleetwatch-Signature) to standard; an endpoint whose secret predates the whsec_ base64 form ' +
       'answers 400 naming signatureScheme until its secret is rotated. events and ruleTypes narrow which alerts it gets ([] for all). ' +
-      'enabled: true enables an endpoint disabled after a 410 Gone again and clears disabledAt and disabledReason; enabled: false stops ' +
-      'deliveries to it. ' +
+      'enabled: true enables an endpoint disabled (after a 410 Gone, or after its circuit stayed open for 5 days) again, clears disabledAt ' +
+      'and disabledReason, and resets its health, which closes its circuit; enabled: false stops deliveries to it. ' +
       'A webhook of a client outside your scope is 404.',
     auth: true,
     writes: true,
@@ -209,6 +234,8 @@ export const webhookRoutes = [
         ]);
       }
       const { enabled, ...fields } = body;
+      // enabled again, it starts afresh: its circuit closed, nothing held back by old failures
+      if (enabled === true) await forgetWebhookHealth(clientId, params.id);
       const updated = await updateWebhook(clientId, params.id, { ...fields, ...(enabled === undefined ? {} : enabledState(enabled, now)) });
       if (!updated) throw notFound(`webhook ${params.id}`);
       return { body: withoutSecret(updated) };

@@ -8,6 +8,7 @@ import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';
 import type { FeedReading } from './feed-rate';
 import { runConfirmationWaitPass } from './confirmation-wait-pass';
 import { runDigestPass } from './digest-pass';
+import { runCircuitPass } from './circuit-pass';
 import { runLifecyclePass } from './lifecycle-pass';
 import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass';
 
@@ -15,7 +16,9 @@ import { outboxAgeMs as configuredOutboxAge, runOutboxPass } from './outbox-pass
  * One sweep: rule expiry, connection loss, the outbox, confirmations that waited for their client's budget,
  * digests due (alert e-mails held while the SES daily quota was nearly used, and what a user's quiet hours
  * held once they end), then
- * alerts due to be escalated, to close by themselves or to be delivered again after a long retry wait, each found through an index keyed by when it falls due. A pass that fails
+ * alerts due to be escalated, to close by themselves or to be delivered again after a long retry wait, each found through an index keyed by when it falls due,
+ * and the circuit breakers' (probes and drains of their held alerts, webhook endpoints failing for days disabled, their notices, the
+ * open count). A pass that fails
  * does not keep the others from running; the sweep then fails as a whole so that
  * the failure is visible, and the next run (a minute later) repeats the work, every pass being safe to repeat.
  */
@@ -58,6 +61,14 @@ export interface SweepReport {
   escalated: string[];
   /** Alerts whose delivery retry came due, handed back to the deliver function. */
   retriesDue: string[];
+  /** Webhook endpoints disabled after their circuit stayed open for 5 days. */
+  webhooksDisabled: string[];
+  /** Notices of such endpoints handed to the deliver function. */
+  webhookNoticesEnqueued: number;
+  /** Held alerts handed to the deliver function to carry the probe of their destination's open circuit. */
+  circuitProbes: number;
+  /** Held alerts handed back once their destination's circuit closed. */
+  heldAlertsDrained: number;
   failedPasses: string[];
 }
 
@@ -78,6 +89,10 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     autoClosed: [],
     escalated: [],
     retriesDue: [],
+    webhooksDisabled: [],
+    webhookNoticesEnqueued: 0,
+    circuitProbes: 0,
+    heldAlertsDrained: 0,
     failedPasses: [],
   };
   const failures: unknown[] = [];
@@ -137,6 +152,13 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
     report.autoClosed = due.closed;
     report.escalated = due.escalated;
     report.retriesDue = due.retried;
+  });
+  await attempt('circuits', async () => {
+    const circuits = await runCircuitPass(now);
+    report.webhooksDisabled = circuits.disabled;
+    report.webhookNoticesEnqueued = circuits.noticesEnqueued;
+    report.circuitProbes = circuits.probes.length;
+    report.heldAlertsDrained = circuits.drained.length;
   });
 
   logger.info('sweep finished', {
