@@ -125,6 +125,36 @@ export const contextSchema = z.object({
   feedOutageMinVehicles: z
     .preprocess(asText, z.coerce.number().int().min(1).default(DEFAULT_FEED_OUTAGE_MIN_VEHICLES))
     .describe('Fewer vehicles than this falling silent at once are never taken for an interrupted feed. Sets FEED_OUTAGE_MIN_VEHICLES on the sweep.'),
+  smsCountries: z
+    .preprocess(
+      asText,
+      z
+        .string()
+        .regex(/^([A-Za-z]{2}(\s*,\s*[A-Za-z]{2})*)?$/, 'ISO 3166-1 alpha-2 codes, comma-separated')
+        .default(''),
+    )
+    .describe(
+      'Countries SMS may go to, comma-separated ISO 3166-1 alpha-2 codes (`AZ,GE`). Empty (the default): SMS is off, and a phoneNumber is refused. Sets SMS_COUNTRIES on deliver and the api function.',
+    ),
+  smsOriginationIdentity: z
+    .preprocess(
+      asText,
+      z
+        .string()
+        .regex(/^(arn:aws[a-z-]*:sms-voice:[a-z0-9-]+:\d{12}:(phone-number|pool|sender-id)\/.+)?$/, 'the ARN of a phone number, pool or sender id')
+        .default(''),
+    )
+    .describe(
+      'The ARN of the End User Messaging SMS origination identity (phone number, pool or sender id) SMS are sent from; the deliver role may send from it only. Needed with smsCountries (docs/deploy.md, "SMS").',
+    ),
+  smsMonthlyCapUsd: z
+    .preprocess(asText, z.coerce.number().min(0).default(50))
+    .describe(
+      "Estimated SMS spend per client and calendar month, in US dollars; past it the client's SMS stop until the next month. Sets SMS_MONTHLY_CAP_USD.",
+    ),
+  smsPrices: z
+    .preprocess(asText, z.string().default('{}'))
+    .describe('Prices per SMS segment by country over the built-in table, as JSON (`{"AZ":0.25}`). Sets SMS_PRICES.'),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',
   ),

@@ -16,6 +16,7 @@ import {
 } from './constructs/channel-permissions';
 import { DataTables } from './constructs/data-tables';
 import { SesFeedback } from './constructs/ses-feedback';
+import { SmsChannel } from './constructs/sms-channel';
 import { DeployParameters } from './constructs/deploy-parameters';
 import { deliveryPacing } from './constructs/delivery-pacing';
 import { FleetwatchFunction, type FunctionName } from './constructs/fleetwatch-function';
@@ -66,6 +67,8 @@ export const DELIVER_DIRECTORY_KEYS = [
   'SENDER#',
   'CONFIRMSTOPS',
   'CONFIRMWAIT#',
+  'SMSOPTOUT#',
+  'SMSSPEND#',
 ] as const;
 /** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
 export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
@@ -93,7 +96,7 @@ export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
  * after days of failure (WEBHOOKNOTICE), which deliver sends.
  */
 export const DELIVER_CIRCUIT_KEYS = ['DESTINATION#', 'FAILING#', 'HELD', 'WEBHOOKNOTICE'] as const;
-/** A client's users, listed (Query) for the notice that one of its endpoints was disabled. */
+/** A client's users, listed (Query) for the notices that one of its endpoints was disabled, or that it reached its SMS spend cap. */
 export const DELIVER_CLIENT_USER_KEYS = ['AGENT#'] as const;
 /**
  * The open lists, the held lists and the notices: the sweep probes open circuits through their oldest held alert,
@@ -152,6 +155,8 @@ export class FleetwatchStack extends Stack {
   readonly tables: DataTables;
   readonly queues: MessageQueues;
   readonly functions: Record<FunctionName, FleetwatchFunction>;
+  /** SMS, when the deployment turned it on (context smsCountries and smsOriginationIdentity). */
+  private sms: SmsChannel | undefined;
   readonly httpApi: PublicHttpApi;
   readonly monitoring: Monitoring;
   readonly sesFeedback: SesFeedback;
@@ -195,6 +200,7 @@ export class FleetwatchStack extends Stack {
     const { deliver, sesFeedback } = this.addDeliver(parts, props.sesMaxSendRate ?? context.sesMaxSendRate);
     this.sesFeedback = sesFeedback;
     const api = this.addApi(parts, props.geocoding ?? context.geocoding);
+    this.allowSms(api, context);
     const telegramWebhook = this.addTelegramWebhook(parts);
     this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook, project };
 
@@ -378,6 +384,7 @@ export class FleetwatchStack extends Stack {
     deliver.function.addEnvironment('SES_CONFIGURATION_SET', sesFeedback.configurationSet.configurationSetName);
     grantSendEmail(deliver.role, { address: parameters.senderAddress.valueAsString, configurationSetArn: sesFeedback.configurationSetArn });
     grantReadSendQuota(deliver.role);
+    this.addSms(deliver, context);
     // Publish to devices; delete an endpoint SNS reports as disabled (uninstalled app, expired token).
     grantPushEndpoints(deliver.role, ['sns:Publish', 'sns:DeleteEndpoint']);
     deliver.function.addEventSource(
@@ -391,6 +398,28 @@ export class FleetwatchStack extends Stack {
       }),
     );
     return { deliver, sesFeedback };
+  }
+
+  /**
+   * SMS, when the deployment names countries and an origination identity: the configuration set with its events,
+   * the settings, and a grant to send only from that identity with that set. The cap notice finds the client's
+   * users through their client links (AGENT#).
+   */
+  private addSms(deliver: FleetwatchFunction, context: StackContext): void {
+    deliver.function.addEnvironment('SMS_MONTHLY_CAP_USD', String(context.smsMonthlyCapUsd));
+    deliver.function.addEnvironment('SMS_PRICES', context.smsPrices);
+    if (!context.smsCountries || !context.smsOriginationIdentity) return;
+    this.sms = new SmsChannel(this, 'Sms', { consumer: deliver.function, originationIdentityArn: context.smsOriginationIdentity });
+    this.allowSms(deliver, context);
+  }
+
+  /** A function that sends SMS (deliver: alerts; api: verification codes). */
+  private allowSms(fn: FleetwatchFunction, context: StackContext): void {
+    if (!this.sms) return;
+    fn.function.addEnvironment('SMS_COUNTRIES', context.smsCountries);
+    fn.function.addEnvironment('SMS_ORIGINATION_IDENTITY', context.smsOriginationIdentity);
+    fn.function.addEnvironment('SMS_CONFIGURATION_SET', this.sms.configurationSet.ref);
+    this.sms.grantSend(fn.role);
   }
 
   /** The HTTP API v3: sessions, directory, rules, geozones, history, channels; geocoding when on. */

@@ -202,6 +202,58 @@ export const pushSchema = z.object({
   ),
 });
 
+const countryList = () =>
+  z
+    .preprocess((value) => (value === undefined ? '' : value), z.string())
+    .transform((value) =>
+      value
+        .split(',')
+        .map((code) => code.trim().toUpperCase())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country codes, comma-separated')));
+
+export const DEFAULT_SMS_CODES_PER_NUMBER_PER_DAY = 3;
+export const DEFAULT_SMS_CODES_PER_CLIENT_PER_DAY = 20;
+
+/** SMS through AWS End User Messaging SMS (docs/deploy.md, "SMS"). */
+export const smsSchema = z.object({
+  SMS_COUNTRIES: countryList().describe(
+    'Countries SMS may go to, as ISO 3166-1 alpha-2 codes separated by commas (CDK context `smsCountries`). Empty (the default): SMS is off, and a phoneNumber is refused.',
+  ),
+  SMS_ORIGINATION_IDENTITY: text().describe(
+    'The origination identity SMS are sent from: a phone number, sender id or pool, by id or ARN. Unset: SMS deliveries fail as not configured.',
+  ),
+  SMS_CONFIGURATION_SET: text().describe('The End User Messaging SMS configuration set whose event destination reports delivery outcomes.'),
+  SMS_MAX_PRICE: z
+    .preprocess(
+      unsetIfBlank,
+      z
+        .string()
+        .regex(/^\d+(\.\d+)?$/)
+        .default('0.10'),
+    )
+    .describe('Most an SMS may cost per segment, in US dollars (the service refuses a send above it).'),
+  SMS_TTL_MINUTES: whole(1, 30).describe('Minutes an SMS may wait for its carrier before it expires unsent: an alert hours late is worse than none.'),
+  SMS_MONTHLY_CAP_USD: z
+    .preprocess(unsetIfBlank, z.coerce.number().min(0).default(50))
+    .describe(
+      "Estimated SMS spend one client may reach per calendar month (UTC), in US dollars (CDK context `smsMonthlyCapUsd`); past it the client's SMS stop until the next month.",
+    ),
+  SMS_PRICES: z
+    .preprocess(unsetIfBlank, z.string().default('{}'))
+    .describe(
+      'Prices per SMS segment by destination country, as JSON `{"AZ": 0.25}` in US dollars (CDK context `smsPrices`), over the built-in table (shared/channels/sms/prices.ts); they estimate spend against the cap.',
+    ),
+  SMS_CODES_PER_NUMBER_PER_DAY: whole(1, DEFAULT_SMS_CODES_PER_NUMBER_PER_DAY).describe(
+    'Verification codes one phone number may be sent per UTC day.',
+  ),
+  SMS_CODES_PER_CLIENT_PER_DAY: whole(1, DEFAULT_SMS_CODES_PER_CLIENT_PER_DAY).describe(
+    "Verification codes one client's users may be sent per UTC day, all numbers together.",
+  ),
+});
+export type SmsConfig = z.infer<typeof smsSchema>;
+
 export const DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY = 50;
 export const DEFAULT_CONFIRMATION_FEEDBACK_STOP = 5;
 
@@ -309,7 +361,8 @@ export const functionConfigSchemas = {
     .extend(limitsSchema.shape)
     .extend(webhookTargetsSchema.shape)
     .extend(telegramSchema.shape)
-    .extend(pushSchema.shape),
+    .extend(pushSchema.shape)
+    .extend(smsSchema.shape),
   evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(maxEventAgeSchema.shape).extend(ruleCacheSchema.shape),
   deliver: everyFunctionSchema
     .extend(deliverSchema.shape)
@@ -321,7 +374,8 @@ export const functionConfigSchemas = {
     .extend(emailSchema.shape)
     .extend(emailQuotaSchema.shape)
     .extend(telegramSchema.shape)
-    .extend(pushSchema.shape),
+    .extend(pushSchema.shape)
+    .extend(smsSchema.shape),
   sweep: everyFunctionSchema
     .extend(vehicleClockEnvSchema.shape)
     .extend(ruleCacheSchema.shape)
@@ -388,4 +442,8 @@ export function maxEventAgeConfig(env?: Env): number {
 
 export function feedOutageConfig(env?: Env): FeedOutageConfig {
   return readConfig(feedOutageSchema, env);
+}
+
+export function smsConfig(env?: Env): SmsConfig {
+  return readConfig(smsSchema, env);
 }

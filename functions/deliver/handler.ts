@@ -3,6 +3,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SNSEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { handleSesEvents, isSnsEvent } from '../../shared/channels/email/ses-events';
+import { handleSmsEvents } from '../../shared/delivery/sms-events';
 import { loggerContext } from '../../shared/observability/logger';
 import { MetricName, MetricUnit, metrics, publishMetricsIfAny } from '../../shared/observability/metrics';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
@@ -59,6 +60,7 @@ export function createSesEventHandler(clock: () => number = Date.now) {
     .use(publishMetricsIfAny())
     .handler(async (event) => {
       await handleSesEvents(event, clock());
+      await handleSmsEvents(event, clock());
     });
 }
 

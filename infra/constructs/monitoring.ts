@@ -265,6 +265,12 @@ export class Monitoring extends Construct {
   /** The telematics feed stopped, for the platform or a client: the sweep holds the connection losses it would raise. */
   private feedAlarm(): void {
     this.alarm(
+      'SmsCapReachedAlarm',
+      'A client reached its monthly SMS spend cap: its SMS alerts stop until the month ends (its users were told by e-mail and Telegram). Raise `smsMonthlyCapUsd` if the spend is genuine; a sudden climb can also be SMS pumping. See docs/operations.md.',
+      appMetric('SmsCapReached', 'SMS past the cap', FIVE_MINUTES),
+      1,
+    );
+    this.alarm(
       'FeedInterruptedAlarm',
       'Many vehicles fell silent within the same minute (a whole client, or the input rate fell to about nothing): the telematics feed is interrupted. The sweep holds their connection-loss alerts until the feed is back; the `feed interrupted` error of the sweep names the scope. See docs/operations.md.',
       appMetric('FeedOutages', 'Interrupted feeds', ONE_MINUTE),

@@ -11,6 +11,7 @@ import { startSecretsEmulator } from './secrets-emulator';
 import { seedDemoData, seedDemoWebhook, type DemoData } from './seed';
 import { startWebhookReceiver } from './webhook-receiver';
 import { FakeTelegram } from './telegram-fake';
+import { FakeSms } from './sms-fake';
 import { startDemoDispatcher } from './demo-dispatcher';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
@@ -51,7 +52,7 @@ export interface LocalRuntimeOptions {
   /** Folder for local data (DynamoDB Local's database, fauxqs's queues); in memory when omitted. */
   dataDir?: string;
   /** `webhook`: the demo webhook receiver (default: any free port). */
-  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number; telegramFake?: number };
+  ports?: { dynamo?: number; ses?: number; sqs?: number; api?: number; webhook?: number; telegramFake?: number; smsFake?: number };
   /** A DynamoDB Local already running (tests share one); started with the runtime when omitted. */
   dynamoEndpoint?: string;
   /** Table and queue name prefix (default `fleetwatch`). */
@@ -92,6 +93,11 @@ export interface LocalRuntime {
   telegramWebhookUrl: string | null;
   /** The Telegram fake (its page is at its url), when it runs. */
   telegramFake: { url: string; fake: FakeTelegram } | null;
+  /**
+   * The SMS fake (infra/local/sms-fake.ts; no emulator of End User Messaging SMS exists): the real SMS client
+   * reaches it through AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2; its page lists the SMS sent and replies from a phone.
+   */
+  smsFake: { url: string; fake: FakeSms };
   /** The demo webhook receiver: the demo client's endpoint, and a page of the alerts it received. */
   webhookReceiverUrl: string;
   demo: DemoData;
@@ -325,6 +331,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       telegram = { botToken: '1000:local-fake-token', webhookSecret: randomUUID() };
       exportToFunctions({ TELEGRAM_API_ROOT: url });
     }
+    const sms = new FakeSms();
+    const smsUrl = await sms.start(options.ports?.smsFake ?? 0);
+    stoppers.push(() => sms.stop());
+    // SMS on locally, to the fake only: the countries of the demo's languages unless the environment names others
+    exportToFunctions({
+      AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: smsUrl,
+      SMS_COUNTRIES: process.env.SMS_COUNTRIES ?? 'AZ,RU,GB',
+      SMS_ORIGINATION_IDENTITY: 'local-fake-pool',
+      SMS_CONFIGURATION_SET: 'local-fake',
+    });
     const secrets = await startSecretsEmulator({
       [LOCAL_HISTORY_TOKEN_SECRET]: randomBytes(32).toString('base64url'),
       [LOCAL_ALERT_LINK_SECRET]: randomBytes(32).toString('base64url'),
@@ -441,6 +457,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       apiUrl: apiUrlOf(http.url),
       telegramWebhookUrl,
       telegramFake,
+      smsFake: { url: smsUrl, fake: sms },
       webhookReceiverUrl: webhookReceiver.url,
       demo,
       fleet,

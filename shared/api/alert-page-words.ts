@@ -68,7 +68,7 @@ export const ALERT_PAGE_WORDS: Record<PageLanguage, AlertPageWords> = {
     entry: (state, by, via, at) => `${state} by ${by} (${via}), ${at}`,
     notified: 'Notified',
     nobody: 'Nobody has been notified yet.',
-    channels: { email: 'E-mail', telegram: 'Telegram', push: 'Push', webhook: 'Webhook' },
+    channels: { email: 'E-mail', telegram: 'Telegram', push: 'Push', webhook: 'Webhook', sms: 'SMS' },
     statuses: { sent: 'sent', failed: 'failed', skipped: 'skipped', held: 'held until the address confirms', digest: 'waiting for a digest' },
     preferences: { quietHours: "the recipient's quiet hours", minSeverity: "below the recipient's least severity" },
     escalation: 'Escalation',
@@ -112,7 +112,7 @@ export const ALERT_PAGE_WORDS: Record<PageLanguage, AlertPageWords> = {
     entry: (state, by, via, at) => `${state}: ${by} (${via}), ${at}`,
     notified: 'Кому отправлено',
     nobody: 'Уведомление ещё никому не отправлено.',
-    channels: { email: 'E-mail', telegram: 'Telegram', push: 'Push', webhook: 'Webhook' },
+    channels: { email: 'E-mail', telegram: 'Telegram', push: 'Push', webhook: 'Webhook', sms: 'SMS' },
     statuses: {
       sent: 'отправлено',
       failed: 'ошибка',
@@ -162,7 +162,7 @@ export const ALERT_PAGE_WORDS: Record<PageLanguage, AlertPageWords> = {
     entry: (state, by, via, at) => `${state}: ${by} (${via}), ${at}`,
     notified: 'Kimə göndərilib',
     nobody: 'Bildiriş hələ heç kimə göndərilməyib.',
-    channels: { email: 'E-poçt', telegram: 'Telegram', push: 'Push', webhook: 'Webhook' },
+    channels: { email: 'E-poçt', telegram: 'Telegram', push: 'Push', webhook: 'Webhook', sms: 'SMS' },
     statuses: {
       sent: 'göndərilib',
       failed: 'xəta',

@@ -4,7 +4,7 @@ import type { Issue } from './errors';
 
 export type ChannelFields = Pick<
   NotificationBody,
-  'toEmail' | 'recipientIds' | 'enableSideEmails' | 'sideEmails' | 'toTelegram' | 'telegrams' | 'toMobile'
+  'toEmail' | 'recipientIds' | 'enableSideEmails' | 'sideEmails' | 'toTelegram' | 'telegrams' | 'toMobile' | 'toSms'
 >;
 
 /**
@@ -37,6 +37,12 @@ export function unreachedChannels(rule: ChannelFields): Issue[] {
       message: 'toMobile reaches nobody: name in recipientIds a user, who gets alerts on the phones they register (POST /api/v3/push/devices)',
     });
   }
+  if (rule.toSms && !named) {
+    issues.push({
+      path: 'toSms',
+      message: 'toSms reaches nobody: name in recipientIds a user, who gets alerts by SMS once their phoneNumber is verified',
+    });
+  }
   return issues;
 }
 
@@ -47,7 +53,7 @@ export function unreachedChannels(rule: ChannelFields): Issue[] {
  */
 export function unreachedRecipients(rule: ChannelFields, users: readonly StoredUser[]): Issue[] {
   const byId = new Map(users.map((user) => [user.id, user]));
-  const switched = (['toEmail', 'toTelegram', 'toMobile'] as const).filter((channel) => rule[channel]);
+  const switched = (['toEmail', 'toTelegram', 'toMobile', 'toSms'] as const).filter((channel) => rule[channel]);
   if (switched.length === 0) return [];
   return rule.recipientIds.flatMap((id, index): Issue[] => {
     const path = `recipientIds.${index}`;
@@ -64,6 +70,11 @@ export function unreachedRecipients(rule: ChannelFields, users: readonly StoredU
       issues.push({
         path,
         message: `user ${id} has not registered a phone yet: toMobile reaches them once they do (POST /api/v3/push/devices)`,
+      });
+    if (rule.toSms && !(user.phoneNumber && user.phoneVerifiedAt))
+      issues.push({
+        path,
+        message: `user ${id} has no verified phone number yet: toSms reaches them once it is verified (POST /api/v3/users/{id}/phone/verification)`,
       });
     return issues;
   });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { guidSchema } from '../schemas/notification';
 import { languageSchema } from '../schemas/directory';
+import { phoneNumberSchema } from '../schemas/phone';
 import { strictBody } from './strict-body';
 
 /**
@@ -115,8 +116,14 @@ export const userRecordSchema = userSummarySchema
     language: languageSchema.describe('1 Russian, 2 English, 3 Azerbaijani'),
     isReadOnly: z.boolean(),
     isEnabled: z.boolean(),
+    phoneNumber: z.string().nullable().describe('E.164; null when none'),
+    phoneVerified: z
+      .boolean()
+      .describe(
+        'true once the owner confirmed the number with the code sent to it (POST /api/v3/users/{id}/phone/verification); only then do alerts go to it by SMS',
+      ),
   })
-  .meta({ example: { ...exampleUser, language: 2, isReadOnly: false, isEnabled: true } });
+  .meta({ example: { ...exampleUser, language: 2, isReadOnly: false, isEnabled: true, phoneNumber: '+994501234567', phoneVerified: true } });
 
 export const userParamsSchema = z.object({ id: guidSchema });
 
@@ -135,6 +142,12 @@ const userFields = {
     .nullable()
     .default(null)
     .describe('minutes; default (or null) 30'),
+  phoneNumber: phoneNumberSchema
+    .nullable()
+    .default(null)
+    .describe(
+      'mobile number for SMS alerts, E.164 (such as +994501234567); its country must be one the installation sends SMS to (else 400 on phoneNumber). A new number gets alerts only once verified; default (or null) none',
+    ),
   parentName: readOnlyParentName,
 };
 const loginSchema = z.string().trim().min(1).max(100);
@@ -163,6 +176,7 @@ export const userReplaceBodySchema = strictBody({
   parentId: guidSchema.describe('the client of the user; moving a user needs both clients in your scope'),
   ...userFields,
   email: userFields.email.nullable().optional().describe('default (or null): unchanged'),
+  phoneVerified: z.boolean().nullable().optional().describe('read-only: accepted and ignored (a new phoneNumber needs a new verification)'),
 }).meta({
   example: {
     id: EXAMPLE_USER_ID,
@@ -177,6 +191,7 @@ export const userReplaceBodySchema = strictBody({
     isReadOnly: false,
     isEnabled: true,
     sessionDuration: 60,
+    phoneNumber: '+994501234567',
   },
 });
 

@@ -42,6 +42,8 @@ export const userRecord = (user: StoredUser, names: ReadonlyMap<string, string>)
   language: user.language,
   isReadOnly: user.isReadOnly,
   isEnabled: user.isEnabled,
+  phoneNumber: user.phoneNumber,
+  phoneVerified: user.phoneNumber !== null && user.phoneVerifiedAt !== null,
 });
 
 export const vehicleRecord = ({ vehicleId, name, parentId }: VehicleProfile, names: ReadonlyMap<string, string>) => ({

@@ -8,6 +8,6 @@ import type { Issue } from './errors';
  * phone, disabled or gone), for the rule's `problems`. One batch read of the recipients, none without them.
  */
 export async function recipientProblems(rule: StoredRule): Promise<Issue[]> {
-  if (rule.recipientIds.length === 0 || !(rule.toEmail || rule.toTelegram || rule.toMobile)) return [];
+  if (rule.recipientIds.length === 0 || !(rule.toEmail || rule.toTelegram || rule.toMobile || rule.toSms)) return [];
   return unreachedRecipients(rule, await getUsers(rule.recipientIds));
 }

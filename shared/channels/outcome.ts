@@ -14,7 +14,7 @@ export type SendOutcome =
   | { status: 'failed'; error: string; gone?: boolean }
   | { status: 'retry'; error: string; overQuota?: boolean; retryAfterSeconds?: number };
 
-export const CHANNELS = ['email', 'telegram', 'push', 'webhook'] as const;
+export const CHANNELS = ['email', 'telegram', 'push', 'webhook', 'sms'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** Error text safe to record and log: name and message, shortened, never request data. */

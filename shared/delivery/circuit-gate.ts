@@ -16,7 +16,10 @@ import {
 } from '../store/circuit-store';
 import { listHeldAlert } from '../store/held-targets';
 import { countsAsFailure, decideCircuit, heldReason, opensNow, probeSlotFreeBefore, successChangesHealth } from './circuit-breaker';
-import type { DeliveryTarget } from './targets';
+import type { DeliveryTarget, SmsTarget } from './targets';
+
+/** The targets behind a breaker: SMS has none (each text is claimed, capped and never probed). */
+export type GatedTarget = Exclude<DeliveryTarget, SmsTarget>;
 
 /** One destination's circuit as one attempt sees it: its name for logs (never a URL, address or token), where its health lives, and the health. */
 interface Circuit {
@@ -49,7 +52,7 @@ async function snsRegion(endpointArn: string): Promise<string> {
   return endpointArn.split(':')[3] || (await snsClient().config.region());
 }
 
-async function destinationOf(target: DeliveryTarget): Promise<string> {
+async function destinationOf(target: GatedTarget): Promise<string> {
   switch (target.channel) {
     case 'webhook':
       return destinationOfOwner({ kind: 'webhook', clientId: target.endpoint.parentId, endpointId: target.endpoint.id });
@@ -64,7 +67,7 @@ async function destinationOf(target: DeliveryTarget): Promise<string> {
 }
 
 /** A webhook endpoint's health came with the endpoint; a shared destination's is read (through the cache). */
-async function circuitOf(target: DeliveryTarget, now: number): Promise<Circuit> {
+async function circuitOf(target: GatedTarget, now: number): Promise<Circuit> {
   const destination = await destinationOf(target);
   if (target.channel === 'webhook') {
     const { endpoint } = target;
@@ -82,7 +85,7 @@ async function circuitOf(target: DeliveryTarget, now: number): Promise<Circuit> 
  * if its health cannot be read, the target is sent as if the circuit were closed, and a send that went out stays
  * sent.
  */
-export async function throughCircuit(target: DeliveryTarget, alert: GatedAlert, now: number, send: () => Promise<SendOutcome>): Promise<GateResult> {
+export async function throughCircuit(target: GatedTarget, alert: GatedAlert, now: number, send: () => Promise<SendOutcome>): Promise<GateResult> {
   let circuit: Circuit;
   try {
     circuit = await circuitOf(target, now);

@@ -32,6 +32,10 @@ import { clearEndedEpisode } from './episode-end';
 import { escalationRule } from './escalation-targets';
 import { getStoredAlert } from '../store/alert-lifecycle';
 import { ESCALATED_KIND } from '../rules/event-kinds';
+import type { Severity } from '../schemas/severity';
+import { attemptSms, smsMinSeverityOf } from './sms-attempt';
+import type { SendOutcome } from '../channels/outcome';
+import type { SmsDelivery } from '../schemas/alert';
 
 /** How long one invocation holds an alert; longer than the deliver function's timeout. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
@@ -143,6 +147,8 @@ interface Attempting {
   quietUntil: ReadonlyMap<string, number>;
   /** The attempt is the alert's only open target and nothing is held: its outcome, once final, finishes the alert. */
   finishes: boolean;
+  /** The rule's least severity for SMS. */
+  smsMinSeverity: Severity;
 }
 
 async function deliverClaimed(
@@ -176,6 +182,7 @@ async function deliverClaimed(
     digest,
     quietUntil: context.plan.quietUntil,
     finishes: open.length === 1 && held.length === 0,
+    smsMinSeverity: smsMinSeverityOf(context.rule.settings),
     ...sharedContent(alert, context),
   });
   return settle(alert, context.rule.parentId, attempts, held, statuses, options, now);
@@ -301,25 +308,44 @@ async function attemptTarget(target: DeliveryTarget, attempting: Attempting): Pr
   }
   if (target.channel === 'email' && attempting.digest) return holdInDigest(target, action, retries[target.key]?.attempts ?? 0, attempting);
   const headers = target.channel === 'email' ? await attempting.emailHeaders(target.address) : [];
-  const gated = await throughCircuit(target, { ...alert, heldBy, deadline: holdDeadline(alert.createdAt) }, now(), () =>
-    send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action),
-  );
-  if (gated.kind === 'held') return holdByCircuit(target, gated.destination, gated.reason, false, attempting);
-  const { outcome } = gated;
+  let outcome: SendOutcome;
+  let probed: string | null = null;
+  let sms: { sms: SmsDelivery } | Record<string, never> = {};
+  if (target.channel === 'sms') {
+    // SMS has its own guards (a claim per send, opt-outs, the spend cap) and no circuit: a text is never probed
+    const step = await attemptSms(target, {
+      alert,
+      clientId: attempting.clientId,
+      minSeverity: attempting.smsMinSeverity,
+      subject: attempting.render(target.language).subject,
+      attempts: retries[target.key]?.attempts ?? 0,
+      senders: options.senders,
+      now: now(),
+    });
+    if (step.kind === 'settled') return settleTarget(target, step.status, attempting);
+    outcome = step.outcome;
+    sms = { sms: step.sms };
+  } else {
+    const gated = await throughCircuit(target, { ...alert, heldBy, deadline: holdDeadline(alert.createdAt) }, now(), () =>
+      send(target, attempting.render(target.language), alert, options.senders, headers, attempting.webhookBody, now(), action),
+    );
+    if (gated.kind === 'held') return holdByCircuit(target, gated.destination, gated.reason, false, attempting);
+    ({ outcome, probed } = gated);
+  }
   const attempt: TargetAttempt = { target, number: (retries[target.key]?.attempts ?? 0) + 1, at: new Date(now()).toISOString() };
   // SES refused it over the daily quota: it waits for the digest, which goes out once the quota returns
   if (target.channel === 'email' && outcome.status === 'retry' && outcome.overQuota) return holdInDigest(target, action, attempt.number, attempting);
   // a held target sent as the probe is the circuit's: failing, it is held again without spending one of its
   // attempts (a target whose own attempt came due and went out as the probe spent it, as any attempt does)
-  if (gated.probed !== null && heldBy !== undefined && countsAsFailure(outcome)) {
-    return holdByCircuit(target, gated.probed, probeFailedReason(gated.probed, outcome.error), true, attempting);
+  if (probed !== null && heldBy !== undefined && countsAsFailure(outcome)) {
+    return holdByCircuit(target, probed, probeFailedReason(probed, outcome.error), true, attempting);
   }
   let status: DeliveryStatus;
   if (outcome.status === 'sent') {
-    status = { status: 'sent', at: attempt.at, attempts: attempt.number };
+    status = { status: 'sent', at: attempt.at, attempts: attempt.number, ...sms };
     options.stats.countSent(target.channel);
   } else if (outcome.status === 'failed') {
-    status = { status: 'failed', at: attempt.at, attempts: attempt.number, error: outcome.error };
+    status = { status: 'failed', at: attempt.at, attempts: attempt.number, error: outcome.error, ...sms };
     options.stats.countFailed(target.channel);
     logger.warn(`delivery failed for good: ${outcome.error}; sent to the deliveries DLQ`, { ...where(alert, attempt), error: outcome.error });
     if (outcome.gone) await forgetTarget(target, outcome.error, now());

@@ -63,6 +63,13 @@ export async function send(
           messageId: webhookMessageId(alert.alertId, target.endpoint.id),
           log: { endpointId: target.endpoint.id, alertId: alert.alertId, event: alert.event.kind },
         });
+      case 'sms': {
+        // deliver sends SMS through attemptSms (its gates and claim); this is the plain send
+        const outcome = await senders.sms({ to: target.phoneNumber, body: notification.subject, context: { alertId: alert.alertId } });
+        if (outcome.status === 'sent') return { status: 'sent' };
+        if (outcome.status === 'optedOut') return { status: 'failed', error: outcome.error };
+        return outcome;
+      }
     }
   } catch (error) {
     return { status: 'retry', error: describeError(error) };

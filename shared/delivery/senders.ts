@@ -10,7 +10,8 @@ import { sendTelegramMessage, type TelegramText } from '../channels/telegram/sen
 import type { WebhookDelivery } from '../channels/webhook/send-webhook';
 import { sendLoggedWebhook } from './logged-webhook';
 import type { PushDevice } from '../schemas/directory';
-import { readConfig, telegramSchema } from '../config';
+import { readConfig, smsConfig, telegramSchema } from '../config';
+import { sendSms, type SmsMessage, type SmsOutcome } from '../channels/sms/send-sms';
 
 /** The ways out, as the delivery logic sees them. */
 export interface ChannelSenders {
@@ -18,6 +19,7 @@ export interface ChannelSenders {
   telegram(chatId: string, message: TelegramText): Promise<SendOutcome>;
   push(device: PushDevice, message: PushMessage): Promise<SendOutcome>;
   webhook(delivery: WebhookDelivery): Promise<SendOutcome>;
+  sms(message: SmsMessage): Promise<SmsOutcome>;
 }
 
 let telegramApi: Promise<Api> | undefined;
@@ -61,4 +63,5 @@ export const channelSenders: ChannelSenders = {
   },
   push: sendPush,
   webhook: async (delivery) => (await sendLoggedWebhook(delivery)).outcome,
+  sms: (message) => sendSms(message, smsConfig()),
 };

@@ -38,7 +38,13 @@ export interface WebhookTarget extends TargetBase {
   channel: 'webhook';
   endpoint: StoredWebhook;
 }
-export type DeliveryTarget = EmailTarget | TelegramTarget | PushTarget | WebhookTarget;
+/** A recipient user's verified phone number (rules with `toSms`). */
+export interface SmsTarget extends TargetBase {
+  channel: 'sms';
+  phoneNumber: string;
+  userId: string;
+}
+export type DeliveryTarget = EmailTarget | TelegramTarget | PushTarget | WebhookTarget | SmsTarget;
 
 /** A target left out on purpose, recorded as `skipped` so the history says why. */
 export interface SkippedTarget {
@@ -61,6 +67,7 @@ export const targetKeys = {
   telegram: (chatId: string) => `telegram:${chatId}`,
   push: (endpointArn: string) => `push:${endpointArn}`,
   webhook: (endpointId: string) => `webhook:${endpointId}`,
+  sms: (phoneNumber: string) => `sms:${phoneNumber}`,
 };
 
 export const DEFAULT_LANGUAGE: Language = 2;
@@ -142,6 +149,12 @@ export function planDelivery(
           });
         else skip({ key, channel: 'telegram', reason: 'the chat has blocked the bot' });
       }
+    }
+    if (rule.toSms) {
+      if (user.phoneNumber && user.phoneVerifiedAt)
+        add({ key: targetKeys.sms(user.phoneNumber), channel: 'sms', phoneNumber: user.phoneNumber, language: user.language, userId: user.id });
+      else if (user.phoneNumber)
+        skip({ key: targetKeys.sms(user.phoneNumber), channel: 'sms', reason: `user ${user.login} has not verified the phone number yet` });
     }
     if (rule.toMobile) {
       for (const device of Object.values(user.pushDevices)) {

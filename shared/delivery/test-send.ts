@@ -98,6 +98,8 @@ async function sendTest(
           idempotencyKey: testId,
           messageId: webhookMessageId(testId, target.endpoint.id),
         });
+      case 'sms':
+        return { status: 'failed', error: 'a test alert is not sent by SMS, which costs money per message' };
     }
   } catch (error) {
     return { status: 'retry', error: describeError(error) };

@@ -50,6 +50,11 @@ export const MetricName = {
   OpenCircuits: 'OpenCircuits',
   /** Webhook endpoints whose circuit is open, as the sweep counts them each run. */
   OpenWebhookCircuits: 'OpenWebhookCircuits',
+  /** SMS left unsent because their client's monthly SMS spend cap was reached. */
+  SmsCapReached: 'SmsCapReached',
+  /** SMS sent, and their estimated cost in micro-dollars (segments × the destination's price). */
+  SmsSent: 'SmsSent',
+  SmsSpendMicroUsd: 'SmsSpendMicroUsd',
 } as const;
 
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

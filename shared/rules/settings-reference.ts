@@ -415,6 +415,14 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     example: '300',
   },
   {
+    key: 'smsMinSeverity',
+    default: 'critical',
+    meaning:
+      'the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the ' +
+      'severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go',
+    example: 'warning',
+  },
+  {
     key: 'escalateMinSeverity',
     default: 'info',
     meaning:

@@ -221,6 +221,8 @@ export const COMMON_SETTINGS = {
    * given: the default is the deployment's (MAX_EVENT_AGE_SECONDS), read where events are admitted.
    */
   maxEventAge: optionalNumberSetting({ min: 0, max: MAX_EVENT_AGE_SECONDS, int: true }),
+  /** The least severity an alert must have to go by SMS (toSms); left out: critical. */
+  smsMinSeverity: optionalEnumSetting(SEVERITIES),
   /** The least severity an alert must have to be escalated; left out: info (every alert). */
   escalateMinSeverity: optionalEnumSetting(SEVERITIES),
   /** An escalation chain: up to 5 levels, each `after` minutes counted from the alert (escalation-chain.ts). */

@@ -30,6 +30,23 @@ export const preferenceReasonSchema = z.enum(PREFERENCE_REASONS);
 export type PreferenceReason = z.infer<typeof preferenceReasonSchema>;
 
 /**
+ * Why an SMS target ended as it did, beyond sent or failed:
+ * - `optedOut`: the number replied STOP (the service refused the send); no SMS goes to it for the client again;
+ * - `capReached`: the client's monthly SMS spend cap was reached, so it was not sent;
+ * - `countryNotAllowed`: the number's country is not on the deployment's allow-list (any more);
+ * - `delivered`, `carrierFailed`, `expired`: the outcome the service reported later (its TimeToLive passed
+ *   unsent for `expired`), with the carrier's reason in `carrierReason`.
+ */
+export const SMS_OUTCOMES = ['optedOut', 'capReached', 'countryNotAllowed', 'delivered', 'carrierFailed', 'expired'] as const;
+export const smsDeliverySchema = z.object({
+  segments: z.number().int().min(1).describe('segments the text took (what carriers bill)'),
+  messageId: z.string().optional(),
+  outcome: z.enum(SMS_OUTCOMES).optional(),
+  carrierReason: z.string().max(500).optional(),
+});
+export type SmsDelivery = z.infer<typeof smsDeliverySchema>;
+
+/**
  * One target's state on an alert. `held`: an e-mail to a side address that has not confirmed yet waits for it
  * (`error` says until when); it becomes `sent` once the address confirms, or `skipped` after 24 hours.
  * `digest`: the account's SES daily quota was nearly used, so the e-mail waits for its recipient's digest; it
@@ -49,6 +66,7 @@ export const deliveryStatusSchema = z.object({
     .describe(
       "the recipient's preferences held or skipped it: quietHours (inside the user's quiet hours: an e-mail or Telegram message waits for the digest sent when they end, a push notification is skipped), minSeverity (below the least severity the user takes on that channel)",
     ),
+  sms: smsDeliverySchema.optional().describe('an SMS target only: its segments, and what became of it'),
 });
 
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;

@@ -99,6 +99,10 @@ export const storedUserSchema = z.object({
     .max(7 * 24 * 60)
     .nullable()
     .default(null),
+  /** E.164; alerts go to it by SMS only once `phoneVerifiedAt` is set (shared/store/phone-verification.ts). */
+  phoneNumber: z.string().nullable().default(null),
+  /** When the owner confirmed the number with the code sent to it; cleared when the number changes. */
+  phoneVerifiedAt: z.iso.datetime({ offset: true }).nullable().default(null),
   /** Linked chats by chat id. */
   telegramChats: keyedBy(telegramChatSchema, 'chatId'),
   /** Registered devices by SNS endpoint ARN. */

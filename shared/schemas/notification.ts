@@ -153,6 +153,12 @@ export const notificationBodySchema = z.object({
     .boolean()
     .default(false)
     .describe("push to the recipients' registered phones; when true, a recipient must have one (else 400 on toMobile); default false"),
+  toSms: z
+    .boolean()
+    .default(false)
+    .describe(
+      "send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false",
+    ),
   toClient: z.boolean().default(false).describe("show in the web interface and post to the client's webhook endpoints; default false"),
   stored: z.boolean().default(false).describe('keep alerts in the history (notifications/history); default false'),
   kind: z.number().int().nullable().default(null).describe('kept as sent; default null'),

@@ -18,7 +18,7 @@ export type TestSendRequest = z.infer<typeof testSendRequestSchema>;
 export const TEST_OUTCOMES = ['sent', 'notLinked', 'notConfirmed', 'unsubscribed', 'suppressed', 'failed'] as const;
 
 export const testTargetOutcomeSchema = z.object({
-  channel: z.enum(['email', 'telegram', 'push', 'webhook']),
+  channel: z.enum(['email', 'telegram', 'push', 'webhook', 'sms']),
   /** The target as the alert's `deliveries` map names it (`email:<address>`, `telegram:<chat id>`, …). */
   target: z.string(),
   outcome: z.enum(TEST_OUTCOMES),

@@ -105,6 +105,7 @@ export interface NewUser {
   isReadOnly?: boolean;
   isEnabled?: boolean;
   sessionDuration?: number | null;
+  phoneNumber?: string | null;
 }
 
 /** A user as the API may show it (the stored user never carries the password hash). */
@@ -129,6 +130,7 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
       isReadOnly: input.isReadOnly,
       isEnabled: input.isEnabled,
       sessionDuration: input.sessionDuration ?? null,
+      phoneNumber: input.phoneNumber ?? null,
     },
     'user',
   );
@@ -168,10 +170,10 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
 }
 
 /**
- * What a replacement of a user sets; the linked chats, push devices, preferences and the password (when absent)
- * are kept.
+ * What a replacement of a user sets; the linked chats, push devices, preferences, the password (when absent) and
+ * the phone's verification (when the number stays) are kept.
  */
-export type UserReplacement = Omit<StoredUser, 'telegramChats' | 'pushDevices' | 'preferences'> & { password?: string };
+export type UserReplacement = Omit<StoredUser, 'telegramChats' | 'pushDevices' | 'preferences' | 'phoneVerifiedAt'> & { password?: string };
 
 /**
  * Replaces a user's record in one transaction with its login guard and client link, conditional on the login
@@ -182,7 +184,14 @@ export async function replaceUser(previous: StoredUser, next: UserReplacement): 
   const { password, ...fields } = next;
   const user = parseRecord(
     storedUserSchema,
-    { ...fields, telegramChats: previous.telegramChats, pushDevices: previous.pushDevices, preferences: previous.preferences },
+    {
+      ...fields,
+      telegramChats: previous.telegramChats,
+      pushDevices: previous.pushDevices,
+      preferences: previous.preferences,
+      // a new number must be verified again
+      phoneVerifiedAt: fields.phoneNumber === previous.phoneNumber ? previous.phoneVerifiedAt : null,
+    },
     'user',
   );
   const credential = await findCredential(previous.login);

@@ -118,7 +118,21 @@ describe('directory endpoints', () => {
       const user = await getUser(root, tenants.child.userId);
       expect(user.response.status).toBe(200);
       expect(Object.keys(user.data!).sort()).toEqual(
-        ['email', 'firstName', 'id', 'isEnabled', 'isReadOnly', 'language', 'lastName', 'login', 'parentId', 'parentName', 'sessionDuration'].sort(),
+        [
+          'email',
+          'firstName',
+          'id',
+          'isEnabled',
+          'isReadOnly',
+          'language',
+          'lastName',
+          'login',
+          'parentId',
+          'parentName',
+          'phoneNumber',
+          'phoneVerified',
+          'sessionDuration',
+        ].sort(),
       );
       expect((await getUser(root, tenants.sibling.userId)).response.status).toBe(404);
       expect((await getUser(sibling, tenants.root.userId)).response.status).toBe(404);

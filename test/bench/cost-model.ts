@@ -1,3 +1,4 @@
+import { SEGMENT_PRICES_USD } from '../../shared/channels/sms/prices';
 import { PRICES } from './prices';
 import { TABLES } from '../../shared/store/tables';
 import { DEFAULT_VEHICLE_STATE_MIN_CAPACITY } from '../../infra/context';
@@ -189,6 +190,14 @@ export function deliveryCostPerAlert(delivery: MeasuredDelivery): number {
 }
 
 export const sesFeePerAlert = (delivery: MeasuredDelivery) => delivery.emails * PRICES.sesPerEmail;
+
+/**
+ * The SMS fee of an alert that goes by SMS: one segment (the templates' default length) to the cost model's
+ * default country, from the deployment's price table (shared/channels/sms/prices.ts). Reported apart, like SES's:
+ * only rules with toSms pay it, and by default only for critical alerts.
+ */
+export const SMS_DEFAULT_COUNTRY = 'AZ';
+export const smsFeePerAlert = () => SEGMENT_PRICES_USD[SMS_DEFAULT_COUNTRY]!;
 
 export function monthlyCost(
   measured: Measured,

@@ -43,6 +43,7 @@ function rule(id: number, type: RuleType, vehicleIds: number[], settings: Record
     telegramLocation: false,
     telegrams: [],
     toMobile: false,
+    toSms: false,
     toClient: false,
     stored: false,
     kind: null,

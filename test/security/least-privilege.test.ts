@@ -100,7 +100,8 @@ describe('security: least privilege in the template', () => {
     // users (AGENT#); the third PutItem only the outcomes of test alerts (NOTIFTEST#), the fourth, with the third Query,
     // only the webhook delivery logs (WEBHOOKLOG#); the fourth GetItem, the fifth PutItem and the fourth UpdateItem only the
     // webhook recovery jobs (WEBHOOKRECOVERY#); the second DeleteItem, with the sixth PutItem, the fourth Query and the
-    // fifth UpdateItem, only the e-mail digests (DIGEST#, DIGESTDUE#)
+    // fifth UpdateItem, only the e-mail digests (DIGEST#, DIGESTDUE#). The client's users (AGENT#) are read for the
+    // notices of a disabled endpoint and of the SMS spend cap
     expect(actionsOn('deliver', 'directory')).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',

@@ -148,6 +148,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/users/{id}/phone/verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a verification code to a user's phone number
+     * @description Sends a six-digit code by SMS to the phoneNumber of the user (of your client or one below it; 404 otherwise). Alerts go to the number by SMS only after the code comes back through POST /api/v3/users/{id}/phone/verification/confirm, within 10 minutes and 5 tries. A new code replaces the previous one. Codes are limited per number and per client per UTC day (429 with Retry-After past either). 400 on phoneNumber when the user has none, or its country is not one the installation sends SMS to; 400 when the number opted out of SMS (it replied STOP).
+     */
+    post: operations['sendPhoneVerification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/users/{id}/phone/verification/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm a user's phone number with the code sent to it
+     * @description The right code marks the number verified: from then on alerts may go to it by SMS. A wrong code spends one of 5 tries (400 on code, saying how many are left); an expired or spent code, or one sent to a number the user no longer has, is 400 on code: ask for a new one.
+     */
+    post: operations['confirmPhoneVerification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v3/agents/{id}/sms/spend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A client's estimated SMS spend this month, and its cap
+     * @description The client (yours or one below it; 404 otherwise) and its estimated SMS spend of the current calendar month (UTC), counted as each SMS goes out (segments × the destination's price, from the installation's price table), against the monthly cap. Past the cap the client's SMS stop until the month ends, and its users are told once by e-mail and Telegram.
+     */
+    get: operations['getClientSmsSpend'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/users/{id}/preferences': {
     parameters: {
       query?: never;
@@ -1989,7 +2049,9 @@ export interface operations {
            *       "sessionDuration": null,
            *       "language": 2,
            *       "isReadOnly": false,
-           *       "isEnabled": true
+           *       "isEnabled": true,
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
            *     }
            */
           'application/json': {
@@ -2008,6 +2070,10 @@ export interface operations {
             language: 1 | 2 | 3;
             isReadOnly: boolean;
             isEnabled: boolean;
+            /** @description E.164; null when none */
+            phoneNumber: string | null;
+            /** @description true once the owner confirmed the number with the code sent to it (POST /api/v3/users/{id}/phone/verification); only then do alerts go to it by SMS */
+            phoneVerified: boolean;
           };
         };
       };
@@ -2120,7 +2186,8 @@ export interface operations {
          *       "language": 2,
          *       "isReadOnly": false,
          *       "isEnabled": true,
-         *       "sessionDuration": 60
+         *       "sessionDuration": 60,
+         *       "phoneNumber": "+994501234567"
          *     }
          */
         'application/json': {
@@ -2170,8 +2237,15 @@ export interface operations {
            * @default null
            */
           sessionDuration?: number | null;
+          /**
+           * @description mobile number for SMS alerts, E.164 (such as +994501234567); its country must be one the installation sends SMS to (else 400 on phoneNumber). A new number gets alerts only once verified; default (or null) none
+           * @default null
+           */
+          phoneNumber?: string | null;
           /** @description read-only: accepted and ignored */
           parentName?: string | null;
+          /** @description read-only: accepted and ignored (a new phoneNumber needs a new verification) */
+          phoneVerified?: boolean | null;
         };
       };
     };
@@ -2194,7 +2268,9 @@ export interface operations {
            *       "sessionDuration": null,
            *       "language": 2,
            *       "isReadOnly": false,
-           *       "isEnabled": true
+           *       "isEnabled": true,
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
            *     }
            */
           'application/json': {
@@ -2213,6 +2289,10 @@ export interface operations {
             language: 1 | 2 | 3;
             isReadOnly: boolean;
             isEnabled: boolean;
+            /** @description E.164; null when none */
+            phoneNumber: string | null;
+            /** @description true once the owner confirmed the number with the code sent to it (POST /api/v3/users/{id}/phone/verification); only then do alerts go to it by SMS */
+            phoneVerified: boolean;
           };
         };
       };
@@ -2396,6 +2476,11 @@ export interface operations {
            * @default null
            */
           sessionDuration?: number | null;
+          /**
+           * @description mobile number for SMS alerts, E.164 (such as +994501234567); its country must be one the installation sends SMS to (else 400 on phoneNumber). A new number gets alerts only once verified; default (or null) none
+           * @default null
+           */
+          phoneNumber?: string | null;
           /** @description read-only: accepted and ignored */
           parentName?: string | null;
         };
@@ -2420,7 +2505,9 @@ export interface operations {
            *       "sessionDuration": null,
            *       "language": 2,
            *       "isReadOnly": false,
-           *       "isEnabled": true
+           *       "isEnabled": true,
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
            *     }
            */
           'application/json': {
@@ -2439,6 +2526,10 @@ export interface operations {
             language: 1 | 2 | 3;
             isReadOnly: boolean;
             isEnabled: boolean;
+            /** @description E.164; null when none */
+            phoneNumber: string | null;
+            /** @description true once the owner confirmed the number with the code sent to it (POST /api/v3/users/{id}/phone/verification); only then do alerts go to it by SMS */
+            phoneVerified: boolean;
           };
         };
       };
@@ -2512,6 +2603,435 @@ export interface operations {
       };
       /** @description Stale version, a record still referenced, a login or webhook URL taken, a vehicle registered to another client, or too many creates for one client at once */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  sendPhoneVerification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "phoneNumber": "+994501234567",
+           *       "expiresAt": "2026-11-29T10:10:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /** @description E.164: the number the code went to */
+            phoneNumber: string;
+            /**
+             * Format: date-time
+             * @description the code works until then, for a few tries
+             */
+            expiresAt: string;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description A service the request needs (the geocoder, or the deliveries queue) did not answer; try again later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  confirmPhoneVerification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "code": "042917"
+         *     }
+         */
+        'application/json': {
+          /** @description the six digits of the verification SMS */
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "phoneNumber": "+994501234567",
+           *       "phoneVerified": true
+           *     }
+           */
+          'application/json': {
+            /** @description E.164 */
+            phoneNumber: string;
+            /** @enum {boolean} */
+            phoneVerified: true;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description The user has read-only rights */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Too many requests on this session (or failed logins); see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  getClientSmsSpend: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "parentId": "6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f",
+           *       "month": "2026-11",
+           *       "spentUsd": 12.75,
+           *       "capUsd": 50,
+           *       "capReached": false
+           *     }
+           */
+          'application/json': {
+            /** @description the client */
+            parentId: string;
+            /** @description the calendar month (UTC), YYYY-MM */
+            month: string;
+            /** @description estimated SMS spend this month, in US dollars: each SMS's segments × its destination's price */
+            spentUsd: number;
+            /** @description the installation's monthly SMS spend cap per client */
+            capUsd: number;
+            /** @description true once SMS stop for the rest of the month (alerts record capReached) */
+            capReached: boolean;
+          };
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description Missing or ended session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -3814,6 +4334,11 @@ export interface operations {
              */
             toMobile: boolean;
             /**
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @default false
+             */
+            toSms: boolean;
+            /**
              * @description show in the web interface and post to the client's webhook endpoints; default false
              * @default false
              */
@@ -4428,6 +4953,7 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
            *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
            *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
@@ -4486,6 +5012,11 @@ export interface operations {
            * @default false
            */
           toMobile?: boolean;
+          /**
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @default false
+           */
+          toSms?: boolean;
           /**
            * @description show in the web interface and post to the client's webhook endpoints; default false
            * @default false
@@ -5028,6 +5559,7 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
            *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
            *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
@@ -5086,6 +5618,11 @@ export interface operations {
            * @default false
            */
           toMobile?: boolean;
+          /**
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @default false
+           */
+          toSms?: boolean;
           /**
            * @description show in the web interface and post to the client's webhook endpoints; default false
            * @default false
@@ -5297,6 +5834,11 @@ export interface operations {
              * @default false
              */
             toMobile: boolean;
+            /**
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @default false
+             */
+            toSms: boolean;
             /**
              * @description show in the web interface and post to the client's webhook endpoints; default false
              * @default false
@@ -6028,6 +6570,7 @@ export interface operations {
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
              *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
+             *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
              *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
              *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
              *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
@@ -6086,6 +6629,11 @@ export interface operations {
              * @default false
              */
             toMobile?: boolean;
+            /**
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @default false
+             */
+            toSms?: boolean;
             /**
              * @description show in the web interface and post to the client's webhook endpoints; default false
              * @default false
@@ -6475,7 +7023,7 @@ export interface operations {
             /** @description one entry per target the rule names: sent; notLinked (a Telegram chat no user of the owner’s scope linked, or that sent /stop); notConfirmed (a side address that has not confirmed: it gets no test, and no confirmation link either); unsubscribed; suppressed; failed (with the reason) */
             targets: {
               /** @enum {string} */
-              channel: 'email' | 'telegram' | 'push' | 'webhook';
+              channel: 'email' | 'telegram' | 'push' | 'webhook' | 'sms';
               target: string;
               /** @enum {string} */
               outcome: 'sent' | 'notLinked' | 'notConfirmed' | 'unsubscribed' | 'suppressed' | 'failed';
@@ -6671,7 +7219,7 @@ export interface operations {
             /** @description one entry per target the rule names: sent; notLinked (a Telegram chat no user of the owner’s scope linked, or that sent /stop); notConfirmed (a side address that has not confirmed: it gets no test, and no confirmation link either); unsubscribed; suppressed; failed (with the reason) */
             targets: {
               /** @enum {string} */
-              channel: 'email' | 'telegram' | 'push' | 'webhook';
+              channel: 'email' | 'telegram' | 'push' | 'webhook' | 'sms';
               target: string;
               /** @enum {string} */
               outcome: 'sent' | 'notLinked' | 'notConfirmed' | 'unsubscribed' | 'suppressed' | 'failed';
@@ -6921,6 +7469,15 @@ export interface operations {
                    * @enum {string}
                    */
                   reason?: 'quietHours' | 'minSeverity';
+                  /** @description an SMS target only: its segments, and what became of it */
+                  sms?: {
+                    /** @description segments the text took (what carriers bill) */
+                    segments: number;
+                    messageId?: string;
+                    /** @enum {string} */
+                    outcome?: 'optedOut' | 'capReached' | 'countryNotAllowed' | 'delivered' | 'carrierFailed' | 'expired';
+                    carrierReason?: string;
+                  };
                 };
               };
               /** @description targets still open after a passing problem: attempts so far, the last error in words, when, and the next attempt (ISO time) */

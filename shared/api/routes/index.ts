@@ -18,6 +18,8 @@ import { rotaRoutes } from './rotas';
 import { suppressedRoutes } from './suppressed';
 import { userPreferenceRoutes } from './user-preferences';
 import { userRoutes } from './users';
+import { phoneVerificationRoutes } from './phone-verification';
+import { smsSpendRoutes } from './sms-spend';
 import { vehicleRoutes } from './vehicles';
 import { webhookRecoveryRoutes } from './webhook-recovery';
 import { webhookRoutes } from './webhooks';
@@ -27,6 +29,8 @@ export const apiRoutes: ApiRoute[] = [
   ...authRoutes,
   ...agentRoutes,
   ...userRoutes,
+  ...phoneVerificationRoutes,
+  ...smsSpendRoutes,
   ...userPreferenceRoutes,
   ...vehicleRoutes,
   ...notificationRoutes,

@@ -10,6 +10,7 @@ import {
 } from '../directory-schemas';
 import { clientNames, pageOf, userRecord, userSummary } from '../directory-views';
 import { conflict, notFound } from '../errors';
+import { requireSmsCountry } from '../phone-country';
 import { defineRoute, type Caller } from '../route';
 
 /** The user, when it exists and belongs to a client of the caller's scope; otherwise 404. */
@@ -89,6 +90,7 @@ export const userRoutes = [
     async handle({ body, caller }) {
       const parentId = body.parentId ?? caller.scope.rootId;
       await caller.scope.require(parentId, `client ${parentId}`);
+      requireSmsCountry(body.phoneNumber);
       const { parentName: _parentName, parentId: _parentId, ...fields } = body;
       const user = await createUser({ ...fields, parentId }).catch(conflictOf);
       return { body: userRecord(user, await clientNames([user.parentId])) };
@@ -112,7 +114,8 @@ export const userRoutes = [
     async handle({ body, caller }) {
       const previous = await visibleUser(body.id, caller);
       await caller.scope.require(body.parentId, `client ${body.parentId}`);
-      const { parentName: _parentName, login, password, email, ...fields } = body;
+      if (body.phoneNumber !== previous.phoneNumber) requireSmsCountry(body.phoneNumber);
+      const { parentName: _parentName, phoneVerified: _phoneVerified, login, password, email, ...fields } = body;
       const user = await replaceUser(previous, {
         ...fields,
         login: login ?? previous.login,
