@@ -171,6 +171,7 @@ describe('notification rules', () => {
           'toClient',
           'toEmail',
           'toMobile',
+          'toSms',
           'toTelegram',
           'type',
           'userId',
