@@ -106,6 +106,10 @@ describe('configuration schemas', () => {
       indexesLeftOut: [],
       feedOutageShare: 0.5,
       feedOutageMinVehicles: 50,
+      smsCountries: '',
+      smsOriginationIdentity: '',
+      smsMonthlyCapUsd: 50,
+      smsPrices: '{}',
       throwaway: false,
     });
     expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({
