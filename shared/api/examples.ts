@@ -16,10 +16,10 @@ export const loginAnswerExample = { AuthId: 'q4Vn3b9K2xPzL8dT0wYcR5mJ7hUeF1sA6gN
 
 export const parentIdExample = { parentId: EXAMPLE_CLIENT_ID };
 
-/** A two-level chain: whoever is on call after 10 minutes, the duty manager after 30. */
+/** A two-level chain: whoever is on call after 10 minutes, the duty manager after 30, woken by SMS too. */
 const EXAMPLE_ESCALATION = [
   { after: 10, rotaIds: [EXAMPLE_ROTA_ID] },
-  { after: 30, userIds: [EXAMPLE_USER_ID], telegrams: ['-1001234567890'] },
+  { after: 30, userIds: [EXAMPLE_USER_ID], telegrams: ['-1001234567890'], sms: true },
 ];
 
 const ruleBody = {

@@ -15,20 +15,33 @@ const chatIdSchema = z
   .transform(String)
   .describe('a Telegram chat id');
 
+const levelShape = {
+  after: z.number().int().min(1).max(MAX_LEVEL_AFTER_MINUTES).describe('minutes after the alert at which this level fires'),
+  userIds: z
+    .array(z.uuid({ version: undefined }))
+    .max(MAX_LEVEL_TARGETS)
+    .default([])
+    .describe('users: by e-mail, their linked chats and phones'),
+  telegrams: z.array(chatIdSchema).max(MAX_LEVEL_TARGETS).default([]).describe("Telegram chats linked by users of the rule owner's scope"),
+  emails: z.array(z.email().max(320)).max(MAX_LEVEL_TARGETS).default([]).describe('side addresses (each confirms its link first)'),
+  rotaIds: z.array(rotaIdSchema).max(MAX_LEVEL_ROTAS).default([]).describe('rotas: whoever is on call when the level fires'),
+  sms: z
+    .boolean()
+    .default(false)
+    .describe("also by SMS to the level's users and on-call people with a verified phone number, whatever the rule's smsMinSeverity"),
+};
+
 export const escalationLevelSchema = z
-  .strictObject({
-    after: z.number().int().min(1).max(MAX_LEVEL_AFTER_MINUTES).describe('minutes after the alert at which this level fires'),
-    userIds: z
-      .array(z.uuid({ version: undefined }))
-      .max(MAX_LEVEL_TARGETS)
-      .default([])
-      .describe('users: by e-mail, their linked chats and phones'),
-    telegrams: z.array(chatIdSchema).max(MAX_LEVEL_TARGETS).default([]).describe("Telegram chats linked by users of the rule owner's scope"),
-    emails: z.array(z.email().max(320)).max(MAX_LEVEL_TARGETS).default([]).describe('side addresses (each confirms its link first)'),
-    rotaIds: z.array(rotaIdSchema).max(MAX_LEVEL_ROTAS).default([]).describe('rotas: whoever is on call when the level fires'),
+  .strictObject(levelShape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown level field (known: ${Object.keys(levelShape).join(', ')})` : undefined),
   })
   .refine((level) => level.userIds.length + level.telegrams.length + level.emails.length + level.rotaIds.length > 0, {
     message: 'a level needs someone to go to: userIds, telegrams, emails or rotaIds',
+  })
+  // SMS goes to users' verified numbers only: sms on a level of chats and addresses would be saved and do nothing
+  .refine((level) => !level.sms || level.userIds.length + level.rotaIds.length > 0, {
+    path: ['sms'],
+    message: 'sms reaches nobody: name userIds or rotaIds, whose users get the level by SMS once their phoneNumber is verified',
   });
 export type EscalationLevel = z.infer<typeof escalationLevelSchema>;
 
@@ -55,7 +68,7 @@ export const escalationSetting = z
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of levels [{after, userIds?, telegrams?, emails?, rotaIds?}]' });
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of levels [{after, userIds?, telegrams?, emails?, rotaIds?, sms?}]' });
       return z.NEVER;
     }
   })
@@ -79,7 +92,7 @@ export interface ChainSettings {
 
 /**
  * The rule's chain: `escalation` with `escalationRepeat`, or the older `escalateAfter` with its targets as a
- * chain of one level; null when the rule does not escalate.
+ * chain of one level (which never goes by SMS); null when the rule does not escalate.
  */
 export function chainOf(settings: ChainSettings): EscalationChain | null {
   const repeat = settings.escalationRepeat ?? 0;
@@ -94,6 +107,7 @@ export function chainOf(settings: ChainSettings): EscalationChain | null {
         telegrams: settings.escalateTelegrams ?? [],
         emails: settings.escalateEmails ?? [],
         rotaIds: [],
+        sms: false,
       },
     ],
     repeat,

@@ -40,8 +40,10 @@ export function settingsProblems(type: number, settings: Record<string, string>)
 }
 
 function settingsIssue(issue: z.core.$ZodIssue): RuleProblem[] {
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: `settings.${key}`, message: issue.message }));
-  return [{ path: ['settings', ...issue.path.map(String)].join('.'), message: issue.message }];
+  const path = ['settings', ...issue.path.map(String)];
+  // an unknown key is named where it is: a setting (`settings.speed`), or a field of an escalation level (`settings.escalation.0.phone`)
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: issue.message }));
+  return [{ path: path.join('.'), message: issue.message }];
 }
 
 /** Zone ids named by a speeding rule's `zoneLimits` ("12:50,14:30"), read leniently: settings problems are reported apart. */

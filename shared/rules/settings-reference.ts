@@ -419,7 +419,8 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     default: 'critical',
     meaning:
       'the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the ' +
-      'severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go',
+      'severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go. An ' +
+      'escalation level with `sms` is not held back by it (escalateMinSeverity decides what escalates)',
     example: 'warning',
   },
   {
@@ -434,13 +435,14 @@ export const COMMON_SETTINGS_REFERENCE: readonly SettingReference[] = [
     key: 'escalation',
     default: null,
     meaning:
-      'an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered ' +
-      'as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one ' +
-      'before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked ' +
-      "chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). " +
-      'Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which ' +
-      'is the one-level chain it stays (400 naming settings.escalation)',
-    example: '[{"after": 10, "userIds": ["8d3c0f5e-2b1a-4c6d-9e7f-0a1b2c3d4e5f"]}, {"after": 30, "emails": ["duty@example.com"]}]',
+      'an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?, sms?}` (or its JSON text; ' +
+      'answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than ' +
+      'the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their ' +
+      "linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level " +
+      'fires). `sms: true` (default false) also texts its users and on-call people with a verified phone number, whatever smsMinSeverity ' +
+      '(needs userIds or rotaIds). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; ' +
+      'not with escalateAfter, which is the one-level chain it stays, without SMS (400 naming settings.escalation)',
+    example: '[{"after": 10, "userIds": ["8d3c0f5e-2b1a-4c6d-9e7f-0a1b2c3d4e5f"], "sms": true}, {"after": 30, "emails": ["duty@example.com"]}]',
   },
   {
     key: 'escalationRepeat',

@@ -140,6 +140,30 @@ describe('escalation chains', () => {
     await api.DELETE('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: created.data!.id } } });
   });
 
+  it('takes sms on a level as a boolean, refuses it otherwise or with nobody to text, and names an unknown level field', async () => {
+    const texting = [
+      { after: 5, rotaIds: [rotaId], sms: true },
+      { after: 15, userIds: [tenants.child.userId] },
+    ];
+    const created = await createRule({ escalation: texting });
+    expect(created.response.status).toBe(200);
+    const read = await api.GET('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: created.data!.id } } });
+    expect(JSON.parse(String(read.data!.settings.escalation))).toEqual(texting);
+    await api.DELETE('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: created.data!.id } } });
+
+    const asText = await createRule({ escalation: [{ after: 5, userIds: [tenants.child.userId], sms: 'true' }] });
+    expect(asText.response.status).toBe(400);
+    expect(asText.error?.issues?.map((issue) => issue.path)).toEqual(['settings.escalation.0.sms']);
+    const nobody = await createRule({ escalation: [{ after: 5, emails: [DUTY], sms: true }] });
+    expect(nobody.response.status).toBe(400);
+    expect(nobody.error?.issues?.map((issue) => issue.path)).toEqual(['settings.escalation.0.sms']);
+    const unknown = await createRule({ escalation: [{ after: 5, userIds: [tenants.child.userId], phone: true }] });
+    expect(unknown.response.status).toBe(400);
+    expect(unknown.error?.issues?.map((issue) => [issue.path, issue.message])).toEqual([
+      ['settings.escalation.0.phone', 'unknown level field (known: after, userIds, telegrams, emails, rotaIds, sms)'],
+    ]);
+  });
+
   it('fires each of three levels once, under doubled sweeps and redelivery, the rota resolving to whoever is on call', async () => {
     const ruleId = (await createRule({ escalation: chain() })).data!.id;
     const { alertId, raisedAt } = await raise(ruleId);

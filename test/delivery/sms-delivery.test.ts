@@ -17,7 +17,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { directoryKeys } from '../../shared/schemas/directory';
-import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
+import { buildAlertItem } from '../../shared/store/alerts-store';
+import { transitionAlert } from '../../shared/store/alert-lifecycle';
+import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { getAlertItem, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 
 /**
  * SMS alerts through the deliver function, on DynamoDB Local and the SMS fake: a loopback HTTP server speaking the
@@ -284,6 +287,84 @@ describe('SMS delivery', () => {
     expect(await deliveryOf(second.alertId, '+994501110009')).toMatchObject({
       status: 'failed',
       sms: { outcome: 'carrierFailed', carrierReason: 'The carrier could not reach the phone' },
+    });
+  });
+
+  describe('on escalation levels', () => {
+    const MINUTE = 60_000;
+
+    /**
+     * A stored alert of `severity`, as evaluation writes it (with its escalateAt), of a rule with toSms whose one
+     * level, after 5 minutes, names the user of `number` with `level`'s other fields; delivered once.
+     */
+    async function raiseEscalating(number: string, severity: 'warning' | 'critical', level: Record<string, unknown>) {
+      const user = await putUser({
+        login: `esc-${number}`,
+        email: `esc${number.slice(1)}@example.com`,
+        phoneNumber: number,
+        phoneVerifiedAt: '2026-03-01T08:00:00.000Z',
+      });
+      const escalation = JSON.stringify([{ after: 5, userIds: [user.id], ...level }]);
+      const rule = await putRule({ userId: user.id, recipientIds: [user.id], toSms: true, stored: true, settings: { severity, escalation } });
+      const raisedAt = Date.now();
+      const vehicleId = vehicle++;
+      await putVehicle(vehicleId, `Truck ${vehicleId}`);
+      const event = {
+        kind: 'speeding',
+        time: new Date(raisedAt).toISOString(),
+        latitude: 55.7558,
+        longitude: 37.6173,
+        speed: 104,
+        values: { limit: 90 },
+      };
+      const item = buildAlertItem(rule, vehicleId, event, raisedAt);
+      await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
+      await enqueue(item.alertId);
+      await drain();
+      return { alertId: item.alertId, raisedAt };
+    }
+    const sentTo = (number: string) => sms.sent.filter((message) => message.to === number);
+
+    it('sends the level by SMS once, to its user with a verified number, for a warning below smsMinSeverity', async () => {
+      const number = '+994501110101';
+      const { alertId, raisedAt } = await raiseEscalating(number, 'warning', { sms: true });
+      // the alert itself is below the rule's smsMinSeverity (critical by default)
+      expect(sentTo(number)).toEqual([]);
+      expect(await deliveryOf(alertId, number)).toMatchObject({ status: 'skipped', error: expect.stringContaining('smsMinSeverity') });
+
+      const [fired, again] = await Promise.all([runAlertDuePass(raisedAt + 6 * MINUTE), runAlertDuePass(raisedAt + 6 * MINUTE)]);
+      const escalated = [...fired!.escalated, ...again!.escalated];
+      expect(escalated).toHaveLength(1);
+      await drain();
+      await enqueue(escalated[0]!);
+      await drain();
+      expect(sentTo(number)).toHaveLength(1);
+      expect(sentTo(number)[0]!.body).toContain('not acknowledged in 5 min');
+      expect(sentTo(number)[0]!.context).toEqual({ alertId: escalated[0] });
+      expect(await deliveryOf(escalated[0]!, number)).toMatchObject({ status: 'sent', sms: { messageId: sentTo(number)[0]!.messageId } });
+    });
+
+    it('sends none for a level without sms, though the rule has toSms and its critical alert went by SMS', async () => {
+      const number = '+994501110102';
+      const { raisedAt } = await raiseEscalating(number, 'critical', {});
+      expect(sentTo(number)).toHaveLength(1);
+      const { escalated } = await runAlertDuePass(raisedAt + 6 * MINUTE);
+      expect(escalated).toHaveLength(1);
+      await drain();
+      expect(sentTo(number)).toHaveLength(1);
+      const escalation = await getAlertItem(escalated[0]!);
+      expect(escalation.status).toBe('delivered');
+      expect(Object.keys(escalation.deliveries as object)).toEqual([`email:esc${number.slice(1)}@example.com`]);
+    });
+
+    it('sends nothing once the alert is acknowledged before the level', async () => {
+      const number = '+994501110103';
+      const { alertId, raisedAt } = await raiseEscalating(number, 'warning', { sms: true });
+      const acknowledged = await transitionAlert(alertId, { to: 'acknowledged', by: 'dispatcher', via: 'api', now: raisedAt + 2 * MINUTE });
+      expect(acknowledged.outcome).toBe('changed');
+      expect((await runAlertDuePass(raisedAt + 6 * MINUTE)).escalated).toEqual([]);
+      await drain();
+      expect(sentTo(number)).toEqual([]);
     });
   });
 });

@@ -4190,7 +4190,7 @@ export interface operations {
            *         "schedule": "Mon-Fri 06:00-22:00",
            *         "maxEventAge": "600",
            *         "severity": "critical",
-           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"],\"sms\":true}]",
            *         "escalationRepeat": "1"
            *       },
            *       "toEmail": true,
@@ -4660,7 +4660,7 @@ export interface operations {
          *         "schedule": "Mon-Fri 06:00-22:00",
          *         "maxEventAge": "600",
          *         "severity": "critical",
-         *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+         *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"],\"sms\":true}]",
          *         "escalationRepeat": "1"
          *       },
          *       "toEmail": true,
@@ -4953,9 +4953,9 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
+           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go. An escalation level with `sms` is not held back by it (escalateMinSeverity decides what escalates) |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
-           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?, sms?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). `sms: true` (default false) also texts its users and on-call people with a verified phone number, whatever smsMinSeverity (needs userIds or rotaIds). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays, without SMS (400 naming settings.escalation) |
            *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
            * @default {}
            */
@@ -5267,7 +5267,8 @@ export interface operations {
          *             ],
          *             "telegrams": [
          *               "-1001234567890"
-         *             ]
+         *             ],
+         *             "sms": true
          *           }
          *         ],
          *         "escalationRepeat": 1
@@ -5559,9 +5560,9 @@ export interface operations {
            *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
            *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
            *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
+           *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go. An escalation level with `sms` is not held back by it (escalateMinSeverity decides what escalates) |
            *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
-           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+           *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?, sms?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). `sms: true` (default false) also texts its users and on-call people with a verified phone number, whatever smsMinSeverity (needs userIds or rotaIds). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays, without SMS (400 naming settings.escalation) |
            *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
            * @default {}
            */
@@ -5708,7 +5709,7 @@ export interface operations {
            *         "schedule": "Mon-Fri 06:00-22:00",
            *         "maxEventAge": "600",
            *         "severity": "critical",
-           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"]}]",
+           *         "escalation": "[{\"after\":10,\"rotaIds\":[\"6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f.Qm9uZGF5LW5pZ2h0LXNoaW\"]},{\"after\":30,\"userIds\":[\"a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d\"],\"telegrams\":[\"-1001234567890\"],\"sms\":true}]",
            *         "escalationRepeat": "1"
            *       },
            *       "toEmail": true,
@@ -6570,9 +6571,9 @@ export interface operations {
              *     | `escalateTelegrams` | — | Telegram chats an escalation goes to, ids separated by commas (at most 20); each must be linked by a user of the rule owner's scope |
              *     | `escalateEmails` | — | side addresses an escalation goes to, separated by commas (at most 20); like sideEmails, each must confirm its link before it receives anything |
              *     | `maxEventAge` | — | seconds (whole, 0–604800; 0: any age) a message may be old when evaluated, by its deviceTime, for its events to become alerts. An older one's events are not sent: they are recorded in the suppressed log as `tooOld`, with their age, and spend no cooldown or maxPerDay; the rule's state still moves on, so readings a terminal stored while out of coverage and sends later raise nothing late, and the next current reading is judged as usual. Events raised by time passing, and a connection loss rule's, are never aged. Default: the deployment's (`-c maxEventAgeSeconds`, 900 unless set) |
-             *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go |
+             *     | `smsMinSeverity` | `critical` | the least severity an alert must have to go by SMS when the rule has toSms (`info`, `warning`, `critical`), judged by the severity the alert was raised with; SMS cost money per message and wake people, so by default only critical alerts go. An escalation level with `sms` is not held back by it (escalateMinSeverity decides what escalates) |
              *     | `escalateMinSeverity` | `info` | the least severity an alert must have to be escalated (`info`, `warning`, `critical`; `info`: every alert), judged by the severity the alert was raised with; needs escalation or escalateAfter (else 400 naming settings.escalateMinSeverity) |
-             *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays (400 naming settings.escalation) |
+             *     | `escalation` | — | an escalation chain: a JSON array of up to 5 levels `{after, userIds?, telegrams?, emails?, rotaIds?, sms?}` (or its JSON text; answered as its JSON text, as numbers are answered as strings). Each level fires once, `after` minutes (1–1440, each later than the one before) after the alert while the alert is still `open`, as an `escalated` alert to its targets: users (by e-mail, their linked chats and phones), chats linked in the rule owner's scope, side addresses, and rotas (whoever is on call when the level fires). `sms: true` (default false) also texts its users and on-call people with a verified phone number, whatever smsMinSeverity (needs userIds or rotaIds). Acknowledging, clearing or closing the alert cancels the levels not yet fired. Needs `stored: true`; not with escalateAfter, which is the one-level chain it stays, without SMS (400 naming settings.escalation) |
              *     | `escalationRepeat` | `0` | times (0–3) the whole chain runs again while nobody acknowledged: round r fires each level r × (the last level's after) later; needs escalation or escalateAfter |
              * @default {}
              */
