@@ -124,6 +124,69 @@ function parse<T>(schema: z.ZodType<T>, values: unknown): T {
   return parsed.data;
 }
 
+type Command = (values: Record<string, unknown>, target: string | undefined) => Promise<Record<string, unknown>>;
+
+/** Each command: its options checked by its own schema, and what it prints. */
+const COMMANDS: Record<string, Command> = {
+  'create-client': async (values) => {
+    const args = parse(clientArgs, values);
+    const client = await createAgent({ name: args.name, fullName: args['full-name'], parentId: args.parent ?? null });
+    return { agentId: client.agentId, name: client.name, parentId: client.parentId };
+  },
+  'create-user': async (values) => {
+    const args = parse(userArgs, values);
+    const { password } = parse(passwordArg, { password: await passwordFrom(args) });
+    const user = await createUser({
+      parentId: args.client,
+      login: args.login,
+      password,
+      email: args.email,
+      firstName: args['first-name'],
+      lastName: args['last-name'],
+      language: args.language,
+      isReadOnly: args['read-only'],
+      sessionDuration: args['session-duration'] ?? null,
+    });
+    return { id: user.id, login: user.login, email: user.email, parentId: user.parentId, isReadOnly: user.isReadOnly, language: user.language };
+  },
+  'create-vehicle': async (values) => {
+    const args = parse(vehicleArgs, values);
+    const registered = await registerVehicle({ vehicleId: args.id, name: args.name, parentId: args.client }, { allowMove: args.move });
+    if (registered.outcome !== 'moved') return { ...registered.vehicle, outcome: registered.outcome };
+    return {
+      ...registered.vehicle,
+      outcome: 'moved',
+      movedFrom: registered.from,
+      rulesNoLongerApplying: registered.rulesNoLongerApplying,
+      note: registered.rulesNoLongerApplying.length
+        ? `these rules of the previous client stop applying to vehicle ${args.id}: ${registered.rulesNoLongerApplying.map((rule) => `${rule.id} "${rule.name}"`).join(', ')}`
+        : `no rule of the previous client watched vehicle ${args.id}`,
+    };
+  },
+  'import-vehicles': async (values) => ({ ...(await importVehicles(parse(importArgs, values).file)) }),
+  'link-users': async (values) => {
+    parse(z.strictObject({}), values);
+    return { linked: await linkUsersToClients() };
+  },
+  'register-telegram-webhook': async (values) => {
+    const args = parse(webhookArgs, values);
+    await registerTelegramWebhook(args.url);
+    return { webhook: args.url, registered: true };
+  },
+  'confirmation-stops': async (values) => {
+    const args = parse(stopsArgs, values);
+    if (args.clear) return { clientId: args.clear, cleared: await clearConfirmationStop(args.clear, Date.now()) };
+    return { stopped: await listConfirmationStops() };
+  },
+  redrive: async (values, target) => {
+    if (target !== 'input' && target !== 'deliveries') throw new UsageError('redrive needs the queue: input or deliveries');
+    return { ...(await redrive(target, parse(redriveArgs, values).max)) };
+  },
+};
+
+/** The failures a command reports as a usage error: the operator's input, not a fault. */
+const INPUT_ERRORS = [DirectoryConflictError, VehicleMoveRefusedError, UnknownClientError, PasswordInputError];
+
 /** Runs one command; returns what it printed as an object (the CLI writes it as JSON). */
 export async function runAdmin(argv: readonly string[]): Promise<Record<string, unknown>> {
   if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') throw new HelpRequested(USAGE);
@@ -144,78 +207,12 @@ export async function runAdmin(argv: readonly string[]): Promise<Record<string, 
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) throw new UsageError(command ? `unknown command ${command}` : 'no command given');
   try {
-    switch (command) {
-      case 'create-client': {
-        const args = parse(clientArgs, values);
-        const agent = await createAgent({ name: args.name, fullName: args['full-name'], parentId: args.parent ?? null });
-        return { agentId: agent.agentId, name: agent.name, parentId: agent.parentId };
-      }
-      case 'create-user': {
-        const args = parse(userArgs, values);
-        const { password } = parse(passwordArg, { password: await passwordFrom(args) });
-        const user = await createUser({
-          parentId: args.client,
-          login: args.login,
-          password,
-          email: args.email,
-          firstName: args['first-name'],
-          lastName: args['last-name'],
-          language: args.language,
-          isReadOnly: args['read-only'],
-          sessionDuration: args['session-duration'] ?? null,
-        });
-        return { id: user.id, login: user.login, email: user.email, parentId: user.parentId, isReadOnly: user.isReadOnly, language: user.language };
-      }
-      case 'create-vehicle': {
-        const args = parse(vehicleArgs, values);
-        const registered = await registerVehicle({ vehicleId: args.id, name: args.name, parentId: args.client }, { allowMove: args.move });
-        if (registered.outcome !== 'moved') return { ...registered.vehicle, outcome: registered.outcome };
-        return {
-          ...registered.vehicle,
-          outcome: 'moved',
-          movedFrom: registered.from,
-          rulesNoLongerApplying: registered.rulesNoLongerApplying,
-          note: registered.rulesNoLongerApplying.length
-            ? `these rules of the previous client stop applying to vehicle ${args.id}: ${registered.rulesNoLongerApplying.map((rule) => `${rule.id} "${rule.name}"`).join(', ')}`
-            : `no rule of the previous client watched vehicle ${args.id}`,
-        };
-      }
-      case 'import-vehicles': {
-        const args = parse(importArgs, values);
-        return { ...(await importVehicles(args.file)) };
-      }
-      case 'link-users': {
-        parse(z.strictObject({}), values);
-        return { linked: await linkUsersToClients() };
-      }
-      case 'register-telegram-webhook': {
-        const args = parse(webhookArgs, values);
-        await registerTelegramWebhook(args.url);
-        return { webhook: args.url, registered: true };
-      }
-      case 'confirmation-stops': {
-        const args = parse(stopsArgs, values);
-        if (args.clear) return { clientId: args.clear, cleared: await clearConfirmationStop(args.clear, Date.now()) };
-        return { stopped: await listConfirmationStops() };
-      }
-      case 'redrive': {
-        if (target !== 'input' && target !== 'deliveries') throw new UsageError('redrive needs the queue: input or deliveries');
-        const args = parse(redriveArgs, values);
-        return { ...(await redrive(target, args.max)) };
-      }
-      default:
-        throw new UsageError(command ? `unknown command ${command}` : 'no command given');
-    }
+    return await run(values, target);
   } catch (error) {
-    if (
-      error instanceof DirectoryConflictError ||
-      error instanceof VehicleMoveRefusedError ||
-      error instanceof UnknownClientError ||
-      error instanceof PasswordInputError
-    ) {
-      throw new UsageError(error.message);
-    }
+    if (INPUT_ERRORS.some((kind) => error instanceof kind)) throw new UsageError((error as Error).message);
     throw error;
   }
 }

@@ -5,7 +5,8 @@ import { documentClient } from '../aws/dynamodb';
 import { alertPut, type AlertItem } from '../store/alerts-store';
 import { visitPut, type VisitItem } from '../store/visits-store';
 import { writeSuppressedRuns, type LogWrite } from '../store/suppressed-log';
-import { vehicleItem, vehicleStateTable, type VehicleProjection, type VehicleState } from '../store/vehicle-state-store';
+import type { VehicleState } from '../schemas/vehicle-state';
+import { vehicleItem, vehicleStateTable, type VehicleProjection } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 
 /**

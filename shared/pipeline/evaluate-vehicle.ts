@@ -1,157 +1,22 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { RuleEvent } from '../schemas/alert';
-import { RULE_TYPES, type RuleType } from '../schemas/notification';
+import type { RuleType } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
+import type { VehicleState, VisitsState, ZoneGates } from '../schemas/vehicle-state';
 import type { CompiledRule, EvaluationContext, RuleEvaluator } from '../rules/types';
 import type { VehicleClock } from '../config';
-import type { NoiseState, VehicleState } from '../store/vehicle-state-store';
-import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord, type VisitsState } from '../rules/visit-journal';
-import { reportableFrom, scheduledTickEvents } from './schedule-gate';
-import { holdOf, maxEventAgeMs, tooOldAge, type Hold, type Suppression, type SuppressionReason } from './event-admission';
+import { advanceOpenVisits, EMPTY_VISITS, hasVisits, journalMessage, type Journal, type VisitRecord } from '../rules/visit-journal';
+import { scheduledTickEvents } from './schedule-gate';
+import { holdOf, maxEventAgeMs, tooOldAge, type Hold, type Suppression } from './event-admission';
 import { NO_SILENCES, type Position, type VehicleSilences } from './maintenance-silence';
-import { judgeWithMessage, judgeWithoutMessage, silencedEpisodeOf, stillLasts, type SilencedEpisodeVerdict } from './silenced-episodes';
-import {
-  admitEvent,
-  closeRun,
-  episodeAlerted,
-  episodeFollowUps,
-  followsEpisodes,
-  nextReminderAt,
-  recordSuppression,
-  tickReminder,
-  withoutOpenRun,
-  type SuppressedLogEntry,
-} from './noise-budget';
-import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf, type ZoneGates } from './zone-gate';
+import { judgeWithMessage, judgeWithoutMessage, stillLasts } from './silenced-episodes';
+import { withoutOpenRun, type SuppressedLogEntry } from './noise-budget';
+import { NoiseBudgets, type RaisedEvent, type SilencedEvent } from './noise-budgets';
+import { heartbeatIntervalMs, storedClock } from './silence-deadline';
+import { advanceGate, gateSuppression, staleSuppression, zoneConditionOf } from './zone-gate';
 
-/**
- * Runs one vehicle's messages (already in device-time order) through the rules that apply to it. Pure: the
- * outcome depends only on the arguments, so a redelivered batch evaluated against the state it already
- * produced changes nothing and raises nothing new.
- *
- * A message at or before the state's `lastDeviceTime` is stale: it never moves the vehicle's clock or rolls
- * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. With the
- * `exact` vehicle clock every message that moves the clock is written, so the stored `lastDeviceTime` is the
- * newest device time evaluated. With `coalesced`, heartbeat-only changes are written once per interval, so the
- * stored clock may trail the newest message by up to one interval of messages that changed no rule state, and
- * a late message within that window is evaluated as a current reading.
- *
- * A message stamped by its producer (`previousDeviceTime`, the newest device time sent before it) is also late
- * at or before its stamp, so it is judged exactly whatever the stored clock trails. A vehicle whose messages
- * are all stamped is therefore written as under `coalesced` (rule-state changes and heartbeats), and its state
- * says so (`stamped`), since the sweep must then allow for a last-seen one heartbeat old.
- */
+/** The evaluator of a rule type, if fleetwatch has one. */
 export type EvaluatorLookup = (type: RuleType) => RuleEvaluator | undefined;
-
-/** Bounds of the heartbeat interval: last-seen and position alone are written at most this often per vehicle. */
-export const MIN_HEARTBEAT_INTERVAL_MS = 60_000;
-export const MAX_HEARTBEAT_INTERVAL_MS = 600_000;
-
-/** Connection-loss limits (`minutes`) among the rules, in ms; the heartbeat and the sweep follow the smallest. */
-function silenceLimitsMs(rules: readonly CompiledRule[]): number[] {
-  return rules
-    .filter((compiled) => compiled.rule.type === RULE_TYPES.connectionLoss)
-    .map((compiled) => (compiled.settings as { minutes: number }).minutes * 60_000);
-}
-
-/**
- * How often a heartbeat alone (last seen, device time, position) is worth a write: never for a vehicle no rule
- * watches; with the `exact` clock, every time it moves (0); with `coalesced`, a tenth of the smallest
- * connection-loss limit among the vehicle's rules, between 1 and 10 minutes, and 10 minutes under other rules
- * only (they keep the stale-message clock fresh).
- */
-export function heartbeatIntervalMs(rules: readonly CompiledRule[], clock: VehicleClock): number {
-  if (rules.length === 0) return Number.POSITIVE_INFINITY;
-  if (clock === 'exact') return 0;
-  const limits = silenceLimitsMs(rules);
-  if (limits.length === 0) return MAX_HEARTBEAT_INTERVAL_MS;
-  return Math.min(MAX_HEARTBEAT_INTERVAL_MS, Math.max(MIN_HEARTBEAT_INTERVAL_MS, Math.min(...limits) / 10));
-}
-
-/** How a stored state's clock was written: as configured, or with heartbeats only where its messages were stamped. */
-export function storedClock(state: VehicleState | undefined, configured: VehicleClock): VehicleClock {
-  return state?.stamped ? 'coalesced' : configured;
-}
-
-/**
- * When the sweep must next look at the vehicle (epoch ms), or null when no connection-loss rule waits for a
- * silence: the earliest `lastSeenAt + minutes` of a rule that has not reported the current silence (for a rule
- * with a schedule, the schedule's next opening from then, when the loss may first be reported), plus one
- * heartbeat interval (0 when the state was written with the exact clock), since the stored last-seen may trail
- * the truth by that much.
- */
-export function silenceDeadline(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): number | null {
-  return silenceWindow(state, rules, clock)?.deadline ?? null;
-}
-
-/** A deadline window: the deadline, how much earlier a stored one may stay, and how far ahead it must still be. */
-export interface SilenceWindow {
-  deadline: number;
-  slack: number;
-  guard: number;
-}
-
-/** How long a reporting vehicle may go between two writes beyond its heartbeat interval: its next message's wait. */
-const NEXT_WRITE_MARGIN_MS = 2 * 60_000;
-
-/**
- * The deadline, and when a stored deadline may stay instead of being moved (an index write): while it is due no
- * later than the new one and at most the smallest limit earlier (the slack), and while it is still far enough
- * ahead (the guard) not to pass before the vehicle's next write: a quarter of the limit, or the heartbeat interval
- * and a message's wait when that is longer, but never more than half the limit. A vehicle that keeps reporting
- * then moves its deadline about once per limit instead of with every few heartbeats, and never has it pass while
- * it reports, which matters because the sweep counts passed deadlines as vehicles falling silent
- * (feed-outage.ts). One that falls silent is looked at by the sweep at most the slack early, and its deadline
- * moved then.
- */
-export function silenceWindow(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): SilenceWindow | null {
-  const deadline = earliestSilence(state, rules, clock);
-  // an episode a maintenance silence holds back is judged again at its exact time (silenced-episodes.ts)
-  const episodes = rules.flatMap(({ rule }) => state.noise?.[String(rule.id)]?.z?.c ?? []);
-  if (episodes.length > 0) {
-    const check = Math.min(...episodes) + heartbeatIntervalMs(rules, storedClock(state, clock));
-    if (deadline === null || check <= deadline) return { deadline: check, slack: 0, guard: 0 };
-  }
-  if (deadline === null) return null;
-  const limit = Math.min(...silenceLimitsMs(rules));
-  const nextWrite = heartbeatIntervalMs(rules, storedClock(state, clock)) + NEXT_WRITE_MARGIN_MS;
-  return { deadline, slack: limit, guard: Math.min(limit / 2, Math.max(limit / 4, nextWrite)) };
-}
-
-/** The deadline to store: the one stored while the window lets it stay. */
-export function deadlineToStore(stored: number | null, window: SilenceWindow | null, now: number): number | null {
-  if (window === null) return null;
-  const keep = stored !== null && stored > now + window.guard && stored <= window.deadline && stored >= window.deadline - window.slack;
-  return keep ? stored : window.deadline;
-}
-
-function earliestSilence(state: VehicleState, rules: readonly CompiledRule[], clock: VehicleClock): number | null {
-  const lastSeen = state.lastSeenAt ?? (state.lastDeviceTime === null ? null : Date.parse(state.lastDeviceTime));
-  if (lastSeen === null) return null;
-  let earliest = Number.POSITIVE_INFINITY;
-  for (const compiled of rules) {
-    if (compiled.rule.type !== RULE_TYPES.connectionLoss) continue;
-    const ruleState = state.rules[String(compiled.rule.id)] as { silentSince?: number } | undefined;
-    if (ruleState?.silentSince === lastSeen) {
-      // a reported loss that lasts owes its reminders (settings.repeat) at their times
-      const noise = state.noise?.[String(compiled.rule.id)];
-      const reminder = noise?.e === lastSeen ? nextReminderAt(compiled, noise) : null;
-      if (reminder !== null) earliest = Math.min(earliest, reportableFrom(compiled, reminder));
-      continue;
-    }
-    earliest = Math.min(earliest, reportableFrom(compiled, lastSeen + (compiled.settings as { minutes: number }).minutes * 60_000));
-  }
-  return Number.isFinite(earliest) ? earliest + heartbeatIntervalMs(rules, storedClock(state, clock)) : null;
-}
-
-export interface RaisedEvent {
-  rule: CompiledRule;
-  event: RuleEvent;
-}
-
-export interface SilencedEvent extends RaisedEvent {
-  silenceId: string;
-}
 
 /** Where an event happened, or else where the vehicle was last seen: where a silence by geozone judges it. */
 function positionOf(event: RuleEvent, fallback: Position | null): Position | null {
@@ -175,153 +40,6 @@ export interface VehicleOutcome {
   visits?: VisitRecord[];
 }
 
-/**
- * The rules' noise budgets over one evaluation: where an event that passed the schedule and the zone condition
- * is admitted or held (noise-budget.ts), and where suppressions are recorded.
- */
-class Budgets {
-  readonly noise: Record<string, NoiseState> = {};
-  readonly suppressed: Suppression[] = [];
-  readonly log: SuppressedLogEntry[] = [];
-  readonly silenced: SilencedEvent[] = [];
-
-  constructor(
-    previous: Record<string, NoiseState> | undefined,
-    keep: (key: string) => boolean,
-    private readonly events: RaisedEvent[],
-  ) {
-    for (const [key, value] of Object.entries(previous ?? {})) if (keep(key)) this.noise[key] = value;
-  }
-
-  private set(key: string, noise: NoiseState | undefined, closed?: SuppressedLogEntry): void {
-    if (noise === undefined) delete this.noise[key];
-    else this.noise[key] = noise;
-    if (closed) this.log.push(closed);
-  }
-
-  /** `detail`: the maintenance silence of a `silenced` suppression, or the message's age (seconds) of a `tooOld` one. */
-  suppress(compiled: CompiledRule, time: string, reason: SuppressionReason, detail?: string | number): void {
-    const silenceId = reason === 'silenced' && typeof detail === 'string' ? detail : undefined;
-    const age = reason === 'tooOld' && typeof detail === 'number' ? detail : undefined;
-    this.suppressed.push({
-      ruleId: compiled.rule.id,
-      time,
-      reason,
-      ...(silenceId === undefined ? {} : { silenceId }),
-      ...(age === undefined ? {} : { age }),
-    });
-    const key = String(compiled.rule.id);
-    const recorded = recordSuppression(compiled.rule.id, this.noise[key], reason, Date.parse(time), silenceId ?? age);
-    this.set(key, recorded.noise, recorded.closed);
-  }
-
-  /**
-   * An event, with what the schedule, zone condition and maintenance silences and the message's age say of it (`held`: why it is held
-   * back, if it is): true when it became an alert.
-   */
-  offer(compiled: CompiledRule, event: RuleEvent, held: Hold | null | undefined, cooled: boolean): boolean {
-    if (held) {
-      this.suppress(compiled, event.time, held.reason, held.silenceId ?? held.age);
-      if (held.silenceId !== undefined) this.silenced.push({ rule: compiled, event, silenceId: held.silenceId });
-      return false;
-    }
-    const key = String(compiled.rule.id);
-    const admission = admitEvent(compiled, this.noise[key], event, cooled);
-    this.set(key, admission.noise);
-    if (admission.notice) this.events.push({ rule: compiled, event: admission.notice });
-    if (admission.reason !== null) {
-      this.suppress(compiled, event.time, admission.reason);
-      return false;
-    }
-    const closed = closeRun(compiled.rule.id, this.noise[key]);
-    this.set(key, closed.noise, closed.closed);
-    this.events.push({ rule: compiled, event });
-    return true;
-  }
-
-  /** After a current message or a tick moved a rule's state: its episode's bookkeeping, reminder or cleared message. */
-  follow(
-    compiled: CompiledRule,
-    evaluator: RuleEvaluator,
-    before: unknown,
-    after: unknown,
-    alertedAt: string | undefined,
-    at: { time: number; latitude: number | null; longitude: number | null; speed: number | null },
-    raised: boolean,
-    held: (event: RuleEvent) => Hold | null | undefined,
-  ): void {
-    const key = String(compiled.rule.id);
-    if (!evaluator.episode || (this.noise[key]?.e === undefined && !followsEpisodes(compiled))) return;
-    const next = evaluator.episode(compiled, after);
-    if (alertedAt !== undefined) {
-      this.set(key, episodeAlerted(compiled, this.noise[key], next, Date.parse(alertedAt)));
-      return;
-    }
-    const followed = episodeFollowUps(compiled, this.noise[key], evaluator.episode(compiled, before), next, at, raised);
-    this.set(key, followed.noise);
-    if (followed.event) this.offer(compiled, followed.event, held(followed.event), false);
-  }
-
-  /** Time passing over an alerted episode with no messages (a lost connection): its reminder when due. */
-  remind(
-    compiled: CompiledRule,
-    evaluator: RuleEvaluator,
-    ruleState: unknown,
-    now: number,
-    held: (event: RuleEvent) => Hold | null | undefined,
-  ): void {
-    const key = String(compiled.rule.id);
-    if (!evaluator.episode || this.noise[key]?.e === undefined) return;
-    const reminded = tickReminder(compiled, this.noise[key], evaluator.episode(compiled, ruleState), now);
-    this.set(key, reminded.noise);
-    if (reminded.event) this.offer(compiled, reminded.event, held(reminded.event), false);
-  }
-
-  /** The episode a maintenance silence holds back for the rule, if any. */
-  silencedEpisode(compiled: CompiledRule): NonNullable<NoiseState['z']> | undefined {
-    return this.noise[String(compiled.rule.id)]?.z;
-  }
-
-  private setSilencedEpisode(key: string, episode: NoiseState['z']): void {
-    const { z: _previous, ...rest } = this.noise[key] ?? {};
-    this.set(key, episode === undefined && Object.keys(rest).length === 0 ? undefined : { ...rest, ...(episode ? { z: episode } : {}) });
-  }
-
-  /** Remembers the episode a silenced event began, when the rule's state holds it (silenced-episodes.ts). */
-  rememberSilenced(compiled: CompiledRule, evaluator: RuleEvaluator, ruleState: unknown, event: RuleEvent, silences: VehicleSilences): void {
-    const held = this.silenced.findLast((entry) => entry.rule === compiled && entry.event === event);
-    const silence = held && silences.silences.find((candidate) => candidate.id === held.silenceId);
-    const episode = silence && silencedEpisodeOf(compiled, evaluator, ruleState, event, silence);
-    if (episode) this.setSilencedEpisode(String(compiled.rule.id), episode);
-  }
-
-  /** Forgets a silenced episode the rule's state no longer holds: it ended while silenced, and owes nothing. */
-  forgetEnded(compiled: CompiledRule, evaluator: RuleEvaluator, ruleState: unknown): void {
-    const episode = this.silencedEpisode(compiled);
-    if (episode && !stillLasts(compiled, evaluator, ruleState, episode)) this.setSilencedEpisode(String(compiled.rule.id), undefined);
-  }
-
-  /**
-   * Acts on a silenced episode's verdict: forgotten when over, kept (maybe with a later check) while held, and
-   * raised once when the silence no longer holds it, after which its reminders and cleared message follow it as
-   * any alerted episode's.
-   */
-  settleSilenced(
-    compiled: CompiledRule,
-    evaluator: RuleEvaluator,
-    ruleState: unknown,
-    verdict: SilencedEpisodeVerdict,
-    held: (event: RuleEvent) => Hold | null | undefined,
-  ): void {
-    const key = String(compiled.rule.id);
-    if (verdict.outcome === 'held') return this.setSilencedEpisode(key, verdict.episode);
-    this.setSilencedEpisode(key, undefined);
-    if (verdict.outcome === 'over') return;
-    if (this.offer(compiled, verdict.event, held(verdict.event), true))
-      this.set(key, episodeAlerted(compiled, this.noise[key], evaluator.episode?.(compiled, ruleState), Date.parse(verdict.event.time)));
-  }
-}
-
 export interface VehicleInput {
   vehicleId: number;
   state: VehicleState | undefined;
@@ -341,6 +59,23 @@ export interface VehicleInput {
   silences?: VehicleSilences;
 }
 
+/**
+ * Runs one vehicle's messages (already in device-time order) through the rules that apply to it. Pure: the
+ * outcome depends only on the arguments, so a redelivered batch evaluated against the state it already
+ * produced changes nothing and raises nothing new.
+ *
+ * A message at or before the state's `lastDeviceTime` is stale: it never moves the vehicle's clock or rolls
+ * a rule's state back; it can only raise (and remember) what the evaluator's `evaluateStale` allows. With the
+ * `exact` vehicle clock every message that moves the clock is written, so the stored `lastDeviceTime` is the
+ * newest device time evaluated. With `coalesced`, heartbeat-only changes are written once per interval, so the
+ * stored clock may trail the newest message by up to one interval of messages that changed no rule state, and
+ * a late message within that window is evaluated as a current reading.
+ *
+ * A message stamped by its producer (`previousDeviceTime`, the newest device time sent before it) is also late
+ * at or before its stamp, so it is judged exactly whatever the stored clock trails. A vehicle whose messages
+ * are all stamped is therefore written as under `coalesced` (rule-state changes and heartbeats), and its state
+ * says so (`stamped`), since the sweep must then allow for a last-seen one heartbeat old.
+ */
 export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   const { vehicleId, state, messages, rules, context, evaluatorFor, journal, vehicleClock } = input;
   const agedAt = input.agedAt ?? context.now;
@@ -363,7 +98,7 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
   let lastPosition = state?.lastPosition ?? null;
   const events: RaisedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
-  const budgets = new Budgets(state?.noise, (key) => key in ruleStates || rules.some(({ rule }) => String(rule.id) === key), events);
+  const budgets = new NoiseBudgets(state?.noise, (key) => key in ruleStates || rules.some(({ rule }) => String(rule.id) === key), events);
   let staleMessages = 0;
   const stamped = messages.length > 0 && messages.every((message) => message.previousDeviceTime !== undefined);
 
@@ -442,18 +177,16 @@ export function evaluateVehicle(input: VehicleInput): VehicleOutcome {
     lastSeenAt = Math.max(lastSeenAt ?? receivedAt, receivedAt);
   }
 
-  const candidate: VehicleState = {
-    vehicleId,
-    version: state?.version ?? 0,
+  const candidate = nextVehicleState(vehicleId, state, {
     lastDeviceTime,
     lastSeenAt,
     lastPosition,
     rules: ruleStates,
-    ...(Object.keys(gates).length > 0 ? { zoneGates: gates } : {}),
-    ...(Object.keys(budgets.noise).length > 0 ? { noise: budgets.noise } : {}),
-    ...(hasVisits(visits) ? { visits } : {}),
-    ...(stamped ? { stamped: true as const } : {}),
-  };
+    zoneGates: gates,
+    noise: budgets.noise,
+    visits,
+    stamped,
+  });
   const { suppressed, log: suppressedLog, silenced } = budgets;
   // entries and exits are worth a write; a path inside a zone is extended only when the state is written anyway
   const visitsMoved = visitRecords.length > 0 || !isDeepStrictEqual(state?.visits?.zones ?? {}, visits.zones);
@@ -492,6 +225,28 @@ function worthWriting(previous: VehicleState | undefined, next: VehicleState, ru
   return next.lastSeenAt - previous.lastSeenAt >= intervalMs;
 }
 
+/** What a vehicle's next state is made of; its version stays the previous one until the write bumps it. */
+interface StateParts extends Pick<VehicleState, 'lastDeviceTime' | 'lastSeenAt' | 'lastPosition' | 'rules' | 'zoneGates' | 'noise' | 'visits'> {
+  stamped: boolean;
+}
+
+/** The state to store: what is empty is left out, so that it compares equal to the copy stored before. */
+function nextVehicleState(vehicleId: number, previous: VehicleState | undefined, parts: StateParts): VehicleState {
+  const { zoneGates, noise, visits } = parts;
+  return {
+    vehicleId,
+    version: previous?.version ?? 0,
+    lastDeviceTime: parts.lastDeviceTime,
+    lastSeenAt: parts.lastSeenAt,
+    lastPosition: parts.lastPosition,
+    rules: parts.rules,
+    ...(zoneGates && Object.keys(zoneGates).length > 0 ? { zoneGates } : {}),
+    ...(noise && Object.keys(noise).length > 0 ? { noise } : {}),
+    ...(visits && hasVisits(visits) ? { visits } : {}),
+    ...(parts.stamped ? { stamped: true as const } : {}),
+  };
+}
+
 /** States are stored in DynamoDB: keep only what JSON keeps, so comparisons with the stored copy hold. */
 function plainJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value)) as unknown;
@@ -518,7 +273,7 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
   const ruleStates: Record<string, unknown> = { ...state?.rules };
   const events: RaisedEvent[] = [];
   const failures: VehicleOutcome['failures'] = [];
-  const budgets = new Budgets(state?.noise, () => true, events);
+  const budgets = new NoiseBudgets(state?.noise, () => true, events);
   const clock = { vehicleId, lastDeviceTime: state?.lastDeviceTime ?? null, lastSeenAt: state?.lastSeenAt ?? null };
   const lastSeen = state?.lastPosition ? { latitude: state.lastPosition.latitude, longitude: state.lastPosition.longitude } : null;
   for (const compiled of rules) {
@@ -570,19 +325,17 @@ export function tickVehicle(input: TickInput): VehicleOutcome {
     events.length > 0 ||
     !isDeepStrictEqual(state?.rules ?? {}, ruleStates) ||
     !isDeepStrictEqual(withoutOpenRun(state?.noise), withoutOpenRun(budgets.noise));
-  const nextState: VehicleState | undefined = changed
-    ? {
-        vehicleId,
-        version: state?.version ?? 0,
+  const nextState = changed
+    ? nextVehicleState(vehicleId, state, {
         lastDeviceTime: clock.lastDeviceTime,
         lastSeenAt: clock.lastSeenAt,
         lastPosition: state?.lastPosition ?? null,
         rules: ruleStates,
-        ...(state?.zoneGates ? { zoneGates: state.zoneGates } : {}),
-        ...(Object.keys(budgets.noise).length > 0 ? { noise: budgets.noise } : {}),
-        ...(state?.visits ? { visits: state.visits } : {}),
-        ...(state?.stamped ? { stamped: true as const } : {}),
-      }
+        zoneGates: state?.zoneGates,
+        noise: budgets.noise,
+        visits: state?.visits,
+        stamped: state?.stamped === true,
+      })
     : undefined;
   return { nextState, events, staleMessages: 0, suppressed: budgets.suppressed, suppressedLog: budgets.log, failures, silenced: budgets.silenced };
 }

@@ -2,7 +2,7 @@ import type { RuleEvent } from '../schemas/alert';
 import type { CommonSettings } from '../rules/settings';
 import { zoneClock } from '../rules/time-zone';
 import type { CompiledRule, Episode } from '../rules/types';
-import type { NoiseState } from '../store/vehicle-state-store';
+import type { NoiseState } from '../schemas/vehicle-state';
 import { SUPPRESSION_REASONS, type SuppressionReason } from './event-admission';
 
 /**

@@ -1,11 +1,11 @@
 import type { RuleEvent } from '../schemas/alert';
 import type { CompiledRule, RuleEvaluator } from '../rules/types';
-import type { SilencedEpisode } from '../store/vehicle-state-store';
+import type { SilencedEpisode } from '../schemas/vehicle-state';
 import { silenceEndsAfter, type CompiledSilence } from './maintenance-silence';
 
 /**
  * An episode (a lost connection, a vehicle outside its zone, …) whose alert a maintenance silence held back is
- * remembered in the rule's noise state (`z`, vehicle-state-store.ts), and raised once, marked `afterSilence`, if it
+ * remembered in the rule's noise state (`z`, shared/schemas/vehicle-state.ts), and raised once, marked `afterSilence`, if it
  * still lasts when the silence no longer holds it: judged with the vehicle's next message, or, for a vehicle that
  * sends none, by the sweep at `c` (the vehicle's silence deadline follows it). An episode that ended meanwhile is
  * forgotten, so nothing of what the silence held back follows it but that one alert.

@@ -6,7 +6,8 @@ import type { VehicleChange } from './commit-changes';
 import type { CompiledRule } from '../rules/types';
 import type { VehicleClock } from '../config';
 import { SUPPRESSION_REASONS } from './event-admission';
-import { deadlineToStore, silenceWindow, type VehicleOutcome } from './evaluate-vehicle';
+import { type VehicleOutcome } from './evaluate-vehicle';
+import { deadlineToStore, silenceWindow } from './silence-deadline';
 import { storedRun } from './noise-budget';
 
 /** A visit opened and closed by the same batch is written once, complete (a transaction may touch an item once). */

@@ -14,8 +14,6 @@ import type { CompiledRule, EvaluationContext, ZoneLookup } from '../rules/types
  */
 export const ZONE_GATE_HYSTERESIS: ZoneHysteresis = { margin: 30, minDwell: 0 };
 
-export type { ZoneGates } from '../store/vehicle-state-store';
-
 export type ZoneSuppression = 'outsideZones' | 'insideZones';
 
 interface ZoneCondition {

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { haversineMeters } from '../geo/measure';
 import type { TerminalMessage } from '../schemas/terminal-message';
+import type { OpenVisit, VisitsState } from '../schemas/vehicle-state';
 import { crossZones, type ZoneHysteresis } from './geozone';
 import { deviceMs, numericParameter } from './message-values';
 import type { EvaluationContext } from './types';
@@ -14,30 +14,6 @@ export const JOURNAL_SETTINGS: ZoneHysteresis = { margin: 30, minDwell: 0 };
 
 /** The odometer reading a visit's distance prefers, km. */
 export const MILEAGE_PARAMETER = 'mileage';
-
-export const openVisitSchema = z.object({
-  /** Device time of the entry, ISO UTC. */
-  startDate: z.string(),
-  latitude: z.number(),
-  longitude: z.number(),
-  /** `mileage` at entry, km, when the message had it. */
-  mileage: z.number().optional(),
-  /** Metres travelled inside so far, along the positions stored with the state (a lower bound). */
-  path: z.number(),
-  /** The last position counted in `path`. */
-  atLatitude: z.number(),
-  atLongitude: z.number(),
-});
-
-export const visitsStateSchema = z.object({
-  /** The hysteresis state of type 0: zones the vehicle is inside. */
-  zones: z.record(z.string(), z.object({ inside: z.boolean(), crossingSince: z.number().optional() })),
-  /** Open visits by zone id. */
-  open: z.record(z.string(), openVisitSchema).default({}),
-});
-
-export type OpenVisit = z.infer<typeof openVisitSchema>;
-export type VisitsState = z.infer<typeof visitsStateSchema>;
 
 export interface VisitPoint {
   latitude: number;

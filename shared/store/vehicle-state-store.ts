@@ -3,8 +3,7 @@ import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
-import { visitsStateSchema } from '../rules/visit-journal';
-import { ruleEventSchema } from '../schemas/alert';
+import { vehicleStateSchema, type VehicleState } from '../schemas/vehicle-state';
 import { batchGetItems } from './batch-get';
 import { PACKED_STATE_ATTRIBUTE, packState, unpackState } from './vehicle-state-codec';
 
@@ -26,67 +25,6 @@ import { PACKED_STATE_ATTRIBUTE, packState, unpackState } from './vehicle-state-
  * `ruleRefs`, `zoneRefs`, `zoneSets`, `silenceShard`, `silentAt`) are attributes of their own; the rest of the
  * state, which only evaluation reads and it writes whole, is packed into one (`state`, vehicle-state-codec.ts).
  */
-export const vehiclePositionSchema = z.object({
-  latitude: z.number(),
-  longitude: z.number(),
-  speed: z.number(),
-  deviceTime: z.iso.datetime({ offset: true }),
-});
-
-/** Rule id → the zone condition's zones the vehicle is inside, as the border hysteresis has them. */
-export const zoneGatesSchema = z.record(
-  z.string(),
-  z.object({ zones: z.record(z.string(), z.object({ inside: z.boolean(), crossingSince: z.number().optional() })) }),
-);
-export type ZoneGates = z.infer<typeof zoneGatesSchema>;
-
-/**
- * An episode a maintenance silence held back (shared/pipeline/silenced-episodes.ts): `s` its start (the evaluator's
- * episode `since`), `c` when it is next judged without a message (epoch ms: the silence's end, or a recheck for an
- * early end), `e` the event it raised, to be raised once, marked `afterSilence`, if it still lasts when the silence ends.
- */
-export const silencedEpisodeSchema = z.object({ s: z.number(), c: z.number(), e: ruleEventSchema });
-
-/**
- * Per rule, the noise budget's memory (shared/pipeline/noise-budget.ts), in short keys since every vehicle item
- * carries one per rule with a budget: `t` the last alert's time; `d` the local day and `n` the alerts counted on
- * it (maxPerDay + 1 once the notice went out); `e` the start of the alerted episode and `r` its last alert or
- * reminder (epoch ms); `s` the open run of suppressions [reason, first, last, count, detail?] (detail: of a
- * `tooOld` run the oldest message's age in seconds, of a `silenced` run the silence's id) and `q` the runs logged;
- * `z` an episode a maintenance silence holds back.
- */
-export const noiseStateSchema = z.object({
-  t: z.number().optional(),
-  d: z.number().int().optional(),
-  n: z.number().int().optional(),
-  e: z.number().optional(),
-  r: z.number().optional(),
-  s: z.tuple([z.number().int(), z.number(), z.number(), z.number().int(), z.union([z.number().int().min(0), z.string()]).optional()]).optional(),
-  q: z.number().int().optional(),
-  z: silencedEpisodeSchema.optional(),
-});
-export type SilencedEpisode = z.infer<typeof silencedEpisodeSchema>;
-export type NoiseState = z.infer<typeof noiseStateSchema>;
-
-export const vehicleStateSchema = z.object({
-  vehicleId: z.number().int(),
-  version: z.number().int().min(1),
-  /** Device time of the newest message evaluated as current (stored with each, under the exact clock); older messages are stale. */
-  lastDeviceTime: z.iso.datetime({ offset: true }).nullable().default(null),
-  /** Server receive time of the newest message, epoch ms. */
-  lastSeenAt: z.number().nullable().default(null),
-  lastPosition: vehiclePositionSchema.nullable().default(null),
-  rules: z.record(z.string(), z.unknown()).default({}),
-  /** Per rule with a zone condition, the condition zones the vehicle is inside (shared/pipeline/zone-gate.ts). */
-  zoneGates: zoneGatesSchema.optional().catch(undefined),
-  /** Per rule with a noise budget, its counters (noiseStateSchema); unreadable: started afresh. */
-  noise: z.record(z.string(), noiseStateSchema).optional().catch(undefined),
-  /** The visit journal's state; absent while the vehicle is in none of its owners' zones (unreadable: started afresh). */
-  visits: visitsStateSchema.optional().catch(undefined),
-  /** Written from producer-stamped messages, with heartbeats only: the clock may trail the newest message by one interval. */
-  stamped: z.literal(true).optional().catch(undefined),
-});
-
 const refsSchema = z.record(z.string(), z.number().int()).catch({});
 const projectionSchema = z.object({
   owners: z.array(z.string()).catch([]).default([]),
@@ -94,9 +32,6 @@ const projectionSchema = z.object({
   zoneRefs: refsSchema.default({}),
   zoneSets: refsSchema.default({}),
 });
-
-export type VehicleState = z.infer<typeof vehicleStateSchema>;
-export type VehiclePosition = z.infer<typeof vehiclePositionSchema>;
 
 /** What the directory and the projector maintain on the vehicle's item; evaluation only reads it and keeps it. */
 export interface VehicleProjection {

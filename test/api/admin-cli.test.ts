@@ -81,6 +81,7 @@ describe('admin CLI', () => {
     );
     await expect(runAdmin(['create-client', '--nam', 'typo'])).rejects.toThrow(UsageError);
     await expect(runAdmin(['drop-everything'])).rejects.toThrow(/unknown command/);
+    await expect(runAdmin(['toString'])).rejects.toThrow(/unknown command/);
     await expect(runAdmin(['register-telegram-webhook', '--url', 'http://api.example/telegram/webhook'])).rejects.toThrow(/must be https/);
     const client = await runAdmin(['create-client', '--name', 'Twice']);
     const args = ['create-user', '--client', String(client.agentId), '--login', 'same', '--password', 'long enough', '--email', 'a@b.test'];

@@ -1,19 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { evaluateVehicle, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import {
   deadlineToStore,
   silenceWindow,
-  evaluateVehicle,
   heartbeatIntervalMs,
   MAX_HEARTBEAT_INTERVAL_MS,
   MIN_HEARTBEAT_INTERVAL_MS,
   silenceDeadline,
-  tickVehicle,
-  type EvaluatorLookup,
-} from '../../shared/pipeline/evaluate-vehicle';
+} from '../../shared/pipeline/silence-deadline';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleClock } from '../../shared/config';
-import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import { storedRule, T0, terminalMessage } from './support';
 import { speedingAndSilenceVehicle } from './speeding-silence-vehicle';
 import { resolveRules } from '../support/resolve-rules';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
-import { MAX_HEARTBEAT_INTERVAL_MS } from '../../shared/pipeline/evaluate-vehicle';
+import { MAX_HEARTBEAT_INTERVAL_MS } from '../../shared/pipeline/silence-deadline';
 import { RuleCache } from '../../shared/pipeline/rule-cache';
 import { loadVehicleState, type LoadedState } from '../../shared/store/vehicle-state-store';
 import type { Emulators } from '../../infra/local/emulators';

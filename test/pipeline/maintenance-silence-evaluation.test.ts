@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { compileSilence, VehicleSilences } from '../../shared/pipeline/maintenance-silence';
-import { evaluateVehicle, silenceDeadline, tickVehicle, type EvaluatorLookup, type VehicleOutcome } from '../../shared/pipeline/evaluate-vehicle';
+import { evaluateVehicle, tickVehicle, type EvaluatorLookup, type VehicleOutcome } from '../../shared/pipeline/evaluate-vehicle';
+import { silenceDeadline } from '../../shared/pipeline/silence-deadline';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { storedSilenceSchema } from '../../shared/schemas/silence';
 import type { TerminalMessage } from '../../shared/schemas/terminal-message';
-import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import { compileZone } from '../../shared/geo/compiled-zone';
 import { resolveRules } from '../support/resolve-rules';
 import { CENTER, circleZone, message, offset, PARENT_ID, storedRule, T0 } from '../rules/fixtures';

@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  deadlineToStore,
-  evaluateVehicle,
-  heartbeatIntervalMs,
-  silenceDeadline,
-  silenceWindow,
-  tickVehicle,
-  type EvaluatorLookup,
-} from '../../shared/pipeline/evaluate-vehicle';
+import { evaluateVehicle, tickVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
+import { deadlineToStore, heartbeatIntervalMs, silenceDeadline, silenceWindow } from '../../shared/pipeline/silence-deadline';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
-import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import { resolveRules } from '../support/resolve-rules';
 import { storedRule as baseRule } from './support';
 

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  evaluateVehicle,
-  heartbeatIntervalMs,
-  MIN_HEARTBEAT_INTERVAL_MS,
-  silenceDeadline,
-  type EvaluatorLookup,
-} from '../../shared/pipeline/evaluate-vehicle';
+import { evaluateVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
+import { heartbeatIntervalMs, MIN_HEARTBEAT_INTERVAL_MS, silenceDeadline } from '../../shared/pipeline/silence-deadline';
 import { connectionLossStep } from '../../shared/pipeline/sweep/connection-loss-pass';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleClock } from '../../shared/config';
-import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import { T0, terminalMessage } from './support';
 import { speedingAndSilenceVehicle } from './speeding-silence-vehicle';
 

@@ -4,7 +4,7 @@ import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { ruleProblems } from '../../shared/rules/rule-validation';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
-import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import { resolveRules } from '../support/resolve-rules';
 import { CENTER, circleZone, message, offset, storedRule, T0 } from '../rules/fixtures';
 

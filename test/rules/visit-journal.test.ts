@@ -6,7 +6,7 @@ import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import type { Journal } from '../../shared/rules/visit-journal';
 import { geozoneSchema } from '../../shared/schemas/geozone';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
-import type { VehicleState } from '../../shared/store/vehicle-state-store';
+import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import type { VehicleRules } from '../../shared/pipeline/rule-cache';
 import { storedRule, T0, terminalMessage } from '../pipeline/support';
 import { resolveRules } from '../support/resolve-rules';
