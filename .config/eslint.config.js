@@ -12,8 +12,10 @@ const FLOORS = [
   ['rules'],
   ['auth'],
   ['store'],
+  ['queues'],
   ['channels'],
   ['delivery', 'pipeline'],
+  ['sweep'],
   ['api'],
 ];
 

@@ -104,7 +104,7 @@ export const outboxSchema = z.object({
 });
 
 /**
- * When the sweep takes a mass silence for an interrupted feed (shared/pipeline/sweep/feed-outage.ts) and holds
+ * When the sweep takes a mass silence for an interrupted feed (shared/sweep/feed-outage.ts) and holds
  * the connection-loss alerts it would raise, until the feed is back.
  */
 export const DEFAULT_FEED_OUTAGE_SHARE = 0.5;

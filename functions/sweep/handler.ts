@@ -7,9 +7,9 @@ import { MetricName, MetricUnit, metrics } from '../../shared/observability/metr
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { RuleCache } from '../../shared/pipeline/rule-cache';
 import type { EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
-import { runSweep, type SweepReport } from '../../shared/pipeline/sweep/run-sweep';
-import { readInputBacklog, type InputBacklog } from '../../shared/pipeline/sweep/backlog-hold';
-import { readFeedRate, type FeedReading } from '../../shared/pipeline/sweep/feed-rate';
+import { runSweep, type SweepReport } from '../../shared/sweep/run-sweep';
+import { readInputBacklog, type InputBacklog } from '../../shared/sweep/backlog-hold';
+import { readFeedRate, type FeedReading } from '../../shared/sweep/feed-rate';
 
 /** Runs every minute (EventBridge schedule): rule expiry, connection loss, outbox. */
 export interface SweepDependencies {

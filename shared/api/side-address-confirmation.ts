@@ -1,7 +1,7 @@
 import { logger } from '../observability/logger';
 import type { NotificationBody } from '../schemas/notification';
 import { addressesToAsk, forgetHold, heldAlertIds, registerSideAddresses } from '../store/email-consent';
-import { enqueueConfirmations, enqueueDeliveries } from '../pipeline/enqueue-deliveries';
+import { enqueueConfirmations, enqueueDeliveries } from '../queues/enqueue-deliveries';
 import { validationError } from './errors';
 import { limits } from './limits';
 import { COMMON_SETTINGS } from '../rules/settings';

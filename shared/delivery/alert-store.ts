@@ -240,7 +240,7 @@ export async function scheduleRetry(
  * The alert's next attempt is further off than the deliveries queue holds a message (or its message was on its
  * last receive): it waits on the due index instead, at `retryAt` (epoch ms), out of the outbox, with no message
  * holding it; the targets' new retry records and the lease's release go in the same write. The sweep's due pass
- * hands it back then (shared/pipeline/sweep/alert-due-pass.ts): waiting costs this write and that read.
+ * hands it back then (shared/sweep/alert-due-pass.ts): waiting costs this write and that read.
  */
 export async function waitForDue(alert: DueInputs, retryAt: number, records: Readonly<Record<string, RetryRecord>>): Promise<void> {
   const retries = retryRecordClauses(records);

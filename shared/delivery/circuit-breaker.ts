@@ -5,7 +5,7 @@ import { MAX_RETRY_AFTER_SECONDS } from './retry-backoff';
 /**
  * The circuit breaker of one destination (a webhook endpoint, the Telegram Bot API, SES or SNS in one region),
  * decided from its health alone. Pure: no I/O, no clock; shared/delivery/circuit-gate.ts reads and writes the
- * health around each send, and the sweep's circuit pass (shared/pipeline/sweep/circuit-pass.ts) probes and drains.
+ * health around each send, and the sweep's circuit pass (shared/sweep/circuit-pass.ts) probes and drains.
  *
  * After FAILURES_TO_OPEN transient failures in a row the circuit opens. Its targets are then held: not attempted,
  * and deferred on the alert's retry record (target-retry.ts `deferTarget`) without spending an attempt, listed on

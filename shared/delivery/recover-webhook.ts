@@ -1,6 +1,6 @@
 import { describeError } from '../channels/outcome';
 import { logger } from '../observability/logger';
-import { enqueueWebhookRecovery } from '../pipeline/enqueue-deliveries';
+import { enqueueWebhookRecovery } from '../queues/enqueue-deliveries';
 import type { Alert } from '../schemas/alert';
 import type { StoredWebhook } from '../schemas/webhook';
 import type { RecoveryJob, RecoveryStep } from '../schemas/webhook-recovery';

@@ -10,7 +10,7 @@ import type { SuppressionReason } from './event-admission';
 import { messagesStep } from './process-batch';
 import { RuleCache, type RuleRecords, type VehicleRules } from './rule-cache';
 import type { VehicleStep } from './run-vehicle-steps';
-import { connectionLossStep } from './sweep/connection-loss-pass';
+import { connectionLossStep } from './connection-loss-step';
 import { toVehicleChange } from './vehicle-change';
 
 /**

@@ -3,7 +3,7 @@ import type { AlertItem } from '../store/alerts-store';
 import { loadVehicleState, loadVehicleStates, type LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 import { commitChanges, type VehicleChange } from './commit-changes';
-import { enqueueDeliveries } from './enqueue-deliveries';
+import { enqueueDeliveries } from '../queues/enqueue-deliveries';
 import type { VehicleOutcome } from './evaluate-vehicle';
 import type { RuleCache, VehicleRules } from './rule-cache';
 import { toVehicleChange } from './vehicle-change';

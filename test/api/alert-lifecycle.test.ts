@@ -5,7 +5,7 @@ import { resourcesConfig } from '../../shared/config';
 import { ALERT_LINK_TTL_DAYS, signAlertLink } from '../../shared/auth/alert-link-token';
 import { buildAlertItem } from '../../shared/store/alerts-store';
 import { getRule } from '../../shared/store/rules-store';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import type { operations } from '../../shared/api/client/schema';

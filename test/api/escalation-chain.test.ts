@@ -10,7 +10,7 @@ import { buildAlertItem } from '../../shared/store/alerts-store';
 import { transitionAlert } from '../../shared/store/alert-lifecycle';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { getRule } from '../../shared/store/rules-store';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { getAlertItem } from '../delivery/support/fixtures';
 import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';

@@ -14,7 +14,7 @@ import { clearAlert } from '../../shared/store/alert-lifecycle';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { getRule } from '../../shared/store/rules-store';
 import { escalationIdFor } from '../../shared/store/alert-id';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { getAlertItem, linkChat } from '../delivery/support/fixtures';

@@ -15,7 +15,7 @@ import { PRICES } from './prices';
  * KMS keys and secrets of the synthesized stack template; the custom metrics the functions publish (each metric
  * name once per function that can publish it, as the `service` dimension tells them apart, and once per channel
  * where a `channel` dimension is added), found in the source each function's bundle is built from; and the
- * sweep's one GetMetricStatistics request a run (the input queue's age, shared/pipeline/sweep/backlog-hold.ts).
+ * sweep's one GetMetricStatistics request a run (the input queue's age, shared/sweep/backlog-hold.ts).
  * Log groups have no monthly fee: their bytes are priced with the traffic.
  *
  * CloudWatch bills a custom metric by the hour, for the hours it receives data. A metric that is published only

@@ -10,7 +10,7 @@ import { createUser } from '../../shared/store/directory-store';
 import { getAlert } from '../../shared/store/alert-lifecycle';
 import { listSilences } from '../../shared/store/silences-store';
 import { unsubscribeLink } from '../../shared/store/email-consent';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { handler as evaluate } from '../../functions/evaluate/handler';
 import { handler as deliver } from '../../functions/deliver/handler';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';

@@ -12,7 +12,7 @@ import {
   maxEventAgeConfig,
 } from '../../shared/config';
 import { CHANGED_INDEXES, stackContext } from '../../infra/context';
-import { outboxAgeMs, outboxMaxAttempts } from '../../shared/pipeline/sweep/outbox-pass';
+import { outboxAgeMs, outboxMaxAttempts } from '../../shared/sweep/outbox-pass';
 import { ruleCacheBytes } from '../../shared/pipeline/rule-cache';
 import { limitsFromEnv } from '../../shared/api/limits';
 import { rateLimitIntervalFromEnv } from '../../shared/api/app';

@@ -10,8 +10,8 @@ import { forgetTelegramCredentials } from '../../shared/channels/telegram/creden
 import { resetTelegramSender } from '../../shared/delivery/senders';
 import { RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { MAX_QUEUE_WAIT_MS } from '../../shared/delivery/deliver-alert';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
-import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
+import { runOutboxPass } from '../../shared/sweep/outbox-pass';
 import { MetricName, metrics } from '../../shared/observability/metrics';
 import { createAgent } from '../../shared/store/directory-store';
 import { dueShardOf } from '../../shared/store/alerts-store';

@@ -6,7 +6,7 @@ import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { sesClient } from '../../shared/aws/ses';
 import { DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES } from '../../shared/config';
-import { enqueueDeliveries } from '../../shared/pipeline/enqueue-deliveries';
+import { enqueueDeliveries } from '../../shared/queues/enqueue-deliveries';
 import { sentEmails, startTestEmulators } from '../support/emulators';
 import { SesQuotaStub } from './support/ses-quota-stub';
 import { drainDeliveries } from './support/drain-deliveries';

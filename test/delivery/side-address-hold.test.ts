@@ -5,7 +5,7 @@ import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { createDeliverHandler } from '../../functions/deliver/handler';
 import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
-import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
+import { runOutboxPass } from '../../shared/sweep/outbox-pass';
 import { getRule } from '../../shared/store/rules-store';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';

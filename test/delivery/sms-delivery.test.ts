@@ -19,7 +19,7 @@ import { resourcesConfig } from '../../shared/config';
 import { directoryKeys } from '../../shared/schemas/directory';
 import { buildAlertItem } from '../../shared/store/alerts-store';
 import { transitionAlert } from '../../shared/store/alert-lifecycle';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { getAlertItem, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 
 /**

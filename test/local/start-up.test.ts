@@ -7,7 +7,7 @@ import { startLocalRuntime, type LocalRuntime } from '../../infra/local/runtime'
 import { seedDemoData, seedDemoWebhook } from '../../infra/local/seed';
 import { DEMO, OPEN_ALERTS_QUERY } from '../../infra/local/demo';
 import { acknowledgeEscalated, DISPATCHER_COMMENT } from '../../infra/local/demo-dispatcher';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { listWebhooks } from '../../shared/store/webhooks-store';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
 import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emulators';

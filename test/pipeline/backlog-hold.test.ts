@@ -3,7 +3,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
-import { readInputBacklog, silenceCertainAsOf, type InputBacklog } from '../../shared/pipeline/sweep/backlog-hold';
+import { readInputBacklog, silenceCertainAsOf, type InputBacklog } from '../../shared/sweep/backlog-hold';
 import { lambdaContext } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';

@@ -6,7 +6,7 @@ import { resourcesConfig } from '../../shared/config';
 import type { Emulators } from '../../infra/local/emulators';
 import { claimAlert, finishAlert, waitForDue } from '../../shared/delivery/alert-store';
 import { DELIVERY_LEASE_MS } from '../../shared/delivery/deliver-alert';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { buildAlertItem, dueShardOf, outboxShardOf } from '../../shared/store/alerts-store';
 import { clearAlert, closeDueAlert, getAlert, transitionAlert } from '../../shared/store/alert-lifecycle';
 import { escalationIdFor } from '../../shared/store/alert-id';

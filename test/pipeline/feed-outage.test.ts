@@ -1,14 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedOutageConfig } from '../../shared/config';
-import {
-  clientCohorts,
-  clientInterrupted,
-  isHeld,
-  outageChanges,
-  platformInterrupted,
-  type SilentVehicle,
-} from '../../shared/pipeline/sweep/feed-outage';
-import { readFeedRate } from '../../shared/pipeline/sweep/feed-rate';
+import { clientCohorts, clientInterrupted, isHeld, outageChanges, platformInterrupted, type SilentVehicle } from '../../shared/sweep/feed-outage';
+import { readFeedRate } from '../../shared/sweep/feed-rate';
 import { PLATFORM_SCOPE, type FeedOutage } from '../../shared/store/feed-outages';
 
 // CloudWatch has no local emulator: the metric read is replaced by a stub in the reader's test below.

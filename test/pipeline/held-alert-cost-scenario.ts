@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { MAX_QUEUE_WAIT_MS } from '../../shared/delivery/deliver-alert';
 import { heldPartition } from '../../shared/schemas/circuit-health';

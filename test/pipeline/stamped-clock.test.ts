@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateVehicle, type EvaluatorLookup } from '../../shared/pipeline/evaluate-vehicle';
 import { heartbeatIntervalMs, MIN_HEARTBEAT_INTERVAL_MS, silenceDeadline } from '../../shared/pipeline/silence-deadline';
-import { connectionLossStep } from '../../shared/pipeline/sweep/connection-loss-pass';
+import { connectionLossStep } from '../../shared/pipeline/connection-loss-step';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleClock } from '../../shared/config';

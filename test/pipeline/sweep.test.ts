@@ -5,7 +5,7 @@ import { resourcesConfig } from '../../shared/config';
 import { storedRuleSchema } from '../../shared/schemas/notification';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
-import { runLifecyclePass } from '../../shared/pipeline/sweep/lifecycle-pass';
+import { runLifecyclePass } from '../../shared/sweep/lifecycle-pass';
 import { lambdaContext } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';

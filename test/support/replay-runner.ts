@@ -10,7 +10,7 @@ import { lambdaContext, pollOnce, type SqsHandler } from '../../infra/local/sqs-
 import type { Emulators } from '../../infra/local/emulators';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
 import { resourcesConfig, type FeedOutageConfig } from '../../shared/config';
-import type { FeedReading } from '../../shared/pipeline/sweep/feed-rate';
+import type { FeedReading } from '../../shared/sweep/feed-rate';
 import { notificationBodySchema, RULE_TYPES, type StoredRule } from '../../shared/schemas/notification';
 import type { GeozoneGeometry } from '../../shared/schemas/geozone';
 import { createGeozone } from '../../shared/store/geozones-store';

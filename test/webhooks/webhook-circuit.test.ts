@@ -17,8 +17,8 @@ import { channelSenders, resetTelegramSender } from '../../shared/delivery/sende
 import { FAILURES_TO_OPEN, HOLD_RECHECK_MS, PROBE_INTERVAL_MS } from '../../shared/delivery/circuit-breaker';
 import { RETRY_HORIZON_SECONDS } from '../../shared/delivery/retry-backoff';
 import { holdDeadline } from '../../shared/delivery/target-retry';
-import { runAlertDuePass } from '../../shared/pipeline/sweep/alert-due-pass';
-import { runCircuitPass } from '../../shared/pipeline/sweep/circuit-pass';
+import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
+import { runCircuitPass } from '../../shared/sweep/circuit-pass';
 import { alertSchema } from '../../shared/schemas/alert';
 import { circuitKeys, FAILING_WEBHOOKS, HELD_LISTS, heldPartition } from '../../shared/schemas/circuit-health';
 import { createAgent } from '../../shared/store/directory-store';

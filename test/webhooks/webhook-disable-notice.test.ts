@@ -11,7 +11,7 @@ import { FAILURES_TO_OPEN } from '../../shared/delivery/circuit-breaker';
 import { deliverAlert } from '../../shared/delivery/deliver-alert';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
 import { channelSenders, resetTelegramSender } from '../../shared/delivery/senders';
-import { NOTICE_RETRY_MS, runCircuitPass } from '../../shared/pipeline/sweep/circuit-pass';
+import { NOTICE_RETRY_MS, runCircuitPass } from '../../shared/sweep/circuit-pass';
 import { createWebhook, deleteWebhook, getWebhookWithSecrets } from '../../shared/store/webhooks-store';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';

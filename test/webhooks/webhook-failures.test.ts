@@ -13,7 +13,7 @@ import { createAgent } from '../../shared/store/directory-store';
 import { createWebhook } from '../../shared/store/webhooks-store';
 import { outboxShardOf } from '../../shared/store/alerts-store';
 import { queryHistory } from '../../shared/store/history-store';
-import { runOutboxPass } from '../../shared/pipeline/sweep/outbox-pass';
+import { runOutboxPass } from '../../shared/sweep/outbox-pass';
 import { startTestEmulators } from '../support/emulators';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
 import { SimulatedDelivery } from '../delivery/support/simulated-delivery';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getRule } from '../../store/rules-store';
 import { getTestResult, takeClientTest } from '../../store/test-sends';
-import { enqueueTestSend } from '../../pipeline/enqueue-deliveries';
+import { enqueueTestSend } from '../../queues/enqueue-deliveries';
 import { logger } from '../../observability/logger';
 import { ApiError, notFound, tooManyRequests } from '../errors';
 import { defineRoute, type Caller } from '../route';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../../observability/logger';
-import { enqueueWebhookRecovery } from '../../pipeline/enqueue-deliveries';
+import { enqueueWebhookRecovery } from '../../queues/enqueue-deliveries';
 import { recoveryProgressSchema, type RecoveryJob, type RecoveryProgress } from '../../schemas/webhook-recovery';
 import { WEBHOOK_LOG_DAYS } from '../../store/webhook-deliveries';
 import {

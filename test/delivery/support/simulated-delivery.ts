@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../../shared/aws/clients';
 import { createDeliverHandler, type DeliverDependencies } from '../../../functions/deliver/handler';
 import { pollOnce, type SqsHandler } from '../../../infra/local/sqs-poller';
-import { runAlertDuePass, type DuePassResult } from '../../../shared/pipeline/sweep/alert-due-pass';
+import { runAlertDuePass, type DuePassResult } from '../../../shared/sweep/alert-due-pass';
 import { holdQueueDelays, type QueueDelays } from '../../support/queue-delays';
 
 /**

@@ -1,8 +1,8 @@
-import { outboxSchema, readConfig } from '../../config';
-import { abandonPending, claimForReenqueue, pendingAlertsOlderThan, type PendingAlert } from '../../store/alerts-store';
-import { logger } from '../../observability/logger';
-import { enqueueDeliveries } from '../enqueue-deliveries';
-import { CONSENT_HOLD_MS } from '../../delivery/consent-hold';
+import { outboxSchema, readConfig } from '../config';
+import { abandonPending, claimForReenqueue, pendingAlertsOlderThan, type PendingAlert } from '../store/alerts-store';
+import { logger } from '../observability/logger';
+import { enqueueDeliveries } from '../queues/enqueue-deliveries';
+import { CONSENT_HOLD_MS } from '../delivery/consent-hold';
 
 /**
  * The outbox: an alert is committed before its delivery request is sent, so a crash in between leaves it
@@ -11,7 +11,7 @@ import { CONSENT_HOLD_MS } from '../../delivery/consent-hold';
  * After `maxAttempts` re-enqueues the alert is given up on (marked failed, logged as an error): a delivery
  * that keeps failing that long is no longer news to the operator it was meant for.
  */
-export { DEFAULT_OUTBOX_AGE_MS, DEFAULT_OUTBOX_MAX_ATTEMPTS } from '../../config';
+export { DEFAULT_OUTBOX_AGE_MS, DEFAULT_OUTBOX_MAX_ATTEMPTS } from '../config';
 
 export function outboxAgeMs(env?: Record<string, string | undefined>): number {
   return readConfig(outboxSchema, env).OUTBOX_AGE_MS;

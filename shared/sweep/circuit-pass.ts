@@ -6,15 +6,15 @@ import {
   FAILURES_TO_OPEN,
   isOpen,
   probeSlotFreeBefore,
-} from '../../delivery/circuit-breaker';
-import { logger } from '../../observability/logger';
-import { countIfAny, MetricName } from '../../observability/metrics';
-import type { CircuitHealth } from '../../schemas/circuit-health';
-import { claimProbeFor, readCircuit } from '../../store/circuit-store';
-import { countOpenCircuits, disableFailingWebhook, failingWebhooksOpenBefore } from '../../store/failing-webhooks';
-import { forgetHeldList, heldLists, oldestHeld, unlistHeldAlert, type HeldEntry, type HeldList } from '../../store/held-targets';
-import { dueWebhookNotices, postponeWebhookNotice } from '../../store/webhook-notices';
-import { enqueueDeliveries, enqueueWebhookNotices } from '../enqueue-deliveries';
+} from '../delivery/circuit-breaker';
+import { logger } from '../observability/logger';
+import { countIfAny, MetricName } from '../observability/metrics';
+import type { CircuitHealth } from '../schemas/circuit-health';
+import { claimProbeFor, readCircuit } from '../store/circuit-store';
+import { countOpenCircuits, disableFailingWebhook, failingWebhooksOpenBefore } from '../store/failing-webhooks';
+import { forgetHeldList, heldLists, oldestHeld, unlistHeldAlert, type HeldEntry, type HeldList } from '../store/held-targets';
+import { dueWebhookNotices, postponeWebhookNotice } from '../store/webhook-notices';
+import { enqueueDeliveries, enqueueWebhookNotices } from '../queues/enqueue-deliveries';
 
 /** A notice handed to deliver is handed out again this much later, until every recipient has it. */
 export const NOTICE_RETRY_MS = 15 * 60_000;

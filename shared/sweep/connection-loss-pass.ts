@@ -1,13 +1,13 @@
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../aws/dynamodb';
-import type { FeedOutageConfig, VehicleClock } from '../../config';
-import { countIfAny, MetricName } from '../../observability/metrics';
-import type { AlertItem } from '../../store/alerts-store';
-import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../../store/vehicle-state-store';
-import { tickVehicle, type EvaluatorLookup } from '../evaluate-vehicle';
-import { heartbeatIntervalMs, storedClock } from '../silence-deadline';
-import type { RuleCache } from '../rule-cache';
-import { runVehicleSteps, type VehicleStep } from '../run-vehicle-steps';
+import { documentClient } from '../aws/dynamodb';
+import type { FeedOutageConfig, VehicleClock } from '../config';
+import { countIfAny, MetricName } from '../observability/metrics';
+import type { AlertItem } from '../store/alerts-store';
+import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../store/vehicle-state-store';
+import type { EvaluatorLookup } from '../pipeline/evaluate-vehicle';
+import { connectionLossStep } from '../pipeline/connection-loss-step';
+import type { RuleCache } from '../pipeline/rule-cache';
+import { runVehicleSteps } from '../pipeline/run-vehicle-steps';
 import type { SilentVehicle } from './feed-outage';
 import { judgeFeedOutages } from './feed-outage-hold';
 import type { FeedReading } from './feed-rate';
@@ -89,22 +89,4 @@ export async function runConnectionLossPass(
   if (vehicleIds.length === 0) return { vehicles: 0, alertsCreated: [], failedVehicles: [], ...report };
   const result = await runVehicleSteps(vehicleIds, connectionLossStep(evaluatorFor, now, vehicleClock, certainAsOf), rules, now, { vehicleClock });
   return { vehicles: vehicleIds.length, alertsCreated: result.created, failedVehicles: [...result.failedVehicles.keys()], ...report };
-}
-
-/** The sweep's step for one silent vehicle: time passing, judged as of `now` (or `certainAsOf`, if earlier). */
-export function connectionLossStep(evaluatorFor: EvaluatorLookup, now: number, vehicleClock: VehicleClock, certainAsOf: number = now): VehicleStep {
-  return (vehicleId, loaded, vehicleRules) =>
-    // With the coalesced clock (or stamped messages) a stored last-seen may trail the truth by up to one heartbeat
-    // interval, so the vehicle is judged as of that long ago: a loss is raised only once the silence is certain.
-    tickVehicle({
-      vehicleId,
-      state: loaded.state,
-      rules: vehicleRules.rules,
-      context: {
-        now: Math.min(now - heartbeatIntervalMs(vehicleRules.rules, storedClock(loaded.state, vehicleClock)), certainAsOf),
-        zones: vehicleRules.zones,
-      },
-      evaluatorFor,
-      ...(vehicleRules.silences ? { silences: vehicleRules.silences } : {}),
-    });
 }

@@ -1,7 +1,7 @@
-import { digestIntervalMs } from '../../delivery/digest-hold';
-import { logger } from '../../observability/logger';
-import { dueDigests, postponeDueDigest, type DigestId } from '../../store/email-digests';
-import { enqueueDigests } from '../enqueue-deliveries';
+import { digestIntervalMs } from '../delivery/digest-hold';
+import { logger } from '../observability/logger';
+import { dueDigests, postponeDueDigest, type DigestId } from '../store/email-digests';
+import { enqueueDigests } from '../queues/enqueue-deliveries';
 
 /**
  * Digests go to the deliveries queue once due: those of alert e-mails held while the SES quota was nearly used,

@@ -1,8 +1,8 @@
-import type { FeedOutageConfig } from '../../config';
-import { logger } from '../../observability/logger';
-import { countIfAny, MetricName } from '../../observability/metrics';
-import { beginFeedOutage, endFeedOutage, loadFeedOutages, markFeedOutageSeen, PLATFORM_SCOPE } from '../../store/feed-outages';
-import { countVehiclesOwnedBy } from '../../store/vehicle-state-store';
+import type { FeedOutageConfig } from '../config';
+import { logger } from '../observability/logger';
+import { countIfAny, MetricName } from '../observability/metrics';
+import { beginFeedOutage, endFeedOutage, loadFeedOutages, markFeedOutageSeen, PLATFORM_SCOPE } from '../store/feed-outages';
+import { countVehiclesOwnedBy } from '../store/vehicle-state-store';
 import { clientCohorts, clientInterrupted, isHeld, outageChanges, platformInterrupted, type SilentVehicle } from './feed-outage';
 import type { FeedReading } from './feed-rate';
 

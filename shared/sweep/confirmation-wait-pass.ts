@@ -1,6 +1,6 @@
-import { logger } from '../../observability/logger';
-import { dueConfirmationWaits, forgetConfirmationWait, type ConfirmationWait } from '../../store/sender-guard';
-import { enqueueConfirmations } from '../enqueue-deliveries';
+import { logger } from '../observability/logger';
+import { dueConfirmationWaits, forgetConfirmationWait, type ConfirmationWait } from '../store/sender-guard';
+import { enqueueConfirmations } from '../queues/enqueue-deliveries';
 
 /**
  * Confirmation links that waited for their client's daily budget go back on the deliveries queue once the day

@@ -1,5 +1,5 @@
-import type { FeedOutageConfig } from '../../config';
-import { PLATFORM_SCOPE, type FeedOutage } from '../../store/feed-outages';
+import type { FeedOutageConfig } from '../config';
+import { PLATFORM_SCOPE, type FeedOutage } from '../store/feed-outages';
 import type { FeedReading } from './feed-rate';
 
 /**

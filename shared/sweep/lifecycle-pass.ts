@@ -1,11 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../aws/dynamodb';
-import { resourcesConfig } from '../../config';
-import type { StoredRule } from '../../schemas/notification';
-import { DAY_MS, sweepDecision } from '../../rules/lifecycle';
-import { ruleItem, rulesDueForExpiry } from '../../store/rules-store';
-import { logger } from '../../observability/logger';
+import { documentClient } from '../aws/dynamodb';
+import { resourcesConfig } from '../config';
+import type { StoredRule } from '../schemas/notification';
+import { DAY_MS, sweepDecision } from '../rules/lifecycle';
+import { ruleItem, rulesDueForExpiry } from '../store/rules-store';
+import { logger } from '../observability/logger';
 
 /**
  * Rule expiry: an expired active rule is deactivated, or prolonged when it has autoProlongation. The rules

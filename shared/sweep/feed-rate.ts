@@ -1,5 +1,5 @@
-import { metricMinuteSums } from '../../aws/cloudwatch';
-import { resourcesConfig } from '../../config';
+import { metricMinuteSums } from '../aws/cloudwatch';
+import { resourcesConfig } from '../config';
 
 /**
  * How many terminal messages the platform sends: the input queue's NumberOfMessagesSent, a free SQS metric,

@@ -1,5 +1,5 @@
-import { latestMetricMaximum } from '../../aws/cloudwatch';
-import { resourcesConfig } from '../../config';
+import { latestMetricMaximum } from '../aws/cloudwatch';
+import { resourcesConfig } from '../config';
 
 /**
  * Connection loss is judged from what evaluate has stored. When evaluate is down or behind, a vehicle that
