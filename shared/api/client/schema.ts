@@ -4354,7 +4354,7 @@ export interface operations {
              */
             toMobile: boolean;
             /**
-             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
              * @default false
              */
             toSms: boolean;
@@ -5033,7 +5033,7 @@ export interface operations {
            */
           toMobile?: boolean;
           /**
-           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
            * @default false
            */
           toSms?: boolean;
@@ -5639,7 +5639,7 @@ export interface operations {
            */
           toMobile?: boolean;
           /**
-           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
            * @default false
            */
           toSms?: boolean;
@@ -5855,7 +5855,7 @@ export interface operations {
              */
             toMobile: boolean;
             /**
-             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
              * @default false
              */
             toSms: boolean;
@@ -6650,7 +6650,7 @@ export interface operations {
              */
             toMobile?: boolean;
             /**
-             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
              * @default false
              */
             toSms?: boolean;
