@@ -323,9 +323,7 @@ export const alertLinkErrorExamples = {
 };
 
 /** The short link of an alert SMS: the page of its redirect (browsers follow Location), and the page of an unknown code. */
-export const shortLinkRedirectExample = linkRedirectPage(
-  'https://abc123defg.execute-api.eu-central-1.amazonaws.com/api/v3/alerts/acknowledge/eyJwIjoiYWNrbm93bGVkZ2UifQ.c2lnbmF0dXJl',
-);
+export const shortLinkRedirectExample = linkRedirectPage('/api/v3/alerts/acknowledge/eyJwIjoiYWNrbm93bGVkZ2UifQ.c2lnbmF0dXJl');
 export const shortLinkErrorExamples = {
   404: shortPage(
     'This link is not valid',

@@ -25,7 +25,9 @@ const SUCCESS_TEXT: Record<200 | 202 | 302, string> = {
   302: 'Found: a redirect to the address in Location (with a small page linking it)',
 };
 
-const REDIRECT_HEADERS = { Location: { description: 'where the link leads', required: true, schema: { type: 'string' as const, format: 'uri' } } };
+const REDIRECT_HEADERS = {
+  Location: { description: 'where the link leads', required: true, schema: { type: 'string' as const, format: 'uri-reference' } },
+};
 
 /** The `example` metadata a schema carries (`.meta({ example })`), if any. */
 const schemaExample = (schema: z.ZodType | undefined): unknown => (schema?.meta() as { example?: unknown } | undefined)?.example;

@@ -561,7 +561,7 @@ export interface paths {
     };
     /**
      * The short link of an alert SMS: a redirect to the alert's page
-     * @description Answers 302 with Location the alert's page (`/api/v3/alerts/acknowledge/{token}`, signed for the number the SMS went to and its user), which browsers follow. The code is 10 letters and digits; another answers 400. A code fleetwatch did not give, or one past its 7 days (the page's own link expires with it), answers 404 with a page saying so.
+     * @description Answers 302 with Location the alert's page on the same host (`/api/v3/alerts/acknowledge/{token}`, signed for the number the SMS went to and its user), which browsers follow. The code is 10 letters and digits; another answers 400. A code fleetwatch did not give, or one past its 7 days (the page's own link expires with it), answers 404 with a page saying so.
      */
     get: operations['openShortAlertLink'];
     put?: never;
@@ -8605,7 +8605,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /** @example <!doctype html><html lang="en"><meta charset="utf-8"><title>fleetwatch</title><p><a href="https://abc123defg.execute-api.eu-central-1.amazonaws.com/api/v3/alerts/acknowledge/eyJwIjoiYWNrbm93bGVkZ2UifQ.c2lnbmF0dXJl">Open the alert</a></p></html> */
+          /** @example <!doctype html><html lang="en"><meta charset="utf-8"><title>fleetwatch</title><p><a href="/api/v3/alerts/acknowledge/eyJwIjoiYWNrbm93bGVkZ2UifQ.c2lnbmF0dXJl">Open the alert</a></p></html> */
           'text/html': string;
         };
       };

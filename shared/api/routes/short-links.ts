@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { shortLinkCodeSchema } from '../../auth/short-link-code';
-import { alertPageLink } from '../../delivery/links';
+import { alertPagePath } from '../../delivery/links';
 import { getShortLink } from '../../store/short-links';
 import { shortLinkErrorExamples, shortLinkRedirectExample } from '../examples';
 import { redirectTo } from '../link-redirect';
@@ -23,8 +23,8 @@ export const shortLinkRoutes = [
     tag: 'notifications',
     summary: "The short link of an alert SMS: a redirect to the alert's page",
     description:
-      "Answers 302 with Location the alert's page (`/api/v3/alerts/acknowledge/{token}`, signed for the number the SMS went to and its " +
-      'user), which browsers follow. The code is 10 letters and digits; another answers 400. A code fleetwatch did not give, or one past its ' +
+      "Answers 302 with Location the alert's page on the same host (`/api/v3/alerts/acknowledge/{token}`, signed for the number the SMS " +
+      'went to and its user), which browsers follow. The code is 10 letters and digits; another answers 400. A code fleetwatch did not give, or one past its ' +
       "7 days (the page's own link expires with it), answers 404 with a page saying so.",
     auth: false,
     writes: false,
@@ -36,7 +36,7 @@ export const shortLinkRoutes = [
     errors: [404],
     async handle({ params, now }) {
       const token = await getShortLink(params.code, now);
-      return token === null ? refusedLink('unknownShort') : redirectTo(alertPageLink(token));
+      return token === null ? refusedLink('unknownShort') : redirectTo(alertPagePath(token));
     },
   }),
 ];
