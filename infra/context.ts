@@ -155,6 +155,17 @@ export const contextSchema = z.object({
   smsPrices: z
     .preprocess(asText, z.string().default('{}'))
     .describe('Prices per SMS segment by country over the built-in table, as JSON (`{"AZ":0.25}`). Sets SMS_PRICES.'),
+  publicApiUrl: z
+    .preprocess(
+      asText,
+      z
+        .string()
+        .regex(/^(https:\/\/[A-Za-z0-9.-]+(:\d+)?\/api\/v3\/?)?$/, 'an https URL ending in /api/v3')
+        .default(''),
+    )
+    .describe(
+      'Base of the public links in notifications when the API has a custom domain (`https://fw.example.az/api/v3`): a short host lets an alert SMS in Russian or Azerbaijani keep its short link (docs/deploy.md, "SMS"). Empty (the default): the ApiUrl output. Sets PUBLIC_API_URL on deliver.',
+    ),
   throwaway: onOff('false').describe(
     '`true` for test stacks only: `cdk destroy` then removes everything, the tables included (no deletion protection, no retention), log groups, the secret and keys.',
   ),

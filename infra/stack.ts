@@ -69,6 +69,8 @@ export const DELIVER_DIRECTORY_KEYS = [
   'CONFIRMWAIT#',
   'SMSOPTOUT#',
   'SMSSPEND#',
+  // the short links of alert SMS (PutItem only); the API reads them
+  'SMSLINK#',
 ] as const;
 /** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
 export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
@@ -205,8 +207,9 @@ export class FleetwatchStack extends Stack {
     this.functions = { evaluate, sweep, deliver, api, telegram: telegramWebhook, project };
 
     const httpApi = new PublicHttpApi(this, 'PublicApi', { api: api.function, telegram: telegramWebhook.function });
-    // links in e-mails (address confirmation, one-click unsubscribe) point at the API
-    deliver.function.addEnvironment('PUBLIC_API_URL', httpApi.apiUrl);
+    // links in notifications (address confirmation, unsubscribe, the alert page, the SMS short link) point at the API,
+    // through its custom domain when the deployment names one
+    deliver.function.addEnvironment('PUBLIC_API_URL', context.publicApiUrl || httpApi.apiUrl);
     const monitoring = this.addMonitoring(parts, httpApi);
 
     this.tables = data;

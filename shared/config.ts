@@ -135,7 +135,7 @@ export const webhookTargetsSchema = z.object({
 
 export const publicLinksSchema = z.object({
   PUBLIC_API_URL: text().describe(
-    "Base of the public links in e-mails (address confirmation, one-click unsubscribe, the alert's page, mute): the HTTP API's `/api/v3/` URL, set by the stack, and by `npm start` to its own API when unset. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.",
+    "Base of the public links in notifications (address confirmation, one-click unsubscribe, the alert's page, mute, the short link of alert SMS): the HTTP API's `/api/v3/` URL, set by the stack (its ApiUrl, or the context value publicApiUrl), and by `npm start` to its own API when unset. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.",
   ),
   FLEETWATCH_API_PORT: z
     .preprocess(unsetIfBlank, z.coerce.number().int().min(1).max(65_535).default(3000))

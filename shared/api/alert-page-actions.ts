@@ -38,10 +38,13 @@ export interface ActionOutcome {
   alert: Alert | null;
 }
 
-/** Who the link was sent to, as the lifecycle records it: the address of an e-mail, the login of a push device's user. */
-function actor(link: AlertLink): { by: string; via: 'email' | 'push' } {
+/**
+ * Who the link was sent to, as the lifecycle records it: the address of an e-mail, the login of a push device's
+ * user, the number of an SMS (its short link).
+ */
+function actor(link: AlertLink): { by: string; via: 'email' | 'push' | 'sms' } {
   const [channel, ...rest] = link.sentTo.split(':');
-  return { by: rest.join(':'), via: channel === 'push' ? 'push' : 'email' };
+  return { by: rest.join(':'), via: channel === 'push' || channel === 'sms' ? channel : 'email' };
 }
 
 const said = (text: string, status = 200, refusal = false) => ({ status, notice: { text, refusal } });

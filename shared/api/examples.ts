@@ -1,3 +1,4 @@
+import { linkRedirectPage } from './link-redirect';
 import { EXAMPLE_ROTA_ID } from './rota-schemas';
 import { EXAMPLE_SILENCE_ID } from './silence-schemas';
 import { alertIdFor } from '../store/alert-id';
@@ -318,6 +319,15 @@ export const alertLinkErrorExamples = {
   410: shortPage(
     'This link has expired',
     'This link has expired: alert links work for 7 days after the alert was sent. Open the alert in fleetwatch instead.',
+  ),
+};
+
+/** The short link of an alert SMS: the page of its redirect (browsers follow Location), and the page of an unknown code. */
+export const shortLinkRedirectExample = linkRedirectPage('/api/v3/alerts/acknowledge/eyJwIjoiYWNrbm93bGVkZ2UifQ.c2lnbmF0dXJl');
+export const shortLinkErrorExamples = {
+  404: shortPage(
+    'This link is not valid',
+    'This link is not valid, or it has expired: SMS links work for 7 days after the alert was sent. Check that it was copied whole, or open the alert in fleetwatch instead.',
   ),
 };
 

@@ -19,6 +19,16 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A service the request needs (the geocoder, or the deliveries queue) did not answer; try again later',
 };
 
+const SUCCESS_TEXT: Record<200 | 202 | 302, string> = {
+  200: 'Success',
+  202: 'Accepted: the outcome is read later',
+  302: 'Found: a redirect to the address in Location (with a small page linking it)',
+};
+
+const REDIRECT_HEADERS = {
+  Location: { description: 'where the link leads', required: true, schema: { type: 'string' as const, format: 'uri-reference' } },
+};
+
 /** The `example` metadata a schema carries (`.meta({ example })`), if any. */
 const schemaExample = (schema: z.ZodType | undefined): unknown => (schema?.meta() as { example?: unknown } | undefined)?.example;
 
@@ -82,7 +92,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): ReturnType<Op
       },
       responses: {
         [route.successStatus ?? 200]: {
-          description: route.successStatus === 202 ? 'Accepted: the outcome is read later' : 'Success',
+          description: SUCCESS_TEXT[route.successStatus ?? 200],
+          ...(route.successStatus === 302 ? { headers: REDIRECT_HEADERS } : {}),
           content: successContent(route, examples.response),
         },
         ...Object.fromEntries(

@@ -60,8 +60,8 @@ export interface RouteDefinition<Body, Params, Query = undefined> {
    */
   requestType?: 'application/json' | 'application/x-www-form-urlencoded';
   response: z.ZodType;
-  /** The status of the success answer, 200 unless told (202: accepted, its outcome is read later). */
-  successStatus?: 200 | 202;
+  /** The status of the success answer, 200 unless told (202: accepted, its outcome is read later; 302: a redirect, to Location). */
+  successStatus?: 200 | 202 | 302;
   /** The media type of the success answer: JSON, or a page for people (the links of e-mails). */
   responseType?: 'application/json' | 'text/html';
   /**

@@ -56,8 +56,11 @@ const alertLinkKey = signingKey('alert link', () => readConfig(alertLinkSchema).
 /** Forgets the cached key (for tests that change it). */
 export const forgetAlertLinkKey = () => alertLinkKey.forget();
 
+/** Epoch seconds after which a link signed at `now` no longer works. */
+export const alertLinkExpiry = (now: number): number => Math.floor(now / 1000) + ALERT_LINK_TTL_DAYS * 86_400;
+
 export async function signAlertLink(link: Omit<AlertLink, 'expiresAt'>, now: number): Promise<string> {
-  const expiresAt = Math.floor(now / 1000) + ALERT_LINK_TTL_DAYS * 86_400;
+  const expiresAt = alertLinkExpiry(now);
   const body: z.infer<typeof payloadSchema> = {
     p: PURPOSE,
     a: link.alertId,

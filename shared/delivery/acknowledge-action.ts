@@ -13,9 +13,9 @@ import type { DeliveryTarget } from './targets';
  * The link leads to the alert's page (shared/api/routes/alert-links.ts), where a POST with no body acknowledges:
  * every e-mail carries it, labelled Acknowledge while a stored alert is open; the push notification only then.
  * It is signed for the address or device it goes to and, when they belong to one, for that fleetwatch user, who
- * may then also close and mute from the page. Webhooks get none. The Telegram message also has the mute buttons
- * (telegram-mute.ts), for every alert, and an e-mail to a fleetwatch user the mute links
- * (`/api/v3/alerts/mute/{token}`), before the page's link.
+ * may then also close and mute from the page. Webhooks get none; an SMS has the page's short link
+ * (sms-alert-link.ts). The Telegram message also has the mute buttons (telegram-mute.ts), for every alert, and an
+ * e-mail to a fleetwatch user the mute links (`/api/v3/alerts/mute/{token}`), before the page's link.
  */
 export const TELEGRAM_ACKNOWLEDGE_PREFIX = 'ack:';
 /** The mute buttons' data prefixes (telegram-mute.ts), each followed by the alert id. */
@@ -49,7 +49,8 @@ export async function acknowledgeAction(
   loginOf: (userId: string) => string | undefined,
   now: number,
 ): Promise<AcknowledgeAction | null> {
-  if (target.channel === 'webhook') return null;
+  // an SMS carries its own short link to the page (sms-alert-link.ts), made only when the SMS goes
+  if (target.channel === 'webhook' || target.channel === 'sms') return null;
   const acknowledgeable = alert.stored && alert.state === 'open';
   const label = renderLifecycleText('acknowledgeAction', target.language, {}).subject;
   if (target.channel === 'telegram') {

@@ -14,6 +14,13 @@ export const confirmEmailLink = (token: string) => `${publicApiUrl()}email/confi
 export const unsubscribeLink = (token: string) => `${publicApiUrl()}email/unsubscribe/${token}`;
 /** The alert's page, whose address is the one the one-click acknowledge link always had (a POST with no body still acknowledges). */
 export const alertPageLink = (token: string) => `${publicApiUrl()}alerts/acknowledge/${token}`;
+/**
+ * The alert's page as a path on the API's own host, for the short link's redirect: the api function has no
+ * PUBLIC_API_URL (its own URL would make the stack circular), and the same host is right under any domain.
+ */
+export const alertPagePath = (token: string) => `/api/v3/alerts/acknowledge/${token}`;
+/** The short link of an alert SMS (shared/api/routes/short-links.ts), which redirects to the alert's page. */
+export const shortAlertLink = (code: string) => `${publicApiUrl()}alerts/s/${code}`;
 export const muteLink = (token: string) => `${publicApiUrl()}alerts/mute/${token}`;
 
 /** The RFC 8058 one-click unsubscribe headers of an alert e-mail. */

@@ -12,6 +12,7 @@ import { MetricName, MetricUnit, metrics } from '../observability/metrics';
 import { capReached } from './sms-cap-notice';
 import type { ChannelSenders } from './senders';
 import { isBelow, severityOf } from './severity';
+import { drawSmsAlertLink, storeSmsAlertLink } from './sms-alert-link';
 import { claimSmsSend, releaseSmsSend } from './sms-send-claim';
 import type { SmsTarget } from './targets';
 
@@ -44,7 +45,8 @@ export interface SmsAttempt {
 export async function attemptSms(target: SmsTarget, attempt: SmsAttempt): Promise<SmsStep> {
   const { alert, clientId, now } = attempt;
   const at = new Date(now).toISOString();
-  const body = fitSmsText(attempt.subject, undefined);
+  const link = drawSmsAlertLink();
+  const body = fitSmsText(attempt.subject, link.url);
   const segments = countSegments(body).segments;
   const settled = (status: DeliveryStatus['status'], error: string, outcome?: SmsDelivery['outcome']): SmsStep => ({
     kind: 'settled',
@@ -62,6 +64,17 @@ export async function attemptSms(target: SmsTarget, attempt: SmsAttempt): Promis
   if (!(await takeSmsSpend(clientId, cost, Math.round(config.SMS_MONTHLY_CAP_USD * 1_000_000), now))) {
     await capReached(clientId, config.SMS_MONTHLY_CAP_USD, attempt.senders, now);
     return settled('skipped', `the client's monthly SMS spend cap ($${config.SMS_MONTHLY_CAP_USD}) is reached`, 'capReached');
+  }
+  // a UCS-2 text (ru, az) with a long API host has no room for the link: fitSmsText left it out, so nothing to store
+  if (body.includes(link.url)) {
+    try {
+      await storeSmsAlertLink(link, alert, target, now);
+    } catch (error) {
+      // nothing was sent: give back what the gates took, so that the retry sends it
+      await refundSmsSpend(clientId, cost, now);
+      await releaseSmsSend(alert.alertId, target.key);
+      throw error;
+    }
   }
   const outcome = await attempt.senders.sms({ to: target.phoneNumber, body, context: { alertId: alert.alertId } });
   if (outcome.status !== 'sent') await refundSmsSpend(clientId, cost, now);

@@ -119,7 +119,7 @@ export const ALERT_TRANSITIONS: Record<AlertState, readonly AlertState[]> = {
 export const statesLeadingTo = (to: AlertState): AlertState[] => ALERT_STATES.filter((from) => ALERT_TRANSITIONS[from].includes(to));
 
 /** Through which way a lifecycle change came. */
-export const LIFECYCLE_CHANNELS = ['api', 'telegram', 'email', 'push', 'system'] as const;
+export const LIFECYCLE_CHANNELS = ['api', 'telegram', 'email', 'push', 'sms', 'system'] as const;
 
 /** One change of an alert's state: to which state, when, by whom (a login, an e-mail address, or fleetwatch) and how. */
 export const lifecycleEntrySchema = z.object({

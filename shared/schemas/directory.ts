@@ -14,6 +14,7 @@ import { userPreferencesSchema } from './preferences';
  *   LOGIN#<login>    / LOGIN          login guard and credential: userId, scrypt passwordHash
  *   USERSESSIONS#<userId> / COUNTER, SLOT#<n>  the user's session sequence and its 50 session slots
  *   COUNTS#<agentId> / RULES, GEOZONES  how many rules and geozones the client owns (`count`), for its limits
+ *   SMSLINK#<code>   / SMSLINK        an alert SMS's short link: the signed alert-link token, ttl = its expiry
  */
 export const directoryKeys = {
   agent: (agentId: string) => ({ pk: `AGENT#${agentId}`, sk: 'PROFILE' }),
@@ -25,6 +26,7 @@ export const directoryKeys = {
   session: (tokenHash: string) => ({ pk: `SESSION#${tokenHash}`, sk: 'SESSION' }),
   telegramCode: (code: string) => ({ pk: `TGCODE#${code}`, sk: 'TGCODE' }),
   count: (agentId: string, kind: 'rules' | 'geozones') => ({ pk: `COUNTS#${agentId}`, sk: kind.toUpperCase() }),
+  shortLink: (code: string) => ({ pk: `SMSLINK#${code}`, sk: 'SMSLINK' }),
 } as const;
 
 export const LANGUAGES = { ru: 1, en: 2, az: 3 } as const;

@@ -157,7 +157,7 @@ export const notificationBodySchema = z.object({
     .boolean()
     .default(false)
     .describe(
-      "send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false",
+      "send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false",
     ),
   toClient: z.boolean().default(false).describe("show in the web interface and post to the client's webhook endpoints; default false"),
   stored: z.boolean().default(false).describe('keep alerts in the history (notifications/history); default false'),

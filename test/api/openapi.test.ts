@@ -142,10 +142,21 @@ describe('OpenAPI document', () => {
     expect(Object.keys(documented['400'].content)).toEqual(['application/json']);
     for (const route of apiRoutes.filter((candidate) => candidate.responseType === 'text/html')) {
       const responses = document.paths[route.path][route.method.toLowerCase()].responses;
-      expect(Object.keys(responses['200'].content), route.path).toEqual(['text/html']);
+      expect(Object.keys(responses[String(route.successStatus ?? 200)].content), route.path).toEqual(['text/html']);
       for (const status of route.errors ?? [])
         expect(Object.keys(responses[String(status)].content), `${route.path} ${status}`).toEqual(['text/html']);
     }
+  });
+
+  it("documents the short link of alert SMS as a 302 with its Location, and its unknown code's 404 as a page", async () => {
+    const document = (await api({ method: 'GET', path: '/api/v3/openapi.json' })).body;
+    const short = document.paths['/api/v3/alerts/s/{code}'].get;
+    expect(short.security).toBeUndefined();
+    expect(Object.keys(short.responses).sort()).toEqual(['302', '400', '404', '500']);
+    expect(short.responses['302'].headers.Location).toMatchObject({ required: true, schema: { type: 'string' } });
+    expect(short.responses['302'].content['text/html'].example).toContain('/api/v3/alerts/acknowledge/');
+    expect(Object.keys(short.responses['404'].content)).toEqual(['text/html']);
+    expect(short.parameters[0]).toMatchObject({ name: 'code', in: 'path', required: true, schema: { pattern: '^[0-9A-Za-z]{10}$' } });
   });
 
   it("documents the alert page's form, and both answers of the routes a page's button posts to", async () => {

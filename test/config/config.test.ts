@@ -110,6 +110,7 @@ describe('configuration schemas', () => {
       smsOriginationIdentity: '',
       smsMonthlyCapUsd: 50,
       smsPrices: '{}',
+      publicApiUrl: '',
       throwaway: false,
     });
     expect(context({ geocoding: false, sesMaxSendRate: '100', stackName: 'Fleet2' })).toMatchObject({
@@ -127,6 +128,8 @@ describe('configuration schemas', () => {
     expect(context({ indexesAsBefore: 'byParentTime, outbox' }).indexesAsBefore).toEqual(['byParentTime', 'outbox']);
     expect(context({ indexesLeftOut: 'bySilence,byVehicleTime' }).indexesLeftOut).toEqual(['bySilence', 'byVehicleTime']);
     expect(() => context({ indexesAsBefore: 'byOwner' })).toThrow(/-c indexesAsBefore="byOwner"/);
+    expect(context({ publicApiUrl: 'https://fw.example.az/api/v3/' }).publicApiUrl).toBe('https://fw.example.az/api/v3/');
+    expect(() => context({ publicApiUrl: 'https://fw.example.az/' })).toThrow(/-c publicApiUrl="https:\/\/fw.example.az\/"/);
   });
 
   it('names each index whose projection changed once across the tables, so the upgrade keys can name it alone', () => {

@@ -48,6 +48,22 @@ describe('FleetwatchStack with SMS', () => {
     expect(() => app.synth()).not.toThrow();
   });
 
+  it("points deliver's public links at -c publicApiUrl (a custom domain, short enough for the SMS link), else at the ApiUrl", () => {
+    const linksOf = (context: Record<string, string>, id: string) => {
+      const built = Template.fromStack(new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), id)).toJSON() as {
+        Resources: Record<string, { Type: string; Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
+      };
+      return Object.values(built.Resources).flatMap((resource) => {
+        const value = resource.Type === 'AWS::Lambda::Function' ? resource.Properties.Environment?.Variables?.PUBLIC_API_URL : undefined;
+        return value === undefined ? [] : [value];
+      });
+    };
+    expect(linksOf({ publicApiUrl: 'https://fw.example.az/api/v3' }, 'FleetwatchDomain')).toEqual(['https://fw.example.az/api/v3']);
+    const [fallback] = linksOf({}, 'FleetwatchNoDomain');
+    expect(JSON.stringify(fallback)).toContain('execute-api');
+    expect(() => linksOf({ publicApiUrl: 'http://fw.example.az/' }, 'FleetwatchBadDomain')).toThrow(/publicApiUrl.*https URL ending in \/api\/v3/);
+  });
+
   it('builds nothing for SMS without countries', () => {
     const off = Template.fromStack(new FleetwatchStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'FleetwatchNoSms')).toJSON() as {
       Resources: Record<string, { Type: string }>;

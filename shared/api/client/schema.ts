@@ -552,6 +552,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v3/alerts/s/{code}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The short link of an alert SMS: a redirect to the alert's page
+     * @description Answers 302 with Location the alert's page on the same host (`/api/v3/alerts/acknowledge/{token}`, signed for the number the SMS went to and its user), which browsers follow. The code is 10 letters and digits; another answers 400. A code fleetwatch did not give, or one past its 7 days (the page's own link expires with it), answers 404 with a page saying so.
+     */
+    get: operations['openShortAlertLink'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v3/notifications/suppressed': {
     parameters: {
       query?: never;
@@ -4334,7 +4354,7 @@ export interface operations {
              */
             toMobile: boolean;
             /**
-             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
              * @default false
              */
             toSms: boolean;
@@ -5013,7 +5033,7 @@ export interface operations {
            */
           toMobile?: boolean;
           /**
-           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
            * @default false
            */
           toSms?: boolean;
@@ -5620,7 +5640,7 @@ export interface operations {
            */
           toMobile?: boolean;
           /**
-           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+           * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
            * @default false
            */
           toSms?: boolean;
@@ -5836,7 +5856,7 @@ export interface operations {
              */
             toMobile: boolean;
             /**
-             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
              * @default false
              */
             toSms: boolean;
@@ -6631,7 +6651,7 @@ export interface operations {
              */
             toMobile?: boolean;
             /**
-             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical); when true, recipientIds must name an enabled user (else 400 on toSms); default false
+             * @description send an SMS to the recipients' verified phone numbers, for alerts of at least settings.smsMinSeverity (default critical): one segment with the vehicle, the event and a short link to the alert's page (left out when it cannot fit); when true, recipientIds must name an enabled user (else 400 on toSms); default false
              * @default false
              */
             toSms?: boolean;
@@ -7522,7 +7542,7 @@ export interface operations {
                 /** @description who: the login of a user, the e-mail address of a link, or `fleetwatch` for automatic changes */
                 by: string;
                 /** @enum {string} */
-                via: 'api' | 'telegram' | 'email' | 'push' | 'system';
+                via: 'api' | 'telegram' | 'email' | 'push' | 'sms' | 'system';
                 comment?: string;
               };
               /**
@@ -7537,7 +7557,7 @@ export interface operations {
                 /** @description who: the login of a user, the e-mail address of a link, or `fleetwatch` for automatic changes */
                 by: string;
                 /** @enum {string} */
-                via: 'api' | 'telegram' | 'email' | 'push' | 'system';
+                via: 'api' | 'telegram' | 'email' | 'push' | 'sms' | 'system';
                 comment?: string;
               }[];
               /**
@@ -7732,7 +7752,7 @@ export interface operations {
               /** @description who: the login of a user, the e-mail address of a link, or `fleetwatch` for automatic changes */
               by: string;
               /** @enum {string} */
-              via: 'api' | 'telegram' | 'email' | 'push' | 'system';
+              via: 'api' | 'telegram' | 'email' | 'push' | 'sms' | 'system';
               comment?: string;
             };
           };
@@ -7928,7 +7948,7 @@ export interface operations {
                 /** @description who: the login of a user, the e-mail address of a link, or `fleetwatch` for automatic changes */
                 by: string;
                 /** @enum {string} */
-                via: 'api' | 'telegram' | 'email' | 'push' | 'system';
+                via: 'api' | 'telegram' | 'email' | 'push' | 'sms' | 'system';
                 comment?: string;
               };
             }[];
@@ -8079,7 +8099,7 @@ export interface operations {
               /** @description who: the login of a user, the e-mail address of a link, or `fleetwatch` for automatic changes */
               by: string;
               /** @enum {string} */
-              via: 'api' | 'telegram' | 'email' | 'push' | 'system';
+              via: 'api' | 'telegram' | 'email' | 'push' | 'sms' | 'system';
               comment?: string;
             };
           };
@@ -8545,6 +8565,75 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected error; the body carries a correlation id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+    };
+  };
+  openShortAlertLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        code: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Found: a redirect to the address in Location (with a small page linking it) */
+      302: {
+        headers: {
+          /** @description where the link leads */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><meta charset="utf-8"><title>fleetwatch</title><p><a href="/api/v3/alerts/acknowledge/eyJwIjoiYWNrbm93bGVkZ2UifQ.c2lnbmF0dXJl">Open the alert</a></p></html> */
+          'text/html': string;
+        };
+      };
+      /** @description Bad JSON, a schema violation or an unknown field (bodies take only the fields they define); `issues` lists each problem, naming its field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            message: string;
+            issues?: {
+              path: string;
+              message: string;
+            }[];
+            correlationId?: string;
+          };
+        };
+      };
+      /** @description No such record in your scope */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link is not valid</title><style>…</style></head><body><main><h1>This link is not valid</h1><p>This link is not valid, or it has expired: SMS links work for 7 days after the alert was sent. Check that it was copied whole, or open the alert in fleetwatch instead.</p></main></body></html> */
           'text/html': string;
         };
       };

@@ -13,6 +13,7 @@ import { notificationPreviewRoutes } from './notification-preview';
 import { notificationTestRoutes } from './notification-test';
 import { notificationRoutes } from './notifications';
 import { openApiRoute } from './openapi';
+import { shortLinkRoutes } from './short-links';
 import { silenceRoutes } from './silences';
 import { rotaRoutes } from './rotas';
 import { suppressedRoutes } from './suppressed';
@@ -40,6 +41,7 @@ export const apiRoutes: ApiRoute[] = [
   ...alertLifecycleRoutes,
   ...alertLinkRoutes,
   ...alertMuteLinkRoutes,
+  ...shortLinkRoutes,
   ...suppressedRoutes,
   ...geozoneRoutes,
   ...intersectionRoutes,
