@@ -79,3 +79,29 @@ export function unreachedRecipients(rule: ChannelFields, users: readonly StoredU
     return issues;
   });
 }
+
+/** An escalation level that texts its users (`sms`): its index in the chain and the users it names. */
+export interface TextingLevel {
+  index: number;
+  userIds: readonly string[];
+}
+
+/**
+ * Each user a texting level names who has no verified phone number yet, named `settings.escalation.<i>.userIds.<j>`.
+ * The people a rota puts on call are not listed: who that is changes with the rota.
+ */
+export function unverifiedLevelUsers(levels: readonly TextingLevel[], users: readonly StoredUser[]): Issue[] {
+  const byId = new Map(users.map((user) => [user.id, user]));
+  return levels.flatMap((level) =>
+    level.userIds.flatMap((id, position): Issue[] => {
+      const user = byId.get(id);
+      if (user?.phoneNumber && user.phoneVerifiedAt) return [];
+      return [
+        {
+          path: `settings.escalation.${level.index}.userIds.${position}`,
+          message: `user ${id} has no verified phone number yet: this level texts them once it is verified (POST /api/v3/users/{id}/phone/verification)`,
+        },
+      ];
+    }),
+  );
+}

@@ -149,6 +149,15 @@ describe('escalation chains', () => {
     expect(created.response.status).toBe(200);
     const read = await api.GET('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: created.data!.id } } });
     expect(JSON.parse(String(read.data!.settings.escalation))).toEqual(texting);
+    expect(read.data!.problems).toBeUndefined();
+    await api.DELETE('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: created.data!.id } } });
+
+    // a texting level's user without a verified number is a problem of the rule until it is verified
+    const unverified = await createRule({ escalation: [{ after: 5, userIds: [tenants.child.userId], sms: true }] });
+    expect(unverified.response.status).toBe(200);
+    const readUnverified = await api.GET('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: unverified.data!.id } } });
+    expect(readUnverified.data!.problems?.map((problem) => problem.path)).toEqual(['settings.escalation.0.userIds.0']);
+    await api.DELETE('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: unverified.data!.id } } });
     await api.DELETE('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id: created.data!.id } } });
 
     const asText = await createRule({ escalation: [{ after: 5, userIds: [tenants.child.userId], sms: 'true' }] });
