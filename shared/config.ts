@@ -351,40 +351,57 @@ export const apiSchema = z.object({
 /** The schema of each function: what its code reads, piece by piece. */
 const everyFunctionSchema = resourcesSchema.extend(observabilitySchema.shape);
 
-export const functionConfigSchemas = {
-  api: everyFunctionSchema
-    .extend(apiSchema.shape)
-    .extend(alertLinkSchema.shape)
-    .extend(vehicleClockEnvSchema.shape)
-    .extend(maxEventAgeSchema.shape)
-    .extend(templatesSchema.shape)
-    .extend(limitsSchema.shape)
-    .extend(webhookTargetsSchema.shape)
-    .extend(telegramSchema.shape)
-    .extend(pushSchema.shape)
-    .extend(smsSchema.shape),
-  evaluate: everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(maxEventAgeSchema.shape).extend(ruleCacheSchema.shape),
-  deliver: everyFunctionSchema
-    .extend(deliverSchema.shape)
-    .extend(senderSchema.shape)
-    .extend(webhookTargetsSchema.shape)
-    .extend(publicLinksSchema.shape)
-    .extend(alertLinkSchema.shape)
-    .extend(templatesSchema.shape)
-    .extend(emailSchema.shape)
-    .extend(emailQuotaSchema.shape)
-    .extend(telegramSchema.shape)
-    .extend(pushSchema.shape)
-    .extend(smsSchema.shape),
-  sweep: everyFunctionSchema
-    .extend(vehicleClockEnvSchema.shape)
-    .extend(ruleCacheSchema.shape)
-    .extend(outboxSchema.shape)
-    .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
-    .extend(feedOutageSchema.shape),
-  project: everyFunctionSchema,
-  telegram: everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape).extend(silenceLimitSchema.shape),
+const composeFunctionConfigSchemas = {
+  api: () =>
+    everyFunctionSchema
+      .extend(apiSchema.shape)
+      .extend(alertLinkSchema.shape)
+      .extend(vehicleClockEnvSchema.shape)
+      .extend(maxEventAgeSchema.shape)
+      .extend(templatesSchema.shape)
+      .extend(limitsSchema.shape)
+      .extend(webhookTargetsSchema.shape)
+      .extend(telegramSchema.shape)
+      .extend(pushSchema.shape)
+      .extend(smsSchema.shape),
+  evaluate: () => everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(maxEventAgeSchema.shape).extend(ruleCacheSchema.shape),
+  deliver: () =>
+    everyFunctionSchema
+      .extend(deliverSchema.shape)
+      .extend(senderSchema.shape)
+      .extend(webhookTargetsSchema.shape)
+      .extend(publicLinksSchema.shape)
+      .extend(alertLinkSchema.shape)
+      .extend(templatesSchema.shape)
+      .extend(emailSchema.shape)
+      .extend(emailQuotaSchema.shape)
+      .extend(telegramSchema.shape)
+      .extend(pushSchema.shape)
+      .extend(smsSchema.shape),
+  sweep: () =>
+    everyFunctionSchema
+      .extend(vehicleClockEnvSchema.shape)
+      .extend(ruleCacheSchema.shape)
+      .extend(outboxSchema.shape)
+      .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
+      .extend(feedOutageSchema.shape),
+  project: () => everyFunctionSchema,
+  telegram: () => everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape).extend(silenceLimitSchema.shape),
 } as const;
+
+type FunctionConfigSchemas = { readonly [Fn in keyof typeof composeFunctionConfigSchemas]: ReturnType<(typeof composeFunctionConfigSchemas)[Fn]> };
+
+// each composed on first read: a function's cold start builds its own schema, not all six
+const composedFunctionConfigSchemas: Partial<Record<keyof FunctionConfigSchemas, z.ZodObject>> = {};
+export const functionConfigSchemas = Object.defineProperties(
+  {},
+  Object.fromEntries(
+    Object.entries(composeFunctionConfigSchemas).map(([fn, compose]) => [
+      fn,
+      { enumerable: true, get: () => (composedFunctionConfigSchemas[fn as keyof FunctionConfigSchemas] ??= compose()) },
+    ]),
+  ),
+) as FunctionConfigSchemas;
 
 export type FunctionName = keyof typeof functionConfigSchemas;
 

@@ -49,7 +49,7 @@ let sesRegion: Promise<string> | undefined;
 
 /** SNS delivers to a device through the region its endpoint lives in, which its ARN names. */
 async function snsRegion(endpointArn: string): Promise<string> {
-  return endpointArn.split(':')[3] || (await snsClient().config.region());
+  return endpointArn.split(':')[3] || (await (await snsClient()).config.region());
 }
 
 async function destinationOf(target: GatedTarget): Promise<string> {
@@ -59,7 +59,7 @@ async function destinationOf(target: GatedTarget): Promise<string> {
     case 'telegram':
       return 'telegram';
     case 'email':
-      sesRegion ??= sesClient().config.region();
+      sesRegion ??= sesClient().then((client) => client.config.region());
       return `ses#${await sesRegion}`;
     case 'push':
       return `sns#${await snsRegion(target.device.endpointArn)}`;

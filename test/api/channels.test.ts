@@ -25,7 +25,7 @@ describe('alert channels of the logged-in user', () => {
     api = typedApiClient({ now: clock.now });
     rawApi = apiClient({ now: clock.now });
     token = await login(api, tenants.readOnly);
-    sns.install(snsClient());
+    sns.install(await snsClient());
   });
   afterAll(async () => emulators.stop());
   afterEach(() => {
@@ -105,7 +105,7 @@ describe('alert channels of the logged-in user', () => {
     process.env.PUSH_FCM_APPLICATION_ARN = 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch';
     // SNS has no local emulator: its CreatePlatformEndpoint answer is stubbed, everything else is real
     const endpointArn = 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/1234';
-    const send = vi.spyOn(snsClient(), 'send').mockImplementation(async () => ({ EndpointArn: endpointArn }));
+    const send = vi.spyOn(await snsClient(), 'send').mockImplementation(async () => ({ EndpointArn: endpointArn }));
     const { data, response } = await api.POST('/api/v3/push/devices', {
       headers: session(token),
       body: { platform: 'fcm', token: 'device-token-1' },

@@ -43,7 +43,7 @@ describe('acknowledging from the notification', () => {
     forgetTelegramCredentials();
     resetTelegramSender();
     resetTelegramWebhook();
-    sns.install(snsClient());
+    sns.install(await snsClient());
   });
   afterAll(async () => {
     await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);

@@ -31,7 +31,7 @@ describe('deliver function', () => {
     secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: 'hook-secret' }));
     forgetTelegramCredentials();
     resetTelegramSender();
-    sns.install(snsClient());
+    sns.install(await snsClient());
   });
   afterAll(async () => {
     await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);

@@ -31,10 +31,10 @@ const sweep = createSweepHandler({ clock, readBacklog: async () => ({ kind: 'unm
 
 beforeAll(async () => {
   emulators = await startTestEmulators('email-digest-split');
-  ses.install(sesClient());
+  ses.install(await sesClient());
 });
 afterAll(async () => {
-  ses.uninstall(sesClient());
+  ses.uninstall(await sesClient());
   await emulators.stop();
 });
 

@@ -51,7 +51,7 @@ describe('the SES daily quota', () => {
     forgetTelegramCredentials();
     resetTelegramSender();
     receiver = await startWebhookReceiver();
-    ses.install(sesClient());
+    ses.install(await sesClient());
   });
   afterAll(async () => {
     delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;

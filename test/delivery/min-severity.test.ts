@@ -35,7 +35,7 @@ beforeAll(async () => {
   secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: '123456:severity-bot', webhookSecret: 'hook-secret' }));
   forgetTelegramCredentials();
   resetTelegramSender();
-  sns.install(snsClient());
+  sns.install(await snsClient());
 });
 afterAll(async () => {
   await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);

@@ -16,7 +16,7 @@ describe('push device registration', () => {
 
   beforeAll(async () => {
     emulators = await startTestEmulators('push-register');
-    sns.install(snsClient());
+    sns.install(await snsClient());
   });
   afterAll(async () => emulators.stop());
   beforeEach(() => {

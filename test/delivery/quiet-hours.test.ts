@@ -49,11 +49,11 @@ describe('quiet hours', () => {
     secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: '123456:quiet-bot', webhookSecret: 'hook-secret' }));
     forgetTelegramCredentials();
     resetTelegramSender();
-    sns.install(snsClient());
-    ses.install(sesClient());
+    sns.install(await snsClient());
+    ses.install(await sesClient());
   });
   afterAll(async () => {
-    ses.uninstall(sesClient());
+    ses.uninstall(await sesClient());
     await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
   });
   beforeEach(async () => {

@@ -47,7 +47,7 @@ describe('Telegram topics and locations', () => {
     forgetTelegramCredentials();
     resetTelegramSender();
     resetTelegramWebhook();
-    sns.install(snsClient());
+    sns.install(await snsClient());
   });
   afterAll(async () => {
     await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);

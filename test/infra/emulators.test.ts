@@ -23,7 +23,9 @@ describe('local emulators through the real AWS SDK clients', () => {
   });
 
   it('sends an e-mail that the SES inbox shows', async () => {
-    await sesClient().send(
+    await (
+      await sesClient()
+    ).send(
       new SendEmailCommand({
         FromEmailAddress: 'alerts@fleetwatch.test',
         Destination: { ToAddresses: ['ops@example.com'] },

@@ -73,7 +73,7 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
   const capacity = countCapacity();
   const sqs = countSqsRequests();
   const quota = new SesQuotaStub();
-  quota.install(sesClient());
+  quota.install(await sesClient());
   sendQuota.reset();
   const totals = {
     alerts: 0,
@@ -140,7 +140,7 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
   } finally {
     capacity.detach();
     sqs.detach();
-    quota.uninstall(sesClient());
+    quota.uninstall(await sesClient());
     sendQuota.reset();
   }
   const alertIds = (await alertsInTable()).filter((alert) => vehicleIds.includes(alert.vehicleId as number)).map((alert) => String(alert.alertId));

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { buildOpenApiDocument } from '../openapi';
+import type { buildOpenApiDocument } from '../openapi';
 import { defineRoute, type ApiRoute } from '../route';
 import { openApiAnswerExample } from '../examples';
 
@@ -18,7 +18,8 @@ export function openApiRoute(routes: () => readonly ApiRoute[]): ApiRoute {
     response: z.object({ openapi: z.string() }).loose(),
     examples: { response: openApiAnswerExample },
     async handle() {
-      document ??= buildOpenApiDocument(routes());
+      // the generator (zod-to-openapi) is loaded by the first request for the document, not at every cold start
+      document ??= (await import('../openapi')).buildOpenApiDocument(routes());
       return { body: document };
     },
   });

@@ -1,5 +1,4 @@
-import { SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { sesClient } from '../../aws/ses';
+import { loadSesSdk, sesClient } from '../../aws/ses';
 import { describeError, type SendOutcome } from '../outcome';
 import { describeSesRefusal, isPermanentSesError } from './failure-words';
 import { emailSchema, readConfig } from '../../config';
@@ -30,7 +29,10 @@ const OVER_QUOTA = /daily message quota exceeded/i;
 export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
   try {
     const { SES_FROM_ADDRESS, SES_CONFIGURATION_SET } = readConfig(emailSchema);
-    await sesClient().send(
+    const { SendEmailCommand } = await loadSesSdk();
+    await (
+      await sesClient()
+    ).send(
       new SendEmailCommand({
         FromEmailAddress: SES_FROM_ADDRESS,
         Destination: { ToAddresses: [message.to] },

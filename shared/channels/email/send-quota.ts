@@ -1,6 +1,5 @@
-import { GetAccountCommand } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
-import { sesClient } from '../../aws/ses';
+import { loadSesSdk, sesClient } from '../../aws/ses';
 import { emailQuotaSchema, readConfig } from '../../config';
 import { logger } from '../../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../observability/metrics';
@@ -15,7 +14,8 @@ const sendQuotaSchema = z.object({
 export type SendQuota = z.infer<typeof sendQuotaSchema>;
 
 export async function readSendQuota(): Promise<SendQuota> {
-  const { SendQuota } = await sesClient().send(new GetAccountCommand({}));
+  const { GetAccountCommand } = await loadSesSdk();
+  const { SendQuota } = await (await sesClient()).send(new GetAccountCommand({}));
   return sendQuotaSchema.parse(SendQuota);
 }
 

@@ -1,14 +1,7 @@
-import {
-  CreatePlatformEndpointCommand,
-  DeleteEndpointCommand,
-  GetEndpointAttributesCommand,
-  InvalidParameterException,
-  SetEndpointAttributesCommand,
-} from '@aws-sdk/client-sns';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { updateUserMapEntry } from '../../store/user-maps';
 import { documentClient } from '../../aws/dynamodb';
-import { snsClient } from '../../aws/sns';
+import { loadSnsSdk, snsClient } from '../../aws/sns';
 import { pushSchema, readConfig, resourcesConfig } from '../../config';
 import { directoryKeys, pushDeviceSchema, storedUserSchema, type PushDevice } from '../../schemas/directory';
 
@@ -52,7 +45,8 @@ async function loadDevices(userId: string): Promise<Record<string, PushDevice> |
  */
 const TOKEN_TAKEN = /Endpoint (arn:aws[a-z-]*:sns:\S+) already exists with the same [Tt]oken/;
 
-function takenEndpointArn(error: unknown): string | null {
+async function takenEndpointArn(error: unknown): Promise<string | null> {
+  const { InvalidParameterException } = await loadSnsSdk();
   return error instanceof InvalidParameterException ? (TOKEN_TAKEN.exec(error.message)?.[1] ?? null) : null;
 }
 
@@ -62,24 +56,27 @@ function takenEndpointArn(error: unknown): string | null {
  * SNS records the new owner; a registration retried after a failure between the two finishes the move.
  */
 async function takeOverEndpoint(endpointArn: string, userId: string, token: string): Promise<void> {
-  const { Attributes } = await snsClient().send(new GetEndpointAttributesCommand({ EndpointArn: endpointArn }));
+  const { GetEndpointAttributesCommand, SetEndpointAttributesCommand } = await loadSnsSdk();
+  const sns = await snsClient();
+  const { Attributes } = await sns.send(new GetEndpointAttributesCommand({ EndpointArn: endpointArn }));
   const previousUserId = Attributes?.CustomUserData;
   if (previousUserId && previousUserId !== userId) await removePushDevice(previousUserId, endpointArn);
-  await snsClient().send(
+  await sns.send(
     new SetEndpointAttributesCommand({ EndpointArn: endpointArn, Attributes: { CustomUserData: userId, Token: token, Enabled: 'true' } }),
   );
 }
 
 /** The device token's SNS endpoint, owned by `userId`. */
 async function endpointFor(userId: string, platform: PushPlatform, token: string): Promise<string> {
+  const { CreatePlatformEndpointCommand } = await loadSnsSdk();
   try {
-    const { EndpointArn } = await snsClient().send(
-      new CreatePlatformEndpointCommand({ PlatformApplicationArn: applicationArn(platform), Token: token, CustomUserData: userId }),
-    );
+    const { EndpointArn } = await (
+      await snsClient()
+    ).send(new CreatePlatformEndpointCommand({ PlatformApplicationArn: applicationArn(platform), Token: token, CustomUserData: userId }));
     if (!EndpointArn) throw new Error('SNS returned no endpoint ARN');
     return EndpointArn;
   } catch (error) {
-    const endpointArn = takenEndpointArn(error);
+    const endpointArn = await takenEndpointArn(error);
     if (!endpointArn) throw error;
     await takeOverEndpoint(endpointArn, userId, token);
     return endpointArn;
@@ -113,6 +110,9 @@ export async function removePushDevice(userId: string, endpointArn: string, opti
     UpdateExpression: 'REMOVE #map.#id',
     ConditionExpression: 'attribute_exists(#map.#id)',
   });
-  if (options.deleteEndpoint) await snsClient().send(new DeleteEndpointCommand({ EndpointArn: endpointArn }));
+  if (options.deleteEndpoint) {
+    const { DeleteEndpointCommand } = await loadSnsSdk();
+    await (await snsClient()).send(new DeleteEndpointCommand({ EndpointArn: endpointArn }));
+  }
   return removed;
 }

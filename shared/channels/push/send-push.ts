@@ -1,5 +1,4 @@
-import { PublishCommand } from '@aws-sdk/client-sns';
-import { snsClient } from '../../aws/sns';
+import { loadSnsSdk, snsClient } from '../../aws/sns';
 import type { PushDevice } from '../../schemas/directory';
 import { describeError, type SendOutcome } from '../outcome';
 
@@ -62,7 +61,8 @@ const PERMANENT_ERRORS = new Set([
 
 export async function sendPush(device: PushDevice, message: PushMessage): Promise<SendOutcome> {
   try {
-    await snsClient().send(new PublishCommand({ TargetArn: device.endpointArn, MessageStructure: 'json', Message: pushPayload(message) }));
+    const { PublishCommand } = await loadSnsSdk();
+    await (await snsClient()).send(new PublishCommand({ TargetArn: device.endpointArn, MessageStructure: 'json', Message: pushPayload(message) }));
     return { status: 'sent' };
   } catch (error) {
     if (endpointIsGone(error)) return { status: 'failed', error: describeError(error), gone: true };

@@ -1,5 +1,4 @@
-import { SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
-import { smsClient } from '../../aws/sms';
+import { loadSmsSdk, smsClient } from '../../aws/sms';
 import type { SmsConfig } from '../../config';
 import { describeError } from '../outcome';
 
@@ -29,7 +28,10 @@ const PERMANENT = new Set(['ValidationException', 'ResourceNotFoundException', '
 export async function sendSms(message: SmsMessage, config: SmsSettings): Promise<SmsOutcome> {
   if (!config.SMS_ORIGINATION_IDENTITY) return { status: 'failed', error: 'SMS is not configured: no origination identity' };
   try {
-    const answer = await smsClient().send(
+    const { SendTextMessageCommand } = await loadSmsSdk();
+    const answer = await (
+      await smsClient()
+    ).send(
       new SendTextMessageCommand({
         DestinationPhoneNumber: message.to,
         OriginationIdentity: config.SMS_ORIGINATION_IDENTITY,
