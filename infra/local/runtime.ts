@@ -12,6 +12,8 @@ import { seedDemoData, seedDemoWebhook, type DemoData } from './seed';
 import { startWebhookReceiver } from './webhook-receiver';
 import { FakeTelegram } from './telegram-fake';
 import { FakeSms } from './sms-fake';
+import { startSmsReceipts, type SnsHandler } from './sms-receipts';
+import { confirmCodeReply } from './sms-replies';
 import { startDemoDispatcher } from './demo-dispatcher';
 import { demoFleet, startSimulator, type RunningSimulator, type SimulatedVehicle } from './simulator';
 import { lambdaContext, startPolling, type SqsHandler } from './sqs-poller';
@@ -42,6 +44,11 @@ export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Prom
 export interface LocalHandlers {
   evaluate: SqsHandler;
   deliver: SqsHandler;
+  /**
+   * The deliver function's SNS entry, which records SMS delivery events (the same handler as `deliver`, as deployed);
+   * fed by the SMS fake's events. Not loaded when `deliver` is replaced, so a fake deliver gets no events.
+   */
+  smsEvents?: SnsHandler;
   sweep: ScheduledHandler;
   api: HttpHandler;
   /** Absent when the Telegram webhook cannot run locally. */
@@ -113,6 +120,7 @@ export interface LocalRuntime {
 const HANDLER_MODULES = {
   evaluate: async (): Promise<SqsHandler> => (await import('../../functions/evaluate/handler')).handler,
   deliver: async (): Promise<SqsHandler> => (await import('../../functions/deliver/handler')).handler,
+  smsEvents: async (): Promise<SnsHandler> => (await import('../../functions/deliver/handler')).handler,
   sweep: async (): Promise<ScheduledHandler> => (await import('../../functions/sweep/handler')).handler,
   api: async (): Promise<HttpHandler> => (await import('../../functions/api/handler')).handler,
   telegram: async (): Promise<HttpHandler> => (await import('../../functions/telegram/handler')).handler,
@@ -372,9 +380,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
 
     const functionNames = telegram
-      ? (['evaluate', 'deliver', 'sweep', 'api', 'telegram'] as const)
-      : (['evaluate', 'deliver', 'sweep', 'api'] as const);
-    const wanted = functionNames.filter((name) => !options.handlers?.[name]);
+      ? (['evaluate', 'deliver', 'smsEvents', 'sweep', 'api', 'telegram'] as const)
+      : (['evaluate', 'deliver', 'smsEvents', 'sweep', 'api'] as const);
+    const replaced = (name: keyof LocalHandlers) => options.handlers?.[name] !== undefined || (name === 'smsEvents' && options.handlers?.deliver);
+    const wanted = functionNames.filter((name) => !replaced(name));
     const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
     if (!telegram) delete handlers.telegram;
     stoppers.push(await useInvocationScopes());
@@ -390,14 +399,27 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       stoppers.push(() => poller.stop());
     }
     if (handlers.deliver) {
+      let deliverHandler = narrateDeliveries(handlers.deliver, names, log, (alert) => demoAlertPage(alert, demo));
+      if (handlers.smsEvents) {
+        // the configuration set's event destination: the fake's delivery events, through SNS, to the deliver function
+        const receipts = startSmsReceipts(handlers.smsEvents, report('SMS delivery event'));
+        sms.onEvent = (message) => receipts.publish(message);
+        stoppers.push(async () => {
+          sms.onEvent = undefined;
+          await receipts.stop();
+        });
+        deliverHandler = receipts.around(deliverHandler);
+      }
       const poller = startPolling({
         queueUrl: emulators.queues.deliveries,
-        handler: narrateDeliveries(handlers.deliver, names, log, (alert) => demoAlertPage(alert, demo)),
+        handler: deliverHandler,
         functionName: 'fleetwatch-deliver',
         onError: report('deliver'),
       });
       stoppers.push(() => poller.stop());
     }
+    // a code typed on the fake's page confirms the number, as the API's confirm route would
+    sms.onReply = (from, text) => confirmCodeReply(demo.agentId, from, text, Date.now());
     if (handlers.sweep) {
       const sweep = handlers.sweep;
       const schedule = startSchedule(async () => {

@@ -11,7 +11,9 @@ import { escapeHtml } from '../../shared/channels/escape-html';
  * (AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2). It keeps an opt-out list as the service does: a number that replied
  * STOP is refused with ConflictException / DESTINATION_PHONE_NUMBER_OPTED_OUT until it replies START.
  * Its page (`GET /`) lists the SMS sent, with encoding and segments, and a form replies from a number.
- * Not modelled: signatures (never checked), carriers' delivery receipts (see `events`), real prices.
+ * With `onEvent` set it plays the configuration set's event destination: each SMS sent is reported
+ * TEXT_DELIVERED, and the page can report one failed or expired after all.
+ * Not modelled: signatures (never checked), real carriers' receipts (`event` builds them), real prices.
  */
 export interface SentSms {
   messageId: string;
@@ -39,6 +41,11 @@ type Scripted = { error: 'ThrottlingException' | 'InternalServerException' | 'Va
 
 const OPT_OUT_WORDS = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'OPT-OUT', 'REVOKE']);
 const OPT_IN_WORDS = new Set(['START', 'UNSTOP', 'YES']);
+/** The final events the page can report for a sent SMS, with the service's description of each. */
+const PAGE_EVENTS = new Map([
+  ['TEXT_CARRIER_UNREACHABLE', 'The carrier could not be reached'],
+  ['TEXT_TTL_EXPIRED', 'The message was not delivered within its time to live'],
+]);
 
 export class FakeSms {
   readonly sent: SentSms[] = [];
@@ -50,12 +57,18 @@ export class FakeSms {
   private server: Server | undefined;
   /** Called with a non-keyword reply (a code typed on the page), e.g. to confirm it through the API. */
   onReply: ((from: string, text: string) => Promise<string>) | undefined;
+  /**
+   * The configuration set's event destination: called with each delivery event (`event`'s JSON) the fake reports,
+   * TEXT_DELIVERED once an SMS is sent, or what the page marks it. Without it no events are produced.
+   */
+  onEvent: ((message: string) => void) | undefined;
 
   async start(port = 0): Promise<string> {
     this.server = createServer((request, response) => {
       const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
       if (request.method === 'GET' && path === '/') return this.page(response);
       if (request.method === 'POST' && path === '/reply') return void this.replyFromPage(request, response);
+      if (request.method === 'POST' && path === '/event') return void this.eventFromPage(request, response);
       void this.handle(request, response);
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
@@ -163,7 +176,9 @@ export class FakeSms {
         at: new Date().toISOString(),
       };
       this.sent.push(sms);
-      return answer(200, { MessageId: sms.messageId });
+      answer(200, { MessageId: sms.messageId });
+      this.onEvent?.(this.event(sms, 'TEXT_DELIVERED'));
+      return;
     }
     if (operation === 'DescribeSpendLimits')
       return answer(200, { SpendLimits: [{ Name: 'TEXT_MESSAGE_MONTHLY_SPEND_LIMIT', EnforcedLimit: 100, MaxLimit: 100, Overridden: false }] });
@@ -177,24 +192,54 @@ export class FakeSms {
     response.end();
   }
 
+  /** A later final event for a sent SMS, as its carrier might report it: it replaces the outcome recorded. */
+  private async eventFromPage(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const form = new URLSearchParams(await readBody(request));
+    const sms = this.sent.find((each) => each.messageId === form.get('messageId'));
+    const eventType = form.get('eventType') ?? '';
+    if (!sms || !PAGE_EVENTS.has(eventType)) {
+      response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end('no such SMS, or not an event the page reports');
+      return;
+    }
+    this.onEvent?.(this.event(sms, eventType, PAGE_EVENTS.get(eventType)));
+    response.writeHead(303, { location: '/' });
+    response.end();
+  }
+
   private page(response: ServerResponse): void {
     const rows = [...this.sent]
       .reverse()
       .map(
         (sms) =>
-          `<tr><td>${escapeHtml(sms.at)}</td><td>${escapeHtml(sms.to)}</td><td>${escapeHtml(sms.body)}</td><td>${sms.encoding}</td><td>${sms.segments}</td><td>${escapeHtml(sms.context.alertId ?? sms.context.purpose ?? '')}</td></tr>`,
+          `<tr><td>${escapeHtml(sms.at)}</td><td>${escapeHtml(sms.to)}</td><td>${escapeHtml(sms.body)}</td><td>${sms.encoding}</td><td>${sms.segments}</td><td>${escapeHtml(sms.context.alertId ?? sms.context.purpose ?? '')}</td><td>${this.onEvent ? markForms(sms.messageId) : ''}</td></tr>`,
       )
+      .join('');
+    const replies = [...this.replies]
+      .reverse()
+      .map((reply) => `<li>${escapeHtml(reply.from)}: ${escapeHtml(reply.text)} → ${escapeHtml(reply.outcome)}</li>`)
       .join('');
     const optedOut = [...this.optedOut].map((number) => `<li>${escapeHtml(number)}</li>`).join('');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(`<!doctype html><html><head><meta charset="utf-8"><title>SMS fake</title></head><body>
 <h1>SMS sent</h1>
-<table border="1"><tr><th>at</th><th>to</th><th>text</th><th>encoding</th><th>segments</th><th>alert</th></tr>${rows}</table>
+<table border="1"><tr><th>at</th><th>to</th><th>text</th><th>encoding</th><th>segments</th><th>alert</th><th>report</th></tr>${rows}</table>
 <h2>Reply from a phone</h2>
 <form method="post" action="/reply"><label>from <input name="from" placeholder="+994501234567"></label>
 <label>text <input name="text" placeholder="STOP, START or a code"></label><button>reply</button></form>
+<h2>Replies</h2><ul>${replies}</ul>
 <h2>Opted out</h2><ul>${optedOut}</ul></body></html>`);
   }
+}
+
+function markForms(messageId: string): string {
+  return [...PAGE_EVENTS.keys()]
+    .map(
+      (eventType) =>
+        `<form method="post" action="/event" style="display:inline"><input type="hidden" name="messageId" value="${escapeHtml(messageId)}">` +
+        `<button name="eventType" value="${eventType}">${eventType === 'TEXT_TTL_EXPIRED' ? 'expired' : 'failed'}</button></form>`,
+    )
+    .join(' ');
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {

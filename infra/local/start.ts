@@ -143,7 +143,7 @@ function banner(runtime: LocalRuntime, settings: StartSettings, dataDir: string)
       : 'Simulator off (--no-simulator): send messages yourself, see below.',
     '',
     ...telegramLines(runtime, settings),
-    `SMS: local fake at ${runtime.smsFake.url} (nothing reaches a phone: its page lists the SMS sent, with their segments, and replies STOP or a code).`,
+    `SMS: local fake at ${runtime.smsFake.url} (nothing reaches a phone: its page lists the SMS sent, reported delivered, and replies STOP or a code that confirms a number).`,
     'Log in and list the demo rules (requests on one session must be at least a second apart):',
     `  TOKEN=$(curl -s -X POST ${base}/auth/login -H 'content-type: application/json' -d '{"login":"${demo.login}","password":"${demo.password}"}' | sed -E 's/.*"AuthId":"([^"]+)".*/\\1/')`,
     `  curl -s -X POST ${base}/notifications/find -H "X-Auth: $TOKEN" -H 'content-type: application/json' -d '{"parentId":"${demo.agentId}"}'`,

@@ -20,6 +20,8 @@ export const CHECKS = {
   lambdaConcurrency: 'Lambda concurrency',
   geocoding: 'Amazon Location',
   telegramSecret: 'Telegram secret',
+  smsIdentity: 'SMS origination identity',
+  smsAccount: 'SMS account',
 } as const;
 export type CheckId = keyof typeof CHECKS;
 

@@ -1,6 +1,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { GeoPlacesClient } from '@aws-sdk/client-geo-places';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { PinpointSMSVoiceV2Client } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { STSClient } from '@aws-sdk/client-sts';
@@ -12,6 +13,7 @@ export interface PreflightClients {
   lambda: LambdaClient;
   geoPlaces: GeoPlacesClient;
   secretsManager: SecretsManagerClient;
+  sms: PinpointSMSVoiceV2Client;
 }
 
 /** Where the checks look: unset, the SDK's own chain decides (AWS_REGION, AWS_PROFILE, the default profile). */
@@ -29,6 +31,7 @@ export function preflightClients({ region, profile }: AwsTarget): PreflightClien
     lambda: new LambdaClient(config),
     geoPlaces: new GeoPlacesClient(config),
     secretsManager: new SecretsManagerClient(config),
+    sms: new PinpointSMSVoiceV2Client(config),
   };
 }
 

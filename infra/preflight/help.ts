@@ -50,6 +50,20 @@ const CHECK_DOCS: Record<CheckId, CheckDoc> = {
     warn: 'the bot token is still the placeholder: put the BotFather token with aws secretsmanager put-secret-value (docs/deploy.md, Telegram).',
     fail: 'not JSON, no webhookSecret, or a botToken not shaped like <digits>:<30 or more letters>.',
   },
+  smsIdentity: {
+    reads:
+      'End User Messaging SMS DescribePools, DescribePhoneNumbers or DescribeSenderIds of -c smsOriginationIdentity, as its ARN names one; only with -c smsCountries.',
+    pass: 'SMS off (skipped), or the identity exists in the region, is ACTIVE and takes TRANSACTIONAL messages.',
+    warn: 'not ACTIVE yet, not TRANSACTIONAL, or a sender id (one country) with -c smsCountries naming others.',
+    fail: 'countries without -c smsOriginationIdentity (the stack leaves SMS off), an identity of another region, or none such in the account.',
+  },
+  smsAccount: {
+    reads:
+      'End User Messaging SMS DescribeSpendLimits (TEXT_MESSAGE_MONTHLY_SPEND_LIMIT) and DescribeAccountAttributes (ACCOUNT_TIER); only with -c smsCountries.',
+    pass: "SMS off (skipped), or out of the sandbox with a monthly spend limit of at least one client's cap (-c smsMonthlyCapUsd).",
+    warn: "the account's limit is below one client's cap (one client could stop every client's SMS for the month; raise it with set-text-message-spend-limit-override or a support case), or the sandbox (verified numbers only).",
+    fail: 'a spend limit of $0: every SMS would be refused.',
+  },
 };
 
 const WIDTH = 100;

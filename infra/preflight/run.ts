@@ -9,6 +9,7 @@ import {
   checkSesAccount,
   checkTelegramSecret,
 } from './checks';
+import { checkSmsAccount, checkSmsIdentity } from './sms-checks';
 import { preflightClients, type AwsTarget, type PreflightClients } from './clients';
 import { USAGE } from './help';
 import { parsePreflightArgs, PreflightUsageError, type PreflightOptions } from './options';
@@ -26,6 +27,8 @@ export async function runChecks(options: PreflightOptions, clients: PreflightCli
     checkLambdaConcurrency(clients.lambda, options.context.apiReservedConcurrency, target),
     checkGeocoding(clients.geoPlaces, options.context.geocoding, identity),
     checkTelegramSecret(clients.secretsManager, options.stack, target),
+    checkSmsIdentity(clients.sms, options.context, identity, target),
+    checkSmsAccount(clients.sms, options.context, target),
   ]);
   return [row, ...rest];
 }

@@ -22,12 +22,20 @@ export const phoneConfirmResponseSchema = z
   })
   .meta({ example: { phoneNumber: '+994501234567', phoneVerified: true } });
 
+export const smsSpendQuerySchema = strictBody({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'a calendar month, YYYY-MM')
+    .optional()
+    .describe('the calendar month (UTC) to answer for, YYYY-MM; default the current one'),
+}).meta({ example: { month: '2026-10' } });
+
 export const smsSpendResponseSchema = z
   .object({
     parentId: z.string().describe('the client'),
     month: z.string().describe('the calendar month (UTC), YYYY-MM'),
-    spentUsd: z.number().describe("estimated SMS spend this month, in US dollars: each SMS's segments × its destination's price"),
+    spentUsd: z.number().describe("estimated SMS spend of the month, in US dollars: each SMS's segments × its destination's price"),
     capUsd: z.number().describe("the installation's monthly SMS spend cap per client"),
-    capReached: z.boolean().describe('true once SMS stop for the rest of the month (alerts record capReached)'),
+    capReached: z.boolean().describe("true once the month's spend reached the cap: SMS stop for the rest of that month (alerts record capReached)"),
   })
   .meta({ example: { parentId: '6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f', month: '2026-11', spentUsd: 12.75, capUsd: 50, capReached: false } });

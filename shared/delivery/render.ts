@@ -256,6 +256,26 @@ export function renderWebhookDisabledNotice(language: Language, data: WebhookDis
   };
 }
 
+/** What the notice of a client's SMS spend cap reached says (`<lang>/lifecycle/smsCapReached.eta`). */
+export interface SmsCapNotice {
+  /** The calendar month (UTC), YYYY-MM. */
+  month: string;
+  capUsd: number;
+}
+
+/** The notice that a client's SMS stop for the rest of the month, in every format. */
+export function renderSmsCapNotice(language: Language, data: SmsCapNotice): RenderedNotification {
+  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/smsCapReached`;
+  const fields = data as unknown as TemplateData;
+  const text = renderFile(name, 'text', fields);
+  return {
+    subject: text.subject,
+    text: text.body,
+    html: htmlDocument(text.subject, renderFile(name, 'html', fields).body, language),
+    telegram: renderFile(name, 'telegram', fields).body,
+  };
+}
+
 /** One alert as a digest lists it: its subject and plain text, as rendered when it was held. */
 export interface DigestedAlert {
   subject: string;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetClients } from '../../shared/aws/client-cache';
 import type { Emulators } from '../../infra/local/emulators';
 import { FakeSms } from '../../infra/local/sms-fake';
+import { takeSmsSpend } from '../../shared/store/sms-spend';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, login, seedTenants, session, typedApiClient, type TypedApi } from './support';
 
@@ -142,5 +143,22 @@ describe('phone numbers and their verification', () => {
     expect(own.data).toEqual({ parentId: tenants.root.agentId, month: '2026-03', spentUsd: 0, capUsd: 50, capReached: false });
     const foreign = await api.GET('/api/v3/agents/{id}/sms/spend', { headers: session(token), params: { path: { id: tenants.sibling.agentId } } });
     expect(foreign.response.status).toBe(404);
+  });
+
+  it('answers the month the query names, 400 naming month for another shape, and refuses an unknown query parameter', async () => {
+    const id = tenants.root.agentId;
+    const spend = (query: Record<string, string>) =>
+      api.GET('/api/v3/agents/{id}/sms/spend', { headers: session(token), params: { path: { id }, query: query as { month?: string } } });
+    // 1.5 dollars spent in February, through the store the deliver function counts with
+    expect(await takeSmsSpend(id, 1_500_000, 50_000_000, Date.parse('2026-02-14T12:00:00.000Z'))).toBe(true);
+    expect((await spend({ month: '2026-02' })).data).toEqual({ parentId: id, month: '2026-02', spentUsd: 1.5, capUsd: 50, capReached: false });
+    expect((await spend({ month: '2025-12' })).data).toMatchObject({ month: '2025-12', spentUsd: 0 });
+    expect((await spend({})).data).toMatchObject({ month: '2026-03', spentUsd: 0 });
+    for (const month of ['2026-13', '2026-2', 'february', '2026-02-01']) {
+      const bad = await spend({ month });
+      expect(bad.response.status, month).toBe(400);
+      expect(bad.error, month).toMatchObject({ issues: [{ path: 'month' }] });
+    }
+    expect((await spend({ year: '2026' })).response.status).toBe(400);
   });
 });

@@ -237,6 +237,9 @@ describe('SMS delivery', () => {
       const notices = (await sentEmails(emulators)).filter((email) => email.destination.to.includes(user.email));
       expect(notices).toHaveLength(1);
       expect(notices[0]!.subject).toContain('SMS spend cap');
+      // the lifecycle template's words, the month and the cap filled in, in both formats
+      expect(notices[0]!.body.text).toContain(`SMS spend for ${monthOf(Date.now())} reached its cap ($1)`);
+      expect(notices[0]!.body.html).toContain(`<b>Your client&#39;s SMS spend for ${monthOf(Date.now())} reached its cap ($1).</b>`);
     } finally {
       delete process.env.SMS_MONTHLY_CAP_USD;
       delete process.env.SMS_PRICES;

@@ -4,6 +4,15 @@ import path from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { AccessDeniedException, GeocodeCommand, GeoPlacesClient } from '@aws-sdk/client-geo-places';
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  DescribeAccountAttributesCommand,
+  DescribePhoneNumbersCommand,
+  DescribePoolsCommand,
+  DescribeSenderIdsCommand,
+  DescribeSpendLimitsCommand,
+  PinpointSMSVoiceV2Client,
+  ResourceNotFoundException as SmsResourceNotFoundException,
+} from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetAccountCommand, GetEmailIdentityCommand, NotFoundException, SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
@@ -23,12 +32,15 @@ import {
 import { USAGE } from '../../infra/preflight/help';
 import { parsePreflightArgs, PreflightUsageError, type PreflightOptions } from '../../infra/preflight/options';
 import { preflight } from '../../infra/preflight/run';
+import { checkSmsAccount, checkSmsIdentity, type SmsContext } from '../../infra/preflight/sms-checks';
 import { ConfigError } from '../../shared/config';
 
 /**
  * `npm run preflight` against a mocked account. No emulator covers STS, CloudFormation, the SESv2 account and
- * identity APIs, Lambda's account settings, Amazon Location or Secrets Manager as these checks read them, so each
- * client is mocked with aws-sdk-client-mock: every instance's `send` answers what a given account would.
+ * identity APIs, Lambda's account settings, Amazon Location, Secrets Manager or End User Messaging SMS's account
+ * and identity APIs as these checks read them (the loopback SMS fake plays sends for npm start and the delivery
+ * tests, not an account), so each client is mocked with aws-sdk-client-mock: every instance's `send` answers what a
+ * given account would.
  */
 const sts = mockClient(STSClient);
 const cloudFormation = mockClient(CloudFormationClient);
@@ -36,6 +48,7 @@ const sesv2 = mockClient(SESv2Client);
 const lambda = mockClient(LambdaClient);
 const geoPlaces = mockClient(GeoPlacesClient);
 const secretsManager = mockClient(SecretsManagerClient);
+const smsVoice = mockClient(PinpointSMSVoiceV2Client);
 
 const REGION = 'eu-central-1';
 const ACCOUNT = '123456789012';
@@ -43,6 +56,7 @@ const SENDER = 'alerts@fleet.example';
 const BOT_TOKEN = '7012345678:AAHk3vQm2xZp9LrT5sWn8bYc4dFg6hJk1lQ';
 const WEBHOOK_SECRET = 'w3bh00kS3cretGeneratedByTheStackQpXvRtYzWmKbNcLdHfGjSaEuIoPlTrMxNq';
 const NO_TARGET = {};
+const POOL_ARN = `arn:aws:sms-voice:${REGION}:${ACCOUNT}:pool/pool-fleetwatch`;
 
 const client = <T>(Client: new (config: { region: string }) => T) => new Client({ region: REGION });
 const awsError = (name: string, message: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(message), { name, ...extra });
@@ -72,10 +86,17 @@ function readyAccount() {
   lambda.on(GetAccountSettingsCommand).resolves({ AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 } });
   geoPlaces.on(GeocodeCommand).resolves({ ResultItems: [{ PlaceId: 'berlin', PlaceType: 'Locality', Title: 'Berlin, Deutschland' }] });
   secretsManager.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET }) });
+  smsVoice.on(DescribePoolsCommand).resolves({
+    Pools: [{ PoolArn: POOL_ARN, PoolId: 'pool-fleetwatch', Status: 'ACTIVE', MessageType: 'TRANSACTIONAL' } as never],
+  });
+  smsVoice
+    .on(DescribeSpendLimitsCommand)
+    .resolves({ SpendLimits: [{ Name: 'TEXT_MESSAGE_MONTHLY_SPEND_LIMIT', EnforcedLimit: 500, MaxLimit: 500, Overridden: true }] });
+  smsVoice.on(DescribeAccountAttributesCommand).resolves({ AccountAttributes: [{ Name: 'ACCOUNT_TIER', Value: 'PRODUCTION' }] });
 }
 
 beforeEach(() => {
-  for (const mock of [sts, cloudFormation, sesv2, lambda, geoPlaces, secretsManager]) mock.reset();
+  for (const mock of [sts, cloudFormation, sesv2, lambda, geoPlaces, secretsManager, smsVoice]) mock.reset();
   readyAccount();
 });
 
@@ -89,14 +110,14 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
 const tableRows = (table: string) => table.split('\n').filter((line) => /^\S.*\s(PASS|WARN|FAIL)\s/.test(line));
 
 describe('npm run preflight', () => {
-  it('passes every check of a ready account: exit code 0, seven rows', async () => {
+  it('passes every check of a ready account: exit code 0, nine rows, the SMS ones skipped', async () => {
     const { code, stdout } = await run(['--region', REGION, '--sender', SENDER]);
     expect(code).toBe(0);
     const rows = tableRows(stdout);
-    expect(rows).toHaveLength(7);
+    expect(rows).toHaveLength(9);
     expect(rows.every((row) => row.includes(' PASS '))).toBe(true);
     for (const check of Object.values(CHECKS)) expect(stdout).toMatch(new RegExp(`^${check} `, 'm'));
-    expect(stdout).toContain('7 checks: 7 pass, 0 warn, 0 fail');
+    expect(stdout).toContain('9 checks: 9 pass, 0 warn, 0 fail');
     expect(stdout).toContain(`account ${ACCOUNT}`);
     expect(secretsManager.commandCalls(GetSecretValueCommand)[0]!.args[0].input).toEqual({ SecretId: 'Fleetwatch/telegram' });
   });
@@ -106,14 +127,14 @@ describe('npm run preflight', () => {
     const { code, stdout } = await run(['--region', REGION, '--sender', SENDER]);
     expect(code).toBe(1);
     const rows = tableRows(stdout);
-    expect(rows).toHaveLength(7);
+    expect(rows).toHaveLength(9);
     expect(rows.filter((row) => row.includes(' FAIL '))).toEqual([expect.stringMatching(/^Lambda concurrency /)]);
   });
 
   it('exits 0 with warnings only', async () => {
     const { code, stdout } = await run(['--region', REGION]);
     expect(code).toBe(0);
-    expect(stdout).toContain('7 checks: 6 pass, 1 warn, 0 fail');
+    expect(stdout).toContain('9 checks: 8 pass, 1 warn, 0 fail');
   });
 
   it('never prints the bot token or the webhook secret, whatever the secret holds', async () => {
@@ -130,7 +151,7 @@ describe('npm run preflight', () => {
     for (const secretString of held) {
       secretsManager.on(GetSecretValueCommand).resolves({ SecretString: secretString });
       const { stdout, stderr } = await run(['--region', REGION, '--sender', SENDER]);
-      expect(tableRows(stdout)).toHaveLength(7);
+      expect(tableRows(stdout)).toHaveLength(9);
       expect(pieces.filter((piece) => `${stdout}${stderr}`.includes(piece))).toEqual([]);
     }
   });
@@ -458,5 +479,120 @@ describe('preflight options', () => {
     for (const option of ['--region', '--profile', '--stack', '--sender', '-c, --context', '--toolkit-stack-name', '--help'])
       expect(stdout).toContain(option);
     expect(sts.calls()).toHaveLength(0);
+  });
+});
+
+describe('SMS', () => {
+  const sms = () => client(PinpointSMSVoiceV2Client);
+  const on = (fields: Partial<SmsContext> = {}): SmsContext => ({
+    smsCountries: 'AZ,GE',
+    smsOriginationIdentity: POOL_ARN,
+    smsMonthlyCapUsd: 50,
+    ...fields,
+  });
+  const identity = { account: ACCOUNT, region: REGION };
+
+  it('skips both rows without -c smsCountries, asking nothing', async () => {
+    const { stdout } = await run(['--region', REGION, '--sender', SENDER]);
+    expect(stdout).toMatch(/^SMS origination identity\s+PASS\s+skipped: SMS off/m);
+    expect(stdout).toMatch(/^SMS account\s+PASS\s+skipped: SMS off/m);
+    expect(smsVoice.calls()).toHaveLength(0);
+  });
+
+  it('passes an active transactional pool of the region, and an account out of the sandbox above the cap, from the deploy context', async () => {
+    const { code, stdout } = await run([
+      '--region',
+      REGION,
+      '--sender',
+      SENDER,
+      '-c',
+      'smsCountries=AZ,GE',
+      '-c',
+      `smsOriginationIdentity=${POOL_ARN}`,
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('9 checks: 9 pass');
+    expect(smsVoice.commandCalls(DescribePoolsCommand)[0]!.args[0].input).toEqual({ PoolIds: [POOL_ARN] });
+    expect(stdout).toContain('pool pool-fleetwatch, ACTIVE');
+  });
+
+  it('fails with countries but no identity, an identity of another region, or one the account does not have', async () => {
+    expect(await checkSmsIdentity(sms(), on({ smsOriginationIdentity: '' }), identity, NO_TARGET)).toMatchObject({
+      status: 'fail',
+      found: expect.stringContaining('without -c smsOriginationIdentity'),
+    });
+    const elsewhere = POOL_ARN.replace(REGION, 'us-east-1');
+    expect(await checkSmsIdentity(sms(), on({ smsOriginationIdentity: elsewhere }), identity, NO_TARGET)).toMatchObject({
+      status: 'fail',
+      found: expect.stringContaining('is in us-east-1'),
+    });
+    smsVoice
+      .on(DescribePoolsCommand)
+      .rejects(new SmsResourceNotFoundException({ message: 'Pool not found', $metadata: {}, ResourceType: 'pool', ResourceId: 'x' }));
+    const missing = await checkSmsIdentity(sms(), on(), identity, NO_TARGET);
+    expect(missing).toMatchObject({
+      status: 'fail',
+      found: expect.stringContaining('no pool pool-fleetwatch'),
+      fix: expect.stringContaining('smsOriginationIdentity'),
+    });
+  });
+
+  it('describes a phone number or a sender id as the ARN names it; a sender id serving one country of several warns', async () => {
+    const numberArn = `arn:aws:sms-voice:${REGION}:${ACCOUNT}:phone-number/phone-0123`;
+    smsVoice.on(DescribePhoneNumbersCommand).resolves({
+      PhoneNumbers: [
+        {
+          PhoneNumberArn: numberArn,
+          PhoneNumber: '+4915100000000',
+          Status: 'PENDING',
+          MessageType: 'TRANSACTIONAL',
+          NumberType: 'LONG_CODE',
+        } as never,
+      ],
+    });
+    const number = await checkSmsIdentity(sms(), on({ smsOriginationIdentity: numberArn }), identity, NO_TARGET);
+    expect(smsVoice.commandCalls(DescribePhoneNumbersCommand)[0]!.args[0].input).toEqual({ PhoneNumberIds: [numberArn] });
+    expect(number).toMatchObject({ status: 'warn', found: expect.stringContaining('not active yet (PENDING)') });
+
+    const senderArn = `arn:aws:sms-voice:${REGION}:${ACCOUNT}:sender-id/FLEET/AZ`;
+    smsVoice.on(DescribeSenderIdsCommand).resolves({
+      SenderIds: [{ SenderIdArn: senderArn, SenderId: 'FLEET', IsoCountryCode: 'AZ', MessageTypes: ['TRANSACTIONAL'] } as never],
+    });
+    const sender = await checkSmsIdentity(sms(), on({ smsOriginationIdentity: senderArn }), identity, NO_TARGET);
+    expect(smsVoice.commandCalls(DescribeSenderIdsCommand)[0]!.args[0].input).toEqual({ SenderIds: [{ SenderId: senderArn, IsoCountryCode: 'AZ' }] });
+    expect(sender).toMatchObject({
+      status: 'warn',
+      found: expect.stringContaining('SMS to GE would be refused'),
+      fix: expect.stringContaining('smsCountries=AZ'),
+    });
+  });
+
+  it("warns when the account's monthly limit is below one client's cap, with the override while the maximum allows it", async () => {
+    smsVoice
+      .on(DescribeSpendLimitsCommand)
+      .resolves({ SpendLimits: [{ Name: 'TEXT_MESSAGE_MONTHLY_SPEND_LIMIT', EnforcedLimit: 1, MaxLimit: 100, Overridden: false }] });
+    expect(await checkSmsAccount(sms(), on(), { region: REGION })).toMatchObject({
+      status: 'warn',
+      found: expect.stringContaining("below one client's cap"),
+      fix: `aws pinpoint-sms-voice-v2 set-text-message-spend-limit-override --monthly-limit 50 --region ${REGION}`,
+    });
+    expect(await checkSmsAccount(sms(), on({ smsMonthlyCapUsd: 200 }), NO_TARGET)).toMatchObject({
+      status: 'warn',
+      fix: expect.stringContaining('ask AWS Support'),
+    });
+    expect(await checkSmsAccount(sms(), on({ smsMonthlyCapUsd: 1 }), NO_TARGET)).toMatchObject({ status: 'pass' });
+  });
+
+  it('warns in the sandbox, and fails on a limit of $0', async () => {
+    smsVoice.on(DescribeAccountAttributesCommand).resolves({ AccountAttributes: [{ Name: 'ACCOUNT_TIER', Value: 'BASIC' }] });
+    expect(await checkSmsAccount(sms(), on(), NO_TARGET)).toMatchObject({
+      status: 'warn',
+      found: expect.stringContaining('sandbox: SMS reach only verified destination numbers'),
+      fix: expect.stringContaining('create-verified-destination-number'),
+    });
+    smsVoice
+      .on(DescribeSpendLimitsCommand)
+      .resolves({ SpendLimits: [{ Name: 'TEXT_MESSAGE_MONTHLY_SPEND_LIMIT', EnforcedLimit: 0, MaxLimit: 0, Overridden: false }] });
+    expect(await checkSmsAccount(sms(), on(), NO_TARGET)).toMatchObject({ status: 'fail' });
   });
 });

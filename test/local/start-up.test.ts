@@ -11,6 +11,7 @@ import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { listWebhooks } from '../../shared/store/webhooks-store';
 import { demoFleet, sendTerminalMessages, simulatedSpan } from '../../infra/local/simulator';
 import { sentEmails, sharedDynamoEndpoint, type SentEmail } from '../support/emulators';
+import { getAlertItem, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 
 /**
  * `npm start` in-process, with the real evaluate, deliver, sweep and API handlers on the emulators: a hand-fed
@@ -282,5 +283,97 @@ describe('local runtime end to end', () => {
       redirect: 'manual',
     });
     expect(forged.status).toBe(403);
+  });
+
+  it("records TEXT_DELIVERED on the alert of an SMS sent in npm start, through the deliver function's SNS entry; the page marks it expired", async () => {
+    const number = '+994501230002';
+    const user = await putUser({
+      parentId: runtime.demo.agentId,
+      login: 'sms-local-receipt',
+      email: 'sms-receipt@fleetwatch.local',
+      phoneNumber: number,
+      phoneVerifiedAt: new Date().toISOString(),
+    });
+    const rule = await putRule({ parentId: runtime.demo.agentId, userId: user.id, recipientIds: [user.id], toSms: true });
+    const alert = await putAlert(rule, 9901, { kind: 'panic', values: {} }, { severity: 'critical' });
+    await sqsClient().send(
+      new SendMessageCommand({ QueueUrl: runtime.emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
+    );
+
+    const smsOf = async () =>
+      ((await getAlertItem(alert.alertId)).deliveries as Record<string, { status: string; sms?: Record<string, unknown> }>)[`sms:${number}`];
+    const delivered = await waitFor(async () => ((await smsOf())?.sms?.outcome === 'delivered' ? await smsOf() : undefined));
+    const { fake, url } = runtime.smsFake;
+    const sent = fake.sent.filter((sms) => sms.context.alertId === alert.alertId);
+    expect(sent).toHaveLength(1);
+    expect(delivered).toMatchObject({ status: 'sent', sms: { outcome: 'delivered', messageId: sent[0]!.messageId } });
+
+    // a carrier's later report, from the fake's page
+    const page = await (await fetch(url)).text();
+    expect(page).toContain(`name="messageId" value="${sent[0]!.messageId}"`);
+    const marked = await fetch(`${url}/event`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ messageId: sent[0]!.messageId, eventType: 'TEXT_TTL_EXPIRED' }).toString(),
+      redirect: 'manual',
+    });
+    expect(marked.status).toBe(303);
+    const expired = await waitFor(async () => ((await smsOf())?.sms?.outcome === 'expired' ? await smsOf() : undefined));
+    expect(expired).toMatchObject({ status: 'failed', error: expect.stringContaining('expired unsent') });
+  });
+
+  it("confirms the demo user's number with the code typed as a reply on the SMS fake's page, as the API's confirm route would", async () => {
+    const number = '+994501230001';
+    const { fake, url } = runtime.smsFake;
+    const login = await fetch(`${runtime.apiUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: DEMO.login, password: DEMO.password }),
+    });
+    const { AuthId } = (await login.json()) as { AuthId: string };
+    // requests on one session must be at least a second apart
+    let last = 0;
+    const api = async (path: string, method: string, body?: unknown) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, last + 1_100 - Date.now())));
+      last = Date.now();
+      return fetch(`${runtime.apiUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-auth': AuthId },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    };
+    const userPath = `/users/${runtime.demo.userId}`;
+    const user = (await (await api(userPath, 'GET')).json()) as Record<string, unknown>;
+    const saved = await api('/users', 'PUT', {
+      id: user.id,
+      parentId: user.parentId,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      language: user.language,
+      phoneNumber: number,
+    });
+    expect(saved.status).toBe(200);
+    expect((await api(`${userPath}/phone/verification`, 'POST')).status).toBe(200);
+    const code = /\d{6}/.exec(fake.sent.filter((sms) => sms.to === number).at(-1)?.body ?? '')?.[0];
+    expect(code).toBeDefined();
+
+    const reply = (text: string) =>
+      fetch(`${url}/reply`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ from: number, text }).toString(),
+        redirect: 'manual',
+      });
+    const wrong = code === '000000' ? '000001' : '000000';
+    expect((await reply(wrong)).status).toBe(303);
+    expect((await api(userPath, 'GET').then((response) => response.json())) as Record<string, unknown>).toMatchObject({ phoneVerified: false });
+    expect((await reply(code!)).status).toBe(303);
+    expect(fake.replies.slice(-2).map((each) => each.outcome)).toEqual(['wrong code for demo; 4 tries left', "verified: demo's number is confirmed"]);
+    expect((await api(userPath, 'GET').then((response) => response.json())) as Record<string, unknown>).toMatchObject({
+      phoneNumber: number,
+      phoneVerified: true,
+    });
+    // the page shows each reply's outcome
+    expect(await (await fetch(url)).text()).toContain('verified: demo&#39;s number is confirmed');
   });
 });

@@ -196,8 +196,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A client's estimated SMS spend this month, and its cap
-     * @description The client (yours or one below it; 404 otherwise) and its estimated SMS spend of the current calendar month (UTC), counted as each SMS goes out (segments × the destination's price, from the installation's price table), against the monthly cap. Past the cap the client's SMS stop until the month ends, and its users are told once by e-mail and Telegram.
+     * A client's estimated SMS spend of a month, and its cap
+     * @description The client (yours or one below it; 404 otherwise) and its estimated SMS spend of the current calendar month (UTC), or of the month the query names (`month=YYYY-MM`; 400 on month for another shape; a month without SMS answers 0), counted as each SMS goes out (segments × the destination's price, from the installation's price table), against the monthly cap. Past the cap the client's SMS stop until the month ends, and its users are told once by e-mail and Telegram.
      */
     get: operations['getClientSmsSpend'];
     put?: never;
@@ -2978,7 +2978,10 @@ export interface operations {
   };
   getClientSmsSpend: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description the calendar month (UTC) to answer for, YYYY-MM; default the current one */
+        month?: string;
+      };
       header?: never;
       path: {
         id: string;
@@ -3007,11 +3010,11 @@ export interface operations {
             parentId: string;
             /** @description the calendar month (UTC), YYYY-MM */
             month: string;
-            /** @description estimated SMS spend this month, in US dollars: each SMS's segments × its destination's price */
+            /** @description estimated SMS spend of the month, in US dollars: each SMS's segments × its destination's price */
             spentUsd: number;
             /** @description the installation's monthly SMS spend cap per client */
             capUsd: number;
-            /** @description true once SMS stop for the rest of the month (alerts record capReached) */
+            /** @description true once the month's spend reached the cap: SMS stop for the rest of that month (alerts record capReached) */
             capReached: boolean;
           };
         };
