@@ -1,6 +1,7 @@
 import type { RuleType } from '../../shared/schemas/notification';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
-import { SETTINGS_REFERENCE, commonSettingsMarkdown, severityMarkdown, typeSettingsMarkdown } from '../../shared/rules/settings-reference';
+import { SETTINGS_REFERENCE } from '../../shared/rules/settings-reference';
+import { commonSettingsMarkdown, severityMarkdown, typeSettingsMarkdown } from '../../shared/api/settings-markdown';
 
 /**
  * The generated regions of docs/rules.md: `<!-- generated:settings:common -->`, one

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { guidSchema, notificationBodySchema, notificationSchema, ruleTypeSchema, type NotificationBody } from '../schemas/notification';
 import { ruleProblems } from '../rules/rule-validation';
-import { settingsReferenceMarkdown } from '../rules/settings-reference';
+import { settingsReferenceMarkdown } from './settings-markdown';
 import { SEVERITIES, alertSchema, alertStateSchema, severitySchema } from '../schemas/alert';
 import { geozoneBodySchema, geozoneSchema, refuseMismatchedGeometry } from '../schemas/geozone';
 import { unsupportedGeometryIssues } from '../geo/supported-geometry';

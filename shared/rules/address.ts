@@ -6,6 +6,7 @@ import { haversineMeters } from '../geo/measure';
 import { NO_EVENTS, messageEvent, round } from './message-values';
 import { enumSetting, numberSetting, onceReadable, optionalNumberSetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 /**
  * Type 10, address: arrival at and departure from a point (an address), a circle of `radius` metres around
@@ -75,4 +76,28 @@ export const addressEvaluator: RuleEvaluator<AddressSettings, AddressState> = {
     if (distance > settings.radius - settings.margin) return { state, events: NO_EVENTS };
     return { state: { inside: true }, events: settings.mode === 'exit' ? NO_EVENTS : [addressEvent('addressArrival', settings, distance, message)] };
   },
+};
+
+/** What the settings of type 10 mean and default to, for people (settings-reference.ts). */
+export const addressReference: TypeReference = {
+  name: 'address',
+  events: 'addressArrival, addressDeparture',
+  settings: [
+    { key: 'address', default: '', meaning: 'the address as people write it (at most 500 characters); shown in notifications' },
+    {
+      key: 'latitude',
+      default: null,
+      meaning: 'latitude of the point (−90–90); found from address by the geocoder when left out, where the installation has one',
+    },
+    { key: 'longitude', default: null, meaning: 'longitude of the point (−180–180); found with latitude' },
+    { key: 'radius', default: '100', meaning: 'metres around the point that count as at the address (10–100000)' },
+    { key: 'mode', default: 'both', meaning: 'which alerts: entry (arrival), exit (departure) or both' },
+    { key: 'margin', default: '20', meaning: 'hysteresis in metres around the circle against GPS jitter (0–10000)' },
+  ],
+  constraints: [
+    'latitude and longitude go together',
+    'address or the coordinates are required; without coordinates, an installation without a geocoder answers 400 asking for them',
+    'margin must be smaller than radius',
+  ],
+  example: { address: 'Nizami 10, Baku', latitude: '40.3777', longitude: '49.8467' },
 };

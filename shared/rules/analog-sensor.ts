@@ -3,6 +3,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, numericParameter } from './message-values';
 import { onceReadable, enumSetting, numberSetting, optionalNumberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 export const analogSensorSettingsSchema = settingsMap({
   /** Numeric parameter to watch. */
@@ -94,4 +95,24 @@ export const analogSensorEvaluator: RuleEvaluator<AnalogSensorSettings, AnalogSe
     state?.alerted ? { since: state.since, kind: settings.mode === 'outside' ? 'sensorOutOfRange' : 'sensorInRange' } : undefined,
 
   cutShort: (_rule, before, after) => !before.alerted && after?.since !== before.since,
+};
+
+/** What the settings of type 9 mean and default to, for people (settings-reference.ts). */
+export const analogSensorReference: TypeReference = {
+  name: 'analog sensor',
+  events: 'sensorOutOfRange (mode outside), sensorInRange (mode inside)',
+  settings: [
+    { key: 'parameter', default: 'ain1', meaning: 'numeric parameter' },
+    { key: 'min', default: null, meaning: 'lower bound of the range, inclusive' },
+    { key: 'max', default: null, meaning: 'upper bound of the range, inclusive' },
+    { key: 'mode', default: 'outside', meaning: 'alert when the value is outside or inside the range' },
+    { key: 'minDuration', default: '0', meaning: 'seconds the condition must hold (0–86400)' },
+    { key: 'hysteresis', default: '0', meaning: 'how far back across a bound (parameter units) the value must come to end an episode (0–1000000)' },
+  ],
+  constraints: [
+    'min or max is required',
+    'min must not exceed max',
+    'with mode outside and both bounds, twice the hysteresis must be less than max − min',
+  ],
+  example: { max: '100' },
 };

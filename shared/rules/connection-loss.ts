@@ -3,6 +3,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, messageEvent } from './message-values';
 import { booleanSetting, numberSetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 export const connectionLossSettingsSchema = settingsMap({
   /** Minutes without any message after which the connection counts as lost. */
@@ -61,4 +62,20 @@ export const connectionLossEvaluator: RuleEvaluator<ConnectionLossSettings, Conn
       ],
     };
   },
+};
+
+/** What the settings of type 7 mean and default to, for people (settings-reference.ts). */
+export const connectionLossReference: TypeReference = {
+  name: 'connection loss',
+  events: 'connectionLost, connectionRestored',
+  settings: [
+    { key: 'minutes', default: '30', meaning: 'minutes without a message before the connection counts as lost (1–43200)' },
+    {
+      key: 'notifyRestored',
+      default: 'false',
+      meaning: 'also alert when a message arrives after a reported loss (true/false); the same as the common notifyCleared, kept as an alias',
+    },
+  ],
+  constraints: [],
+  example: {},
 };

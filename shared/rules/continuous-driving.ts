@@ -3,6 +3,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent } from './message-values';
 import { numberSetting, onceReadable, optionalNumberSetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 export const continuousDrivingSettingsSchema = settingsMap({
   /** Above this speed, km/h, the vehicle is driving. */
@@ -122,4 +123,28 @@ export const continuousDrivingEvaluator: RuleEvaluator<ContinuousDrivingSettings
     }
     return { state, events };
   },
+};
+
+/** What the settings of type 15 mean and default to, for people (settings-reference.ts). */
+export const continuousDrivingReference: TypeReference = {
+  name: 'continuous driving',
+  events: 'drivingLimitNear (with warnBefore), drivingLimit',
+  settings: [
+    { key: 'maxSpeed', default: '5', meaning: 'km/h above which the vehicle is driving (0–200)' },
+    { key: 'hours', default: '4.5', meaning: 'hours of driving allowed without a full rest (0.01–24)' },
+    { key: 'restMinutes', default: '45', meaning: 'minutes a rest must last in one piece to start the count afresh (1–1440)' },
+    { key: 'warnBefore', default: null, meaning: 'minutes before the limit at which to warn (0.1–1440); left out, no warning' },
+    {
+      key: 'minDriving',
+      default: '60',
+      meaning: 'seconds of driving needed to interrupt a rest; shorter movement (GPS noise, shunting) counts as part of the rest (0–3600)',
+    },
+    {
+      key: 'maxGap',
+      default: '300',
+      meaning: 'seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence counts as a rest (10–86400)',
+    },
+  ],
+  constraints: ['warnBefore must be less than hours × 60'],
+  example: {},
 };

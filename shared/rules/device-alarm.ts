@@ -5,6 +5,7 @@ import type { TerminalMessage } from '../schemas/terminal-message';
 import { NO_EVENTS, deviceMs, messageEvent, numericParameter, switchParameter } from './message-values';
 import { numberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 /** The alarms a terminal reports, most serious first: an alert naming several leads with the first. */
 export const ALARM_KINDS = ['crash', 'powerCut', 'tamper', 'jamming', 'lowBattery', 'harshBraking', 'harshAcceleration', 'harshCornering'] as const;
@@ -219,4 +220,47 @@ export const deviceAlarmEvaluator: RuleEvaluator<DeviceAlarmSettings, DeviceAlar
     }
     return { state: next, events: raised ? [alarmEvent(message, raised, true)] : NO_EVENTS };
   },
+};
+
+/** What the settings of type 16 mean and default to, for people (settings-reference.ts). */
+export const deviceAlarmReference: TypeReference = {
+  name: 'device alarm',
+  events: 'deviceAlarm',
+  settings: [
+    {
+      key: 'alarms',
+      default: 'crash,powerCut,tamper,jamming,lowBattery,harshBraking,harshAcceleration,harshCornering',
+      meaning: 'which alarms alert, separated by commas (any of the default list, any case)',
+    },
+    { key: 'powerParameter', default: 'io252', meaning: 'digital parameter, on while the terminal is cut off from external power (powerCut)' },
+    { key: 'voltageParameter', default: 'io66', meaning: 'external voltage parameter; a reading below minVoltage is a power cut too' },
+    {
+      key: 'minVoltage',
+      default: '6000',
+      meaning: "external voltage below which power counts as cut, in the parameter's unit (mV for io66; 0–1000000)",
+    },
+    { key: 'batteryParameter', default: 'io67', meaning: 'backup battery voltage parameter (lowBattery)' },
+    { key: 'minBattery', default: '3500', meaning: "battery voltage below which it is low, in the parameter's unit (mV for io67; 0–1000000)" },
+    {
+      key: 'tamperParameter',
+      default: 'tamper',
+      meaning: 'digital parameter, on while the case is open or the terminal is tampered with (tamper)',
+    },
+    { key: 'jammingParameter', default: 'io249', meaning: 'digital parameter, on while jamming is detected (jamming)' },
+    { key: 'harshParameter', default: 'io253', meaning: 'harsh driving type parameter (harshAcceleration, harshBraking, harshCornering)' },
+    {
+      key: 'harshCodes',
+      default: '1,2,3',
+      meaning: 'values of harshParameter meaning harsh acceleration, braking and cornering, in that order (three different whole numbers)',
+      example: '1,2,3',
+    },
+    { key: 'crashParameter', default: 'io247', meaning: 'parameter that is non-zero on a crash (crash)' },
+    {
+      key: 'repeatWindow',
+      default: '60',
+      meaning: 'seconds within which readings of one alarm belong to the same event: a resent record or a crash trace alerts once (0–86400)',
+    },
+  ],
+  constraints: [],
+  example: {},
 };

@@ -4,6 +4,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, switchParameter } from './message-values';
 import { enumSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 export const discreteSensorSettingsSchema = settingsMap({
   /** Digital parameter: 1/true/on (or non-zero) is on, 0/false/off is off. */
@@ -49,4 +50,17 @@ export const discreteSensorEvaluator: RuleEvaluator<DiscreteSensorSettings, Disc
     }
     return { state: { on }, events };
   },
+};
+
+/** What the settings of type 8 mean and default to, for people (settings-reference.ts). */
+export const discreteSensorReference: TypeReference = {
+  name: 'discrete sensor',
+  events: 'sensorOn, sensorOff',
+  settings: [
+    { key: 'parameter', default: 'din1', meaning: 'digital parameter (1/true/on or non-zero is on; 0/false/off is off)' },
+    { key: 'edge', default: 'on', meaning: 'which switch alerts: on, off or both' },
+    { key: 'minDuration', default: '0', meaning: 'seconds the new value must hold before it counts (0–86400)' },
+  ],
+  constraints: [],
+  example: {},
 };

@@ -4,6 +4,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, numericParameter, round } from './message-values';
 import { booleanSetting, numberSetting, onceReadable, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 const fuelSettings = {
   /** Message parameter holding the fuel level in litres. */
@@ -127,3 +128,22 @@ function fuelChangeEvaluator(kind: 'drain' | 'fuelling'): RuleEvaluator<FuelChan
 
 export const drainEvaluator = fuelChangeEvaluator('drain');
 export const fuellingEvaluator = fuelChangeEvaluator('fuelling');
+
+/** What the settings of types 4 and 5 mean and default to, for people (settings-reference.ts). */
+const fuelReference = (kind: 'drain' | 'fuelling'): TypeReference => ({
+  name: kind,
+  events: kind,
+  settings: [
+    { key: 'parameter', default: 'fuel', meaning: 'message parameter with the fuel level, litres' },
+    { key: 'threshold', default: '10', meaning: 'smallest change of the filtered level that counts, litres (0.1–100000)' },
+    { key: 'window', default: '5', meaning: 'readings in the median filter (odd, 1–31)' },
+    { key: 'onlyParked', default: 'true', meaning: 'watch only while parked (true/false)' },
+    { key: 'parkedSpeed', default: '5', meaning: 'km/h below which the vehicle is parked (0–200)' },
+    { key: 'referenceWindow', default: '900', meaning: 'seconds within which the change must happen (60–86400)' },
+    { key: 'settle', default: '120', meaning: 'seconds without further change before reporting (0–86400)' },
+  ],
+  constraints: ['parkedSpeed must be above 0 while onlyParked is true'],
+  example: {},
+});
+export const drainReference = fuelReference('drain');
+export const fuellingReference = fuelReference('fuelling');

@@ -5,6 +5,7 @@ import type { TerminalMessage } from '../schemas/terminal-message';
 import { NO_EVENTS, deviceMs, messageEvent } from './message-values';
 import { enumSetting, numberSetting, settingsMap } from './settings';
 import type { EvaluationContext, RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 export const geozoneSettingsSchema = settingsMap({
   /** Which crossings raise an alert: entry, exit or both. */
@@ -214,3 +215,16 @@ export const geozoneEvaluator: RuleEvaluator<GeozoneSettings, GeozoneState> = {
 function followsExits(settings: GeozoneSettings): boolean {
   return settings.mode !== 'entry';
 }
+
+/** What the settings of type 0 mean and default to, for people (settings-reference.ts). */
+export const geozoneReference: TypeReference = {
+  name: 'geozone entry/exit',
+  events: 'zoneEntry, zoneExit',
+  settings: [
+    { key: 'mode', default: 'both', meaning: 'which crossings alert: entry, exit or both' },
+    { key: 'margin', default: '30', meaning: 'hysteresis in metres around the border against GPS jitter (0–10000)' },
+    { key: 'minDwell', default: '0', meaning: 'seconds on the new side before a crossing counts (0–86400)' },
+  ],
+  constraints: ['geoids must name at least one geozone'],
+  example: {},
+};

@@ -3,6 +3,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, switchParameter } from './message-values';
 import { numberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 export const idleSettingsSchema = settingsMap({
   /** Digital parameter of the ignition. */
@@ -54,4 +55,18 @@ export const idleEvaluator: RuleEvaluator<IdleSettings, IdleState> = {
   episode: (_rule, state) => (state?.alerted ? { since: state.since, kind: 'idle' } : undefined),
 
   cutShort: (_rule, before, after) => !before.alerted && after?.since !== before.since,
+};
+
+/** What the settings of type 11 mean and default to, for people (settings-reference.ts). */
+export const idleReference: TypeReference = {
+  name: 'idle',
+  events: 'idle',
+  settings: [
+    { key: 'ignition', default: 'ignition', meaning: 'digital parameter of the ignition' },
+    { key: 'maxSpeed', default: '5', meaning: 'km/h below which the vehicle stands (above 0, at most 200)' },
+    { key: 'minutes', default: '10', meaning: 'minutes of standing with the ignition on before the alert (1–10080)' },
+    { key: 'maxGap', default: '1800', meaning: 'seconds of silence that end the episode (60–86400)' },
+  ],
+  constraints: [],
+  example: {},
 };

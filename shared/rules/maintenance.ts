@@ -3,6 +3,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, messageEvent, numericParameter, round } from './message-values';
 import { enumSetting, numberSetting, optionalNumberSetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 const COUNTERS = {
   mileage: { parameter: 'mileage', unit: 'km', interval: 10_000 },
@@ -71,4 +72,18 @@ export const maintenanceEvaluator: RuleEvaluator<MaintenanceSettings, Maintenanc
       ],
     };
   },
+};
+
+/** What the settings of type 12 mean and default to, for people (settings-reference.ts). */
+export const maintenanceReference: TypeReference = {
+  name: 'maintenance',
+  events: 'maintenanceDue',
+  settings: [
+    { key: 'counter', default: 'mileage', meaning: 'what is counted: mileage (km) or engineHours (h)' },
+    { key: 'parameter', default: null, meaning: 'counter parameter; when left out, mileage or engineHours after counter' },
+    { key: 'interval', default: null, meaning: 'service interval; when left out, 10000 km or 250 h after counter (1–1000000000)' },
+    { key: 'base', default: '0', meaning: 'counter value the intervals are counted from, the last service (0–1000000000)' },
+  ],
+  constraints: [],
+  example: {},
 };

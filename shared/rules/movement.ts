@@ -5,6 +5,7 @@ import { NO_EVENTS, deviceMs, messageEvent, round, switchParameter } from './mes
 import { booleanSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
 import { followStop, stopAt, type StopPoint } from './stop-point';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 /**
  * Type 14, movement: the vehicle leaves a place where it stood for `minStop` minutes. With a schedule it
@@ -65,4 +66,25 @@ export const movementEvaluator: RuleEvaluator<MovementSettings, MovementState> =
       ],
     };
   },
+};
+
+/** What the settings of type 14 mean and default to, for people (settings-reference.ts). */
+export const movementReference: TypeReference = {
+  name: 'movement',
+  events: 'movement',
+  settings: [
+    { key: 'distance', default: '200', meaning: 'metres from where the vehicle stood beyond which it has moved (10–100000)' },
+    { key: 'minStop', default: '10', meaning: 'minutes the vehicle must have stood before moving counts (1–10080)' },
+    { key: 'maxSpeed', default: '5', meaning: 'km/h at or below which a fix begins a stop (0–200)' },
+    {
+      key: 'ignitionOff',
+      default: 'false',
+      meaning:
+        'only movement with the ignition off counts (towing, theft): a stop begins with the ignition off and a reading on ends it (true/false)',
+    },
+    { key: 'parameter', default: 'ignition', meaning: 'digital parameter of the ignition' },
+    { key: 'confirmFixes', default: '1', meaning: 'fixes in a row beyond distance that make a movement; 2 or more ignore a lone stray fix (1–10)' },
+  ],
+  constraints: [],
+  example: {},
 };

@@ -3,6 +3,7 @@ import { RULE_TYPES } from '../schemas/notification';
 import { NO_EVENTS, deviceMs, messageEvent, switchParameter } from './message-values';
 import { parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 export const panicSettingsSchema = settingsMap({
   /** Digital parameter of the panic button: 1 pressed, 0 released. */
@@ -90,4 +91,13 @@ export const panicEvaluator: RuleEvaluator<PanicSettings, PanicState> = {
     const widened = latePresses.map((span, i): Span => (i === known ? [Math.min(first, time), Math.max(last, time)] : span));
     return { state: { pressedSince: null, presses: [], ...state, latePresses: widened }, events: NO_EVENTS };
   },
+};
+
+/** What the settings of type 6 mean and default to, for people (settings-reference.ts). */
+export const panicReference: TypeReference = {
+  name: 'panic button',
+  events: 'panic',
+  settings: [{ key: 'parameter', default: 'panic', meaning: 'digital parameter of the button (1 pressed, 0 released)' }],
+  constraints: [],
+  example: {},
 };

@@ -4,6 +4,7 @@ import { NO_EVENTS, deviceMs, messageEvent, switchParameter } from './message-va
 import { booleanSetting, enumSetting, numberSetting, parameterKeySetting, settingsMap } from './settings';
 import { followStop, stopAt, type StopPoint } from './stop-point';
 import type { RuleEvaluator } from './types';
+import type { TypeReference } from './reference';
 
 /** Type 13, parking: the vehicle stands at one place for `minutes`, with the ignition as the rule asks. */
 export const parkingSettingsSchema = settingsMap({
@@ -88,4 +89,25 @@ export const parkingEvaluator: RuleEvaluator<ParkingSettings, ParkingState> = {
   episode: (_rule, state) => (state?.alerted ? { since: state.since, kind: 'parking' } : undefined),
 
   cutShort: (_rule, before, after) => !before.alerted && after?.since !== before.since,
+};
+
+/** What the settings of type 13 mean and default to, for people (settings-reference.ts). */
+export const parkingReference: TypeReference = {
+  name: 'parking',
+  events: 'parking, parkingEnded (notifyEnd)',
+  settings: [
+    { key: 'minutes', default: '30', meaning: 'minutes standing at one place before the alert (1–10080)' },
+    { key: 'maxSpeed', default: '5', meaning: 'km/h at or below which a fix begins a stop (0–200)' },
+    {
+      key: 'radius',
+      default: '50',
+      meaning:
+        'metres from the stop point within which the vehicle still stands there, whatever speed GPS drift reports; two fixes in a row beyond it end the stop (10–10000)',
+    },
+    { key: 'ignition', default: 'any', meaning: 'which stops count: with the ignition off, on, or any; a reading otherwise ends the stop' },
+    { key: 'parameter', default: 'ignition', meaning: 'digital parameter of the ignition' },
+    { key: 'notifyEnd', default: 'false', meaning: 'also alert when a reported stop ends (true/false)' },
+  ],
+  constraints: [],
+  example: {},
 };

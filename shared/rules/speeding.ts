@@ -4,6 +4,7 @@ import { NO_EVENTS, deviceMs, messageEvent, round } from './message-values';
 import { numberSetting, onceReadable, settingsMap } from './settings';
 import type { EvaluationContext, RuleEvaluator } from './types';
 import type { TerminalMessage } from '../schemas/terminal-message';
+import type { TypeReference } from './reference';
 
 /** `zoneLimits`: "zoneId:limit" pairs separated by commas, e.g. "12:50,14:30". */
 const zoneLimitsSetting = z
@@ -122,4 +123,28 @@ export const speedingEvaluator: RuleEvaluator<SpeedingSettings, SpeedingState> =
   episode: (_rule, state) => (state?.alerted ? { since: state.start, kind: 'speeding' } : undefined),
 
   cutShort: (_rule, before, after) => !before.alerted && after?.start !== before.start,
+};
+
+/** What the settings of type 2 mean and default to, for people (settings-reference.ts). */
+export const speedingReference: TypeReference = {
+  name: 'speeding',
+  events: 'speeding',
+  settings: [
+    { key: 'limit', default: '90', meaning: 'speed limit, km/h (1–1000)' },
+    { key: 'minDuration', default: '10', meaning: 'seconds above the limit before the alert; 0 alerts on the first message above it (0–86400)' },
+    {
+      key: 'zoneLimits',
+      default: '',
+      meaning: 'limits inside geozones as zoneId:limit pairs, e.g. 12:50,14:30; inside several, the lowest applies',
+    },
+    { key: 'endMargin', default: '5', meaning: 'km/h below the limit that count as slow again (0–100)' },
+    { key: 'endDuration', default: '30', meaning: 'seconds at or below limit − endMargin that end an episode (0–3600)' },
+    { key: 'maxGap', default: '300', meaning: 'seconds of silence that end an episode (1–86400)' },
+  ],
+  constraints: [
+    'endMargin must be less than limit and every zone limit',
+    'a zone has at most one limit in zoneLimits (1–1000 km/h)',
+    'every zone of zoneLimits must also be listed in geoids',
+  ],
+  example: {},
 };

@@ -3,7 +3,7 @@ import { deviceAlarmEvaluator } from '../../shared/rules/device-alarm';
 import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { settingsProblems } from '../../shared/rules/rule-validation';
 import { defaultSeverity, eventSeverity, severityOf } from '../../shared/rules/severity';
-import { typeSettingsMarkdown } from '../../shared/rules/settings-reference';
+import { typeSettingsMarkdown } from '../../shared/api/settings-markdown';
 import { buildAlertItem } from '../../shared/store/alerts-store';
 import type { RuleEvent, Severity } from '../../shared/schemas/alert';
 import { storedRuleSchema, type RuleType, type StoredRule } from '../../shared/schemas/notification';
