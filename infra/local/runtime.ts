@@ -302,9 +302,209 @@ function watchDeadLetters(emulators: Emulators, log: (line: string) => void, int
   };
 }
 
+/** What the running subsystems need to stop: stopped in the reverse order of their start, each failure reported. */
+class Stoppers {
+  private readonly stops: Array<() => Promise<void>> = [];
+  constructor(private readonly report: (error: unknown) => void) {}
+
+  add(stop: () => Promise<void>): void {
+    this.stops.push(stop);
+  }
+
+  async stopAll(): Promise<void> {
+    for (const stop of this.stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        this.report(error);
+      }
+    }
+  }
+}
+
+type Report = (what: string) => (error: unknown) => void;
+type TelegramCredentials = NonNullable<LocalRuntimeOptions['telegram']>;
+
+/** The Telegram Bot API fake, when asked for without a real bot: the functions reach it through TELEGRAM_API_ROOT. */
+async function startTelegramFake(options: LocalRuntimeOptions, stoppers: Stoppers) {
+  if (options.telegram || options.telegramFake !== true) return { telegram: options.telegram, telegramFake: null };
+  const fake = new FakeTelegram();
+  const url = await fake.start(options.ports?.telegramFake ?? 0);
+  stoppers.add(() => fake.stop());
+  exportToFunctions({ TELEGRAM_API_ROOT: url });
+  // the token only has to have Telegram's shape: the fake accepts any
+  const telegram: TelegramCredentials = { botToken: '1000:local-fake-token', webhookSecret: randomUUID() };
+  return { telegram, telegramFake: { url, fake } };
+}
+
+/** The SMS fake, and SMS switched on for the functions, to the fake only. */
+async function startSmsFake(options: LocalRuntimeOptions, stoppers: Stoppers) {
+  const fake = new FakeSms();
+  const url = await fake.start(options.ports?.smsFake ?? 0);
+  stoppers.add(() => fake.stop());
+  // the countries of the demo's languages unless the environment names others
+  exportToFunctions({
+    AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: url,
+    SMS_COUNTRIES: process.env.SMS_COUNTRIES ?? 'AZ,RU,GB',
+    SMS_ORIGINATION_IDENTITY: 'local-fake-pool',
+    SMS_CONFIGURATION_SET: 'local-fake',
+  });
+  return { fake, url };
+}
+
+/** The Secrets Manager stand-in with the keys the stack would generate, and the Telegram credentials if any. */
+async function startSecrets(telegram: TelegramCredentials | undefined, stoppers: Stoppers): Promise<void> {
+  const secrets = await startSecretsEmulator({
+    [LOCAL_HISTORY_TOKEN_SECRET]: randomBytes(32).toString('base64url'),
+    [LOCAL_ALERT_LINK_SECRET]: randomBytes(32).toString('base64url'),
+    ...(telegram ? { [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) } : {}),
+  });
+  stoppers.add(() => secrets.stop());
+  exportToFunctions({
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    HISTORY_TOKEN_SECRET_ID: LOCAL_HISTORY_TOKEN_SECRET,
+    ALERT_LINK_SECRET_ID: LOCAL_ALERT_LINK_SECRET,
+  });
+  if (telegram) exportToFunctions({ TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
+}
+
+/** The demo: its data, and the receiver of its webhook, which checks each alert's signature. */
+async function startDemo(options: LocalRuntimeOptions, log: (line: string) => void, stoppers: Stoppers) {
+  const fleet = options.fleet ?? demoFleet();
+  const demo = await seedDemoData(fleet);
+  const webhookReceiver = await startWebhookReceiver({
+    port: options.ports?.webhook ?? 0,
+    onAlert: (received) =>
+      log(
+        `${clock()}  WEBHOOK    ${received.payload.event.kind} · ${received.payload.vehicle.name} → demo receiver (signature checked) ${received.alertId}`,
+      ),
+  });
+  stoppers.add(() => webhookReceiver.stop());
+  webhookReceiver.secret = (await seedDemoWebhook(demo.agentId, webhookReceiver.url)).secret;
+  log(`${clock()}  Demo webhook receiver: ${webhookReceiver.url} (alerts of the demo rules, signatures checked)`);
+  return { fleet, demo, webhookReceiverUrl: webhookReceiver.url };
+}
+
+/** The functions' handlers: those the options replace, and the real ones for the rest. */
+async function functionHandlers(options: LocalRuntimeOptions, withTelegram: boolean): Promise<Partial<LocalHandlers>> {
+  const functionNames = withTelegram
+    ? (['evaluate', 'deliver', 'smsEvents', 'sweep', 'api', 'telegram'] as const)
+    : (['evaluate', 'deliver', 'smsEvents', 'sweep', 'api'] as const);
+  const replaced = (name: keyof LocalHandlers) => options.handlers?.[name] !== undefined || (name === 'smsEvents' && options.handlers?.deliver);
+  const wanted = functionNames.filter((name) => !replaced(name));
+  const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
+  if (!withTelegram) delete handlers.telegram;
+  return handlers;
+}
+
+/** Plays the input queue's event source mapping for evaluate. */
+function startEvaluatePoller(handler: SqsHandler, emulators: Emulators, options: LocalRuntimeOptions, report: Report, stoppers: Stoppers): void {
+  const poller = startPolling({
+    queueUrl: emulators.queues.input,
+    handler,
+    functionName: 'fleetwatch-evaluate',
+    concurrency: options.evaluateConcurrency ?? 4,
+    onError: report('evaluate'),
+  });
+  stoppers.add(() => poller.stop());
+}
+
+/**
+ * Plays the deliveries queue's event source mapping for deliver, narrated on the console, and the SMS
+ * configuration set's event destination: the fake's delivery events, through SNS, to the deliver function.
+ */
+function startDeliverPoller(
+  handlers: Partial<LocalHandlers>,
+  context: { emulators: Emulators; sms: FakeSms; names: Map<number, string>; demo: DemoData; log: (line: string) => void },
+  report: Report,
+  stoppers: Stoppers,
+): void {
+  const { emulators, sms, names, demo, log } = context;
+  if (!handlers.deliver) return;
+  let deliverHandler = narrateDeliveries(handlers.deliver, names, log, (alert) => demoAlertPage(alert, demo));
+  if (handlers.smsEvents) {
+    const receipts = startSmsReceipts(handlers.smsEvents, report('SMS delivery event'));
+    sms.onEvent = (message) => receipts.publish(message);
+    stoppers.add(async () => {
+      sms.onEvent = undefined;
+      await receipts.stop();
+    });
+    deliverHandler = receipts.around(deliverHandler);
+  }
+  const poller = startPolling({
+    queueUrl: emulators.queues.deliveries,
+    handler: deliverHandler,
+    functionName: 'fleetwatch-deliver',
+    onError: report('deliver'),
+  });
+  stoppers.add(() => poller.stop());
+}
+
+/** Plays the EventBridge schedule of the sweep. */
+function startSweepSchedule(sweep: ScheduledHandler, options: LocalRuntimeOptions, report: Report, stoppers: Stoppers): void {
+  const schedule = startSchedule(async () => {
+    try {
+      const context = lambdaContext('fleetwatch-sweep');
+      await invoke(context, () => sweep(scheduledEvent(Date.now()), context));
+    } catch (error) {
+      report('sweep')(error);
+    }
+  }, options.sweepIntervalMs ?? 60_000);
+  stoppers.add(() => schedule.stop());
+}
+
+/** Plays API Gateway: the API and the Telegram webhook on one local HTTP server, whose URL the links use. */
+async function startHttp(handlers: Partial<LocalHandlers>, options: LocalRuntimeOptions, report: Report, stoppers: Stoppers) {
+  const routes: HttpRoute[] = [];
+  if (handlers.api) routes.push({ routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler: handlers.api });
+  if (handlers.telegram) {
+    routes.push({
+      routeKey: 'POST /telegram/webhook',
+      path: '/telegram/webhook',
+      method: 'POST',
+      functionName: 'fleetwatch-telegram',
+      handler: handlers.telegram,
+    });
+  }
+  const http: RunningHttpServer = await startHttpServer({ routes, port: options.ports?.api ?? 0, onError: report('HTTP request') });
+  stoppers.add(() => http.stop());
+  // the links in e-mails lead to this server, wherever its port is (unless PUBLIC_API_URL says otherwise)
+  if (process.env.PUBLIC_API_URL === undefined) {
+    exportToFunctions({ PUBLIC_API_URL: apiUrlOf(http.url) });
+    stoppers.add(async () => exportToFunctions({ PUBLIC_API_URL: undefined }));
+  }
+  return http;
+}
+
+/** The fleet simulator, and the demo dispatcher who acknowledges what escalates, when the API runs. */
+function startSimulation(
+  context: { emulators: Emulators; fleet: SimulatedVehicle[]; apiUrl: string | null; log: (line: string) => void },
+  options: LocalRuntimeOptions,
+  report: Report,
+  stoppers: Stoppers,
+): RunningSimulator | undefined {
+  if (options.simulator === false) return undefined;
+  const { emulators, fleet, apiUrl, log } = context;
+  const simulator = startSimulator({ queueUrl: emulators.queues.input, fleet, now: options.simulator?.now, onError: report('simulator') });
+  stoppers.add(() => simulator.stop());
+  if (apiUrl) {
+    const dispatcher = startDemoDispatcher({
+      apiUrl,
+      onAcknowledged: (alertId) => log(`${clock()}  ACK        alert ${alertId} acknowledged by the demo dispatcher (escalated first)`),
+      onError: report('demo dispatcher'),
+    });
+    stoppers.add(async () => dispatcher.stop());
+  }
+  return simulator;
+}
+
+/**
+ * Starts the subsystems in order (emulators, fakes, secrets, projector, demo, the functions' event sources, HTTP,
+ * simulator); a failure stops what had started.
+ */
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const report = (what: string) => (error: unknown) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
+  const report: Report = (what) => (error) => log(`${clock()}  ${what} failed: ${(error as Error).message ?? String(error)}`);
   const fakeTelegram = !options.telegram && options.telegramFake === true;
   applyLocalFunctionEnvironment(options.verbose ?? false, options.telegram !== undefined || fakeTelegram);
 
@@ -316,178 +516,48 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     sqsPort: options.ports?.sqs,
     prefix: options.prefix,
   });
-  const stoppers: Array<() => Promise<void>> = [() => emulators.stop()];
-  const stopAll = async () => {
-    for (const stop of stoppers.splice(0).reverse()) {
-      try {
-        await stop();
-      } catch (error) {
-        report('stopping')(error);
-      }
-    }
-  };
+  const stoppers = new Stoppers(report('stopping'));
+  stoppers.add(() => emulators.stop());
 
   try {
-    let telegram = options.telegram;
-    let telegramFake: LocalRuntime['telegramFake'] = null;
-    if (fakeTelegram) {
-      const fake = new FakeTelegram();
-      const url = await fake.start(options.ports?.telegramFake ?? 0);
-      stoppers.push(() => fake.stop());
-      telegramFake = { url, fake };
-      // the token only has to have Telegram's shape: the fake accepts any
-      telegram = { botToken: '1000:local-fake-token', webhookSecret: randomUUID() };
-      exportToFunctions({ TELEGRAM_API_ROOT: url });
-    }
-    const sms = new FakeSms();
-    const smsUrl = await sms.start(options.ports?.smsFake ?? 0);
-    stoppers.push(() => sms.stop());
-    // SMS on locally, to the fake only: the countries of the demo's languages unless the environment names others
-    exportToFunctions({
-      AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: smsUrl,
-      SMS_COUNTRIES: process.env.SMS_COUNTRIES ?? 'AZ,RU,GB',
-      SMS_ORIGINATION_IDENTITY: 'local-fake-pool',
-      SMS_CONFIGURATION_SET: 'local-fake',
-    });
-    const secrets = await startSecretsEmulator({
-      [LOCAL_HISTORY_TOKEN_SECRET]: randomBytes(32).toString('base64url'),
-      [LOCAL_ALERT_LINK_SECRET]: randomBytes(32).toString('base64url'),
-      ...(telegram ? { [LOCAL_TELEGRAM_SECRET]: JSON.stringify(telegram) } : {}),
-    });
-    stoppers.push(() => secrets.stop());
-    exportToFunctions({
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-      HISTORY_TOKEN_SECRET_ID: LOCAL_HISTORY_TOKEN_SECRET,
-      ALERT_LINK_SECRET_ID: LOCAL_ALERT_LINK_SECRET,
-    });
-    if (telegram) exportToFunctions({ TELEGRAM_SECRET_ID: LOCAL_TELEGRAM_SECRET });
-
+    const { telegram, telegramFake } = await startTelegramFake(options, stoppers);
+    const sms = await startSmsFake(options, stoppers);
+    await startSecrets(telegram, stoppers);
     // plays the DynamoDB Streams event source of the project function: rule and zone changes reach vehicle items
-    stoppers.push(await startLocalProjector(report('projector')));
-    const fleet = options.fleet ?? demoFleet();
-    const demo = await seedDemoData(fleet);
-    const webhookReceiver = await startWebhookReceiver({
-      port: options.ports?.webhook ?? 0,
-      onAlert: (received) =>
-        log(
-          `${clock()}  WEBHOOK    ${received.payload.event.kind} · ${received.payload.vehicle.name} → demo receiver (signature checked) ${received.alertId}`,
-        ),
-    });
-    stoppers.push(() => webhookReceiver.stop());
-    webhookReceiver.secret = (await seedDemoWebhook(demo.agentId, webhookReceiver.url)).secret;
-    log(`${clock()}  Demo webhook receiver: ${webhookReceiver.url} (alerts of the demo rules, signatures checked)`);
-
+    stoppers.add(await startLocalProjector(report('projector')));
+    const { fleet, demo, webhookReceiverUrl } = await startDemo(options, log, stoppers);
     const names = new Map(fleet.map((vehicle) => [vehicle.vehicleId, vehicle.name]));
 
-    const functionNames = telegram
-      ? (['evaluate', 'deliver', 'smsEvents', 'sweep', 'api', 'telegram'] as const)
-      : (['evaluate', 'deliver', 'smsEvents', 'sweep', 'api'] as const);
-    const replaced = (name: keyof LocalHandlers) => options.handlers?.[name] !== undefined || (name === 'smsEvents' && options.handlers?.deliver);
-    const wanted = functionNames.filter((name) => !replaced(name));
-    const handlers: Partial<LocalHandlers> = { ...(await loadHandlers(wanted)), ...options.handlers };
-    if (!telegram) delete handlers.telegram;
-    stoppers.push(await useInvocationScopes());
-
-    if (handlers.evaluate) {
-      const poller = startPolling({
-        queueUrl: emulators.queues.input,
-        handler: handlers.evaluate,
-        functionName: 'fleetwatch-evaluate',
-        concurrency: options.evaluateConcurrency ?? 4,
-        onError: report('evaluate'),
-      });
-      stoppers.push(() => poller.stop());
-    }
-    if (handlers.deliver) {
-      let deliverHandler = narrateDeliveries(handlers.deliver, names, log, (alert) => demoAlertPage(alert, demo));
-      if (handlers.smsEvents) {
-        // the configuration set's event destination: the fake's delivery events, through SNS, to the deliver function
-        const receipts = startSmsReceipts(handlers.smsEvents, report('SMS delivery event'));
-        sms.onEvent = (message) => receipts.publish(message);
-        stoppers.push(async () => {
-          sms.onEvent = undefined;
-          await receipts.stop();
-        });
-        deliverHandler = receipts.around(deliverHandler);
-      }
-      const poller = startPolling({
-        queueUrl: emulators.queues.deliveries,
-        handler: deliverHandler,
-        functionName: 'fleetwatch-deliver',
-        onError: report('deliver'),
-      });
-      stoppers.push(() => poller.stop());
-    }
+    const handlers = await functionHandlers(options, telegram !== undefined);
+    stoppers.add(await useInvocationScopes());
+    if (handlers.evaluate) startEvaluatePoller(handlers.evaluate, emulators, options, report, stoppers);
+    startDeliverPoller(handlers, { emulators, sms: sms.fake, names, demo, log }, report, stoppers);
     // a code typed on the fake's page confirms the number, as the API's confirm route would
-    sms.onReply = (from, text) => confirmCodeReply(demo.agentId, from, text, Date.now());
-    if (handlers.sweep) {
-      const sweep = handlers.sweep;
-      const schedule = startSchedule(async () => {
-        try {
-          const context = lambdaContext('fleetwatch-sweep');
-          await invoke(context, () => sweep(scheduledEvent(Date.now()), context));
-        } catch (error) {
-          report('sweep')(error);
-        }
-      }, options.sweepIntervalMs ?? 60_000);
-      stoppers.push(() => schedule.stop());
-    }
-
+    sms.fake.onReply = (from, text) => confirmCodeReply(demo.agentId, from, text, Date.now());
+    if (handlers.sweep) startSweepSchedule(handlers.sweep, options, report, stoppers);
     const deadLetters = watchDeadLetters(emulators, log);
-    stoppers.push(() => deadLetters.stop());
+    stoppers.add(() => deadLetters.stop());
 
-    const routes: HttpRoute[] = [];
-    if (handlers.api) {
-      routes.push({ routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler: handlers.api });
-    }
-    if (handlers.telegram) {
-      routes.push({
-        routeKey: 'POST /telegram/webhook',
-        path: '/telegram/webhook',
-        method: 'POST',
-        functionName: 'fleetwatch-telegram',
-        handler: handlers.telegram,
-      });
-    }
-    const http: RunningHttpServer = await startHttpServer({ routes, port: options.ports?.api ?? 0, onError: report('HTTP request') });
-    stoppers.push(() => http.stop());
-    // the links in e-mails lead to this server, wherever its port is (unless PUBLIC_API_URL says otherwise)
-    if (process.env.PUBLIC_API_URL === undefined) {
-      exportToFunctions({ PUBLIC_API_URL: apiUrlOf(http.url) });
-      stoppers.push(async () => exportToFunctions({ PUBLIC_API_URL: undefined }));
-    }
-
-    let simulator: RunningSimulator | undefined;
-    if (options.simulator !== false) {
-      simulator = startSimulator({ queueUrl: emulators.queues.input, fleet, now: options.simulator?.now, onError: report('simulator') });
-      const running = simulator;
-      stoppers.push(() => running.stop());
-      if (handlers.api) {
-        const dispatcher = startDemoDispatcher({
-          apiUrl: apiUrlOf(http.url),
-          onAcknowledged: (alertId) => log(`${clock()}  ACK        alert ${alertId} acknowledged by the demo dispatcher (escalated first)`),
-          onError: report('demo dispatcher'),
-        });
-        stoppers.push(async () => dispatcher.stop());
-      }
-    }
+    const http = await startHttp(handlers, options, report, stoppers);
+    const apiUrl = apiUrlOf(http.url);
+    const simulator = startSimulation({ emulators, fleet, apiUrl: handlers.api ? apiUrl : null, log }, options, report, stoppers);
 
     const telegramWebhookUrl = handlers.telegram ? telegramWebhookUrlOf(http.url) : null;
     if (telegramFake && telegramWebhookUrl && telegram) telegramFake.fake.webhook = { url: telegramWebhookUrl, secretToken: telegram.webhookSecret };
     return {
       emulators,
-      apiUrl: apiUrlOf(http.url),
+      apiUrl,
       telegramWebhookUrl,
       telegramFake,
-      smsFake: { url: smsUrl, fake: sms },
-      webhookReceiverUrl: webhookReceiver.url,
+      smsFake: { url: sms.url, fake: sms.fake },
+      webhookReceiverUrl,
       demo,
       fleet,
       simulator,
-      stop: stopAll,
+      stop: () => stoppers.stopAll(),
     };
   } catch (error) {
-    await stopAll();
+    await stoppers.stopAll();
     throw error;
   }
 }
