@@ -7,7 +7,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { logger, loggerContext } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
-import { touchSession } from '../auth/sessions';
+import { touchSession } from '../store/sessions';
 import { getUser } from '../store/directory-store';
 import { RecordRejectedError } from '../store/record-schema';
 import { ApiError, forbidden, issuesOf, tooManyRequests, unauthorized, validationError } from './errors';

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SNSEvent } from 'aws-lambda';
 import * as z from 'zod';
@@ -7,6 +6,7 @@ import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import type { SmsDelivery } from '../schemas/alert';
 import { targetKeys } from './targets';
+import { conditionFailed } from '../store/dynamo';
 
 /**
  * The delivery events of AWS End User Messaging SMS (the configuration set's event destination, through SNS, to
@@ -79,7 +79,7 @@ async function recordOutcome(
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

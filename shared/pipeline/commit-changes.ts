@@ -8,6 +8,7 @@ import { writeSuppressedRuns, type LogWrite } from '../store/suppressed-log';
 import type { VehicleState } from '../schemas/vehicle-state';
 import { vehicleItem, vehicleStateTable, type VehicleProjection } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
+import { conditionFailed } from '../store/dynamo';
 
 /**
  * Commits what evaluation decided, with exactly-once effect: a vehicle's new state and the alerts it raised
@@ -88,7 +89,7 @@ async function transact(items: TransactionItem[]): Promise<void> {
       await documentClient().send(new PutCommand(only.Put));
     } catch (error) {
       // the same answer a one-item transaction gives, so that one code path handles both
-      if ((error as Error).name === 'ConditionalCheckFailedException') {
+      if (conditionFailed(error)) {
         throw new TransactionCanceledException({
           message: 'state version moved',
           $metadata: {},

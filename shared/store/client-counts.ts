@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys } from '../schemas/directory';
 import { silenceKeys } from '../schemas/silence';
+import { conditionFailed } from './dynamo';
 
 /**
  * How many rules or geozones each client owns, kept on one counter item per client and kind in the directory
@@ -129,7 +130,7 @@ export async function initializeCount(kind: CountedKind, clientId: string): Prom
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -304,7 +305,7 @@ export async function recount(kind: CountedKind, clientId: string, limit: number
     );
     return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     return true;
   }
 }

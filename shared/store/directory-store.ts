@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import {
@@ -16,6 +16,7 @@ import {
 import { hashPassword } from '../auth/password';
 import { batchGetItems } from './batch-get';
 import { parseRecord } from './record-schema';
+import { conditionFailed } from './dynamo';
 
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
@@ -341,7 +342,7 @@ export async function replacePasswordHash(login: string, previous: string, next:
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 

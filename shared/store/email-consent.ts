@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
 import { resourcesConfig } from '../config';
 import { releaseUnconfirmed, reserveUnconfirmed } from './sender-guard';
+import { conditionFailed } from './dynamo';
 
 /**
  * What an e-mail address agreed to, in the directory table:
@@ -133,7 +134,7 @@ export async function registerSideAddresses(clientId: string, sideAddresses: rea
           );
           return true;
         } catch (error) {
-          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+          if (!conditionFailed(error)) throw error;
           return false;
         }
       }),
@@ -206,7 +207,7 @@ export async function claimConfirmation(clientId: string, address: string, now: 
     );
     return token;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
 }

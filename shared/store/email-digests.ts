@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import type { DeliveryStatus } from '../schemas/alert';
 import { languageSchema } from '../schemas/directory';
+import { conditionFailed } from './dynamo';
 
 /**
  * Notifications held for one digest each recipient receives later, in the directory table. Two kinds:
@@ -264,7 +265,7 @@ export async function postponeDueDigest(digest: Digest, nextDueAt: number): Prom
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -286,7 +287,7 @@ export async function claimDigest(id: DigestId, now: number, leaseMs: number): P
     if (!digest) throw new Error(`digest item ${JSON.stringify(keysOf(id).due)} does not match its schema`);
     return digest;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
 }
@@ -349,7 +350,7 @@ export async function settleDigest(id: DigestId, settled: readonly HeldEmail[], 
       new DeleteCommand({ TableName: table(), Key: due, ConditionExpression: 'pending <= :zero', ExpressionAttributeValues: { ':zero': 0 } }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     await releaseDigest(id, nextDueAt);
   }
 }

@@ -5,6 +5,7 @@ import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { rotaIdClient, rotaKeys, storedRotaSchema, type StoredRota } from '../schemas/rota';
 import { parseRecord } from './record-schema';
+import { conditionFailed } from './dynamo';
 
 /** The on-call rotas of each client (schemas/rota.ts for the layout). */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
@@ -30,8 +31,6 @@ function parseItem(item: Record<string, unknown>): StoredRota | null {
   logger.error('unreadable rota skipped', { rotaId: item.id, issues: parsed.error.issues.slice(0, 5) });
   return null;
 }
-
-const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * Stores a new rota when its client holds fewer than `limit`. The count is read before the write: rotas change
@@ -106,7 +105,7 @@ export async function replaceRota(next: StoredRota): Promise<StoredRota> {
     );
     return rota;
   } catch (error) {
-    if (isConditionFailure(error)) throw new RotaConflictError(`rota ${rota.id} changed meanwhile`);
+    if (conditionFailed(error)) throw new RotaConflictError(`rota ${rota.id} changed meanwhile`);
     throw error;
   }
 }
@@ -118,7 +117,7 @@ export async function deleteRota(rota: Pick<StoredRota, 'id' | 'parentId'>): Pro
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

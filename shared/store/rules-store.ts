@@ -7,6 +7,7 @@ import { initialValidity } from '../rules/lifecycle';
 import { parseRecord } from './record-schema';
 import { conditionZoneIds } from '../rules/rule-validation';
 import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
+import { conditionFailed } from './dynamo';
 
 /**
  * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`, the global id sequence
@@ -77,7 +78,7 @@ async function transact(writes: TransactItem[], ruleIds: number[], checks: Trans
   try {
     await transactCounted(items, counts);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new StaleRuleError(ruleIds[0] ?? 0);
+    if (conditionFailed(error)) throw new StaleRuleError(ruleIds[0] ?? 0);
     if (error instanceof TransactionCanceledException) {
       const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
       if (index >= writes.length) throw new RuleReferenceGoneError();

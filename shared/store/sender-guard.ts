@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { conditionFailed } from './dynamo';
 
 /**
  * What keeps one client from using the shared sender against strangers, in the directory table:
@@ -25,8 +25,6 @@ export const dayOf = (now: number) => Math.floor(now / DAY_MS);
 /** When the UTC day after `now` begins (epoch ms). */
 export const nextDayStart = (now: number) => (dayOf(now) + 1) * DAY_MS;
 
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
-
 /**
  * Takes one confirmation e-mail from the client's budget of the day. Returns null when it may go out, else
  * when the next day's budget begins (epoch ms).
@@ -46,7 +44,7 @@ export async function takeConfirmationBudget(clientId: string, now: number, perD
     );
     return null;
   } catch (error) {
-    if (isConditionFailure(error)) return nextDayStart(now);
+    if (conditionFailed(error)) return nextDayStart(now);
     throw error;
   }
 }
@@ -134,7 +132,7 @@ export async function stopConfirmations(clientId: string, reason: string, now: n
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -196,7 +194,7 @@ export async function reserveUnconfirmed(clientId: string, count: number, cap: n
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import { logger } from '../observability/logger';
 import { silenceIdClient, silenceKeys, storedSilenceSchema, type StoredSilence } from '../schemas/silence';
 import { ClientLimitError, recount, transactCounted } from './client-counts';
 import { parseRecord } from './record-schema';
+import { conditionFailed } from './dynamo';
 
 /**
  * The maintenance silences of each client (schemas/silence.ts for the layout). A silence is kept
@@ -130,7 +131,7 @@ export async function endSilence(silenceId: string, by: string, now: number): Pr
     );
     return Attributes ? parseItem(Attributes) : null;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     return getSilence(silenceId, now);
   }
 }

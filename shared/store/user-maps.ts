@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, storedUserSchema } from '../schemas/directory';
+import { conditionFailed } from './dynamo';
 
 /**
  * Changes one entry of a user's `telegramChats` or `pushDevices` map by its id, in one UpdateItem: no read
@@ -33,7 +34,7 @@ async function ensureMap(userId: string, map: UserMap): Promise<void> {
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -61,7 +62,7 @@ export async function updateUserMapEntry(userId: string, map: UserMap, id: strin
       await send();
       return true;
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      if (conditionFailed(error)) return false;
       if (attempt === 0 && isMissingMap(error)) {
         await ensureMap(userId, map);
         continue;

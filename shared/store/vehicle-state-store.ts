@@ -6,6 +6,7 @@ import { logger } from '../observability/logger';
 import { vehicleStateSchema, type VehicleState } from '../schemas/vehicle-state';
 import { batchGetItems } from './batch-get';
 import { PACKED_STATE_ATTRIBUTE, packState, unpackState } from './vehicle-state-codec';
+import { conditionFailed } from './dynamo';
 
 /**
  * One item per vehicle, the unit of loading and of trust. Evaluate reads it (in the batch's BatchGetItem) and
@@ -205,7 +206,7 @@ export async function bumpZoneSet(vehicleId: number, clientId: string, version: 
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { recoveryJobSchema, type RecoveryJob } from '../schemas/webhook-recovery';
 import { WEBHOOK_LOG_DAYS } from './webhook-deliveries';
+import { conditionFailed } from './dynamo';
 
 /**
  * Webhook recovery jobs, in the directory table, all in the endpoint's own partition:
@@ -122,7 +123,7 @@ export async function claimRecoveredAlert(job: RecoveryJob, alertId: string): Pr
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -178,7 +179,7 @@ async function conditionalJobUpdate(job: RecoveryJob, update: string, values: Re
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

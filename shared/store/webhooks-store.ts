@@ -7,6 +7,7 @@ import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { parseRecord } from './record-schema';
 import { storedWebhookSchema, webhookIdClient, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
+import { conditionFailed } from './dynamo';
 
 /**
  * The webhook endpoints of each client (see `shared/schemas/webhook.ts` for the item layout and how the secret
@@ -69,7 +70,7 @@ async function initializeUrls(clientId: string): Promise<void> {
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -277,7 +278,7 @@ export async function disableWebhook(clientId: string, endpointId: string, reaso
     await documentClient().send(new UpdateCommand(webhookDisableUpdate(clientId, endpointId, reason, now)));
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -340,7 +341,7 @@ async function conditionalUpdate(
     );
     return parseRecord(storedWebhookSchema, Attributes, 'webhook endpoint');
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
 }

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -6,6 +5,7 @@ import type { StoredRule } from '../schemas/notification';
 import { DAY_MS, sweepDecision } from '../rules/lifecycle';
 import { ruleItem, rulesDueForExpiry } from '../store/rules-store';
 import { logger } from '../observability/logger';
+import { conditionFailed } from '../store/dynamo';
 
 /**
  * Rule expiry: an expired active rule is deactivated, or prolonged when it has autoProlongation. The rules
@@ -58,7 +58,7 @@ export async function runLifecyclePass(now: number, due: () => Promise<StoredRul
         }),
       );
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+      if (!conditionFailed(error)) throw error;
       logger.info('rule changed during the sweep; left for the next one', { ruleId: rule.id });
       result.skipped.push(rule.id);
       continue;

@@ -1,9 +1,10 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, type StoredUser } from '../schemas/directory';
-import { hashToken, newSessionToken } from './tokens';
+import { hashToken, newSessionToken } from '../auth/tokens';
+import { conditionFailed } from './dynamo';
 
 /**
  * Sessions in the directory table: `SESSION#<sha256(token)>` / `SESSION`. The token itself is never stored.
@@ -129,7 +130,7 @@ export async function touchSession(token: string, now: number, minIntervalMs: nu
     );
     return { ok: true, session: toSession(Attributes ?? {}) };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
   if (!Item || Number(Item.expiresAt) <= now || Number(Item.createdAt) <= now - ABSOLUTE_SESSION_MS) return { ok: false, reason: 'ended' };
