@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertPut, type AlertItem } from '../store/alerts-store';
@@ -8,7 +8,7 @@ import { writeSuppressedRuns, type LogWrite } from '../store/suppressed-log';
 import type { VehicleState } from '../schemas/vehicle-state';
 import { vehicleItem, vehicleStateTable, type VehicleProjection } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
-import { conditionFailed } from '../store/dynamo';
+import { cancellation, conditionFailed } from '../store/dynamo';
 
 /**
  * Commits what evaluation decided, with exactly-once effect: a vehicle's new state and the alerts it raised
@@ -103,13 +103,6 @@ async function transact(items: TransactionItem[]): Promise<void> {
   await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
 }
 
-function cancellationReasons(error: unknown): CancellationReason[] | undefined {
-  if (error instanceof TransactionCanceledException || (error as Error | undefined)?.name === 'TransactionCanceledException') {
-    return (error as TransactionCanceledException).CancellationReasons ?? [];
-  }
-  return undefined;
-}
-
 export async function commitChanges(changes: readonly VehicleChange[], reevaluate: Reevaluate): Promise<CommitResult> {
   const result: CommitResult = { created: [], failedVehicles: new Map() };
   const packs: VehicleChange[][] = [];
@@ -164,8 +157,8 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
         // that one vehicle never holds back the others
         logger.info('shared transaction not committed, committing its vehicles one by one', {
           vehicles: members.length,
-          cancelled: cancellationReasons(error) !== undefined,
-          error: cancellationReasons(error) ? undefined : error,
+          cancelled: cancellation(error) !== null,
+          error: cancellation(error) ? undefined : error,
         });
         for (const member of members) await commitAlone(member);
       }
@@ -208,7 +201,7 @@ async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate, com
       change = rest.length > 0 ? { ...change, state: undefined, alerts: rest, visits: [] } : undefined;
       continue;
     } catch (error) {
-      const reasons = cancellationReasons(error);
+      const reasons = cancellation(error)?.reasons;
       // a throttled item is no conflict: recomputing would only add reads to a table short of capacity, and the
       // messages, handed back to the queue, try again once it has scaled
       if (!reasons || reasons.some((reason) => reason.Code && THROTTLED.has(reason.Code))) throw error;

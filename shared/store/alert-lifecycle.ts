@@ -1,11 +1,10 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../schemas/alert';
 import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS, type EscalationFiring } from './alerts-store';
 import { dueClauses, retryUnchanged, updateExpression } from './alert-due';
-import { conditionFailed } from './dynamo';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * The lifecycle of a stored alert (`open` → `acknowledged` → `cleared` | `closed`, see ALERT_TRANSITIONS): one
@@ -267,7 +266,7 @@ export async function escalateDueAlert(
     );
     return escalation.alertId;
   } catch (error) {
-    if (error instanceof TransactionCanceledException) return null;
+    if (cancellation(error)) return null;
     throw error;
   }
 }

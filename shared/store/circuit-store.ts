@@ -3,7 +3,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { circuitKeys, parseHealth, type CircuitHealth } from '../schemas/circuit-health';
 import { webhookKeys } from '../schemas/webhook';
-import { conditionFailed } from './dynamo';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * The circuit breakers' health, in the directory table (keys in shared/schemas/circuit-health.ts). A webhook
@@ -197,7 +197,7 @@ export async function openCircuit(owner: HealthOwner, now: number): Promise<bool
       }),
     );
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') return false;
+    if (cancellation(error)) return false;
     throw error;
   }
   const cached = owner.kind === 'destination' ? cache.get(owner.key) : undefined;

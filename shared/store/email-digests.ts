@@ -5,7 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import type { DeliveryStatus } from '../schemas/alert';
 import { languageSchema } from '../schemas/directory';
-import { conditionFailed } from './dynamo';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * Notifications held for one digest each recipient receives later, in the directory table. Two kinds:
@@ -129,9 +129,7 @@ function digestOf(item: unknown): Digest | null {
   return { id: { kind: 'quota', clientId, address }, destination: { channel: 'email', address }, language, pending, dueAt };
 }
 
-const isCancelledByCondition = (error: unknown) =>
-  (error as Error).name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+const isCancelledByCondition = (error: unknown) => (cancellation(error)?.failedIndex ?? -1) >= 0;
 
 /** What a hold writes to the alert in the same transaction: the target's delivery status. */
 export interface AlertRecord {

@@ -5,7 +5,7 @@ import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { rotaIdClient, rotaKeys, storedRotaSchema, type StoredRota } from '../schemas/rota';
 import { parseRecord } from './record-schema';
-import { conditionFailed } from './dynamo';
+import { conditionFailed, queryAll } from './dynamo';
 
 /** The on-call rotas of each client (schemas/rota.ts for the layout). */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
@@ -73,21 +73,13 @@ export async function getRotas(rotaIds: readonly string[]): Promise<StoredRota[]
 
 /** A client's rotas, by name. */
 export async function listRotas(clientId: string): Promise<StoredRota[]> {
-  const rotas: StoredRota[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': rotaKeys.partition(clientId), ':prefix': rotaKeys.sortPrefix },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    rotas.push(...(page.Items ?? []).map(parseItem).filter((rota) => rota !== null));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll({
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': rotaKeys.partition(clientId), ':prefix': rotaKeys.sortPrefix },
+    ConsistentRead: true,
+  });
+  const rotas = items.map(parseItem).filter((rota) => rota !== null);
   return rotas.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }
 

@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -7,7 +6,7 @@ import { initialValidity } from '../rules/lifecycle';
 import { parseRecord } from './record-schema';
 import { conditionZoneIds } from '../rules/rule-validation';
 import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
-import { conditionFailed } from './dynamo';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`, the global id sequence
@@ -79,10 +78,10 @@ async function transact(writes: TransactItem[], ruleIds: number[], checks: Trans
     await transactCounted(items, counts);
   } catch (error) {
     if (conditionFailed(error)) throw new StaleRuleError(ruleIds[0] ?? 0);
-    if (error instanceof TransactionCanceledException) {
-      const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (index >= writes.length) throw new RuleReferenceGoneError();
-      throw new StaleRuleError(ruleIds[index] ?? ruleIds[0] ?? 0);
+    const cancelled = cancellation(error);
+    if (cancelled) {
+      if (cancelled.failedIndex >= writes.length) throw new RuleReferenceGoneError();
+      throw new StaleRuleError(ruleIds[cancelled.failedIndex] ?? ruleIds[0] ?? 0);
     }
     throw error;
   }
@@ -106,9 +105,9 @@ export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: Tran
   try {
     id = await createCounted('rules', record.parentId, limit, items);
   } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (index >= 1) throw new RuleReferenceGoneError();
+    const cancelled = cancellation(error);
+    if (cancelled) {
+      if (cancelled.failedIndex >= 1) throw new RuleReferenceGoneError();
       throw new StaleRuleError(id);
     }
     throw error;
