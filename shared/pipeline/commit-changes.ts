@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
-import { alertPut, type AlertItem } from '../store/alerts-store';
+import { alertPut, type AlertItem } from '../store/alerts/alerts-store';
 import { visitPut, type VisitItem } from '../store/visits-store';
 import { writeSuppressedRuns, type LogWrite } from '../store/suppressed-log';
 import type { VehicleState } from '../schemas/vehicle-state';

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertSchema, type Alert } from '../schemas/alert';
-import { alertsTable, dueShardOf, outboxShardOf } from './alerts-store';
+import { alertsTable, dueShardOf, outboxShardOf } from './alerts/alerts-store';
 import { conditionFailed } from './dynamo';
 
 /**

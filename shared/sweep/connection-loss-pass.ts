@@ -2,7 +2,7 @@ import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import type { FeedOutageConfig, VehicleClock } from '../config';
 import { countIfAny, MetricName } from '../observability/metrics';
-import type { AlertItem } from '../store/alerts-store';
+import type { AlertItem } from '../store/alerts/alerts-store';
 import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../store/vehicle-state-store';
 import type { EvaluatorLookup } from '../pipeline/evaluate-vehicle';
 import { connectionLossStep } from '../pipeline/connection-loss-step';

@@ -1,12 +1,12 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
-import { HOLDER_GRACE_MS, heldShardOf, outboxShardOf } from '../store/alerts-store';
-import { dueClauses, updateExpression, type Clauses, type DueInputs } from '../store/alert-due';
-import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type DeliveryStatus } from '../schemas/alert';
-import { conditionFailed } from '../store/dynamo';
+import { documentClient } from '../../aws/dynamodb';
+import { resourcesConfig } from '../../config';
+import { HOLDER_GRACE_MS, heldShardOf, outboxShardOf } from './alerts-store';
+import { dueClauses, updateExpression, type Clauses, type DueInputs } from '../alert-due';
+import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type DeliveryStatus } from '../../schemas/alert';
+import { conditionFailed } from '../dynamo';
 
 /**
  * The deliver function's reads and writes of an alert item. Besides the agreed `deliveries` map it keeps:

@@ -1,10 +1,10 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { documentClient } from '../aws/dynamodb';
-import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../schemas/alert';
+import { documentClient } from '../../aws/dynamodb';
+import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../../schemas/alert';
 import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS, type EscalationFiring } from './alerts-store';
-import { dueClauses, retryUnchanged, updateExpression } from './alert-due';
-import { cancellation, conditionFailed } from './dynamo';
+import { dueClauses, retryUnchanged, updateExpression } from '../alert-due';
+import { cancellation, conditionFailed } from '../dynamo';
 
 /**
  * The lifecycle of a stored alert (`open` → `acknowledged` → `cleared` | `closed`, see ALERT_TRANSITIONS): one

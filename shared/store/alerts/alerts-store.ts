@@ -1,15 +1,15 @@
 import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { atLeast, type Alert, type RuleEvent, type Severity } from '../schemas/alert';
-import type { StoredRule } from '../schemas/notification';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
-import { alertIdFor, escalationIdFor } from './alert-id';
-import { ruleChain } from '../rules/rule-chain';
-import { nextStep } from '../rules/escalation-chain';
-import { COMMON_SETTINGS } from '../rules/settings';
-import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../rules/event-kinds';
-import { eventSeverity, severityOf } from '../rules/severity';
-import { conditionFailed } from './dynamo';
+import { atLeast, type Alert, type RuleEvent, type Severity } from '../../schemas/alert';
+import type { StoredRule } from '../../schemas/notification';
+import { documentClient } from '../../aws/dynamodb';
+import { resourcesConfig } from '../../config';
+import { alertIdFor, escalationIdFor } from '../alert-id';
+import { ruleChain } from '../../rules/rule-chain';
+import { nextStep } from '../../rules/escalation-chain';
+import { COMMON_SETTINGS } from '../../rules/settings';
+import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../../rules/event-kinds';
+import { eventSeverity, severityOf } from '../../rules/severity';
+import { conditionFailed } from '../dynamo';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
