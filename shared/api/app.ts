@@ -12,7 +12,7 @@ import { getUser } from '../store/directory-store';
 import { RecordRejectedError } from '../store/record-schema';
 import { ApiError, forbidden, issuesOf, tooManyRequests, unauthorized, validationError } from './errors';
 import { TenantScope } from './scope';
-import { takeClientRequest } from './client-rate';
+import { takeClientRequest } from '../store/client-rate';
 import { limits } from './limits';
 import { PAGE_HEADERS } from './link-page';
 import type { ApiEvent, ApiLambdaContext, ApiRoute } from './route';

@@ -17,7 +17,7 @@ import {
 import type { DeliveryStats } from './delivery-stats';
 import { ClientTree } from './client-tree';
 import { listUnsubscribeHeaders } from './links';
-import { loadRule, loadUsers, loadVehicle } from './recipients';
+import { loadRule, loadUsers, loadVehicle } from '../store/recipients';
 import { lookUpScope, type ScopeLookup } from './scope-facts';
 import { unsubscribeToken } from '../store/email-consent';
 import type { RenderedNotification } from './render';

@@ -12,7 +12,7 @@ import { MetricName, MetricUnit, metrics } from '../observability/metrics';
 import { capReached } from './sms-cap-notice';
 import type { ChannelSenders } from './senders';
 import { isBelow, severityOf } from './severity';
-import { claimSmsSend, releaseSmsSend } from './sms-send-claim';
+import { claimSmsSend, releaseSmsSend } from '../store/sms-send-claim';
 import type { SmsTarget } from './targets';
 
 /** By default only critical alerts go by SMS (`settings.smsMinSeverity`). */

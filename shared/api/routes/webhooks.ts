@@ -22,7 +22,7 @@ import { getStoredAlert } from '../../store/alerts/alert-lifecycle';
 import { queryHistory } from '../../store/alerts/history-store';
 import { listWebhookAttempts, WEBHOOK_LOG_DAYS } from '../../store/webhook-deliveries';
 import { forgetWebhookHealth } from '../../store/circuit-store';
-import { takeClientRequest } from '../client-rate';
+import { takeClientRequest } from '../../store/client-rate';
 import { decodeWebhookLogToken, encodeWebhookLogToken } from '../webhook-log-token';
 import { conflict, notFound, tooManyRequests, validationError } from '../errors';
 import { limits } from '../limits';

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { conditionFailed } from '../store/dynamo';
+import { conditionFailed } from './dynamo';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;

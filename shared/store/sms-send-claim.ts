@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { conditionFailed } from '../store/dynamo';
+import { conditionFailed } from './dynamo';
 
 /**
  * An SMS cannot be taken back, so each SMS target of an alert is claimed on the alert item (`smsClaim:<key>`)

@@ -1,12 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
-import { logger } from '../observability/logger';
-import { alertSchema, type Alert, type DeliveryStatus } from '../schemas/alert';
-import type { StoredWebhook } from '../schemas/webhook';
-import { batchGetItems } from '../store/batch-get';
-import { conditionFailed } from '../store/dynamo';
+import { documentClient } from '../../aws/dynamodb';
+import { resourcesConfig } from '../../config';
+import { logger } from '../../observability/logger';
+import { alertSchema, type Alert, type DeliveryStatus } from '../../schemas/alert';
+import type { StoredWebhook } from '../../schemas/webhook';
+import { batchGetItems } from '../batch-get';
+import { conditionFailed } from '../dynamo';
 
 /** An alert as a recovery reads it, with the lease of a deliver invocation working on it (epoch ms), if any. */
 export interface RecoverableAlert {
