@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, storedUserSchema } from '../schemas/directory';
+import { directoryKeys, storedUserSchema, type PushDevice } from '../schemas/directory';
 import { conditionFailed } from './dynamo';
 
 /**
@@ -71,4 +71,11 @@ export async function updateUserMapEntry(userId: string, map: UserMap, id: strin
     }
   }
   return false;
+}
+
+/** The user's push devices by endpoint, or null when there is no such user. */
+export async function loadPushDevices(userId: string): Promise<Record<string, PushDevice> | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: directoryKeys.user(userId), ConsistentRead: true }));
+  if (!Item) return null;
+  return storedUserSchema.shape.pushDevices.parse(Item.pushDevices);
 }
