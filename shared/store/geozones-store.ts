@@ -5,7 +5,7 @@ import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { batchGetItems } from './batch-get';
 import { parseRecord } from './record-schema';
 import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
-import { cancellation, conditionFailed, conditionFailedAt } from './dynamo';
+import { cancellation, conditionFailed, conditionFailedAt, queryAll } from './dynamo';
 
 /**
  * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`, the global id sequence that clients'
@@ -176,4 +176,14 @@ export async function existingGeozoneIds(ids: readonly number[]): Promise<Set<nu
     { projectionExpression: 'id' },
   );
   return new Set(items.map((item) => Number(item.id)));
+}
+
+/** The client's zones as stored, unparsed (the rule cache compiles them), by the `byParent` index. */
+export async function geozoneItemsOfClient(parentId: string): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: table(),
+    IndexName: 'byParent',
+    KeyConditionExpression: 'parentId = :parent',
+    ExpressionAttributeValues: { ':parent': parentId },
+  });
 }

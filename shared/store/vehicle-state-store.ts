@@ -287,3 +287,40 @@ export async function applyRefChange(change: RefChange): Promise<void> {
     await update(false);
   }
 }
+
+/** A vehicle whose silence deadline has come, with its owner (null in an older installation's keys-only index). */
+export interface FallingSilent {
+  vehicleId: number;
+  silentAt: number;
+  owner: string | null;
+}
+
+/** Vehicles whose silence deadline is at or before `until`, with their owner, from every shard of the index. */
+export async function vehiclesFallingSilent(until: number): Promise<FallingSilent[]> {
+  const shards = Array.from({ length: SILENCE_SHARDS }, (_, shard) => `silence#${shard}`);
+  const found = await Promise.all(
+    shards.map(async (shard) => {
+      const vehicles: FallingSilent[] = [];
+      for await (const page of paginateQuery(
+        { client: documentClient() },
+        {
+          TableName: vehicleStateTable(),
+          IndexName: SILENCE_INDEX,
+          // no projection expression: the keys-only index of an older installation, which an upgrade keeps for a
+          // while (docs/deploy.md), refuses a query naming `owner`, and answers this one without it
+          KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :until',
+          ExpressionAttributeValues: { ':shard': shard, ':until': until },
+        },
+      )) {
+        for (const item of page.Items ?? [])
+          vehicles.push({
+            vehicleId: Number(item.vehicleId),
+            silentAt: Number(item.silentAt),
+            owner: typeof item.owner === 'string' ? item.owner : null,
+          });
+      }
+      return vehicles;
+    }),
+  );
+  return found.flat();
+}
