@@ -1,4 +1,4 @@
-import { GetCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
@@ -249,4 +249,35 @@ export async function rulesReferencingGeozone(geozoneId: number): Promise<Stored
     rules.push(...parseRules(page.Items).filter((rule) => rule.geoids.includes(geozoneId) || conditionZoneIds(rule.settings).includes(geozoneId)));
   }
   return rules;
+}
+
+/** Writes the sweep's deactivation or prolongation of `rule` as `next`, on condition that its version did not move: false when it did. */
+export async function writeSweptRule(rule: StoredRule, next: StoredRule): Promise<boolean> {
+  const { updatedAt } = next;
+  const shard = ruleItem(next).expiryShard;
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: resourcesConfig().RULES_TABLE,
+        Key: { id: rule.id },
+        UpdateExpression:
+          'SET active = :active, expiresAt = :expiresAt, validFrom = :validFrom, version = :next, updatedAt = :updatedAt' +
+          (shard === undefined ? ' REMOVE expiryShard' : ', expiryShard = :shard'),
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: {
+          ':active': next.active,
+          ':expiresAt': next.expiresAt,
+          ':validFrom': next.validFrom,
+          ':next': next.version,
+          ':updatedAt': updatedAt,
+          ':expected': rule.version,
+          ...(shard === undefined ? {} : { ':shard': shard }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!conditionFailed(error)) throw error;
+    return false;
+  }
 }

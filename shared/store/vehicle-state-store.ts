@@ -1,4 +1,5 @@
-import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -323,4 +324,29 @@ export async function vehiclesFallingSilent(until: number): Promise<FallingSilen
     }),
   );
   return found.flat();
+}
+
+/**
+ * Writes a vehicle change's items in one transaction; a lone state Put goes as a plain conditional PutItem (billed
+ * half), its failed condition answered as the one-item transaction's cancellation would be.
+ */
+export async function commitVehiclePuts(items: readonly { Put: PutCommandInput }[]): Promise<void> {
+  const [only] = items;
+  if (items.length === 1 && only && only.Put.TableName === vehicleStateTable()) {
+    try {
+      await documentClient().send(new PutCommand(only.Put));
+    } catch (error) {
+      // the same answer a one-item transaction gives, so that one code path handles both
+      if (conditionFailed(error)) {
+        throw new TransactionCanceledException({
+          message: 'state version moved',
+          $metadata: {},
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+        });
+      }
+      throw error;
+    }
+    return;
+  }
+  await documentClient().send(new TransactWriteCommand({ TransactItems: [...items] }));
 }

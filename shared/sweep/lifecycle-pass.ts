@@ -1,11 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
 import type { StoredRule } from '../schemas/notification';
 import { DAY_MS, sweepDecision } from '../rules/lifecycle';
-import { ruleItem, rulesDueForExpiry } from '../store/rules-store';
+import { rulesDueForExpiry, writeSweptRule } from '../store/rules-store';
 import { logger } from '../observability/logger';
-import { conditionFailed } from '../store/dynamo';
 
 /**
  * Rule expiry: an expired active rule is deactivated, or prolonged when it has autoProlongation. The rules
@@ -36,29 +32,7 @@ export async function runLifecyclePass(now: number, due: () => Promise<StoredRul
             version: rule.version + 1,
             updatedAt,
           };
-    const shard = ruleItem(next).expiryShard;
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: resourcesConfig().RULES_TABLE,
-          Key: { id: rule.id },
-          UpdateExpression:
-            'SET active = :active, expiresAt = :expiresAt, validFrom = :validFrom, version = :next, updatedAt = :updatedAt' +
-            (shard === undefined ? ' REMOVE expiryShard' : ', expiryShard = :shard'),
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: {
-            ':active': next.active,
-            ':expiresAt': next.expiresAt,
-            ':validFrom': next.validFrom,
-            ':next': next.version,
-            ':updatedAt': updatedAt,
-            ':expected': rule.version,
-            ...(shard === undefined ? {} : { ':shard': shard }),
-          },
-        }),
-      );
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
+    if (!(await writeSweptRule(rule, next))) {
       logger.info('rule changed during the sweep; left for the next one', { ruleId: rule.id });
       result.skipped.push(rule.id);
       continue;
