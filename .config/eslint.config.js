@@ -5,6 +5,14 @@ import prettier from 'eslint-config-prettier';
 // a function's bundle must load only the SDK clients it uses: one module per service, never the barrel
 const sdkBarrel = { regex: '(^|/)aws/clients$', message: 'Import the client of one service (aws/dynamodb, aws/sqs, aws/ses, aws/sns).' };
 
+// DynamoDB in one room: only shared/store (and shared/aws, which builds the client) touches the document client
+const OWNS_DOCUMENT_CLIENT = ['aws', 'store'];
+const documentClientImport = {
+  regex: '(^|/)aws/dynamodb$',
+  message:
+    'Only shared/store may use the DynamoDB document client: read and write through a store function (shared/store/dynamo.ts for the helpers).',
+};
+
 // the floors of shared/, bottom first: a module imports from its own floor or lower ones, never higher
 const FLOORS = [
   ['config', 'aws', 'observability', 'schemas'],
@@ -21,17 +29,20 @@ const FLOORS = [
 
 function importRules() {
   return [
-    { files: ['functions/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [sdkBarrel] }] } },
-    ...FLOORS.map((floor, level) => {
+    { files: ['functions/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [sdkBarrel, documentClientImport] }] } },
+    ...FLOORS.flatMap((floor, level) => {
       const higher = FLOORS.slice(level + 1).flat();
-      const patterns = [sdkBarrel];
-      if (higher.length > 0) {
-        patterns.push({
-          regex: `^(\\.\\./)+(${higher.join('|')})/`,
-          message: `shared/${floor.join(', shared/')} may not import from a higher floor (${higher.join(', ')}).`,
-        });
-      }
-      return { files: floor.map((folder) => `shared/${folder}/**/*.ts`), rules: { 'no-restricted-imports': ['error', { patterns }] } };
+      return floor.map((folder) => {
+        const patterns = [sdkBarrel];
+        if (!OWNS_DOCUMENT_CLIENT.includes(folder)) patterns.push(documentClientImport);
+        if (higher.length > 0) {
+          patterns.push({
+            regex: `^(\\.\\./)+(${higher.join('|')})/`,
+            message: `shared/${floor.join(', shared/')} may not import from a higher floor (${higher.join(', ')}).`,
+          });
+        }
+        return { files: [`shared/${folder}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+      });
     }),
   ];
 }

@@ -3,7 +3,7 @@ import type { AlertLink } from '../auth/alert-link-token';
 import { formatEventTime } from '../delivery/format-time';
 import { muteFromAlert, mutedText } from '../delivery/mute-alert';
 import type { Alert } from '../schemas/alert';
-import { transitionAlert } from '../store/alert-lifecycle';
+import { transitionAlert } from '../store/alerts/alert-lifecycle';
 import type { PageNotice } from './alert-page-view';
 import { ALERT_PAGE_WORDS } from './alert-page-words';
 import { PAGE_LANGUAGE } from './link-page';

@@ -9,7 +9,7 @@ import type { RuleTimeZone } from '../rules/time-zone';
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import type { RuleType } from '../schemas/notification';
 import type { Channel } from '../channels/outcome';
-import { getAlert } from '../store/alert-lifecycle';
+import { getAlert } from '../store/alerts/alert-lifecycle';
 import { escalationIdFor } from '../store/alert-id';
 import { getVehicles } from '../store/directory-store';
 import { getRule } from '../store/rules-store';

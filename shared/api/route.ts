@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { StoredUser } from '../schemas/directory';
-import type { Session } from '../auth/sessions';
+import type { Session } from '../store/sessions';
 import type { TenantScope } from './scope';
 import type { ApiTag } from './tags';
 

@@ -1,4 +1,4 @@
-import { loadUsers } from '../delivery/recipients';
+import { loadUsers } from '../store/recipients';
 import { blockSideEmail, resubscribe, unblockSideEmail, unsubscribe } from '../store/email-consent';
 import { getRule } from '../store/rules-store';
 

@@ -1,7 +1,7 @@
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import { isSideEmailConfirmed, recordHold } from '../store/email-consent';
 import type { DueInputs } from '../store/alert-due';
-import { holdAlert, recordDelivery } from './alert-store';
+import { holdAlert, recordDelivery } from '../store/alerts/alert-store';
 import type { DeliveryPlan, EmailTarget } from './targets';
 
 /** How long an alert's e-mail waits for a side address to confirm, counted from the alert's creation. */

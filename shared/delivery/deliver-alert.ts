@@ -4,11 +4,20 @@ import { logger } from '../observability/logger';
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import type { Language } from '../schemas/directory';
 import type { StoredRule } from '../schemas/notification';
-import { claimAlert, finishAlert, recordDelivery, releaseAlert, reopenTarget, scheduleRetry, waitForDue, type RetryRecord } from './alert-store';
+import {
+  claimAlert,
+  finishAlert,
+  recordDelivery,
+  releaseAlert,
+  reopenTarget,
+  scheduleRetry,
+  waitForDue,
+  type RetryRecord,
+} from '../store/alerts/alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { ClientTree } from './client-tree';
 import { listUnsubscribeHeaders } from './links';
-import { loadRule, loadUsers, loadVehicle } from './recipients';
+import { loadRule, loadUsers, loadVehicle } from '../store/recipients';
 import { lookUpScope, type ScopeLookup } from './scope-facts';
 import { unsubscribeToken } from '../store/email-consent';
 import type { RenderedNotification } from './render';
@@ -30,7 +39,7 @@ import { severityOf } from './severity';
 import { sendQuota } from '../channels/email/send-quota';
 import { clearEndedEpisode } from './episode-end';
 import { escalationRule } from './escalation-targets';
-import { getStoredAlert } from '../store/alert-lifecycle';
+import { getStoredAlert } from '../store/alerts/alert-lifecycle';
 import { ESCALATED_KIND } from '../rules/event-kinds';
 import type { Severity } from '../schemas/severity';
 import { attemptSms, smsMinSeverityOf } from './sms-attempt';

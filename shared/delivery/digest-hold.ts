@@ -2,7 +2,7 @@ import { emailQuotaSchema, readConfig } from '../config';
 import { countIfAny, MetricName } from '../observability/metrics';
 import type { Alert, DeliveryStatus } from '../schemas/alert';
 import { holdForDigest, type DigestDestination } from '../store/email-digests';
-import { recordDelivery } from './alert-store';
+import { recordDelivery } from '../store/alerts/alert-store';
 import type { RenderedNotification } from './render';
 import type { EmailTarget, TelegramTarget } from './targets';
 

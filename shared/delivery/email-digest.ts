@@ -4,7 +4,7 @@ import { sendQuota } from '../channels/email/send-quota';
 import { describeError, type SendOutcome } from '../channels/outcome';
 import { markTelegramChatInactive } from '../store/telegram-links';
 import { claimDigest, heldEmails, releaseDigest, settleDigest, type Digest, type DigestId, type HeldEmail } from '../store/email-digests';
-import { recordDigestOutcome } from './alert-store';
+import { recordDigestOutcome } from '../store/alerts/alert-store';
 import type { DeliveryStats } from './delivery-stats';
 import { digestIntervalMs } from './digest-hold';
 import { renderDigest, renderQuietHoursTelegram } from './render';

@@ -3,7 +3,7 @@ import { logger } from '../observability/logger';
 import type { Alert } from '../schemas/alert';
 import type { StoredRule } from '../schemas/notification';
 import { alertIdFor } from '../store/alert-id';
-import { clearAlert } from '../store/alert-lifecycle';
+import { clearAlert } from '../store/alerts/alert-lifecycle';
 
 /**
  * Alerts whose episode another alert ends: `cleared` when that alert is delivered. Today one pair is known at

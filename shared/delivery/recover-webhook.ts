@@ -7,7 +7,7 @@ import type { RecoveryJob, RecoveryStep } from '../schemas/webhook-recovery';
 import { listFailedAttemptsBetween } from '../store/webhook-deliveries';
 import { advanceRecoveryJob, claimRecoveredAlert, countRecoveredAlert, finishRecoveryJob, getRecoveryJob } from '../store/webhook-recoveries';
 import { listWebhooksWithSecrets } from '../store/webhooks-store';
-import { readRecoverableAlerts, recordRecoveredDelivery, recoveryVerdict } from './recovered-delivery';
+import { readRecoverableAlerts, recordRecoveredDelivery, recoveryVerdict } from '../store/alerts/recovered-delivery';
 import { redeliverWebhook } from './redeliver-webhook';
 
 /**

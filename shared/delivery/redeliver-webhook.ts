@@ -5,7 +5,7 @@ import { webhookMessageId } from '../channels/webhook/standard-signature';
 import type { Alert } from '../schemas/alert';
 import type { StoredWebhook } from '../schemas/webhook';
 import type { WebhookAttempt } from '../store/webhook-deliveries';
-import { loadVehicle } from './recipients';
+import { loadVehicle } from '../store/recipients';
 import { sendLoggedWebhook } from './logged-webhook';
 
 /** Redeliveries sent at the same time: twenty answering in 5 s each stay well inside the API's 25 s. */

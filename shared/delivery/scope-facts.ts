@@ -5,7 +5,7 @@ import { linkedChatOwners } from '../store/telegram-links';
 import { listWebhooksWithSecrets } from '../store/webhooks-store';
 import type { ClientTree } from './client-tree';
 import { sendConfirmation } from './confirmation';
-import { loadUsers } from './recipients';
+import { loadUsers } from '../store/recipients';
 import type { ChannelSenders } from './senders';
 import type { ScopeFacts } from './targets';
 

@@ -13,7 +13,7 @@ import { capReached } from './sms-cap-notice';
 import type { ChannelSenders } from './senders';
 import { isBelow, severityOf } from './severity';
 import { drawSmsAlertLink, storeSmsAlertLink } from './sms-alert-link';
-import { claimSmsSend, releaseSmsSend } from './sms-send-claim';
+import { claimSmsSend, releaseSmsSend } from '../store/sms-send-claim';
 import type { SmsTarget } from './targets';
 
 /** By default only critical alerts go by SMS (`settings.smsMinSeverity`). */

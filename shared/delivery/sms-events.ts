@@ -1,12 +1,9 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SNSEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import type { SmsDelivery } from '../schemas/alert';
 import { targetKeys } from './targets';
+import { recordSmsOutcome } from '../store/alerts/sms-outcome';
 
 /**
  * The delivery events of AWS End User Messaging SMS (the configuration set's event destination, through SNS, to
@@ -37,53 +34,6 @@ export function outcomeOfEvent(event: SmsEvent): Pick<SmsDelivery, 'outcome' | '
   return { outcome: 'carrierFailed', carrierReason: reason };
 }
 
-/** Records one event's outcome on its alert's SMS target, if that target carries the event's message id. */
-async function recordOutcome(
-  alertId: string,
-  event: SmsEvent,
-  outcome: Pick<SmsDelivery, 'outcome' | 'carrierReason'>,
-  now: number,
-): Promise<boolean> {
-  const failed = outcome.outcome !== 'delivered';
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: resourcesConfig().ALERTS_TABLE,
-        Key: { alertId },
-        UpdateExpression:
-          'SET deliveries.#key.sms.outcome = :outcome, deliveries.#key.#at = :at' +
-          (outcome.carrierReason ? ', deliveries.#key.sms.carrierReason = :reason' : '') +
-          (failed ? ', deliveries.#key.#status = :failed, deliveries.#key.#error = :error' : ''),
-        ConditionExpression: 'deliveries.#key.sms.messageId = :messageId',
-        ExpressionAttributeNames: {
-          '#key': targetKeys.sms(event.destinationPhoneNumber),
-          '#at': 'at',
-          ...(failed ? { '#status': 'status', '#error': 'error' } : {}),
-        },
-        ExpressionAttributeValues: {
-          ':outcome': outcome.outcome,
-          ':at': new Date(now).toISOString(),
-          ':messageId': event.messageId,
-          ...(outcome.carrierReason ? { ':reason': outcome.carrierReason } : {}),
-          ...(failed
-            ? {
-                ':failed': 'failed',
-                ':error':
-                  outcome.outcome === 'expired'
-                    ? `expired unsent: ${outcome.carrierReason}`
-                    : `the carrier did not deliver it: ${outcome.carrierReason}`,
-              }
-            : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
-
 /** Records every final SMS event an SNS batch carries; anything else (an SES event, a malformed record) is skipped. */
 export async function handleSmsEvents(event: SNSEvent, now: number): Promise<number> {
   let recorded = 0;
@@ -99,7 +49,7 @@ export async function handleSmsEvents(event: SNSEvent, now: number): Promise<num
     const outcome = outcomeOfEvent(parsed.data);
     const alertId = parsed.data.context?.alertId;
     if (!outcome || !alertId) continue;
-    if (await recordOutcome(alertId, parsed.data, outcome, now)) recorded++;
+    if (await recordSmsOutcome(alertId, targetKeys.sms(parsed.data.destinationPhoneNumber), parsed.data.messageId, outcome, now)) recorded++;
     else logger.info('an SMS event names no SMS the alert recorded; ignored', { alertId, eventType: parsed.data.eventType });
   }
   return recorded;

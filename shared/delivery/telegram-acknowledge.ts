@@ -1,7 +1,7 @@
 import { Composer, type Context } from 'grammy';
 import type { Alert } from '../schemas/alert';
 import type { StoredUser } from '../schemas/directory';
-import { transitionAlert, type TransitionResult } from '../store/alert-lifecycle';
+import { transitionAlert, type TransitionResult } from '../store/alerts/alert-lifecycle';
 import { getUser } from '../store/directory-store';
 import { chatOwner } from '../store/telegram-links';
 import { TELEGRAM_ACKNOWLEDGE_PREFIX } from './acknowledge-action';

@@ -1,5 +1,5 @@
 import { Composer, type Context } from 'grammy';
-import { getAlert } from '../store/alert-lifecycle';
+import { getAlert } from '../store/alerts/alert-lifecycle';
 import { ClientTree } from './client-tree';
 import { TELEGRAM_MUTE_PREFIXES } from './acknowledge-action';
 import { muteFromAlert, mutedText, type MuteAction } from './mute-alert';

@@ -8,7 +8,7 @@ import type { TestSendResult, TestTargetOutcome } from '../schemas/test-send';
 import { putTestResult } from '../store/test-sends';
 import { ClientTree } from './client-tree';
 import { formatEventTime } from './format-time';
-import { loadRule, loadUsers } from './recipients';
+import { loadRule, loadUsers } from '../store/recipients';
 import { renderTestNotification, type RenderedNotification } from './render';
 import { lookUpScope } from './scope-facts';
 import type { ChannelSenders } from './senders';

@@ -1,13 +1,11 @@
 import pLimit from 'p-limit';
-import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/dynamodb';
-import { alertPut, type AlertItem } from '../store/alerts-store';
+import { alertPut, type AlertItem } from '../store/alerts/alerts-store';
 import { visitPut, type VisitItem } from '../store/visits-store';
 import { writeSuppressedRuns, type LogWrite } from '../store/suppressed-log';
 import type { VehicleState } from '../schemas/vehicle-state';
-import { vehicleItem, vehicleStateTable, type VehicleProjection } from '../store/vehicle-state-store';
+import { commitVehiclePuts, vehicleItem, vehicleStateTable, type VehicleProjection } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
+import { cancellation } from '../store/dynamo';
 
 /**
  * Commits what evaluation decided, with exactly-once effect: a vehicle's new state and the alerts it raised
@@ -81,34 +79,6 @@ function itemsOf(change: VehicleChange): TransactionItem[] {
   return items;
 }
 
-async function transact(items: TransactionItem[]): Promise<void> {
-  const [only] = items;
-  if (items.length === 1 && only && 'Put' in only && only.Put.TableName === vehicleStateTable()) {
-    try {
-      await documentClient().send(new PutCommand(only.Put));
-    } catch (error) {
-      // the same answer a one-item transaction gives, so that one code path handles both
-      if ((error as Error).name === 'ConditionalCheckFailedException') {
-        throw new TransactionCanceledException({
-          message: 'state version moved',
-          $metadata: {},
-          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
-        });
-      }
-      throw error;
-    }
-    return;
-  }
-  await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
-}
-
-function cancellationReasons(error: unknown): CancellationReason[] | undefined {
-  if (error instanceof TransactionCanceledException || (error as Error | undefined)?.name === 'TransactionCanceledException') {
-    return (error as TransactionCanceledException).CancellationReasons ?? [];
-  }
-  return undefined;
-}
-
 export async function commitChanges(changes: readonly VehicleChange[], reevaluate: Reevaluate): Promise<CommitResult> {
   const result: CommitResult = { created: [], failedVehicles: new Map() };
   const packs: VehicleChange[][] = [];
@@ -153,7 +123,7 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
   await Promise.all(
     packs.map(async (members) => {
       try {
-        await transact(members.flatMap(itemsOf));
+        await commitVehiclePuts(members.flatMap(itemsOf));
         for (const member of members) {
           result.created.push(...member.alerts);
           logged(member);
@@ -163,8 +133,8 @@ export async function commitChanges(changes: readonly VehicleChange[], reevaluat
         // that one vehicle never holds back the others
         logger.info('shared transaction not committed, committing its vehicles one by one', {
           vehicles: members.length,
-          cancelled: cancellationReasons(error) !== undefined,
-          error: cancellationReasons(error) ? undefined : error,
+          cancelled: cancellation(error) !== null,
+          error: cancellation(error) ? undefined : error,
         });
         for (const member of members) await commitAlone(member);
       }
@@ -200,14 +170,14 @@ async function commitVehicle(initial: VehicleChange, reevaluate: Reevaluate, com
     const items = itemsOf(first);
     if (items.length === 0) return created;
     try {
-      await transact(items);
+      await commitVehiclePuts(items);
       created.push(...first.alerts);
       committed(first);
       const rest = alerts.slice(first.alerts.length);
       change = rest.length > 0 ? { ...change, state: undefined, alerts: rest, visits: [] } : undefined;
       continue;
     } catch (error) {
-      const reasons = cancellationReasons(error);
+      const reasons = cancellation(error)?.reasons;
       // a throttled item is no conflict: recomputing would only add reads to a table short of capacity, and the
       // messages, handed back to the queue, try again once it has scaled
       if (!reasons || reasons.some((reason) => reason.Code && THROTTLED.has(reason.Code))) throw error;

@@ -1,7 +1,7 @@
 import { DEFAULT_RULE_CACHE_BYTES, type VehicleClock } from '../config';
 import type { StoredRule } from '../schemas/notification';
 import type { TerminalMessage } from '../schemas/terminal-message';
-import type { AlertItem } from '../store/alerts-store';
+import type { AlertItem } from '../store/alerts/alerts-store';
 import { ruleItem } from '../store/rules-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';

@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { parseTerminalMessage, type TerminalMessage } from '../schemas/terminal-message';
 import type { VehicleClock } from '../config';
-import type { AlertItem } from '../store/alerts-store';
+import type { AlertItem } from '../store/alerts/alerts-store';
 import { logger } from '../observability/logger';
 import { sendToDeadLetter, type Rejection } from './dead-letter';
 import { evaluateVehicle, type EvaluatorLookup } from './evaluate-vehicle';

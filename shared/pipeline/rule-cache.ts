@@ -7,11 +7,10 @@ import { storedRuleSchema } from '../schemas/notification';
 import { compileRule, NO_ZONE_REASON, ruleOwnedAndInForce, zoneIdsOf } from '../rules/rule-index';
 import type { CompiledRule, ZoneLookup } from '../rules/types';
 import { scopeCovers, scopeOf, type RuleScope } from '../rules/scope';
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/dynamodb';
 import { ZoneIndex } from '../geo/zone-index';
 import type { Journal } from '../rules/visit-journal';
 import { batchGetItems } from '../store/batch-get';
+import { geozoneItemsOfClient } from '../store/geozones-store';
 import { silenceItemsOfClient } from '../store/silences-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { NO_SILENCES, type VehicleSilences } from './maintenance-silence';
@@ -79,21 +78,7 @@ export const dynamoRuleRecords: RuleRecords = {
       ids.map((id) => ({ id })),
       { consistentRead: true },
     ),
-  async zonesOfClient(clientId) {
-    const items: Record<string, unknown>[] = [];
-    for await (const page of paginateQuery(
-      { client: documentClient() },
-      {
-        TableName: resourcesConfig().GEOZONES_TABLE,
-        IndexName: 'byParent',
-        KeyConditionExpression: 'parentId = :parent',
-        ExpressionAttributeValues: { ':parent': clientId },
-      },
-    )) {
-      items.push(...(page.Items ?? []));
-    }
-    return items;
-  },
+  zonesOfClient: (clientId) => geozoneItemsOfClient(clientId),
   silencesOfClient: (clientId, now) => silenceItemsOfClient(clientId, now),
 };
 

@@ -1,5 +1,5 @@
 import type { VehicleClock } from '../config';
-import type { AlertItem } from '../store/alerts-store';
+import type { AlertItem } from '../store/alerts/alerts-store';
 import { loadVehicleState, loadVehicleStates, type LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';
 import { commitChanges, type VehicleChange } from './commit-changes';

@@ -1,4 +1,4 @@
-import { buildAlertItem, buildSilencedAlertItem, type AlertItem } from '../store/alerts-store';
+import { buildAlertItem, buildSilencedAlertItem, type AlertItem } from '../store/alerts/alerts-store';
 import { buildVisitItem, type VisitItem } from '../store/visits-store';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { logger } from '../observability/logger';

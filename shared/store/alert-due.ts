@@ -1,8 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { alertSchema, type Alert } from '../schemas/alert';
-import { alertsTable, dueShardOf, outboxShardOf } from './alerts-store';
+import { alertsTable, dueShardOf, outboxShardOf } from './alerts/alerts-store';
+import { conditionFailed } from './dynamo';
 
 /**
  * Why an alert sits on the sparse keys-only `byDue` index (`dueShard`, `dueAt`), each reason with its time:
@@ -137,7 +137,7 @@ async function conditionalUpdate(input: ConstructorParameters<typeof UpdateComma
     await documentClient().send(new UpdateCommand(input));
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

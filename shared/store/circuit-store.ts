@@ -3,6 +3,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { circuitKeys, parseHealth, type CircuitHealth } from '../schemas/circuit-health';
 import { webhookKeys } from '../schemas/webhook';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * The circuit breakers' health, in the directory table (keys in shared/schemas/circuit-health.ts). A webhook
@@ -39,8 +40,6 @@ function keyOf(owner: HealthOwner): Record<string, string> {
 
 /** A webhook endpoint deleted meanwhile must not come back as an item holding only its health. */
 const itemExists = (owner: HealthOwner) => (owner.kind === 'webhook' ? 'attribute_exists(pk) AND ' : '');
-
-const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 const cache = new Map<string, { health: CircuitHealth; readAt: number }>();
 
@@ -87,7 +86,7 @@ async function updateHealth(
       );
       return Attributes ?? {};
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!conditionFailed(error)) throw error;
     }
     try {
       await documentClient().send(
@@ -101,7 +100,7 @@ async function updateHealth(
       );
       return update.returnValues === 'ALL_NEW' ? { health: fresh } : {};
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!conditionFailed(error)) throw error;
     }
   }
   return null;
@@ -158,7 +157,7 @@ export async function recordSuccess(owner: HealthOwner, now: number): Promise<{ 
       ),
     )
     .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
+      if (!conditionFailed(error)) throw error;
     });
   return { closedOpenSince: old.openSince };
 }
@@ -198,7 +197,7 @@ export async function openCircuit(owner: HealthOwner, now: number): Promise<bool
       }),
     );
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') return false;
+    if (cancellation(error)) return false;
     throw error;
   }
   const cached = owner.kind === 'destination' ? cache.get(owner.key) : undefined;
@@ -225,7 +224,7 @@ export async function claimProbe(owner: HealthOwner, now: number, freeBefore: st
       }),
     );
   } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+    if (!conditionFailed(error)) throw error;
     claimed = false;
   }
   const cached = owner.kind === 'destination' ? cache.get(owner.key) : undefined;
@@ -253,7 +252,7 @@ export async function claimProbeFor(owner: HealthOwner, alertId: string, now: nu
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -274,7 +273,7 @@ export async function takeProbe(owner: HealthOwner, alertId: string): Promise<bo
       }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
   const cached = owner.kind === 'destination' ? cache.get(owner.key) : undefined;
@@ -312,7 +311,7 @@ export async function forgetWebhookHealth(clientId: string, endpointId: string):
       }),
     ));
   } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
   const { openSince } = parseHealth(before?.health);
   if (openSince !== null) {

@@ -1,10 +1,11 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys } from '../schemas/directory';
 import { silenceKeys } from '../schemas/silence';
+import { conditionFailed, conditionFailedAt, transactOrConflict } from './dynamo';
 
 /**
  * How many rules or geozones each client owns, kept on one counter item per client and kind in the directory
@@ -129,7 +130,7 @@ export async function initializeCount(kind: CountedKind, clientId: string): Prom
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -150,20 +151,16 @@ async function writeAlone(item: TransactItem): Promise<void> {
 export async function transactCounted(items: TransactItem[], changes: readonly CountChange[] = []): Promise<void> {
   if (items.length === 1 && changes.length === 0) return writeAlone(items[0]!);
   for (let attempt = 0; ; attempt++) {
-    try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: [...items, ...changes.map(countItem)] }));
-      return;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const failed = changes.filter((_, index) => reasons[items.length + index]?.Code === 'ConditionalCheckFailed');
-      if (failed.length === 0) throw error;
-      const missing = failed.filter((change) => reasons[items.length + changes.indexOf(change)]?.Item === undefined);
-      const full = failed.find((change) => !missing.includes(change));
-      if (full) throw new ClientLimitError(full.kind, full.limit ?? 0);
-      if (attempt >= 2) throw error;
-      for (const change of missing) await initializeCount(change.kind, change.clientId);
-    }
+    const outcome = await transactOrConflict({ TransactItems: [...items, ...changes.map(countItem)] });
+    if (outcome.ok) return;
+    const { reasons, error } = outcome;
+    const failed = changes.filter((_, index) => conditionFailedAt(reasons, items.length + index));
+    if (failed.length === 0) throw error;
+    const missing = failed.filter((change) => reasons[items.length + changes.indexOf(change)]?.Item === undefined);
+    const full = failed.find((change) => !missing.includes(change));
+    if (full) throw new ClientLimitError(full.kind, full.limit ?? 0);
+    if (attempt >= 2) throw error;
+    for (const change of missing) await initializeCount(change.kind, change.clientId);
   }
 }
 
@@ -269,17 +266,13 @@ export async function createCounted(
     const drawn = exhausted ? await drawIdBlock(kind) : undefined;
     const id = drawn ? drawn.next : seen.next!;
     const writes = items(id);
-    try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: [...writes, takeId(kind, clientId, seen, limit, drawn)] }));
-      return id;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const counter = error.CancellationReasons?.[writes.length];
-      const raced = counter?.Code === 'ConditionalCheckFailed' || counter?.Code === 'TransactionConflict';
-      if (!raced) throw error;
-      const old = counter.Item ? unmarshall(counter.Item) : undefined;
-      if (limit !== undefined && typeof old?.count === 'number' && old.count >= limit) throw new ClientLimitError(kind, limit);
-    }
+    const outcome = await transactOrConflict({ TransactItems: [...writes, takeId(kind, clientId, seen, limit, drawn)] });
+    if (outcome.ok) return id;
+    const counter = outcome.reasons[writes.length];
+    const raced = counter?.Code === 'ConditionalCheckFailed' || counter?.Code === 'TransactionConflict';
+    if (!raced) throw outcome.error;
+    const old = counter.Item ? unmarshall(counter.Item) : undefined;
+    if (limit !== undefined && typeof old?.count === 'number' && old.count >= limit) throw new ClientLimitError(kind, limit);
   }
   throw new ClientCounterBusyError(kind);
 }
@@ -304,7 +297,7 @@ export async function recount(kind: CountedKind, clientId: string, limit: number
     );
     return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     return true;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import {
@@ -16,6 +16,7 @@ import {
 import { hashPassword } from '../auth/password';
 import { batchGetItems } from './batch-get';
 import { parseRecord } from './record-schema';
+import { conditionFailed, conditionFailedAt, transactOrConflict } from './dynamo';
 
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
@@ -52,12 +53,8 @@ export async function createAgent(input: NewAgent): Promise<Agent> {
       { Put: { TableName: table(), Item: { ...directoryKeys.childLink(agent.parentId, agent.agentId), agentId: agent.agentId } } },
     );
   }
-  try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) throw new DirectoryConflictError(`parent client ${agent.parentId} does not exist`);
-    throw error;
-  }
+  const outcome = await transactOrConflict({ TransactItems: items });
+  if (!outcome.ok) throw new DirectoryConflictError(`parent client ${agent.parentId} does not exist`);
   return agent;
 }
 
@@ -135,36 +132,30 @@ export async function createUser(input: NewUser): Promise<PublicUser> {
     'user',
   );
   const passwordHash = await hashPassword(input.password);
-  try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { ConditionCheck: { TableName: table(), Key: directoryKeys.agent(user.parentId), ConditionExpression: 'attribute_exists(pk)' } },
-          {
-            Put: {
-              TableName: table(),
-              Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: table(),
-              Item: { ...directoryKeys.user(user.id), ...directoryKeys.loginIndex(user.login), ...user },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Put: { TableName: table(), Item: { ...directoryKeys.userLink(user.parentId, user.id), userId: user.id } } },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const [client, login] = error.CancellationReasons ?? [];
-      if (client?.Code === 'ConditionalCheckFailed') throw new DirectoryConflictError(`client ${user.parentId} does not exist`);
-      if (login?.Code === 'ConditionalCheckFailed') throw new DirectoryConflictError(`login ${user.login} is taken`);
-    }
-    throw error;
+  const outcome = await transactOrConflict({
+    TransactItems: [
+      { ConditionCheck: { TableName: table(), Key: directoryKeys.agent(user.parentId), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        Put: {
+          TableName: table(),
+          Item: { ...loginGuardKey(user.login), userId: user.id, passwordHash },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: table(),
+          Item: { ...directoryKeys.user(user.id), ...directoryKeys.loginIndex(user.login), ...user },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      { Put: { TableName: table(), Item: { ...directoryKeys.userLink(user.parentId, user.id), userId: user.id } } },
+    ],
+  });
+  if (!outcome.ok) {
+    if (conditionFailedAt(outcome.reasons, 0)) throw new DirectoryConflictError(`client ${user.parentId} does not exist`);
+    if (conditionFailedAt(outcome.reasons, 1)) throw new DirectoryConflictError(`login ${user.login} is taken`);
+    throw outcome.error;
   }
   return publicUser(user);
 }
@@ -244,20 +235,15 @@ export async function replaceUser(previous: StoredUser, next: UserReplacement): 
     // also writes the link of a user stored before client links existed
     items.push({ Put: { TableName: table(), Item: { ...directoryKeys.userLink(user.parentId, user.id), userId: user.id } } });
   }
-  try {
-    await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const reasons = error.CancellationReasons ?? [];
-      const [record, guard] = reasons;
-      const client = user.parentId !== previous.parentId ? reasons[sameGuard ? 2 : 3] : undefined;
-      if (!sameGuard && guard?.Code === 'ConditionalCheckFailed') throw new DirectoryConflictError(`login ${user.login} is taken`);
-      if (client?.Code === 'ConditionalCheckFailed') throw new DirectoryConflictError(`client ${user.parentId} does not exist`);
-      if (record?.Code === 'ConditionalCheckFailed' || guard?.Code === 'ConditionalCheckFailed') {
-        throw new DirectoryConflictError(`user ${user.id} changed meanwhile; try again`);
-      }
-    }
-    throw error;
+  const outcome = await transactOrConflict({ TransactItems: items });
+  if (!outcome.ok) {
+    const { reasons } = outcome;
+    const guardFailed = conditionFailedAt(reasons, 1);
+    const clientFailed = user.parentId !== previous.parentId && conditionFailedAt(reasons, sameGuard ? 2 : 3);
+    if (!sameGuard && guardFailed) throw new DirectoryConflictError(`login ${user.login} is taken`);
+    if (clientFailed) throw new DirectoryConflictError(`client ${user.parentId} does not exist`);
+    if (conditionFailedAt(reasons, 0) || guardFailed) throw new DirectoryConflictError(`user ${user.id} changed meanwhile; try again`);
+    throw outcome.error;
   }
   return publicUser(user);
 }
@@ -341,7 +327,7 @@ export async function replacePasswordHash(login: string, previous: string, next:
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 

@@ -1,10 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import pLimit from 'p-limit';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
 import { resourcesConfig } from '../config';
 import { releaseUnconfirmed, reserveUnconfirmed } from './sender-guard';
+import { conditionFailed, queryAll } from './dynamo';
 
 /**
  * What an e-mail address agreed to, in the directory table:
@@ -133,7 +134,7 @@ export async function registerSideAddresses(clientId: string, sideAddresses: rea
           );
           return true;
         } catch (error) {
-          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+          if (!conditionFailed(error)) throw error;
           return false;
         }
       }),
@@ -206,7 +207,7 @@ export async function claimConfirmation(clientId: string, address: string, now: 
     );
     return token;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
 }
@@ -284,21 +285,12 @@ export async function recordHold(clientId: string, address: string, alertId: str
 
 /** The alerts held for a side address (a query of the address's own key). */
 export async function heldAlertIds(clientId: string, address: string): Promise<string[]> {
-  const ids: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :hold)',
-        ExpressionAttributeValues: { ':pk': sideKey(clientId, address).pk, ':hold': 'HOLD#' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) ids.push(String(item.alertId));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return ids;
+  const holds = await queryAll({
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :hold)',
+    ExpressionAttributeValues: { ':pk': sideKey(clientId, address).pk, ':hold': 'HOLD#' },
+  });
+  return holds.map((item) => String(item.alertId));
 }
 
 /** The held alert was handed back to delivery: its note goes. */

@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import type { DeliveryStatus } from '../schemas/alert';
 import { languageSchema } from '../schemas/directory';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * Notifications held for one digest each recipient receives later, in the directory table. Two kinds:
@@ -128,9 +129,7 @@ function digestOf(item: unknown): Digest | null {
   return { id: { kind: 'quota', clientId, address }, destination: { channel: 'email', address }, language, pending, dueAt };
 }
 
-const isCancelledByCondition = (error: unknown) =>
-  (error as Error).name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+const isCancelledByCondition = (error: unknown) => (cancellation(error)?.failedIndex ?? -1) >= 0;
 
 /** What a hold writes to the alert in the same transaction: the target's delivery status. */
 export interface AlertRecord {
@@ -264,7 +263,7 @@ export async function postponeDueDigest(digest: Digest, nextDueAt: number): Prom
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -286,7 +285,7 @@ export async function claimDigest(id: DigestId, now: number, leaseMs: number): P
     if (!digest) throw new Error(`digest item ${JSON.stringify(keysOf(id).due)} does not match its schema`);
     return digest;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
 }
@@ -349,7 +348,7 @@ export async function settleDigest(id: DigestId, settled: readonly HeldEmail[], 
       new DeleteCommand({ TableName: table(), Key: due, ConditionExpression: 'pending <= :zero', ExpressionAttributeValues: { ':zero': 0 } }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     await releaseDigest(id, nextDueAt);
   }
 }

@@ -1,10 +1,10 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { circuitKeys, FAILING_DESTINATIONS, FAILING_WEBHOOKS } from '../schemas/circuit-health';
 import type { WebhookNoticeId } from '../schemas/webhook';
+import { conditionFailedAt, countAll, transactOrConflict } from './dynamo';
 import { webhookNoticePut } from './webhook-notices';
 import { webhookDisableUpdate } from './webhooks-store';
 
@@ -45,45 +45,23 @@ export async function failingWebhooksOpenBefore(cutoff: string): Promise<Failing
 export async function disableFailingWebhook(failing: FailingWebhook, reason: string, now: number): Promise<'disabled' | 'stale' | 'busy'> {
   const entry = circuitKeys.failingWebhook(failing.openSince, failing.endpointId);
   const notice: WebhookNoticeId = { clientId: failing.clientId, endpointId: failing.endpointId, disabledAt: new Date(now).toISOString() };
-  try {
-    await documentClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: webhookDisableUpdate(failing.clientId, failing.endpointId, reason, now, failing.openSince) },
-          { Delete: { TableName: table(), Key: entry } },
-          { Put: webhookNoticePut(notice, failing.openSince, now) },
-        ],
-      }),
-    );
-    return 'disabled';
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
-    // another sweep's transaction on the same items: whichever won, the next run sees it
-    if (codes.includes('TransactionConflict')) return 'busy';
-    if (codes[0] !== 'ConditionalCheckFailed') throw error;
-  }
+  const outcome = await transactOrConflict({
+    TransactItems: [
+      { Update: webhookDisableUpdate(failing.clientId, failing.endpointId, reason, now, failing.openSince) },
+      { Delete: { TableName: table(), Key: entry } },
+      { Put: webhookNoticePut(notice, failing.openSince, now) },
+    ],
+  });
+  if (outcome.ok) return 'disabled';
+  // another sweep's transaction on the same items: whichever won, the next run sees it
+  if (outcome.reasons.some((cancelled) => cancelled.Code === 'TransactionConflict')) return 'busy';
+  if (!conditionFailedAt(outcome.reasons, 0)) throw outcome.error;
   await documentClient().send(new DeleteCommand({ TableName: table(), Key: entry }));
   return 'stale';
 }
 
 async function countPartition(pk: string): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+  return countAll({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
 }
 
 /** How many circuits are open now: shared destinations, and webhook endpoints. */

@@ -1,9 +1,9 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { parseRecord } from './record-schema';
+import { conditionFailed } from './dynamo';
 
 /**
  * Interrupted feeds the sweep is holding connection-loss alerts for, one item per scope in the directory table:
@@ -42,7 +42,7 @@ export async function beginFeedOutage(outage: FeedOutage): Promise<boolean> {
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -60,7 +60,7 @@ export async function markFeedOutageSeen(scope: string, now: number): Promise<vo
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -76,6 +76,6 @@ export async function endFeedOutage(outage: FeedOutage): Promise<void> {
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }

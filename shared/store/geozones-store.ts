@@ -1,11 +1,11 @@
 import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { geozoneSchema, type Geozone } from '../schemas/geozone';
 import { batchGetItems } from './batch-get';
 import { parseRecord } from './record-schema';
 import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
+import { cancellation, conditionFailed, conditionFailedAt, queryAll } from './dynamo';
 
 /**
  * Geozones in the geozones table; item `id = 0` holds `lastGeozoneId`, the global id sequence that clients'
@@ -39,9 +39,7 @@ function parseZone(item: Record<string, unknown> | undefined): Geozone | null {
 const ZONE_SOURCES = { area: 'geometry', perimetr: 'geometry' };
 
 /** The zone's own write (alone, or the first item of its transaction) failed its condition. */
-const zoneConditionFailed = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed');
+const zoneConditionFailed = (error: unknown) => conditionFailed(error) || conditionFailedAt(cancellation(error)?.reasons ?? [], 0);
 
 /** Stores a new zone under a fresh id from its owner's geozone counter, at version 1, counting it in the owner's geozones (at most `limit`, when given). */
 export async function createGeozone(zone: Omit<Geozone, 'id' | 'version'>, limit?: number): Promise<Geozone> {
@@ -178,4 +176,14 @@ export async function existingGeozoneIds(ids: readonly number[]): Promise<Set<nu
     { projectionExpression: 'id' },
   );
   return new Set(items.map((item) => Number(item.id)));
+}
+
+/** The client's zones as stored, unparsed (the rule cache compiles them), by the `byParent` index. */
+export async function geozoneItemsOfClient(parentId: string): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: table(),
+    IndexName: 'byParent',
+    KeyConditionExpression: 'parentId = :parent',
+    ExpressionAttributeValues: { ':parent': parentId },
+  });
 }

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { circuitKeys, HELD_LISTS, heldPartition } from '../schemas/circuit-health';
+import { conditionFailed } from './dynamo';
 
 /**
  * The held lists of the circuit breakers (keys in shared/schemas/circuit-health.ts): per destination, the alerts
@@ -27,8 +28,6 @@ export type HeldList = z.infer<typeof heldListSchema>;
 
 const heldEntrySchema = z.object({ sk: z.string(), alertId: z.string() });
 export type HeldEntry = z.infer<typeof heldEntrySchema>;
-
-const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * Lists an alert as held by the circuit of `destination` (again, if the drain took it meanwhile). `deadline`
@@ -102,7 +101,7 @@ export async function forgetHeldList(list: HeldList): Promise<boolean> {
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

@@ -1,10 +1,10 @@
 import { createHash, randomInt } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys } from '../schemas/directory';
 import { dayOf, nextDayStart } from './sender-guard';
+import { conditionFailed } from './dynamo';
 
 /**
  * The double opt-in of a user's phone number, in the directory table:
@@ -38,7 +38,7 @@ async function takeOne(key: { pk: string; sk: string }, limit: number, day: numb
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -104,7 +104,7 @@ export async function checkCode(userId: string, code: string, now: number): Prom
       }),
     ));
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
     const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: codeKey(userId), ConsistentRead: true }));
     return { result: Item ? 'expired' : 'none', triesLeft: 0 };
   }
@@ -128,7 +128,7 @@ async function markVerified(userId: string, phoneNumber: string, now: number): P
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

@@ -5,6 +5,7 @@ import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { rotaIdClient, rotaKeys, storedRotaSchema, type StoredRota } from '../schemas/rota';
 import { parseRecord } from './record-schema';
+import { conditionFailed, queryAll } from './dynamo';
 
 /** The on-call rotas of each client (schemas/rota.ts for the layout). */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
@@ -30,8 +31,6 @@ function parseItem(item: Record<string, unknown>): StoredRota | null {
   logger.error('unreadable rota skipped', { rotaId: item.id, issues: parsed.error.issues.slice(0, 5) });
   return null;
 }
-
-const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * Stores a new rota when its client holds fewer than `limit`. The count is read before the write: rotas change
@@ -74,21 +73,13 @@ export async function getRotas(rotaIds: readonly string[]): Promise<StoredRota[]
 
 /** A client's rotas, by name. */
 export async function listRotas(clientId: string): Promise<StoredRota[]> {
-  const rotas: StoredRota[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': rotaKeys.partition(clientId), ':prefix': rotaKeys.sortPrefix },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    rotas.push(...(page.Items ?? []).map(parseItem).filter((rota) => rota !== null));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll({
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': rotaKeys.partition(clientId), ':prefix': rotaKeys.sortPrefix },
+    ConsistentRead: true,
+  });
+  const rotas = items.map(parseItem).filter((rota) => rota !== null);
   return rotas.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }
 
@@ -106,7 +97,7 @@ export async function replaceRota(next: StoredRota): Promise<StoredRota> {
     );
     return rota;
   } catch (error) {
-    if (isConditionFailure(error)) throw new RotaConflictError(`rota ${rota.id} changed meanwhile`);
+    if (conditionFailed(error)) throw new RotaConflictError(`rota ${rota.id} changed meanwhile`);
     throw error;
   }
 }
@@ -118,7 +109,7 @@ export async function deleteRota(rota: Pick<StoredRota, 'id' | 'parentId'>): Pro
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

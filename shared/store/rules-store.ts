@@ -1,5 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, paginateScan, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { storedRuleSchema, type NotificationBody, type StoredRule } from '../schemas/notification';
@@ -7,6 +6,7 @@ import { initialValidity } from '../rules/lifecycle';
 import { parseRecord } from './record-schema';
 import { conditionZoneIds } from '../rules/rule-validation';
 import { createCounted, transactCounted, type CountChange, type TransactItem } from './client-counts';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * Notification rules in the rules table. Item `id = 0` is the meta item `{ lastRuleId }`, the global id sequence
@@ -77,11 +77,11 @@ async function transact(writes: TransactItem[], ruleIds: number[], checks: Trans
   try {
     await transactCounted(items, counts);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new StaleRuleError(ruleIds[0] ?? 0);
-    if (error instanceof TransactionCanceledException) {
-      const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (index >= writes.length) throw new RuleReferenceGoneError();
-      throw new StaleRuleError(ruleIds[index] ?? ruleIds[0] ?? 0);
+    if (conditionFailed(error)) throw new StaleRuleError(ruleIds[0] ?? 0);
+    const cancelled = cancellation(error);
+    if (cancelled) {
+      if (cancelled.failedIndex >= writes.length) throw new RuleReferenceGoneError();
+      throw new StaleRuleError(ruleIds[cancelled.failedIndex] ?? ruleIds[0] ?? 0);
     }
     throw error;
   }
@@ -105,9 +105,9 @@ export async function createRule(rule: Omit<StoredRule, 'id'>, extraChecks: Tran
   try {
     id = await createCounted('rules', record.parentId, limit, items);
   } catch (error) {
-    if (error instanceof TransactionCanceledException) {
-      const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (index >= 1) throw new RuleReferenceGoneError();
+    const cancelled = cancellation(error);
+    if (cancelled) {
+      if (cancelled.failedIndex >= 1) throw new RuleReferenceGoneError();
       throw new StaleRuleError(id);
     }
     throw error;
@@ -249,4 +249,35 @@ export async function rulesReferencingGeozone(geozoneId: number): Promise<Stored
     rules.push(...parseRules(page.Items).filter((rule) => rule.geoids.includes(geozoneId) || conditionZoneIds(rule.settings).includes(geozoneId)));
   }
   return rules;
+}
+
+/** Writes the sweep's deactivation or prolongation of `rule` as `next`, on condition that its version did not move: false when it did. */
+export async function writeSweptRule(rule: StoredRule, next: StoredRule): Promise<boolean> {
+  const { updatedAt } = next;
+  const shard = ruleItem(next).expiryShard;
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: resourcesConfig().RULES_TABLE,
+        Key: { id: rule.id },
+        UpdateExpression:
+          'SET active = :active, expiresAt = :expiresAt, validFrom = :validFrom, version = :next, updatedAt = :updatedAt' +
+          (shard === undefined ? ' REMOVE expiryShard' : ', expiryShard = :shard'),
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: {
+          ':active': next.active,
+          ':expiresAt': next.expiresAt,
+          ':validFrom': next.validFrom,
+          ':next': next.version,
+          ':updatedAt': updatedAt,
+          ':expected': rule.version,
+          ...(shard === undefined ? {} : { ':shard': shard }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!conditionFailed(error)) throw error;
+    return false;
+  }
 }

@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { conditionFailed, queryAll } from './dynamo';
 
 /**
  * What keeps one client from using the shared sender against strangers, in the directory table:
@@ -25,8 +25,6 @@ export const dayOf = (now: number) => Math.floor(now / DAY_MS);
 /** When the UTC day after `now` begins (epoch ms). */
 export const nextDayStart = (now: number) => (dayOf(now) + 1) * DAY_MS;
 
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
-
 /**
  * Takes one confirmation e-mail from the client's budget of the day. Returns null when it may go out, else
  * when the next day's budget begins (epoch ms).
@@ -46,7 +44,7 @@ export async function takeConfirmationBudget(clientId: string, now: number, perD
     );
     return null;
   } catch (error) {
-    if (isConditionFailure(error)) return nextDayStart(now);
+    if (conditionFailed(error)) return nextDayStart(now);
     throw error;
   }
 }
@@ -75,22 +73,11 @@ export interface ConfirmationWait {
 export async function dueConfirmationWaits(now: number): Promise<ConfirmationWait[]> {
   const waits: ConfirmationWait[] = [];
   for (const day of [dayOf(now) - 1, dayOf(now)]) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await documentClient().send(
-        new QueryCommand({
-          TableName: table(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': waitPk(day) },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const sk = String(item.sk);
-        waits.push({ day, clientId: String(item.clientId), mailbox: sk.slice(sk.indexOf('#') + 1), address: String(item.address) });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = await queryAll({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': waitPk(day) } });
+    for (const item of items) {
+      const sk = String(item.sk);
+      waits.push({ day, clientId: String(item.clientId), mailbox: sk.slice(sk.indexOf('#') + 1), address: String(item.address) });
+    }
   }
   return waits;
 }
@@ -134,7 +121,7 @@ export async function stopConfirmations(clientId: string, reason: string, now: n
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -153,21 +140,8 @@ export async function confirmationStop(clientId: string): Promise<ConfirmationSt
 
 /** Every client whose confirmations are stopped (one partition: only stopped clients are in it). */
 export async function listConfirmationStops(): Promise<ConfirmationStop[]> {
-  const stops: ConfirmationStop[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': STOPS_PK },
-        ExclusiveStartKey: start,
-      }),
-    );
-    stops.push(...(page.Items ?? []).map(toStop));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return stops;
+  const items = await queryAll({ TableName: table(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': STOPS_PK } });
+  return items.map(toStop);
 }
 
 /** An operator lets the client's confirmations go out again; the day's count of bounces starts over. */
@@ -196,7 +170,7 @@ export async function reserveUnconfirmed(clientId: string, count: number, cap: n
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -7,6 +6,7 @@ import { logger } from '../observability/logger';
 import { silenceIdClient, silenceKeys, storedSilenceSchema, type StoredSilence } from '../schemas/silence';
 import { ClientLimitError, recount, transactCounted } from './client-counts';
 import { parseRecord } from './record-schema';
+import { cancellation, conditionFailed, conditionFailedAt } from './dynamo';
 
 /**
  * The maintenance silences of each client (schemas/silence.ts for the layout). A silence is kept
@@ -61,7 +61,7 @@ export async function createSilence(input: StoredSilence, limit: number): Promis
       await transactCounted([put], [count]);
       return { created: true, silence };
     } catch (error) {
-      const taken = error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+      const taken = conditionFailedAt(cancellation(error)?.reasons ?? [], 0);
       if (!taken && !(error instanceof ClientLimitError)) throw error;
       // a silence already stored under this id is the answer, whether or not the client is at its limit
       const stored = await getSilence(silence.id, Date.parse(silence.createdAt));
@@ -130,7 +130,7 @@ export async function endSilence(silenceId: string, by: string, now: number): Pr
     );
     return Attributes ? parseItem(Attributes) : null;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     return getSilence(silenceId, now);
   }
 }
@@ -144,7 +144,7 @@ export async function deleteSilence(silence: Pick<StoredSilence, 'id' | 'parentI
     );
     return true;
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    if (conditionFailedAt(cancellation(error)?.reasons ?? [], 0)) return false;
     throw error;
   }
 }

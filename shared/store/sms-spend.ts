@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { conditionFailed } from './dynamo';
 
 /**
  * Each client's estimated SMS spend of one calendar month (UTC), in the directory table:
@@ -28,7 +28,7 @@ export async function takeSmsSpend(clientId: string, costMicroUsd: number, capMi
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -59,7 +59,7 @@ export async function claimCapNotice(clientId: string, now: number): Promise<boo
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

@@ -5,6 +5,7 @@ import { batchGetItems } from './batch-get';
 import { readConfig, resourcesConfig, telegramSchema } from '../config';
 import { directoryKeys, storedUserSchema, telegramChatSchema, type Language, type StoredUser, type TelegramChat } from '../schemas/directory';
 import { updateUserMapEntry } from './user-maps';
+import { conditionFailed } from './dynamo';
 
 /**
  * Linking Telegram chats to users. A user asks the API for a single-use code, opens the bot with
@@ -84,7 +85,7 @@ export async function redeemLinkCode(code: string, chat: LinkingChat, now: numbe
       }),
     ));
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
   const userId = claimed?.userId;
@@ -174,7 +175,7 @@ export async function unlinkOwnTelegramChat(userId: string, chatId: string): Pro
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     owned = false;
   }
   const removed = await removeChatFromUser(userId, chatId);

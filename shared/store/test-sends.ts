@@ -1,8 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { testSendResultSchema, type TestSendResult } from '../schemas/test-send';
+import { conditionFailed } from './dynamo';
 
 /**
  * Test alerts of rules: their results (`NOTIFTEST#<testId>`, written by the deliver function, read by the API)
@@ -47,7 +47,7 @@ export async function takeClientTest(clientId: string, now: number, perHour: num
     );
     return 0;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return (hour + 1) * HOUR_MS - now;
+    if (conditionFailed(error)) return (hour + 1) * HOUR_MS - now;
     throw error;
   }
 }

@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, storedUserSchema } from '../schemas/directory';
+import { directoryKeys, storedUserSchema, type PushDevice } from '../schemas/directory';
+import { conditionFailed } from './dynamo';
 
 /**
  * Changes one entry of a user's `telegramChats` or `pushDevices` map by its id, in one UpdateItem: no read
@@ -33,7 +34,7 @@ async function ensureMap(userId: string, map: UserMap): Promise<void> {
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -61,7 +62,7 @@ export async function updateUserMapEntry(userId: string, map: UserMap, id: strin
       await send();
       return true;
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      if (conditionFailed(error)) return false;
       if (attempt === 0 && isMissingMap(error)) {
         await ensureMap(userId, map);
         continue;
@@ -70,4 +71,11 @@ export async function updateUserMapEntry(userId: string, map: UserMap, id: strin
     }
   }
   return false;
+}
+
+/** The user's push devices by endpoint, or null when there is no such user. */
+export async function loadPushDevices(userId: string): Promise<Record<string, PushDevice> | null> {
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: directoryKeys.user(userId), ConsistentRead: true }));
+  if (!Item) return null;
+  return storedUserSchema.shape.pushDevices.parse(Item.pushDevices);
 }

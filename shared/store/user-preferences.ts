@@ -3,6 +3,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, type StoredUser } from '../schemas/directory';
 import { DEFAULT_PREFERENCES, type UserPreferences } from '../schemas/preferences';
+import { conditionFailed } from './dynamo';
 
 /** A user's preferences, the defaults when it never set any. */
 export function preferencesOf(user: Pick<StoredUser, 'preferences'>): UserPreferences {
@@ -26,7 +27,7 @@ export async function replaceUserPreferences(userId: string, preferences: UserPr
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -8,6 +7,7 @@ import { getAgent } from './directory-store';
 import { parseRecord } from './record-schema';
 import { projectVehicleScope } from './rule-coverage';
 import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
+import { conditionFailed } from './dynamo';
 
 /**
  * Registering vehicles in the directory, which decides who may watch them: a rule applies to a vehicle only
@@ -128,7 +128,7 @@ export async function registerVehicle(input: VehicleProfile, options: RegisterOp
       }),
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new VehicleChangedError(vehicle.vehicleId, { cause: error });
+    if (conditionFailed(error)) throw new VehicleChangedError(vehicle.vehicleId, { cause: error });
     throw error;
   }
   // evaluation learns the owner chain (and the visit journal its zone sets) from the vehicle's item, and the

@@ -1,4 +1,5 @@
-import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
@@ -6,6 +7,7 @@ import { logger } from '../observability/logger';
 import { vehicleStateSchema, type VehicleState } from '../schemas/vehicle-state';
 import { batchGetItems } from './batch-get';
 import { PACKED_STATE_ATTRIBUTE, packState, unpackState } from './vehicle-state-codec';
+import { conditionFailed } from './dynamo';
 
 /**
  * One item per vehicle, the unit of loading and of trust. Evaluate reads it (in the batch's BatchGetItem) and
@@ -205,7 +207,7 @@ export async function bumpZoneSet(vehicleId: number, clientId: string, version: 
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -285,4 +287,66 @@ export async function applyRefChange(change: RefChange): Promise<void> {
     await update(true);
     await update(false);
   }
+}
+
+/** A vehicle whose silence deadline has come, with its owner (null in an older installation's keys-only index). */
+export interface FallingSilent {
+  vehicleId: number;
+  silentAt: number;
+  owner: string | null;
+}
+
+/** Vehicles whose silence deadline is at or before `until`, with their owner, from every shard of the index. */
+export async function vehiclesFallingSilent(until: number): Promise<FallingSilent[]> {
+  const shards = Array.from({ length: SILENCE_SHARDS }, (_, shard) => `silence#${shard}`);
+  const found = await Promise.all(
+    shards.map(async (shard) => {
+      const vehicles: FallingSilent[] = [];
+      for await (const page of paginateQuery(
+        { client: documentClient() },
+        {
+          TableName: vehicleStateTable(),
+          IndexName: SILENCE_INDEX,
+          // no projection expression: the keys-only index of an older installation, which an upgrade keeps for a
+          // while (docs/deploy.md), refuses a query naming `owner`, and answers this one without it
+          KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :until',
+          ExpressionAttributeValues: { ':shard': shard, ':until': until },
+        },
+      )) {
+        for (const item of page.Items ?? [])
+          vehicles.push({
+            vehicleId: Number(item.vehicleId),
+            silentAt: Number(item.silentAt),
+            owner: typeof item.owner === 'string' ? item.owner : null,
+          });
+      }
+      return vehicles;
+    }),
+  );
+  return found.flat();
+}
+
+/**
+ * Writes a vehicle change's items in one transaction; a lone state Put goes as a plain conditional PutItem (billed
+ * half), its failed condition answered as the one-item transaction's cancellation would be.
+ */
+export async function commitVehiclePuts(items: readonly { Put: PutCommandInput }[]): Promise<void> {
+  const [only] = items;
+  if (items.length === 1 && only && only.Put.TableName === vehicleStateTable()) {
+    try {
+      await documentClient().send(new PutCommand(only.Put));
+    } catch (error) {
+      // the same answer a one-item transaction gives, so that one code path handles both
+      if (conditionFailed(error)) {
+        throw new TransactionCanceledException({
+          message: 'state version moved',
+          $metadata: {},
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+        });
+      }
+      throw error;
+    }
+    return;
+  }
+  await documentClient().send(new TransactWriteCommand({ TransactItems: [...items] }));
 }

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import type { VisitRecord } from '../rules/visit-journal';
-import { ALERT_RETENTION_DAYS } from './alerts-store';
+import { ALERT_RETENTION_DAYS } from './alerts/alerts-store';
 
 /**
  * Geozone visits, written by evaluation in the same transaction as the vehicle's state: the entry puts the open

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { webhookNoticeIdSchema, webhookNoticeKeys, type WebhookNoticeId } from '../schemas/webhook';
+import { conditionFailed } from './dynamo';
 
 /**
  * The notices that an endpoint was disabled after failing for days, while they are being sent (item layout in
@@ -24,7 +25,6 @@ const storedNoticeSchema = z.object({
 });
 export type WebhookNotice = z.infer<typeof storedNoticeSchema>;
 
-const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 const keyOf = (id: WebhookNoticeId) => webhookNoticeKeys.notice(id.endpointId, id.disabledAt);
 const idOf = ({ clientId, endpointId, disabledAt }: WebhookNotice): WebhookNoticeId => ({ clientId, endpointId, disabledAt });
 
@@ -69,7 +69,7 @@ export async function postponeWebhookNotice(notice: WebhookNotice, nextDueAt: nu
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -89,7 +89,7 @@ export async function claimWebhookNotice(id: WebhookNoticeId, now: number, lease
     );
     return storedNoticeSchema.parse(Attributes);
   } catch (error) {
-    if (isConditionFailure(error)) return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
 }
@@ -120,6 +120,6 @@ export async function releaseWebhookNotice(id: WebhookNoticeId): Promise<void> {
       new UpdateCommand({ TableName: table(), Key: keyOf(id), UpdateExpression: 'REMOVE sendingUntil', ConditionExpression: 'attribute_exists(pk)' }),
     )
     .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
+      if (!conditionFailed(error)) throw error;
     });
 }

@@ -1,10 +1,10 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { recoveryJobSchema, type RecoveryJob } from '../schemas/webhook-recovery';
 import { WEBHOOK_LOG_DAYS } from './webhook-deliveries';
+import { cancellation, conditionFailed } from './dynamo';
 
 /**
  * Webhook recovery jobs, in the directory table, all in the endpoint's own partition:
@@ -105,7 +105,7 @@ export async function startRecoveryJob(job: RecoveryJob, previous: RecoveryJob |
       }),
     );
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
+    if (!cancellation(error)) throw error;
     throw new RecoveryRunningError((await latestRecoveryJob(job.webhookId))?.jobId ?? 'unknown');
   }
 }
@@ -122,7 +122,7 @@ export async function claimRecoveredAlert(job: RecoveryJob, alertId: string): Pr
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -178,7 +178,7 @@ async function conditionalJobUpdate(job: RecoveryJob, update: string, values: Re
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

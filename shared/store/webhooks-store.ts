@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { parseRecord } from './record-schema';
 import { storedWebhookSchema, webhookIdClient, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
+import { conditionFailed, queryAll, transactOrConflict } from './dynamo';
 
 /**
  * The webhook endpoints of each client (see `shared/schemas/webhook.ts` for the item layout and how the secret
@@ -69,7 +70,7 @@ async function initializeUrls(clientId: string): Promise<void> {
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -82,17 +83,13 @@ type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteComman
  */
 async function transactWithUrls(clientId: string, items: [TransactItem, TransactItem]): Promise<Record<string, unknown> | null | undefined> {
   for (let attempt = 0; ; attempt++) {
-    try {
-      await documentClient().send(new TransactWriteCommand({ TransactItems: items }));
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [endpoint, urls] = error.CancellationReasons ?? [];
-      if (endpoint?.Code === 'ConditionalCheckFailed') return null;
-      if (urls?.Code !== 'ConditionalCheckFailed' || attempt >= 2) throw error;
-      if (urls.Item) return unmarshall(urls.Item);
-      await initializeUrls(clientId);
-    }
+    const outcome = await transactOrConflict({ TransactItems: items });
+    if (outcome.ok) return undefined;
+    const [endpoint, urls] = outcome.reasons;
+    if (endpoint?.Code === 'ConditionalCheckFailed') return null;
+    if (urls?.Code !== 'ConditionalCheckFailed' || attempt >= 2) throw outcome.error;
+    if (urls.Item) return unmarshall(urls.Item);
+    await initializeUrls(clientId);
   }
 }
 
@@ -168,22 +165,13 @@ function parseEndpoints(items: readonly Record<string, unknown>[] | undefined): 
 
 /** The client's endpoints, oldest first, secrets included: for signing only, never to be answered. */
 export async function listWebhooksWithSecrets(clientId: string): Promise<StoredWebhook[]> {
-  const endpoints: StoredWebhook[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': webhookKeys.partition(clientId), ':prefix': webhookKeys.sortPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    endpoints.push(...parseEndpoints(page.Items));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return endpoints.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const items = await queryAll({
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': webhookKeys.partition(clientId), ':prefix': webhookKeys.sortPrefix },
+    ConsistentRead: true,
+  });
+  return parseEndpoints(items).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }
 
 /** The client's endpoints as the API shows them. */
@@ -277,7 +265,7 @@ export async function disableWebhook(clientId: string, endpointId: string, reaso
     await documentClient().send(new UpdateCommand(webhookDisableUpdate(clientId, endpointId, reason, now)));
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -340,7 +328,7 @@ async function conditionalUpdate(
     );
     return parseRecord(storedWebhookSchema, Attributes, 'webhook endpoint');
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (conditionFailed(error)) return null;
     throw error;
   }
 }

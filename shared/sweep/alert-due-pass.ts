@@ -1,9 +1,9 @@
-import { closeDueAlert, dueAlertIds, escalateDueAlert, retireDueEntry } from '../store/alert-lifecycle';
+import { closeDueAlert, dueAlertIds, escalateDueAlert, retireDueEntry } from '../store/alerts/alert-lifecycle';
 import { escalationPending, handRetryToOutbox, readDueAlert, RETRY_WAKE_GRACE_MS, wakeForRetry } from '../store/alert-due';
 import { onCallAt } from '../delivery/on-call';
 import { nextStep } from '../rules/escalation-chain';
 import { ruleChain } from '../rules/rule-chain';
-import type { EscalationFiring } from '../store/alerts-store';
+import type { EscalationFiring } from '../store/alerts/alerts-store';
 import { getRotas } from '../store/rotas-store';
 import { getRule } from '../store/rules-store';
 import type { Alert } from '../schemas/alert';

@@ -1,14 +1,11 @@
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/dynamodb';
 import type { FeedOutageConfig, VehicleClock } from '../config';
 import { countIfAny, MetricName } from '../observability/metrics';
-import type { AlertItem } from '../store/alerts-store';
-import { SILENCE_INDEX, SILENCE_SHARDS, vehicleStateTable } from '../store/vehicle-state-store';
+import type { AlertItem } from '../store/alerts/alerts-store';
+import { vehiclesFallingSilent } from '../store/vehicle-state-store';
 import type { EvaluatorLookup } from '../pipeline/evaluate-vehicle';
 import { connectionLossStep } from '../pipeline/connection-loss-step';
 import type { RuleCache } from '../pipeline/rule-cache';
 import { runVehicleSteps } from '../pipeline/run-vehicle-steps';
-import type { SilentVehicle } from './feed-outage';
 import { judgeFeedOutages } from './feed-outage-hold';
 import type { FeedReading } from './feed-rate';
 
@@ -30,36 +27,6 @@ export interface ConnectionLossResult {
 
 /** The sweep runs every minute: deadlines within the next one are counted with the passed ones (feed-outage.ts). */
 const COHORT_LOOKAHEAD_MS = 60_000;
-
-/** Vehicles whose silence deadline is at or before `until`, with their owner, from every shard of the index. */
-export async function vehiclesFallingSilent(until: number): Promise<SilentVehicle[]> {
-  const shards = Array.from({ length: SILENCE_SHARDS }, (_, shard) => `silence#${shard}`);
-  const found = await Promise.all(
-    shards.map(async (shard) => {
-      const vehicles: SilentVehicle[] = [];
-      for await (const page of paginateQuery(
-        { client: documentClient() },
-        {
-          TableName: vehicleStateTable(),
-          IndexName: SILENCE_INDEX,
-          // no projection expression: the keys-only index of an older installation, which an upgrade keeps for a
-          // while (docs/deploy.md), refuses a query naming `owner`, and answers this one without it
-          KeyConditionExpression: 'silenceShard = :shard AND silentAt <= :until',
-          ExpressionAttributeValues: { ':shard': shard, ':until': until },
-        },
-      )) {
-        for (const item of page.Items ?? [])
-          vehicles.push({
-            vehicleId: Number(item.vehicleId),
-            silentAt: Number(item.silentAt),
-            owner: typeof item.owner === 'string' ? item.owner : null,
-          });
-      }
-      return vehicles;
-    }),
-  );
-  return found.flat();
-}
 
 export interface ConnectionLossOptions {
   now: number;

@@ -1,10 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
 import type { StoredRule } from '../schemas/notification';
 import { DAY_MS, sweepDecision } from '../rules/lifecycle';
-import { ruleItem, rulesDueForExpiry } from '../store/rules-store';
+import { rulesDueForExpiry, writeSweptRule } from '../store/rules-store';
 import { logger } from '../observability/logger';
 
 /**
@@ -36,29 +32,7 @@ export async function runLifecyclePass(now: number, due: () => Promise<StoredRul
             version: rule.version + 1,
             updatedAt,
           };
-    const shard = ruleItem(next).expiryShard;
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: resourcesConfig().RULES_TABLE,
-          Key: { id: rule.id },
-          UpdateExpression:
-            'SET active = :active, expiresAt = :expiresAt, validFrom = :validFrom, version = :next, updatedAt = :updatedAt' +
-            (shard === undefined ? ' REMOVE expiryShard' : ', expiryShard = :shard'),
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: {
-            ':active': next.active,
-            ':expiresAt': next.expiresAt,
-            ':validFrom': next.validFrom,
-            ':next': next.version,
-            ':updatedAt': updatedAt,
-            ':expected': rule.version,
-            ...(shard === undefined ? {} : { ':shard': shard }),
-          },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+    if (!(await writeSweptRule(rule, next))) {
       logger.info('rule changed during the sweep; left for the next one', { ruleId: rule.id });
       result.skipped.push(rule.id);
       continue;

@@ -1,5 +1,5 @@
 import { outboxSchema, readConfig } from '../config';
-import { abandonPending, claimForReenqueue, pendingAlertsOlderThan, type PendingAlert } from '../store/alerts-store';
+import { abandonPending, claimForReenqueue, pendingAlertsOlderThan, type PendingAlert } from '../store/alerts/alerts-store';
 import { logger } from '../observability/logger';
 import { enqueueDeliveries } from '../queues/enqueue-deliveries';
 import { CONSENT_HOLD_MS } from '../delivery/consent-hold';

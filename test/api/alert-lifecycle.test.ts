@@ -3,7 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { ALERT_LINK_TTL_DAYS, signAlertLink } from '../../shared/auth/alert-link-token';
-import { buildAlertItem } from '../../shared/store/alerts-store';
+import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { getRule } from '../../shared/store/rules-store';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import type { Emulators } from '../../infra/local/emulators';

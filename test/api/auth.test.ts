@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { MAX_SESSIONS_PER_USER, startSession } from '../../shared/auth/sessions';
+import { MAX_SESSIONS_PER_USER, startSession } from '../../shared/store/sessions';
 import { createUser, getUser } from '../../shared/store/directory-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';

@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { alertPut, buildAlertItem } from '../../shared/store/alerts-store';
+import { alertPut, buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { startEmulators } from '../../infra/local/emulators';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import { countCapacity } from '../support/count-capacity';

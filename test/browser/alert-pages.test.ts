@@ -7,7 +7,7 @@ import type { Browser, Page, Response } from 'playwright-core';
 import { sqsClient } from '../../shared/aws/clients';
 import { createApiHandler } from '../../shared/api/app';
 import { createUser } from '../../shared/store/directory-store';
-import { getAlert } from '../../shared/store/alert-lifecycle';
+import { getAlert } from '../../shared/store/alerts/alert-lifecycle';
 import { listSilences } from '../../shared/store/silences-store';
 import { unsubscribeLink } from '../../shared/store/email-consent';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';

@@ -4,7 +4,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { alertPut, buildAlertItem } from '../../shared/store/alerts-store';
+import { alertPut, buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { createDeliverHandler } from '../../functions/deliver/handler';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';

@@ -14,7 +14,7 @@ import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { runOutboxPass } from '../../shared/sweep/outbox-pass';
 import { MetricName, metrics } from '../../shared/observability/metrics';
 import { createAgent } from '../../shared/store/directory-store';
-import { dueShardOf } from '../../shared/store/alerts-store';
+import { dueShardOf } from '../../shared/store/alerts/alerts-store';
 import { createWebhook } from '../../shared/store/webhooks-store';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { FakeSecretsManager } from './support/fake-secrets-manager';

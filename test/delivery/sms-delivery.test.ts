@@ -17,8 +17,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { directoryKeys } from '../../shared/schemas/directory';
-import { buildAlertItem } from '../../shared/store/alerts-store';
-import { transitionAlert } from '../../shared/store/alert-lifecycle';
+import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
+import { transitionAlert } from '../../shared/store/alerts/alert-lifecycle';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { getAlertItem, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 

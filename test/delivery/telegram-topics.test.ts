@@ -10,7 +10,7 @@ import { createDeliverHandler } from '../../functions/deliver/handler';
 import { handler as telegramHandler, resetTelegramWebhook } from '../../functions/telegram/handler';
 import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { resetTelegramSender } from '../../shared/delivery/senders';
-import { buildAlertItem } from '../../shared/store/alerts-store';
+import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { issueLinkCode } from '../../shared/store/telegram-links';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { startTestEmulators } from '../support/emulators';

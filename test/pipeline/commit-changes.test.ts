@@ -4,7 +4,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { commitChanges, type VehicleChange } from '../../shared/pipeline/commit-changes';
-import { buildAlertItem } from '../../shared/store/alerts-store';
+import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { buildVisitItem, queryVisits } from '../../shared/store/visits-store';
 import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import { loadVehicleState } from '../../shared/store/vehicle-state-store';

@@ -7,7 +7,7 @@ import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { MAX_QUEUE_WAIT_MS } from '../../shared/delivery/deliver-alert';
 import { heldPartition } from '../../shared/schemas/circuit-health';
-import { buildAlertItem } from '../../shared/store/alerts-store';
+import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { createAgent } from '../../shared/store/directory-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
 import { createWebhook } from '../../shared/store/webhooks-store';

@@ -4,7 +4,7 @@ import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
-import { vehiclesFallingSilent } from '../../shared/sweep/connection-loss-pass';
+import { vehiclesFallingSilent } from '../../shared/store/vehicle-state-store';
 import { lambdaContext } from '../../infra/local/sqs-poller';
 import { alertSchema } from '../../shared/schemas/alert';
 import type { StoredRule } from '../../shared/schemas/notification';

@@ -3,7 +3,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Emulators } from '../../infra/local/emulators';
 import { documentClient } from '../../shared/aws/clients';
-import { vehiclesFallingSilent } from '../../shared/sweep/connection-loss-pass';
+import { vehiclesFallingSilent } from '../../shared/store/vehicle-state-store';
 import { TABLES, type IndexDefinition } from '../../shared/store/tables';
 import { SILENCE_INDEX, silenceShardOf, vehicleStateTable } from '../../shared/store/vehicle-state-store';
 import { startTestEmulators } from '../support/emulators';

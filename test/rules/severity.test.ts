@@ -4,7 +4,7 @@ import { RULE_EVALUATORS } from '../../shared/rules/registry';
 import { settingsProblems } from '../../shared/rules/rule-validation';
 import { defaultSeverity, eventSeverity, severityOf } from '../../shared/rules/severity';
 import { typeSettingsMarkdown } from '../../shared/api/settings-markdown';
-import { buildAlertItem } from '../../shared/store/alerts-store';
+import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import type { RuleEvent, Severity } from '../../shared/schemas/alert';
 import { storedRuleSchema, type RuleType, type StoredRule } from '../../shared/schemas/notification';
 import { T0, message } from './fixtures';

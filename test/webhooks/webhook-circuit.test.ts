@@ -12,7 +12,7 @@ import { forgetTelegramCredentials } from '../../shared/channels/telegram/creden
 import { deliverAlert } from '../../shared/delivery/deliver-alert';
 import { throughCircuit } from '../../shared/delivery/circuit-gate';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
-import { recoveryVerdict } from '../../shared/delivery/recovered-delivery';
+import { recoveryVerdict } from '../../shared/store/alerts/recovered-delivery';
 import { channelSenders, resetTelegramSender } from '../../shared/delivery/senders';
 import { FAILURES_TO_OPEN, HOLD_RECHECK_MS, PROBE_INTERVAL_MS } from '../../shared/delivery/circuit-breaker';
 import { RETRY_HORIZON_SECONDS } from '../../shared/delivery/retry-backoff';

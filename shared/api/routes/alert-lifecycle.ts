@@ -1,5 +1,5 @@
 import type { AlertState } from '../../schemas/alert';
-import { transitionAlert, type TransitionResult } from '../../store/alert-lifecycle';
+import { transitionAlert, type TransitionResult } from '../../store/alerts/alert-lifecycle';
 import { conflict, notFound } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import {

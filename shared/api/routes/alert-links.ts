@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { verifyAlertLink, type AlertLink } from '../../auth/alert-link-token';
 import type { Alert } from '../../schemas/alert';
-import { getAlert } from '../../store/alert-lifecycle';
+import { getAlert } from '../../store/alerts/alert-lifecycle';
 import { actOnAlert, alertPageFormSchema, type AlertPageForm } from '../alert-page-actions';
 import { alertPage } from '../alert-page-view';
 import { alertLinkErrorExamples, alertPageExample, alertPageFormExample } from '../examples';

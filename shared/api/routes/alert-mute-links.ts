@@ -4,7 +4,7 @@ import { formatEventTime } from '../../delivery/format-time';
 import { muteFromAlert, mutedText } from '../../delivery/mute-alert';
 import { renderLifecycleText } from '../../delivery/render';
 import type { Alert } from '../../schemas/alert';
-import { getAlert } from '../../store/alert-lifecycle';
+import { getAlert } from '../../store/alerts/alert-lifecycle';
 import { getVehicles } from '../../store/directory-store';
 import { getRule } from '../../store/rules-store';
 import { htmlPageExample } from '../examples';

@@ -1,6 +1,6 @@
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../../auth/password';
-import { clearLoginFailures, reserveLoginAttempt } from '../../auth/login-throttle';
-import { startSession } from '../../auth/sessions';
+import { clearLoginFailures, reserveLoginAttempt } from '../../store/login-throttle';
+import { startSession } from '../../store/sessions';
 import { findCredential, getUser, replacePasswordHash } from '../../store/directory-store';
 import { tooManyRequests, unauthorized } from '../errors';
 import { defineRoute } from '../route';

@@ -1,4 +1,4 @@
-import { queryHistory, type HistorySource } from '../../store/history-store';
+import { queryHistory, type HistorySource } from '../../store/alerts/history-store';
 import { getVehicles } from '../../store/directory-store';
 import { getRule } from '../../store/rules-store';
 import { notFound } from '../errors';

@@ -12,7 +12,7 @@ import { preferenceVerdict } from '../../delivery/recipient-preferences';
 import { severityOf } from '../../rules/severity';
 import type { StoredUser } from '../../schemas/directory';
 import type { PreferenceChannel } from '../../schemas/preferences';
-import type { AlertItem } from '../../store/alerts-store';
+import type { AlertItem } from '../../store/alerts/alerts-store';
 import { clientAndAncestors } from '../../store/vehicle-registry';
 import { ruleCovers } from '../../store/rule-coverage';
 import { newRuleRecord } from '../../store/rules-store';

@@ -11,7 +11,7 @@ import {
   latestRecoveryJob,
   startRecoveryJob,
 } from '../../store/webhook-recoveries';
-import { HOUR_MS, takeClientRequest } from '../client-rate';
+import { HOUR_MS, takeClientRequest } from '../../store/client-rate';
 import { ApiError, conflict, notFound, tooManyRequests, validationError } from '../errors';
 import { recoverExample, recoveryAcceptedExample, recoveryDoneExample, recoveryRunningExample } from '../examples';
 import { limits } from '../limits';

@@ -18,11 +18,11 @@ import { RETRY_ATTEMPTS, RETRY_HORIZON_SECONDS, RETRY_JITTER, retryScheduleText,
 import { redeliverWebhook, wasDeliveredTo } from '../../delivery/redeliver-webhook';
 import type { Alert } from '../../schemas/alert';
 import type { StoredWebhook } from '../../schemas/webhook';
-import { getStoredAlert } from '../../store/alert-lifecycle';
-import { queryHistory } from '../../store/history-store';
+import { getStoredAlert } from '../../store/alerts/alert-lifecycle';
+import { queryHistory } from '../../store/alerts/history-store';
 import { listWebhookAttempts, WEBHOOK_LOG_DAYS } from '../../store/webhook-deliveries';
 import { forgetWebhookHealth } from '../../store/circuit-store';
-import { takeClientRequest } from '../client-rate';
+import { takeClientRequest } from '../../store/client-rate';
 import { decodeWebhookLogToken, encodeWebhookLogToken } from '../webhook-log-token';
 import { conflict, notFound, tooManyRequests, validationError } from '../errors';
 import { limits } from '../limits';

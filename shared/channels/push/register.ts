@@ -1,9 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { updateUserMapEntry } from '../../store/user-maps';
-import { documentClient } from '../../aws/dynamodb';
+import { loadPushDevices, updateUserMapEntry } from '../../store/user-maps';
 import { loadSnsSdk, snsClient } from '../../aws/sns';
-import { pushSchema, readConfig, resourcesConfig } from '../../config';
-import { directoryKeys, pushDeviceSchema, storedUserSchema, type PushDevice } from '../../schemas/directory';
+import { pushSchema, readConfig } from '../../config';
+import { pushDeviceSchema, type PushDevice } from '../../schemas/directory';
 
 export type PushPlatform = PushDevice['platform'];
 
@@ -27,16 +25,6 @@ function applicationArn(platform: PushPlatform): string {
   const arn = platform === 'fcm' ? push.PUSH_FCM_APPLICATION_ARN : push.PUSH_APNS_APPLICATION_ARN;
   if (!arn) throw new PushNotConfiguredError(platform);
   return arn;
-}
-
-function table(): string {
-  return resourcesConfig().DIRECTORY_TABLE;
-}
-
-async function loadDevices(userId: string): Promise<Record<string, PushDevice> | null> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: directoryKeys.user(userId), ConsistentRead: true }));
-  if (!Item) return null;
-  return storedUserSchema.shape.pushDevices.parse(Item.pushDevices);
 }
 
 /**
@@ -89,7 +77,7 @@ async function endpointFor(userId: string, platform: PushPlatform, token: string
  * and keeps the endpoint on the user, once.
  */
 export async function registerPushDevice(userId: string, platform: PushPlatform, token: string): Promise<PushDevice> {
-  const devices = await loadDevices(userId);
+  const devices = await loadPushDevices(userId);
   if (!devices) throw new PushUserNotFoundError();
   const endpointArn = await endpointFor(userId, platform, token);
   const existing = devices[endpointArn];

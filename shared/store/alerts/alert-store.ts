@@ -1,12 +1,12 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
-import { HOLDER_GRACE_MS, heldShardOf, outboxShardOf } from '../store/alerts-store';
-import { dueClauses, updateExpression, type Clauses, type DueInputs } from '../store/alert-due';
-import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type DeliveryStatus } from '../schemas/alert';
+import { documentClient } from '../../aws/dynamodb';
+import { resourcesConfig } from '../../config';
+import { HOLDER_GRACE_MS, heldShardOf, outboxShardOf } from './alerts-store';
+import { dueClauses, updateExpression, type Clauses, type DueInputs } from '../alert-due';
+import { alertSchema, deliveryRetrySchema, type Alert, type DeliveryRetry, type DeliveryStatus } from '../../schemas/alert';
+import { conditionFailed } from '../dynamo';
 
 /**
  * The deliver function's reads and writes of an alert item. Besides the agreed `deliveries` map it keeps:
@@ -86,7 +86,7 @@ export async function claimAlert(alertId: string, now: number, leaseMs: number, 
     }
     return { outcome: 'claimed', claimed: parsed };
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: { alertId }, ConsistentRead: true }));
   if (!Item) return { outcome: 'missing' };
@@ -128,7 +128,7 @@ export async function recordDigestOutcome(alertId: string, key: string, status: 
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }
 
@@ -186,7 +186,7 @@ export async function finishAlert(
     );
   } catch (failure) {
     // already finished by another invocation: nothing left to do
-    if ((failure as Error).name !== 'ConditionalCheckFailedException') throw failure;
+    if (!conditionFailed(failure)) throw failure;
   }
 }
 
@@ -284,7 +284,7 @@ export async function reopenTarget(alertId: string, key: string, now: number): P
     );
     return 'reopened';
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
     const item = error.Item ? unmarshall(error.Item) : {};
     const failed = (item.deliveries as Record<string, { status?: string }> | undefined)?.[key]?.status === 'failed';
     return failed ? 'busy' : 'not-failed';

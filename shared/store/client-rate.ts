@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { conditionFailed } from './dynamo';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -29,7 +29,7 @@ export async function takeClientRequest(clientId: string, now: number, limit: nu
     );
     return 0;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return (period + 1) * windowMs - now;
+    if (conditionFailed(error)) return (period + 1) * windowMs - now;
     throw error;
   }
 }

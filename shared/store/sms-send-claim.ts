@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { conditionFailed } from './dynamo';
 
 /**
  * An SMS cannot be taken back, so each SMS target of an alert is claimed on the alert item (`smsClaim:<key>`)
@@ -26,7 +26,7 @@ export async function claimSmsSend(alertId: string, key: string, now: number): P
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

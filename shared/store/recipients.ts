@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetItems } from '../store/batch-get';
+import { batchGetItems } from './batch-get';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, storedUserSchema, vehicleProfileSchema, type StoredUser, type VehicleProfile } from '../schemas/directory';

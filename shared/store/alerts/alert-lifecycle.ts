@@ -1,10 +1,10 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { documentClient } from '../aws/dynamodb';
-import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../schemas/alert';
+import { documentClient } from '../../aws/dynamodb';
+import { alertSchema, statesLeadingTo, type Alert, type AlertState, type LifecycleEntry } from '../../schemas/alert';
 import { alertPut, alertsTable, buildEscalationItem, OUTBOX_SHARDS, type EscalationFiring } from './alerts-store';
-import { dueClauses, retryUnchanged, updateExpression } from './alert-due';
+import { dueClauses, retryUnchanged, updateExpression } from '../alert-due';
+import { cancellation, conditionFailed } from '../dynamo';
 
 /**
  * The lifecycle of a stored alert (`open` → `acknowledged` → `cleared` | `closed`, see ALERT_TRANSITIONS): one
@@ -114,7 +114,7 @@ async function writeTransition(alert: Alert, change: LifecycleChange): Promise<T
     );
     return { outcome: 'changed', alert: alertSchema.parse(Attributes) };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
     // another change came first: answer from the item as it was then, or write again over a newer retry
     const current = alertSchema.safeParse(error.Item ? unmarshall(error.Item) : undefined);
     if (!current.success || !current.data.stored) return { current: null };
@@ -206,7 +206,7 @@ export async function closeDueAlert(alert: Alert, now: number): Promise<boolean>
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -266,7 +266,7 @@ export async function escalateDueAlert(
     );
     return escalation.alertId;
   } catch (error) {
-    if (error instanceof TransactionCanceledException) return null;
+    if (cancellation(error)) return null;
     throw error;
   }
 }
@@ -290,6 +290,6 @@ export async function retireDueEntry(alert: Alert, dueAt: string): Promise<void>
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }

@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { conditionFailed } from './dynamo';
 
 /**
  * Slows down password guessing, counted atomically in two places:
@@ -58,7 +58,7 @@ async function reserve(key: { pk: string; sk: string }, freeAttempts: number, ma
       );
       return 0;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!conditionFailed(error)) throw error;
     }
   }
   return CONTENDED_RETRY_MS;
@@ -88,6 +88,6 @@ export async function clearLoginFailures(login: string, ip: string): Promise<voi
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
 }

@@ -1,15 +1,15 @@
 import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { atLeast, type Alert, type RuleEvent, type Severity } from '../schemas/alert';
-import type { StoredRule } from '../schemas/notification';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
-import { alertIdFor, escalationIdFor } from './alert-id';
-import { ruleChain } from '../rules/rule-chain';
-import { nextStep } from '../rules/escalation-chain';
-import { COMMON_SETTINGS } from '../rules/settings';
-import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../rules/event-kinds';
-import { eventSeverity, severityOf } from '../rules/severity';
+import { atLeast, type Alert, type RuleEvent, type Severity } from '../../schemas/alert';
+import type { StoredRule } from '../../schemas/notification';
+import { documentClient } from '../../aws/dynamodb';
+import { resourcesConfig } from '../../config';
+import { alertIdFor, escalationIdFor } from '../alert-id';
+import { ruleChain } from '../../rules/rule-chain';
+import { nextStep } from '../../rules/escalation-chain';
+import { COMMON_SETTINGS } from '../../rules/settings';
+import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../../rules/event-kinds';
+import { eventSeverity, severityOf } from '../../rules/severity';
+import { conditionFailed } from '../dynamo';
 
 /**
  * Write side of the alerts table: the item an event becomes, and the outbox (alerts still `pending`,
@@ -281,7 +281,7 @@ export async function claimForReenqueue(alert: PendingAlert, now: number): Promi
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -310,7 +310,7 @@ export async function abandonPending(alert: PendingAlert, now: number, reason: s
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

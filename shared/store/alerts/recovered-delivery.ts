@@ -1,11 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
-import { logger } from '../observability/logger';
-import { alertSchema, type Alert, type DeliveryStatus } from '../schemas/alert';
-import type { StoredWebhook } from '../schemas/webhook';
-import { batchGetItems } from '../store/batch-get';
+import { documentClient } from '../../aws/dynamodb';
+import { resourcesConfig } from '../../config';
+import { logger } from '../../observability/logger';
+import { alertSchema, type Alert, type DeliveryStatus } from '../../schemas/alert';
+import type { StoredWebhook } from '../../schemas/webhook';
+import { batchGetItems } from '../batch-get';
+import { conditionFailed } from '../dynamo';
 
 /** An alert as a recovery reads it, with the lease of a deliver invocation working on it (epoch ms), if any. */
 export interface RecoverableAlert {
@@ -76,7 +77,7 @@ export async function recordRecoveredDelivery(alert: Alert, endpointId: string, 
     );
     return true;
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!conditionFailed(error)) throw error;
     logger.warn('recovered alert moved on meanwhile; its delivery record is left as it is', { alertId: alert.alertId, endpointId });
     return false;
   }

@@ -1,9 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../aws/dynamodb';
-import { resourcesConfig } from '../config';
-import { alertSchema, type Alert, type AlertState, type Severity } from '../schemas/alert';
-import { severityOf } from '../rules/severity';
-import { batchGetItems } from './batch-get';
+import { documentClient } from '../../aws/dynamodb';
+import { resourcesConfig } from '../../config';
+import { alertSchema, type Alert, type AlertState, type Severity } from '../../schemas/alert';
+import { severityOf } from '../../rules/severity';
+import { batchGetItems } from '../batch-get';
 
 /**
  * Read side of the alerts table for the history endpoint: stored alerts, newest first, through the

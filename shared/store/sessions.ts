@@ -1,9 +1,9 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { directoryKeys, type StoredUser } from '../schemas/directory';
-import { hashToken, newSessionToken } from './tokens';
+import { hashToken, newSessionToken } from '../auth/tokens';
+import { conditionFailed, transactOrConflict } from './dynamo';
 
 /**
  * Sessions in the directory table: `SESSION#<sha256(token)>` / `SESSION`. The token itself is never stored.
@@ -79,27 +79,21 @@ export async function startSession(user: StoredUser, now: number): Promise<{ tok
     const { Item: previous } = await documentClient().send(new GetCommand({ TableName: table(), Key: slot, ConsistentRead: true }));
     const previousSequence = Number(previous?.sessionNumber ?? 0);
     if (previous && previousSequence > sequence) continue;
-    try {
-      await documentClient().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: table(),
-                Item: { ...slot, sessionNumber: sequence, tokenHash, ttl: Math.ceil((now + ABSOLUTE_SESSION_MS) / 1000) },
-                ConditionExpression: previous ? 'sessionNumber = :seen' : 'attribute_not_exists(pk)',
-                ...(previous ? { ExpressionAttributeValues: { ':seen': previousSequence } } : {}),
-              },
-            },
-            { Put: { TableName: table(), Item: session, ConditionExpression: 'attribute_not_exists(pk)' } },
-            ...(typeof previous?.tokenHash === 'string' ? [{ Delete: { TableName: table(), Key: directoryKeys.session(previous.tokenHash) } }] : []),
-          ],
-        }),
-      );
-      return { token, expiresAt };
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-    }
+    const outcome = await transactOrConflict({
+      TransactItems: [
+        {
+          Put: {
+            TableName: table(),
+            Item: { ...slot, sessionNumber: sequence, tokenHash, ttl: Math.ceil((now + ABSOLUTE_SESSION_MS) / 1000) },
+            ConditionExpression: previous ? 'sessionNumber = :seen' : 'attribute_not_exists(pk)',
+            ...(previous ? { ExpressionAttributeValues: { ':seen': previousSequence } } : {}),
+          },
+        },
+        { Put: { TableName: table(), Item: session, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...(typeof previous?.tokenHash === 'string' ? [{ Delete: { TableName: table(), Key: directoryKeys.session(previous.tokenHash) } }] : []),
+      ],
+    });
+    if (outcome.ok) return { token, expiresAt };
   }
   throw new Error('could not start a session: too many concurrent logins of one user');
 }
@@ -129,7 +123,7 @@ export async function touchSession(token: string, now: number, minIntervalMs: nu
     );
     return { ok: true, session: toSession(Attributes ?? {}) };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!conditionFailed(error)) throw error;
   }
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
   if (!Item || Number(Item.expiresAt) <= now || Number(Item.createdAt) <= now - ABSOLUTE_SESSION_MS) return { ok: false, reason: 'ended' };
