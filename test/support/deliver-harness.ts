@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { createDeliverHandler, type DeliverDependencies } from '../../functions/deliver/handler';
+import type { DeliverDependencies } from '../../functions/deliver/handler';
 import type { Emulators } from '../../infra/local/emulators';
 import { lambdaContext, type SqsHandler } from '../../infra/local/sqs-poller';
 import { FakeTelegram } from '../../infra/local/telegram-fake';
@@ -12,6 +12,9 @@ import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
 import { drainDeliveries } from '../delivery/support/drain-deliveries';
 import { SnsStub } from '../delivery/support/sns-stub';
 import { clearSentEmails, startTestEmulators } from './emulators';
+import { deliverHandler } from './deliver-handler';
+
+export { deliverHandler };
 
 /**
  * What a deliver test sets up: its own emulators (DynamoDB Local tables, fauxqs queues, aws-ses-v2-local), and
@@ -56,12 +59,6 @@ export interface DeliverHarness {
   enqueue(alertId: string): Promise<void>;
   /** Hands the deliveries queue to the handler until a receive finds it empty or `rounds` receives were made. */
   drainDeliveries(options?: { rounds?: number; handler?: SqsHandler }): Promise<number>;
-}
-
-/** The deliver handler as the local SQS poller calls it: middy's handler takes Lambda's (event, context). */
-export function deliverHandler(dependencies: Partial<DeliverDependencies> = {}): SqsHandler {
-  const handler = createDeliverHandler(dependencies);
-  return (event, context) => handler(event, context);
 }
 
 export function useDeliverHarness(options: DeliverHarnessOptions): DeliverHarness {
