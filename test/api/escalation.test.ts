@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { documentClient, sqsClient } from '../../shared/aws/clients';
+import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { clearAlert } from '../../shared/store/alerts/alert-lifecycle';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { getRule } from '../../shared/store/rules-store';
 import { escalationIdFor } from '../../shared/store/alert-id';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
+import { clearSentEmails, sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat } from '../delivery/support/fixtures';
 import { countCapacity } from '../support/count-capacity';
 import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
@@ -38,9 +31,11 @@ const emailOf = (name: string) => `${name}@escalation.example.com`;
  * same handler to the SES emulator's inbox and the Telegram fake.
  */
 describe('escalation', () => {
-  let emulators: Emulators;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
+  const harness = useDeliverHarness({
+    name: 'api-escalation',
+    telegram: { botToken: '123456:escalation-bot', webhookSecret: 'escalation-secret', secretId: 'fleetwatch/telegram-escalation' },
+  });
+  const { telegram } = harness;
   const clock = new TestClock();
   let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
@@ -68,13 +63,9 @@ describe('escalation', () => {
     });
 
   async function drainDeliveries(): Promise<void> {
-    const handler = createDeliverHandler() as unknown as SqsHandler;
-    for (let round = 0; round < 5; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
-    }
+    await harness.drainDeliveries({ rounds: 5, handler: harness.createHandler() });
   }
-  const requestDelivery = (alertId: string) =>
-    sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
+  const requestDelivery = (alertId: string) => harness.enqueue(alertId);
 
   /** An alert of the rule as evaluate raises it, at the clock's time, delivered to the rule's own recipients. */
   async function raise(id = ruleId): Promise<{ alertId: string; raisedAt: number }> {
@@ -89,20 +80,13 @@ describe('escalation', () => {
     return { alertId: item.alertId, raisedAt };
   }
 
-  const mailsTo = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
+  const mailsTo = async (address: string) => (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(address));
   const telegramTo = (chatId: string) =>
     telegram.calls
       .filter((call) => call.method === 'sendMessage' && String(call.payload.chat_id) === chatId)
       .map((call) => String(call.payload.text));
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('api-escalation');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram-escalation';
-    secrets.secrets.set('fleetwatch/telegram-escalation', JSON.stringify({ botToken: '123456:escalation-bot', webhookSecret: 'escalation-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
     tenants = await seedTenants('escalation');
     api = typedApiClient({ now: clock.now });
     token = await login(api, tenants.root);
@@ -116,19 +100,14 @@ describe('escalation', () => {
     await markSideEmailConfirmed(tenants.root.agentId, DUTY, clock.now());
     await drainDeliveries();
   });
-  afterAll(async () => {
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
-  });
-  beforeEach(async () => {
+  beforeEach(() => {
     clock.advance(MINUTE);
-    telegram.reset();
-    await clearSentEmails(emulators);
   });
 
   it('escalates an alert still open after escalateAfter exactly once, to the escalation targets only', async () => {
     const { alertId, raisedAt } = await raise();
     expect(await mailsTo(emailOf('root'))).toHaveLength(1);
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     telegram.reset();
 
     // not yet due: nothing
@@ -207,12 +186,12 @@ describe('escalation', () => {
       body: {},
     });
     expect(acknowledged.response.status).toBe(200);
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     telegram.reset();
 
     expect((await runAlertDuePass(raisedAt + 16 * MINUTE)).escalated).not.toContain(escalationIdFor(alertId));
     await drainDeliveries();
-    expect(await sentEmails(emulators)).toEqual([]);
+    expect(await sentEmails(harness.emulators)).toEqual([]);
     expect(telegram.calls.filter((call) => call.method === 'sendMessage')).toEqual([]);
     const item = await getAlertItem(alertId);
     expect(item.escalatedAt).toBeUndefined();
@@ -230,14 +209,14 @@ describe('escalation', () => {
       body: {},
     });
     expect(closing.response.status).toBe(200);
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     telegram.reset();
 
     const { escalated } = await runAlertDuePass(closed.raisedAt + 16 * MINUTE);
     expect(escalated).not.toContain(escalationIdFor(cleared.alertId));
     expect(escalated).not.toContain(escalationIdFor(closed.alertId));
     await drainDeliveries();
-    expect(await sentEmails(emulators)).toEqual([]);
+    expect(await sentEmails(harness.emulators)).toEqual([]);
     expect(telegram.calls.filter((call) => call.method === 'sendMessage')).toEqual([]);
     for (const { alertId } of [cleared, closed]) expect((await getAlertItem(alertId)).escalatedAt).toBeUndefined();
   });
@@ -253,7 +232,7 @@ describe('escalation', () => {
     expect(await getAlertItem(skipped.alertId)).toMatchObject({ severity: 'warning', state: 'open' });
     expect((await getAlertItem(skipped.alertId)).escalateAt).toBeUndefined();
     expect(await getAlertItem(escalating.alertId)).toMatchObject({ severity: 'critical', escalateAt: expect.any(String) });
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     telegram.reset();
 
     const { escalated } = await runAlertDuePass(escalating.raisedAt + 16 * MINUTE);

@@ -16,7 +16,7 @@ import {
   type OpenApiDocument,
   type RealIds,
 } from '../support/openapi-fuzz';
-import { apiClient, login, ruleBody, seedTenants, squareZone, type Api } from './support';
+import { apiClient, login, ruleBody, seedTenants, depotZoneBody, type Api } from './support';
 
 /**
  * Every operation of the OpenAPI document, fuzzed with requests made from its own request schemas: samples with
@@ -63,8 +63,8 @@ describe('OpenAPI-driven fuzzing', () => {
       await created('/api/v3/notifications', ruleBody(tenants.child.agentId, { vehicleIds: [303] })),
     ];
     const zones = [
-      await created('/api/v3/gis', squareZone(tenants.root.agentId)),
-      await created('/api/v3/gis', squareZone(tenants.child.agentId, { name: 'Yard' })),
+      await created('/api/v3/gis', depotZoneBody(tenants.root.agentId)),
+      await created('/api/v3/gis', depotZoneBody(tenants.child.agentId, { name: 'Yard' })),
     ];
     const webhook = await created('/api/v3/webhooks', { url: 'https://hooks.fuzz.example.com/alerts', description: 'fuzz' });
     // users the fuzzer may change at will: never those whose sessions it uses

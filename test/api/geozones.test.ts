@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 describe('geozones', () => {
   let emulators: Emulators;
@@ -27,7 +27,7 @@ describe('geozones', () => {
   afterAll(async () => emulators.stop());
 
   it('creates a polygon with computed area and perimeter, whatever the input says', async () => {
-    const created = await createZone(tokens.root, { ...squareZone(tenants.root.agentId), area: 1, perimetr: 1 });
+    const created = await createZone(tokens.root, { ...depotZoneBody(tenants.root.agentId), area: 1, perimetr: 1 });
     expect(created.response.status).toBe(200);
     // 0.01° × 0.01° at 55.7° N: about 627 m × 1112 m
     expect(created.data!.area).toBeGreaterThan(690_000);
@@ -59,7 +59,7 @@ describe('geozones', () => {
   it('answers 400 for invalid geometry, 404 for a foreign client, 403 for read-only users', async () => {
     const open = await createZone(
       tokens.root,
-      squareZone(tenants.root.agentId, {
+      depotZoneBody(tenants.root.agentId, {
         geometry: {
           type: 'Polygon',
           coordinates: [
@@ -75,10 +75,10 @@ describe('geozones', () => {
     );
     expect(open.response.status).toBe(400);
     expect(open.error?.issues?.[0]?.path).toMatch(/^geometry/);
-    const circleWithoutRadius = await createZone(tokens.root, squareZone(tenants.root.agentId, { type: 'circle' }));
+    const circleWithoutRadius = await createZone(tokens.root, depotZoneBody(tenants.root.agentId, { type: 'circle' }));
     expect(circleWithoutRadius.response.status).toBe(400);
-    expect((await createZone(tokens.root, squareZone(tenants.sibling.agentId))).response.status).toBe(404);
-    expect((await createZone(tokens.readOnly, squareZone(tenants.root.agentId))).response.status).toBe(403);
+    expect((await createZone(tokens.root, depotZoneBody(tenants.sibling.agentId))).response.status).toBe(404);
+    expect((await createZone(tokens.readOnly, depotZoneBody(tenants.root.agentId))).response.status).toBe(403);
   });
 
   it('answers 400 for a polygon across the antimeridian and for a circle across it or over a pole', async () => {
@@ -89,13 +89,13 @@ describe('geozones', () => {
       [179.5, 11],
       [179.5, 10],
     ];
-    const across = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [ring] } }));
+    const across = await createZone(tokens.root, depotZoneBody(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [ring] } }));
     expect(across.response.status).toBe(400);
     expect(across.error?.issues).toEqual([{ path: 'geometry.coordinates.0', message: expect.stringMatching(/antimeridian/) }]);
-    const multi = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[ring]] } }));
+    const multi = await createZone(tokens.root, depotZoneBody(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[ring]] } }));
     expect(multi.error?.issues).toEqual([{ path: 'geometry.coordinates.0.0', message: expect.stringMatching(/antimeridian/) }]);
     const circle = (lon: number, lat: number, radius: number) =>
-      createZone(tokens.root, squareZone(tenants.root.agentId, { type: 'circle', radius, geometry: { type: 'Point', coordinates: [lon, lat] } }));
+      createZone(tokens.root, depotZoneBody(tenants.root.agentId, { type: 'circle', radius, geometry: { type: 'Point', coordinates: [lon, lat] } }));
     const dateLine = await circle(179.99, 0, 5_000);
     expect(dateLine.response.status).toBe(400);
     expect(dateLine.error?.issues).toEqual([{ path: 'radius', message: expect.stringMatching(/antimeridian/) }]);
@@ -119,7 +119,7 @@ describe('geozones', () => {
       [-180, 10],
     ];
     expect(
-      (await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[east], [west]] } })))
+      (await createZone(tokens.root, depotZoneBody(tenants.root.agentId, { geometry: { type: 'MultiPolygon', coordinates: [[east], [west]] } })))
         .response.status,
     ).toBe(200);
   });
@@ -134,7 +134,7 @@ describe('geozones', () => {
       [tiny, 0.01],
       [tiny, -tiny],
     ];
-    const polygon = await createZone(tokens.root, squareZone(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [ring] } }));
+    const polygon = await createZone(tokens.root, depotZoneBody(tenants.root.agentId, { geometry: { type: 'Polygon', coordinates: [ring] } }));
     expect(polygon.response.status).toBe(200);
     const rounded = [
       [0, 0],
@@ -149,7 +149,7 @@ describe('geozones', () => {
     for (const measure of [read.data!.area, read.data!.perimetr]) expect(Math.round(measure * 100) / 100).toBe(measure);
 
     const circle = (radius: number, centre = [tiny, 55.7]) =>
-      createZone(tokens.root, squareZone(tenants.root.agentId, { type: 'circle', radius, geometry: { type: 'Point', coordinates: centre } }));
+      createZone(tokens.root, depotZoneBody(tenants.root.agentId, { type: 'circle', radius, geometry: { type: 'Point', coordinates: centre } }));
     for (const radius of [1e-300, 0.5]) {
       const refused = await circle(radius);
       expect(refused.response.status, String(radius)).toBe(400);
@@ -162,7 +162,7 @@ describe('geozones', () => {
   });
 
   it('lists the zones of a client and below with the platform fields', async () => {
-    const childZone = (await createZone(tokens.child, squareZone(tenants.child.agentId, { name: 'Child yard' }))).data!;
+    const childZone = (await createZone(tokens.child, depotZoneBody(tenants.child.agentId, { name: 'Child yard' }))).data!;
     const list = await findZones(tokens.root, tenants.root.agentId);
     expect(list.response.status).toBe(200);
     const entry = list.data!.find((zone) => zone.id === childZone.id);
@@ -186,7 +186,7 @@ describe('geozones', () => {
   });
 
   it('reads a zone with its geometry; 404 for unknown ids', async () => {
-    const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).data!;
+    const zone = (await createZone(tokens.root, depotZoneBody(tenants.root.agentId))).data!;
     const read = await readZone(tokens.readOnly, zone.id);
     expect(read.response.status).toBe(200);
     expect(read.data).toEqual(zone);
@@ -195,7 +195,7 @@ describe('geozones', () => {
   });
 
   it('replaces a zone, recomputing its measures and keeping its creation date', async () => {
-    const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).data!;
+    const zone = (await createZone(tokens.root, depotZoneBody(tenants.root.agentId))).data!;
     clock.advance(60_000);
     const replaced = await replaceZone(tokens.root, {
       id: zone.id,
@@ -209,13 +209,13 @@ describe('geozones', () => {
     expect(replaced.data).toMatchObject({ id: zone.id, name: 'Big yard', description: '', createDate: zone.createDate });
     expect(replaced.data!.area).toBeCloseTo(Math.PI * 2_500, 1);
     expect((await readZone(tokens.root, zone.id)).data).toEqual(replaced.data);
-    expect((await replaceZone(tokens.root, { ...squareZone(tenants.root.agentId), id: 987654 })).response.status).toBe(404);
-    expect((await replaceZone(tokens.root, { ...squareZone(tenants.sibling.agentId), id: zone.id })).response.status).toBe(404);
-    expect((await replaceZone(tokens.readOnly, { ...squareZone(tenants.root.agentId), id: zone.id })).response.status).toBe(403);
+    expect((await replaceZone(tokens.root, { ...depotZoneBody(tenants.root.agentId), id: 987654 })).response.status).toBe(404);
+    expect((await replaceZone(tokens.root, { ...depotZoneBody(tenants.sibling.agentId), id: zone.id })).response.status).toBe(404);
+    expect((await replaceZone(tokens.readOnly, { ...depotZoneBody(tenants.root.agentId), id: zone.id })).response.status).toBe(403);
   });
 
   it('versions zones: ETag on read and write, 409 for a stale version in the body or If-Match, one winner of two concurrent replaces', async () => {
-    const created = await createZone(tokens.root, squareZone(tenants.root.agentId));
+    const created = await createZone(tokens.root, depotZoneBody(tenants.root.agentId));
     expect(created.data!.version).toBe(1);
     expect(created.response.headers.get('ETag')).toBe('"1"');
     const zone = created.data!;
@@ -244,7 +244,7 @@ describe('geozones', () => {
   });
 
   it('refuses to delete a zone a rule refers to (409), deletes it once the rule lets go', async () => {
-    const zone = (await createZone(tokens.root, squareZone(tenants.root.agentId))).data!;
+    const zone = (await createZone(tokens.root, depotZoneBody(tenants.root.agentId))).data!;
     const rule = (
       await api.POST('/api/v3/notifications', {
         headers: session(tokens.root),
@@ -267,10 +267,10 @@ describe('geozones', () => {
   });
 
   it('answers 404 on every endpoint to a user of a sibling client, and 403 to read-only users on changes', async () => {
-    const zone = (await createZone(tokens.child, squareZone(tenants.child.agentId))).data!;
+    const zone = (await createZone(tokens.child, depotZoneBody(tenants.child.agentId))).data!;
     const attempts = [
       await readZone(tokens.sibling, zone.id),
-      await replaceZone(tokens.sibling, { ...squareZone(tenants.sibling.agentId), id: zone.id }),
+      await replaceZone(tokens.sibling, { ...depotZoneBody(tenants.sibling.agentId), id: zone.id }),
       await deleteZone(tokens.sibling, zone.id),
       await findZones(tokens.sibling, tenants.child.agentId),
     ];

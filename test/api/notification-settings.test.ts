@@ -9,7 +9,7 @@ import { getRule } from '../../shared/store/rules-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { resolveRules } from '../support/resolve-rules';
-import { login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
+import { login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 /** Every rule the API accepts can work; every rule it refuses is refused naming the setting at fault. */
 describe('notification settings', () => {
@@ -31,7 +31,7 @@ describe('notification settings', () => {
     tenants = await seedTenants('settings');
     api = typedApiClient();
     token = await login(api, tenants.root);
-    zoneId = await createZone(squareZone(tenants.root.agentId));
+    zoneId = await createZone(depotZoneBody(tenants.root.agentId));
   });
   afterAll(async () => emulators.stop());
 
@@ -174,7 +174,7 @@ describe('notification settings', () => {
   });
 
   it('shows problems on GET and in find when a rule can no longer work, and none while it can', async () => {
-    const spare = await createZone(squareZone(tenants.root.agentId, { name: 'spare' }));
+    const spare = await createZone(depotZoneBody(tenants.root.agentId, { name: 'spare' }));
     const rule = (await create(ruleBody(tenants.root.agentId, { type: 0, settings: {}, geoids: [spare] }))).data!;
     const healthy = await get(rule.id);
     expect(healthy.data?.problems).toBeUndefined();

@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
 import { markSideEmailConfirmed, suppressAddress } from '../../shared/store/email-consent';
 import { createWebhook } from '../../shared/store/webhooks-store';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
+import { sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { linkChat, putRule } from '../delivery/support/fixtures';
 import { TestClock, login, seedTenants, session, typedApiClient, type TypedApi } from './support';
 
@@ -24,45 +18,28 @@ const HOUR = 3_600_000;
  * fauxqs, SES on aws-ses-v2-local, the Telegram fake and a webhook receiver on loopback.
  */
 describe('test alerts of a rule', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({ name: 'notification-test', telegram: { botToken: BOT_TOKEN }, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+  const { telegram } = harness;
   let receiver: RunningWebhookReceiver;
   let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
   const clock = new TestClock();
   let endpoints = 0;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('notification-test');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
-    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: 'hook-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
     api = typedApiClient({ now: clock.now });
     tenants = await seedTenants('testsend');
   });
-  afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop(), receiver.stop()]);
-  });
-  beforeEach(async () => {
-    telegram.reset();
+  afterAll(() => receiver.stop());
+  beforeEach(() => {
     receiver.attempts.length = 0;
-    await clearSentEmails(emulators);
     // each test in an hour of its own, so that the per-client counter starts at zero
     clock.advance(2 * HOUR);
   });
 
   async function drain(): Promise<void> {
-    const handler = createDeliverHandler({ clock: clock.now }) as unknown as SqsHandler;
-    for (let round = 0; round < 10; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
-    }
+    await harness.drainDeliveries({ rounds: 10, handler: harness.createHandler({ clock: clock.now }) });
   }
 
   const startTest = (token: string, id: number) => api.POST('/api/v3/notifications/{id}/test', { headers: session(token), params: { path: { id } } });
@@ -126,7 +103,7 @@ describe('test alerts of a rule', () => {
     });
     expect(answer.data?.targets.find((entry) => entry.target.startsWith('webhook:'))?.reason).toMatch(/500/);
 
-    const mails = await sentEmails(emulators);
+    const mails = await sentEmails(harness.emulators);
     expect(
       mails
         .map((mail) => mail.destination.to)
@@ -161,7 +138,7 @@ describe('test alerts of a rule', () => {
     const testId = accepted.data!.testId;
     expect((await readTest(token, other.id, testId)).response.status).toBe(404);
     expect((await readTest(sibling, rule.id, testId)).response.status).toBe(404);
-    expect((await sentEmails(emulators)).length).toBeGreaterThan(0);
+    expect((await sentEmails(harness.emulators)).length).toBeGreaterThan(0);
   });
 
   it('allows ten tests per client and hour, then answers 429 with Retry-After until the next hour', async () => {

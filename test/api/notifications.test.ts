@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../shared/rules/lifecycle';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 describe('notification rules', () => {
   let emulators: Emulators;
@@ -82,7 +82,7 @@ describe('notification rules', () => {
     });
 
     it('answers 400 for a deferred activation without a time, and for references outside the scope', async () => {
-      const siblingZone = await api.POST('/api/v3/gis', { headers: session(tokens.sibling), body: zoneBody(squareZone(tenants.sibling.agentId)) });
+      const siblingZone = await api.POST('/api/v3/gis', { headers: session(tokens.sibling), body: zoneBody(depotZoneBody(tenants.sibling.agentId)) });
       expect(siblingZone.response.status).toBe(200);
       const { error, response } = await create(
         tokens.root,
@@ -108,7 +108,7 @@ describe('notification rules', () => {
     });
 
     it('refuses vehicles the directory does not know, with the message a foreign vehicle gets; accepts geozones of the scope', async () => {
-      const zone = await api.POST('/api/v3/gis', { headers: session(tokens.child), body: zoneBody(squareZone(tenants.child.agentId)) });
+      const zone = await api.POST('/api/v3/gis', { headers: session(tokens.child), body: zoneBody(depotZoneBody(tenants.child.agentId)) });
       const refused = await create(
         tokens.root,
         ruleBody(tenants.root.agentId, { type: 0, settings: {}, vehicleIds: [101, 999, 202], geoids: [zone.data!.id] }),

@@ -14,7 +14,7 @@ import { registerVehicle } from '../../shared/store/vehicle-registry';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
 import { confirmSideEmails } from '../support/owned-fleet';
 import { alertsInTable, drainQueue, invoke, scanTable, sqsRecord } from '../pipeline/support';
-import { TestClock, login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 const ACKNOWLEDGE_TRAILER = /\n\n[^\n]+: \S+\/api\/v3\/alerts\/acknowledge\/[\w.-]+$/;
 
@@ -416,7 +416,7 @@ describe('POST /api/v3/notifications/preview', () => {
     tokens.readOnly = await login(api, tenants.readOnly);
     const zone = await api.POST('/api/v3/gis', {
       headers: session(tokens.root),
-      body: squareZone(tenants.root.agentId) as JsonBody<'createGeozone'>,
+      body: depotZoneBody(tenants.root.agentId) as JsonBody<'createGeozone'>,
     });
     expect(zone.response.status).toBe(200);
     const russian = await createUser({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
+import { login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 /** settings.scope and the zone condition (settings.zones, zoneMode) through the HTTP API: validation and tenancy. */
 describe('rule scope and zone condition over HTTP', () => {
@@ -29,8 +29,8 @@ describe('rule scope and zone condition over HTTP', () => {
     rootToken = await login(api, tenants.root);
     childToken = await login(api, tenants.child);
     const siblingToken = await login(api, tenants.sibling);
-    rootZone = await createZone(rootToken, squareZone(tenants.root.agentId));
-    siblingZone = await createZone(siblingToken, squareZone(tenants.sibling.agentId));
+    rootZone = await createZone(rootToken, depotZoneBody(tenants.root.agentId));
+    siblingZone = await createZone(siblingToken, depotZoneBody(tenants.sibling.agentId));
   });
   afterAll(async () => emulators.stop());
 
@@ -68,13 +68,13 @@ describe('rule scope and zone condition over HTTP', () => {
   });
 
   it("refuses a zone of a client below the rule's (zones may be shared down the tree, not up)", async () => {
-    const childZone = await createZone(childToken, squareZone(tenants.child.agentId));
+    const childZone = await createZone(childToken, depotZoneBody(tenants.child.agentId));
     const refused = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(childZone) } }));
     expect(paths(refused)).toEqual(['settings.zones']);
   });
 
   it('refuses to delete a geozone a zone condition uses (409)', async () => {
-    const zone = await createZone(rootToken, squareZone(tenants.root.agentId, { name: 'Yard' }));
+    const zone = await createZone(rootToken, depotZoneBody(tenants.root.agentId, { name: 'Yard' }));
     const rule = await create(rootToken, ruleBody(tenants.root.agentId, { settings: { limit: '90', zones: String(zone) } }));
     expect(rule.response.status).toBe(200);
     const deletion = await deleteZone(rootToken, zone);

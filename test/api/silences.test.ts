@@ -8,7 +8,7 @@ import {
   ruleBody,
   seedTenants,
   session,
-  squareZone,
+  depotZoneBody,
   TestClock,
   typedApiClient,
   type Api,
@@ -61,7 +61,7 @@ describe('/api/v3/silences', () => {
     siblingRule = await rule(tokens.sibling, ruleBody(tenants.sibling.agentId, { vehicleIds: [202] }));
     const created = await api.POST('/api/v3/gis', {
       headers: session(tokens.root),
-      body: squareZone(tenants.root.agentId) as JsonBody<'createGeozone'>,
+      body: depotZoneBody(tenants.root.agentId) as JsonBody<'createGeozone'>,
     });
     zone = created.data!.id;
   });

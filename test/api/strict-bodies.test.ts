@@ -10,7 +10,7 @@ import {
   ruleBody,
   seedTenants,
   session,
-  squareZone,
+  depotZoneBody,
   typedApiClient,
   type Api,
   type ApiRequest,
@@ -97,12 +97,13 @@ describe('strict request bodies', () => {
     });
 
     it('takes back a geozone as GET answers it, and refuses an unknown geozone field', async () => {
-      const misspelt = await sendRaw('POST', '/api/v3/gis', squareZone(tenants.root.agentId, { radious: 50 }));
+      const misspelt = await sendRaw('POST', '/api/v3/gis', depotZoneBody(tenants.root.agentId, { radious: 50 }));
       expect(misspelt.status).toBe(400);
       expect(paths(misspelt.body)).toEqual(['radious']);
 
-      const zone = (await api.POST('/api/v3/gis', { headers: session(token), body: squareZone(tenants.root.agentId) as JsonBody<'createGeozone'> }))
-        .data!;
+      const zone = (
+        await api.POST('/api/v3/gis', { headers: session(token), body: depotZoneBody(tenants.root.agentId) as JsonBody<'createGeozone'> })
+      ).data!;
       const record = (await api.GET('/api/v3/gis/{id}', { headers: session(token), params: { path: { id: zone.id } } })).data!;
       const put = await api.PUT('/api/v3/gis', {
         headers: session(token),

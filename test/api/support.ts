@@ -200,7 +200,8 @@ export function ruleBody(parentId: string, overrides: Record<string, unknown> = 
   };
 }
 
-export function squareZone(parentId: string, overrides: Record<string, unknown> = {}) {
+/** The body of a request that creates a square polygon zone (the depot), not a stored Geozone (test/rules/fixtures squareZone). */
+export function depotZoneBody(parentId: string, overrides: Record<string, unknown> = {}) {
   return {
     name: 'Depot',
     type: 'polygon',

@@ -7,7 +7,7 @@ import { getRule } from '../../shared/store/rules-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
 import { startTestEmulators } from '../support/emulators';
 import { invoke, sqsRecord } from '../pipeline/support';
-import { TestClock, login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from './support';
+import { TestClock, login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from './support';
 
 /**
  * POST /api/v3/notifications/suppressed over runs written by the evaluate handler: rules stored through the API
@@ -17,7 +17,7 @@ const clock = new TestClock();
 /** Sunday 2026-03-01 08:01 UTC, a minute after the API's clock stores the rules. */
 const START = clock.value + 60_000;
 const iso = (second: number) => new Date(START + second * 1000).toISOString();
-/** Outside the square zone of squareZone(). */
+/** Outside the square zone of depotZoneBody(). */
 const OUTSIDE = { latitude: 55.75, longitude: 37.62 };
 /** Speeding episodes (120 km/h, then 40) starting at these seconds after START. */
 const EPISODES = [0, 120, 240, 700, 760];
@@ -55,7 +55,7 @@ describe('POST /api/v3/notifications/suppressed', () => {
     for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
     const zone = await api.POST('/api/v3/gis', {
       headers: session(tokens.root),
-      body: squareZone(tenants.root.agentId) as JsonBody<'createGeozone'>,
+      body: depotZoneBody(tenants.root.agentId) as JsonBody<'createGeozone'>,
     });
     expect(zone.response.status).toBe(200);
     const speeding = (settings: Record<string, unknown>, overrides: Record<string, unknown> = {}) =>

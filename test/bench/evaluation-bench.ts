@@ -11,6 +11,7 @@ import type { RuleEvent } from '../../shared/schemas/alert';
 import { suppressionOf } from '../../shared/pipeline/event-admission';
 import { compileSilence, VehicleSilences } from '../../shared/pipeline/maintenance-silence';
 import { storedSilenceSchema } from '../../shared/schemas/silence';
+import { T0 } from '../support/fixtures';
 
 type ZoneCondition = NonNullable<ReturnType<typeof zoneConditionOf>>;
 type ZoneGate = ReturnType<typeof advanceGate>;
@@ -18,7 +19,6 @@ type ZoneGate = ReturnType<typeof advanceGate>;
 const VEHICLES = 10_000;
 const CLIENT_ID = '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e';
 const ROUNDS = 20;
-const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const DAY = 86_400_000;
 
 function rule(id: number, type: RuleType, vehicleIds: number[], settings: Record<string, string>, geoids: number[] = []): StoredRule {

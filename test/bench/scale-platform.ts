@@ -9,6 +9,7 @@ import { zonesOfRule } from '../../shared/store/rule-coverage';
 import { silenceShardOf } from '../../shared/store/vehicle-state-store';
 import { seededRandom } from './timing';
 import { REGION } from './synthetic-zones';
+import { T0 } from '../support/fixtures';
 
 /**
  * A platform of the size fleetwatch is designed for, written straight into the tables with BatchWriteItem:
@@ -23,7 +24,7 @@ import { REGION } from './synthetic-zones';
 export const CLIENTS = 1_000;
 export const RULES_PER_CLIENT = 21;
 export const ZONES_PER_CLIENT = 10;
-export const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+export { T0 };
 const DAY = 86_400_000;
 
 /** Per client: rule slots by type; a vehicle takes one slot of each type. */

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { documentClient, snsClient, sqsClient } from '../../shared/aws/clients';
+import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce, lambdaContext, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler } from '../../functions/deliver/handler';
+import { lambdaContext } from '../../infra/local/sqs-poller';
 import { handler as telegramHandler, resetTelegramWebhook } from '../../functions/telegram/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { createAgent } from '../../shared/store/directory-store';
 import type { StoredRule } from '../../shared/schemas/notification';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from './support/fake-secrets-manager';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { SnsStub } from './support/sns-stub';
+import { sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat, PARENT_ID, putRule, putUser, putVehicle } from './support/fixtures';
 import { listSilences } from '../../shared/store/silences-store';
 import { formatEventTime } from '../../shared/delivery/format-time';
@@ -26,33 +19,17 @@ const BOT_TOKEN = '123456:ack-bot-token';
 const WEBHOOK_SECRET = 'ack-webhook-secret';
 
 describe('acknowledging from the notification', () => {
-  let emulators: Emulators;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
-  // SNS has no local emulator: Publish is answered by a stub in the client's middleware
-  const sns = new SnsStub();
+  const harness = useDeliverHarness({
+    name: 'acknowledge',
+    telegram: { botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET, secretId: 'fleetwatch/telegram-ack' },
+    // SNS has no local emulator: Publish is answered by a stub in the client's middleware
+    sns: true,
+  });
+  const { telegram, sns } = harness;
   let minute = 0;
   let updateId = 1;
 
-  beforeAll(async () => {
-    emulators = await startTestEmulators('acknowledge');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram-ack';
-    secrets.secrets.set('fleetwatch/telegram-ack', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
-    resetTelegramWebhook();
-    sns.install(await snsClient());
-  });
-  afterAll(async () => {
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
-  });
-  beforeEach(async () => {
-    telegram.reset();
-    sns.calls.length = 0;
-    await clearSentEmails(emulators);
-  });
+  beforeAll(() => resetTelegramWebhook());
 
   /** An alert as evaluate raises it (its id derived from rule, vehicle, kind and time), delivered once. */
   async function deliver(rule: StoredRule, vehicleId: number, event: Record<string, unknown> = {}): Promise<string> {
@@ -65,11 +42,8 @@ describe('acknowledging from the notification', () => {
       Date.parse(time),
     );
     await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: item.alertId }) }));
-    const handler = createDeliverHandler() as unknown as SqsHandler;
-    for (let round = 0; round < 5; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
-    }
+    await harness.enqueue(item.alertId);
+    await harness.drainDeliveries({ rounds: 5, handler: harness.createHandler() });
     return item.alertId;
   }
 
@@ -228,7 +202,7 @@ describe('acknowledging from the notification', () => {
     await putVehicle(43, 'Truck 43');
     const alertId = await deliver(rule, 43);
 
-    const [email] = await sentEmails(emulators);
+    const [email] = await sentEmails(harness.emulators);
     const link = /Acknowledge: (http\S+)/.exec(email!.body.text ?? '')?.[1];
     expect(link).toMatch(/\/api\/v3\/alerts\/acknowledge\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(email!.body.html).toContain(`<a href="${link}">Acknowledge</a>`);
@@ -252,7 +226,7 @@ describe('acknowledging from the notification', () => {
     await putVehicle(47, 'Truck 47');
     const alertId = await deliver(rule, 47);
 
-    const [email] = await sentEmails(emulators);
+    const [email] = await sentEmails(harness.emulators);
     const text = email!.body.text ?? '';
     const vehicleLink = /Mute this vehicle 1 h: (http\S+)/.exec(text)?.[1];
     const ruleLink = /Mute this rule until tomorrow 08:00: (http\S+)/.exec(text)?.[1];
@@ -294,7 +268,7 @@ describe('acknowledging from the notification', () => {
     await putVehicle(48, 'Truck 48');
     const alertId = await deliver(rule, 48);
 
-    const [email] = await sentEmails(emulators);
+    const [email] = await sentEmails(harness.emulators);
     const text = email!.body.text ?? '';
     expect(text).not.toContain('Acknowledge:');
     const link = /\nOpen the alert page: (http\S+\/alerts\/acknowledge\/\S+)$/.exec(text)?.[1];

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { snsClient, sqsClient } from '../../shared/aws/clients';
+import { sqsClient } from '../../shared/aws/clients';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from './support/fake-secrets-manager';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { SnsStub } from './support/sns-stub';
+import { sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { PARENT_ID, getAlertItem, getUser, linkChat, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { SimulatedDelivery } from './support/simulated-delivery';
@@ -17,38 +11,21 @@ import { SimulatedDelivery } from './support/simulated-delivery';
 const BOT_TOKEN = '123456:test-bot-token';
 
 describe('deliver function', () => {
-  let emulators: Emulators;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
-  // SNS has no local emulator: Publish and CreatePlatformEndpoint are answered by a stub in the client's middleware
-  const sns = new SnsStub();
-
-  beforeAll(async () => {
-    emulators = await startTestEmulators('deliver');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
-    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: 'hook-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
-    sns.install(await snsClient());
+  const harness = useDeliverHarness({
+    name: 'deliver',
+    telegram: { botToken: BOT_TOKEN },
+    // SNS has no local emulator: Publish and CreatePlatformEndpoint are answered by a stub in the client's middleware
+    sns: true,
   });
-  afterAll(async () => {
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
-  });
-  beforeEach(async () => {
-    telegram.reset();
-    sns.calls.length = 0;
-    await clearSentEmails(emulators);
-  });
+  const { telegram, sns, secrets } = harness;
 
   async function enqueue(body: string): Promise<void> {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: body }));
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: body }));
   }
 
   /** One batch, as Lambda's event source mapping would hand it over; failed records come back at once. */
-  async function deliverOnce(handler: SqsHandler = createDeliverHandler() as unknown as SqsHandler): Promise<number> {
-    return pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
+  async function deliverOnce(handler: SqsHandler = harness.createHandler()): Promise<number> {
+    return pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
   }
 
   /** Chats named on rules must be linked by a user of the rule owner's scope. */
@@ -83,7 +60,7 @@ describe('deliver function', () => {
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();
 
-    const emails = await sentEmails(emulators);
+    const emails = await sentEmails(harness.emulators);
     const to = (address: string) => emails.filter((email) => email.destination.to.includes(address));
     expect(emails).toHaveLength(3);
     expect(to('owner@example.com')[0]?.subject).toBe('[ВНИМАНИЕ] Truck <A&B>: превышение скорости, 104 км/ч');
@@ -157,7 +134,7 @@ describe('deliver function', () => {
     // a retry_after longer than the function may wait: the send is left to a later attempt, not before it
     telegram.script('5151', { code: 429, retryAfter: 600 });
     const alert = await putAlert(rule, 14);
-    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries);
     try {
       await sim.enqueue({ alertId: alert.alertId });
       expect(await sim.deliverOnce()).toBe(1);
@@ -179,7 +156,7 @@ describe('deliver function', () => {
     } finally {
       sim.stop();
     }
-    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes('retry@example.com'))).toHaveLength(1);
+    expect((await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes('retry@example.com'))).toHaveLength(1);
     expect(telegram.delivered().map((message) => message.chatId)).toEqual(['5151']);
     const settled = await getAlertItem(alert.alertId);
     expect(settled.status).toBe('delivered');
@@ -199,7 +176,7 @@ describe('deliver function', () => {
     telegram.script('8080', { code: 429, retryAfter: 600 }, { code: 429, retryAfter: 600 });
     const alert = await putAlert(rule, 15);
     // the queue hands each request out twice at most: the second receive is its last
-    const sim = new SimulatedDelivery(emulators.queues.deliveries, Date.now(), { maxReceiveCount: 2 });
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries, Date.now(), { maxReceiveCount: 2 });
     try {
       await sim.enqueue({ alertId: alert.alertId });
       await sim.settle();
@@ -212,7 +189,7 @@ describe('deliver function', () => {
       expect((waiting.deliveries as Record<string, unknown>)['email:parked@example.com']).toMatchObject({ status: 'sent' });
       expect((waiting.deliveryRetries as Record<string, unknown>)['telegram:8080']).toMatchObject({ attempts: 2 });
       const { Messages = [] } = await sqsClient().send(
-        new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+        new ReceiveMessageCommand({ QueueUrl: harness.emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
       );
       expect(Messages.filter((message) => message.Body?.includes(alert.alertId))).toEqual([]);
 
@@ -227,7 +204,7 @@ describe('deliver function', () => {
     expect(settled.deliveryError).toBeUndefined();
     expect((settled.deliveries as Record<string, unknown>)['telegram:8080']).toMatchObject({ status: 'sent', attempts: 3 });
     expect(telegram.delivered().map((message) => message.chatId)).toEqual(['8080']);
-    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes('parked@example.com'))).toHaveLength(1);
+    expect((await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes('parked@example.com'))).toHaveLength(1);
   });
 
   it('pushes to the users devices through SNS and removes a disabled endpoint', async () => {
@@ -286,7 +263,7 @@ describe('deliver function', () => {
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();
 
-    const emails = await sentEmails(emulators);
+    const emails = await sentEmails(harness.emulators);
     const to = (address: string) => emails.filter((email) => email.destination.to.includes(address)).map((email) => email.subject);
     expect(to('severity-en@example.com')).toEqual(['[CRITICAL] Truck 21: speeding, 104 km/h']);
     expect(to('severity-ru@example.com')).toEqual(['[КРИТИЧНО] Truck 21: превышение скорости, 104 км/ч']);
@@ -317,7 +294,7 @@ describe('deliver function', () => {
     await enqueue(JSON.stringify({ alertId: pressed.alertId }));
     await drain();
 
-    const [email] = (await sentEmails(emulators)).filter((sent) => sent.destination.to.includes('severity-legacy@example.com'));
+    const [email] = (await sentEmails(harness.emulators)).filter((sent) => sent.destination.to.includes('severity-legacy@example.com'));
     expect(email?.subject).toBe('[CRITICAL] PANIC: Bus 22');
     expect(telegram.delivered().find((sent) => sent.chatId === '5252')?.text).toMatch(/^🔴 <b>CRITICAL<\/b>\n/);
     expect((await getAlertItem(pressed.alertId)).status).toBe('delivered');
@@ -333,7 +310,7 @@ describe('deliver function', () => {
     // and a late third copy, e.g. re-enqueued by the outbox sweep
     await enqueue(JSON.stringify({ alertId: alert.alertId }));
     await drain();
-    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes('dup@example.com'))).toHaveLength(1);
+    expect((await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes('dup@example.com'))).toHaveLength(1);
     expect((await getAlertItem(alert.alertId)).status).toBe('delivered');
   });
 
@@ -377,7 +354,7 @@ describe('deliver function', () => {
     expect(await deliverOnce()).toBe(2);
     expect(await deliverOnce()).toBe(0);
     const { Messages = [] } = await sqsClient().send(
-      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({ QueueUrl: harness.emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
     );
     const reasons = Object.fromEntries(Messages.map((message) => [message.Body, message.MessageAttributes?.reason?.StringValue]));
     expect(reasons['not json']).toBe('body is not JSON');

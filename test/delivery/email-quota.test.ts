@@ -3,21 +3,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sesClient } from '../../shared/aws/ses';
 import { sqsClient } from '../../shared/aws/clients';
-import type { SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { sendQuota } from '../../shared/channels/email/send-quota';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES, DEFAULT_SES_QUOTA_CACHE_SECONDS } from '../../shared/config';
-import { resetTelegramSender } from '../../shared/delivery/senders';
 import { createWebhook } from '../../shared/store/webhooks-store';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from './support/fake-secrets-manager';
+import { sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { SesQuotaStub } from './support/ses-quota-stub';
-import { drainDeliveries } from './support/drain-deliveries';
 import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
 
 type Deliveries = Record<string, { status: string; at: string }>;
@@ -30,39 +23,29 @@ const CACHE_MS = DEFAULT_SES_QUOTA_CACHE_SECONDS * 1000;
  * the test's, so the quota cache and the digest interval pass at once.
  */
 describe('the SES daily quota', () => {
-  let emulators: Emulators;
-  let receiver: RunningWebhookReceiver;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
-  const ses = new SesQuotaStub();
   let now = Date.parse('2026-03-02T08:00:00.000Z');
   const clock = () => now;
-  const deliverHandler = createDeliverHandler({ clock }) as unknown as SqsHandler;
+  const harness = useDeliverHarness({
+    name: 'email-quota',
+    telegram: { botToken: '123456:quota-bot' },
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    dependencies: { clock },
+  });
+  const { telegram } = harness;
+  let receiver: RunningWebhookReceiver;
+  const ses = new SesQuotaStub();
   const sweep = createSweepHandler({ clock, readBacklog: async () => ({ kind: 'unmonitored' }) });
   let chatSeed = 7100;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('email-quota');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
-    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: '123456:quota-bot', webhookSecret: 'hook-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
     receiver = await startWebhookReceiver();
     ses.install(await sesClient());
   });
-  afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop(), receiver.stop()]);
-  });
-  beforeEach(async () => {
-    telegram.reset();
+  afterAll(() => receiver.stop());
+  beforeEach(() => {
     receiver.requests.length = 0;
     receiver.received.length = 0;
     receiver.attempts.length = 0;
-    await clearSentEmails(emulators);
     sendQuota.reset();
     ses.getAccountCalls = 0;
     now += 7 * 86_400_000;
@@ -98,7 +81,7 @@ describe('the SES daily quota', () => {
   }
 
   async function drain(): Promise<void> {
-    await drainDeliveries(emulators.queues.deliveries, deliverHandler, 10);
+    await harness.drainDeliveries({ rounds: 10 });
   }
 
   /** Raises alerts of the fleet's rule and delivers each before the next, as they would come one by one. */
@@ -107,7 +90,7 @@ describe('the SES daily quota', () => {
     for (const speed of speeds) {
       const alert = await putAlert(setup.rule, setup.vehicleId, { speed });
       await sqsClient().send(
-        new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
+        new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
       );
       await drain();
       ids.push(alert.alertId);
@@ -121,16 +104,16 @@ describe('the SES daily quota', () => {
     await drain();
   }
 
-  const inbox = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
+  const inbox = async (address: string) => (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(address));
   /** E-mails to the fleet's users (other tests' digests go out on the same sweeps). */
   const fleetInbox = async (setup: Awaited<ReturnType<typeof fleet>>) =>
-    (await sentEmails(emulators)).filter((email) => setup.users.some((user) => email.destination.to.includes(user.email)));
+    (await sentEmails(harness.emulators)).filter((email) => setup.users.some((user) => email.destination.to.includes(user.email)));
   const webhookPosts = (alertId: string) => receiver.requests.filter((request) => JSON.parse(request.body).alertId === alertId);
   const deliveriesOf = async (alertId: string) => (await getAlertItem(alertId)).deliveries as Deliveries;
 
   async function deadLetters(): Promise<number> {
     const { Attributes } = await sqsClient().send(
-      new GetQueueAttributesCommand({ QueueUrl: emulators.queues.deliveriesDlq, AttributeNames: ['ApproximateNumberOfMessages'] }),
+      new GetQueueAttributesCommand({ QueueUrl: harness.emulators.queues.deliveriesDlq, AttributeNames: ['ApproximateNumberOfMessages'] }),
     );
     return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
   }
@@ -216,7 +199,9 @@ describe('the SES daily quota', () => {
     const dlqBefore = await deadLetters();
     const alertIds = await raiseAlerts(setup, [131, 132, 133]);
     // a redelivered request lists nothing twice
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alertIds[0] }) }));
+    await sqsClient().send(
+      new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alertIds[0] }) }),
+    );
     await drain();
 
     expectOtherChannelsImmediate(setup, alertIds);

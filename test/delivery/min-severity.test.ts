@@ -1,18 +1,8 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { snsClient, sqsClient } from '../../shared/aws/clients';
-import type { SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
+import { expect, it } from 'vitest';
 import { replaceUserPreferences } from '../../shared/store/user-preferences';
 import type { Severity } from '../../shared/schemas/severity';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from './support/fake-secrets-manager';
-import { SnsStub } from './support/sns-stub';
-import { drainDeliveries } from './support/drain-deliveries';
+import { sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 
 type Deliveries = Record<string, { status: string; reason?: string; error?: string; attempts: number }>;
@@ -21,34 +11,12 @@ type Deliveries = Record<string, { status: string; reason?: string; error?: stri
  * A recipient's least severity per channel, on the real deliver handler with DynamoDB Local, aws-ses-v2-local
  * and the fake Bot API (SNS has no emulator: its Publish is stubbed). Severity is set on the stored alert.
  */
-let emulators: Emulators;
-const telegram = new FakeTelegram();
-const secrets = new FakeSecretsManager();
-const sns = new SnsStub();
-const deliverHandler = createDeliverHandler() as unknown as SqsHandler;
-
-beforeAll(async () => {
-  emulators = await startTestEmulators('min-severity');
-  process.env.TELEGRAM_API_ROOT = await telegram.start();
-  process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-  process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
-  secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: '123456:severity-bot', webhookSecret: 'hook-secret' }));
-  forgetTelegramCredentials();
-  resetTelegramSender();
-  sns.install(await snsClient());
-});
-afterAll(async () => {
-  await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
-});
-beforeEach(async () => {
-  telegram.reset();
-  sns.calls.length = 0;
-  await clearSentEmails(emulators);
-});
+const harness = useDeliverHarness({ name: 'min-severity', telegram: { botToken: '123456:severity-bot' }, sns: true });
+const { telegram, sns } = harness;
 
 async function deliver(alertId: string): Promise<Deliveries> {
-  await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-  await drainDeliveries(emulators.queues.deliveries, deliverHandler, 10);
+  await harness.enqueue(alertId);
+  await harness.drainDeliveries({ rounds: 10 });
   return (await getAlertItem(alertId)).deliveries as Deliveries;
 }
 
@@ -74,7 +42,7 @@ it("skips a recipient's channel below its least severity, records why, and leave
   });
   await putVehicle(5100, 'Truck 5100');
   const byChat = (chatId: string) => telegram.delivered().filter((message) => message.chatId === chatId);
-  const inbox = async () => (await sentEmails(emulators)).filter((email) => email.destination.to.includes('severity@example.com'));
+  const inbox = async () => (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes('severity@example.com'));
 
   const outcomes: Partial<Record<Severity, Deliveries>> = {};
   for (const severity of ['info', 'warning', 'critical'] as const) {

@@ -1,25 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { snsClient, sqsClient } from '../../shared/aws/clients';
-import type { SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { createDeliverHandler } from '../../functions/deliver/handler';
+import { sqsClient } from '../../shared/aws/clients';
 import { createSweepHandler } from '../../functions/sweep/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { sendQuota } from '../../shared/channels/email/send-quota';
-import { resetTelegramSender } from '../../shared/delivery/senders';
 import { replaceUserPreferences } from '../../shared/store/user-preferences';
 import { dueDigests, holdForDigest } from '../../shared/store/email-digests';
 import { countCapacity } from '../support/count-capacity';
 import type { Severity } from '../../shared/schemas/severity';
 import { sesClient } from '../../shared/aws/ses';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from './support/fake-secrets-manager';
+import { sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { SesQuotaStub } from './support/ses-quota-stub';
-import { SnsStub } from './support/sns-stub';
-import { drainDeliveries } from './support/drain-deliveries';
 import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
 
 type Deliveries = Record<string, { status: string; reason?: string; at: string; error?: string }>;
@@ -30,38 +22,19 @@ type Deliveries = Record<string, { status: string; reason?: string; at: string; 
  * the test's: each night is 22:00–07:00 in Berlin (UTC+1 in winter).
  */
 describe('quiet hours', () => {
-  let emulators: Emulators;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
-  const sns = new SnsStub();
-  const ses = new SesQuotaStub();
   let now = Date.parse('2026-01-05T12:00:00.000Z');
   const clock = () => now;
-  const deliverHandler = createDeliverHandler({ clock }) as unknown as SqsHandler;
+  const harness = useDeliverHarness({ name: 'quiet-hours', telegram: { botToken: '123456:quiet-bot' }, sns: true, dependencies: { clock } });
+  const { telegram, sns } = harness;
+  const ses = new SesQuotaStub();
   const sweep = createSweepHandler({ clock, readBacklog: async () => ({ kind: 'unmonitored' }) });
   let seed = 6100;
 
-  beforeAll(async () => {
-    emulators = await startTestEmulators('quiet-hours');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
-    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: '123456:quiet-bot', webhookSecret: 'hook-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
-    sns.install(await snsClient());
-    ses.install(await sesClient());
-  });
-  afterAll(async () => {
-    ses.uninstall(await sesClient());
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
-  });
-  beforeEach(async () => {
-    telegram.reset();
-    sns.calls.length = 0;
+  beforeAll(async () => ses.install(await sesClient()));
+  afterAll(async () => ses.uninstall(await sesClient()));
+  beforeEach(() => {
     sendQuota.reset();
     ses.used(10);
-    await clearSentEmails(emulators);
     // a night of its own for each test
     now += 7 * 86_400_000;
   });
@@ -105,9 +78,9 @@ describe('quiet hours', () => {
   type Dispatcher = Awaited<ReturnType<typeof dispatcher>>;
 
   async function request(alertId: string): Promise<void> {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
   }
-  const drain = () => drainDeliveries(emulators.queues.deliveries, deliverHandler, 20);
+  const drain = () => harness.drainDeliveries({ rounds: 20 });
 
   /** Raises an alert of the dispatcher's rule at `at` and delivers it. */
   async function raise(setup: Dispatcher, at: number, speed: number, severity?: Severity): Promise<string> {
@@ -124,7 +97,7 @@ describe('quiet hours', () => {
     await drain();
   }
 
-  const inbox = async (setup: Dispatcher) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(setup.user.email));
+  const inbox = async (setup: Dispatcher) => (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(setup.user.email));
   const chat = (setup: Dispatcher) => telegram.delivered().filter((message) => message.chatId === setup.chatId);
   const pushes = (setup: Dispatcher) => sns.calls.filter((call) => call.command === 'Publish' && call.input.TargetArn === setup.endpointArn);
   const deliveriesOf = async (alertId: string) => (await getAlertItem(alertId)).deliveries as Deliveries;
@@ -219,7 +192,7 @@ describe('quiet hours', () => {
       { quietHoursDigest: { userId: setup.user.id, targetKey: `email:${setup.user.email}`, until: new Date(berlin('07:00', 1)).toISOString() } },
       { quietHoursDigest: { userId: setup.user.id, targetKey: `telegram:${setup.chatId}`, until: new Date(berlin('07:00', 1)).toISOString() } },
     ]) {
-      await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify(body) }));
+      await sqsClient().send(new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: JSON.stringify(body) }));
     }
     await drain();
     await runSweepAt(berlin('09:30', 1));
@@ -246,7 +219,7 @@ describe('quiet hours', () => {
     const alert = await putAlert(rule, setup.vehicleId, { speed: 121 });
     await request(alert.alertId);
     await drain();
-    expect((await sentEmails(emulators)).map((email) => email.destination.to)).toEqual([['awake@example.com']]);
+    expect((await sentEmails(harness.emulators)).map((email) => email.destination.to)).toEqual([['awake@example.com']]);
 
     await runSweepAt(berlin('07:01', 1));
     const second = await raise(setup, berlin('23:30', 1), 122, 'warning');

@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { documentClient, snsClient, sqsClient } from '../../shared/aws/clients';
+import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { lambdaContext, pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler } from '../../functions/deliver/handler';
+import { lambdaContext } from '../../infra/local/sqs-poller';
 import { handler as telegramHandler, resetTelegramWebhook } from '../../functions/telegram/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { issueLinkCode } from '../../shared/store/telegram-links';
 import type { StoredRule } from '../../shared/schemas/notification';
-import { startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from './support/fake-secrets-manager';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { SnsStub } from './support/sns-stub';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getUser, linkChat, putRule, putUser, putVehicle } from './support/fixtures';
 import { apiEvent } from '../api/support';
 
@@ -30,29 +22,17 @@ const GROUP = '-1009001';
  * event's position right after the alert, as a reply to it. Through the deliver function and the Bot API fake.
  */
 describe('Telegram topics and locations', () => {
-  let emulators: Emulators;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
-  // SNS has no local emulator: Publish is answered by a stub in the client's middleware
-  const sns = new SnsStub();
+  const harness = useDeliverHarness({
+    name: 'telegram-topics',
+    telegram: { botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET, secretId: 'fleetwatch/telegram-topics' },
+    // SNS has no local emulator: Publish is answered by a stub in the client's middleware
+    sns: true,
+  });
+  const { telegram } = harness;
   let minute = 0;
   let updateId = 1;
 
-  beforeAll(async () => {
-    emulators = await startTestEmulators('telegram-topics');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram-topics';
-    secrets.secrets.set('fleetwatch/telegram-topics', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
-    resetTelegramWebhook();
-    sns.install(await snsClient());
-  });
-  afterAll(async () => {
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
-  });
-  beforeEach(() => telegram.reset());
+  beforeAll(() => resetTelegramWebhook());
 
   async function deliver(rule: StoredRule, vehicleId: number, event: Record<string, unknown> = {}): Promise<void> {
     minute++;
@@ -64,11 +44,8 @@ describe('Telegram topics and locations', () => {
       Date.parse(time),
     );
     await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: item.alertId }) }));
-    const handler = createDeliverHandler() as unknown as SqsHandler;
-    for (let round = 0; round < 5; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
-    }
+    await harness.enqueue(item.alertId);
+    await harness.drainDeliveries({ rounds: 5, handler: harness.createHandler() });
   }
 
   const sent = (method: string) => telegram.calls.filter((call) => call.method === method).map((call) => call.payload);

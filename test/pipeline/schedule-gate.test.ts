@@ -6,7 +6,7 @@ import type { StoredRule } from '../../shared/schemas/notification';
 import { terminalMessageSchema, type TerminalMessage } from '../../shared/schemas/terminal-message';
 import type { VehicleState } from '../../shared/schemas/vehicle-state';
 import { resolveRules } from '../support/resolve-rules';
-import { storedRule as baseRule } from './support';
+import { PIPELINE_RULE_DEFAULTS, storedRule } from '../support/fixtures';
 
 /**
  * Schedules where events become alerts (pure part): office hours Mon-Fri 08:00-18:00 in Europe/Berlin, which is
@@ -18,8 +18,8 @@ const ZONE = { timezone: 'Europe/Berlin' } as const;
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
 const MIN = 60_000;
-/** A rule in force through the weeks of these tests. */
-const storedRule = (overrides: Partial<StoredRule>) => baseRule({ expiresAt: '2027-01-01T00:00:00.000Z', ...overrides });
+/** A rule in force through the weeks of these tests: until 2027-01-01, 306 days after T0. */
+const IN_FORCE = { ...PIPELINE_RULE_DEFAULTS, validDays: 306 };
 
 /** The rules as evaluate resolves them for vehicle 1 (RuleCache), and the zones that come with them (none here). */
 const resolved = (...rules: StoredRule[]) => resolveRules(rules, 1, at('2026-11-23T00:00:00Z'));
@@ -53,7 +53,7 @@ function drive(
 }
 
 const speeding = (settings: Record<string, string>) =>
-  storedRule({ id: 1, vehicleIds: [1], ...ZONE, settings: { limit: '90', minDuration: '10', ...OFFICE, ...settings } });
+  storedRule({ id: 1, vehicleIds: [1], ...ZONE, settings: { limit: '90', minDuration: '10', ...OFFICE, ...settings } }, IN_FORCE);
 
 describe('schedule: events raised by messages', () => {
   it('lets a speeding that starts at 17:59 and lasts 3 minutes raise one alert', async () => {
@@ -90,7 +90,7 @@ describe('schedule: events raised by messages', () => {
     const monday = drive(await rulesOf(speeding({})), '2026-11-30T10:00:00Z', 60, 10, () => 120);
     expect(monday.events).toHaveLength(1);
     const always = drive(
-      await rulesOf(storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '10' } })),
+      await rulesOf(storedRule({ id: 1, vehicleIds: [1], settings: { limit: '90', minDuration: '10' } }, IN_FORCE)),
       '2026-11-28T10:00:00Z',
       60,
       10,
@@ -103,7 +103,7 @@ describe('schedule: events raised by messages', () => {
     // 08:00 at UTC+3 is 05:00Z
     const early = async (timezone: StoredRule['timezone']) =>
       drive(
-        await rulesOf(storedRule({ id: 1, vehicleIds: [1], timezone, settings: { limit: '90', minDuration: '0', ...OFFICE } })),
+        await rulesOf(storedRule({ id: 1, vehicleIds: [1], timezone, settings: { limit: '90', minDuration: '0', ...OFFICE } }, IN_FORCE)),
         '2026-11-24T05:10:00Z',
         20,
         10,
@@ -114,7 +114,7 @@ describe('schedule: events raised by messages', () => {
   });
 });
 
-const silence = storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], ...ZONE, settings: { minutes: '30', ...OFFICE } });
+const silence = storedRule({ id: 2, type: 7, name: 'silence', vehicleIds: [1], ...ZONE, settings: { minutes: '30', ...OFFICE } }, IN_FORCE);
 const silenceRules = await rulesOf(silence);
 
 describe('schedule: connection loss, raised by time passing', () => {
@@ -163,7 +163,7 @@ describe('schedule: connection loss, raised by time passing', () => {
   });
 
   it('raises no restored alert outside the schedule, and forgets the loss all the same', async () => {
-    const notify = await rulesOf(storedRule({ ...silence, settings: { ...silence.settings, notifyRestored: 'true' } }));
+    const notify = await rulesOf(storedRule({ ...silence, settings: { ...silence.settings, notifyRestored: 'true' } }, IN_FORCE));
     const message = terminalMessageSchema.parse({ vehicleId: 1, deviceTime: '2026-11-24T05:00:00Z', latitude: 55.75, longitude: 37.62, speed: 0 });
     const night = evaluateVehicle({
       vehicleId: 1,

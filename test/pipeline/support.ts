@@ -3,33 +3,20 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { notificationBodySchema, type StoredRule } from '../../shared/schemas/notification';
+import { type StoredRule } from '../../shared/schemas/notification';
 import type { TerminalMessageInput } from '../../shared/schemas/terminal-message';
 import { lambdaContext, toSqsRecord } from '../../infra/local/sqs-poller';
+import { PIPELINE_RULE_DEFAULTS, T0, storedRule as baseStoredRule } from '../support/fixtures';
 import { projectRuleChange } from '../../shared/pipeline/projection';
 import { createGeozone } from '../../shared/store/geozones-store';
 import { ruleItem } from '../../shared/store/rules-store';
 import { setVehicleOwners } from '../../shared/store/vehicle-state-store';
 
 /** Builders and probes shared by the pipeline tests: rules in the table, SQS events, queue contents. */
-export const PARENT_ID = '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e';
-export const T0 = Date.parse('2026-03-01T00:00:00.000Z');
-export const DAY_MS = 86_400_000;
+export { DAY_MS, PARENT_ID, T0 } from '../support/fixtures';
 
-export function storedRule(overrides: Partial<StoredRule> = {}): StoredRule {
-  const created = new Date(T0 - DAY_MS).toISOString();
-  return {
-    ...notificationBodySchema.parse({ type: 2, parentId: PARENT_ID, name: 'Speeding over 90', active: true, vehicleIds: [1] }),
-    id: 1,
-    parentName: '',
-    version: 1,
-    createdAt: created,
-    updatedAt: created,
-    validFrom: created,
-    expiresAt: new Date(T0 + 30 * DAY_MS).toISOString(),
-    ...overrides,
-  };
-}
+/** The shared stored rule (test/support/fixtures) as the pipeline tests take it: created the day before T0, in force 30 days. */
+export const storedRule = (overrides: Partial<StoredRule> = {}): StoredRule => baseStoredRule(overrides, PIPELINE_RULE_DEFAULTS);
 
 /**
  * Stores a rule as the API would, then projects the change onto its vehicles as the rules table's stream

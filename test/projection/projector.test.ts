@@ -13,10 +13,10 @@ import { queryVisits } from '../../shared/store/visits-store';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { invoke, sqsRecord, storeCircleZone, terminalMessage } from '../pipeline/support';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { T0 } from '../support/fixtures';
 
 /** The projector, fed from the real streams of DynamoDB Local by the local stand-in of the event source mapping. */
 const PARENT = '0b5d2c6e-1f3a-4c5d-9e7f-8a9b0c1d2e3f';
-const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 
 async function vehicleItem(vehicleId: number) {
   const { Item } = await documentClient().send(

@@ -11,12 +11,12 @@ import { createAgent } from '../../shared/store/directory-store';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { alertsInTable, invoke, sqsRecord, terminalMessage } from '../pipeline/support';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { T0 } from '../support/fixtures';
 
 /**
  * Scoped rules (settings.scope client or subtree) on the emulators: the projector and the directory keep the
  * vehicles' items naming them, and evaluation checks the owner chain on every message.
  */
-const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 
 async function ruleRefs(vehicleId: number): Promise<Record<string, number>> {
   const { Item } = await documentClient().send(

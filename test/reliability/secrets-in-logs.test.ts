@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { lambdaContext, pollOnce, toSqsRecord, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
+import { lambdaContext, pollOnce, toSqsRecord } from '../../infra/local/sqs-poller';
 import { logger } from '../../shared/observability/logger';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { resetTelegramSender } from '../../shared/delivery/senders';
 import { notificationBodySchema } from '../../shared/schemas/notification';
 import { createRule } from '../../shared/store/rules-store';
 import { projectRules } from '../support/project-rules';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { captureOutput, type CapturedOutput } from '../support/replay-output';
 import { apiClient, seedTenants, session, typedApiClient, type Api, type Tenant, type TypedApi } from '../api/support';
-import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { linkChats } from '../support/owned-fleet';
 
 /**
@@ -35,25 +30,21 @@ function eventLogging(enabled: boolean): void {
 }
 
 describe('secrets in logs', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({
+    name: 'secrets-in-logs',
+    telegram: { botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET, secretId: 'fleetwatch/telegram-secrets-test' },
+    resetEach: false,
+  });
+  const { telegram } = harness;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let api: TypedApi;
   /** For the requests the typed client cannot express: malformed JSON and a body of the wrong types. */
   let rawApi: Api;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
   let output: CapturedOutput;
   let level: string;
   const sessionTokens: string[] = [];
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('secrets-in-logs');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram-secrets-test';
-    secrets.secrets.set('fleetwatch/telegram-secrets-test', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
     tenants = await seedTenants('secrets');
     api = typedApiClient({ now: () => NOW });
     rawApi = apiClient({ now: () => NOW });
@@ -89,11 +80,10 @@ describe('secrets in logs', () => {
     output = captureOutput({ silent: true });
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     output.restore();
     eventLogging(false);
     logger.setLogLevel(level as Parameters<typeof logger.setLogLevel>[0]);
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
   });
 
   const loginAs = (tenant: Tenant, password: string) => api.POST('/api/v3/auth/login', { body: { login: tenant.login, password } });
@@ -136,11 +126,7 @@ describe('secrets in logs', () => {
     expect(response?.batchItemFailures).toEqual([]);
 
     telegram.script('5151', { code: 500 });
-    const deliver = createDeliverHandler() as unknown as SqsHandler;
-    for (let round = 0; round < 5; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0)
-        break;
-    }
+    await harness.drainDeliveries({ rounds: 5, handler: harness.createHandler() });
     expect(
       telegram
         .delivered()
@@ -153,7 +139,7 @@ describe('secrets in logs', () => {
   it('gives up on an unreachable Bot API without hanging the deliver function', async () => {
     const apiRoot = process.env.TELEGRAM_API_ROOT;
     // nothing listens on the discard port: every Bot API call fails at the connection
-    process.env.TELEGRAM_API_ROOT = 'http://127.0.0.1:9';
+    vi.stubEnv('TELEGRAM_API_ROOT', 'http://127.0.0.1:9');
     resetTelegramSender();
     try {
       const evaluate = createEvaluateHandler({ clock: () => NOW + 600_000 });
@@ -171,13 +157,13 @@ describe('secrets in logs', () => {
       expect((await evaluate({ Records: [record] }, lambdaContext('evaluate')))?.batchItemFailures).toEqual([]);
       const before = telegram.calls.length;
       // the last receive: the deliver function records why and leaves the retry to the sweep
-      const deliver = createDeliverHandler({ maxReceiveCount: 1 }) as unknown as SqsHandler;
-      expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(
-        1,
-      );
+      const deliver = harness.createHandler({ maxReceiveCount: 1 });
+      expect(
+        await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler: deliver, functionName: 'deliver', visibilityTimeoutSeconds: 0 }),
+      ).toBe(1);
       expect(telegram.calls.length).toBe(before);
     } finally {
-      process.env.TELEGRAM_API_ROOT = apiRoot;
+      vi.stubEnv('TELEGRAM_API_ROOT', apiRoot);
       resetTelegramSender();
     }
     expect(output.text()).toMatch(/delivery attempt 1 of 8 failed: network: .*; retried in \d s/);

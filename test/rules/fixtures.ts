@@ -1,27 +1,13 @@
-import { notificationBodySchema, type NotificationBody, type StoredRule } from '../../shared/schemas/notification';
+import { notificationBodySchema, type NotificationBody } from '../../shared/schemas/notification';
 import type { Geozone } from '../../shared/schemas/geozone';
 import type { TerminalMessage } from '../../shared/schemas/terminal-message';
 
-export const PARENT_ID = '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e';
-export const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+import { PARENT_ID, T0 } from '../support/fixtures';
+
+export { PARENT_ID, T0, storedRule } from '../support/fixtures';
 
 export function body(overrides: Partial<NotificationBody> = {}): NotificationBody {
   return { ...notificationBodySchema.parse({ type: 2, parentId: PARENT_ID, name: 'rule' }), ...overrides };
-}
-
-export function storedRule(overrides: Partial<StoredRule> = {}): StoredRule {
-  const created = new Date(T0).toISOString();
-  return {
-    ...body({ active: true, vehicleIds: [1] }),
-    id: 1,
-    parentName: '',
-    version: 1,
-    createdAt: created,
-    updatedAt: created,
-    validFrom: created,
-    expiresAt: new Date(T0 + 90 * 86_400_000).toISOString(),
-    ...overrides,
-  };
 }
 
 export function message(secondsAfterT0: number, overrides: Partial<TerminalMessage> = {}): TerminalMessage {

@@ -14,7 +14,7 @@ import {
   ruleBody,
   seedTenants,
   session,
-  squareZone,
+  depotZoneBody,
   typedApiClient,
   type JsonBody,
   type Tenant,
@@ -70,7 +70,7 @@ describe('security: per-client limits under parallel requests', () => {
   const webhooksOf = async (token: string, parentId: string) =>
     (await api.POST('/api/v3/webhooks/find', { headers: session(token), body: { parentId } })).data ?? [];
   const createZone = (token: string, parentId: string) =>
-    api.POST('/api/v3/gis', { headers: session(token), body: squareZone(parentId) as JsonBody<'createGeozone'> });
+    api.POST('/api/v3/gis', { headers: session(token), body: depotZoneBody(parentId) as JsonBody<'createGeozone'> });
   const deleteRule = (token: string | undefined, id: number) =>
     api.DELETE('/api/v3/notifications/{id}', { headers: session(token), params: { path: { id } } });
   const deleteWebhook = (token: string | undefined, id: string) =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
-import { TestClock, login, ruleBody, seedTenants, session, squareZone, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
+import { TestClock, login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
 
 /** A closed ring of `count` positions on a small circle, with full double precision. */
@@ -71,14 +71,15 @@ describe('security: per-client limits', () => {
   });
 
   it('refuses more geozones per client than the limit with 400', async () => {
-    for (let index = 0; index < 2; index++) expect((await createZone(tokens.sibling, squareZone(tenants.sibling.agentId))).response.status).toBe(200);
-    const third = await createZone(tokens.sibling, squareZone(tenants.sibling.agentId));
+    for (let index = 0; index < 2; index++)
+      expect((await createZone(tokens.sibling, depotZoneBody(tenants.sibling.agentId))).response.status).toBe(200);
+    const third = await createZone(tokens.sibling, depotZoneBody(tenants.sibling.agentId));
     expect(third.response.status).toBe(400);
     expect(third.error?.issues).toEqual([{ path: 'parentId', message: 'client already has 2 geozones, the most allowed' }]);
   });
 
   it('answers a geozone too large to store with 400, never 500', async () => {
-    const base = squareZone(tenants.child.agentId);
+    const base = depotZoneBody(tenants.child.agentId);
     const tooManyVertices = await createZone(tokens.child, {
       ...base,
       geometry: { type: 'Polygon', coordinates: [ring(8_000, [37.6, 55.7]), ring(8_000, [37.6, 55.7]), ring(8_000, [37.6, 55.7])] },

@@ -1,17 +1,14 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import type { Emulators } from '../../infra/local/emulators';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import type { StoredWebhook } from '../../shared/schemas/webhook';
 import { createWebhook } from '../../shared/store/webhooks-store';
 import { TestClock, login, seedTenants, session, typedApiClient, type TypedApi } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 
 /**
  * The operations that send to a webhook endpoint on request, ping, a rule's test alert and redeliver, under the
@@ -21,7 +18,7 @@ import { startTestEmulators } from '../support/emulators';
  * resolves to a private address after it was registered.
  */
 describe('webhook operations under the deployed address policy', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({ name: 'webhook-ssrf-operations' });
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let api: TypedApi;
   let token = '';
@@ -32,7 +29,6 @@ describe('webhook operations under the deployed address policy', () => {
   const endpoints: { endpoint: StoredWebhook; refusal: RegExp }[] = [];
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-ssrf-operations');
     listener = createServer((socket) => {
       connections++;
       socket.destroy();
@@ -51,12 +47,10 @@ describe('webhook operations under the deployed address policy', () => {
     for (const [url, refusal] of targets) {
       endpoints.push({ endpoint: await createWebhook({ parentId: tenants.root.agentId, url, description: 'private' }, clock.now()), refusal });
     }
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false'; // as deployed
+    vi.stubEnv('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'false'); // as deployed; undone with the harness's stubs
   });
   afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
     await new Promise((resolve) => listener.close(resolve));
-    await emulators.stop();
   });
   beforeEach(() => {
     connections = 0;
@@ -82,10 +76,7 @@ describe('webhook operations under the deployed address policy', () => {
     });
     const accepted = await api.POST('/api/v3/notifications/{id}/test', { headers: session(token), params: { path: { id: rule.id } } });
     expect(accepted.response.status).toBe(202);
-    const handler = createDeliverHandler({ clock: clock.now }) as unknown as SqsHandler;
-    for (let round = 0; round < 10; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
-    }
+    await harness.drainDeliveries({ rounds: 10, handler: harness.createHandler({ clock: clock.now }) });
     const { data } = await api.GET('/api/v3/notifications/{id}/test/{testId}', {
       headers: session(token),
       params: { path: { id: rule.id, testId: accepted.data!.testId } },

@@ -1,23 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { documentClient } from '../../shared/aws/dynamodb';
-import { sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import type { SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { verifySignature } from '../../shared/channels/webhook/signature';
 import { createAgent } from '../../shared/store/directory-store';
 import { createWebhook, rotateWebhookSecret } from '../../shared/store/webhooks-store';
 import { webhookKeys } from '../../shared/schemas/webhook';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
-import { drainDeliveries } from '../delivery/support/drain-deliveries';
 import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
@@ -45,18 +40,16 @@ const verifies = (secret: string, request: Request) => {
  * rotation's overlap, the legacy `fleetwatch-v1` scheme, and the per-endpoint event filter.
  */
 describe('Standard Webhooks deliveries', () => {
-  let emulators: Emulators;
+  // the receiver runs on this machine, over plain HTTP: allowed only behind WEBHOOK_ALLOW_PRIVATE_TARGETS
+  const harness = useDeliverHarness({ name: 'standard-webhooks', env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   let receiver: RunningWebhookReceiver;
-  const handler = createDeliverHandler() as unknown as SqsHandler;
+  const { handler } = harness;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('standard-webhooks');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
   });
   afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), receiver.stop()]);
+    await receiver.stop();
   });
   beforeEach(() => {
     receiver.attempts.length = 0;
@@ -65,8 +58,8 @@ describe('Standard Webhooks deliveries', () => {
   });
 
   async function deliver(alertId: string, deliverHandler: SqsHandler = handler): Promise<void> {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-    await drainDeliveries(emulators.queues.deliveries, deliverHandler, 10);
+    await harness.enqueue(alertId);
+    await harness.drainDeliveries({ rounds: 10, handler: deliverHandler });
   }
 
   async function client(name: string) {
@@ -82,7 +75,7 @@ describe('Standard Webhooks deliveries', () => {
     // the first attempt fails and is retried (its wait passed by a simulated clock); the receiver holds one
     // secret, so the answers are scripted
     receiver.script(503, 200, 200);
-    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries);
     try {
       await sim.enqueue({ alertId: alert.alertId });
       await sim.settle();
@@ -124,7 +117,7 @@ describe('Standard Webhooks deliveries', () => {
     expect(verifies(rotated.secret, overlapping!)).toBe(true);
 
     // a deliver function whose clock is past the overlap's end
-    const later = createDeliverHandler({ clock: () => Date.now() + 25 * HOUR_MS }) as unknown as SqsHandler;
+    const later = harness.createHandler({ clock: () => Date.now() + 25 * HOUR_MS });
     receiver.requests.length = 0;
     const after = await putAlert(rule, 9602);
     await deliver(after.alertId, later);

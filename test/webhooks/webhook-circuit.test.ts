@@ -3,17 +3,13 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import type { Emulators } from '../../infra/local/emulators';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import { pollOnce } from '../../infra/local/sqs-poller';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { deliverAlert } from '../../shared/delivery/deliver-alert';
 import { throughCircuit } from '../../shared/delivery/circuit-gate';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
 import { recoveryVerdict } from '../../shared/store/alerts/recovered-delivery';
-import { channelSenders, resetTelegramSender } from '../../shared/delivery/senders';
+import { channelSenders } from '../../shared/delivery/senders';
 import { FAILURES_TO_OPEN, HOLD_RECHECK_MS, PROBE_INTERVAL_MS } from '../../shared/delivery/circuit-breaker';
 import { RETRY_HORIZON_SECONDS } from '../../shared/delivery/retry-backoff';
 import { holdDeadline } from '../../shared/delivery/target-retry';
@@ -26,8 +22,7 @@ import { forgetDestinationHealth, forgetWebhookHealth } from '../../shared/store
 import { countOpenCircuits } from '../../shared/store/failing-webhooks';
 import { listWebhookAttempts } from '../../shared/store/webhook-deliveries';
 import { createWebhook, disableWebhook, getWebhookWithSecrets } from '../../shared/store/webhooks-store';
-import { startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
@@ -46,33 +41,26 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * API fake stopped as an outage. The clock is the test's, so minutes pass at once.
  */
 describe('circuit breaker', () => {
-  let emulators: Emulators;
-  let receiver: RunningWebhookReceiver;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
   let now = T0;
   const clock = () => now;
-  const handler = createDeliverHandler({ clock, maxReceiveCount: 100 }) as unknown as SqsHandler;
+  const harness = useDeliverHarness({
+    name: 'webhook-circuit',
+    telegram: { botToken: BOT_TOKEN, secretId: 'fleetwatch/circuit-telegram' },
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    dependencies: { clock, maxReceiveCount: 100 },
+  });
+  const { telegram, handler } = harness;
+  let receiver: RunningWebhookReceiver;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-circuit');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/circuit-telegram';
-    secrets.secrets.set('fleetwatch/circuit-telegram', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: 'hook-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
   });
   afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), receiver.stop(), telegram.stop(), secrets.stop()]);
+    await receiver.stop();
   });
   beforeEach(() => {
     receiver.attempts.length = 0;
     receiver.received.length = 0;
-    telegram.reset();
     forgetDestinationHealth();
   });
 
@@ -92,7 +80,8 @@ describe('circuit breaker', () => {
   /** The deliver handler on what the sweep put on the deliveries queue, until it is empty. */
   async function deliverQueued(): Promise<void> {
     for (let round = 0; round < 20; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
+      if ((await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0)
+        return;
     }
     throw new Error('the deliveries queue is not drained');
   }
@@ -313,10 +302,10 @@ describe('circuit breaker', () => {
     const racers = [await putAlert(rule, 8210), await putAlert(rule, 8211), await putAlert(rule, 8212)];
     await Promise.all([runCircuitPass(now), runCircuitPass(now), ...racers.map((alert) => attempt(alert.alertId))]);
     const { Messages = [] } = await sqsClient().send(
-      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveries, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+      new ReceiveMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
     );
     for (const message of Messages)
-      await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: message.Body }));
+      await sqsClient().send(new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: message.Body }));
     await deliverQueued();
     expect(receiver.attempts).toHaveLength(1);
     const errors = await Promise.all(racers.map(async (alert) => (await retryOf(alert.alertId, key))?.error));
@@ -410,7 +399,7 @@ describe('circuit breaker', () => {
       expect.objectContaining({ status: 'failed', httpStatus: 503 }),
     ]);
     const { Messages = [] } = await sqsClient().send(
-      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+      new ReceiveMessageCommand({ QueueUrl: harness.emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
     );
     expect(Messages.map((message) => JSON.parse(message.Body ?? '{}') as Record<string, unknown>)).toContainEqual(
       expect.objectContaining({ alertId: late.alertId, target: key }),

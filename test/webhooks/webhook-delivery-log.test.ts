@@ -1,11 +1,6 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import type { Emulators } from '../../infra/local/emulators';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { sqsClient } from '../../shared/aws/clients';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { recordWebhookAttempt } from '../../shared/store/webhook-deliveries';
@@ -13,7 +8,7 @@ import { createWebhook, deleteWebhook } from '../../shared/store/webhooks-store'
 import { TestClock, login, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
 import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 
 /**
  * The delivery log of a webhook endpoint: the real deliver handler records each attempt (status code, latency,
@@ -21,27 +16,23 @@ import { startTestEmulators } from '../support/emulators';
  * paginated with a signed token, for the endpoint's tenant only.
  */
 describe('webhook delivery log', () => {
-  let emulators: Emulators;
+  // the receiver runs on this machine, over plain HTTP: allowed only behind WEBHOOK_ALLOW_PRIVATE_TARGETS
+  const harness = useDeliverHarness({ name: 'webhook-delivery-log', env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   let receiver: RunningWebhookReceiver;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let api: TypedApi;
   const tokens: Record<'root' | 'sibling', string> = { root: '', sibling: '' };
-  const handler = createDeliverHandler() as unknown as SqsHandler;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-delivery-log');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
     tenants = await seedTenants('webhook-log');
     api = typedApiClient({ now: new TestClock().now });
     for (const name of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[name] = await login(api, tenants[name]);
   });
   afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), receiver.stop()]);
+    await receiver.stop();
   });
 
-  const deliverOnce = () => pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
   const deliveries = (token: string, id: string, body: JsonBody<'listWebhookDeliveries'> = {}) =>
     api.POST('/api/v3/webhooks/{id}/deliveries', { headers: session(token), params: { path: { id } }, body });
   const redeliver = (token: string, id: string, body: JsonBody<'redeliverWebhook'>) =>
@@ -52,10 +43,8 @@ describe('webhook delivery log', () => {
     receiver.secret = endpoint.secret;
     const rule = await putRule({ parentId: tenants.root.agentId, toClient: true, stored: true });
     const alert = await putAlert(rule, vehicleId);
-    await sqsClient().send(
-      new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
-    );
-    for (let round = 0; round < 10; round++) if ((await deliverOnce()) === 0) break;
+    await harness.enqueue(alert.alertId);
+    await harness.drainDeliveries({ rounds: 10 });
     return { endpoint, alert };
   }
 
@@ -99,7 +88,7 @@ describe('webhook delivery log', () => {
     receiver.script(503);
     receiver.attempts.length = 0;
     // the retry's wait passes by a simulated clock
-    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries);
     try {
       await sim.enqueue({ alertId: alert.alertId });
       await sim.settle();

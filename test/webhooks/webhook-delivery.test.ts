@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../../shared/aws/clients';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createAgent } from '../../shared/store/directory-store';
 import { createWebhook, listWebhooks, listWebhooksWithSecrets } from '../../shared/store/webhooks-store';
 import { webhookAlertPayloadSchema } from '../../shared/schemas/webhook';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, putAlert, putRule, putVehicle, PARENT_ID } from '../delivery/support/fixtures';
 import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
 
@@ -20,31 +15,24 @@ type Deliveries = Record<string, { status: string; attempts: number; error?: str
  * scripted to fail and recover.
  */
 describe('webhook deliveries', () => {
-  let emulators: Emulators;
+  // the receiver runs on this machine, over plain HTTP: allowed only behind WEBHOOK_ALLOW_PRIVATE_TARGETS
+  const harness = useDeliverHarness({ name: 'webhook-delivery', env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   let receiver: RunningWebhookReceiver;
-  const handler = createDeliverHandler() as unknown as SqsHandler;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-delivery');
-    // the receiver runs on this machine, over plain HTTP: allowed only behind this setting
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
   });
   afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), receiver.stop()]);
+    await receiver.stop();
   });
   beforeEach(() => {
     receiver.attempts.length = 0;
     receiver.received.length = 0;
   });
 
-  async function enqueue(alertId: string): Promise<void> {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-  }
-  const deliverOnce = () => pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
+  const enqueue = (alertId: string) => harness.enqueue(alertId);
   async function drain(): Promise<void> {
-    for (let round = 0; round < 10; round++) if ((await deliverOnce()) === 0) return;
+    await harness.drainDeliveries({ rounds: 10 });
   }
 
   /** A client of its own with one endpoint at the receiver, whose secret the receiver then checks against. */
@@ -110,7 +98,7 @@ describe('webhook deliveries', () => {
     const rule = await putRule({ parentId: clientId, toClient: true });
     const alert = await putAlert(rule, 9502);
     receiver.script(503, 429);
-    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries);
     try {
       await sim.enqueue({ alertId: alert.alertId });
       expect(await sim.deliverOnce()).toBe(1);
@@ -142,7 +130,7 @@ describe('webhook deliveries', () => {
     const rule = await putRule({ parentId: clientId, toClient: true });
     const alert = await putAlert(rule, 9503);
     receiver.script(500);
-    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries);
     try {
       await sim.enqueue({ alertId: alert.alertId });
       expect(await sim.deliverOnce()).toBe(1);

@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
-import type { Emulators } from '../../infra/local/emulators';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import { pollOnce } from '../../infra/local/sqs-poller';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { FAILURES_TO_OPEN } from '../../shared/delivery/circuit-breaker';
 import { deliverAlert } from '../../shared/delivery/deliver-alert';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
-import { channelSenders, resetTelegramSender } from '../../shared/delivery/senders';
+import { channelSenders } from '../../shared/delivery/senders';
 import { NOTICE_RETRY_MS, runCircuitPass } from '../../shared/sweep/circuit-pass';
 import { createWebhook, deleteWebhook, getWebhookWithSecrets } from '../../shared/store/webhooks-store';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
+import { sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat, putAlert, putRule } from '../delivery/support/fixtures';
 import { TestClock, login, seedTenants, session, typedApiClient, type TypedApi } from '../api/support';
 
@@ -30,36 +26,26 @@ const BOT_TOKEN = '123456:notice-bot-token';
  * often the pass runs or the request arrives. Time is the test's clock: the days pass at once.
  */
 describe('webhook endpoint health and the disable after days of failure', () => {
-  let emulators: Emulators;
+  const clock = new TestClock(T0);
+  const harness = useDeliverHarness({
+    name: 'webhook-notice',
+    telegram: { botToken: BOT_TOKEN, secretId: 'fleetwatch/notice-telegram' },
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    dependencies: { clock: clock.now, maxReceiveCount: 100 },
+  });
+  const { telegram } = harness;
   let receiver: RunningWebhookReceiver;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let api: TypedApi;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
-  const clock = new TestClock(T0);
-  const handler = createDeliverHandler({ clock: clock.now, maxReceiveCount: 100 }) as unknown as SqsHandler;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-notice');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/notice-telegram';
-    secrets.secrets.set('fleetwatch/notice-telegram', JSON.stringify({ botToken: BOT_TOKEN, webhookSecret: 'hook-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
     tenants = await seedTenants('notice');
     api = typedApiClient({ now: clock.now });
   });
-  afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), receiver.stop(), telegram.stop(), secrets.stop()]);
-  });
-  beforeEach(async () => {
+  afterAll(() => receiver.stop());
+  beforeEach(() => {
     receiver.attempts.length = 0;
-    telegram.reset();
-    await clearSentEmails(emulators);
   });
 
   const attempt = (alertId: string) =>
@@ -71,20 +57,19 @@ describe('webhook endpoint health and the disable after days of failure', () => 
       maxReceiveCount: 100,
       now: clock.now,
     });
-  const deliverOnce = () => pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
   async function drain(): Promise<void> {
-    for (let round = 0; round < 10; round++) if ((await deliverOnce()) === 0) return;
+    await harness.drainDeliveries({ rounds: 10 });
   }
   async function queued(): Promise<string[]> {
     const { Messages = [] } = await sqsClient().send(
-      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveries, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+      new ReceiveMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
     );
     return Messages.map((message) => message.Body ?? '');
   }
   async function queueLength(): Promise<number> {
     const { Attributes = {} } = await sqsClient().send(
       new GetQueueAttributesCommand({
-        QueueUrl: emulators.queues.deliveries,
+        QueueUrl: harness.emulators.queues.deliveries,
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
       }),
     );
@@ -170,11 +155,11 @@ describe('webhook endpoint health and the disable after days of failure', () => 
     expect(JSON.parse(request!)).toEqual({
       webhookDisabled: { clientId: tenants.root.agentId, endpointId: endpoint.id, disabledAt: disabled?.disabledAt },
     });
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: request }));
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: request }));
     expect(await queueLength()).toBe(2);
     await drain();
 
-    const emails = await sentEmails(emulators);
+    const emails = await sentEmails(harness.emulators);
     expect(emails.map((email) => email.destination.to).sort()).toEqual([['root@notice.example.com'], ['viewer@notice.example.com']]);
     const [email] = emails;
     expect(email?.subject).toBe('fleetwatch: webhook endpoint "erp-bridge" disabled');
@@ -192,7 +177,7 @@ describe('webhook endpoint health and the disable after days of failure', () => 
     clock.advance(NOTICE_RETRY_MS + MINUTE);
     expect(await runCircuitPass(clock.value)).toEqual({ disabled: [], noticesEnqueued: 0, probes: [], drained: [] });
     await drain();
-    expect(await sentEmails(emulators)).toHaveLength(2);
+    expect(await sentEmails(harness.emulators)).toHaveLength(2);
     expect(telegram.delivered()).toHaveLength(1);
 
     // a disabled endpoint's alerts are skipped; enabled again, it starts afresh and takes the next alert
@@ -221,9 +206,9 @@ describe('webhook endpoint health and the disable after days of failure', () => 
     clock.value = Date.parse(openSince) + 5 * DAY + MINUTE;
     expect(await runCircuitPass(clock.value)).toEqual({ disabled: [endpoint.id], noticesEnqueued: 1, probes: [], drained: [] });
     // the request is lost on the way (taken off the queue, never handled)
-    expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler: async () => undefined, functionName: 'lost' })).toBe(1);
+    expect(await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler: async () => undefined, functionName: 'lost' })).toBe(1);
     await drain();
-    expect(await sentEmails(emulators)).toEqual([]);
+    expect(await sentEmails(harness.emulators)).toEqual([]);
 
     // the sweep hands it out again; Telegram is down, so only the e-mail goes
     const port = telegram.port;
@@ -231,7 +216,7 @@ describe('webhook endpoint health and the disable after days of failure', () => 
     clock.advance(NOTICE_RETRY_MS);
     expect((await runCircuitPass(clock.value)).noticesEnqueued).toBe(1);
     await drain();
-    expect((await sentEmails(emulators)).map((email) => email.destination.to)).toEqual([['sibling@notice.example.com']]);
+    expect((await sentEmails(harness.emulators)).map((email) => email.destination.to)).toEqual([['sibling@notice.example.com']]);
 
     // once Telegram is back, the next hand-out reaches the chat, and the e-mail is not sent again
     await telegram.start(port);
@@ -239,7 +224,7 @@ describe('webhook endpoint health and the disable after days of failure', () => 
     expect((await runCircuitPass(clock.value)).noticesEnqueued).toBe(1);
     await drain();
     expect(telegram.delivered().map((message) => message.chatId)).toEqual(['8080']);
-    expect(await sentEmails(emulators)).toHaveLength(1);
+    expect(await sentEmails(harness.emulators)).toHaveLength(1);
     clock.advance(NOTICE_RETRY_MS);
     expect((await runCircuitPass(clock.value)).noticesEnqueued).toBe(0);
   });

@@ -1,20 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler } from '../../functions/deliver/handler';
+import { pollOnce } from '../../infra/local/sqs-poller';
 import { createAgent } from '../../shared/store/directory-store';
 import { createWebhook } from '../../shared/store/webhooks-store';
 import { outboxShardOf } from '../../shared/store/alerts/alerts-store';
 import { queryHistory } from '../../shared/store/alerts/history-store';
 import { runOutboxPass } from '../../shared/sweep/outbox-pass';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
 import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
 import { RETRY_HORIZON_SECONDS } from '../../shared/delivery/retry-backoff';
@@ -28,31 +26,25 @@ const PLAIN_HTTP = 'TLS handshake failed: the endpoint speaks plain HTTP on an h
  * Local and the sweep's real outbox pass.
  */
 describe('a failing webhook endpoint', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({ name: 'webhook-failures', env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   let plainHttp: Server;
   let url: string;
   let connections = 0;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-failures');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     plainHttp = createServer((_request, response) => response.end('ok'));
     plainHttp.on('connection', () => connections++);
     await new Promise<void>((resolve) => plainHttp.listen(0, '127.0.0.1', resolve));
     url = `https://127.0.0.1:${(plainHttp.address() as AddressInfo).port}/hook`;
   });
   afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await emulators.stop();
     await new Promise<void>((resolve) => plainHttp.close(() => resolve()));
   });
   beforeEach(() => {
     connections = 0;
   });
 
-  async function enqueue(alertId: string): Promise<void> {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-  }
+  const enqueue = (alertId: string) => harness.enqueue(alertId);
   /** A pending alert of a client whose one endpoint is the plain-HTTP server, in the outbox as evaluate leaves it. */
   async function failingAlert(name: string, vehicleId: number) {
     const client = await createAgent({ name });
@@ -72,7 +64,7 @@ describe('a failing webhook endpoint', () => {
   async function messagesOnQueue(): Promise<number> {
     const { Attributes = {} } = await sqsClient().send(
       new GetQueueAttributesCommand({
-        QueueUrl: emulators.queues.deliveries,
+        QueueUrl: harness.emulators.queues.deliveries,
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
       }),
     );
@@ -80,10 +72,10 @@ describe('a failing webhook endpoint', () => {
   }
 
   it('keeps one pending retry per alert: the outbox does not re-enqueue it, and a second copy is dropped unsent', async () => {
-    const handler = createDeliverHandler() as unknown as SqsHandler;
+    const handler = harness.createHandler();
     const { alert, key } = await failingAlert('Plain Http Haulage', 7101);
     await enqueue(alert.alertId);
-    expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
+    expect(await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
 
     const afterFirst = await getAlertItem(alert.alertId);
     const retry = (afterFirst.deliveryRetries as Record<string, { attempts: number; error: string; nextAttemptAt: string }>)[key]!;
@@ -102,7 +94,7 @@ describe('a failing webhook endpoint', () => {
 
     // a second copy of the request (a duplicate delivery, an older re-enqueue) is dropped without an attempt
     await enqueue(alert.alertId);
-    expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
+    expect(await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
     expect(connections).toBe(1);
     expect(((await getAlertItem(alert.alertId)).deliveryRetries as Record<string, { attempts: number }>)[key]!.attempts).toBe(1);
     expect(await messagesOnQueue()).toBe(1);
@@ -110,7 +102,7 @@ describe('a failing webhook endpoint', () => {
 
   it("gives up after the last attempt of the schedule, whatever the queue's maxReceiveCount, with one DLQ record in words", async () => {
     // 3 receives of a message: the budget of the queue, never of the target
-    const sim = new SimulatedDelivery(emulators.queues.deliveries, Date.parse('2026-03-03T06:00:00.000Z'), { maxReceiveCount: 3 });
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries, Date.parse('2026-03-03T06:00:00.000Z'), { maxReceiveCount: 3 });
     const started = sim.now;
     const { alert, key } = await failingAlert('Given Up Webhooks Ltd', 7102);
     const attemptsSeen: number[] = [];
@@ -147,7 +139,7 @@ describe('a failing webhook endpoint', () => {
     expect((givenUp.deliveries as Record<string, unknown>)[key]).toMatchObject({ status: 'failed', attempts: 8, error: reason });
     expect(reason).toMatch(/^still failing after 8 attempts over about 27\.6 h, the last of the retry schedule: TLS handshake failed/);
     const { Messages = [] } = await sqsClient().send(
-      new ReceiveMessageCommand({ QueueUrl: emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({ QueueUrl: harness.emulators.queues.deliveriesDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
     );
     const dead = Messages.filter((message) => (JSON.parse(message.Body!) as { alertId?: string }).alertId === alert.alertId);
     expect(dead).toHaveLength(1);

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import type { Emulators } from '../../infra/local/emulators';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pollOnce } from '../../infra/local/sqs-poller';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
 import { sqsClient } from '../../shared/aws/clients';
 import { webhookMessageId } from '../../shared/channels/webhook/standard-signature';
@@ -14,9 +12,8 @@ import type { WebhookRecoverRequest } from '../../shared/schemas/webhook-recover
 import { recordWebhookAttempt } from '../../shared/store/webhook-deliveries';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../shared/store/webhooks-store';
 import { TestClock, apiClient, login, seedTenants, session, typedApiClient, type Api, type TypedApi } from '../api/support';
-import { drainDeliveries } from '../delivery/support/drain-deliveries';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -27,7 +24,6 @@ const HOUR = 60 * MINUTE;
  * down (503) for a while: the job re-sends each failed delivery once, with its original webhook-id, in steps.
  */
 describe('webhook recovery', () => {
-  let emulators: Emulators;
   let receiver: RunningWebhookReceiver;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let api: TypedApi;
@@ -36,44 +32,42 @@ describe('webhook recovery', () => {
   /** The API's clock, set to the real time where the deliver side's delivery log (real time) matters. */
   const clock = new TestClock(Date.now());
   const tokens: Record<'root' | 'child' | 'sibling' | 'readOnly', string> = { root: '', child: '', sibling: '', readOnly: '' };
-  // two receives: an alert the receiver keeps answering 503 is parked after its second attempt
-  const handler = createDeliverHandler({ maxReceiveCount: 2 }) as unknown as SqsHandler;
+  const harness = useDeliverHarness({
+    name: 'webhook-recovery',
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_BASE_SECONDS: '0' },
+    // two receives: an alert the receiver keeps answering 503 is parked after its second attempt
+    dependencies: { maxReceiveCount: 2 },
+  });
+  const { handler } = harness;
   let paths = 0;
   /** Endpoints of the running test: deleted after it, so that the next test's alerts reach only its own. */
   const endpoints: Array<{ parentId: string; id: string }> = [];
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-recovery');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
-    process.env.WEBHOOK_RETRY_BASE_SECONDS = '0';
     receiver = await startWebhookReceiver();
     tenants = await seedTenants('recover');
     api = typedApiClient({ now: clock.now });
     rawApi = apiClient({ now: clock.now });
     for (const name of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[name] = await login(api, tenants[name]);
   });
-  afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    delete process.env.WEBHOOK_RETRY_BASE_SECONDS;
-    await Promise.all([emulators.stop(), receiver.stop()]);
-  });
+  afterAll(() => receiver.stop());
   beforeEach(() => {
     // the tests start many jobs of one client within an hour; the hourly limit has a test of its own
-    process.env.LIMIT_WEBHOOK_RECOVERIES_PER_CLIENT_PER_HOUR = '100';
+    vi.stubEnv('LIMIT_WEBHOOK_RECOVERIES_PER_CLIENT_PER_HOUR', '100');
   });
   afterEach(async () => {
-    delete process.env.LIMIT_WEBHOOK_RECOVERIES_PER_CLIENT_PER_HOUR;
+    vi.stubEnv('LIMIT_WEBHOOK_RECOVERIES_PER_CLIENT_PER_HOUR', undefined);
     await drain();
     for (const endpoint of endpoints.splice(0)) await deleteWebhook(endpoint.parentId, endpoint.id);
   });
 
-  const drain = () => drainDeliveries(emulators.queues.deliveries, handler);
+  const drain = () => harness.drainDeliveries();
   const recover = (token: string, id: string, since: string) =>
     api.POST('/api/v3/webhooks/{id}/recover', { headers: session(token), params: { path: { id } }, body: { since } });
   const progress = (token: string, id: string, jobId: string) =>
     api.GET('/api/v3/webhooks/{id}/recover/{jobId}', { headers: session(token), params: { path: { id, jobId } } });
   const enqueue = (body: WebhookRecoverRequest | { alertId: string }) =>
-    sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify(body) }));
+    sqsClient().send(new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: JSON.stringify(body) }));
   /** Brings the API's clock to the real time, never back: a session refuses a request made before its last one. */
   const catchUp = () => {
     clock.value = Math.max(clock.value, Date.now());
@@ -309,11 +303,13 @@ describe('webhook recovery', () => {
     const jobId = accepted.data!.jobId;
     const queueUrl = process.env.DELIVERIES_QUEUE_URL;
     // the first step runs, moves the job on, and cannot queue the next: its message comes back
-    process.env.DELIVERIES_QUEUE_URL = `${queueUrl}-gone`;
+    vi.stubEnv('DELIVERIES_QUEUE_URL', `${queueUrl}-gone`);
     try {
-      expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
+      expect(await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(
+        1,
+      );
     } finally {
-      process.env.DELIVERIES_QUEUE_URL = queueUrl;
+      vi.stubEnv('DELIVERIES_QUEUE_URL', queueUrl);
     }
     expect((await progress(tokens.root, endpoint.id, jobId)).data).toMatchObject({
       state: 'running',
@@ -453,7 +449,7 @@ describe('webhook recovery', () => {
   });
 
   it('answers 429 with Retry-After past the hourly jobs of a client', async () => {
-    process.env.LIMIT_WEBHOOK_RECOVERIES_PER_CLIENT_PER_HOUR = '2';
+    vi.stubEnv('LIMIT_WEBHOOK_RECOVERIES_PER_CLIENT_PER_HOUR', '2');
     const [first, second, third] = [
       await endpointOf(tenants.child.agentId),
       await endpointOf(tenants.child.agentId),

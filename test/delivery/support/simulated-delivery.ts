@@ -1,6 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../../shared/aws/clients';
-import { createDeliverHandler, type DeliverDependencies } from '../../../functions/deliver/handler';
+import type { DeliverDependencies } from '../../../functions/deliver/handler';
+import { deliverHandler } from '../../support/deliver-handler';
 import { pollOnce, type SqsHandler } from '../../../infra/local/sqs-poller';
 import { runAlertDuePass, type DuePassResult } from '../../../shared/sweep/alert-due-pass';
 import { holdQueueDelays, type QueueDelays } from '../../support/queue-delays';
@@ -21,7 +22,7 @@ export class SimulatedDelivery {
     overrides: Partial<DeliverDependencies> = {},
   ) {
     this.now = start;
-    this.handler = createDeliverHandler({ clock: () => this.now, ...overrides }) as unknown as SqsHandler;
+    this.handler = deliverHandler({ clock: () => this.now, ...overrides });
     this.delays = holdQueueDelays(queueUrl, () => this.now);
   }
 

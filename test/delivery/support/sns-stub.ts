@@ -56,6 +56,10 @@ export class SnsStub {
     );
   }
 
+  uninstall(client: SNSClient): void {
+    client.middlewareStack.remove('fleetwatchSnsStub');
+  }
+
   failFor(endpointArn: string, name: string, message: string): void {
     this.failures.set(endpointArn, { name, message });
   }
