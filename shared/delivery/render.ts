@@ -243,10 +243,10 @@ export interface WebhookDisabledNotice {
   since: string;
 }
 
-/** The notice that a webhook endpoint was disabled, in every format; never names its secret or its URL's path. */
-export function renderWebhookDisabledNotice(language: Language, data: WebhookDisabledNotice): RenderedNotification {
-  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/webhookDisabled`;
-  const fields = data as unknown as TemplateData;
+/** A notice to a client's users (`<lang>/lifecycle/<template>.eta`), in every format. */
+function renderNotice(language: Language, template: string, data: object): RenderedNotification {
+  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/${template}`;
+  const fields = data as TemplateData;
   const text = renderFile(name, 'text', fields);
   return {
     subject: text.subject,
@@ -254,6 +254,11 @@ export function renderWebhookDisabledNotice(language: Language, data: WebhookDis
     html: htmlDocument(text.subject, renderFile(name, 'html', fields).body, language),
     telegram: renderFile(name, 'telegram', fields).body,
   };
+}
+
+/** The notice that a webhook endpoint was disabled, in every format; never names its secret or its URL's path. */
+export function renderWebhookDisabledNotice(language: Language, data: WebhookDisabledNotice): RenderedNotification {
+  return renderNotice(language, 'webhookDisabled', data);
 }
 
 /** What the notice of a client's SMS spend cap reached says (`<lang>/lifecycle/smsCapReached.eta`). */
@@ -265,15 +270,7 @@ export interface SmsCapNotice {
 
 /** The notice that a client's SMS stop for the rest of the month, in every format. */
 export function renderSmsCapNotice(language: Language, data: SmsCapNotice): RenderedNotification {
-  const name = `./${LANGUAGE_FOLDERS[language]}/lifecycle/smsCapReached`;
-  const fields = data as unknown as TemplateData;
-  const text = renderFile(name, 'text', fields);
-  return {
-    subject: text.subject,
-    text: text.body,
-    html: htmlDocument(text.subject, renderFile(name, 'html', fields).body, language),
-    telegram: renderFile(name, 'telegram', fields).body,
-  };
+  return renderNotice(language, 'smsCapReached', data);
 }
 
 /** One alert as a digest lists it: its subject and plain text, as rendered when it was held. */
