@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongFirstSequencer } from './long-first-sequencer';
 
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
@@ -13,6 +14,7 @@ export default defineConfig({
     // most files spend their time waiting on the emulators, a session's one request a second or a timer: two at
     // once on two cores take about two thirds of the time of one (vitest's default is one fewer than the cores)
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: LongFirstSequencer },
     globalSetup: ['test/support/global-setup.ts'],
   },
 });

@@ -1,0 +1,15 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// The replays take minutes each where most files take seconds. Without timings from an earlier run (a fresh clone,
+// as in CI) vitest orders files by size, largest first, which puts these small files last and leaves one worker
+// running them alone for minutes at the end; started first, they run beside everything else.
+const LONG_RUNNING = [/\/test\/replay\//, /\/test\/local\/npm-start\.test\.ts$/, /\/test\/api\/preview\.test\.ts$/];
+
+const isLong = (spec: TestSpecification) => LONG_RUNNING.some((pattern) => pattern.test(spec.moduleId));
+
+export class LongFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return [...sorted.filter(isLong), ...sorted.filter((spec) => !isLong(spec))];
+  }
+}
