@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../../shared/aws/clients';
-import { resetClients } from '../../shared/aws/client-cache';
+import { describe, expect, it } from 'vitest';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { FakeSms } from '../../infra/local/sms-fake';
 import { createDeliverHandler } from '../../functions/deliver/handler';
 import { channelSenders } from '../../shared/delivery/senders';
 import type { StoredRule } from '../../shared/schemas/notification';
-import { sentEmails, startTestEmulators } from '../support/emulators';
+import { sentEmails } from '../support/emulators';
 import { deliverAlert } from '../../shared/delivery/deliver-alert';
 import { DeliveryStats } from '../../shared/delivery/delivery-stats';
 import { monthOf, smsSpendOf } from '../../shared/store/sms-spend';
@@ -21,6 +16,7 @@ import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { transitionAlert } from '../../shared/store/alerts/alert-lifecycle';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { getAlertItem, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
+import { useDeliverHarness } from '../support/deliver-harness';
 
 /**
  * SMS alerts through the deliver function, on DynamoDB Local and the SMS fake: a loopback HTTP server speaking the
@@ -28,45 +24,13 @@ import { getAlertItem, putAlert, putRule, putUser, putVehicle } from './support/
  * emulator of AWS End User Messaging SMS exists.
  */
 describe('SMS delivery', () => {
-  let emulators: Emulators;
-  const sms = new FakeSms();
-  const saved: Record<string, string | undefined> = {};
+  const harness = useDeliverHarness({ name: 'deliver-sms', sms: true });
+  const { sms } = harness;
   let vehicle = 700;
 
-  beforeAll(async () => {
-    emulators = await startTestEmulators('deliver-sms');
-    const env = {
-      AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: await sms.start(),
-      SMS_COUNTRIES: 'AZ',
-      SMS_ORIGINATION_IDENTITY: 'pool-fleetwatch',
-      SMS_CONFIGURATION_SET: 'fleetwatch',
-    };
-    for (const [key, value] of Object.entries(env)) {
-      saved[key] = process.env[key];
-      process.env[key] = value;
-    }
-    resetClients();
-  });
-  afterAll(async () => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-    await Promise.all([emulators.stop(), sms.stop()]);
-  });
-  beforeEach(() => {
-    sms.sent.length = 0;
-    sms.requests.length = 0;
-  });
-
-  const enqueue = (alertId: string) =>
-    sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-  async function drain(handler: SqsHandler = createDeliverHandler() as unknown as SqsHandler): Promise<void> {
-    for (let round = 0; round < 10; round++) {
-      const handled = await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
-      if (handled === 0) return;
-    }
-  }
+  const enqueue = (alertId: string) => harness.enqueue(alertId);
+  // a handler made for each drain, after the test set its environment
+  const drain = (handler: SqsHandler = harness.createHandler()) => harness.drainDeliveries({ rounds: 10, handler });
   async function smsRule(phoneNumber: string, verified = true, settings: Record<string, string> = {}): Promise<StoredRule> {
     const user = await putUser({
       login: `sms-${phoneNumber}-${vehicle}`,
@@ -141,7 +105,7 @@ describe('SMS delivery', () => {
       },
     }) as unknown as SqsHandler;
     await enqueue(alert.alertId);
-    await pollOnce({ queueUrl: emulators.queues.deliveries, handler: crashing, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
+    await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler: crashing, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
     expect(crashed).toBe(true);
     expect(sms.sent).toHaveLength(1);
     await drain();
@@ -234,7 +198,7 @@ describe('SMS delivery', () => {
       const outcomes = await Promise.all(alerts.map((alert) => deliveryOf(alert.alertId, '+994501110099')));
       expect(outcomes.filter((outcome) => outcome?.status === 'sent')).toHaveLength(4);
       expect(outcomes.filter((outcome) => (outcome?.sms as { outcome?: string } | undefined)?.outcome === 'capReached')).toHaveLength(6);
-      const notices = (await sentEmails(emulators)).filter((email) => email.destination.to.includes(user.email));
+      const notices = (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(user.email));
       expect(notices).toHaveLength(1);
       expect(notices[0]!.subject).toContain('SMS spend cap');
       // the lifecycle template's words, the month and the cap filled in, in both formats

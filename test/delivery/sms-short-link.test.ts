@@ -1,23 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { sqsClient } from '../../shared/aws/clients';
 import { documentClient } from '../../shared/aws/dynamodb';
-import { resetClients } from '../../shared/aws/client-cache';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { FakeSms, type SentSms } from '../../infra/local/sms-fake';
-import { createDeliverHandler } from '../../functions/deliver/handler';
+import type { SentSms } from '../../infra/local/sms-fake';
 import { forgetAlertLinkKey, verifyAlertLink } from '../../shared/auth/alert-link-token';
 import { newShortLinkCode } from '../../shared/auth/short-link-code';
 import { directoryKeys, type Language } from '../../shared/schemas/directory';
 import { putShortLink } from '../../shared/store/short-links';
 import { monthOf, smsSpendOf } from '../../shared/store/sms-spend';
-import { startTestEmulators } from '../support/emulators';
 import { login, seedTenants, typedApiClient, type TypedApi } from '../api/support';
 import { FakeSecretsManager } from './support/fake-secrets-manager';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, PARENT_ID, putAlert, putRule, putUser } from './support/fixtures';
 
 /** The host of a deployed stack's ApiUrl: as long as execute-api addresses are (a 10-character id, eu-central-1). */
@@ -29,49 +23,23 @@ const SHORT_LINK = /(https?:\/\/\S+\/alerts\/s\/([0-9A-Za-z]+))$/;
  * through the real API handler, redirects to the alert's page, on DynamoDB Local.
  */
 describe('the short link of alert SMS', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({ name: 'deliver-sms-link', sms: true, env: { PUBLIC_API_URL: EXECUTE_API_URL } });
+  const { sms } = harness;
   let api: TypedApi;
-  const sms = new FakeSms();
   const secrets = new FakeSecretsManager();
-  const saved: Record<string, string | undefined> = {};
   let vehicle = 940;
   let number = 994501120001;
 
-  const setEnv = (env: Record<string, string>) => {
-    for (const [key, value] of Object.entries(env)) {
-      if (!(key in saved)) saved[key] = process.env[key];
-      process.env[key] = value;
-    }
-  };
-
-  beforeAll(async () => {
-    emulators = await startTestEmulators('deliver-sms-link');
-    setEnv({
-      AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: await sms.start(),
-      SMS_COUNTRIES: 'AZ',
-      SMS_ORIGINATION_IDENTITY: 'pool-fleetwatch',
-      PUBLIC_API_URL: EXECUTE_API_URL,
-    });
-    resetClients();
+  beforeAll(() => {
     api = typedApiClient();
   });
-  afterAll(async () => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-    await Promise.all([emulators.stop(), sms.stop()]);
-  });
   beforeEach(() => {
-    sms.sent.length = 0;
     process.env.PUBLIC_API_URL = EXECUTE_API_URL;
   });
 
+  // a handler made for each receive, after the test set its environment
   async function drain(rounds = 10): Promise<void> {
-    for (let round = 0; round < rounds; round++) {
-      const handler = createDeliverHandler() as unknown as SqsHandler;
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
-    }
+    for (let round = 0; round < rounds; round++) if ((await harness.drainDeliveries({ rounds: 1, handler: harness.createHandler() })) === 0) break;
   }
 
   async function deliverSms(language: Language = 2): Promise<{ alertId: string; phoneNumber: string; sent: SentSms; userId: string }> {
@@ -95,9 +63,7 @@ describe('the short link of alert SMS', () => {
     // an alert id as evaluate makes them (32 hex digits): the alert page's link carries no other
     const alertId = randomBytes(16).toString('hex');
     const alert = await putAlert(rule, vehicle++, { kind: 'panic', values: {} }, { severity: 'critical', alertId });
-    await sqsClient().send(
-      new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
-    );
+    await harness.enqueue(alert.alertId);
     return { alertId: alert.alertId, phoneNumber, userId: user.id };
   }
 
@@ -169,7 +135,8 @@ describe('the short link of alert SMS', () => {
 
   it('sends nothing when the link cannot be made, gives back the claim and the spend, and sends the SMS once when it can', async () => {
     const secretId = `fleetwatch/alert-link-${randomBytes(4).toString('hex')}`;
-    setEnv({ AWS_ENDPOINT_URL_SECRETS_MANAGER: await secrets.start(), ALERT_LINK_SECRET_ID: secretId });
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', await secrets.start());
+    vi.stubEnv('ALERT_LINK_SECRET_ID', secretId);
     forgetAlertLinkKey();
     try {
       const month = monthOf(Date.now());
@@ -189,7 +156,7 @@ describe('the short link of alert SMS', () => {
       const answer = await open(SHORT_LINK.exec(sms.sent[0]!.body)![2]!);
       const token = answer.response.headers.get('Location')!.split('/').at(-1)!;
       expect(await verifyAlertLink(token, Date.now())).toMatchObject({ ok: true, link: { alertId } });
-      await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
+      await harness.enqueue(alertId);
       await drain();
       expect(sms.sent).toHaveLength(1);
     } finally {

@@ -4,7 +4,9 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type { DeliverDependencies } from '../../functions/deliver/handler';
 import type { Emulators } from '../../infra/local/emulators';
 import { lambdaContext, type SqsHandler } from '../../infra/local/sqs-poller';
+import { FakeSms } from '../../infra/local/sms-fake';
 import { FakeTelegram } from '../../infra/local/telegram-fake';
+import { resetClients } from '../../shared/aws/client-cache';
 import { snsClient, sqsClient } from '../../shared/aws/clients';
 import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
 import { resetTelegramSender } from '../../shared/delivery/senders';
@@ -31,6 +33,11 @@ export interface DeliverHarnessOptions {
   secrets?: boolean;
   /** Installs the SNS stub in the shared SNS client. */
   sns?: boolean;
+  /**
+   * Starts the SMS fake (no emulator of End User Messaging SMS exists) and switches SMS on, to it, for Azerbaijan
+   * (+994) numbers.
+   */
+  sms?: boolean;
   /** Environment of the functions, stubbed after the emulators start and restored after the block. */
   env?: Record<string, string>;
   /** The deliver handler's dependencies besides the defaults (its clock, senders, maxReceiveCount). */
@@ -49,6 +56,8 @@ export interface DeliverHarness {
   readonly telegram: FakeTelegram;
   readonly secrets: FakeSecretsManager;
   readonly sns: SnsStub;
+  /** The SMS fake (started only with the `sms` option). */
+  readonly sms: FakeSms;
   /** The deliver handler made with the `dependencies` option. */
   readonly handler: SqsHandler;
   /** Another deliver handler, such as one with a later clock. */
@@ -66,6 +75,7 @@ export function useDeliverHarness(options: DeliverHarnessOptions): DeliverHarnes
   const telegram = new FakeTelegram();
   const secrets = new FakeSecretsManager();
   const sns = new SnsStub();
+  const sms = new FakeSms();
   const handler = deliverHandler(options.dependencies);
   const withSecrets = options.secrets === true || options.telegram !== undefined;
 
@@ -78,7 +88,15 @@ export function useDeliverHarness(options: DeliverHarnessOptions): DeliverHarnes
       vi.stubEnv('TELEGRAM_SECRET_ID', secretId);
       secrets.secrets.set(secretId, JSON.stringify({ botToken, webhookSecret }));
     }
+    if (options.sms) {
+      vi.stubEnv('AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2', await sms.start());
+      vi.stubEnv('SMS_COUNTRIES', 'AZ');
+      vi.stubEnv('SMS_ORIGINATION_IDENTITY', 'pool-fleetwatch');
+      vi.stubEnv('SMS_CONFIGURATION_SET', 'fleetwatch');
+    }
     for (const [name, value] of Object.entries(options.env ?? {})) vi.stubEnv(name, value);
+    // the SMS client is made once with its endpoint
+    if (options.sms) resetClients();
     forgetTelegramCredentials();
     resetTelegramSender();
     if (options.sns) sns.install(await snsClient());
@@ -86,12 +104,14 @@ export function useDeliverHarness(options: DeliverHarnessOptions): DeliverHarnes
   afterAll(async () => {
     if (options.sns) sns.uninstall(await snsClient());
     vi.unstubAllEnvs();
-    await Promise.all([emulators?.stop(), options.telegram && telegram.stop(), withSecrets && secrets.stop()]);
+    await Promise.all([emulators?.stop(), options.telegram && telegram.stop(), withSecrets && secrets.stop(), options.sms && sms.stop()]);
   });
   if (options.resetEach !== false) {
     beforeEach(async () => {
       telegram.reset();
       sns.calls.length = 0;
+      sms.sent.length = 0;
+      sms.requests.length = 0;
       await clearSentEmails(harness.emulators);
     });
   }
@@ -104,6 +124,7 @@ export function useDeliverHarness(options: DeliverHarnessOptions): DeliverHarnes
     telegram,
     secrets,
     sns,
+    sms,
     handler,
     createHandler: deliverHandler,
     deliver(records, using = handler) {
