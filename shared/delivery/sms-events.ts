@@ -1,6 +1,7 @@
 import type { SNSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { logger } from '../observability/logger';
+import { snsJsonMessages } from '../channels/sns-messages';
 import type { SmsDelivery } from '../schemas/alert';
 import { targetKeys } from './targets';
 import { recordSmsOutcome } from '../store/alerts/sms-outcome';
@@ -37,13 +38,7 @@ export function outcomeOfEvent(event: SmsEvent): Pick<SmsDelivery, 'outcome' | '
 /** Records every final SMS event an SNS batch carries; anything else (an SES event, a malformed record) is skipped. */
 export async function handleSmsEvents(event: SNSEvent, now: number): Promise<number> {
   let recorded = 0;
-  for (const record of event.Records) {
-    let message: unknown;
-    try {
-      message = JSON.parse(record.Sns.Message);
-    } catch {
-      continue;
-    }
+  for (const message of snsJsonMessages(event)) {
     const parsed = smsEventSchema.safeParse(message);
     if (!parsed.success) continue;
     const outcome = outcomeOfEvent(parsed.data);

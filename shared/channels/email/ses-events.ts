@@ -5,6 +5,7 @@ import { logger } from '../../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../observability/metrics';
 import { suppressAddress } from '../../store/email-consent';
 import { countConfirmationFeedback, stopConfirmations } from '../../store/sender-guard';
+import { snsJsonMessages } from '../sns-messages';
 
 /**
  * SES event publishing (the configuration set's event destination, through SNS): a permanent bounce or a
@@ -47,22 +48,10 @@ export function suppressionsOf(message: unknown): { address: string; reason: str
   return event.complaint.complainedRecipients.map((recipient) => ({ address: recipient.emailAddress, reason: 'complaint' }));
 }
 
-export function isSnsEvent(event: unknown): event is SNSEvent {
-  const records = (event as { Records?: { EventSource?: string }[] } | null)?.Records;
-  return Array.isArray(records) && records.length > 0 && records.every((record) => record?.EventSource === 'aws:sns');
-}
-
 /** Applies every suppression an SNS batch of SES events carries; a malformed record is logged and skipped. */
 export async function handleSesEvents(event: SNSEvent, now: number): Promise<number> {
   let suppressed = 0;
-  for (const record of event.Records) {
-    let message: unknown;
-    try {
-      message = JSON.parse(record.Sns.Message);
-    } catch {
-      logger.warn('SES event is not JSON; ignored', { messageId: record.Sns.MessageId });
-      continue;
-    }
+  for (const message of snsJsonMessages(event, (messageId) => logger.warn('SES event is not JSON; ignored', { messageId }))) {
     const suppressions = suppressionsOf(message);
     for (const { address, reason } of suppressions) {
       await suppressAddress(address, reason, now);
