@@ -109,23 +109,8 @@ describe('local runtime end to end', () => {
   });
 
   it("escalates the speeding alert nobody acknowledged up its two levels, the duty mailbox then the rota's on-call user, once each; the demo dispatcher then acknowledges it", async () => {
-    const login = await fetch(`${runtime.apiUrl}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ login: DEMO.login, password: DEMO.password }),
-    });
-    const { AuthId } = (await login.json()) as { AuthId: string };
-    // requests on one session must be at least a second apart
-    let last = 0;
-    const api = async (path: string, body: unknown) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, last + 1_100 - Date.now())));
-      last = Date.now();
-      return fetch(`${runtime.apiUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-auth': AuthId },
-        body: JSON.stringify(body),
-      });
-    };
+    const session = await demoSession(runtime.apiUrl);
+    const api = (path: string, body: unknown) => session(path, 'POST', body);
     // the speeding alert of the test above, open (the printed acknowledge command's query, for more than one)
     const open = (await (await api('/notifications/history', { ...OPEN_ALERTS_QUERY, limit: 100 })).json()) as {
       items: Array<{ alertId: string; event: { kind: string } }>;
@@ -325,23 +310,7 @@ describe('local runtime end to end', () => {
   it("confirms the demo user's number with the code typed as a reply on the SMS fake's page, as the API's confirm route would", async () => {
     const number = '+994501230001';
     const { fake, url } = runtime.smsFake;
-    const login = await fetch(`${runtime.apiUrl}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ login: DEMO.login, password: DEMO.password }),
-    });
-    const { AuthId } = (await login.json()) as { AuthId: string };
-    // requests on one session must be at least a second apart
-    let last = 0;
-    const api = async (path: string, method: string, body?: unknown) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, last + 1_100 - Date.now())));
-      last = Date.now();
-      return fetch(`${runtime.apiUrl}${path}`, {
-        method,
-        headers: { 'content-type': 'application/json', 'x-auth': AuthId },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    };
+    const api = await demoSession(runtime.apiUrl);
     const userPath = `/users/${runtime.demo.userId}`;
     const user = (await (await api(userPath, 'GET')).json()) as Record<string, unknown>;
     const saved = await api('/users', 'PUT', {
@@ -377,3 +346,23 @@ describe('local runtime end to end', () => {
     expect(await (await fetch(url)).text()).toContain('verified: demo&#39;s number is confirmed');
   });
 });
+
+/** The demo user's session on the local API, its requests paced at least a second apart as one session's must be. */
+async function demoSession(apiUrl: string): Promise<(path: string, method: string, body?: unknown) => Promise<Response>> {
+  const login = await fetch(`${apiUrl}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: DEMO.login, password: DEMO.password }),
+  });
+  const { AuthId } = (await login.json()) as { AuthId: string };
+  let last = 0;
+  return async (path, method, body) => {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, last + 1_100 - Date.now())));
+    last = Date.now();
+    return fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-auth': AuthId },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  };
+}
