@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,8 @@ import { RESTARTING_SCENARIOS, type Scenario } from './replay-scenarios';
  * emulator is down, a server started elsewhere with port 0 could otherwise be given its port, and the
  * restarted emulator would find it taken (or the functions would talk to that other server).
  */
+const SHARED_MEMORY = '/dev/shm';
+
 async function isFree(port: number): Promise<boolean> {
   const server = createServer();
   return new Promise((resolve) => {
@@ -34,7 +37,8 @@ async function portOutsideEphemeralRange(): Promise<number> {
 
 export async function startReplayEmulators(name: string, scenario: Scenario): Promise<Emulators> {
   if (!RESTARTING_SCENARIOS.includes(scenario)) return startTestEmulators(name);
-  const dataDir = await mkdtemp(join(tmpdir(), `fleetwatch-${name}-`));
+  // in memory where the machine has a tmpfs: DynamoDB Local's SQLite and fauxqs then never wait on the disk
+  const dataDir = await mkdtemp(join(existsSync(SHARED_MEMORY) ? SHARED_MEMORY : tmpdir(), `fleetwatch-${name}-`));
   const emulators = await startEmulators({
     prefix: `t-${name}-${process.pid}`,
     dataDir,

@@ -200,7 +200,8 @@ export interface ReplayOptions {
   /**
    * Durable-delivery scenarios: the deliver function runs on the simulated clock, as evaluate and the sweep do,
    * and after the trace the replay goes on, a sweep every TAIL_STEP_MS, until `tailAfterFaults` after the last
-   * fault ended, so that every target held through the fault has its next scheduled attempt.
+   * fault ended, so that every target held through the fault has its next scheduled attempt, or until nothing is
+   * left for a sweep to do once the faults are over.
    */
   durable?: { tailAfterFaults: number };
   /**
@@ -431,6 +432,11 @@ export async function runReplay(
       for (let at = Math.max(nextSweep, trace.end); at <= settled; at += recovering(at) ? SWEEP_EVERY_MS : TAIL_STEP_MS) {
         await runSweep(at);
         await drainDeliveries();
+        // the rest of the tail would only sweep an empty house: the final sweeps below still look an hour and two later
+        if (at >= (chaos?.lastFaultEnd ?? 0) && held.length === 0 && delays.pending().length === 0 && (await nothingLeftToDo())) {
+          settled = at;
+          break;
+        }
       }
     }
     await chaos?.endAll();
@@ -473,6 +479,16 @@ export async function runReplay(
   });
   run.emails = await sentEmails(emulators);
   return run;
+}
+
+/**
+ * Whether no later sweep has anything to do: no alert pending, in the outbox or on the due index (a retry,
+ * escalation or auto-close to come). The durable tail then ends early instead of stepping through the rest of
+ * the retry schedule's longest wait.
+ */
+async function nothingLeftToDo(): Promise<boolean> {
+  const items = await scanTable(resourcesConfig().ALERTS_TABLE);
+  return items.every((item) => item.status !== 'pending' && item.outbox === undefined && item.dueAt === undefined);
 }
 
 async function scanTable(tableName: string): Promise<Record<string, unknown>[]> {
