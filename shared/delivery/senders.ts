@@ -52,7 +52,7 @@ async function sendCountedEmail(message: EmailMessage): Promise<SendOutcome> {
 export const channelSenders: ChannelSenders = {
   email: sendCountedEmail,
   async telegram(chatId, message) {
-    if (!readConfig(telegramSchema).TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
+    if (!readConfig(telegramSchema()).TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
     let api: Api;
     try {
       api = await botApi();
