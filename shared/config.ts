@@ -9,6 +9,15 @@ import * as z from 'zod';
  * fleetwatch sets (observabilitySchema).
  */
 
+/**
+ * A part of the configuration, built on its first use and then kept: every function imports this module, and most
+ * read a few of its parts (building all of them was a good share of a cold start's zod work).
+ */
+function part<Schema extends z.ZodObject>(build: () => Schema): () => Schema {
+  let schema: Schema | undefined;
+  return () => (schema ??= build());
+}
+
 /** An empty value counts as unset: CloudFormation parameters left blank arrive as empty strings. */
 const unsetIfBlank = (value: unknown) => (value === '' ? undefined : value);
 
@@ -22,37 +31,41 @@ const flag = () => z.preprocess(unsetIfBlank, z.enum(['true', 'false']).default(
  * the tests set them for their emulators. Endpoints are never configured here: the AWS SDK reads
  * AWS_ENDPOINT_URL_<SERVICE> itself.
  */
-export const resourcesSchema = z.object({
-  RULES_TABLE: name('fleetwatch-rules').describe('DynamoDB table of the notification rules.'),
-  VEHICLE_STATE_TABLE: name('fleetwatch-vehicle-state').describe("DynamoDB table of each vehicle's rule state and clock."),
-  ALERTS_TABLE: name('fleetwatch-alerts').describe('DynamoDB table of the alerts and their deliveries.'),
-  DIRECTORY_TABLE: name('fleetwatch-directory').describe('DynamoDB table of clients, users, sessions, channels and webhook endpoints.'),
-  GEOZONES_TABLE: name('fleetwatch-geozones').describe('DynamoDB table of the geozones.'),
-  VISITS_TABLE: z
-    .preprocess(unsetIfBlank, z.string().min(1).optional())
-    .describe('DynamoDB table of geozone visits. Default: VEHICLE_STATE_TABLE with `vehicle-state` replaced by `visits`.'),
-  DELIVERIES_QUEUE_URL: z.string().default('').describe('URL of the deliveries queue (alerts to deliver). Empty: nothing is enqueued.'),
-  INPUT_DLQ_URL: z
-    .string()
-    .default('')
-    .describe("URL of the input queue's dead-letter queue, where malformed terminal messages go with their reason."),
-  DELIVERIES_DLQ_URL: z
-    .string()
-    .default('')
-    .describe("URL of the deliveries queue's dead-letter queue, where malformed delivery requests go with their reason."),
-  INPUT_QUEUE_NAME: z
-    .string()
-    .default('')
-    .describe(
-      'Name of the input queue, for its ApproximateAgeOfOldestMessage and NumberOfMessagesSent metrics (read by the sweep). Empty: not monitored.',
-    ),
-});
+export const resourcesSchema = part(() =>
+  z.object({
+    RULES_TABLE: name('fleetwatch-rules').describe('DynamoDB table of the notification rules.'),
+    VEHICLE_STATE_TABLE: name('fleetwatch-vehicle-state').describe("DynamoDB table of each vehicle's rule state and clock."),
+    ALERTS_TABLE: name('fleetwatch-alerts').describe('DynamoDB table of the alerts and their deliveries.'),
+    DIRECTORY_TABLE: name('fleetwatch-directory').describe('DynamoDB table of clients, users, sessions, channels and webhook endpoints.'),
+    GEOZONES_TABLE: name('fleetwatch-geozones').describe('DynamoDB table of the geozones.'),
+    VISITS_TABLE: z
+      .preprocess(unsetIfBlank, z.string().min(1).optional())
+      .describe('DynamoDB table of geozone visits. Default: VEHICLE_STATE_TABLE with `vehicle-state` replaced by `visits`.'),
+    DELIVERIES_QUEUE_URL: z.string().default('').describe('URL of the deliveries queue (alerts to deliver). Empty: nothing is enqueued.'),
+    INPUT_DLQ_URL: z
+      .string()
+      .default('')
+      .describe("URL of the input queue's dead-letter queue, where malformed terminal messages go with their reason."),
+    DELIVERIES_DLQ_URL: z
+      .string()
+      .default('')
+      .describe("URL of the deliveries queue's dead-letter queue, where malformed delivery requests go with their reason."),
+    INPUT_QUEUE_NAME: z
+      .string()
+      .default('')
+      .describe(
+        'Name of the input queue, for its ApproximateAgeOfOldestMessage and NumberOfMessagesSent metrics (read by the sweep). Empty: not monitored.',
+      ),
+  }),
+);
 
 /** Powertools reads these itself too; fleetwatch only gives them its own default. */
-export const observabilitySchema = z.object({
-  POWERTOOLS_SERVICE_NAME: name('fleetwatch').describe('Service name on every log line and metric (Powertools).'),
-  POWERTOOLS_METRICS_NAMESPACE: name('fleetwatch').describe('CloudWatch namespace of the metrics (Powertools).'),
-});
+export const observabilitySchema = part(() =>
+  z.object({
+    POWERTOOLS_SERVICE_NAME: name('fleetwatch').describe('Service name on every log line and metric (Powertools).'),
+    POWERTOOLS_METRICS_NAMESPACE: name('fleetwatch').describe('CloudWatch namespace of the metrics (Powertools).'),
+  }),
+);
 
 /**
  * How evaluate stores a vehicle's clock (the device time of the newest message evaluated, and last seen):
@@ -64,44 +77,52 @@ export const observabilitySchema = z.object({
 export const vehicleClockSchema = z.enum(['exact', 'coalesced']);
 export type VehicleClock = z.infer<typeof vehicleClockSchema>;
 
-export const vehicleClockEnvSchema = z.object({
-  VEHICLE_CLOCK: z
-    .preprocess(unsetIfBlank, vehicleClockSchema.default('exact'))
-    .describe(
-      "How evaluate stores each vehicle's clock: `exact` with every message that moves it, or `coalesced` with rule-state changes and a heartbeat (about half the writes; a late message within one heartbeat counts as current).",
-    ),
-});
+export const vehicleClockEnvSchema = part(() =>
+  z.object({
+    VEHICLE_CLOCK: z
+      .preprocess(unsetIfBlank, vehicleClockSchema.default('exact'))
+      .describe(
+        "How evaluate stores each vehicle's clock: `exact` with every message that moves it, or `coalesced` with rule-state changes and a heartbeat (about half the writes; a late message within one heartbeat counts as current).",
+      ),
+  }),
+);
 
 /** Seconds a message may be old when evaluated for its events to become alerts, where a rule sets no `maxEventAge`. */
 export const DEFAULT_MAX_EVENT_AGE_SECONDS = 900;
 
-export const maxEventAgeSchema = z.object({
-  MAX_EVENT_AGE_SECONDS: whole(0, DEFAULT_MAX_EVENT_AGE_SECONDS).describe(
-    "Seconds a terminal message may be old (its deviceTime against the time it is evaluated) for its events to become alerts, for rules without their own `settings.maxEventAge`; an older message's events are logged as `tooOld` instead. 0: any age. Set on evaluate and on the api function, whose rule preview judges the same way.",
-  ),
-});
+export const maxEventAgeSchema = part(() =>
+  z.object({
+    MAX_EVENT_AGE_SECONDS: whole(0, DEFAULT_MAX_EVENT_AGE_SECONDS).describe(
+      "Seconds a terminal message may be old (its deviceTime against the time it is evaluated) for its events to become alerts, for rules without their own `settings.maxEventAge`; an older message's events are logged as `tooOld` instead. 0: any age. Set on evaluate and on the api function, whose rule preview judges the same way.",
+    ),
+  }),
+);
 
 // room for every rule and zone of a platform at the designed scale (about 21,000 rules and 10,000 zones, by
 // the cache's own estimate), so a container that meets vehicles of every client reads each rule once
 export const DEFAULT_RULE_CACHE_BYTES = 128 * 1024 * 1024;
 
-export const ruleCacheSchema = z.object({
-  RULE_CACHE_BYTES: whole(1, DEFAULT_RULE_CACHE_BYTES).describe(
-    'Bytes of compiled rules and geozones a warm function keeps in memory (least recently used go first).',
-  ),
-});
+export const ruleCacheSchema = part(() =>
+  z.object({
+    RULE_CACHE_BYTES: whole(1, DEFAULT_RULE_CACHE_BYTES).describe(
+      'Bytes of compiled rules and geozones a warm function keeps in memory (least recently used go first).',
+    ),
+  }),
+);
 
 export const DEFAULT_OUTBOX_AGE_MS = 120_000;
 export const DEFAULT_OUTBOX_MAX_ATTEMPTS = 10;
 
-export const outboxSchema = z.object({
-  OUTBOX_AGE_MS: whole(0, DEFAULT_OUTBOX_AGE_MS).describe(
-    'Milliseconds an alert stays pending before the sweep enqueues its delivery again (and between two re-enqueues).',
-  ),
-  OUTBOX_MAX_ATTEMPTS: whole(1, DEFAULT_OUTBOX_MAX_ATTEMPTS).describe(
-    'Re-enqueues of a pending alert before the sweep gives up on it (marks it failed, logs an error).',
-  ),
-});
+export const outboxSchema = part(() =>
+  z.object({
+    OUTBOX_AGE_MS: whole(0, DEFAULT_OUTBOX_AGE_MS).describe(
+      'Milliseconds an alert stays pending before the sweep enqueues its delivery again (and between two re-enqueues).',
+    ),
+    OUTBOX_MAX_ATTEMPTS: whole(1, DEFAULT_OUTBOX_MAX_ATTEMPTS).describe(
+      'Re-enqueues of a pending alert before the sweep gives up on it (marks it failed, logs an error).',
+    ),
+  }),
+);
 
 /**
  * When the sweep takes a mass silence for an interrupted feed (shared/sweep/feed-outage.ts) and holds
@@ -111,96 +132,112 @@ export const DEFAULT_FEED_OUTAGE_SHARE = 0.5;
 export const DEFAULT_FEED_OUTAGE_MIN_VEHICLES = 50;
 export const DEFAULT_FEED_OUTAGE_GRACE_MINUTES = 5;
 
-export const feedOutageSchema = z.object({
-  FEED_OUTAGE_SHARE: z
-    .preprocess(unsetIfBlank, z.coerce.number().min(0).max(1).default(DEFAULT_FEED_OUTAGE_SHARE))
-    .describe(
-      "Share (0 to 1) of a client's vehicles falling silent within the same minute, or fall of the input queue's message rate, that the sweep takes for an interrupted feed: it raises one operations alarm and holds their connection-loss alerts until the feed is back. 0 turns the hold off.",
+export const feedOutageSchema = part(() =>
+  z.object({
+    FEED_OUTAGE_SHARE: z
+      .preprocess(unsetIfBlank, z.coerce.number().min(0).max(1).default(DEFAULT_FEED_OUTAGE_SHARE))
+      .describe(
+        "Share (0 to 1) of a client's vehicles falling silent within the same minute, or fall of the input queue's message rate, that the sweep takes for an interrupted feed: it raises one operations alarm and holds their connection-loss alerts until the feed is back. 0 turns the hold off.",
+      ),
+    FEED_OUTAGE_MIN_VEHICLES: whole(1, DEFAULT_FEED_OUTAGE_MIN_VEHICLES).describe(
+      'Fewer vehicles than this falling silent at once are never taken for an interrupted feed: their connection-loss alerts go out at once.',
     ),
-  FEED_OUTAGE_MIN_VEHICLES: whole(1, DEFAULT_FEED_OUTAGE_MIN_VEHICLES).describe(
-    'Fewer vehicles than this falling silent at once are never taken for an interrupted feed: their connection-loss alerts go out at once.',
-  ),
-  FEED_OUTAGE_GRACE_MINUTES: whole(1, DEFAULT_FEED_OUTAGE_GRACE_MINUTES).describe(
-    'Minutes after an interrupted feed is back before its held vehicles are judged again: those still silent then are reported.',
-  ),
-});
+    FEED_OUTAGE_GRACE_MINUTES: whole(1, DEFAULT_FEED_OUTAGE_GRACE_MINUTES).describe(
+      'Minutes after an interrupted feed is back before its held vehicles are judged again: those still silent then are reported.',
+    ),
+  }),
+);
 
-export type FeedOutageConfig = z.infer<typeof feedOutageSchema>;
+export type FeedOutageConfig = z.infer<ReturnType<typeof feedOutageSchema>>;
 
-export const webhookTargetsSchema = z.object({
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag().describe(
-    '`true` lets webhooks reach loopback and private addresses over plain HTTP: for the local stack and tests only; the deployed stack never sets it.',
-  ),
-});
+export const webhookTargetsSchema = part(() =>
+  z.object({
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: flag().describe(
+      '`true` lets webhooks reach loopback and private addresses over plain HTTP: for the local stack and tests only; the deployed stack never sets it.',
+    ),
+  }),
+);
 
-export const publicLinksSchema = z.object({
-  PUBLIC_API_URL: text().describe(
-    "Base of the public links in notifications (address confirmation, one-click unsubscribe, the alert's page, mute, the short link of alert SMS): the HTTP API's `/api/v3/` URL, set by the stack (its ApiUrl, or the context value publicApiUrl), and by `npm start` to its own API when unset. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.",
-  ),
-  FLEETWATCH_API_PORT: z
-    .preprocess(unsetIfBlank, z.coerce.number().int().min(1).max(65_535).default(3000))
-    .describe('Port of the local HTTP API, for the default PUBLIC_API_URL.'),
-});
+export const publicLinksSchema = part(() =>
+  z.object({
+    PUBLIC_API_URL: text().describe(
+      "Base of the public links in notifications (address confirmation, one-click unsubscribe, the alert's page, mute, the short link of alert SMS): the HTTP API's `/api/v3/` URL, set by the stack (its ApiUrl, or the context value publicApiUrl), and by `npm start` to its own API when unset. Default: the local API, `http://127.0.0.1:<FLEETWATCH_API_PORT>/api/v3/`.",
+    ),
+    FLEETWATCH_API_PORT: z
+      .preprocess(unsetIfBlank, z.coerce.number().int().min(1).max(65_535).default(3000))
+      .describe('Port of the local HTTP API, for the default PUBLIC_API_URL.'),
+  }),
+);
 
-export const templatesSchema = z.object({
-  TEMPLATES_DIR: text().describe(
-    'Folder of the message templates. Default: shared/templates next to the code (the stack bundles them at /var/task/templates).',
-  ),
-});
+export const templatesSchema = part(() =>
+  z.object({
+    TEMPLATES_DIR: text().describe(
+      'Folder of the message templates. Default: shared/templates next to the code (the stack bundles them at /var/task/templates).',
+    ),
+  }),
+);
 
 export const DEFAULT_FROM_ADDRESS = 'alerts@fleetwatch.local';
 
-export const emailSchema = z.object({
-  SES_FROM_ADDRESS: name(DEFAULT_FROM_ADDRESS).describe('Sender address of every e-mail (a verified SES identity).'),
-  SES_CONFIGURATION_SET: text().describe(
-    'SES configuration set named on every e-mail (its event destination reports bounces and complaints). Unset: none.',
-  ),
-  SES_SEND_RATE_PER_FUNCTION: z
-    .preprocess(unsetIfBlank, z.coerce.number().positive().optional())
-    .describe("E-mails per second one function instance may send (the stack sets its share of the account's SES quota). Unset: unpaced."),
-});
+export const emailSchema = part(() =>
+  z.object({
+    SES_FROM_ADDRESS: name(DEFAULT_FROM_ADDRESS).describe('Sender address of every e-mail (a verified SES identity).'),
+    SES_CONFIGURATION_SET: text().describe(
+      'SES configuration set named on every e-mail (its event destination reports bounces and complaints). Unset: none.',
+    ),
+    SES_SEND_RATE_PER_FUNCTION: z
+      .preprocess(unsetIfBlank, z.coerce.number().positive().optional())
+      .describe("E-mails per second one function instance may send (the stack sets its share of the account's SES quota). Unset: unpaced."),
+  }),
+);
 
 export const DEFAULT_SES_QUOTA_CACHE_SECONDS = 60;
 export const DEFAULT_EMAIL_DIGEST_AT_PERCENT = 90;
 export const DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES = 30;
 
 /** The account's SES daily sending quota, as the deliver function watches it (see docs/operations.md). */
-export const emailQuotaSchema = z.object({
-  SES_QUOTA_CACHE_SECONDS: z
-    .preprocess(unsetIfBlank, z.coerce.number().int().min(1).default(DEFAULT_SES_QUOTA_CACHE_SECONDS))
-    .describe(
-      "Seconds one deliver function instance trusts the account's SES quota (SESv2 GetAccount) before reading it again; between two reads it adds its own sends.",
-    ),
-  EMAIL_DIGEST_AT_PERCENT: z
-    .preprocess(unsetIfBlank, z.coerce.number().min(1).max(100).default(DEFAULT_EMAIL_DIGEST_AT_PERCENT))
-    .describe(
-      "Share of the account's SES 24-hour quota (percent) used from which alert e-mails are held and merged into one digest per recipient instead of going out one by one.",
-    ),
-  EMAIL_DIGEST_INTERVAL_MINUTES: z
-    .preprocess(unsetIfBlank, z.coerce.number().int().min(1).default(DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES))
-    .describe("Minutes between a recipient's first held alert e-mail and its digest, and between two tries while the quota is spent."),
-});
+export const emailQuotaSchema = part(() =>
+  z.object({
+    SES_QUOTA_CACHE_SECONDS: z
+      .preprocess(unsetIfBlank, z.coerce.number().int().min(1).default(DEFAULT_SES_QUOTA_CACHE_SECONDS))
+      .describe(
+        "Seconds one deliver function instance trusts the account's SES quota (SESv2 GetAccount) before reading it again; between two reads it adds its own sends.",
+      ),
+    EMAIL_DIGEST_AT_PERCENT: z
+      .preprocess(unsetIfBlank, z.coerce.number().min(1).max(100).default(DEFAULT_EMAIL_DIGEST_AT_PERCENT))
+      .describe(
+        "Share of the account's SES 24-hour quota (percent) used from which alert e-mails are held and merged into one digest per recipient instead of going out one by one.",
+      ),
+    EMAIL_DIGEST_INTERVAL_MINUTES: z
+      .preprocess(unsetIfBlank, z.coerce.number().int().min(1).default(DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES))
+      .describe("Minutes between a recipient's first held alert e-mail and its digest, and between two tries while the quota is spent."),
+  }),
+);
 
-export const telegramSchema = z.object({
-  TELEGRAM_SECRET_ID: text().describe(
-    'Secrets Manager id of the Telegram secret `{botToken, webhookSecret}`. Unset: Telegram deliveries fail as not configured.',
-  ),
-  TELEGRAM_API_ROOT: z
-    .preprocess(unsetIfBlank, z.url().optional())
-    .describe("Root URL of the Telegram Bot API. Unset: grammy's default, https://api.telegram.org."),
-  TELEGRAM_BOT_USERNAME: text().describe(
-    'Username of the bot, for t.me links that connect a chat. Unset: the API answers that Telegram is not configured.',
-  ),
-});
+export const telegramSchema = part(() =>
+  z.object({
+    TELEGRAM_SECRET_ID: text().describe(
+      'Secrets Manager id of the Telegram secret `{botToken, webhookSecret}`. Unset: Telegram deliveries fail as not configured.',
+    ),
+    TELEGRAM_API_ROOT: z
+      .preprocess(unsetIfBlank, z.url().optional())
+      .describe("Root URL of the Telegram Bot API. Unset: grammy's default, https://api.telegram.org."),
+    TELEGRAM_BOT_USERNAME: text().describe(
+      'Username of the bot, for t.me links that connect a chat. Unset: the API answers that Telegram is not configured.',
+    ),
+  }),
+);
 
-export const pushSchema = z.object({
-  PUSH_FCM_APPLICATION_ARN: text().describe(
-    'ARN of the SNS platform application for Firebase (Android) devices. Unset: FCM registration answers that push is not configured.',
-  ),
-  PUSH_APNS_APPLICATION_ARN: text().describe(
-    'ARN of the SNS platform application for APNs (iOS) devices. Unset: APNs registration answers that push is not configured.',
-  ),
-});
+export const pushSchema = part(() =>
+  z.object({
+    PUSH_FCM_APPLICATION_ARN: text().describe(
+      'ARN of the SNS platform application for Firebase (Android) devices. Unset: FCM registration answers that push is not configured.',
+    ),
+    PUSH_APNS_APPLICATION_ARN: text().describe(
+      'ARN of the SNS platform application for APNs (iOS) devices. Unset: APNs registration answers that push is not configured.',
+    ),
+  }),
+);
 
 const countryList = () =>
   z
@@ -217,60 +254,68 @@ export const DEFAULT_SMS_CODES_PER_NUMBER_PER_DAY = 3;
 export const DEFAULT_SMS_CODES_PER_CLIENT_PER_DAY = 20;
 
 /** SMS through AWS End User Messaging SMS (docs/deploy.md, "SMS"). */
-export const smsSchema = z.object({
-  SMS_COUNTRIES: countryList().describe(
-    'Countries SMS may go to, as ISO 3166-1 alpha-2 codes separated by commas (CDK context `smsCountries`). Empty (the default): SMS is off, and a phoneNumber is refused.',
-  ),
-  SMS_ORIGINATION_IDENTITY: text().describe(
-    'The origination identity SMS are sent from: a phone number, sender id or pool, by id or ARN. Unset: SMS deliveries fail as not configured.',
-  ),
-  SMS_CONFIGURATION_SET: text().describe('The End User Messaging SMS configuration set whose event destination reports delivery outcomes.'),
-  SMS_MAX_PRICE: z
-    .preprocess(
-      unsetIfBlank,
-      z
-        .string()
-        .regex(/^\d+(\.\d+)?$/)
-        .default('0.10'),
-    )
-    .describe('Most an SMS may cost per segment, in US dollars (the service refuses a send above it).'),
-  SMS_TTL_MINUTES: whole(1, 30).describe('Minutes an SMS may wait for its carrier before it expires unsent: an alert hours late is worse than none.'),
-  SMS_MONTHLY_CAP_USD: z
-    .preprocess(unsetIfBlank, z.coerce.number().min(0).default(50))
-    .describe(
-      "Estimated SMS spend one client may reach per calendar month (UTC), in US dollars (CDK context `smsMonthlyCapUsd`); past it the client's SMS stop until the next month.",
+export const smsSchema = part(() =>
+  z.object({
+    SMS_COUNTRIES: countryList().describe(
+      'Countries SMS may go to, as ISO 3166-1 alpha-2 codes separated by commas (CDK context `smsCountries`). Empty (the default): SMS is off, and a phoneNumber is refused.',
     ),
-  SMS_PRICES: z
-    .preprocess(unsetIfBlank, z.string().default('{}'))
-    .describe(
-      'Prices per SMS segment by destination country, as JSON `{"AZ": 0.25}` in US dollars (CDK context `smsPrices`), over the built-in table (shared/channels/sms/prices.ts); they estimate spend against the cap.',
+    SMS_ORIGINATION_IDENTITY: text().describe(
+      'The origination identity SMS are sent from: a phone number, sender id or pool, by id or ARN. Unset: SMS deliveries fail as not configured.',
     ),
-  SMS_CODES_PER_NUMBER_PER_DAY: whole(1, DEFAULT_SMS_CODES_PER_NUMBER_PER_DAY).describe(
-    'Verification codes one phone number may be sent per UTC day.',
-  ),
-  SMS_CODES_PER_CLIENT_PER_DAY: whole(1, DEFAULT_SMS_CODES_PER_CLIENT_PER_DAY).describe(
-    "Verification codes one client's users may be sent per UTC day, all numbers together.",
-  ),
-});
-export type SmsConfig = z.infer<typeof smsSchema>;
+    SMS_CONFIGURATION_SET: text().describe('The End User Messaging SMS configuration set whose event destination reports delivery outcomes.'),
+    SMS_MAX_PRICE: z
+      .preprocess(
+        unsetIfBlank,
+        z
+          .string()
+          .regex(/^\d+(\.\d+)?$/)
+          .default('0.10'),
+      )
+      .describe('Most an SMS may cost per segment, in US dollars (the service refuses a send above it).'),
+    SMS_TTL_MINUTES: whole(1, 30).describe(
+      'Minutes an SMS may wait for its carrier before it expires unsent: an alert hours late is worse than none.',
+    ),
+    SMS_MONTHLY_CAP_USD: z
+      .preprocess(unsetIfBlank, z.coerce.number().min(0).default(50))
+      .describe(
+        "Estimated SMS spend one client may reach per calendar month (UTC), in US dollars (CDK context `smsMonthlyCapUsd`); past it the client's SMS stop until the next month.",
+      ),
+    SMS_PRICES: z
+      .preprocess(unsetIfBlank, z.string().default('{}'))
+      .describe(
+        'Prices per SMS segment by destination country, as JSON `{"AZ": 0.25}` in US dollars (CDK context `smsPrices`), over the built-in table (shared/channels/sms/prices.ts); they estimate spend against the cap.',
+      ),
+    SMS_CODES_PER_NUMBER_PER_DAY: whole(1, DEFAULT_SMS_CODES_PER_NUMBER_PER_DAY).describe(
+      'Verification codes one phone number may be sent per UTC day.',
+    ),
+    SMS_CODES_PER_CLIENT_PER_DAY: whole(1, DEFAULT_SMS_CODES_PER_CLIENT_PER_DAY).describe(
+      "Verification codes one client's users may be sent per UTC day, all numbers together.",
+    ),
+  }),
+);
+export type SmsConfig = z.infer<ReturnType<typeof smsSchema>>;
 
 export const DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY = 50;
 export const DEFAULT_CONFIRMATION_FEEDBACK_STOP = 5;
 
-export const senderSchema = z.object({
-  CONFIRMATIONS_PER_CLIENT_PER_DAY: whole(1, DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY).describe(
-    'Confirmation e-mails to side addresses one client may have sent per UTC day; past it they wait for the next day (the sweep sends them then).',
-  ),
-  CONFIRMATION_FEEDBACK_STOP: whole(1, DEFAULT_CONFIRMATION_FEEDBACK_STOP).describe(
-    "Permanent bounces and complaints on one client's confirmation e-mails within one UTC day that stop its confirmations until an operator clears them (`npm run admin -- confirmation-stops`).",
-  ),
-});
+export const senderSchema = part(() =>
+  z.object({
+    CONFIRMATIONS_PER_CLIENT_PER_DAY: whole(1, DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY).describe(
+      'Confirmation e-mails to side addresses one client may have sent per UTC day; past it they wait for the next day (the sweep sends them then).',
+    ),
+    CONFIRMATION_FEEDBACK_STOP: whole(1, DEFAULT_CONFIRMATION_FEEDBACK_STOP).describe(
+      "Permanent bounces and complaints on one client's confirmation e-mails within one UTC day that stop its confirmations until an operator clears them (`npm run admin -- confirmation-stops`).",
+    ),
+  }),
+);
 
-export const deliverSchema = z.object({
-  DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe(
-    "The deliveries queue's maxReceiveCount, a safety net for crashed invocations and not the retry budget (each target has 8 attempts over about 27 hours): on that receive an alert that still has to wait waits for the sweep rather than on the queue, so the queue never dead-letters it.",
-  ),
-});
+export const deliverSchema = part(() =>
+  z.object({
+    DELIVERIES_MAX_RECEIVE_COUNT: whole(1, 5).describe(
+      "The deliveries queue's maxReceiveCount, a safety net for crashed invocations and not the retry budget (each target has 8 attempts over about 27 hours): on that receive an alert that still has to wait waits for the sweep rather than on the queue, so the queue never dead-letters it.",
+    ),
+  }),
+);
 
 /**
  * Per-client and per-caller limits of the API, each with its default and meaning. Each can be overridden by an
@@ -316,77 +361,85 @@ export type LimitName = keyof typeof LIMITS;
 
 export const limitEnvName = (key: string) => `LIMIT_${key.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
 
-export const limitsSchema = z.object(
-  Object.fromEntries(Object.entries(LIMITS).map(([key, { value, meaning }]) => [limitEnvName(key), whole(1, value).describe(meaning)])) as Record<
-    string,
-    ReturnType<typeof whole>
-  >,
+export const limitsSchema = part(() =>
+  z.object(
+    Object.fromEntries(Object.entries(LIMITS).map(([key, { value, meaning }]) => [limitEnvName(key), whole(1, value).describe(meaning)])) as Record<
+      string,
+      ReturnType<typeof whole>
+    >,
+  ),
 );
 
 /** The one limit the Telegram function applies: the silences its alerts' mute buttons make count against the client's. */
-export const silenceLimitSchema = z.object({
-  LIMIT_SILENCES_PER_CLIENT: whole(1, LIMITS.silencesPerClient.value).describe(LIMITS.silencesPerClient.meaning),
-});
+export const silenceLimitSchema = part(() =>
+  z.object({
+    LIMIT_SILENCES_PER_CLIENT: whole(1, LIMITS.silencesPerClient.value).describe(LIMITS.silencesPerClient.meaning),
+  }),
+);
 
-export const alertLinkSchema = z.object({
-  ALERT_LINK_SECRET_ID: text().describe(
-    "Secrets Manager id of the key that signs the links of alert e-mails and push notifications (the alert's page, mute) (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
-  ),
-});
-
-export const apiSchema = z.object({
-  HISTORY_TOKEN_SECRET_ID: text().describe(
-    "Secrets Manager id of the key that signs the history endpoint's `nextToken` (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
-  ),
-  RATE_LIMIT_INTERVAL_MS: whole(0, 1000).describe(
-    "Minimum milliseconds between two requests of one session (the platform API's limit); 0 turns it off.",
-  ),
-  GEOCODER: z
-    .preprocess(unsetIfBlank, z.enum(['amazon-location', 'none']).default('none'))
-    .describe(
-      '`amazon-location` geocodes the address of address rules written without coordinates (set by the stack unless `-c geocoding=false`); `none`: the API asks for coordinates.',
+export const alertLinkSchema = part(() =>
+  z.object({
+    ALERT_LINK_SECRET_ID: text().describe(
+      "Secrets Manager id of the key that signs the links of alert e-mails and push notifications (the alert's page, mute) (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
     ),
-});
+  }),
+);
+
+export const apiSchema = part(() =>
+  z.object({
+    HISTORY_TOKEN_SECRET_ID: text().describe(
+      "Secrets Manager id of the key that signs the history endpoint's `nextToken` (the stack generates it; the local runtime generates one per start). Unset: a fixed key, for tests only.",
+    ),
+    RATE_LIMIT_INTERVAL_MS: whole(0, 1000).describe(
+      "Minimum milliseconds between two requests of one session (the platform API's limit); 0 turns it off.",
+    ),
+    GEOCODER: z
+      .preprocess(unsetIfBlank, z.enum(['amazon-location', 'none']).default('none'))
+      .describe(
+        '`amazon-location` geocodes the address of address rules written without coordinates (set by the stack unless `-c geocoding=false`); `none`: the API asks for coordinates.',
+      ),
+  }),
+);
 
 /** The schema of each function: what its code reads, piece by piece. */
-const everyFunctionSchema = resourcesSchema.extend(observabilitySchema.shape);
+const everyFunctionSchema = () => resourcesSchema().extend(observabilitySchema().shape);
 
 const composeFunctionConfigSchemas = {
   api: () =>
-    everyFunctionSchema
-      .extend(apiSchema.shape)
-      .extend(alertLinkSchema.shape)
-      .extend(vehicleClockEnvSchema.shape)
-      .extend(maxEventAgeSchema.shape)
-      .extend(templatesSchema.shape)
-      .extend(limitsSchema.shape)
-      .extend(webhookTargetsSchema.shape)
-      .extend(telegramSchema.shape)
-      .extend(pushSchema.shape)
-      .extend(smsSchema.shape),
-  evaluate: () => everyFunctionSchema.extend(vehicleClockEnvSchema.shape).extend(maxEventAgeSchema.shape).extend(ruleCacheSchema.shape),
+    everyFunctionSchema()
+      .extend(apiSchema().shape)
+      .extend(alertLinkSchema().shape)
+      .extend(vehicleClockEnvSchema().shape)
+      .extend(maxEventAgeSchema().shape)
+      .extend(templatesSchema().shape)
+      .extend(limitsSchema().shape)
+      .extend(webhookTargetsSchema().shape)
+      .extend(telegramSchema().shape)
+      .extend(pushSchema().shape)
+      .extend(smsSchema().shape),
+  evaluate: () => everyFunctionSchema().extend(vehicleClockEnvSchema().shape).extend(maxEventAgeSchema().shape).extend(ruleCacheSchema().shape),
   deliver: () =>
-    everyFunctionSchema
-      .extend(deliverSchema.shape)
-      .extend(senderSchema.shape)
-      .extend(webhookTargetsSchema.shape)
-      .extend(publicLinksSchema.shape)
-      .extend(alertLinkSchema.shape)
-      .extend(templatesSchema.shape)
-      .extend(emailSchema.shape)
-      .extend(emailQuotaSchema.shape)
-      .extend(telegramSchema.shape)
-      .extend(pushSchema.shape)
-      .extend(smsSchema.shape),
+    everyFunctionSchema()
+      .extend(deliverSchema().shape)
+      .extend(senderSchema().shape)
+      .extend(webhookTargetsSchema().shape)
+      .extend(publicLinksSchema().shape)
+      .extend(alertLinkSchema().shape)
+      .extend(templatesSchema().shape)
+      .extend(emailSchema().shape)
+      .extend(emailQuotaSchema().shape)
+      .extend(telegramSchema().shape)
+      .extend(pushSchema().shape)
+      .extend(smsSchema().shape),
   sweep: () =>
-    everyFunctionSchema
-      .extend(vehicleClockEnvSchema.shape)
-      .extend(ruleCacheSchema.shape)
-      .extend(outboxSchema.shape)
-      .extend(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
-      .extend(feedOutageSchema.shape),
-  project: () => everyFunctionSchema,
-  telegram: () => everyFunctionSchema.extend(telegramSchema.shape).extend(templatesSchema.shape).extend(silenceLimitSchema.shape),
+    everyFunctionSchema()
+      .extend(vehicleClockEnvSchema().shape)
+      .extend(ruleCacheSchema().shape)
+      .extend(outboxSchema().shape)
+      .extend(emailQuotaSchema().pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true }).shape)
+      .extend(feedOutageSchema().shape),
+  project: () => everyFunctionSchema(),
+  telegram: () => everyFunctionSchema().extend(telegramSchema().shape).extend(templatesSchema().shape).extend(silenceLimitSchema().shape),
 } as const;
 
 type FunctionConfigSchemas = { readonly [Fn in keyof typeof composeFunctionConfigSchemas]: ReturnType<(typeof composeFunctionConfigSchemas)[Fn]> };
@@ -440,27 +493,27 @@ export function checkFunctionConfig(fn: FunctionName, env?: Env): void {
   readConfig(functionConfigSchemas[fn], env);
 }
 
-export type ResourcesConfig = Omit<z.infer<typeof resourcesSchema>, 'VISITS_TABLE'> & { VISITS_TABLE: string };
+export type ResourcesConfig = Omit<z.infer<ReturnType<typeof resourcesSchema>>, 'VISITS_TABLE'> & { VISITS_TABLE: string };
 
 export function resourcesConfig(env?: Env): ResourcesConfig {
-  const parsed = readConfig(resourcesSchema, env);
+  const parsed = readConfig(resourcesSchema(), env);
   const state = parsed.VEHICLE_STATE_TABLE;
   const derived = state.endsWith('vehicle-state') ? `${state.slice(0, -'vehicle-state'.length)}visits` : `${state}-visits`;
   return { ...parsed, VISITS_TABLE: parsed.VISITS_TABLE ?? derived };
 }
 
 export function vehicleClockConfig(env?: Env): VehicleClock {
-  return readConfig(vehicleClockEnvSchema, env).VEHICLE_CLOCK;
+  return readConfig(vehicleClockEnvSchema(), env).VEHICLE_CLOCK;
 }
 
 export function maxEventAgeConfig(env?: Env): number {
-  return readConfig(maxEventAgeSchema, env).MAX_EVENT_AGE_SECONDS;
+  return readConfig(maxEventAgeSchema(), env).MAX_EVENT_AGE_SECONDS;
 }
 
 export function feedOutageConfig(env?: Env): FeedOutageConfig {
-  return readConfig(feedOutageSchema, env);
+  return readConfig(feedOutageSchema(), env);
 }
 
 export function smsConfig(env?: Env): SmsConfig {
-  return readConfig(smsSchema, env);
+  return readConfig(smsSchema(), env);
 }

@@ -29,7 +29,7 @@ export function createDeliverHandler(overrides: Partial<DeliverDependencies> = {
   const dependencies: DeliverDependencies = {
     senders: channelSenders,
     clock: Date.now,
-    maxReceiveCount: readConfig(deliverSchema).DELIVERIES_MAX_RECEIVE_COUNT,
+    maxReceiveCount: readConfig(deliverSchema()).DELIVERIES_MAX_RECEIVE_COUNT,
     ...overrides,
   };
   const processor = new BatchProcessor(EventType.SQS);

@@ -33,13 +33,13 @@ export const adminQueuesSchema = z.object({
   DELIVERIES_DLQ_URL: text().describe("URL of the deliveries queue's dead-letter queue, which `redrive deliveries` empties. Unset: the local one."),
 });
 
-export const adminConfigSchema = resourcesSchema
+export const adminConfigSchema = resourcesSchema()
   .omit({ INPUT_QUEUE_NAME: true, DELIVERIES_QUEUE_URL: true, INPUT_DLQ_URL: true, DELIVERIES_DLQ_URL: true })
   .extend(adminQueuesSchema.shape)
   .extend({
-    TELEGRAM_SECRET_ID: telegramSchema.shape.TELEGRAM_SECRET_ID.clone().describe(
-      'Secrets Manager id of the Telegram secret `{botToken, webhookSecret}`, which `register-telegram-webhook` reads.',
-    ),
+    TELEGRAM_SECRET_ID: telegramSchema()
+      .shape.TELEGRAM_SECRET_ID.clone()
+      .describe('Secrets Manager id of the Telegram secret `{botToken, webhookSecret}`, which `register-telegram-webhook` reads.'),
   })
   .extend(adminAwsSchema.shape);
 

@@ -16,7 +16,7 @@ export type Geocoder = (address: string) => Promise<{ latitude: number; longitud
 
 /** `GEOCODER=amazon-location` (set by the stack) turns geocoding on; `none` (default) leaves it off. */
 export function configuredGeocoder(env?: Record<string, string | undefined>): Geocoder | undefined {
-  return readConfig(apiSchema, env).GEOCODER === 'amazon-location' ? amazonLocationGeocoder : undefined;
+  return readConfig(apiSchema(), env).GEOCODER === 'amazon-location' ? amazonLocationGeocoder : undefined;
 }
 
 /** A geocoder's position, [longitude, latitude] in WGS 84, checked before it is stored. */

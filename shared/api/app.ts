@@ -30,7 +30,7 @@ export interface ApiOptions {
 type Request = middy.Request<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>;
 
 export function rateLimitIntervalFromEnv(env?: Record<string, string | undefined>): number {
-  return readConfig(apiSchema, env).RATE_LIMIT_INTERVAL_MS;
+  return readConfig(apiSchema(), env).RATE_LIMIT_INTERVAL_MS;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResultV2 {

@@ -1,4 +1,4 @@
-import { COMMON_SETTINGS } from '../rules/settings';
+import { commonSettings } from '../rules/settings';
 import { getUsers } from '../store/directory-store';
 import { getRotas } from '../store/rotas-store';
 import { linkedChatOwners } from '../store/telegram-links';
@@ -18,10 +18,10 @@ export async function escalationIssues(
 ): Promise<Issue[]> {
   const issues: Issue[] = [...(await chainIssues(settings, stored, parentId, inScope))];
   // only a stored alert has a state to wait on: an escalation of another would be saved and do nothing
-  if ((COMMON_SETTINGS.escalateAfter.safeParse(settings.escalateAfter).data ?? 0) > 0 && !stored)
+  if ((commonSettings().escalateAfter.safeParse(settings.escalateAfter).data ?? 0) > 0 && !stored)
     issues.push({ path: 'settings.escalateAfter', message: 'escalateAfter needs stored: true (only stored alerts can be acknowledged)' });
-  const userIds = COMMON_SETTINGS.escalateUserIds.safeParse(settings.escalateUserIds).data ?? [];
-  const chatIds = COMMON_SETTINGS.escalateTelegrams.safeParse(settings.escalateTelegrams).data ?? [];
+  const userIds = commonSettings().escalateUserIds.safeParse(settings.escalateUserIds).data ?? [];
+  const chatIds = commonSettings().escalateTelegrams.safeParse(settings.escalateTelegrams).data ?? [];
   if (userIds.length > 0) {
     const visible = new Set((await getUsers(userIds)).filter((user) => inScope.has(user.parentId)).map((user) => user.id));
     const foreign = userIds.filter((id) => !visible.has(id));
@@ -46,7 +46,7 @@ export async function escalationIssues(
  * it (whose people may cover it), and within your scope.
  */
 async function chainIssues(settings: Record<string, string>, stored: boolean, parentId: string, inScope: ReadonlySet<string>): Promise<Issue[]> {
-  const levels = COMMON_SETTINGS.escalation.safeParse(settings.escalation).data;
+  const levels = commonSettings().escalation.safeParse(settings.escalation).data;
   if (!levels) return [];
   const issues: Issue[] = [];
   if (!stored) issues.push({ path: 'settings.escalation', message: 'escalation needs stored: true (only stored alerts can be acknowledged)' });

@@ -25,7 +25,7 @@ export interface HistoryTokenQuery {
 // without HISTORY_TOKEN_SECRET_ID (tests): the key is public, so decoding checks the cursor's range as well
 const FIXED_KEY = 'fleetwatch-history-token-fixed-key';
 
-const historyTokenKey = signingKey('history token', () => readConfig(apiSchema).HISTORY_TOKEN_SECRET_ID, FIXED_KEY);
+const historyTokenKey = signingKey('history token', () => readConfig(apiSchema()).HISTORY_TOKEN_SECRET_ID, FIXED_KEY);
 
 /** Forgets the cached key (for tests that change it). */
 export const forgetHistoryTokenKey = () => historyTokenKey.forget();

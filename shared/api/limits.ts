@@ -11,7 +11,7 @@ export type Limits = Record<LimitName, number>;
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.fromEntries(Object.entries(LIMITS).map(([key, { value }]) => [key, value])) as Limits;
 
 export function limitsFromEnv(env?: Record<string, string | undefined>): Limits {
-  const parsed = readConfig(limitsSchema, env);
+  const parsed = readConfig(limitsSchema(), env);
   return Object.fromEntries((Object.keys(LIMITS) as LimitName[]).map((key) => [key, parsed[limitEnvName(key)]])) as Limits;
 }
 

@@ -4,13 +4,13 @@ import { addressesToAsk, forgetHold, heldAlertIds, registerSideAddresses } from 
 import { enqueueConfirmations, enqueueDeliveries } from '../queues/enqueue-deliveries';
 import { validationError } from './errors';
 import { limits } from './limits';
-import { COMMON_SETTINGS } from '../rules/settings';
+import { commonSettings } from '../rules/settings';
 
 type SideAddresses = Pick<NotificationBody, 'parentId' | 'enableSideEmails' | 'sideEmails' | 'settings'>;
 
 /** Every side mailbox the rule may write to: its side addresses, and those it escalates to (`settings.escalateEmails`). */
 function addressesOf(rule: SideAddresses): string[] {
-  const escalation = COMMON_SETTINGS.escalateEmails.safeParse(rule.settings.escalateEmails).data ?? [];
+  const escalation = commonSettings().escalateEmails.safeParse(rule.settings.escalateEmails).data ?? [];
   return [...new Set([...(rule.enableSideEmails ? rule.sideEmails : []), ...escalation])];
 }
 

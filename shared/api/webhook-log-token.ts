@@ -10,7 +10,7 @@ import { validationError } from './errors';
  */
 
 const FIXED_KEY = 'fleetwatch-webhook-log-token-fixed-key';
-const tokenKey = signingKey('webhook delivery log token', () => readConfig(apiSchema).HISTORY_TOKEN_SECRET_ID, FIXED_KEY);
+const tokenKey = signingKey('webhook delivery log token', () => readConfig(apiSchema()).HISTORY_TOKEN_SECRET_ID, FIXED_KEY);
 
 const positionSchema = z.object({ before: z.string().min(1).max(300) });
 

@@ -51,7 +51,7 @@ function checked<Payload extends { e: number; l: 1 | 2 | 3 }, Link>(
   return { ok: true, link: link(parsed) };
 }
 
-const alertLinkKey = signingKey('alert link', () => readConfig(alertLinkSchema).ALERT_LINK_SECRET_ID, FIXED_KEY);
+const alertLinkKey = signingKey('alert link', () => readConfig(alertLinkSchema()).ALERT_LINK_SECRET_ID, FIXED_KEY);
 
 /** Forgets the cached key (for tests that change it). */
 export const forgetAlertLinkKey = () => alertLinkKey.forget();

@@ -1,4 +1,4 @@
-import { InlineKeyboard } from 'grammy';
+import type { InlineKeyboard } from 'grammy';
 import { signAlertLink, signAlertMuteLink } from '../auth/alert-link-token';
 import { escapeHtml } from '../channels/escape-html';
 import type { Alert } from '../schemas/alert';
@@ -55,7 +55,8 @@ export async function acknowledgeAction(
   const label = renderLifecycleText('acknowledgeAction', target.language, {}).subject;
   if (target.channel === 'telegram') {
     // each button carries the alert id only (36 bytes of Telegram's 64); who pressed it is checked when it is pressed
-    const keyboard = new InlineKeyboard();
+    // grammy is loaded by the first Telegram message (senders.ts), not at the deliver function's cold start
+    const keyboard = new (await import('grammy')).InlineKeyboard();
     if (acknowledgeable) keyboard.text(label, `${TELEGRAM_ACKNOWLEDGE_PREFIX}${alert.alertId}`).row();
     keyboard
       .text(renderLifecycleText('muteVehicleAction', target.language, {}).subject, `${TELEGRAM_MUTE_PREFIXES.vehicle}${alert.alertId}`)

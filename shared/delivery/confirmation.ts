@@ -32,7 +32,7 @@ export async function sendConfirmation(clientId: string, address: string, sender
   const token = await claimConfirmation(clientId, address, now);
   if (!token) return 'not-due';
   try {
-    const resumesAt = await takeConfirmationBudget(clientId, now, readConfig(senderSchema).CONFIRMATIONS_PER_CLIENT_PER_DAY);
+    const resumesAt = await takeConfirmationBudget(clientId, now, readConfig(senderSchema()).CONFIRMATIONS_PER_CLIENT_PER_DAY);
     if (resumesAt !== null) {
       await noteConfirmationWait(clientId, mailboxOf(address), address, resumesAt);
       await settleConfirmation(clientId, address, { waitsUntil: resumesAt }, now);

@@ -8,7 +8,7 @@ import type { EmailTarget, TelegramTarget } from './targets';
 
 /** How long a recipient's first held e-mail waits for its digest (EMAIL_DIGEST_INTERVAL_MINUTES). */
 export function digestIntervalMs(): number {
-  return readConfig(emailQuotaSchema.pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true })).EMAIL_DIGEST_INTERVAL_MINUTES * 60_000;
+  return readConfig(emailQuotaSchema().pick({ EMAIL_DIGEST_INTERVAL_MINUTES: true })).EMAIL_DIGEST_INTERVAL_MINUTES * 60_000;
 }
 
 const heldEntry = (alert: Alert, key: string, notification: Pick<RenderedNotification, 'subject' | 'text'>, at: string) => ({

@@ -5,7 +5,7 @@ import { publicLinksSchema, readConfig } from '../config';
  * `PUBLIC_API_URL` (the stack sets it to its `ApiUrl` output, ending in `/api/v3`), else the local API of `npm start`.
  */
 export function publicApiUrl(env?: Record<string, string | undefined>): string {
-  const { PUBLIC_API_URL, FLEETWATCH_API_PORT } = readConfig(publicLinksSchema, env);
+  const { PUBLIC_API_URL, FLEETWATCH_API_PORT } = readConfig(publicLinksSchema(), env);
   const base = PUBLIC_API_URL ?? `http://127.0.0.1:${FLEETWATCH_API_PORT}/api/v3/`;
   return base.endsWith('/') ? base : `${base}/`;
 }

@@ -58,7 +58,7 @@ export async function muteFromAlert(alert: Alert, action: MuteAction, by: string
         endedAt: null,
         endedBy: null,
       },
-      readConfig(silenceLimitSchema).LIMIT_SILENCES_PER_CLIENT,
+      readConfig(silenceLimitSchema()).LIMIT_SILENCES_PER_CLIENT,
     );
     return { outcome: created ? 'muted' : 'already', silence, timezone, action, ruleName: alert.ruleName };
   } catch (error) {

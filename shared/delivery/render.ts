@@ -38,7 +38,7 @@ export interface TemplateOverride {
 export const LANGUAGE_FOLDERS: Record<Language, string> = { 1: 'ru', 2: 'en', 3: 'az' };
 
 export function templatesDir(): string {
-  return readConfig(templatesSchema).TEMPLATES_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../templates');
+  return readConfig(templatesSchema()).TEMPLATES_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../templates');
 }
 
 const escapers: Record<Format, (value: unknown) => string> = {

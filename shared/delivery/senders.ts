@@ -4,9 +4,8 @@ import { paced } from '../channels/email/send-pace';
 import { sendQuota } from '../channels/email/send-quota';
 import { describeError, type SendOutcome } from '../channels/outcome';
 import { sendPush, type PushMessage } from '../channels/push/send-push';
-import { createTelegramApi } from '../channels/telegram/bot-api';
 import { telegramCredentials } from '../channels/telegram/credentials';
-import { sendTelegramMessage, type TelegramText } from '../channels/telegram/send-telegram';
+import type { TelegramText } from '../channels/telegram/send-telegram';
 import type { WebhookDelivery } from '../channels/webhook/send-webhook';
 import { sendLoggedWebhook } from './logged-webhook';
 import type { PushDevice } from '../schemas/directory';
@@ -24,10 +23,13 @@ export interface ChannelSenders {
 
 let telegramApi: Promise<Api> | undefined;
 
-/** The Bot API client, created on first use so that functions without Telegram targets never read the secret. */
+/**
+ * The Bot API client, created on first use so that functions without Telegram targets never read the secret. grammy,
+ * and the fetch stack under it, are loaded then too (here and in acknowledge-action.ts), not at every cold start.
+ */
 function botApi(): Promise<Api> {
   telegramApi ??= telegramCredentials()
-    .then((secret) => createTelegramApi(secret.botToken))
+    .then(async (secret) => (await import('../channels/telegram/bot-api')).createTelegramApi(secret.botToken))
     .catch((error: unknown) => {
       telegramApi = undefined;
       throw error;
@@ -52,14 +54,14 @@ async function sendCountedEmail(message: EmailMessage): Promise<SendOutcome> {
 export const channelSenders: ChannelSenders = {
   email: sendCountedEmail,
   async telegram(chatId, message) {
-    if (!readConfig(telegramSchema).TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
+    if (!readConfig(telegramSchema()).TELEGRAM_SECRET_ID) return { status: 'failed', error: 'Telegram is not configured (TELEGRAM_SECRET_ID)' };
     let api: Api;
     try {
       api = await botApi();
     } catch (error) {
       return { status: 'retry', error: `Telegram credentials: ${describeError(error)}` };
     }
-    return sendTelegramMessage(api, chatId, message);
+    return (await import('../channels/telegram/send-telegram')).sendTelegramMessage(api, chatId, message);
   },
   push: sendPush,
   webhook: async (delivery) => (await sendLoggedWebhook(delivery)).outcome,

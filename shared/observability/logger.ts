@@ -8,7 +8,7 @@ import { observabilitySchema, readConfig } from '../config';
  * `loggerContext()`; modules add correlation keys with `logger.appendKeys`.
  */
 export const logger = new Logger({
-  serviceName: readConfig(observabilitySchema).POWERTOOLS_SERVICE_NAME,
+  serviceName: readConfig(observabilitySchema()).POWERTOOLS_SERVICE_NAME,
 });
 
 /**

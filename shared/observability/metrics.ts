@@ -6,7 +6,7 @@ import { logger } from './logger';
  * The one EMF metrics emitter of the process, namespace `fleetwatch`
  * (overridable by POWERTOOLS_METRICS_NAMESPACE). Handlers flush it with `logMetrics(metrics)`.
  */
-const { POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME } = readConfig(observabilitySchema);
+const { POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME } = readConfig(observabilitySchema());
 
 export const metrics = new Metrics({
   namespace: POWERTOOLS_METRICS_NAMESPACE,

@@ -83,7 +83,7 @@ export const dynamoRuleRecords: RuleRecords = {
 };
 
 export function ruleCacheBytes(env?: Record<string, string | undefined>): number {
-  return readConfig(ruleCacheSchema, env).RULE_CACHE_BYTES;
+  return readConfig(ruleCacheSchema(), env).RULE_CACHE_BYTES;
 }
 
 /** Least recently used map bounded by the sum of its entries' byte estimates. */

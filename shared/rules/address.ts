@@ -14,7 +14,7 @@ import type { TypeReference } from './reference';
  * notifications and, where the installation has a geocoder, what the coordinates were found from when the rule
  * was written without them.
  */
-export const addressSettingsSchema = settingsMap({
+export const addressSettingsSchema = settingsMap(() => ({
   address: z.string().max(500).default(''),
   latitude: optionalNumberSetting({ min: -90, max: 90 }),
   longitude: optionalNumberSetting({ min: -180, max: 180 }),
@@ -23,7 +23,7 @@ export const addressSettingsSchema = settingsMap({
   mode: enumSetting(['entry', 'exit', 'both'], 'both'),
   /** Hysteresis, metres: inside once `margin` within the circle, outside once `margin` beyond it (GPS jitter). */
   margin: numberSetting(20, { min: 0, max: 10_000 }),
-})
+}))
   .refine((settings) => (settings.latitude === undefined) === (settings.longitude === undefined), {
     path: ['latitude'],
     message: 'latitude and longitude go together: give both or neither',

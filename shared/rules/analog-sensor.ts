@@ -5,7 +5,7 @@ import { onceReadable, enumSetting, numberSetting, optionalNumberSetting, parame
 import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-export const analogSensorSettingsSchema = settingsMap({
+export const analogSensorSettingsSchema = settingsMap(() => ({
   /** Numeric parameter to watch. */
   parameter: parameterKeySetting('ain1'),
   /** The range, inclusive; either bound may be left out (open range), not both. */
@@ -17,7 +17,7 @@ export const analogSensorSettingsSchema = settingsMap({
   minDuration: numberSetting(0, { min: 0, max: 86_400 }),
   /** The condition ends only once the value is this far (parameter units) back on the other side, against flapping. */
   hysteresis: numberSetting(0, { min: 0, max: 1_000_000 }),
-})
+}))
   .refine((settings) => settings.min !== undefined || settings.max !== undefined, {
     path: ['min'],
     message: 'min or max is required',

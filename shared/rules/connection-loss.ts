@@ -5,12 +5,12 @@ import { booleanSetting, numberSetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-export const connectionLossSettingsSchema = settingsMap({
+export const connectionLossSettingsSchema = settingsMap(() => ({
   /** Minutes without any message after which the connection counts as lost. */
   minutes: numberSetting(30, { min: 1, max: 43_200 }),
   /** Also alert when a message arrives after a reported loss; the type's older name for the common `notifyCleared`. */
   notifyRestored: booleanSetting(false),
-});
+}));
 
 export type ConnectionLossSettings = z.infer<typeof connectionLossSettingsSchema>;
 

@@ -5,7 +5,7 @@ import { numberSetting, onceReadable, optionalNumberSetting, settingsMap } from 
 import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-export const continuousDrivingSettingsSchema = settingsMap({
+export const continuousDrivingSettingsSchema = settingsMap(() => ({
   /** Above this speed, km/h, the vehicle is driving. */
   maxSpeed: numberSetting(5, { min: 0, max: 200 }),
   /** Hours of driving allowed without a full rest. */
@@ -18,7 +18,7 @@ export const continuousDrivingSettingsSchema = settingsMap({
   minDriving: numberSetting(60, { min: 0, max: 3_600 }),
   /** Seconds of a silence counted as what the vehicle was doing before it; the rest of a longer silence is a rest. */
   maxGap: numberSetting(300, { min: 10, max: 86_400 }),
-}).refine((settings) => settings.warnBefore === undefined || settings.warnBefore < settings.hours * 60, {
+})).refine((settings) => settings.warnBefore === undefined || settings.warnBefore < settings.hours * 60, {
   path: ['warnBefore'],
   message: 'must be less than the limit (hours × 60 minutes)',
   ...onceReadable,

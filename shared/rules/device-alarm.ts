@@ -56,7 +56,7 @@ const harshCodesSetting = z
   });
 
 /** Defaults follow Teltonika FMB AVL I/O elements (see docs/rules.md). */
-export const deviceAlarmSettingsSchema = settingsMap({
+export const deviceAlarmSettingsSchema = settingsMap(() => ({
   /** Which alarms raise alerts. */
   alarms: alarmsSetting,
   /** Digital: on while the terminal is cut off from external power. */
@@ -78,7 +78,7 @@ export const deviceAlarmSettingsSchema = settingsMap({
   crashParameter: parameterKeySetting('io247'),
   /** Seconds within which readings of one alarm belong to the same event (resent records, a crash trace). */
   repeatWindow: numberSetting(60, { min: 0, max: 86_400 }),
-});
+}));
 
 export type DeviceAlarmSettings = z.infer<typeof deviceAlarmSettingsSchema>;
 

@@ -6,14 +6,14 @@ import { enumSetting, numberSetting, parameterKeySetting, settingsMap } from './
 import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-export const discreteSensorSettingsSchema = settingsMap({
+export const discreteSensorSettingsSchema = settingsMap(() => ({
   /** Digital parameter: 1/true/on (or non-zero) is on, 0/false/off is off. */
   parameter: parameterKeySetting('din1'),
   /** Which switch raises an alert: on (0 → 1), off (1 → 0) or both. */
   edge: enumSetting(['on', 'off', 'both'], 'on'),
   /** Seconds the new value must hold before the switch counts (debounces a chattering contact); 0: at once. */
   minDuration: numberSetting(0, { min: 0, max: 86_400 }),
-});
+}));
 
 export type DiscreteSensorSettings = z.infer<typeof discreteSensorSettingsSchema>;
 

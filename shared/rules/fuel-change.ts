@@ -6,7 +6,7 @@ import { booleanSetting, numberSetting, onceReadable, parameterKeySetting, setti
 import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-const fuelSettings = {
+const fuelSettings = () => ({
   /** Message parameter holding the fuel level in litres. */
   parameter: parameterKeySetting('fuel'),
   /** Smallest change of the filtered level, litres, that counts as a drain or a fuelling. */
@@ -24,7 +24,7 @@ const fuelSettings = {
   referenceWindow: numberSetting(900, { min: 60, max: 86_400 }),
   /** Seconds without further change after which the drain or fuelling is reported with its full volume. */
   settle: numberSetting(120, { min: 0, max: 86_400 }),
-};
+});
 
 export const fuelChangeSettingsSchema = settingsMap(fuelSettings).refine((settings) => !settings.onlyParked || settings.parkedSpeed > 0, {
   path: ['parkedSpeed'],

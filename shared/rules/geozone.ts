@@ -7,7 +7,7 @@ import { enumSetting, numberSetting, settingsMap } from './settings';
 import type { EvaluationContext, RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-export const geozoneSettingsSchema = settingsMap({
+export const geozoneSettingsSchema = settingsMap(() => ({
   /** Which crossings raise an alert: entry, exit or both. */
   mode: enumSetting(['entry', 'exit', 'both'], 'both'),
   /**
@@ -17,7 +17,7 @@ export const geozoneSettingsSchema = settingsMap({
   margin: numberSetting(30, { min: 0, max: 10_000 }),
   /** Seconds the vehicle must stay on the new side before the crossing is reported (0: at once). */
   minDwell: numberSetting(0, { min: 0, max: 86_400 }),
-});
+}));
 
 export type GeozoneSettings = z.infer<typeof geozoneSettingsSchema>;
 

@@ -5,7 +5,7 @@ import { numberSetting, parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-export const idleSettingsSchema = settingsMap({
+export const idleSettingsSchema = settingsMap(() => ({
   /** Digital parameter of the ignition. */
   ignition: parameterKeySetting('ignition'),
   /** Below this speed, km/h, the vehicle is standing. */
@@ -14,7 +14,7 @@ export const idleSettingsSchema = settingsMap({
   minutes: numberSetting(10, { min: 1, max: 10_080 }),
   /** A silence longer than this (seconds) ends the episode: idling is not assumed across unobserved time. */
   maxGap: numberSetting(1_800, { min: 60, max: 86_400 }),
-});
+}));
 
 export type IdleSettings = z.infer<typeof idleSettingsSchema>;
 

@@ -10,7 +10,7 @@ const COUNTERS = {
   engineHours: { parameter: 'engineHours', unit: 'h', interval: 250 },
 } as const;
 
-export const maintenanceSettingsSchema = settingsMap({
+export const maintenanceSettingsSchema = settingsMap(() => ({
   /** What is counted: mileage (km) or engineHours (h). Names are matched case-insensitively. */
   counter: enumSetting(['mileage', 'enginehours'], 'mileage'),
   /** Message parameter with the counter's value; defaults to `mileage` or `engineHours`. */
@@ -19,7 +19,7 @@ export const maintenanceSettingsSchema = settingsMap({
   interval: optionalNumberSetting({ min: 1, max: 1_000_000_000 }),
   /** Counter value the intervals are counted from (the last service). */
   base: numberSetting(0, { min: 0, max: 1_000_000_000 }),
-}).transform(({ counter, parameter, interval, base }) => {
+})).transform(({ counter, parameter, interval, base }) => {
   const defaults = counter === 'mileage' ? COUNTERS.mileage : COUNTERS.engineHours;
   return {
     counter: counter === 'mileage' ? ('mileage' as const) : ('engineHours' as const),

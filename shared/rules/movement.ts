@@ -11,7 +11,7 @@ import type { TypeReference } from './reference';
  * Type 14, movement: the vehicle leaves a place where it stood for `minStop` minutes. With a schedule it
  * watches for use after hours; with `ignitionOff`, for towing or theft.
  */
-export const movementSettingsSchema = settingsMap({
+export const movementSettingsSchema = settingsMap(() => ({
   /** Metres from the stop point beyond which the vehicle has moved. */
   distance: numberSetting(200, { min: 10, max: 100_000 }),
   /** Minutes the vehicle must have stood before moving counts. */
@@ -24,7 +24,7 @@ export const movementSettingsSchema = settingsMap({
   parameter: parameterKeySetting('ignition'),
   /** Fixes in a row beyond `distance` that make a movement: 2 or more, and a lone stray fix raises nothing. */
   confirmFixes: numberSetting(1, { min: 1, max: 10, int: true }),
-});
+}));
 
 export type MovementSettings = z.infer<typeof movementSettingsSchema>;
 

@@ -5,10 +5,10 @@ import { parameterKeySetting, settingsMap } from './settings';
 import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
-export const panicSettingsSchema = settingsMap({
+export const panicSettingsSchema = settingsMap(() => ({
   /** Digital parameter of the panic button: 1 pressed, 0 released. */
   parameter: parameterKeySetting('panic'),
-});
+}));
 
 export type PanicSettings = z.infer<typeof panicSettingsSchema>;
 

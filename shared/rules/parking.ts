@@ -7,7 +7,7 @@ import type { RuleEvaluator } from './types';
 import type { TypeReference } from './reference';
 
 /** Type 13, parking: the vehicle stands at one place for `minutes`, with the ignition as the rule asks. */
-export const parkingSettingsSchema = settingsMap({
+export const parkingSettingsSchema = settingsMap(() => ({
   /** Minutes of standing before the alert. */
   minutes: numberSetting(30, { min: 1, max: 10_080 }),
   /** A stop begins at a fix at or below this speed, km/h. */
@@ -20,7 +20,7 @@ export const parkingSettingsSchema = settingsMap({
   parameter: parameterKeySetting('ignition'),
   /** Also alert when an alerted stop ends. */
   notifyEnd: booleanSetting(false),
-});
+}));
 
 export type ParkingSettings = z.infer<typeof parkingSettingsSchema>;
 

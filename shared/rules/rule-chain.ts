@@ -1,10 +1,10 @@
 import type { StoredRule } from '../schemas/notification';
 import { chainOf, type EscalationChain } from './escalation-chain';
-import { COMMON_SETTINGS } from './settings';
+import { commonSettings, type CommonSettingsShape } from './settings';
 
 /** The rule's escalation chain, read from its settings (escalation-chain.ts: chainOf); null when it does not escalate. */
 export function ruleChain(rule: Pick<StoredRule, 'settings'>): EscalationChain | null {
-  const read = <Key extends keyof typeof COMMON_SETTINGS>(key: Key) => COMMON_SETTINGS[key].safeParse(rule.settings[key]).data;
+  const read = <Key extends keyof CommonSettingsShape>(key: Key) => commonSettings()[key].safeParse(rule.settings[key]).data;
   return chainOf({
     escalation: read('escalation') as EscalationChain['levels'] | undefined,
     escalationRepeat: read('escalationRepeat') as number | undefined,

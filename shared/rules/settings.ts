@@ -191,7 +191,12 @@ export const MAX_EVENT_AGE_SECONDS = 604_800;
  * its noise budget (shared/pipeline/noise-budget.ts), after how many hours its stored alerts close by themselves, how
  * old a message may be for its events to become alerts, how much its alerts matter, and whom they escalate to.
  */
-export const COMMON_SETTINGS = {
+export const commonSettings = (): CommonSettingsShape => (common ??= buildCommonSettings());
+
+// built on first use, as the types' settings schemas are (settingsMap)
+let common: CommonSettingsShape | undefined;
+
+const buildCommonSettings = () => ({
   messageSubject: z.string().max(200).optional(),
   messageTemplate: z.string().max(2_000).optional(),
   schedule: scheduleSetting,
@@ -229,16 +234,23 @@ export const COMMON_SETTINGS = {
   escalation: escalationSetting,
   /** How many times the whole chain runs again while nobody acknowledged; left out: 0. */
   escalationRepeat: optionalNumberSetting({ min: 0, max: MAX_ESCALATION_REPEAT, int: true }),
-};
+});
 
-export type CommonSettings = z.output<z.ZodObject<typeof COMMON_SETTINGS>>;
+export type CommonSettingsShape = ReturnType<typeof buildCommonSettings>;
+export type CommonSettings = z.output<z.ZodObject<CommonSettingsShape>>;
 
 /**
  * Wraps an object schema so that its input is the platform's string map; unknown keys are refused.
- * The common keys (COMMON_SETTINGS) are added to every type's. The result satisfies `RuleEvaluator['settingsSchema']`.
+ * The common keys (commonSettings) are added to every type's. The result satisfies `RuleEvaluator['settingsSchema']`.
+ * It is built on its first parse: building the schemas of every rule type is most of what zod costs a cold start, and
+ * a function meets a few types, or none (the sweep, the telegram bot).
  */
-export function settingsMap<Shape extends z.ZodRawShape>(typeShape: Shape) {
-  const shape = { ...typeShape, ...COMMON_SETTINGS };
+export function settingsMap<Shape extends z.ZodRawShape>(typeShape: () => Shape) {
+  return z.lazy(() => stringMapSchema(typeShape()));
+}
+
+function stringMapSchema<Shape extends z.ZodRawShape>(typeShape: Shape) {
+  const shape = { ...typeShape, ...commonSettings() };
   const object = z.strictObject(shape, {
     error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown setting (known: ${Object.keys(shape).join(', ')})` : undefined),
   });

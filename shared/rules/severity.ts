@@ -2,7 +2,7 @@ import { SEVERITIES, type Alert, type RuleEvent, type Severity } from '../schema
 import { RULE_TYPES, type RuleType, type StoredRule } from '../schemas/notification';
 import { ALARM_KINDS, type AlarmKind } from './device-alarm';
 import type { EventKind } from './event-kinds';
-import { COMMON_SETTINGS } from './settings';
+import { commonSettings } from './settings';
 
 /**
  * How much an alert matters. A rule's `settings.severity` decides for all its alerts; left out, the type's default
@@ -77,7 +77,7 @@ export function defaultSeverity(type: number, event: Pick<RuleEvent, 'kind' | 'v
 /** The severity of an alert the rule raises for the event, as it is stored with the alert. */
 export function eventSeverity(rule: Pick<StoredRule, 'type' | 'settings'>, event: Pick<RuleEvent, 'kind' | 'values'>): Severity {
   if (isEpisodeEnd(event.kind)) return 'info';
-  return COMMON_SETTINGS.severity.safeParse(rule.settings.severity).data ?? defaultSeverity(rule.type, event);
+  return commonSettings().severity.safeParse(rule.settings.severity).data ?? defaultSeverity(rule.type, event);
 }
 
 /**

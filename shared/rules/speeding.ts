@@ -31,7 +31,7 @@ const zoneLimitsSetting = z
     return limits;
   });
 
-export const speedingSettingsSchema = settingsMap({
+export const speedingSettingsSchema = settingsMap(() => ({
   /** Speed limit, km/h. */
   limit: numberSetting(90, { min: 1, max: 1_000 }),
   /** Seconds the speed must stay above the limit before the alert. 0 alerts on the first message above it. */
@@ -43,7 +43,7 @@ export const speedingSettingsSchema = settingsMap({
   endDuration: numberSetting(30, { min: 0, max: 3_600 }),
   /** A silence longer than this (seconds) ends an episode: speeding is not assumed across unobserved time. */
   maxGap: numberSetting(300, { min: 1, max: 86_400 }),
-}).refine((settings) => settings.endMargin < Math.min(settings.limit, ...settings.zoneLimits.map((entry) => entry.limit)), {
+})).refine((settings) => settings.endMargin < Math.min(settings.limit, ...settings.zoneLimits.map((entry) => entry.limit)), {
   path: ['endMargin'],
   message: 'must be less than limit and every zone limit, or an episode could never end by slowing down',
   ...onceReadable,

@@ -2,7 +2,8 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 
 /**
  * The country of a number, with libphonenumber-js's small metadata: enough to tell the country, and it keeps the
- * deliver bundle small (the full validation, with the large metadata, is the API's, at save: phone.ts).
+ * deliver bundle small (the full validation, with the large metadata, is the API's, at save: phone.ts, which also
+ * tells the country there, from that metadata).
  */
 export function countryOfNumber(phoneNumber: string): string | undefined {
   return parsePhoneNumberFromString(phoneNumber)?.country;

@@ -14,4 +14,13 @@ export const phoneNumberSchema = z
   })
   .describe('E.164, such as +994501234567');
 
-export { countryOfNumber, isCountryAllowed } from './phone-country';
+/**
+ * Whether a number's country is on the deployment's SMS allow-list (an empty list allows none: SMS off), as the
+ * API checks it at save. It answers as phone-country.ts does at delivery: libphonenumber-js's small metadata keeps
+ * the full patterns of every country that shares a calling code, so both tell the same country. Reading it from the
+ * large metadata this module loads anyway keeps the small one (~80 KB) out of the API bundle.
+ */
+export function isCountryAllowed(phoneNumber: string, countries: readonly string[]): boolean {
+  const country = parsePhoneNumberFromString(phoneNumber)?.country;
+  return country !== undefined && countries.includes(country);
+}

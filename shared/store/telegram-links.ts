@@ -24,7 +24,7 @@ function table(): string {
 
 /** Deep link that opens the bot with the code, when the bot's username is configured. */
 export function telegramStartLink(code: string): string | null {
-  const username = readConfig(telegramSchema).TELEGRAM_BOT_USERNAME;
+  const username = readConfig(telegramSchema()).TELEGRAM_BOT_USERNAME;
   return username ? `https://t.me/${username}?start=${code}` : null;
 }
 

@@ -14,11 +14,11 @@ import { CONSENT_HOLD_MS } from '../delivery/consent-hold';
 export { DEFAULT_OUTBOX_AGE_MS, DEFAULT_OUTBOX_MAX_ATTEMPTS } from '../config';
 
 export function outboxAgeMs(env?: Record<string, string | undefined>): number {
-  return readConfig(outboxSchema, env).OUTBOX_AGE_MS;
+  return readConfig(outboxSchema(), env).OUTBOX_AGE_MS;
 }
 
 export function outboxMaxAttempts(env?: Record<string, string | undefined>): number {
-  return readConfig(outboxSchema, env).OUTBOX_MAX_ATTEMPTS;
+  return readConfig(outboxSchema(), env).OUTBOX_MAX_ATTEMPTS;
 }
 
 export interface OutboxResult {

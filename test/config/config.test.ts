@@ -26,8 +26,8 @@ describe('configuration schemas', () => {
   });
 
   it('refuses a malformed value, naming the variable, its value and its meaning', () => {
-    expect(() => readConfig(deliverSchema, { DELIVERIES_MAX_RECEIVE_COUNT: 'abc' })).toThrow(ConfigError);
-    expect(() => readConfig(deliverSchema, { DELIVERIES_MAX_RECEIVE_COUNT: 'abc' })).toThrow(
+    expect(() => readConfig(deliverSchema(), { DELIVERIES_MAX_RECEIVE_COUNT: 'abc' })).toThrow(ConfigError);
+    expect(() => readConfig(deliverSchema(), { DELIVERIES_MAX_RECEIVE_COUNT: 'abc' })).toThrow(
       /DELIVERIES_MAX_RECEIVE_COUNT="abc": .*expected number.*\(The deliveries queue's maxReceiveCount, a safety net/,
     );
     expect(() => vehicleClockConfig({ VEHICLE_CLOCK: 'fast' })).toThrow(/VEHICLE_CLOCK="fast": .*"exact"\|"coalesced"/);
@@ -42,7 +42,7 @@ describe('configuration schemas', () => {
     expect(() => limitsFromEnv({ LIMIT_RULES_PER_CLIENT: 'lots' })).toThrow(/LIMIT_RULES_PER_CLIENT="lots"/);
     expect(() => rateLimitIntervalFromEnv({ RATE_LIMIT_INTERVAL_MS: '1s' })).toThrow(/RATE_LIMIT_INTERVAL_MS="1s"/);
     expect(() => configuredGeocoder({ GEOCODER: 'google' })).toThrow(/GEOCODER="google"/);
-    expect(() => readConfig(telegramSchema, { TELEGRAM_API_ROOT: 'api.telegram.org' })).toThrow(/TELEGRAM_API_ROOT="api.telegram.org"/);
+    expect(() => readConfig(telegramSchema(), { TELEGRAM_API_ROOT: 'api.telegram.org' })).toThrow(/TELEGRAM_API_ROOT="api.telegram.org"/);
     expect(() => checkFunctionConfig('sweep', { FEED_OUTAGE_SHARE: '1.5' })).toThrow(/FEED_OUTAGE_SHARE="1.5"/);
     expect(() => feedOutageConfig({ FEED_OUTAGE_GRACE_MINUTES: '0' })).toThrow(/FEED_OUTAGE_GRACE_MINUTES="0"/);
   });
@@ -54,8 +54,8 @@ describe('configuration schemas', () => {
   });
 
   it('reads values and defaults, an empty value counting as unset', () => {
-    expect(readConfig(deliverSchema, {}).DELIVERIES_MAX_RECEIVE_COUNT).toBe(5);
-    expect(readConfig(deliverSchema, { DELIVERIES_MAX_RECEIVE_COUNT: '' }).DELIVERIES_MAX_RECEIVE_COUNT).toBe(5);
+    expect(readConfig(deliverSchema(), {}).DELIVERIES_MAX_RECEIVE_COUNT).toBe(5);
+    expect(readConfig(deliverSchema(), { DELIVERIES_MAX_RECEIVE_COUNT: '' }).DELIVERIES_MAX_RECEIVE_COUNT).toBe(5);
     expect(outboxAgeMs({ OUTBOX_AGE_MS: '' })).toBe(120_000);
     expect(feedOutageConfig({ FEED_OUTAGE_SHARE: '' })).toEqual({
       FEED_OUTAGE_SHARE: 0.5,
@@ -67,7 +67,7 @@ describe('configuration schemas', () => {
     expect(limitsFromEnv({}).webhooksPerClient).toBe(10);
     expect(configuredGeocoder({ GEOCODER: '' })).toBeUndefined();
     expect(configuredGeocoder({ GEOCODER: 'amazon-location' })).toBeTypeOf('function');
-    expect(readConfig(telegramSchema, { TELEGRAM_BOT_USERNAME: '' }).TELEGRAM_BOT_USERNAME).toBeUndefined();
+    expect(readConfig(telegramSchema(), { TELEGRAM_BOT_USERNAME: '' }).TELEGRAM_BOT_USERNAME).toBeUndefined();
     expect(publicApiUrl({ FLEETWATCH_API_PORT: '3100' })).toBe('http://127.0.0.1:3100/api/v3/');
     expect(resourcesConfig({ VEHICLE_STATE_TABLE: 'x-vehicle-state' }).VISITS_TABLE).toBe('x-visits');
   });

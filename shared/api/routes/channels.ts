@@ -27,7 +27,7 @@ export const channelRoutes = [
     response: telegramLinkResponseSchema,
     examples: { response: telegramLinkAnswerExample },
     async handle({ caller, now }) {
-      if (!readConfig(telegramSchema).TELEGRAM_BOT_USERNAME) {
+      if (!readConfig(telegramSchema()).TELEGRAM_BOT_USERNAME) {
         throw validationError([{ path: '', message: 'Telegram is not configured on this installation: there is no bot to link a chat to.' }]);
       }
       const { code, expiresAt, link } = await issueLinkCode(caller.user.id, now);

@@ -16,7 +16,7 @@ import {
 } from '../../store/rotas-store';
 import { clientAndAncestors } from '../../store/vehicle-registry';
 import { listRulesOfClient } from '../../store/rules-store';
-import { COMMON_SETTINGS } from '../../rules/settings';
+import { commonSettings } from '../../rules/settings';
 import { conflict, notFound, validationError, type Issue } from '../errors';
 import { successExample } from '../examples';
 import { limits } from '../limits';
@@ -107,7 +107,7 @@ async function rulesUsingRota(rota: StoredRota): Promise<number[]> {
   const clients = await subtreeAgentIds(rota.parentId);
   const rules = (await Promise.all(clients.map((clientId) => listRulesOfClient(clientId)))).flat();
   return rules
-    .filter((rule) => (COMMON_SETTINGS.escalation.safeParse(rule.settings.escalation).data ?? []).some((level) => level.rotaIds.includes(rota.id)))
+    .filter((rule) => (commonSettings().escalation.safeParse(rule.settings.escalation).data ?? []).some((level) => level.rotaIds.includes(rota.id)))
     .map((rule) => rule.id)
     .sort((a, b) => a - b);
 }

@@ -28,7 +28,7 @@ const OVER_QUOTA = /daily message quota exceeded/i;
  */
 export async function sendEmail(message: EmailMessage): Promise<SendOutcome> {
   try {
-    const { SES_FROM_ADDRESS, SES_CONFIGURATION_SET } = readConfig(emailSchema);
+    const { SES_FROM_ADDRESS, SES_CONFIGURATION_SET } = readConfig(emailSchema());
     const { SendEmailCommand } = await loadSesSdk();
     await (
       await sesClient()

@@ -7,7 +7,7 @@ import { emailSchema, readConfig } from '../../config';
  */
 export function paced<Args extends unknown[], Result>(
   send: (...args: Args) => Promise<Result>,
-  perSecond: number | undefined = readConfig(emailSchema).SES_SEND_RATE_PER_FUNCTION,
+  perSecond: number | undefined = readConfig(emailSchema()).SES_SEND_RATE_PER_FUNCTION,
 ): (...args: Args) => Promise<Result> {
   if (!perSecond) return send;
   return pThrottle({ limit: perSecond, interval: 1000 })(send);

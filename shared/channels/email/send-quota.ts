@@ -95,7 +95,7 @@ export class SendQuotaGauge {
 }
 
 function settings(): { ttlMs: number; digestAtPercent: number } {
-  const config = readConfig(emailQuotaSchema);
+  const config = readConfig(emailQuotaSchema());
   return { ttlMs: config.SES_QUOTA_CACHE_SECONDS * 1000, digestAtPercent: config.EMAIL_DIGEST_AT_PERCENT };
 }
 

@@ -66,7 +66,7 @@ export async function handleSesEvents(event: SNSEvent, now: number): Promise<num
 
 /** Bounces or complaints on a client's confirmation e-mails; enough of them in a day stop its confirmations. */
 async function countAgainstClient(clientId: string, events: number, now: number): Promise<void> {
-  const threshold = readConfig(senderSchema).CONFIRMATION_FEEDBACK_STOP;
+  const threshold = readConfig(senderSchema()).CONFIRMATION_FEEDBACK_STOP;
   let count = 0;
   for (let event = 0; event < events; event++) count = await countConfirmationFeedback(clientId, now);
   metrics.addMetric(MetricName.ConfirmationFeedback, MetricUnit.Count, events);

@@ -21,7 +21,7 @@ export class PushUserNotFoundError extends Error {
 }
 
 function applicationArn(platform: PushPlatform): string {
-  const push = readConfig(pushSchema);
+  const push = readConfig(pushSchema());
   const arn = platform === 'fcm' ? push.PUSH_FCM_APPLICATION_ARN : push.PUSH_APNS_APPLICATION_ARN;
   if (!arn) throw new PushNotConfiguredError(platform);
   return arn;

@@ -10,7 +10,7 @@ export const TELEGRAM_API_TIMEOUT_SECONDS = 10;
 
 /** Client options shared by the sender and the webhook bot: `TELEGRAM_API_ROOT` overrides the Bot API root. */
 export function telegramClientOptions(): { apiRoot?: string; timeoutSeconds: number } {
-  const apiRoot = readConfig(telegramSchema).TELEGRAM_API_ROOT;
+  const apiRoot = readConfig(telegramSchema()).TELEGRAM_API_ROOT;
   return { timeoutSeconds: TELEGRAM_API_TIMEOUT_SECONDS, ...(apiRoot ? { apiRoot } : {}) };
 }
 

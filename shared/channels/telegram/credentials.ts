@@ -21,7 +21,7 @@ export function telegramCredentials(): Promise<TelegramSecret> {
 }
 
 async function load(): Promise<TelegramSecret> {
-  const secretId = readConfig(telegramSchema).TELEGRAM_SECRET_ID;
+  const secretId = readConfig(telegramSchema()).TELEGRAM_SECRET_ID;
   if (!secretId) throw new Error('TELEGRAM_SECRET_ID is not set');
   const value = await getSecret(secretId, { transform: 'json', maxAge: 24 * 3600 });
   const parsed = telegramSecretSchema.safeParse(value);

@@ -29,5 +29,5 @@ export function addressRefusal(address: string): string | null {
  * the local stack and tests only, where the receiver runs on the same machine. The deployed stack never sets it.
  */
 export function privateTargetsAllowed(env?: Record<string, string | undefined>): boolean {
-  return readConfig(webhookTargetsSchema, env).WEBHOOK_ALLOW_PRIVATE_TARGETS;
+  return readConfig(webhookTargetsSchema(), env).WEBHOOK_ALLOW_PRIVATE_TARGETS;
 }

@@ -6,7 +6,7 @@ import { resourcesConfig } from '../../config';
 import { alertIdFor, escalationIdFor } from '../alert-id';
 import { ruleChain } from '../../rules/rule-chain';
 import { nextStep } from '../../rules/escalation-chain';
-import { COMMON_SETTINGS } from '../../rules/settings';
+import { commonSettings } from '../../rules/settings';
 import { ESCALATED_KIND, FOLLOW_UP_KINDS } from '../../rules/event-kinds';
 import { eventSeverity, severityOf } from '../../rules/severity';
 import { conditionFailed } from '../dynamo';
@@ -70,7 +70,7 @@ export function alertTimeKey(eventTime: string, alertId: string): string {
 
 /** When a stored alert of the rule raised at `now` closes by itself; undefined when it never does. */
 function autoCloseAt(rule: StoredRule, now: number): string | undefined {
-  const hours = COMMON_SETTINGS.autoCloseHours.safeParse(rule.settings.autoCloseHours);
+  const hours = commonSettings().autoCloseHours.safeParse(rule.settings.autoCloseHours);
   if (!rule.stored || !hours.success || !hours.data) return undefined;
   return new Date(now + hours.data * 3_600_000).toISOString();
 }
@@ -82,7 +82,7 @@ function autoCloseAt(rule: StoredRule, now: number): string | undefined {
  */
 function escalateAt(rule: StoredRule, severity: Severity, now: number): string | undefined {
   const chain = ruleChain(rule);
-  const least = COMMON_SETTINGS.escalateMinSeverity.safeParse(rule.settings.escalateMinSeverity).data ?? 'info';
+  const least = commonSettings().escalateMinSeverity.safeParse(rule.settings.escalateMinSeverity).data ?? 'info';
   const first = chain && nextStep(chain);
   if (!rule.stored || !first || !atLeast(severity, least)) return undefined;
   return new Date(now + first.after * 60_000).toISOString();
