@@ -1,28 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { snsClient } from '../../shared/aws/clients';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { PushNotConfiguredError, PushUserNotFoundError, registerPushDevice, removePushDevice } from '../../shared/channels/push/register';
-import type { Emulators } from '../../infra/local/emulators';
-import { startTestEmulators } from '../support/emulators';
-import { SnsStub } from './support/sns-stub';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getUser, putUser } from './support/fixtures';
 
 const FCM_APP = 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch-fcm';
 const APNS_APP = 'arn:aws:sns:us-east-1:000000000000:app/APNS/fleetwatch-apns';
 
 describe('push device registration', () => {
-  let emulators: Emulators;
   // SNS has no local emulator: CreatePlatformEndpoint is answered by a stub in the real client's middleware
-  const sns = new SnsStub();
-
-  beforeAll(async () => {
-    emulators = await startTestEmulators('push-register');
-    sns.install(await snsClient());
-  });
-  afterAll(async () => emulators.stop());
+  const { sns } = useDeliverHarness({ name: 'push-register', sns: true });
   beforeEach(() => {
-    process.env.PUSH_FCM_APPLICATION_ARN = FCM_APP;
-    process.env.PUSH_APNS_APPLICATION_ARN = APNS_APP;
-    sns.calls.length = 0;
+    vi.stubEnv('PUSH_FCM_APPLICATION_ARN', FCM_APP);
+    vi.stubEnv('PUSH_APNS_APPLICATION_ARN', APNS_APP);
   });
 
   it('creates an SNS endpoint on the platform application and keeps it on the user once', async () => {
@@ -47,7 +36,7 @@ describe('push device registration', () => {
 
   it('refuses an unconfigured platform and an unknown user', async () => {
     const user = await putUser({ login: 'no-apns', email: 'no-apns@example.com' });
-    delete process.env.PUSH_APNS_APPLICATION_ARN;
+    vi.stubEnv('PUSH_APNS_APPLICATION_ARN', undefined);
     await expect(registerPushDevice(user.id, 'apns', 't')).rejects.toBeInstanceOf(PushNotConfiguredError);
     await expect(registerPushDevice('0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0001', 'fcm', 't')).rejects.toBeInstanceOf(PushUserNotFoundError);
     expect(sns.calls).toEqual([]);
