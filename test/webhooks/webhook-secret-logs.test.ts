@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
 import { logger } from '../../shared/observability/logger';
@@ -22,7 +22,7 @@ describe('webhook secrets in logs', () => {
 
   beforeAll(async () => {
     emulators = await startTestEmulators('webhook-secret-logs');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+    vi.stubEnv('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'true');
     receiver = await startWebhookReceiver();
     api = typedApiClient();
     level = logger.getLevelName();
@@ -32,7 +32,7 @@ describe('webhook secrets in logs', () => {
   afterAll(async () => {
     output.restore();
     logger.setLogLevel(level as Parameters<typeof logger.setLogLevel>[0]);
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    vi.unstubAllEnvs();
     await Promise.all([emulators.stop(), receiver.stop()]);
   });
 
