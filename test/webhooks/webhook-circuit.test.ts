@@ -23,11 +23,11 @@ import { listWebhookAttempts } from '../../shared/store/webhook-deliveries';
 import { createWebhook, disableWebhook, getWebhookWithSecrets } from '../../shared/store/webhooks-store';
 import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat, putAlert, putRule, putUser } from '../delivery/support/fixtures';
+import { DELIVERY_T0 as T0 } from '../support/fixtures';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
 type Retries = Record<string, { attempts: number; error: string; nextAttemptAt: string; heldBy?: string }>;
 
-const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const BOT_TOKEN = '123456:circuit-bot-token';
 const HELD = /^not attempted: the circuit of /;
 const iso = (ms: number) => new Date(ms).toISOString();
