@@ -1,17 +1,31 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { snsClient } from '../../shared/aws/clients';
 import { PushNotConfiguredError, PushUserNotFoundError, registerPushDevice, removePushDevice } from '../../shared/channels/push/register';
-import { useDeliverHarness } from '../support/deliver-harness';
+import type { Emulators } from '../../infra/local/emulators';
+import { startTestEmulators } from '../support/emulators';
+import { SnsStub } from './support/sns-stub';
 import { getUser, putUser } from './support/fixtures';
 
 const FCM_APP = 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch-fcm';
 const APNS_APP = 'arn:aws:sns:us-east-1:000000000000:app/APNS/fleetwatch-apns';
 
 describe('push device registration', () => {
+  let emulators: Emulators;
   // SNS has no local emulator: CreatePlatformEndpoint is answered by a stub in the real client's middleware
-  const { sns } = useDeliverHarness({ name: 'push-register', sns: true });
+  const sns = new SnsStub();
+
+  beforeAll(async () => {
+    emulators = await startTestEmulators('push-register');
+    sns.install(await snsClient());
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await emulators.stop();
+  });
   beforeEach(() => {
     vi.stubEnv('PUSH_FCM_APPLICATION_ARN', FCM_APP);
     vi.stubEnv('PUSH_APNS_APPLICATION_ARN', APNS_APP);
+    sns.calls.length = 0;
   });
 
   it('creates an SNS endpoint on the platform application and keeps it on the user once', async () => {
