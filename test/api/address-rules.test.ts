@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
@@ -52,14 +52,14 @@ describe('address rules (type 10)', () => {
       });
     });
     await new Promise<void>((resolve) => places.listen(0, '127.0.0.1', resolve));
-    process.env.AWS_ENDPOINT_URL_GEO_PLACES = `http://127.0.0.1:${(places.address() as AddressInfo).port}`;
+    vi.stubEnv('AWS_ENDPOINT_URL_GEO_PLACES', `http://127.0.0.1:${(places.address() as AddressInfo).port}`);
     emulators = await startTestEmulators('api-address-rules');
     tenants = await seedTenants('address');
     api = typedApiClient({ now: clock.now });
     token = await login(api, tenants.root);
   });
   afterEach(() => {
-    delete process.env.GEOCODER;
+    vi.stubEnv('GEOCODER', undefined);
     placesDown = false;
     asked.length = 0;
   });
@@ -83,7 +83,7 @@ describe('address rules (type 10)', () => {
   });
 
   it('has the geocoder find the coordinates once, at write time, and stores them with the rule', async () => {
-    process.env.GEOCODER = 'amazon-location';
+    vi.stubEnv('GEOCODER', 'amazon-location');
     const response = await create({ address: 'Nizami 10, Baku', radius: '150' });
     expect(response.response.status).toBe(200);
     expect(asked).toEqual([{ QueryText: 'Nizami 10, Baku', MaxResults: 1 }]);
@@ -93,7 +93,7 @@ describe('address rules (type 10)', () => {
   });
 
   it('answers 400 when the geocoder finds no place, and 503 when it does not answer', async () => {
-    process.env.GEOCODER = 'amazon-location';
+    vi.stubEnv('GEOCODER', 'amazon-location');
     const unknown = await create({ address: 'Nowhere street 0' });
     expect(unknown.response.status).toBe(400);
     expect(unknown.error?.issues).toEqual([{ path: 'settings.address', message: expect.stringMatching(/found no place/) }]);
@@ -104,7 +104,7 @@ describe('address rules (type 10)', () => {
   });
 
   it('answers 400 for half a point or a margin as wide as the radius, before any geocoding', async () => {
-    process.env.GEOCODER = 'amazon-location';
+    vi.stubEnv('GEOCODER', 'amazon-location');
     const half = await create({ address: 'Nizami 10, Baku', latitude: '40.3777' });
     expect(half.response.status).toBe(400);
     expect(half.error?.issues?.map((issue) => issue.path)).toEqual(['settings.latitude']);

@@ -30,12 +30,11 @@ describe('alert channels of the logged-in user', () => {
   afterAll(async () => emulators.stop());
   afterEach(() => {
     vi.restoreAllMocks();
-    delete process.env.TELEGRAM_BOT_USERNAME;
-    delete process.env.PUSH_FCM_APPLICATION_ARN;
+    vi.unstubAllEnvs();
   });
 
   it('issues a Telegram link code that the bot can redeem for this user (read-only users too)', async () => {
-    process.env.TELEGRAM_BOT_USERNAME = 'fleetwatch_test_bot';
+    vi.stubEnv('TELEGRAM_BOT_USERNAME', 'fleetwatch_test_bot');
     const { data, response } = await api.POST('/api/v3/telegram/link', { headers: session(token) });
     expect(response.status).toBe(200);
     expect(data?.link).toBe(`https://t.me/fleetwatch_test_bot?start=${data?.code}`);
@@ -102,7 +101,7 @@ describe('alert channels of the logged-in user', () => {
   });
 
   it('registers a push device on the user', async () => {
-    process.env.PUSH_FCM_APPLICATION_ARN = 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch';
+    vi.stubEnv('PUSH_FCM_APPLICATION_ARN', 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch');
     // SNS has no local emulator: its CreatePlatformEndpoint answer is stubbed, everything else is real
     const endpointArn = 'arn:aws:sns:us-east-1:000000000000:endpoint/GCM/fleetwatch/1234';
     const send = vi.spyOn(await snsClient(), 'send').mockImplementation(async () => ({ EndpointArn: endpointArn }));
@@ -117,7 +116,7 @@ describe('alert channels of the logged-in user', () => {
   });
 
   it('moves a device token another user registered (a shared phone) to the caller, and answers 200', async () => {
-    process.env.PUSH_FCM_APPLICATION_ARN = 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch';
+    vi.stubEnv('PUSH_FCM_APPLICATION_ARN', 'arn:aws:sns:us-east-1:000000000000:app/GCM/fleetwatch');
     const other = await login(api, tenants.sibling);
     const devicesOf = async (userId: string) => Object.keys((await getUser(userId))?.pushDevices ?? {});
     const register = (sessionToken: string) =>

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { documentClient, sqsClient } from '../../shared/aws/clients';
+import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { transitionAlert } from '../../shared/store/alerts/alert-lifecycle';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { getRule } from '../../shared/store/rules-store';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { clearSentEmails, sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem } from '../delivery/support/fixtures';
 import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from './support';
 
@@ -25,7 +22,7 @@ const emailOf = (name: string) => `${name}@chain.example.com`;
  * with delivery requests sent twice), each level delivered by the deliver handler to the SES emulator's inbox.
  */
 describe('escalation chains', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({ name: 'api-escalation-chain' });
   const clock = new TestClock();
   let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
@@ -50,14 +47,8 @@ describe('escalation chains', () => {
       }) as JsonBody<'createNotificationRule'>,
     });
 
-  async function drainDeliveries(): Promise<void> {
-    const handler = createDeliverHandler() as unknown as SqsHandler;
-    for (let round = 0; round < 5; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) break;
-    }
-  }
-  const requestDelivery = (alertId: string) =>
-    sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
+  const drainDeliveries = () => harness.drainDeliveries({ rounds: 5 });
+  const requestDelivery = (alertId: string) => harness.enqueue(alertId);
 
   async function raise(ruleId: number): Promise<{ alertId: string; raisedAt: number }> {
     minute++;
@@ -68,7 +59,7 @@ describe('escalation chains', () => {
     await documentClient().send(new PutCommand({ TableName: resourcesConfig().ALERTS_TABLE, Item: item }));
     await requestDelivery(item.alertId);
     await drainDeliveries();
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     return { alertId: item.alertId, raisedAt };
   }
 
@@ -81,10 +72,9 @@ describe('escalation chains', () => {
     await drainDeliveries();
     return escalated;
   }
-  const mailsTo = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
+  const mailsTo = async (address: string) => (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(address));
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('api-escalation-chain');
     tenants = await seedTenants('chain');
     api = typedApiClient({ now: clock.now });
     token = await login(api, tenants.root);
@@ -102,10 +92,8 @@ describe('escalation chains', () => {
     expect(rota.response.status).toBe(200);
     rotaId = rota.data!.id;
   });
-  afterAll(async () => emulators.stop());
-  beforeEach(async () => {
+  beforeEach(() => {
     clock.advance(MINUTE);
-    await clearSentEmails(emulators);
   });
 
   it('takes the chain as a JSON array, answers it as its JSON text, and names each bad level field', async () => {
@@ -184,12 +172,12 @@ describe('escalation chains', () => {
     ]);
     expect(await mailsTo(emailOf('child'))).toEqual([]);
 
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     expect(await sweepTwiceAt(raisedAt + 16 * MINUTE)).toHaveLength(1);
     expect(await mailsTo(emailOf('child'))).toHaveLength(1);
     expect(await mailsTo(emailOf('root'))).toEqual([]);
 
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     expect(await sweepTwiceAt(raisedAt + 31 * MINUTE)).toHaveLength(1);
     expect(await mailsTo(DUTY)).toHaveLength(1);
     // the chain is over

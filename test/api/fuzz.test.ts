@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import type { Emulators } from '../../infra/local/emulators';
 import { buildOpenApiDocument } from '../../shared/api/openapi';
@@ -48,7 +48,7 @@ describe('OpenAPI-driven fuzzing', () => {
 
   beforeAll(async () => {
     // the fuzzer sends far more than a client's per-minute allowance; that limit has its own test
-    process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE = '1000000';
+    vi.stubEnv('LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE', '1000000');
     emulators = await startTestEmulators('api-fuzz');
     const tenants = await seedTenants('fuzz');
     api = apiClient();
@@ -118,7 +118,7 @@ describe('OpenAPI-driven fuzzing', () => {
             .join(' ')}`,
         );
     }
-    delete process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE;
+    vi.unstubAllEnvs();
     await emulators.stop();
   });
 

@@ -1,30 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSecretsEmulator, type RunningSecrets } from '../../infra/local/secrets-emulator';
 import { decodeHistoryToken, encodeHistoryToken, forgetHistoryTokenKey, type HistoryTokenQuery } from '../../shared/api/history-token';
 import { ApiError } from '../../shared/api/errors';
 
 describe('history page tokens', () => {
   let secrets: RunningSecrets;
-  const saved = { ...process.env };
   const query: HistoryTokenQuery = { clientId: 'c1', from: '2026-02-10T09:00:00.000Z', to: '2026-02-10T11:00:00.000Z' };
   const before = '2026-02-10T10:00:00.000Z#a1';
   const useSecret = (secretId: string | undefined) => {
-    if (secretId === undefined) delete process.env.HISTORY_TOKEN_SECRET_ID;
-    else process.env.HISTORY_TOKEN_SECRET_ID = secretId;
+    vi.stubEnv('HISTORY_TOKEN_SECRET_ID', secretId);
     forgetHistoryTokenKey();
   };
 
   beforeAll(async () => {
     secrets = await startSecretsEmulator({ 'history/one': 'k'.repeat(40), 'history/two': 'z'.repeat(40), 'history/short': 'short' });
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-    });
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', secrets.endpoint);
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
   });
   afterAll(async () => {
-    process.env = saved;
+    vi.unstubAllEnvs();
     forgetHistoryTokenKey();
     await secrets.stop();
   });

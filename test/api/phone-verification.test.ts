@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetClients } from '../../shared/aws/client-cache';
 import type { Emulators } from '../../infra/local/emulators';
 import { FakeSms } from '../../infra/local/sms-fake';
@@ -18,7 +18,6 @@ describe('phone numbers and their verification', () => {
   let token: string;
   const sms = new FakeSms();
   const clock = new TestClock();
-  const saved: Record<string, string | undefined> = {};
   const env = {
     SMS_COUNTRIES: 'AZ,GE',
     SMS_ORIGINATION_IDENTITY: 'arn:aws:sms-voice:eu-central-1:111122223333:pool/pool-fleetwatch',
@@ -30,20 +29,14 @@ describe('phone numbers and their verification', () => {
   beforeAll(async () => {
     emulators = await startTestEmulators('api-phone');
     const endpoint = await sms.start();
-    for (const [key, value] of Object.entries({ ...env, AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: endpoint })) {
-      saved[key] = process.env[key];
-      process.env[key] = value;
-    }
+    for (const [key, value] of Object.entries({ ...env, AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: endpoint })) vi.stubEnv(key, value);
     resetClients();
     tenants = await seedTenants('phone');
     api = typedApiClient({ now: clock.now });
     token = await login(api, tenants.root);
   });
   afterAll(async () => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
+    vi.unstubAllEnvs();
     await sms.stop();
     await emulators.stop();
   });

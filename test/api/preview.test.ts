@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { handler as deliver } from '../../functions/deliver/handler';
-import { lambdaContext, pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
+import { lambdaContext } from '../../infra/local/sqs-poller';
 import { resourcesConfig } from '../../shared/config';
 import { projectRuleChange } from '../../shared/pipeline/projection';
 import { RULE_TYPES } from '../../shared/schemas/notification';
@@ -11,7 +10,8 @@ import type { TerminalMessageInput } from '../../shared/schemas/terminal-message
 import { createUser } from '../../shared/store/directory-store';
 import { getRule } from '../../shared/store/rules-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
+import { clearSentEmails, sentEmails } from '../support/emulators';
 import { confirmSideEmails } from '../support/owned-fleet';
 import { alertsInTable, drainQueue, invoke, scanTable, sqsRecord } from '../pipeline/support';
 import { TestClock, login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from './support';
@@ -316,7 +316,8 @@ const OTHER_CASES: PreviewCase[] = [
 const iso = (second: number) => new Date(START + second * 1000).toISOString();
 
 describe('POST /api/v3/notifications/preview', () => {
-  let emulators: Emulators;
+  // each case clears the SES inbox itself, before its pipeline run
+  const harness = useDeliverHarness({ name: 'api-preview', resetEach: false });
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   let api: TypedApi;
   let fixture: Fixture;
@@ -351,13 +352,6 @@ describe('POST /api/v3/notifications/preview', () => {
     return created.data!.id;
   }
 
-  async function drain(queueUrl: string, handler: SqsHandler, functionName: string): Promise<void> {
-    for (let round = 0; round < 50; round++) {
-      if ((await pollOnce({ queueUrl, handler, functionName, visibilityTimeoutSeconds: 0 })) === 0) return;
-    }
-    throw new Error(`${functionName}: queue not drained`);
-  }
-
   /**
    * The rule stored through the API and projected, the messages evaluated at their arrival (the sweep run first),
    * the sweep run at `until`, the alerts delivered: what the alerts table holds and the e-mails SES received.
@@ -367,7 +361,7 @@ describe('POST /api/v3/notifications/preview', () => {
     expect(created.response.status).toBe(200);
     const stored = (await getRule(created.data!.id))!;
     await projectRuleChange(undefined, stored);
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
 
     let now = 0;
     const evaluate = createEvaluateHandler({ clock: () => now });
@@ -389,7 +383,7 @@ describe('POST /api/v3/notifications/preview', () => {
     }
     now = until;
     await sweep({}, lambdaContext('sweep'));
-    await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
+    await harness.drainDeliveries({ handler: deliver, rounds: 50, mustEmpty: true });
 
     // a silenced event is kept in the history, never delivered: not an alert anyone gets
     const alerts = (await alertsInTable())
@@ -398,7 +392,7 @@ describe('POST /api/v3/notifications/preview', () => {
       .map((event) => ({ time: event.time, event: event.kind }))
       .sort((a, b) => a.time.localeCompare(b.time));
     // the e-mail ends with its acknowledge link, signed for that alert and address: the preview answers the text before it
-    const texts = (await sentEmails(emulators)).map((email) => (email.body.text ?? '').replace(ACKNOWLEDGE_TRAILER, '')).sort();
+    const texts = (await sentEmails(harness.emulators)).map((email) => (email.body.text ?? '').replace(ACKNOWLEDGE_TRAILER, '')).sort();
     // a scoped rule would otherwise watch the vehicles of the cases after this one
     expect(
       (await api.DELETE('/api/v3/notifications/{id}', { headers: session(tokens.root), params: { path: { id: stored.id } } })).response.status,
@@ -408,7 +402,6 @@ describe('POST /api/v3/notifications/preview', () => {
   }
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('api-preview');
     tenants = await seedTenants('preview');
     api = typedApiClient({ now: clock.now });
     tokens.root = await login(api, tenants.root);
@@ -429,7 +422,6 @@ describe('POST /api/v3/notifications/preview', () => {
     fixture = { zoneId: zone.data!.id, russianUserId: russian.id };
     await confirmSideEmails(tenants.root.agentId, [SIDE_EMAIL]);
   });
-  afterAll(async () => emulators.stop());
 
   it('has a case for every rule type', () => {
     expect(new Set(TYPE_CASES.map((testCase) => testCase.type))).toEqual(new Set(Object.values(RULE_TYPES)));
@@ -579,7 +571,7 @@ describe('POST /api/v3/notifications/preview', () => {
     expect(answer.response.status).toBe(200);
     expect(answer.data!.alerts.map((alert) => alert.event)).toEqual(['zoneEntry', 'zoneExit']);
     expect(await Promise.all(stored.map(scanTable))).toEqual(before);
-    expect(await drainQueue(emulators.queues.deliveries)).toEqual([]);
+    expect(await drainQueue(harness.emulators.queues.deliveries)).toEqual([]);
   });
 
   describe('errors', () => {

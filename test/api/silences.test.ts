@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { silenceSchema } from '../../shared/api/silence-schemas';
 import { startTestEmulators } from '../support/emulators';
@@ -183,7 +183,7 @@ describe('/api/v3/silences', () => {
   });
 
   it('holds a client to its limit of silences, and frees a place on delete', async () => {
-    process.env.LIMIT_SILENCES_PER_CLIENT = '3';
+    vi.stubEnv('LIMIT_SILENCES_PER_CLIENT', '3');
     try {
       const existing = await api.POST('/api/v3/silences/find', { headers: session(tokens.child), body: { parentId: tenants.child.agentId } });
       const room = 3 - existing.data!.length;
@@ -199,7 +199,7 @@ describe('/api/v3/silences', () => {
       expect((await api.DELETE('/api/v3/silences/{id}', { headers: session(tokens.child), params: { path: { id } } })).response.status).toBe(200);
       expect((await create({ parentId: tenants.child.agentId, vehicleIds: [303] }, tokens.child)).response.status).toBe(200);
     } finally {
-      delete process.env.LIMIT_SILENCES_PER_CLIENT;
+      vi.unstubAllEnvs();
     }
   });
 });

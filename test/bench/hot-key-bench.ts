@@ -4,7 +4,7 @@ import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { alertPut, buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { startEmulators } from '../../infra/local/emulators';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import { pollOnce } from '../../infra/local/sqs-poller';
 import { countCapacity } from '../support/count-capacity';
 import { putRule, putUser, putVehicle } from '../delivery/support/fixtures';
 import type { BenchSection } from './section';
@@ -25,7 +25,7 @@ export async function runHotKeyBench(): Promise<BenchSection> {
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
-    const { createDeliverHandler } = await import('../../functions/deliver/handler');
+    const { deliverHandler } = await import('../support/deliver-handler');
     const owner = await putUser({ login: 'hot-key-owner', email: 'hot-key-owner@example.com' });
     const rule = await putRule({ userId: owner.id, toEmail: true, recipientIds: [owner.id], stored: true });
     await putVehicle(41, 'Truck 41');
@@ -45,7 +45,7 @@ export async function runHotKeyBench(): Promise<BenchSection> {
           new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
         );
       }
-      const handler = createDeliverHandler() as unknown as SqsHandler;
+      const handler = deliverHandler();
       while ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) > 0);
       const byIndex = counter.writeUnitsByIndex();
       const perAlert = (byIndex[`${resourcesConfig().ALERTS_TABLE}/byParentTime`] ?? 0) / ALERTS;

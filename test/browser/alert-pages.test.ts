@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { Browser, Page, Response } from 'playwright-core';
 import { sqsClient } from '../../shared/aws/clients';
@@ -13,11 +13,11 @@ import { unsubscribeLink } from '../../shared/store/email-consent';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { handler as evaluate } from '../../functions/evaluate/handler';
 import { handler as deliver } from '../../functions/deliver/handler';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import { startHttpServer, type HttpHandler, type RunningHttpServer } from '../../infra/local/http-adapter';
-import type { Emulators } from '../../infra/local/emulators';
 import { apiUrlOf } from '../../infra/stack-facts';
-import { clearSentEmails, sentEmails, startTestEmulators, type SentEmail } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
+import { sentEmails, type SentEmail } from '../support/emulators';
+import { pollUntilEmpty } from '../support/poll-until-empty';
 import { confirmSideEmails, registerFleet } from '../support/owned-fleet';
 import { launchBrowser, phoneLayout, phonePage, PHONE_WIDTH } from '../support/browser';
 import { putRule, storedRule, terminalMessage, T0 } from '../pipeline/support';
@@ -34,20 +34,19 @@ const DUTY = 'duty@browser.example';
 const DAY_MS = 86_400_000;
 
 describe('the pages of an alert e-mail, in a browser', () => {
-  let emulators: Emulators;
-  let server: RunningHttpServer;
   let browser: Browser;
+  // first: without chromium the tests fail at once, saying what to install
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  const harness = useDeliverHarness({ name: 'browser-pages' });
+  let server: RunningHttpServer;
   let skew = 0;
   let email: SentEmail;
   let login = '';
   const userEmail = 'night-lead@browser.example';
 
-  async function drain(queueUrl: string, handler: SqsHandler, functionName: string): Promise<void> {
-    for (let round = 0; round < 20; round++) {
-      if ((await pollOnce({ queueUrl, handler, functionName, visibilityTimeoutSeconds: 0 })) === 0) return;
-    }
-    throw new Error(`${functionName}: queue not drained`);
-  }
+  const deliverAll = () => harness.drainDeliveries({ handler: deliver, rounds: 20, mustEmpty: true });
 
   /** A speeding stretch of the vehicle, 40 s long, ending now, through the input queue. */
   async function speed(): Promise<void> {
@@ -60,7 +59,7 @@ describe('the pages of an alert e-mail, in a browser', () => {
     ];
     await sqsClient().send(
       new SendMessageBatchCommand({
-        QueueUrl: emulators.queues.input,
+        QueueUrl: harness.emulators.queues.input,
         Entries: trace.map(([second, kmh], index) => ({
           Id: String(index),
           MessageGroupId: String(VEHICLE),
@@ -68,8 +67,8 @@ describe('the pages of an alert e-mail, in a browser', () => {
         })),
       }),
     );
-    await drain(emulators.queues.input, evaluate as unknown as SqsHandler, 'evaluate');
-    await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
+    await pollUntilEmpty(harness.emulators.queues.input, evaluate, { functionName: 'evaluate', rounds: 20, mustEmpty: true });
+    await deliverAll();
   }
 
   const linkOf = (label: string) => new RegExp(`${label}: (http\\S+)`).exec(email.body.text ?? '')?.[1];
@@ -102,15 +101,12 @@ describe('the pages of an alert e-mail, in a browser', () => {
   const text = (page: Page) => page.locator('main').innerText();
 
   beforeAll(async () => {
-    // first: without chromium the tests fail at once, saying what to install
-    browser = await launchBrowser();
-    emulators = await startTestEmulators('browser-pages');
     // the browser reaches the API over HTTP, as a phone reaches API Gateway
     const api = createApiHandler({ now: () => Date.now() + skew, rateLimitIntervalMs: 0 }) as unknown as HttpHandler;
     server = await startHttpServer({
       routes: [{ routeKey: 'ANY /api/v3/{proxy+}', path: '/api/v3/*', functionName: 'fleetwatch-api', handler: api }],
     });
-    process.env.PUBLIC_API_URL = apiUrlOf(server.url);
+    vi.stubEnv('PUBLIC_API_URL', apiUrlOf(server.url));
 
     await registerFleet(PARENT, [VEHICLE]);
     await confirmSideEmails(PARENT, [DUTY]);
@@ -133,18 +129,15 @@ describe('the pages of an alert e-mail, in a browser', () => {
         expiresAt: new Date(now + 30 * DAY_MS).toISOString(),
       }),
     );
-    await clearSentEmails(emulators);
   });
   afterAll(async () => {
-    delete process.env.PUBLIC_API_URL;
     await browser?.close();
     await server?.stop();
-    await emulators?.stop();
   });
 
   it("opens the alert's page from its e-mail and shows what, when, where, the vehicle, the rule, the state and who was notified", async () => {
     await speed();
-    const emails = (await sentEmails(emulators)).filter((each) => each.destination.to.includes(userEmail));
+    const emails = (await sentEmails(harness.emulators)).filter((each) => each.destination.to.includes(userEmail));
     expect(emails).toHaveLength(1);
     email = emails[0]!;
     const link = linkOf('Acknowledge');
@@ -183,7 +176,7 @@ describe('the pages of an alert e-mail, in a browser', () => {
   it('shows whom the alert escalated to, then acknowledges it through the form with a comment; reloading posts again and changes nothing', async () => {
     const [escalationId] = (await runAlertDuePass(Date.now() + 10 * 60_000)).escalated;
     const alertId = String((await getAlert(escalationId!))?.event.values.escalatedAlertId);
-    await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
+    await deliverAll();
 
     const { page, refused } = await phonePage(browser);
     await open(page, linkOf('Acknowledge')!);

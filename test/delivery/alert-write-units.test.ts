@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { documentClient, sqsClient } from '../../shared/aws/clients';
+import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { alertPut, buildAlertItem } from '../../shared/store/alerts/alerts-store';
-import { createDeliverHandler } from '../../functions/deliver/handler';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
 import { countCapacity } from '../support/count-capacity';
-import { sentEmails, startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
+import { sentEmails } from '../support/emulators';
 import { itemBytes } from '../support/item-size';
 import { getAlertItem, putRule, putUser, putVehicle } from './support/fixtures';
 
@@ -19,11 +16,7 @@ const units = (bytes: number) => Math.ceil(bytes / 1024);
 const INDEX_ENTRY_OVERHEAD = 100;
 
 describe('write units of one alert', () => {
-  let emulators: Emulators;
-  beforeAll(async () => {
-    emulators = await startTestEmulators('alert-write-units');
-  });
-  afterAll(async () => emulators.stop());
+  const harness = useDeliverHarness({ name: 'alert-write-units' });
 
   it('creating an alert and delivering it to one e-mail address writes the history indexes once, at its creation', async () => {
     const owner = await putUser({ login: 'units-owner', email: 'units-owner@example.com' });
@@ -50,16 +43,13 @@ describe('write units of one alert', () => {
       await documentClient().send(new TransactWriteCommand({ TransactItems: [alertPut(alert)] }));
       created = ofAlerts(counter.writeUnitsByIndex());
       counter.reset();
-      await sqsClient().send(
-        new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
-      );
-      const handler = createDeliverHandler() as unknown as SqsHandler;
-      expect(await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })).toBe(1);
+      await harness.enqueue(alert.alertId);
+      expect(await harness.drainDeliveries({ rounds: 1 })).toBe(1);
       delivered = ofAlerts(counter.writeUnitsByIndex());
     } finally {
       counter.detach();
     }
-    expect(await sentEmails(emulators)).toHaveLength(1);
+    expect(await sentEmails(harness.emulators)).toHaveLength(1);
     const final = await getAlertItem(alert.alertId);
     expect(final.status).toBe('delivered');
 

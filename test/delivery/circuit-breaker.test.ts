@@ -17,8 +17,8 @@ import {
 import { RETRY_HORIZON_SECONDS, RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { deferTarget, holdDeadline, wakeOf } from '../../shared/delivery/target-retry';
 import { NO_HEALTH, type CircuitHealth } from '../../shared/schemas/circuit-health';
+import { DELIVERY_T0 as T0 } from '../support/fixtures';
 
-const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const health = (fields: Partial<CircuitHealth>): CircuitHealth => ({ ...NO_HEALTH, ...fields });
 /** Open since T0, after the failures that made the count. */

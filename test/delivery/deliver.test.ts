@@ -39,8 +39,8 @@ describe('deliver function', () => {
     for (const address of addresses) await markSideEmailConfirmed(PARENT_ID, address, Date.now());
   }
 
-  async function drain(handler?: SqsHandler): Promise<void> {
-    for (let round = 0; round < 10; round++) if ((await deliverOnce(handler)) === 0) return;
+  async function drain(): Promise<void> {
+    await harness.drainDeliveries({ rounds: 10 });
   }
 
   it('e-mails each recipient user and side address once, each in its language, then settles the alert', async () => {

@@ -3,11 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
-import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
 import { RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { MAX_QUEUE_WAIT_MS } from '../../shared/delivery/deliver-alert';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
@@ -16,8 +12,8 @@ import { MetricName, metrics } from '../../shared/observability/metrics';
 import { createAgent } from '../../shared/store/directory-store';
 import { dueShardOf } from '../../shared/store/alerts/alerts-store';
 import { createWebhook } from '../../shared/store/webhooks-store';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from './support/fake-secrets-manager';
+import { useDeliverHarness } from '../support/deliver-harness';
+import { sentEmails } from '../support/emulators';
 import { getAlertItem, linkChat, putAlert, putRule, putUser } from './support/fixtures';
 import { SimulatedDelivery } from './support/simulated-delivery';
 
@@ -33,33 +29,25 @@ const HOUR = 3_600_000;
  * over DynamoDB Local, fauxqs, the SES emulator, the Telegram fake and real webhook receivers.
  */
 describe('durable delivery', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({
+    name: 'durable-delivery',
+    telegram: { botToken: '123456:durable' },
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+  });
+  const { telegram } = harness;
   let receiver: RunningWebhookReceiver;
   let sim: SimulatedDelivery;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('durable-delivery');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
-    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: '123456:durable', webhookSecret: 'hook-secret' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
     receiver = await startWebhookReceiver();
   });
   afterAll(async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), receiver.stop(), telegram.stop(), secrets.stop()]);
+    await receiver.stop();
   });
-  beforeEach(async () => {
+  beforeEach(() => {
     receiver.attempts.length = 0;
     receiver.received.length = 0;
-    telegram.reset();
-    await clearSentEmails(emulators);
-    sim = new SimulatedDelivery(emulators.queues.deliveries, Date.parse('2026-03-02T08:00:00.000Z'));
+    sim = new SimulatedDelivery(harness.emulators.queues.deliveries, Date.parse('2026-03-02T08:00:00.000Z'));
   });
   afterEach(() => sim.stop());
 
@@ -82,7 +70,7 @@ describe('durable delivery', () => {
     for (let receive = 0; receive < 5; receive++) {
       const { Messages = [] } = await sqsClient().send(
         new ReceiveMessageCommand({
-          QueueUrl: emulators.queues.deliveriesDlq,
+          QueueUrl: harness.emulators.queues.deliveriesDlq,
           MaxNumberOfMessages: 10,
           VisibilityTimeout: 0,
           MessageAttributeNames: ['All'],
@@ -126,7 +114,7 @@ describe('durable delivery', () => {
     await sim.drain();
 
     // the e-mail went out at once, on the first attempt; the endpoint's failure held nothing back
-    const emails = (await sentEmails(emulators)).filter((email) => email.destination.to.includes(dispatcher.email));
+    const emails = (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(dispatcher.email));
     expect(emails).toHaveLength(1);
     expect(((await getAlertItem(alert.alertId)).deliveries as Deliveries)[`email:${dispatcher.email}`]).toMatchObject({
       status: 'sent',
@@ -181,7 +169,7 @@ describe('durable delivery', () => {
     expect(settled.dueAt).toBeUndefined();
     expect(settled.retryAt).toBeUndefined();
     expect(await deadLetters(alert.alertId)).toEqual([]);
-    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes(dispatcher.email))).toHaveLength(1);
+    expect((await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(dispatcher.email))).toHaveLength(1);
   });
 
   it("honours Telegram's retry_after, and does not try a target early because a sibling came due", async () => {
@@ -372,6 +360,6 @@ describe('durable delivery', () => {
     expect(settled.status).toBe('delivered');
     expect((settled.deliveries as Deliveries)[key]).toMatchObject({ status: 'sent', attempts: 1 });
     expect(settled.outbox).toBeUndefined();
-    expect((await sentEmails(emulators)).filter((email) => email.destination.to.includes(dispatcher.email))).toHaveLength(1);
+    expect((await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(dispatcher.email))).toHaveLength(1);
   });
 });

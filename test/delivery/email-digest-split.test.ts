@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { sesClient } from '../../shared/aws/ses';
 import { DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES } from '../../shared/config';
 import { enqueueDeliveries } from '../../shared/queues/enqueue-deliveries';
-import { sentEmails, startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
+import { sentEmails } from '../support/emulators';
 import { SesQuotaStub } from './support/ses-quota-stub';
-import { drainDeliveries } from './support/drain-deliveries';
 import { getAlertItem, putAlert, putRule, putUser } from './support/fixtures';
 
 const INTERVAL_MS = DEFAULT_EMAIL_DIGEST_INTERVAL_MINUTES * 60_000;
@@ -22,24 +19,21 @@ const ALERTS = 201;
  * deliver and sweep handlers, with DynamoDB Local, fauxqs and aws-ses-v2-local: only GetAccount is stubbed
  * (SesQuotaStub), since no emulator has SES quotas. The clock is the test's, so the digest interval passes at once.
  */
-let emulators: Emulators;
 const ses = new SesQuotaStub();
 let now = Date.parse('2026-03-02T08:00:00.000Z');
 const clock = () => now;
-const deliverHandler = createDeliverHandler({ clock }) as unknown as SqsHandler;
+const harness = useDeliverHarness({ name: 'email-digest-split', dependencies: { clock } });
 const sweep = createSweepHandler({ clock, readBacklog: async () => ({ kind: 'unmonitored' }) });
 
 beforeAll(async () => {
-  emulators = await startTestEmulators('email-digest-split');
   ses.install(await sesClient());
 });
 afterAll(async () => {
   ses.uninstall(await sesClient());
-  await emulators.stop();
 });
 
 async function drain(): Promise<void> {
-  await drainDeliveries(emulators.queues.deliveries, deliverHandler);
+  await harness.drainDeliveries();
 }
 
 async function runSweepAt(at: number): Promise<void> {
@@ -69,7 +63,7 @@ it('splits 201 alerts held for one recipient into a digest of 200 and one of 1 a
   const start = now;
   expect((await enqueueDeliveries(alertIds)).size).toBe(ALERTS);
   await drain();
-  const inbox = async () => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(user.email));
+  const inbox = async () => (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(user.email));
   const emailStatus = async (alertId: string) =>
     ((await getAlertItem(alertId)).deliveries as Record<string, { status: string }>)[`email:${user.email}`]?.status;
   expect(await inbox()).toEqual([]);

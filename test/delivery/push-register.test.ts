@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { snsClient } from '../../shared/aws/clients';
 import { PushNotConfiguredError, PushUserNotFoundError, registerPushDevice, removePushDevice } from '../../shared/channels/push/register';
 import type { Emulators } from '../../infra/local/emulators';
@@ -18,10 +18,13 @@ describe('push device registration', () => {
     emulators = await startTestEmulators('push-register');
     sns.install(await snsClient());
   });
-  afterAll(async () => emulators.stop());
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await emulators.stop();
+  });
   beforeEach(() => {
-    process.env.PUSH_FCM_APPLICATION_ARN = FCM_APP;
-    process.env.PUSH_APNS_APPLICATION_ARN = APNS_APP;
+    vi.stubEnv('PUSH_FCM_APPLICATION_ARN', FCM_APP);
+    vi.stubEnv('PUSH_APNS_APPLICATION_ARN', APNS_APP);
     sns.calls.length = 0;
   });
 
@@ -47,7 +50,7 @@ describe('push device registration', () => {
 
   it('refuses an unconfigured platform and an unknown user', async () => {
     const user = await putUser({ login: 'no-apns', email: 'no-apns@example.com' });
-    delete process.env.PUSH_APNS_APPLICATION_ARN;
+    vi.stubEnv('PUSH_APNS_APPLICATION_ARN', undefined);
     await expect(registerPushDevice(user.id, 'apns', 't')).rejects.toBeInstanceOf(PushNotConfiguredError);
     await expect(registerPushDevice('0b8f5a43-3f2c-4f7e-9f53-6a1d3c9e0001', 'fcm', 't')).rejects.toBeInstanceOf(PushUserNotFoundError);
     expect(sns.calls).toEqual([]);

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../../shared/aws/clients';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler } from '../../functions/deliver/handler';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
 import { runOutboxPass } from '../../shared/sweep/outbox-pass';
 import { getRule } from '../../shared/store/rules-store';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { clearSentEmails, sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { TestClock, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { getAlertItem, putAlert } from './support/fixtures';
 
@@ -18,40 +14,31 @@ const HOUR = 3_600_000;
  * it (up to 24 hours) instead of being lost; released, it is e-mailed once.
  */
 describe('side addresses: confirmation on save, alerts held until confirmed', () => {
-  let emulators: Emulators;
+  const clock = new TestClock();
+  const harness = useDeliverHarness({
+    name: 'side-hold',
+    env: { PUBLIC_API_URL: 'https://api.fleetwatch.test/api/v3/' },
+    dependencies: { clock: clock.now },
+  });
   let api: TypedApi;
   let token: string;
   let clientId: string;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
-  const clock = new TestClock();
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('side-hold');
-    process.env.PUBLIC_API_URL = 'https://api.fleetwatch.test/api/v3/';
     api = typedApiClient({ now: clock.now });
     tenants = await seedTenants('sidehold');
     clientId = tenants.root.agentId;
   });
-  afterAll(async () => {
-    await emulators.stop();
-  });
-  beforeEach(async () => {
-    await clearSentEmails(emulators);
-  });
 
-  const mailsTo = async (address: string) => (await sentEmails(emulators)).filter((email) => email.destination.to.includes(address));
+  const mailsTo = async (address: string) => (await sentEmails(harness.emulators)).filter((email) => email.destination.to.includes(address));
 
   /** Every message on the deliveries queue, handled by the deliver function at the test's time. */
-  async function drain(senders: ChannelSenders = channelSenders): Promise<void> {
-    const handler = createDeliverHandler({ clock: clock.now, senders }) as unknown as SqsHandler;
-    for (let round = 0; round < 10; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
-    }
+  async function drain(senders?: ChannelSenders): Promise<void> {
+    const handler = senders ? harness.createHandler({ clock: clock.now, senders }) : harness.handler;
+    await harness.drainDeliveries({ rounds: 10, handler });
   }
-
-  async function enqueue(alertId: string): Promise<void> {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-  }
+  const enqueue = (alertId: string) => harness.enqueue(alertId);
 
   async function saveRule(...addresses: string[]): Promise<number> {
     token = await login(api, tenants.root);
@@ -116,7 +103,7 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     await drain();
     const firstLink = linkToken((await mailsTo(first))[0]?.body.text);
     const secondLink = linkToken((await mailsTo(second))[0]?.body.text);
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     const statusOf = async (alertId: string, address: string) =>
       ((await getAlertItem(alertId)).deliveries as Record<string, { status: string }>)[`email:${address}`]?.status;
 
@@ -128,7 +115,7 @@ describe('side addresses: confirmation on save, alerts held until confirmed', ()
     // a redelivered request while held sends nothing
     await enqueue(alert.alertId);
     await drain();
-    expect(await sentEmails(emulators)).toHaveLength(0);
+    expect(await sentEmails(harness.emulators)).toHaveLength(0);
 
     // the first address confirms: its e-mail goes out, the second still waits
     expect((await confirm(firstLink!)).status).toBe(200);

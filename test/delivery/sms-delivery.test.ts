@@ -1,6 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { channelSenders } from '../../shared/delivery/senders';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { sentEmails } from '../support/emulators';
@@ -94,7 +93,7 @@ describe('SMS delivery', () => {
     const rule = await smsRule(number);
     const alert = await putAlert(rule, vehicle++, {}, { severity: 'critical' });
     let crashed = false;
-    const crashing = createDeliverHandler({
+    const crashing = harness.createHandler({
       senders: {
         ...channelSenders,
         async sms(message) {
@@ -103,7 +102,7 @@ describe('SMS delivery', () => {
           throw new Error('the invocation died after the send');
         },
       },
-    }) as unknown as SqsHandler;
+    });
     await enqueue(alert.alertId);
     await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler: crashing, functionName: 'deliver', visibilityTimeoutSeconds: 0 });
     expect(crashed).toBe(true);
@@ -162,8 +161,8 @@ describe('SMS delivery', () => {
   });
 
   it('stops at the monthly cap under parallel deliveries, overshooting by less than one SMS, and tells the users once', async () => {
-    process.env.SMS_MONTHLY_CAP_USD = '1';
-    process.env.SMS_PRICES = '{"AZ": 0.3}';
+    vi.stubEnv('SMS_MONTHLY_CAP_USD', '1');
+    vi.stubEnv('SMS_PRICES', '{"AZ": 0.3}');
     try {
       const clientId = randomUUID();
       const user = await putUser({
@@ -205,8 +204,8 @@ describe('SMS delivery', () => {
       expect(notices[0]!.body.text).toContain(`SMS spend for ${monthOf(Date.now())} reached its cap ($1)`);
       expect(notices[0]!.body.html).toContain(`<b>Your client&#39;s SMS spend for ${monthOf(Date.now())} reached its cap ($1).</b>`);
     } finally {
-      delete process.env.SMS_MONTHLY_CAP_USD;
-      delete process.env.SMS_PRICES;
+      vi.stubEnv('SMS_MONTHLY_CAP_USD', undefined);
+      vi.stubEnv('SMS_PRICES', undefined);
     }
   });
 

@@ -34,7 +34,7 @@ describe('the short link of alert SMS', () => {
     api = typedApiClient();
   });
   beforeEach(() => {
-    process.env.PUBLIC_API_URL = EXECUTE_API_URL;
+    vi.stubEnv('PUBLIC_API_URL', EXECUTE_API_URL);
   });
 
   // a handler made for each receive, after the test set its environment
@@ -70,11 +70,11 @@ describe('the short link of alert SMS', () => {
   /** The short link through the API handler, which has no PUBLIC_API_URL when deployed (only deliver has it). */
   async function open(code: string, headers: Record<string, string> = {}) {
     const base = process.env.PUBLIC_API_URL;
-    delete process.env.PUBLIC_API_URL;
+    vi.stubEnv('PUBLIC_API_URL', undefined);
     try {
       return await api.GET('/api/v3/alerts/s/{code}', { params: { path: { code } }, headers, parseAs: 'text' });
     } finally {
-      process.env.PUBLIC_API_URL = base;
+      vi.stubEnv('PUBLIC_API_URL', base);
     }
   }
   const smsDelivery = async (alertId: string, phoneNumber: string) =>
@@ -122,7 +122,7 @@ describe('the short link of alert SMS', () => {
     expect(long.sent.body).not.toMatch(/https?:/);
     expect(await smsDelivery(long.alertId, long.phoneNumber)).toMatchObject({ sms: { segments: 1 } });
 
-    process.env.PUBLIC_API_URL = 'https://fw.example.az/api/v3/';
+    vi.stubEnv('PUBLIC_API_URL', 'https://fw.example.az/api/v3/');
     const short = await deliverSms(1);
     expect(short.sent).toMatchObject({ encoding: 'UCS-2', segments: 1 });
     const code = SHORT_LINK.exec(short.sent.body)?.[2];
@@ -160,7 +160,7 @@ describe('the short link of alert SMS', () => {
       await drain();
       expect(sms.sent).toHaveLength(1);
     } finally {
-      delete process.env.ALERT_LINK_SECRET_ID;
+      vi.stubEnv('ALERT_LINK_SECRET_ID', undefined);
       forgetAlertLinkKey();
       await secrets.stop();
     }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTelegramApi, TELEGRAM_API_TIMEOUT_SECONDS } from '../../shared/channels/telegram/bot-api';
 import { sendTelegramMessage } from '../../shared/channels/telegram/send-telegram';
 
@@ -10,17 +10,14 @@ import { sendTelegramMessage } from '../../shared/channels/telegram/send-telegra
  */
 describe('Bot API timeout', () => {
   let silent: Server;
-  let previousRoot: string | undefined;
 
   beforeAll(async () => {
     silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    previousRoot = process.env.TELEGRAM_API_ROOT;
-    process.env.TELEGRAM_API_ROOT = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    vi.stubEnv('TELEGRAM_API_ROOT', `http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
   });
   afterAll(async () => {
-    if (previousRoot === undefined) delete process.env.TELEGRAM_API_ROOT;
-    else process.env.TELEGRAM_API_ROOT = previousRoot;
+    vi.unstubAllEnvs();
     silent.closeAllConnections();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Emulators } from '../../infra/local/emulators';
 import { lambdaContext } from '../../infra/local/sqs-poller';
@@ -67,14 +67,15 @@ describe('Telegram webhook', () => {
 
   beforeAll(async () => {
     emulators = await startTestEmulators('tg-webhook');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram-webhook';
+    vi.stubEnv('TELEGRAM_API_ROOT', await telegram.start());
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', await secrets.start());
+    vi.stubEnv('TELEGRAM_SECRET_ID', 'fleetwatch/telegram-webhook');
     secrets.secrets.set('fleetwatch/telegram-webhook', JSON.stringify({ botToken: '42:webhook-bot', webhookSecret: WEBHOOK_SECRET }));
     forgetTelegramCredentials();
     resetTelegramWebhook();
   });
   afterAll(async () => {
+    vi.unstubAllEnvs();
     await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
   });
   beforeEach(() => telegram.reset());

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
 import { runAdmin } from '../../infra/admin/commands';
@@ -22,10 +22,10 @@ describe('npm run admin -- redrive', () => {
   let emulators: Emulators;
   beforeAll(async () => {
     emulators = await startTestEmulators('admin-redrive');
-    process.env.INPUT_QUEUE_URL = emulators.queues.input;
+    vi.stubEnv('INPUT_QUEUE_URL', emulators.queues.input);
   });
   afterAll(async () => {
-    delete process.env.INPUT_QUEUE_URL;
+    vi.unstubAllEnvs();
     await emulators.stop();
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -33,7 +33,7 @@ describe('local console without --verbose', () => {
 
   beforeAll(async () => {
     // as `npm start` does: the local environment first, then the modules that read it when they load
-    delete process.env.POWERTOOLS_LOG_LEVEL;
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', undefined);
     applyLocalFunctionEnvironment(false, false);
     const { startLocalRuntime } = await import('../../infra/local/runtime');
     runtime = await startLocalRuntime({
@@ -75,6 +75,7 @@ describe('local console without --verbose', () => {
   });
   afterAll(async () => {
     await runtime?.stop();
+    vi.unstubAllEnvs();
   });
 
   it('tells an alert and its delivery once, and nothing for an alert settled before this run', async () => {

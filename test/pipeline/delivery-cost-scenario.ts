@@ -1,8 +1,8 @@
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
+import { pollOnce } from '../../infra/local/sqs-poller';
 import { resourcesConfig } from '../../shared/config';
 import { countCapacity, type CapacityCounter } from '../support/count-capacity';
+import { deliverHandler } from '../support/deliver-handler';
 import { countSqsRequests } from '../support/count-sqs-requests';
 import { captureOutput } from '../support/replay-output';
 import { projectRules } from '../support/project-rules';
@@ -69,7 +69,7 @@ export async function measureDeliveryCost(options: { alerts: number }): Promise<
   const queueUrl = resourcesConfig().DELIVERIES_QUEUE_URL;
   let now = T0;
   const evaluate = createEvaluateHandler({ clock: () => now });
-  const deliver = createDeliverHandler({ clock: () => now }) as unknown as SqsHandler;
+  const deliver = deliverHandler({ clock: () => now });
   const capacity = countCapacity();
   const sqs = countSqsRequests();
   const quota = new SesQuotaStub();

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/aws/clients';
 import { handler as evaluate } from '../../functions/evaluate/handler';
 import { handler as deliver } from '../../functions/deliver/handler';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
-import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import type { SqsHandler } from '../../infra/local/sqs-poller';
+import { useDeliverHarness } from '../support/deliver-harness';
+import { sentEmails } from '../support/emulators';
+import { pollUntilEmpty } from '../support/poll-until-empty';
 import { PARENT_ID, alertsInTable, putRule, storedRule, terminalMessage, T0 } from './support';
 import { confirmSideEmails, registerFleet } from '../support/owned-fleet';
 
@@ -17,9 +18,8 @@ const VEHICLE = 4242;
 const SIDE_EMAIL = 'dispatch@example.com';
 
 describe('from terminal message to e-mail', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({ name: 'pipeline-e2e' });
   beforeAll(async () => {
-    emulators = await startTestEmulators('pipeline-e2e');
     await registerFleet(PARENT_ID, [VEHICLE]);
     await confirmSideEmails(PARENT_ID, [SIDE_EMAIL]);
     // valid around the real clock, since the deployed handlers read it
@@ -37,7 +37,6 @@ describe('from terminal message to e-mail', () => {
       }),
     );
   });
-  afterAll(async () => emulators.stop());
 
   /** Sends a short trace; `resend` gives the messages new deduplication ids, as a producer's retry would. */
   async function sendTrace(startedAt: number, resend = false): Promise<void> {
@@ -50,7 +49,7 @@ describe('from terminal message to e-mail', () => {
     const offset = (startedAt - T0) / 1000;
     await sqsClient().send(
       new SendMessageBatchCommand({
-        QueueUrl: emulators.queues.input,
+        QueueUrl: harness.emulators.queues.input,
         Entries: trace.map(([second, speed], index) => ({
           Id: String(index),
           MessageGroupId: String(VEHICLE),
@@ -61,15 +60,11 @@ describe('from terminal message to e-mail', () => {
     );
   }
 
-  async function drain(queueUrl: string, handler: SqsHandler, functionName: string): Promise<void> {
-    for (let round = 0; round < 20; round++) {
-      if ((await pollOnce({ queueUrl, handler, functionName, visibilityTimeoutSeconds: 0 })) === 0) return;
-    }
-    throw new Error(`${functionName}: queue not drained`);
-  }
+  const evaluateInput = (handler: SqsHandler) =>
+    pollUntilEmpty(harness.emulators.queues.input, handler, { functionName: 'evaluate', rounds: 20, mustEmpty: true });
+  const deliverAll = () => harness.drainDeliveries({ handler: deliver, rounds: 20, mustEmpty: true });
 
   it('sends exactly one e-mail for a speeding episode, even when the batch is delivered twice', async () => {
-    await clearSentEmails(emulators);
     const startedAt = Date.now() - 120_000;
     await sendTrace(startedAt);
 
@@ -84,12 +79,12 @@ describe('from terminal message to e-mail', () => {
       }
       return response;
     };
-    await drain(emulators.queues.input, crashingOnce, 'evaluate');
+    await evaluateInput(crashingOnce);
     expect(crashed).toBe(true);
 
-    await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
+    await deliverAll();
 
-    const emails = await sentEmails(emulators);
+    const emails = await sentEmails(harness.emulators);
     expect(emails).toHaveLength(1);
     const [email] = emails;
     expect(email!.destination.to).toEqual([SIDE_EMAIL]);
@@ -109,10 +104,10 @@ describe('from terminal message to e-mail', () => {
       evaluated += event.Records.length;
       return evaluate(event, context);
     };
-    await drain(emulators.queues.input, counting, 'evaluate');
+    await evaluateInput(counting);
     expect(evaluated).toBe(4);
-    await drain(emulators.queues.deliveries, deliver as unknown as SqsHandler, 'deliver');
-    expect(await sentEmails(emulators)).toHaveLength(1);
+    await deliverAll();
+    expect(await sentEmails(harness.emulators)).toHaveLength(1);
     expect((await alertsInTable()).filter((alert) => alert.vehicleId === VEHICLE)).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resourcesConfig } from '../../shared/config';
 import { MESSAGE_LIMITS } from '../../shared/schemas/terminal-message';
 import { loadVehicleState } from '../../shared/store/vehicle-state-store';
@@ -152,11 +152,11 @@ describe('evaluate function', () => {
     const good = sqsRecord(terminalMessage(4, 10, 40));
     const bad = sqsRecord('not json');
     const dlq = process.env.INPUT_DLQ_URL!;
-    process.env.INPUT_DLQ_URL = `${dlq}-missing`;
+    vi.stubEnv('INPUT_DLQ_URL', `${dlq}-missing`);
     try {
       expect(await invoke(handler, [good, bad])).toEqual({ batchItemFailures: [{ itemIdentifier: bad.messageId }] });
     } finally {
-      process.env.INPUT_DLQ_URL = dlq;
+      vi.unstubAllEnvs();
     }
     expect(await stateOf(4)).toMatchObject({ lastDeviceTime: new Date(T0 + 10_000).toISOString() });
   });
@@ -239,12 +239,12 @@ describe('evaluate function', () => {
     const now = T0 + 200_000;
     const handler = createEvaluateHandler({ clock: () => now });
     const deliveries = process.env.DELIVERIES_QUEUE_URL!;
-    process.env.DELIVERIES_QUEUE_URL = `${deliveries}-unreachable`;
+    vi.stubEnv('DELIVERIES_QUEUE_URL', `${deliveries}-unreachable`);
     try {
       const records = TWO_EPISODES.slice(0, 3).map(([second, speed]) => sqsRecord(terminalMessage(6, second, speed)));
       expect(await invoke(handler, records)).toEqual({ batchItemFailures: [] });
     } finally {
-      process.env.DELIVERIES_QUEUE_URL = deliveries;
+      vi.unstubAllEnvs();
     }
     const [alert] = await alertsOf(6);
     expect(alert).toMatchObject({ status: 'pending', outbox: expect.stringMatching(/^pending#\d+$/) });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
@@ -71,7 +71,7 @@ describe('the age of a message through evaluate', () => {
   });
   afterAll(async () => emulators.stop());
   afterEach(() => {
-    delete process.env.MAX_EVENT_AGE_SECONDS;
+    vi.unstubAllEnvs();
   });
 
   const t = Date.parse('2026-11-24T10:00:00Z');
@@ -153,7 +153,7 @@ describe('the age of a message through evaluate', () => {
 
     // unset: 900 s
     await deliver(createEvaluateHandler({ clock: () => late }), [...dump(9004), ...dump(9006)]);
-    process.env.MAX_EVENT_AGE_SECONDS = '3600';
+    vi.stubEnv('MAX_EVENT_AGE_SECONDS', '3600');
     await deliver(createEvaluateHandler({ clock: () => late }), [...dump(9005), ...dump(9007)]);
 
     const episode = [['speeding', new Date(t + 5 * MINUTE + 30_000).toISOString()]];

@@ -1,31 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Context, SNSEvent } from 'aws-lambda';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { sqsClient } from '../../shared/aws/clients';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { directoryKeys } from '../../shared/schemas/directory';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
-import { createDeliverHandler, handler as deliverFunction } from '../../functions/deliver/handler';
-import { forgetTelegramCredentials } from '../../shared/channels/telegram/credentials';
-import { resetTelegramSender } from '../../shared/delivery/senders';
+import { handler as deliverFunction } from '../../functions/deliver/handler';
 import { createAgent } from '../../shared/store/directory-store';
 import { issueLinkCode, redeemLinkCode, unlinkTelegramChat } from '../../shared/store/telegram-links';
-import { clearSentEmails, startTestEmulators } from '../support/emulators';
-import { FakeSecretsManager } from '../delivery/support/fake-secrets-manager';
-import { FakeTelegram } from '../../infra/local/telegram-fake';
+import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 import { apiClient, lambdaContext, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
-
-interface InboxEmail {
-  destination: { to: string[] };
-  subject: string;
-  body: { text?: string; html?: string };
-  headers?: { name: string; value: string }[];
-}
 
 /**
  * Attacks replayed: using fleetwatch's official bot and sender against strangers.
@@ -38,43 +25,27 @@ interface InboxEmail {
  *   tenant's vehicle: delivery itself must refuse.
  */
 describe('security: the official bot and sender are not usable against strangers', () => {
-  let emulators: Emulators;
-  const telegram = new FakeTelegram();
-  const secrets = new FakeSecretsManager();
+  const harness = useDeliverHarness({
+    name: 'sec-channels',
+    telegram: { botToken: '1:token', webhookSecret: 'hook' },
+    env: { PUBLIC_API_URL: 'https://api.fleetwatch.test/api/v3/' },
+  });
+  const { telegram } = harness;
   let clientA: string;
   let clientB: string;
   let vehicle = 5000;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('sec-channels');
-    process.env.TELEGRAM_API_ROOT = await telegram.start();
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = await secrets.start();
-    process.env.TELEGRAM_SECRET_ID = 'fleetwatch/telegram';
-    process.env.PUBLIC_API_URL = 'https://api.fleetwatch.test/api/v3/';
-    secrets.secrets.set('fleetwatch/telegram', JSON.stringify({ botToken: '1:token', webhookSecret: 'hook' }));
-    forgetTelegramCredentials();
-    resetTelegramSender();
     clientA = (await createAgent({ name: 'Alpha Haulage' })).agentId;
     clientB = (await createAgent({ name: 'Bravo Freight' })).agentId;
   });
-  afterAll(async () => {
-    await Promise.all([emulators.stop(), telegram.stop(), secrets.stop()]);
-  });
-  beforeEach(async () => {
-    telegram.reset();
-    await clearSentEmails(emulators);
-  });
 
-  const inbox = async (): Promise<InboxEmail[]> =>
-    ((await (await fetch(`${emulators.sesEndpoint}/store`)).json()) as { emails: InboxEmail[] }).emails;
+  const inbox = () => sentEmails(harness.emulators);
   const mailsTo = async (address: string) => (await inbox()).filter((email) => email.destination.to.includes(address));
 
   async function deliver(alertId: string): Promise<void> {
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
-    const handler = createDeliverHandler() as unknown as SqsHandler;
-    for (let round = 0; round < 5; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
-    }
+    await harness.enqueue(alertId);
+    await harness.drainDeliveries({ rounds: 5 });
   }
 
   /** A vehicle of `clientId` and an alert of `rule` on it, delivered. */
@@ -130,7 +101,7 @@ describe('security: the official bot and sender are not usable against strangers
     const confirmation = (token: string) => ({ params: { path: { token } }, parseAs: 'text' as const });
     // opening the link changes nothing (mail scanners open links); the button posts
     expect((await api.GET('/api/v3/email/confirm/{token}', confirmation(link![1]!))).response.status).toBe(200);
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     await alertOn(rule);
     expect(await mailsTo('victim@elsewhere.test')).toHaveLength(0);
     expect((await api.POST('/api/v3/email/confirm/{token}', confirmation(`${link![1]!.slice(0, -2)}xx`))).response.status).toBe(404);
@@ -161,7 +132,7 @@ describe('security: the official bot and sender are not usable against strangers
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
     expect(oneClick.status).toBe(200);
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     await alertOn(rule);
     expect(await mailsTo('a-unsub@alpha.test')).toHaveLength(0);
     expect(await mailsTo('a-colleague@alpha.test')).toHaveLength(1);
@@ -198,7 +169,7 @@ describe('security: the official bot and sender are not usable against strangers
       sesEvent({ eventType: 'Complaint', complaint: { complainedRecipients: [{ emailAddress: 'a-complain@alpha.test' }] } }),
       context,
     );
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     const item = await alertOn(rule);
     expect(await inbox()).toHaveLength(0);
     expect((item.deliveries as Record<string, { error?: string }>)['email:a-complain@alpha.test']?.error).toBe('the address is suppressed');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Emulators } from '../../infra/local/emulators';
 import { documentClient } from '../../shared/aws/dynamodb';
@@ -32,16 +32,17 @@ describe('security: per-client limits under parallel requests', () => {
   let api: TypedApi;
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const clock = new TestClock();
-  const saved = { ...process.env };
 
   beforeAll(async () => {
     emulators = await startTestEmulators('sec-parallel-limits');
-    Object.assign(process.env, { LIMIT_RULES_PER_CLIENT: '3', LIMIT_GEOZONES_PER_CLIENT: '2', LIMIT_WEBHOOKS_PER_CLIENT: '3' });
+    vi.stubEnv('LIMIT_RULES_PER_CLIENT', '3');
+    vi.stubEnv('LIMIT_GEOZONES_PER_CLIENT', '2');
+    vi.stubEnv('LIMIT_WEBHOOKS_PER_CLIENT', '3');
     tenants = await seedTenants('parlimits');
     api = typedApiClient({ now: clock.now });
   });
   afterAll(async () => {
-    process.env = saved;
+    vi.unstubAllEnvs();
     await emulators.stop();
   });
 

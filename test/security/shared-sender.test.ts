@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PurgeQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import type { SNSEvent } from 'aws-lambda';
 import { sqsClient } from '../../shared/aws/clients';
-import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
-import type { Emulators } from '../../infra/local/emulators';
 import { runAdmin } from '../../infra/admin/commands';
-import { createDeliverHandler, handler as deliverFunction } from '../../functions/deliver/handler';
+import { handler as deliverFunction } from '../../functions/deliver/handler';
 import type { EmailMessage } from '../../shared/channels/email/send-email';
 import { DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY, DEFAULT_CONFIRMATION_FEEDBACK_STOP } from '../../shared/config';
 import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
 import { runConfirmationWaitPass } from '../../shared/sweep/confirmation-wait-pass';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 import { getRule } from '../../shared/store/rules-store';
-import { clearSentEmails, startTestEmulators } from '../support/emulators';
+import { clearSentEmails, sentEmails } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import {
   TestClock,
   apiClient,
@@ -28,13 +27,6 @@ import {
 } from '../api/support';
 import { putAlert } from '../delivery/support/fixtures';
 
-interface InboxEmail {
-  destination: { to: string[] };
-  subject: string;
-  body: { text?: string };
-  headers?: { name: string; value: string }[];
-}
-
 const CONFIRM_SUBJECT = 'Confirm fleetwatch alerts to this address';
 
 /**
@@ -46,29 +38,24 @@ const CONFIRM_SUBJECT = 'Confirm fleetwatch alerts to this address';
  * - a side address unsubscribes from one rule, and another rule of the same client mails it again.
  */
 describe('security: the shared sender cannot be used against strangers', () => {
-  let emulators: Emulators;
+  // the clock only moves forward: the budget test, which moves it a day on, comes last
+  const clock = new TestClock();
+  const harness = useDeliverHarness({
+    name: 'shared-sender',
+    env: { PUBLIC_API_URL: 'https://api.fleetwatch.test/api/v3/' },
+    dependencies: { clock: clock.now },
+  });
   let api: TypedApi;
   /** For the one request the typed client cannot express: the one-click form body, which the document does not declare. */
   let rawApi: Api;
-  const clock = new TestClock();
   let vehicle = 9000;
 
-  beforeAll(async () => {
-    emulators = await startTestEmulators('shared-sender');
-    process.env.PUBLIC_API_URL = 'https://api.fleetwatch.test/api/v3/';
+  beforeAll(() => {
     api = typedApiClient({ now: clock.now });
     rawApi = apiClient({ now: clock.now });
   });
-  afterAll(async () => {
-    await emulators.stop();
-  });
-  // the clock only moves forward: the budget test, which moves it a day on, comes last
-  beforeEach(async () => {
-    await clearSentEmails(emulators);
-  });
 
-  const inbox = async (): Promise<InboxEmail[]> =>
-    ((await (await fetch(`${emulators.sesEndpoint}/store`)).json()) as { emails: InboxEmail[] }).emails;
+  const inbox = () => sentEmails(harness.emulators);
   const mailsTo = async (address: string) => (await inbox()).filter((email) => email.destination.to.includes(address));
   const confirmations = async () => (await inbox()).filter((email) => email.subject === CONFIRM_SUBJECT);
   const confirmToken = (text: string | undefined) =>
@@ -78,18 +65,14 @@ describe('security: the shared sender cannot be used against strangers', () => {
     (await api.POST('/api/v3/email/confirm/{token}', { params: { path: { token } }, parseAs: 'text' })).response;
 
   /** Every message on the deliveries queue, handled by the deliver function at the test's time. */
-  async function drain(senders: ChannelSenders = channelSenders): Promise<void> {
-    const handler = createDeliverHandler({ clock: clock.now, senders }) as unknown as SqsHandler;
-    for (let round = 0; round < 40; round++) {
-      if ((await pollOnce({ queueUrl: emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0) return;
-    }
+  async function drain(senders?: ChannelSenders): Promise<void> {
+    const handler = senders ? harness.createHandler({ clock: clock.now, senders }) : harness.handler;
+    await harness.drainDeliveries({ rounds: 40, handler });
   }
 
   async function alertOf(ruleId: number): Promise<void> {
     const alert = await putAlert((await getRule(ruleId))!, vehicle++);
-    await sqsClient().send(
-      new SendMessageCommand({ QueueUrl: emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId: alert.alertId }) }),
-    );
+    await harness.enqueue(alert.alertId);
     await drain();
   }
 
@@ -133,7 +116,7 @@ describe('security: the shared sender cannot be used against strangers', () => {
     const statuses = await Promise.all([saveRule(racer, batch('left')), saveRule(racer, batch('right'))]);
     expect(statuses.map((response) => response.status).sort()).toEqual([200, 400]);
     // the confirmations these saves queued are not this test's subject
-    await sqsClient().send(new PurgeQueueCommand({ QueueUrl: emulators.queues.deliveries }));
+    await sqsClient().send(new PurgeQueueCommand({ QueueUrl: harness.emulators.queues.deliveries }));
   });
 
   it('asks a mailbox once, whatever +tags and case its addresses carry, and mails each address once it confirmed', async () => {
@@ -148,7 +131,7 @@ describe('security: the shared sender cannot be used against strangers', () => {
 
     expect((await confirm(confirmToken(asked[0]!.body.text)!)).status).toBe(200);
     await drain();
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     await alertOf(saved.data!.id);
     for (const address of aliases) expect(await mailsTo(address), address).toHaveLength(1);
   });
@@ -195,7 +178,7 @@ describe('security: the shared sender cannot be used against strangers', () => {
     const listed = (await runAdmin(['confirmation-stops'])).stopped as { clientId: string }[];
     expect(listed.map((stop) => stop.clientId)).toEqual([owner.clientId]);
 
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     const later = await saveRule(owner, ['new@bounce.test']);
     await drain();
     expect(await confirmations()).toHaveLength(0);
@@ -230,7 +213,7 @@ describe('security: the shared sender cannot be used against strangers', () => {
     expect(oneClick.status).toBe(200);
 
     // another rule of the same client, with the address and an alias of its mailbox: no confirmation, no alert
-    await clearSentEmails(emulators);
+    await clearSentEmails(harness.emulators);
     const second = await saveRule(owner, [address, 'Driver+night@outside.test']);
     expect(second.status).toBe(200);
     await drain();

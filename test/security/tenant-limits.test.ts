@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, login, ruleBody, seedTenants, session, depotZoneBody, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
@@ -24,15 +24,12 @@ describe('security: per-client limits', () => {
   let tenants: Awaited<ReturnType<typeof seedTenants>>;
   const tokens = { root: '', child: '', sibling: '', readOnly: '' };
   const clock = new TestClock();
-  const saved = { ...process.env };
 
   beforeAll(async () => {
     emulators = await startTestEmulators('sec-limits');
-    Object.assign(process.env, {
-      LIMIT_RULES_PER_CLIENT: '3',
-      LIMIT_VEHICLE_IDS_PER_RULE: '2',
-      LIMIT_GEOZONES_PER_CLIENT: '2',
-    });
+    vi.stubEnv('LIMIT_RULES_PER_CLIENT', '3');
+    vi.stubEnv('LIMIT_VEHICLE_IDS_PER_RULE', '2');
+    vi.stubEnv('LIMIT_GEOZONES_PER_CLIENT', '2');
     tenants = await seedTenants('seclimits');
     await registerVehicle({ vehicleId: 102, name: 'Truck 102', parentId: tenants.root.agentId }, { allowMove: true });
     await registerVehicle({ vehicleId: 103, name: 'Truck 103', parentId: tenants.root.agentId }, { allowMove: true });
@@ -40,7 +37,7 @@ describe('security: per-client limits', () => {
     for (const name of ['root', 'child', 'sibling', 'readOnly'] as const) tokens[name] = await login(api, tenants[name]);
   });
   afterAll(async () => {
-    process.env = saved;
+    vi.unstubAllEnvs();
     await emulators.stop();
   });
 
@@ -96,7 +93,7 @@ describe('security: per-client limits', () => {
   });
 
   it('limits API requests per client per minute, across sessions, without touching other clients', async () => {
-    process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE = '5';
+    vi.stubEnv('LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE', '5');
     try {
       clock.value = Math.ceil(clock.value / 60_000) * 60_000 + 60_000;
       const check = async (token: string) => (await api.GET('/api/v3/auth/check', { headers: session(token) })).response;
@@ -111,7 +108,7 @@ describe('security: per-client limits', () => {
       clock.advance(60_000);
       expect((await check(tokens.root)).status).toBe(200);
     } finally {
-      delete process.env.LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE;
+      vi.stubEnv('LIMIT_API_REQUESTS_PER_CLIENT_PER_MINUTE', undefined);
     }
   });
 });

@@ -66,8 +66,11 @@ export interface DeliverHarness {
   deliver(records: SQSRecord[] | SQSEvent, handler?: SqsHandler): ReturnType<SqsHandler>;
   /** Sends `{ alertId }` to the deliveries queue. */
   enqueue(alertId: string): Promise<void>;
-  /** Hands the deliveries queue to the handler until a receive finds it empty or `rounds` receives were made. */
-  drainDeliveries(options?: { rounds?: number; handler?: SqsHandler }): Promise<number>;
+  /**
+   * Hands the deliveries queue to the handler until a receive finds it empty or `rounds` receives were made; with
+   * `mustEmpty`, running out of rounds first throws.
+   */
+  drainDeliveries(options?: { rounds?: number; handler?: SqsHandler; mustEmpty?: boolean }): Promise<number>;
 }
 
 export function useDeliverHarness(options: DeliverHarnessOptions): DeliverHarness {
@@ -134,8 +137,8 @@ export function useDeliverHarness(options: DeliverHarnessOptions): DeliverHarnes
     async enqueue(alertId) {
       await sqsClient().send(new SendMessageCommand({ QueueUrl: harness.emulators.queues.deliveries, MessageBody: JSON.stringify({ alertId }) }));
     },
-    drainDeliveries({ rounds, handler: using = handler } = {}) {
-      return drainDeliveries(harness.emulators.queues.deliveries, using, rounds);
+    drainDeliveries({ rounds, handler: using = handler, mustEmpty } = {}) {
+      return drainDeliveries(harness.emulators.queues.deliveries, using, rounds, mustEmpty);
     },
   };
   return harness;

@@ -1,13 +1,15 @@
 import { notificationBodySchema, type StoredRule } from '../../shared/schemas/notification';
 
 /**
- * Fixtures shared by the rules, pipeline, projection and bench tests: one start of the test clock, one client and
- * one stored rule. Without vitest or the emulators, so that benches may import it.
+ * Fixtures shared by the rules, pipeline, projection, delivery and bench tests: the starts of the test clocks, one
+ * client and one stored rule. Without vitest or the emulators, so that benches may import it.
  */
 export const PARENT_ID = '7d0b1c3e-2f4a-4b5c-8d6e-9f0a1b2c3d4e';
 /** The test clock's start: 2026-03-01, midnight UTC. */
 export const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 export const DAY_MS = 86_400_000;
+/** The delivery tests' clock start: T0's day at 10:00 UTC, when the delivery fixtures' alerts are raised. */
+export const DELIVERY_T0 = Date.parse('2026-03-01T10:00:00.000Z');
 
 /** What differs between the stored rules of the suites: the rule's name and when it is in force. */
 export interface StoredRuleDefaults {

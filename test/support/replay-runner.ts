@@ -4,7 +4,6 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
-import { createDeliverHandler } from '../../functions/deliver/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext, pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
@@ -15,6 +14,7 @@ import { notificationBodySchema, RULE_TYPES, type StoredRule } from '../../share
 import type { GeozoneGeometry } from '../../shared/schemas/geozone';
 import { createGeozone } from '../../shared/store/geozones-store';
 import { createRule } from '../../shared/store/rules-store';
+import { deliverHandler } from './deliver-handler';
 import { projectRules } from './project-rules';
 import { confirmSideEmails, linkChats, registerFleet } from './owned-fleet';
 import { createUser } from '../../shared/store/directory-store';
@@ -233,7 +233,7 @@ export async function runReplay(
   const clock = () => now;
   const evaluate = createEvaluateHandler({ clock });
   // deliver keeps the replay's time as well: a circuit breaker opened by a fault probes a simulated minute later
-  const deliver = createDeliverHandler({ clock }) as unknown as SqsHandler;
+  const deliver = deliverHandler({ clock });
   const sweep = createSweepHandler({
     clock,
     feedOutage: options.feedOutage ?? FEED_OUTAGE_OFF,

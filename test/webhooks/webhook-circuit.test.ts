@@ -3,7 +3,6 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { documentClient, sqsClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { pollOnce } from '../../infra/local/sqs-poller';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
 import { deliverAlert } from '../../shared/delivery/deliver-alert';
 import { throughCircuit } from '../../shared/delivery/circuit-gate';
@@ -24,11 +23,11 @@ import { listWebhookAttempts } from '../../shared/store/webhook-deliveries';
 import { createWebhook, disableWebhook, getWebhookWithSecrets } from '../../shared/store/webhooks-store';
 import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat, putAlert, putRule, putUser } from '../delivery/support/fixtures';
+import { DELIVERY_T0 as T0 } from '../support/fixtures';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
 type Retries = Record<string, { attempts: number; error: string; nextAttemptAt: string; heldBy?: string }>;
 
-const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const BOT_TOKEN = '123456:circuit-bot-token';
 const HELD = /^not attempted: the circuit of /;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -49,7 +48,7 @@ describe('circuit breaker', () => {
     env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
     dependencies: { clock, maxReceiveCount: 100 },
   });
-  const { telegram, handler } = harness;
+  const { telegram } = harness;
   let receiver: RunningWebhookReceiver;
 
   beforeAll(async () => {
@@ -79,11 +78,7 @@ describe('circuit breaker', () => {
   };
   /** The deliver handler on what the sweep put on the deliveries queue, until it is empty. */
   async function deliverQueued(): Promise<void> {
-    for (let round = 0; round < 20; round++) {
-      if ((await pollOnce({ queueUrl: harness.emulators.queues.deliveries, handler, functionName: 'deliver', visibilityTimeoutSeconds: 0 })) === 0)
-        return;
-    }
-    throw new Error('the deliveries queue is not drained');
+    await harness.drainDeliveries({ rounds: 20, mustEmpty: true });
   }
   /** The sweep's circuit pass at the test's time, then the deliveries it handed back. */
   async function sweep(options: { drainPerRun?: number } = {}) {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { PINGS_PER_CLIENT_PER_MINUTE } from '../../shared/api/routes/webhooks';
 import { startTestEmulators } from '../support/emulators';
@@ -43,12 +43,12 @@ describe('webhook ping', () => {
     await emulators.stop();
   });
   afterEach(() => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    vi.unstubAllEnvs();
     clock.advance(60_000);
   });
 
   const registerLocal = async (path: string, url = `${receiverUrl}/${path}`) => {
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+    vi.stubEnv('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'true');
     const created = await api.POST('/api/v3/webhooks', { headers: session(tokens.root), body: { url } });
     expect(created.response.status).toBe(200);
     return created.data!;
@@ -80,7 +80,7 @@ describe('webhook ping', () => {
 
   it('refuses a private target under the deployed address policy: 400 naming url, nothing sent', async () => {
     const endpoint = await registerLocal('private', `${receiverUrl.replace('http:', 'https:')}/private`);
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
+    vi.stubEnv('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'false');
     received.length = 0;
     const answered = await ping(tokens.root, endpoint.id);
     expect(answered.status).toBe(400);

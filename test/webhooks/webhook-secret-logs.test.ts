@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Emulators } from '../../infra/local/emulators';
 import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/local/webhook-receiver';
 import { logger } from '../../shared/observability/logger';
-import { startTestEmulators } from '../support/emulators';
+import { useDeliverHarness } from '../support/deliver-harness';
 import { captureOutput, type CapturedOutput } from '../support/replay-output';
 import { login, seedTenants, session, typedApiClient, type TypedApi } from '../api/support';
 import { putAlert, putRule } from '../delivery/support/fixtures';
@@ -14,15 +13,13 @@ import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
  * stderr and the console are captured; the secret appears nowhere in them.
  */
 describe('webhook secrets in logs', () => {
-  let emulators: Emulators;
+  const harness = useDeliverHarness({ name: 'webhook-secret-logs', env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   let receiver: RunningWebhookReceiver;
   let api: TypedApi;
   let output: CapturedOutput;
   let level: string;
 
   beforeAll(async () => {
-    emulators = await startTestEmulators('webhook-secret-logs');
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     receiver = await startWebhookReceiver();
     api = typedApiClient();
     level = logger.getLevelName();
@@ -32,8 +29,7 @@ describe('webhook secrets in logs', () => {
   afterAll(async () => {
     output.restore();
     logger.setLogLevel(level as Parameters<typeof logger.setLogLevel>[0]);
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    await Promise.all([emulators.stop(), receiver.stop()]);
+    await receiver.stop();
   });
 
   it('registers, lists and delivers through every outcome without writing the secret anywhere', async () => {
@@ -56,7 +52,7 @@ describe('webhook secrets in logs', () => {
     const rule = await putRule({ parentId: tenants.root.agentId, toClient: true });
     receiver.script(503, 200, 400, 410);
     // the retry's wait passes by a simulated clock
-    const sim = new SimulatedDelivery(emulators.queues.deliveries);
+    const sim = new SimulatedDelivery(harness.emulators.queues.deliveries);
     try {
       for (const vehicleId of [9601, 9602, 9603]) await sim.enqueue({ alertId: (await putAlert(rule, vehicleId)).alertId });
       await sim.settle();

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulators } from '../../infra/local/emulators';
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -31,8 +31,7 @@ describe('webhooks API', () => {
   });
   afterAll(async () => emulators.stop());
   afterEach(() => {
-    delete process.env.LIMIT_WEBHOOKS_PER_CLIENT;
-    delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    vi.unstubAllEnvs();
   });
 
   const register = (token: string, body: JsonBody<'createWebhook'>) => api.POST('/api/v3/webhooks', { headers: session(token), body });
@@ -68,7 +67,7 @@ describe('webhooks API', () => {
   });
 
   it('refuses URLs that are not public https, naming the problem, and a URL the client already registered (409)', async () => {
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false'; // as deployed
+    vi.stubEnv('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'false'); // as deployed
     for (const [url, problem] of [
       ['http://hooks.example.com/', 'must be an https URL'],
       ['https://127.0.0.1/hook', 'loopback'],
@@ -89,7 +88,7 @@ describe('webhooks API', () => {
   });
 
   it('caps the endpoints of one client (LIMIT_WEBHOOKS_PER_CLIENT, default 10)', async () => {
-    process.env.LIMIT_WEBHOOKS_PER_CLIENT = '2';
+    vi.stubEnv('LIMIT_WEBHOOKS_PER_CLIENT', '2');
     expect((await register(tokens.child, { url: 'https://hooks.child.example.com/1' })).response.status).toBe(200);
     expect((await register(tokens.child, { url: 'https://hooks.child.example.com/2' })).response.status).toBe(200);
     const third = await register(tokens.child, { url: 'https://hooks.child.example.com/3' });

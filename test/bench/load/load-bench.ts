@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   let evaluate: SqsHandler | undefined;
   // the real evaluate handler, imported once the runtime has set the environment, counting what it finished
   const countingEvaluate: SqsHandler = async (event: SQSEvent, context) => {
-    evaluate ??= (await import('../../../functions/evaluate/handler')).handler as unknown as SqsHandler;
+    evaluate ??= (await import('../../../functions/evaluate/handler')).handler;
     const response = (await evaluate(event, context)) as SQSBatchResponse | undefined;
     const failed = response?.batchItemFailures.length ?? 0;
     const now = Date.now();

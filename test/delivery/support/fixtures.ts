@@ -6,6 +6,7 @@ import { alertSchema, type Alert } from '../../../shared/schemas/alert';
 import { directoryKeys, storedUserSchema, type PushDevice, type StoredUser, type TelegramChat } from '../../../shared/schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../../../shared/schemas/notification';
 import { registerVehicle } from '../../../shared/store/vehicle-registry';
+import { DELIVERY_T0 } from '../../support/fixtures';
 
 export const PARENT_ID = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
 
@@ -95,7 +96,7 @@ export async function putAlert(
   fields: Partial<Omit<Alert, 'event'>> = {},
 ): Promise<Alert> {
   await putIfAbsent({ ...directoryKeys.vehicle(vehicleId), vehicleId, name: `Vehicle ${vehicleId}`, parentId: rule.parentId });
-  const time = new Date(Date.parse('2026-03-01T10:00:00.000Z') + nextAlert * 1000).toISOString();
+  const time = new Date(DELIVERY_T0 + nextAlert * 1000).toISOString();
   const alert = alertSchema.parse({
     alertId: `alert-${process.pid}-${nextAlert++}`,
     ruleId: rule.id,
