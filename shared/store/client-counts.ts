@@ -3,9 +3,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } f
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys } from '../schemas/directory';
-import { silenceKeys } from '../schemas/silence';
 import { conditionFailed, conditionFailedAt, transactOrConflict } from './dynamo';
+import { directoryKeys, silenceKeys } from './keys';
 
 /**
  * How many rules or geozones each client owns, kept on one counter item per client and kind in the directory

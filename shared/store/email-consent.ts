@@ -6,6 +6,7 @@ import { batchGetItems } from './batch-get';
 import { resourcesConfig } from '../config';
 import { releaseUnconfirmed, reserveUnconfirmed } from './sender-guard';
 import { conditionFailed, queryAll } from './dynamo';
+import { emailConsentKeys } from './keys';
 
 /**
  * What an e-mail address agreed to, in the directory table:
@@ -36,9 +37,9 @@ export function mailboxOf(address: string): string {
   const plus = lowered.indexOf('+');
   return plus > 0 && plus < at ? `${lowered.slice(0, plus)}${lowered.slice(at)}` : lowered;
 }
-const sideKey = (clientId: string, address: string) => ({ pk: `SIDEMAIL#${clientId}#${mailboxOf(address)}`, sk: 'SIDEMAIL' });
-const optOutKey = (ruleId: number, address: string) => ({ pk: `OPTOUT#${ruleId}#${normal(address)}`, sk: 'OPTOUT' });
-const suppressedKey = (address: string) => ({ pk: `SUPPRESSED#${normal(address)}`, sk: 'SUPPRESSED' });
+const sideKey = (clientId: string, address: string) => emailConsentKeys.side(clientId, mailboxOf(address));
+const optOutKey = (ruleId: number, address: string) => emailConsentKeys.optOut(ruleId, normal(address));
+const suppressedKey = (address: string) => emailConsentKeys.suppressed(normal(address));
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const secret = () => randomBytes(24).toString('base64url');
@@ -268,7 +269,7 @@ export async function isSideEmailConfirmed(clientId: string, address: string): P
   return Boolean(Item?.confirmedAt);
 }
 
-const holdSortKey = (alertId: string) => `HOLD#${alertId}`;
+const holdKey = (clientId: string, address: string, alertId: string) => emailConsentKeys.hold(clientId, mailboxOf(address), alertId);
 
 /**
  * Notes that an alert waits for a side address to confirm, under the address's own key, so that confirming
@@ -278,7 +279,7 @@ export async function recordHold(clientId: string, address: string, alertId: str
   await documentClient().send(
     new PutCommand({
       TableName: table(),
-      Item: { pk: sideKey(clientId, address).pk, sk: holdSortKey(alertId), alertId, ttl: Math.floor(holdEnds / 1000) + 86_400 },
+      Item: { ...holdKey(clientId, address, alertId), alertId, ttl: Math.floor(holdEnds / 1000) + 86_400 },
     }),
   );
 }
@@ -288,14 +289,14 @@ export async function heldAlertIds(clientId: string, address: string): Promise<s
   const holds = await queryAll({
     TableName: table(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :hold)',
-    ExpressionAttributeValues: { ':pk': sideKey(clientId, address).pk, ':hold': 'HOLD#' },
+    ExpressionAttributeValues: { ':pk': sideKey(clientId, address).pk, ':hold': emailConsentKeys.holdPrefix },
   });
   return holds.map((item) => String(item.alertId));
 }
 
 /** The held alert was handed back to delivery: its note goes. */
 export async function forgetHold(clientId: string, address: string, alertId: string): Promise<void> {
-  await documentClient().send(new DeleteCommand({ TableName: table(), Key: { pk: sideKey(clientId, address).pk, sk: holdSortKey(alertId) } }));
+  await documentClient().send(new DeleteCommand({ TableName: table(), Key: holdKey(clientId, address, alertId) }));
 }
 
 /** For seeding and operators: an address the client's administrator vouches for, confirmed without a link. */

@@ -2,8 +2,8 @@ import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { circuitKeys, HELD_LISTS, heldPartition } from '../schemas/circuit-health';
 import { conditionFailed } from './dynamo';
+import { circuitKeys, HELD_LISTS, heldPartition } from './keys';
 
 /**
  * The held lists of the circuit breakers (keys in shared/schemas/circuit-health.ts): per destination, the alerts

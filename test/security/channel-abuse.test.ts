@@ -5,7 +5,6 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { sqsClient } from '../../shared/aws/clients';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import { directoryKeys } from '../../shared/schemas/directory';
 import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import type { Emulators } from '../../infra/local/emulators';
 import { createDeliverHandler, handler as deliverFunction } from '../../functions/deliver/handler';
@@ -19,6 +18,7 @@ import { FakeTelegram } from '../../infra/local/telegram-fake';
 import { getAlertItem, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 import { apiClient, lambdaContext, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { directoryKeys } from '../../shared/store/keys';
 
 interface InboxEmail {
   destination: { to: string[] };

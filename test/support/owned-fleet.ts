@@ -1,7 +1,7 @@
 import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { directoryKeys } from '../../shared/schemas/directory';
+import { directoryKeys } from '../../shared/store/keys';
 import { markSideEmailConfirmed } from '../../shared/store/email-consent';
 
 /**
