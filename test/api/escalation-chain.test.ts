@@ -8,7 +8,7 @@ import type { Emulators } from '../../infra/local/emulators';
 import { createDeliverHandler } from '../../functions/deliver/handler';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { transitionAlert } from '../../shared/store/alerts/alert-lifecycle';
-import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent/confirmation';
 import { getRule } from '../../shared/store/rules-store';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { clearSentEmails, sentEmails, startTestEmulators } from '../support/emulators';
