@@ -1,7 +1,7 @@
 import { maxEventAgeConfig, vehicleClockConfig } from '../../config';
 import { DEFAULT_LANGUAGE } from '../../delivery/targets';
 import { alertNotification } from '../../delivery/alert-notification';
-import { arrivalOf, previewRule } from '../../pipeline/preview';
+import { arrivalOf, previewRule } from '../../pipeline/public/preview';
 import { dynamoRuleRecords } from '../../store/rule-records';
 import { RULE_EVALUATORS } from '../../rules/registry';
 import { isEventKind } from '../../rules/event-kinds';

@@ -1,4 +1,4 @@
-import { openRun, runDetail } from '../../pipeline/noise-budget';
+import { openRun, runDetail } from '../../pipeline/public/suppressed-log';
 import { SUPPRESSION_REASONS } from '../../schemas/suppression';
 import { isEffective } from '../../rules/lifecycle';
 import { getVehicles } from '../../store/directory-store';
