@@ -5,7 +5,7 @@ const instant = () => z.iso.datetime({ offset: true }).nullable().default(null);
 /**
  * How one destination of deliveries has been answering, as its circuit breaker keeps it: a webhook endpoint (in
  * its own item's `health` map), the Telegram Bot API, SES or SNS in one region (each in an item of its own,
- * `circuitKeys.destination`). A field never written reads as null (never), the count as 0.
+ * `circuitKeys.destination` in shared/store/keys.ts). A field never written reads as null (never), the count as 0.
  * shared/delivery/circuit-breaker.ts decides from it; shared/store/circuit-store.ts writes it.
  */
 export const circuitHealthSchema = z.object({

@@ -19,7 +19,7 @@ import { directoryKeys, silenceKeys } from './keys';
  * `id = 0`), so a create takes its id in the same conditional update that counts it, with no write of its own.
  *
  * A client's maintenance silences are counted the same way, on `SILENCE#<clientId>` / `COUNT` in the silences'
- * own partition (schemas/silence.ts), from the live silences of that partition. Silences expire (time to live), which
+ * own partition (keys.ts), from the live silences of that partition. Silences expire (time to live), which
  * no write counts down: a counter found full is counted again from the live ones (`recount`) before a create is refused.
  */
 export type CountedKind = 'rules' | 'geozones' | 'silences';

@@ -20,7 +20,7 @@ import { directoryKeys, PK, SK } from './keys';
 
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
- * `shared/schemas/directory.ts`). Besides that layout, a login has a guard item `LOGIN#<login>` / `LOGIN`
+ * keys.ts). Besides the records, a login has a guard item `LOGIN#<login>` / `LOGIN`
  * written in the same transaction as its user, so two users can never share a login; it also holds the
  * password hash, apart from the user record that other functions read.
  */

@@ -9,7 +9,7 @@ import { webhookDisableUpdate } from './webhooks-store';
 import { circuitKeys, FAILING_DESTINATIONS, FAILING_WEBHOOKS } from './keys';
 
 /**
- * The open lists of the circuit breakers (`FAILING#WEBHOOKS`, `FAILING#DESTINATIONS`, shared/schemas/circuit-health.ts):
+ * The open lists of the circuit breakers (`FAILING#WEBHOOKS`, `FAILING#DESTINATIONS`, keys.ts):
  * what the sweep reads to disable the endpoints that have failed for days, and to count the open circuits.
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
