@@ -27,6 +27,14 @@ const FLOORS = [
   ['api'],
 ];
 
+// the floors above pipeline reach it through its narrow public entries (shared/pipeline/public/), never its internals;
+// one entry per use, so that an API route loaded on first use does not pull the whole evaluate path in with it
+const ABOVE_PIPELINE = ['sweep', 'api'];
+const pipelineInternals = {
+  regex: '^(\\.\\./)+pipeline/(?!public/)',
+  message: 'Import the pipeline through an entry of shared/pipeline/public/ (add the name there), never its internals.',
+};
+
 function importRules() {
   return [
     { files: ['functions/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [sdkBarrel, documentClientImport] }] } },
@@ -35,6 +43,7 @@ function importRules() {
       return floor.map((folder) => {
         const patterns = [sdkBarrel];
         if (!OWNS_DOCUMENT_CLIENT.includes(folder)) patterns.push(documentClientImport);
+        if (ABOVE_PIPELINE.includes(folder)) patterns.push(pipelineInternals);
         if (higher.length > 0) {
           patterns.push({
             regex: `^(\\.\\./)+(${higher.join('|')})/`,

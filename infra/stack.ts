@@ -36,6 +36,7 @@ import {
   TELEGRAM_SECRET_NAME_OUTPUT,
   TELEGRAM_WEBHOOK_URL_OUTPUT,
 } from './stack-facts';
+import { PK } from '../shared/store/keys';
 import { indexUpgrade, stackContext, vehicleStateCapacity, type StackContext } from './context';
 
 /** The repository root, where `functions/`, `shared/` and `package-lock.json` live. */
@@ -57,67 +58,70 @@ export const FUNCTION_TIMEOUTS: Record<FunctionName, Duration> = {
 
 /** Partition-key prefixes of the directory table the deliver and telegram functions may touch. */
 export const DELIVER_DIRECTORY_KEYS = [
-  'USER#',
-  'AGENT#',
-  'VEHICLE#',
-  'TGCHAT#',
-  'SIDEMAIL#',
-  'OPTOUT#',
-  'SUPPRESSED#',
-  'SENDER#',
-  'CONFIRMSTOPS',
-  'CONFIRMWAIT#',
-  'SMSOPTOUT#',
-  'SMSSPEND#',
+  PK.user,
+  PK.agent,
+  PK.vehicle,
+  PK.telegramChat,
+  PK.sideMail,
+  PK.optOut,
+  PK.suppressed,
+  PK.sender,
+  PK.confirmStops,
+  PK.confirmWait,
+  PK.smsOptOut,
+  PK.smsSpend,
   // the short links of alert SMS (PutItem only); the API reads them
-  'SMSLINK#',
+  PK.shortLink,
 ] as const;
 /** Confirmations that waited for their client's daily budget: the sweep finds them by day and forgets them once enqueued. */
-export const SWEEP_DIRECTORY_KEYS = ['CONFIRMWAIT#'] as const;
+export const SWEEP_DIRECTORY_KEYS = [PK.confirmWait] as const;
 /** Interrupted feeds the sweep holds connection-loss alerts for (shared/store/feed-outages.ts): recorded, seen, ended. */
-export const SWEEP_FEED_OUTAGE_KEYS = ['FEEDOUTAGE'] as const;
+export const SWEEP_FEED_OUTAGE_KEYS = [PK.feedOutage] as const;
 /** Alert e-mails held for a recipient's digest (DIGEST#) and the digests themselves (DIGESTDUE#). */
-export const DELIVER_DIGEST_KEYS = ['DIGEST#', 'DIGESTDUE#'] as const;
+export const DELIVER_DIGEST_KEYS = [PK.digest, PK.digestDue] as const;
 /** The digests due: the sweep finds them and makes each due again an interval later as it enqueues it. */
-export const SWEEP_DIGEST_KEYS = ['DIGESTDUE#'] as const;
-export const TELEGRAM_DIRECTORY_KEYS = ['TGCODE#', 'TGCHAT#', 'USER#'] as const;
+export const SWEEP_DIGEST_KEYS = [PK.digestDue] as const;
+export const TELEGRAM_DIRECTORY_KEYS = [PK.telegramCode, PK.telegramChat, PK.user] as const;
 /** Each client's maintenance silences and their count (shared/schemas/silence.ts): evaluate and the sweep read them, one Query per client. */
-export const SILENCE_DIRECTORY_KEYS = ['SILENCE#'] as const;
+export const SILENCE_DIRECTORY_KEYS = [PK.silence] as const;
 /** On-call rotas (shared/schemas/rota.ts): the sweep reads those an escalation level names, to find who is on call. */
-export const SWEEP_ROTA_KEYS = ['ROTA#'] as const;
+export const SWEEP_ROTA_KEYS = [PK.rota] as const;
 /** What the acknowledge button reads besides: the clients above an alert's, to check the presser's scope. */
-export const TELEGRAM_SCOPE_KEYS = ['AGENT#'] as const;
+export const TELEGRAM_SCOPE_KEYS = [PK.agent] as const;
 /**
  * The webhook endpoints of each client: deliver lists them (Query), disables one that answered 410, writes each
  * one's health (UpdateItem) and reads the one a notice is about (GetItem).
  */
-export const DELIVER_WEBHOOK_KEYS = ['WEBHOOKS#'] as const;
+export const DELIVER_WEBHOOK_KEYS = [PK.webhooks] as const;
 /**
  * The circuit breakers (shared/store/circuit-store.ts): shared destinations' health (DESTINATION#), the open lists
  * (FAILING#), the held lists (HELD, HELD#: deliver adds the alerts it holds), and the notices of endpoints disabled
  * after days of failure (WEBHOOKNOTICE), which deliver sends.
  */
-export const DELIVER_CIRCUIT_KEYS = ['DESTINATION#', 'FAILING#', 'HELD', 'WEBHOOKNOTICE'] as const;
+export const DELIVER_CIRCUIT_KEYS = [PK.destination, PK.failing, PK.heldLists, PK.webhookNotice] as const;
 /** A client's users, listed (Query) for the notices that one of its endpoints was disabled, or that it reached its SMS spend cap. */
-export const DELIVER_CLIENT_USER_KEYS = ['AGENT#'] as const;
+export const DELIVER_CLIENT_USER_KEYS = [PK.agent] as const;
 /**
  * The open lists, the held lists and the notices: the sweep probes open circuits through their oldest held alert,
  * drains the held lists of closed ones, disables endpoints open for days (with their notices) and counts the open
  * circuits.
  */
-export const SWEEP_CIRCUIT_KEYS = ['FAILING#', 'HELD', 'WEBHOOKNOTICE'] as const;
+export const SWEEP_CIRCUIT_KEYS = [PK.failing, PK.heldLists, PK.webhookNotice] as const;
 /**
  * The circuits' health, on a shared destination's item and on each webhook endpoint's: the sweep reads it
  * (GetItem) and claims a probe slot (UpdateItem), and disables an endpoint after days of failure (UpdateItem, in
  * the transaction with the notice).
  */
-export const SWEEP_HEALTH_KEYS = ['DESTINATION#', 'WEBHOOKS#'] as const;
+export const SWEEP_HEALTH_KEYS = [PK.destination, PK.webhooks] as const;
 /** The outcomes of rules' test alerts: deliver writes them (PutItem only), the API reads them. */
-export const DELIVER_TEST_RESULT_KEYS = ['NOTIFTEST#'] as const;
+export const DELIVER_TEST_RESULT_KEYS = [PK.testResult] as const;
 /** The webhook endpoints' delivery logs: deliver records each attempt (PutItem), and a recovery reads them (Query). */
-export const DELIVER_WEBHOOK_LOG_KEYS = ['WEBHOOKLOG#'] as const;
+export const DELIVER_WEBHOOK_LOG_KEYS = [PK.webhookLog] as const;
 /** Webhook recovery jobs (shared/store/webhook-recoveries.ts): deliver reads a job, takes its alerts on and moves it on. */
-export const DELIVER_WEBHOOK_RECOVERY_KEYS = ['WEBHOOKRECOVERY#'] as const;
+export const DELIVER_WEBHOOK_RECOVERY_KEYS = [PK.webhookRecovery] as const;
+
+/** The client hierarchy only (`AGENT#…` / `CHILD#…`): project finds the clients below one whose zones changed. */
+export const PROJECT_SCOPE_KEYS = [PK.agent] as const;
 
 /** Minimum interval between two requests of one session, as the platform API's limits prescribe. */
 const RATE_LIMIT_INTERVAL_MS = '1000';
@@ -316,8 +320,7 @@ export class FleetwatchStack extends Stack {
       environment: data.environmentFor('rules', 'geozones', 'vehicleState', 'directory'),
     });
     data.grant(project.role, 'rules', ['GetItem', 'BatchGetItem', 'Query']);
-    // the client hierarchy only (AGENT#…/CHILD#…), to find the clients below a client whose zones changed
-    data.grant(project.role, 'directory', ['Query'], { leadingKeys: ['AGENT#'] });
+    data.grant(project.role, 'directory', ['Query'], { leadingKeys: PROJECT_SCOPE_KEYS });
     data.grant(project.role, 'geozones', ['GetItem', 'BatchGetItem', 'Query']);
     data.grant(project.role, 'vehicleState', ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem']);
     // Lambda's stream poller needs dynamodb:ListStreams, which has no resource-level permission.

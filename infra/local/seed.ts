@@ -5,7 +5,7 @@ import { limits } from '../../shared/api/limits';
 import { createRota, listRotas, newRotaId } from '../../shared/store/rotas-store';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
 import { createAgent, createUser, findUserByLogin, getAgent } from '../../shared/store/directory-store';
-import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent/confirmation';
 import { createGeozone, listGeozonesOfClient } from '../../shared/store/geozones-store';
 import { createRule, listRulesOfClient } from '../../shared/store/rules-store';
 import { createWebhook, deleteWebhook, listWebhooksWithSecrets } from '../../shared/store/webhooks-store';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { EVENT_KINDS } from '../rules/event-kinds';
-import { SUPPRESSION_REASONS } from '../pipeline/event-admission';
+import { SUPPRESSION_REASONS } from '../schemas/suppression';
 import { terminalMessageSchema } from '../schemas/terminal-message';
 import { utcTimeSchema } from '../schemas/notification';
 import { PREFERENCE_CHANNELS } from '../schemas/preferences';

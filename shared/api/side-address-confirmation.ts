@@ -1,6 +1,7 @@
 import { logger } from '../observability/logger';
 import type { NotificationBody } from '../schemas/notification';
-import { addressesToAsk, forgetHold, heldAlertIds, registerSideAddresses } from '../store/email-consent';
+import { addressesToAsk, registerSideAddresses } from '../store/email-consent/confirmation';
+import { forgetHold, heldAlertIds } from '../store/email-consent/holds';
 import { enqueueConfirmations, enqueueDeliveries } from '../queues/enqueue-deliveries';
 import { validationError } from './errors';
 import { limits } from './limits';

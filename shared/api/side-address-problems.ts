@@ -1,5 +1,5 @@
 import type { StoredRule } from '../schemas/notification';
-import { sideRecords } from '../store/email-consent';
+import { sideRecords } from '../store/email-consent/confirmation';
 import { confirmationStop } from '../store/sender-guard';
 import type { Issue } from './errors';
 

@@ -1,5 +1,6 @@
 import { loadUsers } from '../store/recipients';
-import { blockSideEmail, resubscribe, unblockSideEmail, unsubscribe } from '../store/email-consent';
+import { blockSideEmail, unblockSideEmail } from '../store/email-consent/confirmation';
+import { resubscribe, unsubscribe } from '../store/email-consent/unsubscribe';
 import { getRule } from '../store/rules-store';
 
 /**

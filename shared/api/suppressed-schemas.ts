@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SUPPRESSION_REASONS } from '../pipeline/event-admission';
+import { SUPPRESSION_REASONS } from '../schemas/suppression';
 import { strictBody } from './strict-body';
 import { EXAMPLE_SILENCE_ID } from './silence-schemas';
 

@@ -1,5 +1,6 @@
 import type { Alert, DeliveryStatus } from '../schemas/alert';
-import { isSideEmailConfirmed, recordHold } from '../store/email-consent';
+import { isSideEmailConfirmed } from '../store/email-consent/confirmation';
+import { recordHold } from '../store/email-consent/holds';
 import type { DueInputs } from '../store/alert-due';
 import { holdAlert, recordDelivery } from '../store/alerts/alert-store';
 import type { DeliveryPlan, EmailTarget } from './targets';

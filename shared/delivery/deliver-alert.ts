@@ -19,7 +19,7 @@ import { ClientTree } from './client-tree';
 import { listUnsubscribeHeaders } from './links';
 import { loadRule, loadUsers, loadVehicle } from '../store/recipients';
 import { lookUpScope, type ScopeLookup } from './scope-facts';
-import { unsubscribeToken } from '../store/email-consent';
+import { unsubscribeToken } from '../store/email-consent/unsubscribe';
 import type { RenderedNotification } from './render';
 import { alertNotification } from './alert-notification';
 import type { ChannelSenders } from './senders';

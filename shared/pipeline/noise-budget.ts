@@ -3,7 +3,7 @@ import type { CommonSettings } from '../rules/settings';
 import { zoneClock } from '../rules/time-zone';
 import type { CompiledRule, Episode } from '../rules/types';
 import type { NoiseState } from '../schemas/vehicle-state';
-import { SUPPRESSION_REASONS, type SuppressionReason } from './event-admission';
+import { SUPPRESSION_REASONS, type SuppressionReason } from '../schemas/suppression';
 
 /**
  * A rule's noise budget per vehicle (`cooldown`, `maxPerDay`, `repeat`, `notifyCleared`), decided here, purely:

@@ -1,7 +1,8 @@
 import type { RuleEvent } from '../schemas/alert';
 import type { NoiseState } from '../schemas/vehicle-state';
 import type { CompiledRule, RuleEvaluator } from '../rules/types';
-import type { Hold, Suppression, SuppressionReason } from './event-admission';
+import type { Hold, Suppression } from './event-admission';
+import type { SuppressionReason } from '../schemas/suppression';
 import type { VehicleSilences } from './maintenance-silence';
 import { silencedEpisodeOf, stillLasts, type SilencedEpisodeVerdict } from './silenced-episodes';
 import {

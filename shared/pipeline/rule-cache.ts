@@ -1,4 +1,4 @@
-import { readConfig, resourcesConfig, ruleCacheSchema } from '../config';
+import { readConfig, ruleCacheSchema } from '../config';
 import { compileZone, zoneContains, type CompiledZone } from '../geo/compiled-zone';
 import { logger } from '../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
@@ -9,9 +9,7 @@ import type { CompiledRule, ZoneLookup } from '../rules/types';
 import { scopeCovers, scopeOf, type RuleScope } from '../rules/scope';
 import { ZoneIndex } from '../geo/zone-index';
 import type { Journal } from '../rules/visit-journal';
-import { batchGetItems } from '../store/batch-get';
-import { geozoneItemsOfClient } from '../store/geozones-store';
-import { silenceItemsOfClient } from '../store/silences-store';
+import { dynamoRuleRecords, type RuleRecords } from '../store/rule-records';
 import type { LoadedState } from '../store/vehicle-state-store';
 import { NO_SILENCES, type VehicleSilences } from './maintenance-silence';
 import { SilenceCache } from './silence-cache';
@@ -48,39 +46,6 @@ interface RuleValue {
   scope: RuleScope;
   vehicles: ReadonlySet<number>;
 }
-
-/**
- * Where the cache reads the records it lacks, as stored items (the cache parses and compiles them). The deployed
- * functions read DynamoDB (`dynamoRuleRecords`); the benchmarks and the evaluator tests hand the same cache records
- * held in memory, so they resolve rules exactly as the functions do.
- */
-export interface RuleRecords {
-  /** Rules by id, read consistently; an id with no item is simply absent from the answer. */
-  rulesById(ids: readonly number[]): Promise<Record<string, unknown>[]>;
-  /** Geozones by id, read consistently; an id with no item is simply absent from the answer. */
-  zonesById(ids: readonly number[]): Promise<Record<string, unknown>[]>;
-  /** Every geozone of one client (the geozones' `byParent` index). */
-  zonesOfClient(clientId: string): Promise<Record<string, unknown>[]>;
-  /** The live maintenance silences of one client (silences-store.ts); absent: no client has any. */
-  silencesOfClient?(clientId: string, now: number): Promise<Record<string, unknown>[]>;
-}
-
-export const dynamoRuleRecords: RuleRecords = {
-  rulesById: (ids) =>
-    batchGetItems(
-      resourcesConfig().RULES_TABLE,
-      ids.map((id) => ({ id })),
-      { consistentRead: true },
-    ),
-  zonesById: (ids) =>
-    batchGetItems(
-      resourcesConfig().GEOZONES_TABLE,
-      ids.map((id) => ({ id })),
-      { consistentRead: true },
-    ),
-  zonesOfClient: (clientId) => geozoneItemsOfClient(clientId),
-  silencesOfClient: (clientId, now) => silenceItemsOfClient(clientId, now),
-};
 
 export function ruleCacheBytes(env?: Record<string, string | undefined>): number {
   return readConfig(ruleCacheSchema(), env).RULE_CACHE_BYTES;

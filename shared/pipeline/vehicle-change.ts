@@ -5,7 +5,7 @@ import { logger } from '../observability/logger';
 import type { VehicleChange } from './commit-changes';
 import type { CompiledRule } from '../rules/types';
 import type { VehicleClock } from '../config';
-import { SUPPRESSION_REASONS } from './event-admission';
+import { SUPPRESSION_REASONS } from '../schemas/suppression';
 import { type VehicleOutcome } from './evaluate-vehicle';
 import { deadlineToStore, silenceWindow } from './silence-deadline';
 import { storedRun } from './noise-budget';

@@ -2,32 +2,7 @@ import * as z from 'zod';
 import { guidSchema } from './notification';
 import { userPreferencesSchema } from './preferences';
 
-/**
- * Records of the directory table (single-table design on pk/sk). Key layout:
- *   AGENT#<agentId>  / PROFILE        client (agent)
- *   AGENT#<parentId> / CHILD#<agentId> parent → child link, for the hierarchy walk
- *   AGENT#<parentId> / USER#<userId>  client → user link, for listing a client's users
- *   USER#<userId>    / PROFILE        user, with gsi1pk = LOGIN#<login lower-case>, gsi1sk = USER
- *   VEHICLE#<id>     / PROFILE        vehicle name and owner, for notification texts and tenancy
- *   SESSION#<sha256(token)> / SESSION session, ttl = expiry (epoch s)
- *   TGCODE#<code>    / TGCODE         single-use Telegram link code, ttl
- *   LOGIN#<login>    / LOGIN          login guard and credential: userId, scrypt passwordHash
- *   USERSESSIONS#<userId> / COUNTER, SLOT#<n>  the user's session sequence and its 50 session slots
- *   COUNTS#<agentId> / RULES, GEOZONES  how many rules and geozones the client owns (`count`), for its limits
- *   SMSLINK#<code>   / SMSLINK        an alert SMS's short link: the signed alert-link token, ttl = its expiry
- */
-export const directoryKeys = {
-  agent: (agentId: string) => ({ pk: `AGENT#${agentId}`, sk: 'PROFILE' }),
-  childLink: (parentId: string, agentId: string) => ({ pk: `AGENT#${parentId}`, sk: `CHILD#${agentId}` }),
-  user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
-  userLink: (parentId: string, userId: string) => ({ pk: `AGENT#${parentId}`, sk: `USER#${userId}` }),
-  loginIndex: (login: string) => ({ gsi1pk: `LOGIN#${login.toLowerCase()}`, gsi1sk: 'USER' }),
-  vehicle: (vehicleId: number) => ({ pk: `VEHICLE#${vehicleId}`, sk: 'PROFILE' }),
-  session: (tokenHash: string) => ({ pk: `SESSION#${tokenHash}`, sk: 'SESSION' }),
-  telegramCode: (code: string) => ({ pk: `TGCODE#${code}`, sk: 'TGCODE' }),
-  count: (agentId: string, kind: 'rules' | 'geozones') => ({ pk: `COUNTS#${agentId}`, sk: kind.toUpperCase() }),
-  shortLink: (code: string) => ({ pk: `SMSLINK#${code}`, sk: 'SMSLINK' }),
-} as const;
+/** Records of the directory table; their keys are in shared/store/keys.ts. */
 
 export const LANGUAGES = { ru: 1, en: 2, az: 3 } as const;
 export const languageSchema = z.union([z.literal(1), z.literal(2), z.literal(3)]);

@@ -6,14 +6,9 @@ import { guidSchema, ianaZoneSchema } from './notification';
  * On-call rotas of a client: who of a list of users is on call at a time, handing over every day or every week
  * at a local time of the rota's zone, with overrides (someone covering a shift).
  *
- * One partition per client in the directory table, `ROTA#<clientId>`, each rota under `ROTA#<id>` with its
- * overrides inside its item, so that on-call is answered from one read.
+ * Stored in one partition per client of the directory table, each rota with its overrides in its item, so that
+ * on-call is answered from one read (shared/store/keys.ts).
  */
-export const rotaKeys = {
-  partition: (clientId: string) => `ROTA#${clientId}`,
-  sortPrefix: 'ROTA#',
-  rota: (clientId: string, rotaId: string) => ({ pk: `ROTA#${clientId}`, sk: `ROTA#${rotaId}` }),
-} as const;
 
 const GUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 const RANDOM_ID = '[A-Za-z0-9_-]{22}';

@@ -6,16 +6,8 @@ import { guidSchema, timezoneSchema } from './notification';
  * to be confused with a vehicle falling silent (connection loss), which the vehicle-state table's `bySilence`
  * index and the silence deadline are about.
  *
- * One partition per client in the directory table, `SILENCE#<clientId>`: each silence under `SILENCE#<id>`, and
- * the client's count of them under `COUNT` (client-counts.ts), so that evaluation reads a client's silences with
- * one Query, and the functions that write them are granted that one key prefix.
+ * Stored in one partition per client of the directory table, with the client's count of them (shared/store/keys.ts).
  */
-export const silenceKeys = {
-  partition: (clientId: string) => `SILENCE#${clientId}`,
-  sortPrefix: 'SILENCE#',
-  silence: (clientId: string, silenceId: string) => ({ pk: `SILENCE#${clientId}`, sk: `SILENCE#${silenceId}` }),
-  count: (clientId: string) => ({ pk: `SILENCE#${clientId}`, sk: 'COUNT' }),
-} as const;
 
 const GUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 

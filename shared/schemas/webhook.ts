@@ -4,24 +4,17 @@ import { severitySchema } from './alert';
 import { circuitHealthSchema, parseHealth, type CircuitHealth } from './circuit-health';
 
 /**
- * Webhook endpoints of a client, in the directory table: `WEBHOOKS#<clientId>` / `ENDPOINT#<endpointId>`.
- * One partition per client, so listing a client's endpoints (the API, and each alert of a `toClient` rule)
- * is one Query over at most a handful of small items. `WEBHOOKS#<clientId>` / `URLS` holds the set of the
- * endpoints' URL hashes (`urls`): its size is the client's count of endpoints, and no URL is in it twice.
+ * Webhook endpoints of a client, in one partition per client of the directory table, with the set of the
+ * endpoints' URL hashes (`urls`): its size is the client's count of endpoints, and no URL is in it twice
+ * (shared/store/keys.ts).
  */
-export const webhookKeys = {
-  endpoint: (clientId: string, endpointId: string) => ({ pk: `WEBHOOKS#${clientId}`, sk: `ENDPOINT#${endpointId}` }),
-  urls: (clientId: string) => ({ pk: `WEBHOOKS#${clientId}`, sk: 'URLS' }),
-  partition: (clientId: string) => `WEBHOOKS#${clientId}`,
-  sortPrefix: 'ENDPOINT#',
-} as const;
 
 const GUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
 /**
  * An endpoint's id: `<clientId>.<128 random bits, base64url>`, so that the client an endpoint belongs to is
  * read from its id, with no index. Endpoints registered before that carry a bare GUID, and their client is
- * found through the directory's `gsi1` index (`WEBHOOK#<endpointId>` / `ENDPOINT`).
+ * found through the directory's `gsi1` index.
  */
 export const webhookIdSchema = z.string().regex(new RegExp(`^${GUID}(\\.[A-Za-z0-9_-]{22})?$`), 'a webhook endpoint id');
 
@@ -80,16 +73,11 @@ export type WebhookEndpoint = Omit<StoredWebhook, 'secret' | 'previousSecret' | 
 
 /**
  * A notice to the users of an endpoint's client that it was disabled after failing for days, while it is being
- * sent: `WEBHOOKNOTICE` / `<endpointId>#<disabledAt>`. Written in the same transaction as the disable, so it
+ * sent (shared/store/keys.ts: `webhookNoticeKeys`). Written in the same transaction as the disable, so it
  * cannot be lost; the sweep hands it to deliver when `dueAt` (epoch ms) has come, and deliver deletes it once
  * every recipient has it. `sent` holds each recipient reached (`email:<address>`, `telegram:<chat id>`), so a
  * second hand-out sends nobody twice; `sendingUntil` is the lease of the one sender at work.
  */
-export const webhookNoticeKeys = {
-  partition: 'WEBHOOKNOTICE',
-  notice: (endpointId: string, disabledAt: string) => ({ pk: 'WEBHOOKNOTICE', sk: `${endpointId}#${disabledAt}` }),
-} as const;
-
 export const webhookNoticeIdSchema = z
   .object({ clientId: guidSchema, endpointId: webhookIdSchema, disabledAt: z.iso.datetime({ offset: true }) })
   .strict();

@@ -1,9 +1,9 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { circuitKeys, parseHealth, type CircuitHealth } from '../schemas/circuit-health';
-import { webhookKeys } from '../schemas/webhook';
+import { parseHealth, type CircuitHealth } from '../schemas/circuit-health';
 import { cancellation, conditionFailed } from './dynamo';
+import { circuitKeys, webhookKeys } from './keys';
 
 /**
  * The circuit breakers' health, in the directory table (keys in shared/schemas/circuit-health.ts). A webhook

@@ -3,9 +3,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery } f
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys } from '../schemas/directory';
-import { silenceKeys } from '../schemas/silence';
 import { conditionFailed, conditionFailedAt, transactOrConflict } from './dynamo';
+import { directoryKeys, silenceKeys } from './keys';
 
 /**
  * How many rules or geozones each client owns, kept on one counter item per client and kind in the directory
@@ -20,7 +19,7 @@ import { conditionFailed, conditionFailedAt, transactOrConflict } from './dynamo
  * `id = 0`), so a create takes its id in the same conditional update that counts it, with no write of its own.
  *
  * A client's maintenance silences are counted the same way, on `SILENCE#<clientId>` / `COUNT` in the silences'
- * own partition (schemas/silence.ts), from the live silences of that partition. Silences expire (time to live), which
+ * own partition (keys.ts), from the live silences of that partition. Silences expire (time to live), which
  * no write counts down: a counter found full is counted again from the live ones (`recount`) before a create is refused.
  */
 export type CountedKind = 'rules' | 'geozones' | 'silences';

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { conditionFailed } from './dynamo';
+import { throttleKeys } from './keys';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -20,7 +21,7 @@ export async function takeClientRequest(clientId: string, now: number, limit: nu
     await documentClient().send(
       new UpdateCommand({
         TableName: resourcesConfig().DIRECTORY_TABLE,
-        Key: { pk: `RATE#${counter}#${period}`, sk: 'RATE' },
+        Key: throttleKeys.clientRate(counter, period),
         UpdateExpression: 'ADD requests :one SET #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
         ExpressionAttributeNames: { '#ttl': 'ttl' },

@@ -5,7 +5,6 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import {
   agentSchema,
-  directoryKeys,
   storedUserSchema,
   vehicleProfileSchema,
   type Agent,
@@ -17,15 +16,16 @@ import { hashPassword } from '../auth/password';
 import { batchGetItems } from './batch-get';
 import { parseRecord } from './record-schema';
 import { conditionFailed, conditionFailedAt, transactOrConflict } from './dynamo';
+import { directoryKeys, PK, SK } from './keys';
 
 /**
  * Clients (agents), their hierarchy, users and vehicles in the directory table (key layout in
- * `shared/schemas/directory.ts`). Besides that layout, a login has a guard item `LOGIN#<login>` / `LOGIN`
+ * keys.ts). Besides the records, a login has a guard item `LOGIN#<login>` / `LOGIN`
  * written in the same transaction as its user, so two users can never share a login; it also holds the
  * password hash, apart from the user record that other functions read.
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const loginGuardKey = (login: string) => ({ pk: `LOGIN#${login.toLowerCase()}`, sk: 'LOGIN' });
+const loginGuardKey = directoryKeys.loginGuard;
 
 export class DirectoryConflictError extends Error {}
 
@@ -70,7 +70,7 @@ export async function childAgentIds(agentId: string): Promise<string[]> {
     {
       TableName: table(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :child)',
-      ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':child': 'CHILD#' },
+      ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':child': SK.child },
       ProjectionExpression: 'agentId',
     },
   )) {
@@ -256,7 +256,7 @@ export async function userIdsOfClient(agentId: string): Promise<string[]> {
     {
       TableName: table(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
-      ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':user': 'USER#' },
+      ExpressionAttributeValues: { ':pk': directoryKeys.agent(agentId).pk, ':user': SK.user },
       ProjectionExpression: 'userId',
     },
   )) {
@@ -276,7 +276,7 @@ export async function linkUsersToClients(): Promise<number> {
     {
       TableName: table(),
       FilterExpression: 'begins_with(pk, :user) AND sk = :profile',
-      ExpressionAttributeValues: { ':user': 'USER#', ':profile': 'PROFILE' },
+      ExpressionAttributeValues: { ':user': PK.user, ':profile': 'PROFILE' },
       ProjectionExpression: 'id, parentId',
     },
   )) {

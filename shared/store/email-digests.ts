@@ -6,6 +6,7 @@ import { resourcesConfig } from '../config';
 import type { DeliveryStatus } from '../schemas/alert';
 import { languageSchema } from '../schemas/directory';
 import { cancellation, conditionFailed } from './dynamo';
+import { digestKeys } from './keys';
 
 /**
  * Notifications held for one digest each recipient receives later, in the directory table. Two kinds:
@@ -69,13 +70,13 @@ const isoOf = (epochMs: number) => new Date(epochMs).toISOString();
 function keysOf(id: DigestId): { entriesPk: string; due: { pk: string; sk: string } } {
   if (id.kind === 'quota') {
     const recipient = `${id.clientId}#${normal(id.address)}`;
-    return { entriesPk: `DIGEST#${recipient}`, due: { pk: `DIGESTDUE#${shardOf(recipient)}`, sk: recipient } };
+    return { entriesPk: digestKeys.quotaEntries(recipient), due: { pk: digestKeys.duePartition(shardOf(recipient)), sk: recipient } };
   }
   const until = isoOf(id.until);
   const recipient = `${id.userId}#${until}#${id.targetKey}`;
   return {
-    entriesPk: `DIGEST#Q#${recipient}`,
-    due: { pk: `DIGESTDUE#${shardOf(recipient)}`, sk: `${QUIET_PREFIX}${until}#${id.userId}#${id.targetKey}` },
+    entriesPk: digestKeys.quietEntries(recipient),
+    due: { pk: digestKeys.duePartition(shardOf(recipient)), sk: `${QUIET_PREFIX}${until}#${id.userId}#${id.targetKey}` },
   };
 }
 
@@ -232,7 +233,7 @@ export async function dueDigests(now: number): Promise<Digest[]> {
         TableName: table(),
         KeyConditionExpression: 'pk = :pk AND sk < :before',
         FilterExpression: 'dueAt <= :now',
-        ExpressionAttributeValues: { ':pk': `DIGESTDUE#${shard}`, ':before': before, ':now': now },
+        ExpressionAttributeValues: { ':pk': digestKeys.duePartition(shard), ':before': before, ':now': now },
         ConsistentRead: true,
       },
     );

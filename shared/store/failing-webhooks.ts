@@ -2,14 +2,14 @@ import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { circuitKeys, FAILING_DESTINATIONS, FAILING_WEBHOOKS } from '../schemas/circuit-health';
 import type { WebhookNoticeId } from '../schemas/webhook';
 import { conditionFailedAt, countAll, transactOrConflict } from './dynamo';
 import { webhookNoticePut } from './webhook-notices';
 import { webhookDisableUpdate } from './webhooks-store';
+import { circuitKeys, FAILING_DESTINATIONS, FAILING_WEBHOOKS } from './keys';
 
 /**
- * The open lists of the circuit breakers (`FAILING#WEBHOOKS`, `FAILING#DESTINATIONS`, shared/schemas/circuit-health.ts):
+ * The open lists of the circuit breakers (`FAILING#WEBHOOKS`, `FAILING#DESTINATIONS`, keys.ts):
  * what the sweep reads to disable the endpoints that have failed for days, and to count the open circuits.
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;

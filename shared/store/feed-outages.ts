@@ -4,6 +4,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { parseRecord } from './record-schema';
 import { conditionFailed } from './dynamo';
+import { feedOutagePartition } from './keys';
 
 /**
  * Interrupted feeds the sweep is holding connection-loss alerts for, one item per scope in the directory table:
@@ -25,7 +26,7 @@ export const feedOutageSchema = z.object({
 export type FeedOutage = z.infer<typeof feedOutageSchema>;
 
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const PK = 'FEEDOUTAGE';
+const PK = feedOutagePartition;
 
 export async function loadFeedOutages(): Promise<FeedOutage[]> {
   const { Items } = await documentClient().send(

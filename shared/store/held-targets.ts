@@ -2,11 +2,11 @@ import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { circuitKeys, HELD_LISTS, heldPartition } from '../schemas/circuit-health';
 import { conditionFailed } from './dynamo';
+import { circuitKeys, HELD_LISTS, heldPartition } from './keys';
 
 /**
- * The held lists of the circuit breakers (keys in shared/schemas/circuit-health.ts): per destination, the alerts
+ * The held lists of the circuit breakers (keys in keys.ts): per destination, the alerts
  * with a target its open circuit holds, oldest alert first, and one `HELD` entry per destination whose circuit
  * opened (written with the opening, shared/store/circuit-store.ts `openCircuit`). The deliver function adds an
  * alert when it holds a target; the sweep reads them to wake the oldest held alert as the probe, and drains them

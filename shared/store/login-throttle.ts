@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { conditionFailed } from './dynamo';
+import { throttleKeys } from './keys';
 
 /**
  * Slows down password guessing, counted atomically in two places:
@@ -16,8 +17,8 @@ import { conditionFailed } from './dynamo';
  * Unknown logins are counted like known ones. Items expire a day after the last attempt.
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const pairKey = (login: string, ip: string) => ({ pk: `LOGINFAIL#${login.toLowerCase()}#${ip}`, sk: 'LOGINFAIL' });
-const ipKey = (ip: string) => ({ pk: `IPFAIL#${ip}`, sk: 'IPFAIL' });
+const pairKey = throttleKeys.loginFailures;
+const ipKey = throttleKeys.ipFailures;
 /** Concurrent attempts that keep losing the race are asked to come back after this long. */
 const CONTENDED_RETRY_MS = 1000;
 

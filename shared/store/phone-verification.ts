@@ -2,9 +2,9 @@ import { createHash, randomInt } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys } from '../schemas/directory';
 import { dayOf, nextDayStart } from './sender-guard';
 import { conditionFailed } from './dynamo';
+import { directoryKeys, smsKeys } from './keys';
 
 /**
  * The double opt-in of a user's phone number, in the directory table:
@@ -18,7 +18,7 @@ const table = () => resourcesConfig().DIRECTORY_TABLE;
 const DAY_MS = 86_400_000;
 export const CODE_TTL_MS = 10 * 60_000;
 export const CODE_TRIES = 5;
-const codeKey = (userId: string) => ({ pk: `PHONECODE#${userId}`, sk: 'CODE' });
+const codeKey = smsKeys.phoneCode;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** Six digits, from a CSPRNG. */
@@ -60,10 +60,8 @@ export async function takeCodeBudget(
   now: number,
 ): Promise<{ spent: 'number' | 'client'; resumesAt: number } | null> {
   const day = dayOf(now);
-  if (!(await takeOne({ pk: `PHONE#${phoneNumber}`, sk: `CODES#${day}` }, budget.perNumber, day)))
-    return { spent: 'number', resumesAt: nextDayStart(now) };
-  if (!(await takeOne({ pk: `SENDER#${clientId}`, sk: `SMSCODES#${day}` }, budget.perClient, day)))
-    return { spent: 'client', resumesAt: nextDayStart(now) };
+  if (!(await takeOne(smsKeys.numberCodes(phoneNumber, day), budget.perNumber, day))) return { spent: 'number', resumesAt: nextDayStart(now) };
+  if (!(await takeOne(smsKeys.clientCodes(clientId, day), budget.perClient, day))) return { spent: 'client', resumesAt: nextDayStart(now) };
   return null;
 }
 

@@ -2,9 +2,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from './batch-get';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, storedUserSchema, vehicleProfileSchema, type StoredUser, type VehicleProfile } from '../schemas/directory';
+import { storedUserSchema, vehicleProfileSchema, type StoredUser, type VehicleProfile } from '../schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../schemas/notification';
 import { logger } from '../observability/logger';
+import { directoryKeys } from './keys';
 
 /** Reads of the rules and directory tables the deliver function needs. */
 

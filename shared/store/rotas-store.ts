@@ -3,9 +3,10 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
-import { rotaIdClient, rotaKeys, storedRotaSchema, type StoredRota } from '../schemas/rota';
+import { rotaIdClient, storedRotaSchema, type StoredRota } from '../schemas/rota';
 import { parseRecord } from './record-schema';
 import { conditionFailed, queryAll } from './dynamo';
+import { rotaKeys } from './keys';
 
 /** The on-call rotas of each client (schemas/rota.ts for the layout). */
 const table = () => resourcesConfig().DIRECTORY_TABLE;

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { conditionFailed, queryAll } from './dynamo';
+import { senderKeys } from './keys';
 
 /**
  * What keeps one client from using the shared sender against strangers, in the directory table:
@@ -16,9 +17,8 @@ import { conditionFailed, queryAll } from './dynamo';
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
 const DAY_MS = 86_400_000;
-const senderPk = (clientId: string) => `SENDER#${clientId}`;
-const STOPS_PK = 'CONFIRMSTOPS';
-const waitPk = (day: number) => `CONFIRMWAIT#${day}`;
+const STOPS_PK = senderKeys.stops;
+const waitPk = senderKeys.waitPartition;
 
 /** The UTC day of an instant, as a day number. */
 export const dayOf = (now: number) => Math.floor(now / DAY_MS);
@@ -35,7 +35,7 @@ export async function takeConfirmationBudget(clientId: string, now: number, perD
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
-        Key: { pk: senderPk(clientId), sk: `BUDGET#${day}` },
+        Key: senderKeys.budget(clientId, day),
         UpdateExpression: 'ADD sent :one SET #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(sent) OR sent < :limit',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
@@ -93,7 +93,7 @@ export async function countConfirmationFeedback(clientId: string, now: number): 
   const { Attributes } = await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: { pk: senderPk(clientId), sk: `FEEDBACK#${day}` },
+      Key: senderKeys.feedback(clientId, day),
       UpdateExpression: 'ADD events :one SET #ttl = :ttl',
       ExpressionAttributeNames: { '#ttl': 'ttl' },
       ExpressionAttributeValues: { ':one': 1, ':ttl': ((day + 2) * DAY_MS) / 1000 },
@@ -149,7 +149,7 @@ export async function clearConfirmationStop(clientId: string, now: number): Prom
   const { Attributes } = await documentClient().send(
     new DeleteCommand({ TableName: table(), Key: { pk: STOPS_PK, sk: clientId }, ReturnValues: 'ALL_OLD' }),
   );
-  await documentClient().send(new DeleteCommand({ TableName: table(), Key: { pk: senderPk(clientId), sk: `FEEDBACK#${dayOf(now)}` } }));
+  await documentClient().send(new DeleteCommand({ TableName: table(), Key: senderKeys.feedback(clientId, dayOf(now)) }));
   return Attributes !== undefined;
 }
 
@@ -162,7 +162,7 @@ export async function reserveUnconfirmed(clientId: string, count: number, cap: n
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
-        Key: { pk: senderPk(clientId), sk: 'UNCONFIRMED' },
+        Key: senderKeys.unconfirmed(clientId),
         UpdateExpression: 'ADD unconfirmed :count',
         ConditionExpression: 'attribute_not_exists(unconfirmed) OR unconfirmed <= :room',
         ExpressionAttributeValues: { ':count': count, ':room': cap - count },
@@ -180,7 +180,7 @@ export async function releaseUnconfirmed(clientId: string, count: number): Promi
   await documentClient().send(
     new UpdateCommand({
       TableName: table(),
-      Key: { pk: senderPk(clientId), sk: 'UNCONFIRMED' },
+      Key: senderKeys.unconfirmed(clientId),
       UpdateExpression: 'ADD unconfirmed :minus',
       ExpressionAttributeValues: { ':minus': -count },
     }),
@@ -189,6 +189,6 @@ export async function releaseUnconfirmed(clientId: string, count: number): Promi
 
 /** The client's unconfirmed mailboxes, as counted. */
 export async function unconfirmedCount(clientId: string): Promise<number> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: { pk: senderPk(clientId), sk: 'UNCONFIRMED' } }));
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: senderKeys.unconfirmed(clientId) }));
   return Number(Item?.unconfirmed ?? 0);
 }

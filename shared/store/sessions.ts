@@ -1,9 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, type StoredUser } from '../schemas/directory';
+import { type StoredUser } from '../schemas/directory';
 import { hashToken, newSessionToken } from '../auth/tokens';
 import { conditionFailed, transactOrConflict } from './dynamo';
+import { directoryKeys, PK, sessionKeys } from './keys';
 
 /**
  * Sessions in the directory table: `SESSION#<sha256(token)>` / `SESSION`. The token itself is never stored.
@@ -26,8 +27,8 @@ export const MAX_SESSIONS_PER_USER = 50;
 export const ABSOLUTE_SESSION_MS = 7 * 24 * 60 * 60_000;
 
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const counterKey = (userId: string) => ({ pk: `USERSESSIONS#${userId}`, sk: 'COUNTER' });
-const slotKey = (userId: string, slot: number) => ({ pk: `USERSESSIONS#${userId}`, sk: `SLOT#${slot}` });
+const counterKey = sessionKeys.counter;
+const slotKey = sessionKeys.slot;
 
 export interface Session {
   tokenHash: string;
@@ -132,7 +133,7 @@ export async function touchSession(token: string, now: number, minIntervalMs: nu
 
 function toSession(item: Record<string, unknown>): Session {
   return {
-    tokenHash: String(item.pk).slice('SESSION#'.length),
+    tokenHash: String(item.pk).slice(PK.session.length),
     userId: String(item.userId),
     createdAt: Number(item.createdAt),
     lastRequestAt: Number(item.lastRequestAt),

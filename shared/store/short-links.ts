@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import type { ShortLinkCode } from '../auth/short-link-code';
-import { directoryKeys } from '../schemas/directory';
+import { directoryKeys } from './keys';
 
 /**
  * The short links of alert SMS, in the directory table: `SMSLINK#<code>` / `SMSLINK` holding the signed alert-link

@@ -3,10 +3,11 @@ import { GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb'
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
-import { silenceIdClient, silenceKeys, storedSilenceSchema, type StoredSilence } from '../schemas/silence';
+import { silenceIdClient, storedSilenceSchema, type StoredSilence } from '../schemas/silence';
 import { ClientLimitError, recount, transactCounted } from './client-counts';
 import { parseRecord } from './record-schema';
 import { cancellation, conditionFailed, conditionFailedAt } from './dynamo';
+import { silenceKeys } from './keys';
 
 /**
  * The maintenance silences of each client (schemas/silence.ts for the layout). A silence is kept

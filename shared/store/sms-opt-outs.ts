@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { smsKeys } from './keys';
 
 /**
  * Numbers that opted out of a client's SMS, in the directory table: `SMSOPTOUT#<clientId>` / `<number>`. Written
@@ -8,7 +9,7 @@ import { resourcesConfig } from '../config';
  * nothing for the client, without asking the service (and paying for the refusal) again.
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const key = (clientId: string, phoneNumber: string) => ({ pk: `SMSOPTOUT#${clientId}`, sk: phoneNumber });
+const key = smsKeys.optOut;
 
 export async function markSmsOptedOut(clientId: string, phoneNumber: string, reason: string, now: number): Promise<void> {
   await documentClient().send(

@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { conditionFailed } from './dynamo';
+import { smsKeys } from './keys';
 
 /**
  * Each client's estimated SMS spend of one calendar month (UTC), in the directory table:
@@ -12,7 +13,7 @@ import { conditionFailed } from './dynamo';
  */
 const table = () => resourcesConfig().DIRECTORY_TABLE;
 export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
-const key = (clientId: string, month: string) => ({ pk: `SMSSPEND#${clientId}`, sk: month });
+const key = smsKeys.spend;
 
 /** Takes `costMicroUsd` from the client's month; false when the cap was reached already. */
 export async function takeSmsSpend(clientId: string, costMicroUsd: number, capMicroUsd: number, now: number): Promise<boolean> {

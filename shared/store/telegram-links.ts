@@ -3,9 +3,10 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { batchGetItems } from './batch-get';
 import { readConfig, resourcesConfig, telegramSchema } from '../config';
-import { directoryKeys, storedUserSchema, telegramChatSchema, type Language, type StoredUser, type TelegramChat } from '../schemas/directory';
+import { storedUserSchema, telegramChatSchema, type Language, type StoredUser, type TelegramChat } from '../schemas/directory';
 import { updateUserMapEntry } from './user-maps';
 import { conditionFailed } from './dynamo';
+import { directoryKeys, PK } from './keys';
 
 /**
  * Linking Telegram chats to users. A user asks the API for a single-use code, opens the bot with
@@ -16,7 +17,7 @@ import { conditionFailed } from './dynamo';
  */
 export const LINK_CODE_TTL_SECONDS = 15 * 60;
 
-const chatKey = (chatId: string) => ({ pk: `TGCHAT#${chatId}`, sk: 'TGCHAT' });
+const chatKey = directoryKeys.telegramChat;
 
 function table(): string {
   return resourcesConfig().DIRECTORY_TABLE;
@@ -130,7 +131,7 @@ async function addChatToUser(userId: string, chat: LinkingChat, now: number): Pr
 export async function linkedChatOwners(chatIds: readonly string[]): Promise<Map<string, string>> {
   const owners = new Map<string, string>();
   for (const item of await batchGetItems(table(), [...new Set(chatIds)].map(chatKey))) {
-    if (typeof item.userId === 'string') owners.set(String(item.pk).slice('TGCHAT#'.length), item.userId);
+    if (typeof item.userId === 'string') owners.set(String(item.pk).slice(PK.telegramChat.length), item.userId);
   }
   return owners;
 }

@@ -3,6 +3,7 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { testSendResultSchema, type TestSendResult } from '../schemas/test-send';
 import { conditionFailed } from './dynamo';
+import { testResultKey, throttleKeys } from './keys';
 
 /**
  * Test alerts of rules: their results (`NOTIFTEST#<testId>`, written by the deliver function, read by the API)
@@ -13,7 +14,7 @@ const RESULT_TTL_SECONDS = 24 * 3_600;
 const HOUR_MS = 3_600_000;
 
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const resultKey = (testId: string) => ({ pk: `NOTIFTEST#${testId}`, sk: 'RESULT' });
+const resultKey = testResultKey;
 
 export async function putTestResult(result: TestSendResult, now: number): Promise<void> {
   await documentClient().send(
@@ -38,7 +39,7 @@ export async function takeClientTest(clientId: string, now: number, perHour: num
     await documentClient().send(
       new UpdateCommand({
         TableName: table(),
-        Key: { pk: `TESTRATE#${clientId}#${hour}`, sk: 'RATE' },
+        Key: throttleKeys.testRate(clientId, hour),
         UpdateExpression: 'ADD tests :one SET #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(tests) OR tests < :limit',
         ExpressionAttributeNames: { '#ttl': 'ttl' },

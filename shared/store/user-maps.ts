@@ -1,8 +1,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, storedUserSchema, type PushDevice } from '../schemas/directory';
+import { storedUserSchema, type PushDevice } from '../schemas/directory';
 import { conditionFailed } from './dynamo';
+import { directoryKeys } from './keys';
 
 /**
  * Changes one entry of a user's `telegramChats` or `pushDevices` map by its id, in one UpdateItem: no read

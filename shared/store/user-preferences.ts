@@ -1,9 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, type StoredUser } from '../schemas/directory';
+import { type StoredUser } from '../schemas/directory';
 import { DEFAULT_PREFERENCES, type UserPreferences } from '../schemas/preferences';
 import { conditionFailed } from './dynamo';
+import { directoryKeys } from './keys';
 
 /** A user's preferences, the defaults when it never set any. */
 export function preferencesOf(user: Pick<StoredUser, 'preferences'>): UserPreferences {

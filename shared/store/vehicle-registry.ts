@@ -2,12 +2,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { directoryKeys, vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
+import { vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
 import { getAgent } from './directory-store';
 import { parseRecord } from './record-schema';
 import { projectVehicleScope } from './rule-coverage';
 import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
 import { conditionFailed } from './dynamo';
+import { directoryKeys } from './keys';
 
 /**
  * Registering vehicles in the directory, which decides who may watch them: a rule applies to a vehicle only

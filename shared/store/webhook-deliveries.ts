@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
+import { webhookKeys } from './keys';
 
 /**
  * The delivery log of each webhook endpoint, in the directory table: one small item per attempt
@@ -25,7 +26,7 @@ export const webhookAttemptSchema = z.object({
 });
 export type WebhookAttempt = z.infer<typeof webhookAttemptSchema>;
 
-const partition = (endpointId: string) => `WEBHOOKLOG#${endpointId}`;
+const partition = webhookKeys.logPartition;
 
 /** Records one attempt of one delivery to the endpoint. */
 export async function recordWebhookAttempt(endpointId: string, attempt: WebhookAttempt): Promise<void> {

@@ -2,8 +2,9 @@ import { DeleteCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamo
 import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
-import { webhookNoticeIdSchema, webhookNoticeKeys, type WebhookNoticeId } from '../schemas/webhook';
+import { webhookNoticeIdSchema, type WebhookNoticeId } from '../schemas/webhook';
 import { conditionFailed } from './dynamo';
+import { webhookNoticeKeys } from './keys';
 
 /**
  * The notices that an endpoint was disabled after failing for days, while they are being sent (item layout in

@@ -5,6 +5,7 @@ import { resourcesConfig } from '../config';
 import { recoveryJobSchema, type RecoveryJob } from '../schemas/webhook-recovery';
 import { WEBHOOK_LOG_DAYS } from './webhook-deliveries';
 import { cancellation, conditionFailed } from './dynamo';
+import { webhookRecoveryKeys } from './keys';
 
 /**
  * Webhook recovery jobs, in the directory table, all in the endpoint's own partition:
@@ -19,10 +20,9 @@ export const RECOVERY_STALE_MS = 60 * 60_000;
 const KEEP_SECONDS = WEBHOOK_LOG_DAYS * 86_400;
 
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const partition = (endpointId: string) => `WEBHOOKRECOVERY#${endpointId}`;
-const jobKey = (endpointId: string, jobId: string) => ({ pk: partition(endpointId), sk: `JOB#${jobId}` });
-const latestKey = (endpointId: string) => ({ pk: partition(endpointId), sk: 'LATEST' });
-const alertKey = (job: RecoveryJob, alertId: string) => ({ pk: partition(job.webhookId), sk: `JOB#${job.jobId}#ALERT#${alertId}` });
+const jobKey = webhookRecoveryKeys.job;
+const latestKey = webhookRecoveryKeys.latest;
+const alertKey = (job: RecoveryJob, alertId: string) => webhookRecoveryKeys.alert(job.webhookId, job.jobId, alertId);
 const ttlOf = (job: RecoveryJob) => Math.floor(Date.parse(job.startedAt) / 1000) + KEEP_SECONDS;
 
 /** Another job of the endpoint is running: `jobId`. */

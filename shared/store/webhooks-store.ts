@@ -6,8 +6,9 @@ import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { logger } from '../observability/logger';
 import { parseRecord } from './record-schema';
-import { storedWebhookSchema, webhookIdClient, webhookKeys, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
+import { storedWebhookSchema, webhookIdClient, type StoredWebhook, type WebhookEndpoint } from '../schemas/webhook';
 import { conditionFailed, queryAll, transactOrConflict } from './dynamo';
+import { webhookKeys } from './keys';
 
 /**
  * The webhook endpoints of each client (see `shared/schemas/webhook.ts` for the item layout and how the secret
@@ -16,7 +17,7 @@ import { conditionFailed, queryAll, transactOrConflict } from './dynamo';
 
 /** The index that finds the client of an endpoint registered before endpoint ids named their client. */
 const ENDPOINT_INDEX = 'gsi1';
-const endpointIndexKey = (endpointId: string) => ({ gsi1pk: `WEBHOOK#${endpointId}`, gsi1sk: 'ENDPOINT' });
+const endpointIndexKey = webhookKeys.index;
 
 /** A new endpoint's id names its client (see `webhookIdSchema`), so no index entry is written to find it. */
 const newEndpointId = (clientId: string) => `${clientId}.${randomBytes(16).toString('base64url')}`;

@@ -2,10 +2,7 @@ import type { FeedOutageConfig, VehicleClock } from '../config';
 import { countIfAny, MetricName } from '../observability/metrics';
 import type { AlertItem } from '../store/alerts/alerts-store';
 import { vehiclesFallingSilent } from '../store/vehicle-state-store';
-import type { EvaluatorLookup } from '../pipeline/evaluate-vehicle';
-import { connectionLossStep } from '../pipeline/connection-loss-step';
-import type { RuleCache } from '../pipeline/rule-cache';
-import { runVehicleSteps } from '../pipeline/run-vehicle-steps';
+import { connectionLossStep, runVehicleSteps, type EvaluatorLookup, type RuleCache } from '../pipeline/public/vehicle-steps';
 import { judgeFeedOutages } from './feed-outage-hold';
 import type { FeedReading } from './feed-rate';
 

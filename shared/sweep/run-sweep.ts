@@ -1,7 +1,6 @@
 import { feedOutageConfig, type FeedOutageConfig, type VehicleClock } from '../config';
 import { logger } from '../observability/logger';
-import type { EvaluatorLookup } from '../pipeline/evaluate-vehicle';
-import type { RuleCache } from '../pipeline/rule-cache';
+import type { EvaluatorLookup, RuleCache } from '../pipeline/public/vehicle-steps';
 import { runAlertDuePass } from './alert-due-pass';
 import { runConnectionLossPass } from './connection-loss-pass';
 import { silenceCertainAsOf, type InputBacklog } from './backlog-hold';

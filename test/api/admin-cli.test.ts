@@ -5,11 +5,11 @@ import { UsageError, runAdmin } from '../../infra/admin/commands';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import { directoryKeys } from '../../shared/schemas/directory';
 import { subtreeAgentIds, userIdsOfClient } from '../../shared/store/directory-store';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { apiClient, login } from './support';
+import { directoryKeys } from '../../shared/store/keys';
 
 describe('admin CLI', () => {
   let emulators: Emulators;

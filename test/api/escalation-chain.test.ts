@@ -4,7 +4,7 @@ import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { transitionAlert } from '../../shared/store/alerts/alert-lifecycle';
-import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent/confirmation';
 import { getRule } from '../../shared/store/rules-store';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { clearSentEmails, sentEmails } from '../support/emulators';

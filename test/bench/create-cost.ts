@@ -4,15 +4,14 @@ import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
 import { createAgent } from '../../shared/store/directory-store';
 import { ID_BLOCK_SIZE } from '../../shared/store/client-counts';
-import { directoryKeys } from '../../shared/schemas/directory';
 import { createGeozone, deleteGeozone, GEOZONES_META_ID, geozonesExist } from '../../shared/store/geozones-store';
 import { RULES_META_ID, createRule, deleteRule, newRuleRecord, ruleItem } from '../../shared/store/rules-store';
 import { createWebhook, deleteWebhook } from '../../shared/store/webhooks-store';
 import { geozoneMeasures } from '../../shared/api/geozone-measures';
 import { notificationBodySchema } from '../../shared/schemas/notification';
 import type { GeozoneGeometry } from '../../shared/schemas/geozone';
-import { webhookKeys } from '../../shared/schemas/webhook';
 import type { CapacityCounter } from '../support/count-capacity';
+import { directoryKeys, webhookKeys } from '../../shared/store/keys';
 
 /**
  * Write units of creating and deleting one rule, geozone (a small one: one item under 1 KB) and webhook

@@ -9,7 +9,7 @@ import { createApiHandler } from '../../shared/api/app';
 import { createUser } from '../../shared/store/directory-store';
 import { getAlert } from '../../shared/store/alerts/alert-lifecycle';
 import { listSilences } from '../../shared/store/silences-store';
-import { unsubscribeLink } from '../../shared/store/email-consent';
+import { unsubscribeLink } from '../../shared/store/email-consent/unsubscribe';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { handler as evaluate } from '../../functions/evaluate/handler';
 import { handler as deliver } from '../../functions/deliver/handler';

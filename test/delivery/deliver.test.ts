@@ -5,7 +5,7 @@ import { pollOnce, type SqsHandler } from '../../infra/local/sqs-poller';
 import { sentEmails } from '../support/emulators';
 import { useDeliverHarness } from '../support/deliver-harness';
 import { PARENT_ID, getAlertItem, getUser, linkChat, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
-import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent/confirmation';
 import { SimulatedDelivery } from './support/simulated-delivery';
 
 const BOT_TOKEN = '123456:test-bot-token';

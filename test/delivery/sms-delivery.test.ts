@@ -10,12 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import { directoryKeys } from '../../shared/schemas/directory';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { transitionAlert } from '../../shared/store/alerts/alert-lifecycle';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { getAlertItem, putAlert, putRule, putUser, putVehicle } from './support/fixtures';
 import { useDeliverHarness } from '../support/deliver-harness';
+import { directoryKeys } from '../../shared/store/keys';
 
 /**
  * SMS alerts through the deliver function, on DynamoDB Local and the SMS fake: a loopback HTTP server speaking the

@@ -6,13 +6,14 @@ import { resourcesConfig } from '../../shared/config';
 import type { SentSms } from '../../infra/local/sms-fake';
 import { forgetAlertLinkKey, verifyAlertLink } from '../../shared/auth/alert-link-token';
 import { newShortLinkCode } from '../../shared/auth/short-link-code';
-import { directoryKeys, type Language } from '../../shared/schemas/directory';
+import { type Language } from '../../shared/schemas/directory';
 import { putShortLink } from '../../shared/store/short-links';
 import { monthOf, smsSpendOf } from '../../shared/store/sms-spend';
 import { login, seedTenants, typedApiClient, type TypedApi } from '../api/support';
 import { FakeSecretsManager } from './support/fake-secrets-manager';
 import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, PARENT_ID, putAlert, putRule, putUser } from './support/fixtures';
+import { directoryKeys } from '../../shared/store/keys';
 
 /** The host of a deployed stack's ApiUrl: as long as execute-api addresses are (a 10-character id, eu-central-1). */
 const EXECUTE_API_URL = 'https://abc123defg.execute-api.eu-central-1.amazonaws.com/api/v3';

@@ -6,7 +6,7 @@ import { getUser, putUser } from './support/fixtures';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { directoryKeys } from '../../shared/schemas/directory';
+import { directoryKeys } from '../../shared/store/keys';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 

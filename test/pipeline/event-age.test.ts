@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createEvaluateHandler } from '../../functions/evaluate/handler';
 import { createSweepHandler } from '../../functions/sweep/handler';
 import { lambdaContext } from '../../infra/local/sqs-poller';
-import { SUPPRESSION_REASONS } from '../../shared/pipeline/event-admission';
+import { SUPPRESSION_REASONS } from '../../shared/schemas/suppression';
 import { openRun } from '../../shared/pipeline/noise-budget';
 import { alertSchema } from '../../shared/schemas/alert';
 import type { StoredRule } from '../../shared/schemas/notification';

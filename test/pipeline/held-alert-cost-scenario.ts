@@ -6,7 +6,6 @@ import { resourcesConfig } from '../../shared/config';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { RETRY_WAITS_SECONDS } from '../../shared/delivery/retry-backoff';
 import { MAX_QUEUE_WAIT_MS } from '../../shared/delivery/deliver-alert';
-import { heldPartition } from '../../shared/schemas/circuit-health';
 import { buildAlertItem } from '../../shared/store/alerts/alerts-store';
 import { createAgent } from '../../shared/store/directory-store';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
@@ -15,6 +14,7 @@ import { countCapacity } from '../support/count-capacity';
 import { captureOutput } from '../support/replay-output';
 import { getAlertItem, putRule } from '../delivery/support/fixtures';
 import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
+import { heldPartition } from '../../shared/store/keys';
 
 /**
  * What an alert costs in DynamoDB units while it waits for a long retry, per hour it waits: alerts whose one

@@ -6,7 +6,7 @@ import { alertSchema } from '../../shared/schemas/alert';
 import type { StoredRule } from '../../shared/schemas/notification';
 import { readSuppressedRuns } from '../../shared/store/suppressed-log';
 import { loadVehicleState } from '../../shared/store/vehicle-state-store';
-import { SUPPRESSION_REASONS } from '../../shared/pipeline/event-admission';
+import { SUPPRESSION_REASONS } from '../../shared/schemas/suppression';
 import type { Emulators } from '../../infra/local/emulators';
 import { startTestEmulators } from '../support/emulators';
 import { PARENT_ID, alertsInTable, invoke, putRule, sqsRecord, storeCircleZone, storedRule } from './support';

@@ -3,7 +3,6 @@ import type { Context, SNSEvent } from 'aws-lambda';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import { directoryKeys } from '../../shared/schemas/directory';
 import type { Emulators } from '../../infra/local/emulators';
 import { handler as deliverFunction } from '../../functions/deliver/handler';
 import { createAgent } from '../../shared/store/directory-store';
@@ -13,6 +12,7 @@ import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 import { apiClient, lambdaContext, login, ruleBody, seedTenants, session, typedApiClient, type JsonBody, type TypedApi } from '../api/support';
 import { registerVehicle } from '../../shared/store/vehicle-registry';
+import { directoryKeys } from '../../shared/store/keys';
 
 /**
  * Attacks replayed: using fleetwatch's official bot and sender against strangers.

@@ -6,7 +6,6 @@ import { resourcesConfig } from '../../shared/config';
 import { createAgent, createUser } from '../../shared/store/directory-store';
 import { newRuleRecord, ruleItem } from '../../shared/store/rules-store';
 import { notificationBodySchema } from '../../shared/schemas/notification';
-import { webhookKeys } from '../../shared/schemas/webhook';
 import { startTestEmulators } from '../support/emulators';
 import {
   TestClock,
@@ -20,6 +19,7 @@ import {
   type Tenant,
   type TypedApi,
 } from '../api/support';
+import { webhookKeys } from '../../shared/store/keys';
 
 /**
  * Attacks replayed: many parallel creates, each from a fresh session so that no per-session rate limit

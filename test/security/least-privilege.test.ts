@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FleetwatchStack } from '../../infra/stack';
 import { TELEGRAM_WEBHOOK_PATH } from '../../infra/stack-facts';
 import type { FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { PK } from '../../shared/store/keys';
 import { ALLOWED_WILDCARDS, narrowedToSender, wildcardResources } from '../support/iam-wildcards';
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
@@ -87,6 +88,16 @@ describe('security: least privilege in the template', () => {
         }
       }
     }
+  });
+
+  it('limits the directory only by prefixes of shared/store/keys.ts (dynamodb:LeadingKeys)', () => {
+    const known = new Set(Object.values(PK).map((prefix) => `${prefix}*`));
+    const conditioned = Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .flatMap((statement) => asArray((statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []) as string | string[]));
+    expect(conditioned.length).toBeGreaterThan(0);
+    expect(conditioned.filter((prefix) => !known.has(prefix))).toEqual([]);
   });
 
   it('gives no function Scan, BatchWriteItem or DeleteItem it does not use', () => {

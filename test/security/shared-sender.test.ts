@@ -8,7 +8,7 @@ import type { EmailMessage } from '../../shared/channels/email/send-email';
 import { DEFAULT_CONFIRMATIONS_PER_CLIENT_PER_DAY, DEFAULT_CONFIRMATION_FEEDBACK_STOP } from '../../shared/config';
 import { channelSenders, type ChannelSenders } from '../../shared/delivery/senders';
 import { runConfirmationWaitPass } from '../../shared/sweep/confirmation-wait-pass';
-import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent/confirmation';
 import { getRule } from '../../shared/store/rules-store';
 import { clearSentEmails, sentEmails } from '../support/emulators';
 import { useDeliverHarness } from '../support/deliver-harness';

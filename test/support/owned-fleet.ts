@@ -1,8 +1,8 @@
 import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
-import { directoryKeys } from '../../shared/schemas/directory';
-import { markSideEmailConfirmed } from '../../shared/store/email-consent';
+import { markSideEmailConfirmed } from '../../shared/store/email-consent/confirmation';
+import { directoryKeys } from '../../shared/store/keys';
 
 /**
  * What delivery checks before anything goes out, set up for tests that store rules directly: the client

@@ -1,5 +1,6 @@
 import { scopeOf } from '../../shared/rules/scope';
-import { RuleCache, type RuleRecords, type VehicleRules } from '../../shared/pipeline/rule-cache';
+import { RuleCache, type VehicleRules } from '../../shared/pipeline/rule-cache';
+import type { RuleRecords } from '../../shared/store/rule-records';
 import type { Geozone } from '../../shared/schemas/geozone';
 import type { StoredRule } from '../../shared/schemas/notification';
 import type { LoadedState } from '../../shared/store/vehicle-state-store';

@@ -10,10 +10,10 @@ import { startWebhookReceiver, type RunningWebhookReceiver } from '../../infra/l
 import { verifySignature } from '../../shared/channels/webhook/signature';
 import { createAgent } from '../../shared/store/directory-store';
 import { createWebhook, rotateWebhookSecret } from '../../shared/store/webhooks-store';
-import { webhookKeys } from '../../shared/schemas/webhook';
 import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, putAlert, putRule } from '../delivery/support/fixtures';
 import { SimulatedDelivery } from '../delivery/support/simulated-delivery';
+import { webhookKeys } from '../../shared/store/keys';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
 type Request = { headers: IncomingHttpHeaders; body: string };

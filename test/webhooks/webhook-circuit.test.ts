@@ -15,7 +15,6 @@ import { holdDeadline } from '../../shared/delivery/target-retry';
 import { runAlertDuePass } from '../../shared/sweep/alert-due-pass';
 import { runCircuitPass } from '../../shared/sweep/circuit-pass';
 import { alertSchema } from '../../shared/schemas/alert';
-import { circuitKeys, FAILING_WEBHOOKS, HELD_LISTS, heldPartition } from '../../shared/schemas/circuit-health';
 import { createAgent } from '../../shared/store/directory-store';
 import { forgetDestinationHealth, forgetWebhookHealth } from '../../shared/store/circuit-store';
 import { countOpenCircuits } from '../../shared/store/failing-webhooks';
@@ -24,6 +23,7 @@ import { createWebhook, disableWebhook, getWebhookWithSecrets } from '../../shar
 import { useDeliverHarness } from '../support/deliver-harness';
 import { getAlertItem, linkChat, putAlert, putRule, putUser } from '../delivery/support/fixtures';
 import { DELIVERY_T0 as T0 } from '../support/fixtures';
+import { circuitKeys, FAILING_WEBHOOKS, HELD_LISTS, heldPartition } from '../../shared/store/keys';
 
 type Deliveries = Record<string, { status: string; attempts: number; error?: string }>;
 type Retries = Record<string, { attempts: number; error: string; nextAttemptAt: string; heldBy?: string }>;

@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { resourcesConfig } from '../../shared/config';
-import { webhookKeys } from '../../shared/schemas/webhook';
 import { disableWebhook, listWebhooksWithSecrets } from '../../shared/store/webhooks-store';
 import { startTestEmulators } from '../support/emulators';
 import { TestClock, apiClient, login, seedTenants, session, typedApiClient, type Api, type JsonBody, type TypedApi } from '../api/support';
+import { webhookKeys } from '../../shared/store/keys';
 
 /**
  * `/api/v3/webhooks`: registration with the secret shown once, URL rules, the per-client cap, and tenancy:

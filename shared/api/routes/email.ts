@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { confirmSideEmail, unsubscribeLink } from '../../store/email-consent';
+import { confirmSideEmail } from '../../store/email-consent/confirmation';
+import { unsubscribeLink } from '../../store/email-consent/unsubscribe';
 import { notFound } from '../errors';
 import { releaseHeldAlerts } from '../side-address-confirmation';
 import { resubscribeByLink, unsubscribeByLink } from '../side-address-unsubscribe';

@@ -1,8 +1,8 @@
 import { maxEventAgeConfig, vehicleClockConfig } from '../../config';
 import { DEFAULT_LANGUAGE } from '../../delivery/targets';
 import { alertNotification } from '../../delivery/alert-notification';
-import { arrivalOf, previewRule } from '../../pipeline/preview';
-import { dynamoRuleRecords } from '../../pipeline/rule-cache';
+import { arrivalOf, previewRule } from '../../pipeline/public/preview';
+import { dynamoRuleRecords } from '../../store/rule-records';
 import { RULE_EVALUATORS } from '../../rules/registry';
 import { isEventKind } from '../../rules/event-kinds';
 import { timesFromTheFuture, type TerminalMessage } from '../../schemas/terminal-message';

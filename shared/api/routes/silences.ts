@@ -1,4 +1,4 @@
-import { compileSilence, silenceActiveAt } from '../../pipeline/maintenance-silence';
+import { compileSilence, silenceActiveAt } from '../../pipeline/public/silences';
 import { formatSchedule, parseSchedule } from '../../rules/schedule';
 import type { StoredSilence } from '../../schemas/silence';
 import { getVehicles } from '../../store/directory-store';

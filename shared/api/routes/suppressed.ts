@@ -1,5 +1,5 @@
-import { openRun, runDetail } from '../../pipeline/noise-budget';
-import { SUPPRESSION_REASONS } from '../../pipeline/event-admission';
+import { openRun, runDetail } from '../../pipeline/public/suppressed-log';
+import { SUPPRESSION_REASONS } from '../../schemas/suppression';
 import { isEffective } from '../../rules/lifecycle';
 import { getVehicles } from '../../store/directory-store';
 import { ruleCovers } from '../../store/rule-coverage';

@@ -3,7 +3,7 @@ import type { SNSEvent } from 'aws-lambda';
 import { readConfig, senderSchema } from '../../config';
 import { logger } from '../../observability/logger';
 import { MetricName, MetricUnit, metrics } from '../../observability/metrics';
-import { suppressAddress } from '../../store/email-consent';
+import { suppressAddress } from '../../store/email-consent/suppression';
 import { countConfirmationFeedback, stopConfirmations } from '../../store/sender-guard';
 import { snsJsonMessages } from '../sns-messages';
 

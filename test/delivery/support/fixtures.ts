@@ -3,10 +3,11 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../../shared/aws/clients';
 import { resourcesConfig } from '../../../shared/config';
 import { alertSchema, type Alert } from '../../../shared/schemas/alert';
-import { directoryKeys, storedUserSchema, type PushDevice, type StoredUser, type TelegramChat } from '../../../shared/schemas/directory';
+import { storedUserSchema, type PushDevice, type StoredUser, type TelegramChat } from '../../../shared/schemas/directory';
 import { storedRuleSchema, type StoredRule } from '../../../shared/schemas/notification';
 import { registerVehicle } from '../../../shared/store/vehicle-registry';
 import { DELIVERY_T0 } from '../../support/fixtures';
+import { directoryKeys } from '../../../shared/store/keys';
 
 export const PARENT_ID = '5c0bd3a4-7ad5-4cde-9d3c-0a7b63f0b001';
 

@@ -1,0 +1,2 @@
+/** How the API reads a rule's suppressed log off a vehicle's noise state. */
+export { openRun, runDetail } from '../noise-budget';
