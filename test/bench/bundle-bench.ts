@@ -11,7 +11,7 @@ import type { BenchSection } from './section';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FUNCTIONS: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
-const RUNS = 7;
+const RUNS = 15;
 
 /** The environment the stack gives a function, with placeholder names: enough for its modules to load. */
 const FUNCTION_ENV = {
