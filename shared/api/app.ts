@@ -16,7 +16,7 @@ import { takeClientRequest } from '../store/client-rate';
 import { limits } from './limits';
 import { PAGE_HEADERS } from './link-page';
 import type { ApiEvent, ApiLambdaContext, ApiRoute } from './route';
-import { apiRoutes } from './routes';
+import { eagerRoutes, loadLazyRoutes } from './routes/eager';
 import { apiSchema, readConfig } from '../config';
 
 export interface ApiOptions {
@@ -172,16 +172,45 @@ export function createApiHandler(options: ApiOptions = {}) {
     now: options.now ?? Date.now,
     rateLimitIntervalMs: () => options.rateLimitIntervalMs ?? rateLimitIntervalFromEnv(),
   };
-  const routes = (options.routes ?? apiRoutes).map((route): Route<ApiEvent, APIGatewayProxyResultV2> => ({
-    method: route.method,
-    path: route.path,
-    handler: routeHandler(route, settings),
-  }));
   return middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiLambdaContext>()
     .use(loggerContext())
     .use(logMetrics(metrics))
     .use(httpHeaderNormalizer())
     .use(countRequests())
     .use(apiErrors())
-    .handler(httpRouterHandler(routes));
+    .handler(options.routes ? router(options.routes, settings) : eagerThenLazyRouter(settings));
+}
+
+type Router = (event: ApiEvent, context: ApiLambdaContext, options: { signal: AbortSignal }) => Promise<APIGatewayProxyResultV2>;
+
+function router(routes: readonly ApiRoute[], settings: Settings, notFound?: () => never): Router {
+  const table = routes.map((route): Route<ApiEvent, APIGatewayProxyResultV2> => ({
+    method: route.method,
+    path: route.path,
+    handler: routeHandler(route, settings),
+  }));
+  const handler = httpRouterHandler(notFound ? { routes: table, notFoundResponse: notFound } : table);
+  return async (event, context, options) => handler(event, context, options) as Promise<APIGatewayProxyResultV2>;
+}
+
+class NotEager extends Error {}
+
+/**
+ * The eager routes at once, the rest (`loadLazyRoutes`) with the first request none of them takes: a request
+ * for an unknown path loads them too, and is answered 404 by their router as before.
+ */
+function eagerThenLazyRouter(settings: Settings): Router {
+  const eager = router(eagerRoutes, settings, () => {
+    throw new NotEager();
+  });
+  let lazy: Promise<Router> | undefined;
+  return async (event, context, options) => {
+    try {
+      return await eager(event, context, options);
+    } catch (error) {
+      if (!(error instanceof NotEager)) throw error;
+    }
+    lazy ??= loadLazyRoutes().then((routes) => router(routes, settings));
+    return (await lazy)(event, context, options);
+  };
 }
