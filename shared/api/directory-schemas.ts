@@ -3,6 +3,7 @@ import { guidSchema } from '../schemas/notification';
 import { languageSchema } from '../schemas/directory';
 import { phoneNumberSchema } from '../schemas/phone';
 import { strictBody } from './strict-body';
+import { EXAMPLE_CHILD_ID, EXAMPLE_CLIENT_ID, EXAMPLE_USER_ID } from './example-ids';
 
 /**
  * Bodies and answers of the directory endpoints (clients, users, vehicles), with the platform's field names,
@@ -13,10 +14,6 @@ import { strictBody } from './strict-body';
 
 const vehicleIdSchema = z.number().int().min(1).max(2_147_483_647);
 const readOnlyParentName = z.string().max(500).nullable().optional().describe('read-only: accepted and ignored');
-
-export const EXAMPLE_CLIENT_ID = '6f1c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f';
-export const EXAMPLE_CHILD_ID = '0d9e8f7a-6b5c-4d3e-9f1a-2b3c4d5e6f70';
-export const EXAMPLE_USER_ID = 'a3b2c1d0-e9f8-4a7b-8c6d-5e4f3a2b1c0d';
 
 /** Paging of a find, in the platform's find style (a plain list answers): `offset` records skipped, at most `limit` answered. */
 export const MAX_FIND_LIMIT = 1_000;

@@ -1,8 +1,6 @@
 import { linkRedirectPage } from './link-redirect';
-import { EXAMPLE_ROTA_ID } from './rota-schemas';
-import { EXAMPLE_SILENCE_ID } from './silence-schemas';
 import { alertIdFor } from '../store/alert-id';
-import { EXAMPLE_CHILD_ID, EXAMPLE_CLIENT_ID, EXAMPLE_USER_ID } from './directory-schemas';
+import { EXAMPLE_CHILD_ID, EXAMPLE_CLIENT_ID, EXAMPLE_ROTA_ID, EXAMPLE_SILENCE_ID, EXAMPLE_USER_ID } from './example-ids';
 
 /**
  * Request and answer examples of the OpenAPI document, one consistent story: the client Acme Logistics, its

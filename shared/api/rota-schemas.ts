@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { guidSchema, ianaZoneSchema, utcTimeSchema } from '../schemas/notification';
 import { MAX_PARTICIPANTS, handoffSchema, overrideIdSchema, rotaIdSchema, WEEKDAYS } from '../schemas/rota';
 import { clockTimeSchema } from '../schemas/preferences';
-import { EXAMPLE_CLIENT_ID, EXAMPLE_USER_ID } from './directory-schemas';
+import { EXAMPLE_CLIENT_ID, EXAMPLE_ROTA_ID, EXAMPLE_USER_ID } from './example-ids';
 import { strictBody } from './strict-body';
 
 /** Bodies and answers of `/api/v3/rotas`: on-call rotas and their overrides. */
@@ -103,7 +103,6 @@ export const onCallSchema = z.object({
   at: z.iso.datetime().describe('the instant answered for'),
 });
 
-export const EXAMPLE_ROTA_ID = `${EXAMPLE_CLIENT_ID}.Qm9uZGF5LW5pZ2h0LXNoaW`;
 const EXAMPLE_OTHER_USER_ID = 'c5d4e3f2-a1b0-4c9d-8e7f-6a5b4c3d2e1f';
 const EXAMPLE_OVERRIDE_ID = 'T3ZlcnJpZGUtY292ZXItMQ';
 

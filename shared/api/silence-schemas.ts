@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { parseSchedule } from '../rules/schedule';
 import { guidSchema, timezoneSchema, utcTimeSchema } from '../schemas/notification';
 import { MAX_SILENCE_DAYS, SILENCE_SOURCES, silenceIdSchema } from '../schemas/silence';
-import { EXAMPLE_CLIENT_ID } from './directory-schemas';
+import { EXAMPLE_CLIENT_ID, EXAMPLE_SILENCE_ID } from './example-ids';
 import { strictBody } from './strict-body';
 
 /** Bodies and answers of `/api/v3/silences`: maintenance windows in which a client's matching events raise no alert. */
@@ -74,8 +74,6 @@ export const silenceSchema = z.object({
   active: z.boolean().describe('whether it holds now (within [from, to), not ended, its window open)'),
 });
 export type SilenceRecord = z.infer<typeof silenceSchema>;
-
-export const EXAMPLE_SILENCE_ID = `${EXAMPLE_CLIENT_ID}.2rnROxza7R0EhXIB0u3gtA`;
 
 export const silenceCreateExample = {
   parentId: EXAMPLE_CLIENT_ID,

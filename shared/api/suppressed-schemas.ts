@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { SUPPRESSION_REASONS } from '../schemas/suppression';
 import { strictBody } from './strict-body';
-import { EXAMPLE_SILENCE_ID } from './silence-schemas';
+import { EXAMPLE_SILENCE_ID } from './example-ids';
 
 /** Body of POST /api/v3/notifications/suppressed: one rule, one vehicle, a time window. */
 export const suppressedBodySchema = strictBody({

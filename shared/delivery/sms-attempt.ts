@@ -3,11 +3,9 @@ import { countSegments } from '../channels/sms/segments';
 import { fitSmsText } from '../channels/sms/sms-text';
 import { smsConfig } from '../config';
 import type { Alert, DeliveryStatus, SmsDelivery } from '../schemas/alert';
-import { isCountryAllowed } from '../schemas/phone-country';
 import { SEVERITIES, type Severity } from '../schemas/severity';
 import { isSmsOptedOut, markSmsOptedOut } from '../store/sms-opt-outs';
 import { refundSmsSpend, takeSmsSpend } from '../store/sms-spend';
-import { segmentPrices, smsCostMicroUsd } from '../channels/sms/prices';
 import { MetricName, MetricUnit, metrics } from '../observability/metrics';
 import { capReached } from './sms-cap-notice';
 import type { ChannelSenders } from './senders';
@@ -54,6 +52,9 @@ export async function attemptSms(target: SmsTarget, attempt: SmsAttempt): Promis
   });
   if (isBelow(severityOf(alert), attempt.minSeverity))
     return settled('skipped', `the alert is ${severityOf(alert)}, below the rule's smsMinSeverity (${attempt.minSeverity})`);
+  // the numbering plans (~120 KB) load with a container's first SMS, not at every cold start of the deliver function
+  const { isCountryAllowed } = await import('../schemas/phone-country');
+  const { segmentPrices, smsCostMicroUsd } = await import('../channels/sms/prices');
   if (!isCountryAllowed(target.phoneNumber, smsConfig().SMS_COUNTRIES))
     return settled('skipped', "the number's country is not one this installation sends SMS to", 'countryNotAllowed');
   if (await isSmsOptedOut(clientId, target.phoneNumber)) return settled('skipped', 'the number opted out of SMS (it replied STOP)', 'optedOut');

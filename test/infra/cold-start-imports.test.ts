@@ -1,0 +1,72 @@
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { BUNDLE_ALIASES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * What a function's cold start evaluates: the modules its handler reaches through static imports (and CommonJS
+ * requires), as esbuild bundles it for the stack. A module reached only through `await import()` is evaluated
+ * when first needed, in the same bundle. The SDK is left out, as the stack leaves it to the runtime.
+ */
+async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string>; all: Set<string> }> {
+  const { metafile } = await build({
+    entryPoints: [`functions/${name}/handler.ts`],
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    external: ['@aws-sdk/*'],
+    alias: { ...BUNDLE_ALIASES },
+    logLevel: 'silent',
+  });
+  const inputs: Metafile['inputs'] = metafile.inputs;
+  const entry = `functions/${name}/handler.ts`;
+  const eager = new Set([entry]);
+  for (const path of eager) {
+    for (const edge of inputs[path]?.imports ?? []) {
+      if ((edge.kind === 'import-statement' || edge.kind === 'require-call') && !edge.external) eager.add(edge.path);
+    }
+  }
+  return { eager, all: new Set(Object.keys(inputs)) };
+}
+
+/** Packages and modules each function's cold start must not evaluate: each is needed by a few requests only. */
+const LOADED_ON_FIRST_USE: Partial<Record<FunctionName, string[]>> = {
+  // numbering plans (phone routes), the OpenAPI generator (its document), HTML templates (link pages), the
+  // webhook address checks (webhook routes), the schemas of routes other than login and rules
+  api: [
+    'node_modules/libphonenumber-js/',
+    'node_modules/@asteasolutions/zod-to-openapi/',
+    'node_modules/eta/',
+    'node_modules/ipaddr.js/',
+    'shared/api/directory-schemas.ts',
+    'shared/api/rota-schemas.ts',
+    'shared/api/silence-schemas.ts',
+  ],
+  // numbering plans and SMS prices (the first SMS), grammy (the first Telegram message)
+  deliver: ['node_modules/libphonenumber-js/', 'shared/channels/sms/prices.ts', 'node_modules/grammy/'],
+};
+
+describe("functions' cold starts", () => {
+  describe.each(Object.entries(LOADED_ON_FIRST_USE))('%s', (name, deferred) => {
+    it('evaluates none of the modules only a few requests need, which its bundle still holds', async () => {
+      const { eager, all } = await coldStartModules(name as FunctionName);
+      for (const module of deferred) {
+        expect(
+          [...all].some((path) => path.includes(module)),
+          `${module} is in the bundle`,
+        ).toBe(true);
+        expect(
+          [...eager].filter((path) => path.includes(module)),
+          `${module} is evaluated at cold start`,
+        ).toEqual([]);
+      }
+    });
+  });
+});
