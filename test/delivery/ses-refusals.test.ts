@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SendEmailCommand, SESv2Client, SESv2ServiceException } from '@aws-sdk/client-sesv2';
 import { sendEmail } from '../../shared/channels/email/send-email';
@@ -12,6 +12,10 @@ const refusal = (name: string, message: string) => new SESv2ServiceException({ n
 const message = { to: 'ops@fleet.example', subject: 'Panic', text: 'Panic', html: '<p>Panic</p>' };
 
 describe('SES refusals', () => {
+  afterAll(() => {
+    // the SDK classes outlive this file in its worker (isolate: false): a stub left on one would answer the next file
+    ses.restore();
+  });
   beforeEach(() => {
     ses.reset();
     vi.stubEnv('AWS_REGION', 'eu-central-1');

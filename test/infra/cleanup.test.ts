@@ -5,7 +5,7 @@ import { DescribeKeyCommand, KMSClient, ScheduleKeyDeletionCommand } from '@aws-
 import { GetResourcesCommand, ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import { DeleteSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupClients, type AwsTarget } from '../../infra/cleanup/clients';
 import { isGeneratedName } from '../../infra/cleanup/find';
 import { USAGE } from '../../infra/cleanup/help';
@@ -60,6 +60,11 @@ const commandName = (command: unknown) => (command as object).constructor.name;
 const sent = () => mocks.flatMap((mock) => mock.calls().map((call) => commandName(call.args[0])));
 const sentTo = (mock: (typeof mocks)[number]) => mock.calls().map((call) => commandName(call.args[0]));
 const lineOf = (stdout: string, id: string) => stdout.split('\n').find((line) => line.includes(id)) ?? '';
+
+afterAll(() => {
+  // the SDK classes outlive this file in its worker (isolate: false): a stub left on one would answer the next file
+  for (const mock of mocks) mock.restore();
+});
 
 beforeEach(() => {
   for (const mock of mocks) mock.reset();

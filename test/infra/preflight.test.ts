@@ -17,7 +17,7 @@ import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient 
 import { GetAccountCommand, GetEmailIdentityCommand, NotFoundException, SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { BOT_TOKEN_PLACEHOLDER } from '../../infra/constructs/telegram-secret';
 import {
   CHECKS,
@@ -94,6 +94,11 @@ function readyAccount() {
     .resolves({ SpendLimits: [{ Name: 'TEXT_MESSAGE_MONTHLY_SPEND_LIMIT', EnforcedLimit: 500, MaxLimit: 500, Overridden: true }] });
   smsVoice.on(DescribeAccountAttributesCommand).resolves({ AccountAttributes: [{ Name: 'ACCOUNT_TIER', Value: 'PRODUCTION' }] });
 }
+
+afterAll(() => {
+  // the SDK classes outlive this file in its worker (isolate: false): a stub left on one would answer the next file
+  for (const mock of [sts, cloudFormation, sesv2, lambda, geoPlaces, secretsManager, smsVoice]) mock.restore();
+});
 
 beforeEach(() => {
   for (const mock of [sts, cloudFormation, sesv2, lambda, geoPlaces, secretsManager, smsVoice]) mock.reset();

@@ -305,6 +305,8 @@ describe('smoke steps on a scripted API and a fake clock', () => {
 describe('smoke --stack', () => {
   const cloudFormation = mockClient(CloudFormationClient);
   beforeEach(() => cloudFormation.reset());
+  // the SDK classes outlive this file in its worker (isolate: false): a stub left on one would answer the next file
+  afterAll(() => cloudFormation.restore());
 
   it("reads the stack's ApiUrl output through DescribeStacks with the given region and profile", async () => {
     cloudFormation.on(DescribeStacksCommand, { StackName: 'Fleetwatch' }).resolves({

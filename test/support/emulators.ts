@@ -16,7 +16,10 @@ export function sharedDynamoEndpoint(): string {
  */
 export async function startTestEmulators(name: string): Promise<Emulators> {
   // test clocks run in 2026's past: DynamoDB Local's time to live would delete their sessions and alerts
-  return startEmulators({ prefix: `t-${name}-${process.pid}`, dynamoEndpoint: sharedDynamoEndpoint(), timeToLive: false });
+  const emulators = await startEmulators({ prefix: `t-${name}-${process.pid}`, dynamoEndpoint: sharedDynamoEndpoint(), timeToLive: false });
+  // aws-ses-v2-local keeps one inbox per process, and a worker runs file after file: each starts with it empty
+  await clearSentEmails(emulators);
+  return emulators;
 }
 export interface SentEmail {
   messageId: string;
