@@ -41,6 +41,10 @@ export interface FleetwatchFunctionProps {
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { punycode: 'punycode/', 'whatwg-url': 'node:url' };
 
+/** The runtime the bundles are built for, and where esbuild looks first in a package (its ES module build). */
+export const BUNDLE_TARGET = 'node24';
+export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
+
 // esbuild's ESM output has no `require`; CommonJS dependencies bundled into it need one.
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
@@ -99,9 +103,9 @@ export class FleetwatchFunction extends Construct {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node24',
+        target: BUNDLE_TARGET,
         esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([name, target]) => [`--alias:${name}`, target])),
-        mainFields: ['module', 'main'],
+        mainFields: [...BUNDLE_MAIN_FIELDS],
         banner: ESM_REQUIRE_BANNER,
         minify: true,
         // no keepNames: the source maps name every frame of a stack trace already, and the errors set their own

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_ALIASES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { BUNDLE_ALIASES, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -19,8 +19,8 @@ async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string
     metafile: true,
     platform: 'node',
     format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
+    target: BUNDLE_TARGET,
+    mainFields: [...BUNDLE_MAIN_FIELDS],
     external: ['@aws-sdk/*'],
     alias: { ...BUNDLE_ALIASES },
     logLevel: 'silent',

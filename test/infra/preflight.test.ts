@@ -49,6 +49,7 @@ const lambda = mockClient(LambdaClient);
 const geoPlaces = mockClient(GeoPlacesClient);
 const secretsManager = mockClient(SecretsManagerClient);
 const smsVoice = mockClient(PinpointSMSVoiceV2Client);
+const mocks = [sts, cloudFormation, sesv2, lambda, geoPlaces, secretsManager, smsVoice];
 
 const REGION = 'eu-central-1';
 const ACCOUNT = '123456789012';
@@ -97,11 +98,11 @@ function readyAccount() {
 
 afterAll(() => {
   // the SDK classes outlive this file in its worker (isolate: false): a stub left on one would answer the next file
-  for (const mock of [sts, cloudFormation, sesv2, lambda, geoPlaces, secretsManager, smsVoice]) mock.restore();
+  for (const mock of mocks) mock.restore();
 });
 
 beforeEach(() => {
-  for (const mock of [sts, cloudFormation, sesv2, lambda, geoPlaces, secretsManager, smsVoice]) mock.reset();
+  for (const mock of mocks) mock.reset();
   readyAccount();
 });
 
