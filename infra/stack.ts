@@ -355,6 +355,8 @@ export class FleetwatchStack extends Stack {
       timeout: FUNCTION_TIMEOUTS.deliver,
       memorySize: 512,
       withTemplates: true,
+      // an SMS's country, for the allow-list and its price
+      withPhonePlan: true,
       environment: {
         ...data.environmentFor('rules', 'directory', 'alerts'),
         DELIVERIES_DLQ_URL: queues.deliveryDeadLetters.queueUrl,
@@ -442,6 +444,8 @@ export class FleetwatchStack extends Stack {
       memorySize: 1024,
       // a rule's preview answers the text of each alert's e-mail, and replays vehicles under evaluate's clock
       withTemplates: true,
+      // users' phone numbers are checked at save
+      withPhonePlan: true,
       // no backlog of evaluate or deliver can take the API's concurrency
       reservedConcurrency: context.apiReservedConcurrency || undefined,
       environment: {

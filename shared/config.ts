@@ -177,6 +177,14 @@ export const templatesSchema = part(() =>
   }),
 );
 
+export const phonePlanSchema = part(() =>
+  z.object({
+    PHONE_PLAN_FILE: text().describe(
+      "File of the mobile numbering plan that users' phone numbers are checked against and SMS tell their country by (libphonenumber-js's metadata.mobile.json), read with the first number. Default: the installed libphonenumber-js's (the stack copies it beside the bundles, at /var/task/phone-plan.json).",
+    ),
+  }),
+);
+
 export const DEFAULT_FROM_ADDRESS = 'alerts@fleetwatch.local';
 
 export const emailSchema = part(() =>
@@ -416,7 +424,8 @@ const composeFunctionConfigSchemas = {
       .extend(webhookTargetsSchema().shape)
       .extend(telegramSchema().shape)
       .extend(pushSchema().shape)
-      .extend(smsSchema().shape),
+      .extend(smsSchema().shape)
+      .extend(phonePlanSchema().shape),
   evaluate: () => everyFunctionSchema().extend(vehicleClockEnvSchema().shape).extend(maxEventAgeSchema().shape).extend(ruleCacheSchema().shape),
   deliver: () =>
     everyFunctionSchema()
@@ -430,7 +439,8 @@ const composeFunctionConfigSchemas = {
       .extend(emailQuotaSchema().shape)
       .extend(telegramSchema().shape)
       .extend(pushSchema().shape)
-      .extend(smsSchema().shape),
+      .extend(smsSchema().shape)
+      .extend(phonePlanSchema().shape),
   sweep: () =>
     everyFunctionSchema()
       .extend(vehicleClockEnvSchema().shape)

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Duration } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
@@ -17,6 +17,9 @@ export const BUNDLE_BUDGET_BYTES = 1_000_000;
 /** Where the deliver function finds its notification templates inside the deployment package. */
 export const BUNDLED_TEMPLATES_DIR = '/var/task/templates';
 
+/** Where a function that checks phone numbers finds the numbering plan inside the deployment package. */
+export const BUNDLED_PHONE_PLAN_FILE = '/var/task/phone-plan.json';
+
 export interface FleetwatchFunctionProps {
   name: FunctionName;
   description: string;
@@ -27,6 +30,8 @@ export interface FleetwatchFunctionProps {
   environment?: Record<string, string>;
   /** Copy `shared/templates` next to the bundle and point `TEMPLATES_DIR` at it. */
   withTemplates?: boolean;
+  /** Copy libphonenumber-js's mobile numbering plan next to the bundle and point `PHONE_PLAN_FILE` at it. */
+  withPhonePlan?: boolean;
   /** Retries of asynchronous invocations (the schedule); Lambda's default is 2. */
   asyncRetryAttempts?: number;
   /** Concurrency reserved for the function, which is also its ceiling; none when absent. */
@@ -48,11 +53,21 @@ export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
 // esbuild's ESM output has no `require`; CommonJS dependencies bundled into it need one.
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
-function copyTemplatesHooks(): ICommandHooks {
+/** Copies the files a function reads beside its bundle into its package; `inputDir` is the project root. */
+function copyFilesHooks(props: FleetwatchFunctionProps): ICommandHooks | undefined {
+  const copies: ((inputDir: string, outputDir: string) => string)[] = [];
+  if (props.withTemplates) copies.push((inputDir, outputDir) => `cp -R "${join(inputDir, 'shared', 'templates')}" "${join(outputDir, 'templates')}"`);
+  if (props.withPhonePlan) {
+    copies.push(
+      (inputDir, outputDir) =>
+        `cp "${join(inputDir, 'node_modules', 'libphonenumber-js', 'metadata.mobile.json')}" "${join(outputDir, basename(BUNDLED_PHONE_PLAN_FILE))}"`,
+    );
+  }
+  if (copies.length === 0) return undefined;
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => [`cp -R "${join(inputDir, 'shared', 'templates')}" "${join(outputDir, 'templates')}"`],
+    afterBundling: (inputDir: string, outputDir: string) => copies.map((copy) => copy(inputDir, outputDir)),
   };
 }
 
@@ -74,6 +89,7 @@ export class FleetwatchFunction extends Construct {
       description: `fleetwatch ${props.name} function`,
     });
     this.logGroup.grantWrite(this.role);
+    const commandHooks = copyFilesHooks(props);
 
     this.function = new NodejsFunction(this, 'Function', {
       description: props.description,
@@ -99,6 +115,7 @@ export class FleetwatchFunction extends Construct {
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
         ...(props.withTemplates ? { TEMPLATES_DIR: BUNDLED_TEMPLATES_DIR } : {}),
+        ...(props.withPhonePlan ? { PHONE_PLAN_FILE: BUNDLED_PHONE_PLAN_FILE } : {}),
         ...props.environment,
       },
       bundling: {
@@ -113,7 +130,7 @@ export class FleetwatchFunction extends Construct {
         keepNames: false,
         sourceMap: true,
         sourcesContent: false,
-        ...(props.withTemplates ? { commandHooks: copyTemplatesHooks() } : {}),
+        ...(commandHooks ? { commandHooks } : {}),
       },
     });
   }

@@ -1,5 +1,5 @@
 import { smsConfig } from '../config';
-import { isCountryAllowed } from '../schemas/phone';
+import { isCountryAllowed } from '../schemas/phone-plan';
 import { validationError } from './errors';
 
 /** Refuses a number whose country the installation does not send SMS to (CDK context `smsCountries`). */

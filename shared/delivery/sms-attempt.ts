@@ -52,8 +52,9 @@ export async function attemptSms(target: SmsTarget, attempt: SmsAttempt): Promis
   });
   if (isBelow(severityOf(alert), attempt.minSeverity))
     return settled('skipped', `the alert is ${severityOf(alert)}, below the rule's smsMinSeverity (${attempt.minSeverity})`);
-  // the numbering plans (~120 KB) load with a container's first SMS, not at every cold start of the deliver function
-  const { isCountryAllowed } = await import('../schemas/phone-country');
+  // libphonenumber-js and its numbering plan (a file beside the bundle) load with a container's first SMS, not at
+  // every cold start of the deliver function
+  const { isCountryAllowed } = await import('../schemas/phone-plan');
   const { segmentPrices, smsCostMicroUsd } = await import('../channels/sms/prices');
   if (!isCountryAllowed(target.phoneNumber, smsConfig().SMS_COUNTRIES))
     return settled('skipped', "the number's country is not one this installation sends SMS to", 'countryNotAllowed');

@@ -38,7 +38,7 @@ async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string
 
 /** Packages and modules each function's cold start must not evaluate: each is needed by a few requests only. */
 const LOADED_ON_FIRST_USE: Partial<Record<FunctionName, string[]>> = {
-  // numbering plans (phone routes), the OpenAPI generator (its document), HTML templates (link pages), the
+  // libphonenumber-js (phone routes), the OpenAPI generator (its document), HTML templates (link pages), the
   // webhook address checks (webhook routes), the schemas of routes other than login and rules
   api: [
     'node_modules/libphonenumber-js/',
@@ -49,14 +49,18 @@ const LOADED_ON_FIRST_USE: Partial<Record<FunctionName, string[]>> = {
     'shared/api/rota-schemas.ts',
     'shared/api/silence-schemas.ts',
   ],
-  // numbering plans and SMS prices (the first SMS), grammy (the first Telegram message)
+  // libphonenumber-js and SMS prices (the first SMS), grammy (the first Telegram message)
   deliver: ['node_modules/libphonenumber-js/', 'shared/channels/sms/prices.ts', 'node_modules/grammy/'],
 };
+
+// one build per function, for both checks
+const builds = new Map<FunctionName, ReturnType<typeof coldStartModules>>();
+const modulesOf = (name: FunctionName) => builds.get(name) ?? builds.set(name, coldStartModules(name)).get(name)!;
 
 describe("functions' cold starts", () => {
   describe.each(Object.entries(LOADED_ON_FIRST_USE))('%s', (name, deferred) => {
     it('evaluates none of the modules only a few requests need, which its bundle still holds', async () => {
-      const { eager, all } = await coldStartModules(name as FunctionName);
+      const { eager, all } = await modulesOf(name as FunctionName);
       for (const module of deferred) {
         expect(
           [...all].some((path) => path.includes(module)),
@@ -67,6 +71,12 @@ describe("functions' cold starts", () => {
           `${module} is evaluated at cold start`,
         ).toEqual([]);
       }
+    });
+
+    // the numbering plan ships beside the bundle (PHONE_PLAN_FILE): compiled in, V8 would parse it at each cold start
+    it("holds none of libphonenumber-js's numbering plans", async () => {
+      const { all } = await modulesOf(name as FunctionName);
+      expect([...all].filter((path) => /node_modules\/libphonenumber-js\/(metadata|min|max|mobile)\b/.test(path))).toEqual([]);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
@@ -346,6 +347,18 @@ describe('FleetwatchStack template', () => {
         RATE_LIMIT_INTERVAL_MS: '1000',
         TELEGRAM_BOT_USERNAME: { Ref: 'TelegramBotUsername' },
         TEMPLATES_DIR: '/var/task/templates',
+      });
+    });
+
+    it('points the api and deliver functions, which read phone numbers, at the numbering plan in their package, and no other', () => {
+      const planFiles = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, environmentOf(name).PHONE_PLAN_FILE]));
+      expect(planFiles).toEqual({
+        evaluate: undefined,
+        sweep: undefined,
+        deliver: '/var/task/phone-plan.json',
+        api: '/var/task/phone-plan.json',
+        telegram: undefined,
+        project: undefined,
       });
     });
 
@@ -965,6 +978,18 @@ describe('bundled deployment packages', () => {
         expect(loaded.stdout.trim(), name).toBe('function');
         // a cold start prints nothing: no deprecation warning (DEP0040 punycode came with grammy's node-fetch)
         expect(loaded.stderr, name).toBe('');
+      }
+
+      // the numbering plan (PHONE_PLAN_FILE) is the installed libphonenumber-js's, beside the bundles that read numbers
+      const installedPlan = readFileSync(createRequire(import.meta.url).resolve('libphonenumber-js/metadata.mobile.json'));
+      for (const name of FUNCTION_NAMES) {
+        const plan = join(
+          outdir,
+          template.Resources[logicalId(stack.functions[name].function)]!.Metadata!['aws:asset:path'] as string,
+          'phone-plan.json',
+        );
+        if (name === 'api' || name === 'deliver') expect(readFileSync(plan).equals(installedPlan), name).toBe(true);
+        else expect(existsSync(plan), name).toBe(false);
       }
 
       const deliver = template.Resources[logicalId(stack.functions.deliver.function)]!;

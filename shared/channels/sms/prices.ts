@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { countryOfNumber } from '../../schemas/phone-country';
+import { countryOfNumber } from '../../schemas/phone-plan';
 
 /**
  * Estimated price of one SMS segment by destination country, in US dollars: AWS End User Messaging SMS's
