@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { TEST_ENV } from './test-env';
 import { LongFirstSequencer } from './long-first-sequencer';
 
 export default defineConfig({
@@ -11,6 +12,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    env: TEST_ENV,
     // a worker runs file after file: the libraries (the AWS SDK, zod, grammy, the CDK) load once per worker, and
     // file-isolation.ts gives each file the project's modules afresh and restores what it changed. With a fresh
     // process per file the same suite took 690 s and 20 min of CPU; like this, 527 s and 15.5 min

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { TEST_ENV } from './test-env';
 
 /** `npm run test:replay`: the full replay proof (500 vehicles, 100,000 messages per scenario). */
 export default defineConfig({
@@ -9,6 +10,7 @@ export default defineConfig({
     testTimeout: 3_600_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    env: TEST_ENV,
     globalSetup: ['test/support/global-setup.ts'],
     fileParallelism: false,
   },

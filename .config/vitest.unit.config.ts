@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { TEST_ENV } from './test-env';
 import { testRings } from './test-rings';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -17,6 +18,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    env: TEST_ENV,
     // no module isolation between files: nothing here holds state across files, and each file's imports
     // (the CDK, the AWS SDK) would otherwise load again per file
     isolate: false,

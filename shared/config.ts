@@ -185,6 +185,28 @@ export const phonePlanSchema = part(() =>
   }),
 );
 
+/** scrypt's cost N for new password hashes, with r=8 and p=1: OWASP's recommendation (128 MiB per hash). */
+export const DEFAULT_PASSWORD_SCRYPT_N = 2 ** 17;
+const LEAST_PASSWORD_SCRYPT_N = 2 ** 10;
+const MOST_PASSWORD_SCRYPT_N = 2 ** 18;
+
+export const passwordSchema = part(() =>
+  z.object({
+    PASSWORD_SCRYPT_N: whole(LEAST_PASSWORD_SCRYPT_N, DEFAULT_PASSWORD_SCRYPT_N)
+      .refine((n) => n <= MOST_PASSWORD_SCRYPT_N && (n & (n - 1)) === 0, {
+        error: `must be a power of two from ${LEAST_PASSWORD_SCRYPT_N} to ${MOST_PASSWORD_SCRYPT_N}`,
+      })
+      // about half a second of CPU per hash: the test suite's few hundred logins would spend minutes on it, and
+      // nothing but a test may save that at the cost of weaker hashes
+      .refine((n) => n >= DEFAULT_PASSWORD_SCRYPT_N || process.env.NODE_ENV === 'test', {
+        error: `may be below ${DEFAULT_PASSWORD_SCRYPT_N} only where NODE_ENV=test`,
+      })
+      .describe(
+        `scrypt's cost N (r=8, p=1) of the password hashes the API makes, a power of two. Default ${DEFAULT_PASSWORD_SCRYPT_N} (2^17, OWASP's recommendation: 128 MiB and about half a second of CPU per hash); up to 2^18. Lower values are refused unless NODE_ENV=test: the test suite hashes at 1024. A stored hash of a lower cost than this is replaced at its user's next login.`,
+      ),
+  }),
+);
+
 export const DEFAULT_FROM_ADDRESS = 'alerts@fleetwatch.local';
 
 export const emailSchema = part(() =>
@@ -416,6 +438,7 @@ const composeFunctionConfigSchemas = {
   api: () =>
     everyFunctionSchema()
       .extend(apiSchema().shape)
+      .extend(passwordSchema().shape)
       .extend(alertLinkSchema().shape)
       .extend(vehicleClockEnvSchema().shape)
       .extend(maxEventAgeSchema().shape)

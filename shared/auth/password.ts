@@ -1,13 +1,15 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { passwordSchema, readConfig } from '../config';
 
 /**
  * Password hashes in the directory's format `scrypt$N$r$p$salt$hash` (salt and hash base64), at OWASP's current
- * recommendation N=2^17, r=8, p=1 (128 MiB per hash). Parameters are stored with each hash, so they can be
- * raised without breaking existing users: a hash below the current cost is replaced at the next login.
+ * recommendation N=2^17, r=8, p=1 (128 MiB per hash; N is `PASSWORD_SCRYPT_N`). Parameters are stored with each
+ * hash, so they can be raised without breaking existing users: a hash below the current cost is replaced at the
+ * next login.
  */
-export const DEFAULT_PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
-/** Above what N=2^17, r=8 needs (128 MiB), and the bound for hashes read from the table. */
-const MAX_MEMORY = 256 * 1024 * 1024;
+const currentParams = () => ({ N: readConfig(passwordSchema()).PASSWORD_SCRYPT_N, r: 8, p: 1 });
+/** What N=2^18, r=8 needs (256 MiB), and the bound for hashes read from the table. */
+const MAX_MEMORY = 257 * 1024 * 1024;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
@@ -18,7 +20,7 @@ function derive(password: string, salt: Buffer, options: ScryptOptions, keyLengt
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const { N, r, p } = DEFAULT_PARAMS;
+  const { N, r, p } = currentParams();
   const hash = await derive(password, salt, { N, r, p }, KEY_LENGTH);
   return ['scrypt', N, r, p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
@@ -34,7 +36,8 @@ export function decoyHash(): Promise<string> {
 export function needsRehash(encoded: string): boolean {
   const [scheme, N, r, p] = encoded.split('$');
   if (scheme !== 'scrypt') return true;
-  return Number(N) < DEFAULT_PARAMS.N || Number(r) < DEFAULT_PARAMS.r || Number(p) < DEFAULT_PARAMS.p;
+  const current = currentParams();
+  return Number(N) < current.N || Number(r) < current.r || Number(p) < current.p;
 }
 
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {

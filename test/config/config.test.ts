@@ -10,6 +10,7 @@ import {
   telegramSchema,
   vehicleClockConfig,
   maxEventAgeConfig,
+  passwordSchema,
 } from '../../shared/config';
 import { CHANGED_INDEXES, stackContext } from '../../infra/context';
 import { outboxAgeMs, outboxMaxAttempts } from '../../shared/sweep/outbox-pass';
@@ -70,6 +71,19 @@ describe('configuration schemas', () => {
     expect(readConfig(telegramSchema(), { TELEGRAM_BOT_USERNAME: '' }).TELEGRAM_BOT_USERNAME).toBeUndefined();
     expect(publicApiUrl({ FLEETWATCH_API_PORT: '3100' })).toBe('http://127.0.0.1:3100/api/v3/');
     expect(resourcesConfig({ VEHICLE_STATE_TABLE: 'x-vehicle-state' }).VISITS_TABLE).toBe('x-visits');
+  });
+
+  it('hashes passwords at the deployed cost unless told otherwise, and at a cheaper one only in a test run', () => {
+    expect(readConfig(passwordSchema(), {}).PASSWORD_SCRYPT_N).toBe(2 ** 17);
+    expect(readConfig(passwordSchema(), { PASSWORD_SCRYPT_N: String(2 ** 18) }).PASSWORD_SCRYPT_N).toBe(2 ** 18);
+    // vitest runs with NODE_ENV=test
+    expect(readConfig(passwordSchema(), { PASSWORD_SCRYPT_N: '1024' }).PASSWORD_SCRYPT_N).toBe(1024);
+    expect(() => readConfig(passwordSchema(), { PASSWORD_SCRYPT_N: '1000' })).toThrow(/PASSWORD_SCRYPT_N="1000": .*power of two/);
+    expect(() => readConfig(passwordSchema(), { PASSWORD_SCRYPT_N: String(2 ** 19) })).toThrow(/PASSWORD_SCRYPT_N="524288": .*power of two/);
+    expect(() => readConfig(passwordSchema(), { PASSWORD_SCRYPT_N: '512' })).toThrow(/PASSWORD_SCRYPT_N="512"/);
+    vi.stubEnv('NODE_ENV', 'production');
+    expect(() => checkFunctionConfig('api', { PASSWORD_SCRYPT_N: '1024' })).toThrow(/PASSWORD_SCRYPT_N="1024": .*only where NODE_ENV=test/);
+    expect(readConfig(passwordSchema(), {}).PASSWORD_SCRYPT_N).toBe(2 ** 17);
   });
 
   it('checks only the variables the function reads', () => {

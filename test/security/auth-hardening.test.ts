@@ -1,6 +1,6 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { documentClient } from '../../shared/aws/clients';
 import { resourcesConfig } from '../../shared/config';
 import { startSession, touchSession } from '../../shared/store/sessions';
@@ -39,6 +39,8 @@ describe('security: authentication hardening', () => {
   const clock = new TestClock();
 
   beforeAll(async () => {
+    // the deployed cost, not the test suite's cheap one (.config/test-env.ts)
+    vi.stubEnv('PASSWORD_SCRYPT_N', undefined);
     emulators = await startTestEmulators('sec-auth');
     tenants = await seedTenants('secauth');
     api = typedApiClient({ now: clock.now });
