@@ -10,7 +10,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
-import { BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { bundleBudget, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
 import { DEFAULT_API_RESERVED_CONCURRENCY, DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
 import { ALLOWED_WILDCARDS, narrowedToSender, wildcardResources } from '../support/iam-wildcards';
@@ -969,7 +969,7 @@ describe('bundled deployment packages', () => {
         const assetDir = join(outdir, fn.Metadata!['aws:asset:path'] as string);
         const files = readdirSync(assetDir);
         expect(files, name).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map']));
-        expect(statSync(join(assetDir, 'index.mjs')).size, `${name} bundle bytes`).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+        expect(statSync(join(assetDir, 'index.mjs')).size, `${name} bundle bytes`).toBeLessThanOrEqual(bundleBudget(name));
         const loaded = spawnSync(
           process.execPath,
           ['--input-type=module', '-e', `const m = await import(${JSON.stringify(join(assetDir, 'index.mjs'))}); console.log(typeof m.handler);`],
