@@ -8,7 +8,7 @@ import { passwordSchema, readConfig } from '../config';
  * next login.
  */
 const currentParams = () => ({ N: readConfig(passwordSchema()).PASSWORD_SCRYPT_N, r: 8, p: 1 });
-/** What N=2^18, r=8 needs (256 MiB), and the bound for hashes read from the table. */
+/** What N=2^18, r=8 needs (256 MiB) with room for scrypt's own bookkeeping, and the bound for hashes read from the table. */
 const MAX_MEMORY = 257 * 1024 * 1024;
 const KEY_LENGTH = 32;
 

@@ -6,9 +6,12 @@ import { ConfigError, phonePlanSchema, readConfig } from '../config';
 // kept with its file: a container reads one file once, a test may point at another
 let loaded: { file: string; plan: MetadataJson } | undefined;
 
+// resolved once: a lookup through node_modules for every number checked would be file-system work each time
+let installed: string | undefined;
+
 function installedPlanFile(): string {
   try {
-    return createRequire(import.meta.url).resolve('libphonenumber-js/metadata.mobile.json');
+    return (installed ??= createRequire(import.meta.url).resolve('libphonenumber-js/metadata.mobile.json'));
   } catch (error) {
     throw new ConfigError(
       `PHONE_PLAN_FILE=(unset): no installed libphonenumber-js/metadata.mobile.json to read instead (${(error as Error).message})`,
