@@ -1,17 +1,17 @@
 import { basename, join } from 'node:path';
-import type { Duration } from 'aws-cdk-lib';
+import { AssetHashType, type Duration } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { PackageBundling, type PackageCopy } from '../bundling/bundle';
 
 /** The Lambda entry points, each at `functions/<name>/handler.ts` exporting `handler`. */
 export type FunctionName = 'evaluate' | 'sweep' | 'deliver' | 'api' | 'telegram' | 'project';
 
 export const METRICS_NAMESPACE = 'fleetwatch';
 
-/** Largest bundle a function may have: every byte is parsed at each cold start. */
+/** Most JavaScript a function's package may hold (its entry and chunks): what a cold start loads is parsed in full. */
 export const BUNDLE_BUDGET_BYTES = 1_000_000;
 /** The api's is lower: an integrator's first request after idle waits for its cold start. */
 export const API_BUNDLE_BUDGET_BYTES = 700_000;
@@ -41,46 +41,23 @@ export interface FleetwatchFunctionProps {
   reservedConcurrency?: number;
 }
 
-/**
- * Module aliases of every bundle. grammy's node-fetch reaches for Node's deprecated built-in punycode (DEP0040 at
- * every cold start); the userland package of the same name is what it needs. The same node-fetch imports whatwg-url
- * only as the fallback for a Node.js without `url.URL` (`Url.URL || whatwgUrl.URL`): Node's own url module stands
- * in for it, which keeps whatwg-url's tr46 tables (~290 KB) out of the deliver and telegram bundles.
- */
-export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { punycode: 'punycode/', 'whatwg-url': 'node:url' };
-
-/** The runtime the bundles are built for, and where esbuild looks first in a package (its ES module build). */
-export const BUNDLE_TARGET = 'node24';
-export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
-
-// esbuild's ESM output has no `require`; CommonJS dependencies bundled into it need one.
-const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-
-/** Copies the files a function reads beside its bundle into its package; `inputDir` is the project root. */
-function copyFilesHooks(props: FleetwatchFunctionProps): ICommandHooks | undefined {
-  const copies: ((inputDir: string, outputDir: string) => string)[] = [];
-  if (props.withTemplates) copies.push((inputDir, outputDir) => `cp -R "${join(inputDir, 'shared', 'templates')}" "${join(outputDir, 'templates')}"`);
-  if (props.withPhonePlan) {
-    copies.push(
-      (inputDir, outputDir) =>
-        `cp "${join(inputDir, 'node_modules', 'libphonenumber-js', 'metadata.mobile.json')}" "${join(outputDir, basename(BUNDLED_PHONE_PLAN_FILE))}"`,
-    );
-  }
-  if (copies.length === 0) return undefined;
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => copies.map((copy) => copy(inputDir, outputDir)),
-  };
+/** What a function's package holds beside its code, by the props that ask for it. */
+function packageCopies(props: FleetwatchFunctionProps): PackageCopy[] {
+  return [
+    ...(props.withTemplates ? [{ from: join('shared', 'templates'), to: basename(BUNDLED_TEMPLATES_DIR) }] : []),
+    ...(props.withPhonePlan
+      ? [{ from: join('node_modules', 'libphonenumber-js', 'metadata.mobile.json'), to: basename(BUNDLED_PHONE_PLAN_FILE) }]
+      : []),
+  ];
 }
 
 /**
- * A fleetwatch Lambda: Node.js 24 on arm64, bundled locally by esbuild as ESM with source maps,
+ * A fleetwatch Lambda: Node.js 24 on arm64, bundled locally by esbuild as ESM with source maps (infra/bundling/bundle.ts),
  * logging JSON (application INFO, platform WARN) to its own log group with bounded retention, and running under its own role that starts
  * with nothing but the right to write to that log group (grants are added per function).
  */
 export class FleetwatchFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -92,14 +69,14 @@ export class FleetwatchFunction extends Construct {
       description: `fleetwatch ${props.name} function`,
     });
     this.logGroup.grantWrite(this.role);
-    const commandHooks = copyFilesHooks(props);
 
-    this.function = new NodejsFunction(this, 'Function', {
+    this.function = new LambdaFunction(this, 'Function', {
       description: props.description,
-      entry: join(props.projectRoot, 'functions', props.name, 'handler.ts'),
-      handler: 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      handler: 'index.handler',
+      code: Code.fromAsset(props.projectRoot, {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: new PackageBundling(join('functions', props.name, 'handler.ts'), packageCopies(props), props.projectRoot),
+      }),
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
@@ -120,20 +97,6 @@ export class FleetwatchFunction extends Construct {
         ...(props.withTemplates ? { TEMPLATES_DIR: BUNDLED_TEMPLATES_DIR } : {}),
         ...(props.withPhonePlan ? { PHONE_PLAN_FILE: BUNDLED_PHONE_PLAN_FILE } : {}),
         ...props.environment,
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: BUNDLE_TARGET,
-        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([name, target]) => [`--alias:${name}`, target])),
-        mainFields: [...BUNDLE_MAIN_FIELDS],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        // no keepNames: the source maps name every frame of a stack trace already, and the errors set their own
-        // names; keeping them wrapped every function in a call at load and added 4–5% to each bundle
-        keepNames: false,
-        sourceMap: true,
-        sourcesContent: false,
-        ...(commandHooks ? { commandHooks } : {}),
       },
     });
   }

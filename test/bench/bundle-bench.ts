@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
+import { packageCodeBytes } from '../../infra/bundling/bundle';
 import { FleetwatchStack } from '../../infra/stack';
 import { API_BUNDLE_BUDGET_BYTES, BUNDLE_BUDGET_BYTES, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { formatTable } from './timing';
@@ -40,7 +41,7 @@ function median(values: number[]): number {
 }
 
 /**
- * Builds every function exactly as `cdk synth` does (NodejsFunction, esbuild), then measures each bundle's size
+ * Builds every function exactly as `cdk synth` does (infra/bundling/bundle.ts), then measures each package's code size (entry and chunks)
  * and the time a cold process spends loading it, against loading `@aws-sdk/client-dynamodb` alone, measured
  * in alternation in the same run. The SDK comes from the repository's node_modules, as Lambda's runtime
  * supplies its own.
@@ -70,7 +71,7 @@ export function runBundleBench(): BenchSection {
       for (const name of FUNCTIONS) samples[name].push(importMs(bundles[name], outdir));
     }
     const baselineMs = median(samples.baseline);
-    const bundleBytes = Object.fromEntries(FUNCTIONS.map((name) => [name, statSync(bundles[name]).size])) as Record<FunctionName, number>;
+    const bundleBytes = Object.fromEntries(FUNCTIONS.map((name) => [name, packageCodeBytes(dirname(bundles[name]))])) as Record<FunctionName, number>;
     const initMs = Object.fromEntries(FUNCTIONS.map((name) => [name, Number(median(samples[name]).toFixed(1))])) as Record<FunctionName, number>;
     const initOverDynamoClientImport = Object.fromEntries(FUNCTIONS.map((name) => [name, Number((initMs[name] / baselineMs).toFixed(2))])) as Record<
       FunctionName,

@@ -1,39 +1,27 @@
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_ALIASES, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET, type FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { bundleOptions } from '../../infra/bundling/bundle';
+import type { FunctionName } from '../../infra/constructs/fleetwatch-function';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * What a function's cold start evaluates: the modules its handler reaches through static imports (and CommonJS
  * requires), as esbuild bundles it for the stack. A module reached only through `await import()` is evaluated
- * when first needed, in the same bundle. The SDK is left out, as the stack leaves it to the runtime.
+ * when first needed, from its own chunk. The SDK is left out, as the stack leaves it to the runtime.
  */
-async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string>; all: Set<string> }> {
-  const { metafile } = await build({
-    entryPoints: [`functions/${name}/handler.ts`],
-    absWorkingDir: ROOT,
-    bundle: true,
-    write: false,
-    metafile: true,
-    platform: 'node',
-    format: 'esm',
-    target: BUNDLE_TARGET,
-    mainFields: [...BUNDLE_MAIN_FIELDS],
-    external: ['@aws-sdk/*'],
-    alias: { ...BUNDLE_ALIASES },
-    logLevel: 'silent',
-  });
-  const inputs: Metafile['inputs'] = metafile.inputs;
+async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string>; all: Set<string>; outputs: Metafile['outputs'] }> {
   const entry = `functions/${name}/handler.ts`;
+  const { metafile } = await build({ ...bundleOptions(entry, ROOT), write: false, metafile: true, logLevel: 'silent' });
+  const inputs: Metafile['inputs'] = metafile.inputs;
   const eager = new Set([entry]);
   for (const path of eager) {
     for (const edge of inputs[path]?.imports ?? []) {
       if ((edge.kind === 'import-statement' || edge.kind === 'require-call') && !edge.external) eager.add(edge.path);
     }
   }
-  return { eager, all: new Set(Object.keys(inputs)) };
+  return { eager, all: new Set(Object.keys(inputs)), outputs: metafile.outputs };
 }
 
 /** Packages and modules each function's cold start must not evaluate: each is needed by a few requests only. */
@@ -73,10 +61,37 @@ describe("functions' cold starts", () => {
       }
     });
 
+    it('does not even parse them at cold start: they sit in chunks its entry loads with the first request that needs them', async () => {
+      const { outputs } = await modulesOf(name as FunctionName);
+      const loaded = new Set(['index.mjs']);
+      for (const file of loaded) {
+        for (const edge of outputs[file]!.imports) if (edge.kind === 'import-statement' && !edge.external) loaded.add(edge.path);
+      }
+      const parsed = [...loaded].flatMap((file) => Object.keys(outputs[file]!.inputs));
+      expect(parsed.length).toBeGreaterThan(0);
+      for (const module of deferred)
+        expect(
+          parsed.filter((path) => path.includes(module)),
+          `${module} is parsed at cold start`,
+        ).toEqual([]);
+    });
+
     // the numbering plan ships beside the bundle (PHONE_PLAN_FILE): compiled in, V8 would parse it at each cold start
     it("holds none of libphonenumber-js's numbering plans", async () => {
       const { all } = await modulesOf(name as FunctionName);
       expect([...all].filter((path) => /node_modules\/libphonenumber-js\/(metadata|min|max|mobile)\b/.test(path))).toEqual([]);
     });
   });
+});
+
+describe('every package', () => {
+  it.each(['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'] as FunctionName[])(
+    "%s imports node:http the way CommonJS does (an ES module import of it loads Node's fetch at each cold start)",
+    async (name) => {
+      const { outputs } = await modulesOf(name);
+      const imports = Object.values(outputs).flatMap((output) => output.imports.filter((edge) => edge.external).map((edge) => edge.path));
+      expect(imports.length).toBeGreaterThan(0);
+      expect(imports.filter((path) => path === 'http' || path === 'node:http')).toEqual([]);
+    },
+  );
 });

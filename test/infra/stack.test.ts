@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
+import { CHUNKS_DIR, packageCodeBytes } from '../../infra/bundling/bundle';
 import { bundleBudget, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
 import { DEFAULT_API_RESERVED_CONCURRENCY, DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
@@ -964,12 +965,15 @@ describe('bundled deployment packages', () => {
 
       // Lambda supplies the AWS SDK at run time (it is left out of the bundles); here the repository's copy stands in.
       symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(outdir, 'node_modules'), 'dir');
+      // each function its own package: the synth's cache of bundles must not hand one function's to another
+      const packages = FUNCTION_NAMES.map((name) => template.Resources[logicalId(stack.functions[name].function)]!.Metadata!['aws:asset:path']);
+      expect(new Set(packages).size).toBe(FUNCTION_NAMES.length);
       for (const name of FUNCTION_NAMES) {
         const fn = template.Resources[logicalId(stack.functions[name].function)]!;
         const assetDir = join(outdir, fn.Metadata!['aws:asset:path'] as string);
         const files = readdirSync(assetDir);
         expect(files, name).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map']));
-        expect(statSync(join(assetDir, 'index.mjs')).size, `${name} bundle bytes`).toBeLessThanOrEqual(bundleBudget(name));
+        expect(packageCodeBytes(assetDir), `${name} bundle bytes`).toBeLessThanOrEqual(bundleBudget(name));
         const loaded = spawnSync(
           process.execPath,
           ['--input-type=module', '-e', `const m = await import(${JSON.stringify(join(assetDir, 'index.mjs'))}); console.log(typeof m.handler);`],
@@ -978,6 +982,20 @@ describe('bundled deployment packages', () => {
         expect(loaded.stdout.trim(), name).toBe('function');
         // a cold start prints nothing: no deprecation warning (DEP0040 punycode came with grammy's node-fetch)
         expect(loaded.stderr, name).toBe('');
+        // and what loads later, with the first request that needs it, loads from the package as it is
+        const chunks = existsSync(join(assetDir, CHUNKS_DIR))
+          ? readdirSync(join(assetDir, CHUNKS_DIR))
+              .filter((file) => file.endsWith('.mjs'))
+              .map((file) => join(assetDir, CHUNKS_DIR, file))
+          : [];
+        if (name === 'api' || name === 'deliver') expect(chunks.length, name).toBeGreaterThan(0);
+        const later = spawnSync(
+          process.execPath,
+          ['--input-type=module', '-e', `for (const chunk of ${JSON.stringify(chunks)}) await import(chunk); console.log(${chunks.length});`],
+          { env: { ...process.env, AWS_REGION: 'eu-west-1', NODE_OPTIONS: '' }, encoding: 'utf8' },
+        );
+        expect(later.stderr, name).toBe('');
+        expect(later.stdout.trim(), name).toBe(String(chunks.length));
       }
 
       // the numbering plan (PHONE_PLAN_FILE) is the installed libphonenumber-js's, beside the bundles that read numbers
