@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { rotaIdSchema } from '../schemas/rota';
+import { rotaIdSchema } from '../schemas/rota-id';
 
 /** The most levels a chain has, and the most times it runs again after its last level. */
 export const MAX_ESCALATION_LEVELS = 5;

@@ -2,7 +2,7 @@ import { escalationSetting, MAX_ESCALATION_REPEAT } from './escalation-chain';
 import * as z from 'zod';
 import { parseSchedule } from './schedule';
 import { RULE_SCOPES } from './scope';
-import { SEVERITIES } from '../schemas/alert';
+import { SEVERITIES } from '../schemas/severity';
 
 /**
  * Building blocks for rule settings schemas. A rule's settings arrive as a string map (the platform's

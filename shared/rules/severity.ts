@@ -1,4 +1,6 @@
-import { SEVERITIES, type Alert, type RuleEvent, type Severity } from '../schemas/alert';
+import type { Alert } from '../schemas/alert';
+import type { RuleEvent } from '../schemas/rule-event';
+import { SEVERITIES, type Severity } from '../schemas/severity';
 import { RULE_TYPES, type RuleType, type StoredRule } from '../schemas/notification';
 import { ALARM_KINDS, type AlarmKind } from './device-alarm';
 import type { EventKind } from './event-kinds';

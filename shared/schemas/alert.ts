@@ -1,21 +1,9 @@
 import * as z from 'zod';
-import { SEVERITIES, severitySchema, type Severity } from './severity';
+import { ruleEventSchema } from './rule-event';
+import { severitySchema } from './severity';
 
-/** Values an evaluator attaches to an event for templates: speed, limit, zone name, fuel volume ... */
-export const eventValuesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
-
-/** What an evaluator raises. `time` is the device time of the message (or the sweep time) that caused it. */
-export const ruleEventSchema = z.object({
-  /** Stable name of what happened, e.g. speeding, zoneEntry, zoneExit, drain, connectionLost. */
-  kind: z.string().min(1),
-  time: z.iso.datetime({ offset: true }),
-  latitude: z.number().nullable(),
-  longitude: z.number().nullable(),
-  speed: z.number().nullable(),
-  values: eventValuesSchema.default({}),
-});
-
-export type RuleEvent = z.infer<typeof ruleEventSchema>;
+// evaluate raises events and never reads an alert back: it imports rule-event.ts and severity.ts, not this module's schemas
+export { eventValuesSchema, ruleEventSchema, type RuleEvent } from './rule-event';
 
 /**
  * Why a target of a recipient user did not go out at once, by the user's own preferences (shared/schemas/preferences.ts):
@@ -102,10 +90,7 @@ export const ALERT_STATES = ['open', 'acknowledged', 'cleared', 'closed'] as con
 export const alertStateSchema = z.enum(ALERT_STATES);
 export type AlertState = z.infer<typeof alertStateSchema>;
 
-export { SEVERITIES, severitySchema, type Severity } from './severity';
-
-/** Whether `severity` is `least` or above it. */
-export const atLeast = (severity: Severity, least: Severity): boolean => SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(least);
+export { atLeast, SEVERITIES, severitySchema, type Severity } from './severity';
 
 /** The states an alert may move to from each state; a move to the state it is in is answered as already done. */
 export const ALERT_TRANSITIONS: Record<AlertState, readonly AlertState[]> = {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { clockTimeSchema } from './preferences';
 import { guidSchema, ianaZoneSchema } from './notification';
+import { RANDOM_ID, rotaIdSchema } from './rota-id';
 
 /**
  * On-call rotas of a client: who of a list of users is on call at a time, handing over every day or every week
@@ -10,14 +11,9 @@ import { guidSchema, ianaZoneSchema } from './notification';
  * on-call is answered from one read (shared/store/keys.ts).
  */
 
-const GUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
-const RANDOM_ID = '[A-Za-z0-9_-]{22}';
+// escalation chains name rotas by id: they import rota-id.ts, without the rotas' own schemas
+export { rotaIdSchema };
 
-/** A rota's id, `<clientId>.<22 base64url characters>`: the client is read from it, with no index. */
-export const rotaIdSchema = z
-  .string()
-  .regex(new RegExp(`^${GUID}\\.${RANDOM_ID}$`), 'a rota id')
-  .describe('the rota: `<parentId>.<22 base64url characters>`');
 export const rotaIdClient = (rotaId: string): string => rotaId.slice(0, rotaId.indexOf('.'));
 
 export const overrideIdSchema = z.string().regex(new RegExp(`^${RANDOM_ID}$`), 'an override id');

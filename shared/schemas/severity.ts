@@ -7,3 +7,6 @@ import * as z from 'zod';
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export const severitySchema = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof severitySchema>;
+
+/** Whether `severity` is `least` or above it. */
+export const atLeast = (severity: Severity, least: Severity): boolean => SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(least);

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ruleEventSchema } from './alert';
+import { ruleEventSchema } from './rule-event';
 
 /**
  * What evaluation remembers of one vehicle between messages, stored packed in the vehicle's item

@@ -1,5 +1,7 @@
 import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { atLeast, type Alert, type RuleEvent, type Severity } from '../../schemas/alert';
+import type { Alert } from '../../schemas/alert';
+import type { RuleEvent } from '../../schemas/rule-event';
+import { atLeast, type Severity } from '../../schemas/severity';
 import type { StoredRule } from '../../schemas/notification';
 import { documentClient } from '../../aws/dynamodb';
 import { resourcesConfig } from '../../config';
