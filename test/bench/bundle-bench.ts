@@ -14,22 +14,24 @@ const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FUNCTIONS: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
 const RUNS = 15;
 
-/** The environment the stack gives a function, with placeholder names: enough for its modules to load. */
+/** The environment a function runs in, with placeholder names: enough for its modules to load. */
 const FUNCTION_ENV = {
   AWS_REGION: 'eu-west-1',
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',
   POWERTOOLS_SERVICE_NAME: 'fleetwatch-bench',
   POWERTOOLS_METRICS_NAMESPACE: 'fleetwatch',
-  NODE_OPTIONS: '',
 };
 
-/** Milliseconds that one fresh Node.js process spends importing `specifier` (module load and top-level code). */
-function importMs(specifier: string, cwd: string): number {
+/**
+ * Milliseconds that one fresh Node.js process spends importing `specifier` (module load and top-level code), with
+ * the NODE_OPTIONS the stack gives the functions (the source maps are read as the module loads).
+ */
+function importMs(specifier: string, cwd: string, nodeOptions: string): number {
   const script = `const t = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t));`;
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd,
-    env: { ...process.env, ...FUNCTION_ENV },
+    env: { ...process.env, ...FUNCTION_ENV, NODE_OPTIONS: nodeOptions },
     encoding: 'utf8',
   });
   return Number(output);
@@ -52,14 +54,15 @@ export function runBundleBench(): BenchSection {
     const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
     const stack = new FleetwatchStack(app, 'FleetwatchBench');
     const template = app.synth().getStackByName(stack.stackName).template as {
-      Resources: Record<string, { Metadata?: Record<string, unknown> }>;
+      Resources: Record<string, { Metadata?: Record<string, unknown>; Properties?: { Environment?: { Variables?: Record<string, string> } } }>;
     };
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(outdir, 'node_modules'), 'dir');
+    const resourceOf = (name: FunctionName) => template.Resources[stack.getLogicalId(stack.functions[name].function.node.defaultChild as never)]!;
     const bundles = Object.fromEntries(
-      FUNCTIONS.map((name) => {
-        const logicalId = stack.getLogicalId(stack.functions[name].function.node.defaultChild as never);
-        return [name, join(outdir, template.Resources[logicalId]!.Metadata!['aws:asset:path'] as string, 'index.mjs')];
-      }),
+      FUNCTIONS.map((name) => [name, join(outdir, resourceOf(name).Metadata!['aws:asset:path'] as string, 'index.mjs')]),
+    ) as Record<FunctionName, string>;
+    const nodeOptions = Object.fromEntries(
+      FUNCTIONS.map((name) => [name, resourceOf(name).Properties?.Environment?.Variables?.NODE_OPTIONS ?? '']),
     ) as Record<FunctionName, string>;
 
     const samples = { baseline: [] as number[], ...Object.fromEntries(FUNCTIONS.map((name) => [name, [] as number[]])) } as Record<
@@ -67,8 +70,8 @@ export function runBundleBench(): BenchSection {
       number[]
     >;
     for (let run = 0; run < RUNS; run++) {
-      samples.baseline.push(importMs('@aws-sdk/client-dynamodb', outdir));
-      for (const name of FUNCTIONS) samples[name].push(importMs(bundles[name], outdir));
+      samples.baseline.push(importMs('@aws-sdk/client-dynamodb', outdir, nodeOptions.evaluate));
+      for (const name of FUNCTIONS) samples[name].push(importMs(bundles[name], outdir, nodeOptions[name]));
     }
     const baselineMs = median(samples.baseline);
     const bundleBytes = Object.fromEntries(FUNCTIONS.map((name) => [name, packageCodeBytes(dirname(bundles[name]))])) as Record<FunctionName, number>;
