@@ -34,8 +34,8 @@ const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const r
 /**
  * How esbuild builds one function's package from its entry (relative to `projectRoot`): `index.mjs`, exporting the
  * handler, and the chunks beside it. Code reached only through `await import()` goes to its own chunk, so a cold
- * start neither runs nor parses it (the api's routes other than login and rules, grammy, the numbering plan's
- * reader); code both sides use goes to a shared chunk, loaded once. The SDK is left to Lambda's runtime.
+ * start neither runs nor parses it (the api's routes other than login and rules, deliver's grammy, the numbering
+ * plan's reader); code both sides use goes to a shared chunk, loaded once. The SDK is left to Lambda's runtime.
  */
 export function bundleOptions(entry: string, projectRoot: string): BuildOptions & { outdir: string } {
   return {
