@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BundlingOptions, DockerImage, ILocalBundling } from 'aws-cdk-lib';
@@ -14,7 +14,7 @@ const NODE_HTTP_MODULE = fileURLToPath(new URL('./node-http.ts', import.meta.url
  * in for it, which keeps whatwg-url's tr46 tables (~290 KB) out of the deliver and telegram bundles. `node:http`
  * comes through ./node-http.ts, which spares each cold start the load of Node's fetch.
  */
-export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   punycode: 'punycode/',
   'whatwg-url': 'node:url',
   http: NODE_HTTP_MODULE,
@@ -22,11 +22,11 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /** The runtime the bundles are built for, and where esbuild looks first in a package (its ES module build). */
-export const BUNDLE_TARGET = 'node24';
-export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
+const BUNDLE_TARGET = 'node24';
+const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
 
 /** Where a package keeps the code its entry loads with `await import()`, and the code shared with it. */
-export const CHUNKS_DIR = 'chunks';
+const CHUNKS_DIR = 'chunks';
 
 // esbuild's ESM output has no `require`; CommonJS dependencies bundled into it need one.
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
@@ -72,17 +72,22 @@ export interface PackageCopy {
 }
 
 /** Builds one function's package into `outdir`: its code (bundleOptions) and the files it reads beside it. */
-export function bundlePackage(entry: string, projectRoot: string, outdir: string, copies: readonly PackageCopy[]): void {
-  const result = buildSync({ ...bundleOptions(entry, projectRoot), outdir });
-  if (result.errors.length > 0) throw new Error(`esbuild failed on ${entry}`);
+function bundlePackage(entry: string, projectRoot: string, outdir: string, copies: readonly PackageCopy[]): void {
+  // buildSync throws on any error, naming the file and line
+  buildSync({ ...bundleOptions(entry, projectRoot), outdir });
   for (const copy of copies) cpSync(join(projectRoot, copy.from), join(outdir, copy.to), { recursive: true });
 }
 
-/** Bytes of JavaScript in a package: its entry and every chunk, what the bundle budgets count. */
-export function packageCodeBytes(packageDir: string): number {
+/** The JavaScript files of a package: its entry, then every chunk. */
+export function packageCodeFiles(packageDir: string): string[] {
   const chunksDir = join(packageDir, CHUNKS_DIR);
-  const chunks = statSync(chunksDir, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(chunksDir).map((file) => join(chunksDir, file)) : [];
-  return [join(packageDir, 'index.mjs'), ...chunks].filter((file) => file.endsWith('.mjs')).reduce((bytes, file) => bytes + statSync(file).size, 0);
+  const chunks = existsSync(chunksDir) ? readdirSync(chunksDir).map((file) => join(chunksDir, file)) : [];
+  return [join(packageDir, 'index.mjs'), ...chunks.filter((file) => file.endsWith('.mjs'))];
+}
+
+/** Bytes of JavaScript in a package, what the bundle budgets count. */
+export function packageCodeBytes(packageDir: string): number {
+  return packageCodeFiles(packageDir).reduce((bytes, file) => bytes + statSync(file).size, 0);
 }
 
 /**

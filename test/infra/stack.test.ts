@@ -10,7 +10,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../shared/store/tables';
 import { FUNCTION_TIMEOUTS, FleetwatchStack, PROJECT_ROOT } from '../../infra/stack';
-import { CHUNKS_DIR, packageCodeBytes } from '../../infra/bundling/bundle';
+import { packageCodeBytes, packageCodeFiles } from '../../infra/bundling/bundle';
 import { bundleBudget, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 import { DEFAULT_SES_MAX_SEND_RATE, deliveryPacing } from '../../infra/constructs/delivery-pacing';
 import { DEFAULT_API_RESERVED_CONCURRENCY, DEFAULT_EVALUATE_MAX_CONCURRENCY } from '../../infra/context';
@@ -983,11 +983,7 @@ describe('bundled deployment packages', () => {
         // a cold start prints nothing: no deprecation warning (DEP0040 punycode came with grammy's node-fetch)
         expect(loaded.stderr, name).toBe('');
         // and what loads later, with the first request that needs it, loads from the package as it is
-        const chunks = existsSync(join(assetDir, CHUNKS_DIR))
-          ? readdirSync(join(assetDir, CHUNKS_DIR))
-              .filter((file) => file.endsWith('.mjs'))
-              .map((file) => join(assetDir, CHUNKS_DIR, file))
-          : [];
+        const chunks = packageCodeFiles(assetDir).slice(1);
         if (name === 'api' || name === 'deliver') expect(chunks.length, name).toBeGreaterThan(0);
         const later = spawnSync(
           process.execPath,
