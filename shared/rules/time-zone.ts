@@ -66,3 +66,28 @@ export function instantOfLocal(localMs: number, clock: ZoneClock, near: number):
   const real = [first, second].filter((instant) => instant + clock.offsetAt(instant) === localMs);
   return real.length > 0 ? Math.min(...real) : Math.max(first, second);
 }
+
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * The first instant the clock reads `localMs` (ms as if it were UTC) or later. A time repeated when clocks go back is
+ * its first occurrence; one skipped when they go forward is the jump itself, when the clock passes it. Later local
+ * times never come earlier, so windows bounded by it neither overlap nor turn inside out across a change (a time
+ * skipped by instantOfLocal comes an hour late, after local times that follow it).
+ */
+export function instantClockReaches(localMs: number, clock: ZoneClock): number {
+  // a real zone changes its offset at most once within a day either side
+  const candidates = [localMs - clock.offsetAt(localMs - DAY_MS), localMs - clock.offsetAt(localMs + DAY_MS)];
+  if (candidates[0] === candidates[1]) return candidates[0]!;
+  const real = candidates.filter((instant) => instant + clock.offsetAt(instant) === localMs);
+  if (real.length > 0) return Math.min(...real);
+  // skipped: the clock reads less at the earlier candidate and more at the later; it reads whole seconds
+  let low = Math.min(...candidates);
+  let high = Math.max(...candidates);
+  while (high - low > 1000) {
+    const middle = low + Math.floor((high - low) / 2000) * 1000;
+    if (middle + clock.offsetAt(middle) >= localMs) high = middle;
+    else low = middle;
+  }
+  return high;
+}
