@@ -28,6 +28,27 @@ const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
 /** Where a package keeps the code its entry loads with `await import()`, and the code shared with it. */
 const CHUNKS_DIR = 'chunks';
 
+/**
+ * Where a function's SDK clients come from. `bundled`: the package holds the clients a cold start or a batch needs
+ * (DynamoDB, SQS), built from their ES modules like the rest of its code: a cold start then loads one file instead
+ * of the runtime's CommonJS SDK (hundreds of files, each resolved, read and compiled; 40–70 ms of each cold start).
+ * `runtime`: every client comes from Lambda's runtime, for a package whose budget has no room for them.
+ */
+export type SdkSource = 'bundled' | 'runtime';
+
+/**
+ * The clients a package that bundles the SDK still leaves to the runtime: each is loaded on first use only (a
+ * channel's first message, the first address lookup, a metric read), so bundled they would add to the package
+ * what no cold start runs.
+ */
+const FIRST_USE_SDK_CLIENTS: readonly string[] = [
+  '@aws-sdk/client-sesv2',
+  '@aws-sdk/client-sns',
+  '@aws-sdk/client-pinpoint-sms-voice-v2',
+  '@aws-sdk/client-geo-places',
+  '@aws-sdk/client-cloudwatch',
+];
+
 // esbuild's ESM output has no `require`; CommonJS dependencies bundled into it need one.
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
@@ -35,9 +56,10 @@ const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const r
  * How esbuild builds one function's package from its entry (relative to `projectRoot`): `index.mjs`, exporting the
  * handler, and the chunks beside it. Code reached only through `await import()` goes to its own chunk, so a cold
  * start neither runs nor parses it (the api's routes other than login and rules, deliver's grammy, the numbering
- * plan's reader); code both sides use goes to a shared chunk, loaded once. The SDK is left to Lambda's runtime.
+ * plan's reader); code both sides use goes to a shared chunk, loaded once. `sdk` says which SDK clients the
+ * package holds (SdkSource).
  */
-export function bundleOptions(entry: string, projectRoot: string): BuildOptions & { outdir: string } {
+export function bundleOptions(entry: string, projectRoot: string, sdk: SdkSource): BuildOptions & { outdir: string } {
   return {
     entryPoints: { index: entry },
     absWorkingDir: projectRoot,
@@ -50,7 +72,7 @@ export function bundleOptions(entry: string, projectRoot: string): BuildOptions 
     platform: 'node',
     target: BUNDLE_TARGET,
     mainFields: [...BUNDLE_MAIN_FIELDS],
-    external: ['@aws-sdk/*'],
+    external: sdk === 'bundled' ? [...FIRST_USE_SDK_CLIENTS] : ['@aws-sdk/*'],
     alias: { ...BUNDLE_ALIASES },
     banner: { js: ESM_REQUIRE_BANNER },
     minify: true,
@@ -72,9 +94,9 @@ export interface PackageCopy {
 }
 
 /** Builds one function's package into `outdir`: its code (bundleOptions) and the files it reads beside it. */
-function bundlePackage(entry: string, projectRoot: string, outdir: string, copies: readonly PackageCopy[]): void {
+function bundlePackage(entry: string, sdk: SdkSource, projectRoot: string, outdir: string, copies: readonly PackageCopy[]): void {
   // buildSync throws on any error, naming the file and line
-  buildSync({ ...bundleOptions(entry, projectRoot), outdir });
+  buildSync({ ...bundleOptions(entry, projectRoot, sdk), outdir });
   for (const copy of copies) cpSync(join(projectRoot, copy.from), join(outdir, copy.to), { recursive: true });
 }
 
@@ -92,7 +114,7 @@ export function packageCodeBytes(packageDir: string): number {
 
 /**
  * The bundling of one function's package as CDK's asset staging takes it. esbuild runs in this process, never in a
- * container: splitting into chunks needs its build API. The entry and the copies are fields so that they key the
+ * container: splitting into chunks needs its build API. The entry, the SDK's source and the copies are fields so that they key the
  * synth's cache of bundles, which compares the options' JSON: without them, every function would get the first
  * function's package.
  */
@@ -102,12 +124,13 @@ export class PackageBundling implements BundlingOptions {
 
   constructor(
     readonly entry: string,
+    readonly sdk: SdkSource,
     readonly copies: readonly PackageCopy[],
     projectRoot: string,
   ) {
     this.local = {
       tryBundle: (outputDir) => {
-        bundlePackage(entry, projectRoot, outputDir, copies);
+        bundlePackage(entry, sdk, projectRoot, outputDir, copies);
         return true;
       },
     };

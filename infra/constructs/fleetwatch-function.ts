@@ -4,7 +4,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PackageBundling, type PackageCopy } from '../bundling/bundle';
+import { PackageBundling, type PackageCopy, type SdkSource } from '../bundling/bundle';
 
 /** The Lambda entry points, each at `functions/<name>/handler.ts` exporting `handler`. */
 export type FunctionName = 'evaluate' | 'sweep' | 'deliver' | 'api' | 'telegram' | 'project';
@@ -16,6 +16,8 @@ export const BUNDLE_BUDGET_BYTES = 1_000_000;
 /** The api's is lower: an integrator's first request after idle waits for its cold start. */
 export const API_BUNDLE_BUDGET_BYTES = 700_000;
 export const bundleBudget = (name: FunctionName): number => (name === 'api' ? API_BUNDLE_BUDGET_BYTES : BUNDLE_BUDGET_BYTES);
+/** The api's budget has no room for the SDK's DynamoDB client (about 230 KB more): it takes the runtime's. */
+export const sdkSource = (name: FunctionName): SdkSource => (name === 'api' ? 'runtime' : 'bundled');
 
 /** Where the deliver function finds its notification templates inside the deployment package. */
 export const BUNDLED_TEMPLATES_DIR = '/var/task/templates';
@@ -52,9 +54,10 @@ function packageCopies(props: FleetwatchFunctionProps): PackageCopy[] {
 }
 
 /**
- * A fleetwatch Lambda: Node.js 24 on arm64, bundled locally by esbuild as ESM with source maps (infra/bundling/bundle.ts),
- * logging JSON (application INFO, platform WARN) to its own log group with bounded retention, and running under its own role that starts
- * with nothing but the right to write to that log group (grants are added per function).
+ * A fleetwatch Lambda: Node.js 24 on arm64, bundled locally by esbuild as ESM with source maps and the SDK clients
+ * its cold start needs (infra/bundling/bundle.ts), logging JSON (application INFO, platform WARN) to its own log group
+ * with bounded retention, and running under its own role that starts with nothing but the right to write to that log
+ * group (grants are added per function).
  */
 export class FleetwatchFunction extends Construct {
   readonly function: LambdaFunction;
@@ -75,7 +78,7 @@ export class FleetwatchFunction extends Construct {
       handler: 'index.handler',
       code: Code.fromAsset(props.projectRoot, {
         assetHashType: AssetHashType.OUTPUT,
-        bundling: new PackageBundling(join('functions', props.name, 'handler.ts'), packageCopies(props), props.projectRoot),
+        bundling: new PackageBundling(join('functions', props.name, 'handler.ts'), sdkSource(props.name), packageCopies(props), props.projectRoot),
       }),
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,

@@ -1,4 +1,4 @@
-import { SEVERITIES } from '../schemas/alert';
+import { SEVERITIES } from '../schemas/severity';
 import { RULE_TYPES, type RuleType } from '../schemas/notification';
 import type { SettingReference } from '../rules/reference';
 import { COMMON_SETTINGS_REFERENCE, SETTINGS_REFERENCE } from '../rules/settings-reference';

@@ -45,8 +45,8 @@ function median(values: number[]): number {
 /**
  * Builds every function exactly as `cdk synth` does (infra/bundling/bundle.ts), then measures each package's code size (entry and chunks)
  * and the time a cold process spends loading it, against loading `@aws-sdk/client-dynamodb` alone, measured
- * in alternation in the same run. The SDK comes from the repository's node_modules, as Lambda's runtime
- * supplies its own.
+ * in alternation in the same run. The SDK clients a package leaves to the runtime, and the baseline's, come from the
+ * repository's node_modules, as Lambda's runtime supplies its own.
  */
 export function runBundleBench(): BenchSection {
   const outdir = mkdtempSync(join(tmpdir(), 'fleetwatch-bench-bundles-'));

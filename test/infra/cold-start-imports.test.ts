@@ -2,18 +2,18 @@ import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../infra/bundling/bundle';
-import type { FunctionName } from '../../infra/constructs/fleetwatch-function';
+import { sdkSource, type FunctionName } from '../../infra/constructs/fleetwatch-function';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * What a function's cold start evaluates: the modules its handler reaches through static imports (and CommonJS
  * requires), as esbuild bundles it for the stack. A module reached only through `await import()` is evaluated
- * when first needed, from its own chunk. The SDK is left out, as the stack leaves it to the runtime.
+ * when first needed, from its own chunk. SDK clients come from the package or the runtime as the stack has it (sdkSource).
  */
 async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string>; all: Set<string>; outputs: Metafile['outputs'] }> {
   const entry = `functions/${name}/handler.ts`;
-  const { metafile } = await build({ ...bundleOptions(entry, ROOT), write: false, metafile: true, logLevel: 'silent' });
+  const { metafile } = await build({ ...bundleOptions(entry, ROOT, sdkSource(name)), write: false, metafile: true, logLevel: 'silent' });
   const inputs: Metafile['inputs'] = metafile.inputs;
   const eager = new Set([entry]);
   for (const path of eager) {
@@ -27,7 +27,8 @@ async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string
 /** Packages and modules each function's cold start must not evaluate: each is needed by a few requests only. */
 const LOADED_ON_FIRST_USE: Partial<Record<FunctionName, string[]>> = {
   // libphonenumber-js (phone routes), the OpenAPI generator (its document), HTML templates (link pages), the
-  // webhook address checks (webhook routes), the schemas of routes other than login and rules
+  // webhook address checks (webhook routes), the schemas of routes other than login and rules, the alert record's
+  // schemas (history and alert routes)
   api: [
     'node_modules/libphonenumber-js/',
     'node_modules/@asteasolutions/zod-to-openapi/',
@@ -36,6 +37,10 @@ const LOADED_ON_FIRST_USE: Partial<Record<FunctionName, string[]>> = {
     'shared/api/directory-schemas.ts',
     'shared/api/rota-schemas.ts',
     'shared/api/silence-schemas.ts',
+    'shared/api/history-schemas.ts',
+    'shared/api/geozone-schemas.ts',
+    'shared/api/channel-schemas.ts',
+    'shared/schemas/alert.ts',
   ],
   // libphonenumber-js and SMS prices (the first SMS), grammy (the first Telegram message)
   deliver: ['node_modules/libphonenumber-js/', 'shared/channels/sms/prices.ts', 'node_modules/grammy/'],
@@ -84,14 +89,29 @@ describe("functions' cold starts", () => {
   });
 });
 
+const FUNCTIONS: FunctionName[] = ['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'];
+
 describe('every package', () => {
-  it.each(['evaluate', 'sweep', 'deliver', 'api', 'telegram', 'project'] as FunctionName[])(
-    "%s imports node:http the way CommonJS does (an ES module import of it loads Node's fetch at each cold start)",
-    async (name) => {
-      const { outputs } = await modulesOf(name);
-      const imports = Object.values(outputs).flatMap((output) => output.imports.filter((edge) => edge.external).map((edge) => edge.path));
-      expect(imports.length).toBeGreaterThan(0);
-      expect(imports.filter((path) => path === 'http' || path === 'node:http')).toEqual([]);
-    },
-  );
+  it.each(FUNCTIONS)('%s takes its SDK clients from where sdkSource says', async (name) => {
+    const { all, outputs } = await modulesOf(name);
+    const runtimeSdk = Object.values(outputs).flatMap((output) =>
+      output.imports.filter((edge) => edge.external && edge.path.startsWith('@aws-sdk/')),
+    );
+    const bundled = [...all].filter((path) => path.includes('node_modules/@aws-sdk/client-dynamodb/'));
+    if (sdkSource(name) === 'runtime') {
+      expect(runtimeSdk.map((edge) => edge.path)).toContain('@aws-sdk/lib-dynamodb');
+      expect(bundled).toEqual([]);
+      return;
+    }
+    // DynamoDB from the package; whatever the runtime gives (a channel's client), only on first use
+    expect(bundled.length).toBeGreaterThan(0);
+    expect(runtimeSdk.filter((edge) => edge.kind !== 'dynamic-import')).toEqual([]);
+  });
+
+  it.each(FUNCTIONS)("%s imports node:http the way CommonJS does (an ES module import of it loads Node's fetch at each cold start)", async (name) => {
+    const { outputs } = await modulesOf(name);
+    const imports = Object.values(outputs).flatMap((output) => output.imports.filter((edge) => edge.external).map((edge) => edge.path));
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((path) => path === 'http' || path === 'node:http')).toEqual([]);
+  });
 });

@@ -5,7 +5,7 @@ import { findCredential, getUser, replacePasswordHash } from '../../store/direct
 import { tooManyRequests, unauthorized } from '../errors';
 import { defineRoute } from '../route';
 import { limits } from '../limits';
-import { loginBodySchema, loginResponseSchema, sessionCheckResponseSchema } from '../schemas';
+import { loginBodySchema, loginResponseSchema, sessionCheckResponseSchema } from '../auth-schemas';
 import { loginAnswerExample, loginExample } from '../examples';
 
 export const authRoutes = [

@@ -5,11 +5,11 @@ import { defineRoute } from '../route';
 import {
   pushDeviceBodySchema,
   pushDeviceResponseSchema,
-  successSchema,
   telegramChatListSchema,
   telegramChatParamsSchema,
   telegramLinkResponseSchema,
-} from '../schemas';
+} from '../channel-schemas';
+import { successSchema } from '../schemas';
 import { pushDeviceAnswerExample, pushDeviceExample, successExample, telegramChatListExample, telegramLinkAnswerExample } from '../examples';
 import { readConfig, telegramSchema } from '../../config';
 

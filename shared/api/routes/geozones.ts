@@ -16,7 +16,8 @@ import { geozoneMeasures } from '../geozone-measures';
 import { checkGeozoneSize, limitAsHttp } from '../limit-checks';
 import { limits } from '../limits';
 import { defineRoute, type Caller } from '../route';
-import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema, idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
+import { geozoneRecordSchema, geozoneSummarySchema, geozoneWriteBodySchema } from '../geozone-schemas';
+import { idParamsSchema, parentIdBodySchema, successSchema } from '../schemas';
 import {
   geozoneCreateExample,
   geozoneRecordExample,

@@ -4,7 +4,7 @@ import { getRule } from '../../store/rules-store';
 import { notFound } from '../errors';
 import { decodeHistoryToken, encodeHistoryToken, type HistoryTokenQuery } from '../history-token';
 import { defineRoute } from '../route';
-import { historyBodySchema, historyResponseSchema } from '../schemas';
+import { historyBodySchema, historyResponseSchema } from '../history-schemas';
 import { historyAnswerExample, historyExample } from '../examples';
 import { SEVERITIES } from '../../schemas/alert';
 

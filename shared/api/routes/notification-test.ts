@@ -7,7 +7,8 @@ import { ApiError, notFound, tooManyRequests } from '../errors';
 import { defineRoute, type Caller } from '../route';
 import { limits } from '../limits';
 import { testAcceptedExample, testResultExample } from '../examples';
-import { idParamsSchema, testParamsSchema, testResultSchema } from '../schemas';
+import { testParamsSchema, testResultSchema } from '../notification-test-schemas';
+import { idParamsSchema } from '../schemas';
 
 /** The rule's id, when it exists and the caller may see it; otherwise 404. */
 async function visibleRuleId(id: number, caller: Caller): Promise<number> {
