@@ -2,7 +2,7 @@ import { commonSettings } from '../rules/settings';
 import { getUsers } from '../store/directory-store';
 import { getRotas } from '../store/rotas-store';
 import { linkedChatOwners } from '../store/telegram-links';
-import { clientAndAncestors } from '../store/vehicle-registry';
+import { clientAndAncestors } from '../store/directory-store';
 import type { Issue } from './errors';
 
 /**

@@ -1,7 +1,7 @@
 import type { NotificationBody, StoredRule } from '../schemas/notification';
 import { getUsers, getVehicles } from '../store/directory-store';
 import { getGeozones } from '../store/geozones-store';
-import { clientAndAncestors } from '../store/vehicle-registry';
+import { clientAndAncestors } from '../store/directory-store';
 import { conditionZoneIds } from '../rules/rule-validation';
 import { linkedChatOwners } from '../store/telegram-links';
 import { unreachedChannels } from './channel-reach';

@@ -63,6 +63,20 @@ export async function getAgent(agentId: string): Promise<Agent | null> {
   return Item ? agentSchema.parse(Item) : null;
 }
 
+/** Deepest client chain followed: a loop or a runaway chain stops there. */
+const MAX_DEPTH = 32;
+
+/** The client and the clients above it, nearest first. */
+export async function clientAndAncestors(agentId: string): Promise<string[]> {
+  const chain: string[] = [];
+  let current: string | null = agentId;
+  while (current && chain.length < MAX_DEPTH && !chain.includes(current)) {
+    chain.push(current);
+    current = (await getAgent(current))?.parentId ?? null;
+  }
+  return chain;
+}
+
 export async function childAgentIds(agentId: string): Promise<string[]> {
   const ids: string[] = [];
   for await (const page of paginateQuery(

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import { vehicleProfileSchema, type VehicleProfile } from '../schemas/directory';
-import { getAgent } from './directory-store';
+import { clientAndAncestors, getAgent } from './directory-store';
 import { parseRecord } from './record-schema';
 import { projectVehicleScope } from './rule-coverage';
 import { loadVehicleState, setVehicleOwners } from './vehicle-state-store';
@@ -70,23 +70,11 @@ export type Registration =
   | { outcome: 'moved'; vehicle: VehicleProfile; from: string; rulesNoLongerApplying: RuleRef[] };
 
 const table = () => resourcesConfig().DIRECTORY_TABLE;
-const MAX_DEPTH = 32;
 
 export async function getVehicle(vehicleId: number): Promise<VehicleProfile | null> {
   const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: directoryKeys.vehicle(vehicleId), ConsistentRead: true }));
   const parsed = vehicleProfileSchema.safeParse(Item);
   return parsed.success ? parsed.data : null;
-}
-
-/** The client and the clients above it, nearest first. */
-export async function clientAndAncestors(agentId: string): Promise<string[]> {
-  const chain: string[] = [];
-  let current: string | null = agentId;
-  while (current && chain.length < MAX_DEPTH && !chain.includes(current)) {
-    chain.push(current);
-    current = (await getAgent(current))?.parentId ?? null;
-  }
-  return chain;
 }
 
 /**

@@ -28,7 +28,7 @@ async function coldStartModules(name: FunctionName): Promise<{ eager: Set<string
 const LOADED_ON_FIRST_USE: Partial<Record<FunctionName, string[]>> = {
   // libphonenumber-js (phone routes), the OpenAPI generator (its document), HTML templates (link pages), the
   // webhook address checks (webhook routes), the schemas of routes other than login and rules, the alert record's
-  // schemas (history and alert routes)
+  // schemas (history and alert routes), the vehicle state's (vehicle routes)
   api: [
     'node_modules/libphonenumber-js/',
     'node_modules/@asteasolutions/zod-to-openapi/',
@@ -41,6 +41,7 @@ const LOADED_ON_FIRST_USE: Partial<Record<FunctionName, string[]>> = {
     'shared/api/geozone-schemas.ts',
     'shared/api/channel-schemas.ts',
     'shared/schemas/alert.ts',
+    'shared/schemas/vehicle-state.ts',
   ],
   // libphonenumber-js and SMS prices (the first SMS), grammy (the first Telegram message)
   deliver: ['node_modules/libphonenumber-js/', 'shared/channels/sms/prices.ts', 'node_modules/grammy/'],

@@ -13,7 +13,7 @@ import { severityOf } from '../../rules/severity';
 import type { StoredUser } from '../../schemas/directory';
 import type { PreferenceChannel } from '../../schemas/preferences';
 import type { AlertItem } from '../../store/alerts/alerts-store';
-import { clientAndAncestors } from '../../store/vehicle-registry';
+import { clientAndAncestors } from '../../store/directory-store';
 import { ruleCovers } from '../../store/rule-coverage';
 import { newRuleRecord } from '../../store/rules-store';
 import { silenceItemsOfClient } from '../../store/silences-store';

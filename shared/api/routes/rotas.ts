@@ -14,7 +14,7 @@ import {
   RotaConflictError,
   RotaLimitError,
 } from '../../store/rotas-store';
-import { clientAndAncestors } from '../../store/vehicle-registry';
+import { clientAndAncestors } from '../../store/directory-store';
 import { listRulesOfClient } from '../../store/rules-store';
 import { commonSettings } from '../../rules/settings';
 import { conflict, notFound, validationError, type Issue } from '../errors';
