@@ -114,9 +114,9 @@ export function packageCodeBytes(packageDir: string): number {
 
 /**
  * The bundling of one function's package as CDK's asset staging takes it. esbuild runs in this process, never in a
- * container: splitting into chunks needs its build API. The entry, the SDK's source and the copies are fields so that they key the
- * synth's cache of bundles, which compares the options' JSON: without them, every function would get the first
- * function's package.
+ * container: splitting into chunks needs its build API. The entry, the SDK's source and the copies are fields so
+ * that they key the synth's cache of bundles, which compares the options' JSON: without them, every function would
+ * get the first function's package.
  */
 export class PackageBundling implements BundlingOptions {
   readonly image: DockerImage = Runtime.NODEJS_24_X.bundlingImage;
