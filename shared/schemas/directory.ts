@@ -1,12 +1,11 @@
 import * as z from 'zod';
 import { guidSchema } from './notification';
+import { languageSchema } from './language';
 import { userPreferencesSchema } from './preferences';
 
 /** Records of the directory table; their keys are in shared/store/keys.ts. */
 
-export const LANGUAGES = { ru: 1, en: 2, az: 3 } as const;
-export const languageSchema = z.union([z.literal(1), z.literal(2), z.literal(3)]);
-export type Language = z.infer<typeof languageSchema>;
+export { LANGUAGES, languageSchema, type Language } from './language';
 
 export const agentSchema = z.object({
   agentId: guidSchema,

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { documentClient } from '../aws/dynamodb';
 import { resourcesConfig } from '../config';
 import type { DeliveryStatus } from '../schemas/alert';
-import { languageSchema } from '../schemas/directory';
+import { languageSchema } from '../schemas/language';
 import { cancellation, conditionFailed } from './dynamo';
 import { digestKeys } from './keys';
 
