@@ -11,6 +11,7 @@ export interface ZoneClock {
 }
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** Formatters are costly to build (tens of µs) and cheap to use: one per zone, a bounded number kept. */
 const MAX_CACHED_ZONES = 1_000;
@@ -66,8 +67,6 @@ export function instantOfLocal(localMs: number, clock: ZoneClock, near: number):
   const real = [first, second].filter((instant) => instant + clock.offsetAt(instant) === localMs);
   return real.length > 0 ? Math.min(...real) : Math.max(first, second);
 }
-
-const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The first instant the clock reads `localMs` (ms as if it were UTC) or later. A time repeated when clocks go back is
